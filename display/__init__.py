@@ -1,0 +1,1 @@
+"""The pygame scoreboard client; talks to the daemon only through MQTT."""

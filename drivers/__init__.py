@@ -1,0 +1,1 @@
+"""Board I/O: the wire protocol, serial, USB, simulated and keyboard sources."""

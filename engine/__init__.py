@@ -1,0 +1,55 @@
+"""Oche's rules engine: pure value types, games as classes in a registry, and
+the state JSON every client shows. No I/O; imports nothing else of Oche's."""
+
+from engine.beds import ALL_BEDS, DB, MISS, SB, Bed
+from engine.errors import (
+    EngineError,
+    GameLogError,
+    GameOverError,
+    LineupError,
+    NotationError,
+    NothingToUndoError,
+    OptionError,
+    UnknownGameError,
+)
+from engine.events import END_VISIT, UNDO, EndVisit, Event, Undo, parse_event
+from engine.game import Game, Outcome
+from engine.games import X01, Cricket, CricketShanghai
+from engine.lineup import Lineup, Team
+from engine.options import Option, OptionValue
+from engine.registry import game_class, game_ids, new_game, register
+
+__all__ = [
+    "ALL_BEDS",
+    "DB",
+    "END_VISIT",
+    "MISS",
+    "SB",
+    "UNDO",
+    "X01",
+    "Bed",
+    "Cricket",
+    "CricketShanghai",
+    "EndVisit",
+    "EngineError",
+    "Event",
+    "Game",
+    "GameLogError",
+    "GameOverError",
+    "Lineup",
+    "LineupError",
+    "NotationError",
+    "NothingToUndoError",
+    "Option",
+    "OptionError",
+    "OptionValue",
+    "Outcome",
+    "Team",
+    "Undo",
+    "UnknownGameError",
+    "game_class",
+    "game_ids",
+    "new_game",
+    "parse_event",
+    "register",
+]

@@ -1,0 +1,292 @@
+"""The game base class: turns, visits, undo, statistics and the state JSON.
+
+A game is a deterministic function of its event log. This class runs the part
+every game shares (whose turn it is, three-dart visits, dead darts, rounds,
+eliminations, undo by replay) and calls named hooks that each game overrides
+to score (``_setup``, ``_on_dart``, ``_on_visit_end``, ``_on_round_limit``,
+``_side_state``, ``_player_stats``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from engine.beds import Bed
+from engine.errors import GameOverError, NothingToUndoError
+from engine.events import END_VISIT, EndVisit, Event, Undo
+from engine.lineup import Lineup
+from engine.options import Option, OptionValue, resolve_options
+
+__all__ = ["DARTS_PER_VISIT", "Game", "Outcome"]
+
+DARTS_PER_VISIT = 3
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended. ``winner`` is a player index (a team's first player in
+    team games) and ``team`` the winning team's index; both ``None`` for a draw.
+    ``reason`` says why, e.g. ``checkout``, ``closed-all``, ``round-limit``."""
+
+    winner: int | None
+    team: int | None
+    reason: str
+
+    @property
+    def is_draw(self) -> bool:
+        return self.winner is None
+
+
+class Game:
+    """One game in progress. Subclasses set ``id``, ``name`` and ``options_spec``
+    and override the hooks; callers use :meth:`push` (or :meth:`dart`,
+    :meth:`end_visit`, :meth:`undo`), :meth:`outcome` and :meth:`state`."""
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    summary: ClassVar[str] = ""
+    options_spec: ClassVar[tuple[Option, ...]] = ()
+
+    _events: list[Event]
+    _visit: list[Bed]
+    _visit_over: str | None
+    _outcome: Outcome | None
+
+    def __init__(
+        self,
+        players: Sequence[str] | Lineup,
+        options: Mapping[str, object] | None = None,
+        teams: Mapping[str, Sequence[str | int]] | None = None,
+    ) -> None:
+        self.lineup = players if isinstance(players, Lineup) else Lineup.build(players, teams)
+        self.options: dict[str, OptionValue] = resolve_options(self.options_spec, options, self.id)
+        self._sides = self.lineup.sides
+        self._side_of = [0] * len(self.lineup.players)
+        for side, members in enumerate(self._sides):
+            for player in members:
+                self._side_of[player] = side
+        self._reset()
+
+    # ----------------------------------------------------------------- hooks
+
+    def _setup(self) -> None:
+        """Create the game's own per-side and per-player state (called on reset)."""
+
+    def _on_dart(self, bed: Bed) -> None:
+        """Score one live dart of the current side's visit."""
+
+    def _on_visit_end(self) -> None:
+        """Called when the current visit ends and the game is still on."""
+
+    def _round_limit(self) -> int:
+        """The number of rounds after which the game ends (0: no limit)."""
+        limit = self.options.get("rounds", 0)
+        return limit if isinstance(limit, int) and not isinstance(limit, bool) else 0
+
+    def _on_round_limit(self) -> None:
+        """Decide the game when the round limit runs out (must call :meth:`_finish`)."""
+        self._finish(None, "round-limit")
+
+    def _side_state(self, side: int) -> dict[str, Any]:
+        """The game's keys for a side (at least ``score``), shown for each member."""
+        return {"score": 0}
+
+    def _player_stats(self, player: int) -> dict[str, Any]:
+        """The game's own statistics for one player, beside darts and visits."""
+        return {}
+
+    # -------------------------------------------------- helpers for the hooks
+
+    def _end_visit_early(self, reason: str) -> None:
+        """The visit is over (bust, elimination): later darts in it are dead."""
+        self._visit_live = False
+        self._visit_over = reason
+
+    def _finish(self, side: int | None, reason: str) -> None:
+        """End the game: ``side`` wins, or ``None`` for a draw."""
+        if side is None:
+            self._outcome = Outcome(None, None, reason)
+        else:
+            team = side if self.lineup.teams else None
+            self._outcome = Outcome(self._sides[side][0], team, reason)
+        self._visit_live = False
+        if self._visit_over is None:
+            self._visit_over = "win" if side is not None else "game-over"
+
+    def _eliminate(self, side: int) -> None:
+        """Put a side out of the game; the last side left wins at once."""
+        self._out[side] = True
+        if side == self._side:
+            self._end_visit_early("elimination")
+        left = [s for s in range(len(self._sides)) if not self._out[s]]
+        if len(left) == 1:
+            self._finish(left[0], "last-standing")
+        elif not left:
+            self._finish(None, "all-out")
+
+    # ------------------------------------------------------------ public API
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        """The effective event log: undone darts removed, no-op visit ends dropped."""
+        return tuple(self._events)
+
+    @property
+    def current_player(self) -> int:
+        """Index of the player who throws the next dart."""
+        return self._player
+
+    @property
+    def current_side(self) -> int:
+        return self._side
+
+    @property
+    def round(self) -> int:
+        return self._round
+
+    @property
+    def visit(self) -> tuple[Bed, ...]:
+        """The darts of the visit in progress (or of the last visit, once finished)."""
+        return tuple(self._visit)
+
+    @property
+    def is_finished(self) -> bool:
+        return self._outcome is not None
+
+    def outcome(self) -> Outcome | None:
+        """How the game ended, or ``None`` while it is on."""
+        return self._outcome
+
+    def accepts_darts(self) -> bool:
+        """False once the game is over and its final visit is closed."""
+        return not (self._outcome is not None and self._visit_closed)
+
+    def push(self, event: Event) -> None:
+        """Apply one event of any kind."""
+        if isinstance(event, Bed):
+            self.dart(event)
+        elif isinstance(event, EndVisit):
+            self.end_visit()
+        elif isinstance(event, Undo):
+            self.undo()
+        else:
+            raise TypeError(f"not a game event: {event!r}")
+
+    def push_all(self, events: Iterable[Event]) -> None:
+        for event in events:
+            self.push(event)
+
+    def dart(self, bed: Bed) -> None:
+        """A dart landed. Live darts score; darts after the visit is over are dead."""
+        if self._visit_closed:
+            raise GameOverError("the game is over: no more darts")
+        self._events.append(bed)
+        visit = self._visit
+        player = self._player
+        if not visit:
+            self._visits[player] += 1
+        visit.append(bed)
+        if self._visit_live:
+            self._darts[player] += 1
+            self._on_dart(bed)
+        if len(visit) == DARTS_PER_VISIT:
+            self._close_visit()
+
+    def end_visit(self) -> None:
+        """End the visit in progress early. A no-op when no dart of it was thrown."""
+        if self._visit_closed or not self._visit:
+            return
+        self._events.append(END_VISIT)
+        self._close_visit()
+
+    def undo(self) -> None:
+        """Take back the last dart (and any visit end after it), even after a win."""
+        events = self._events
+        for index in range(len(events) - 1, -1, -1):
+            if isinstance(events[index], Bed):
+                kept = events[:index]
+                self._reset()
+                self.push_all(kept)
+                return
+        raise NothingToUndoError("nothing to undo: no dart has been thrown")
+
+    def state(self) -> dict[str, Any]:
+        """The state JSON shared by every game (see docs/state.md)."""
+        outcome = self._outcome
+        players = []
+        for player, name in enumerate(self.lineup.players):
+            side = self._side_of[player]
+            entry: dict[str, Any] = {"name": name}
+            entry.update(self._side_state(side))
+            entry["team"] = side if self.lineup.teams else None
+            entry["out"] = self._out[side]
+            darts = self._darts[player]
+            entry["stats"] = {"darts": darts, "visits": self._visits[player]}
+            entry["stats"].update(self._player_stats(player))
+            players.append(entry)
+        return {
+            "game": self.id,
+            "options": dict(self.options),
+            "players": players,
+            "teams": [{"name": t.name, "players": list(t.members)} for t in self.lineup.teams]
+            or None,
+            "current_player": self._player,
+            "round": self._round,
+            "visit": [bed.notation for bed in self._visit],
+            "visit_over": self._visit_over,
+            "finished": outcome is not None,
+            "winner": outcome.winner if outcome else None,
+            "winner_team": outcome.team if outcome else None,
+            "result": outcome.reason if outcome else None,
+        }
+
+    # --------------------------------------------------------------- internals
+
+    def _reset(self) -> None:
+        sides = len(self._sides)
+        players = len(self.lineup.players)
+        self._events = []
+        self._side = 0
+        self._player = self._sides[0][0]
+        self._side_visits = [0] * sides
+        self._out = [False] * sides
+        self._round = 1
+        self._visit = []
+        self._visit_live = True
+        self._visit_over = None
+        self._visit_closed = False
+        self._outcome = None
+        self._darts = [0] * players
+        self._visits = [0] * players
+        self._setup()
+
+    def _close_visit(self) -> None:
+        """The visit ends (third dart or NEXT): settle it and pass the turn."""
+        if self._outcome is None:
+            self._on_visit_end()
+        if self._outcome is not None:
+            self._visit_closed = True
+            return
+        current = self._side
+        self._side_visits[current] += 1
+        count = len(self._sides)
+        nxt = current
+        while True:
+            nxt = (nxt + 1) % count
+            if not self._out[nxt]:
+                break
+        if nxt <= current:
+            limit = self._round_limit()
+            if limit and self._round >= limit:
+                self._on_round_limit()
+                self._visit_closed = True
+                return
+            self._round += 1
+        members = self._sides[nxt]
+        self._side = nxt
+        self._player = members[self._side_visits[nxt] % len(members)]
+        self._visit = []
+        self._visit_live = True
+        self._visit_over = None

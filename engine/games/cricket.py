@@ -1,0 +1,130 @@
+"""Cricket (seed 000): own 15-20 and the bull with three marks, score on them
+while an opponent still has them open."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.beds import BULL, Bed
+from engine.game import Game
+from engine.options import Option
+from engine.registry import register
+
+__all__ = ["CRICKET_TARGETS", "Cricket", "marks_json", "target_index"]
+
+CRICKET_TARGETS = (15, 16, 17, 18, 19, 20, BULL)
+"""The cricket family's numbers in marks order; the bull is the last."""
+
+MARKS_TO_CLOSE = 3
+
+_INDEX = [-1] * (BULL + 1)
+for _i, _number in enumerate(CRICKET_TARGETS):
+    _INDEX[_number] = _i
+
+
+def target_index(number: int) -> int:
+    """Position of ``number`` in :data:`CRICKET_TARGETS`, or -1 if it is not one."""
+    return _INDEX[number]
+
+
+def marks_json(marks: list[int]) -> dict[str, int]:
+    """Marks per target as the state JSON shows them: ``"15"``-``"20"`` and ``"bull"``."""
+    return {
+        ("bull" if number == BULL else str(number)): marks[i]
+        for i, number in enumerate(CRICKET_TARGETS)
+    }
+
+
+@register
+class Cricket(Game):
+    """A single, double or triple gives 1, 2 or 3 marks (outer bull 1, inner
+    bull 2). Marks beyond the third score while an opponent has the number open."""
+
+    id = "cricket"
+    name = "Cricket"
+    summary = "Close 15-20 and the bull; score on them until everyone has closed them."
+    options_spec = (
+        Option(
+            "mode",
+            "standard",
+            "standard; cut-throat (points go to opponents, lowest wins); no-score",
+            ("standard", "cut-throat", "no-score"),
+        ),
+        Option("rounds", 0, "round limit, then most points win (0: none)", minimum=0),
+    )
+
+    def _setup(self) -> None:
+        sides = len(self._sides)
+        self._mode = str(self.options["mode"])
+        self._marks = [[0] * len(CRICKET_TARGETS) for _ in range(sides)]
+        self._score = [0] * sides
+        self._closed = [0] * sides
+        self._open_sides = [sides] * len(CRICKET_TARGETS)
+        self._marks_scored = [0] * len(self.lineup.players)
+
+    def _on_dart(self, bed: Bed) -> None:
+        target = _INDEX[bed.number]
+        if target < 0:
+            return
+        side = self._side
+        marks = self._marks[side]
+        have = marks[target]
+        hits = bed.multiplier
+        counted = 0
+        if have < MARKS_TO_CLOSE:
+            counted = min(MARKS_TO_CLOSE - have, hits)
+            marks[target] = have + counted
+            hits -= counted
+            if have + counted == MARKS_TO_CLOSE:
+                self._open_sides[target] -= 1
+                self._closed[side] += 1
+        if hits and self._mode != "no-score" and self._open_sides[target]:
+            points = bed.number * hits
+            if self._mode == "standard":
+                self._score[side] += points
+            else:
+                for other, other_marks in enumerate(self._marks):
+                    if other_marks[target] < MARKS_TO_CLOSE:
+                        self._score[other] += points
+            counted += hits
+        self._marks_scored[self._player] += counted
+        if counted:
+            self._check_winner()
+
+    def _check_winner(self) -> None:
+        """A side that has closed everything and leads (or, cut-throat, trails) wins.
+        The thrower is looked at first: only their dart can have changed things."""
+        order = [self._side] + [s for s in range(len(self._sides)) if s != self._side]
+        for side in order:
+            if self._closed[side] < len(CRICKET_TARGETS):
+                continue
+            mine = self._score[side]
+            others = [self._score[s] for s in range(len(self._sides)) if s != side]
+            if (
+                self._mode == "no-score"
+                or (self._mode == "standard" and all(mine >= o for o in others))
+                or (self._mode == "cut-throat" and all(mine <= o for o in others))
+            ):
+                self._finish(side, "closed-all")
+                return
+
+    def _on_round_limit(self) -> None:
+        def rank(side: int) -> tuple[int, int]:
+            points = self._score[side]
+            if self._mode == "cut-throat":
+                points = -points
+            elif self._mode == "no-score":
+                points = 0
+            return points, sum(self._marks[side])
+
+        best = max(rank(s) for s in range(len(self._sides)))
+        leaders = [s for s in range(len(self._sides)) if rank(s) == best]
+        self._finish(leaders[0] if len(leaders) == 1 else None, "round-limit")
+
+    def _side_state(self, side: int) -> dict[str, Any]:
+        return {"score": self._score[side], "marks": marks_json(self._marks[side])}
+
+    def _player_stats(self, player: int) -> dict[str, Any]:
+        visits = self._visits[player]
+        marks = self._marks_scored[player]
+        return {"marks": marks, "mpr": round(marks / visits, 2) if visits else 0.0}

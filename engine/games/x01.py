@@ -1,0 +1,95 @@
+"""X01 (301 to 1001): count down from the start to exactly zero."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.beds import Bed
+from engine.game import Game
+from engine.options import Option
+from engine.registry import register
+
+__all__ = ["RING_RULES", "X01"]
+
+RING_RULES = ("straight", "double", "master")
+
+# Multipliers a dart needs to open (``in``) or finish (``out``) under each rule.
+# The inner bull has multiplier 2, so it is a double everywhere.
+_ALLOWED_MULTIPLIERS = {
+    "straight": frozenset({0, 1, 2, 3}),
+    "double": frozenset({2}),
+    "master": frozenset({2, 3}),
+}
+
+
+@register
+class X01(Game):
+    """Each side counts down from ``start``; reaching exactly zero with the
+    required finishing dart wins, anything else that passes zero busts."""
+
+    id = "x01"
+    name = "X01"
+    summary = "Count down from 301-1001 to exactly zero; double out by default."
+    options_spec = (
+        Option("start", 501, "points each side starts from", (301, 401, 501, 601, 701, 901, 1001)),
+        Option("in", "straight", "dart that opens scoring", RING_RULES),
+        Option("out", "double", "dart that may finish", RING_RULES),
+        Option("rounds", 0, "round limit, lowest score wins when it runs out (0: none)", minimum=0),
+    )
+
+    def _setup(self) -> None:
+        start = int(self.options["start"])
+        sides = len(self._sides)
+        self._score = [start] * sides
+        self._opened = [self.options["in"] == "straight"] * sides
+        self._in_ok = _ALLOWED_MULTIPLIERS[str(self.options["in"])]
+        self._out_ok = _ALLOWED_MULTIPLIERS[str(self.options["out"])]
+        self._one_busts = self.options["out"] != "straight"
+        self._visit_points = 0
+        self._points = [0] * len(self.lineup.players)
+
+    def _on_dart(self, bed: Bed) -> None:
+        side = self._side
+        if not self._opened[side]:
+            if bed.multiplier not in self._in_ok:
+                return
+            self._opened[side] = True
+        points = bed.points
+        left = self._score[side] - points
+        if (
+            left < 0
+            or (left == 1 and self._one_busts)
+            or (left == 0 and bed.multiplier not in self._out_ok)
+        ):
+            self._score[side] += self._visit_points
+            self._points[self._player] -= self._visit_points
+            self._visit_points = 0
+            self._end_visit_early("bust")
+            return
+        self._score[side] = left
+        self._visit_points += points
+        self._points[self._player] += points
+        if left == 0:
+            self._finish(side, "checkout")
+
+    def _on_visit_end(self) -> None:
+        self._visit_points = 0
+
+    def _on_round_limit(self) -> None:
+        live = [s for s in range(len(self._sides)) if not self._out[s]]
+        best = min(self._score[s] for s in live)
+        leaders = [s for s in live if self._score[s] == best]
+        self._finish(leaders[0] if len(leaders) == 1 else None, "round-limit")
+
+    def _side_state(self, side: int) -> dict[str, Any]:
+        return {"score": self._score[side], "opened": self._opened[side]}
+
+    def _player_stats(self, player: int) -> dict[str, Any]:
+        darts = self._darts[player]
+        points = self._points[player]
+        ppd = round(points / darts, 2) if darts else 0.0
+        return {
+            "points": points,
+            "points_per_dart": ppd,
+            "average": round(3 * points / darts, 2) if darts else 0.0,
+        }

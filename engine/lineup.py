@@ -1,0 +1,104 @@
+"""Who plays: 1-8 named players, optionally split into teams that alternate.
+
+A *side* is what keeps a score: a team, or a player on their own. Sides
+throw in turn; within a team the members take the team's visits in turn
+(team A player 1, team B player 1, team A player 2, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from engine.errors import LineupError
+
+__all__ = ["MAX_PLAYERS", "Lineup", "Team"]
+
+MAX_PLAYERS = 8
+
+
+@dataclass(frozen=True, slots=True)
+class Team:
+    """A named team and the indices of its players, in throwing order."""
+
+    name: str
+    members: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Lineup:
+    """The players of a game in order, and its teams (empty when none)."""
+
+    players: tuple[str, ...]
+    teams: tuple[Team, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not 1 <= len(self.players) <= MAX_PLAYERS:
+            raise LineupError(f"a game needs 1 to {MAX_PLAYERS} players, got {len(self.players)}")
+        seen: set[str] = set()
+        for name in self.players:
+            if not name.strip():
+                raise LineupError(f"player name {name!r} is empty")
+            if name.casefold() in seen:
+                raise LineupError(f"player name {name!r} is given twice")
+            seen.add(name.casefold())
+        if self.teams:
+            self._check_teams()
+
+    def _check_teams(self) -> None:
+        if len(self.teams) < 2:
+            raise LineupError("teams need at least two teams")
+        names: set[str] = set()
+        placed: dict[int, str] = {}
+        for team in self.teams:
+            if not team.name.strip() or team.name.casefold() in names:
+                raise LineupError(f"team name {team.name!r} is empty or given twice")
+            names.add(team.name.casefold())
+            if not team.members:
+                raise LineupError(f"team {team.name!r} has no players")
+            for index in team.members:
+                if not 0 <= index < len(self.players):
+                    raise LineupError(
+                        f"team {team.name!r} names player {index}, who is not playing"
+                    )
+                if index in placed:
+                    raise LineupError(
+                        f"player {self.players[index]!r} is in teams {placed[index]!r} "
+                        f"and {team.name!r}"
+                    )
+                placed[index] = team.name
+        missing = [self.players[i] for i in range(len(self.players)) if i not in placed]
+        if missing:
+            raise LineupError(f"players {missing!r} are in no team")
+
+    @classmethod
+    def build(
+        cls,
+        players: Sequence[str],
+        teams: Mapping[str, Sequence[str | int]] | None = None,
+    ) -> Lineup:
+        """A lineup from player names and, optionally, ``{team name: members}``
+        where members are player names or indices."""
+        players = tuple(players)
+        if not teams:
+            return cls(players)
+        index = {name.casefold(): i for i, name in enumerate(players)}
+        built = []
+        for team_name, members in teams.items():
+            resolved = []
+            for member in members:
+                if isinstance(member, int):
+                    resolved.append(member)
+                elif member.casefold() in index:
+                    resolved.append(index[member.casefold()])
+                else:
+                    raise LineupError(f"team {team_name!r} names {member!r}, who is not playing")
+            built.append(Team(team_name, tuple(resolved)))
+        return cls(players, tuple(built))
+
+    @property
+    def sides(self) -> tuple[tuple[int, ...], ...]:
+        """Player indices of each side in throwing order: the teams, or one per player."""
+        if self.teams:
+            return tuple(team.members for team in self.teams)
+        return tuple((i,) for i in range(len(self.players)))

@@ -1,0 +1,83 @@
+"""Typed game options: each game declares its options, callers pass values as
+text (command line) or JSON values (MQTT), and get back checked, typed values."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from engine.errors import OptionError
+
+__all__ = ["Option", "OptionValue", "resolve_options"]
+
+OptionValue = int | str | bool
+
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One option of a game: its name, default (which fixes its type), the
+    allowed values (``choices``) or lower bound (``minimum``), and a help line."""
+
+    name: str
+    default: OptionValue
+    help: str
+    choices: tuple[OptionValue, ...] = ()
+    minimum: int | None = None
+
+    @property
+    def kind(self) -> str:
+        """``bool``, ``int`` or ``str``: the type every value is coerced to."""
+        return type(self.default).__name__
+
+    def coerce(self, value: object) -> OptionValue:
+        """Check and convert ``value`` (text or a JSON value) to this option's type."""
+        typed = self._typed(value)
+        if self.choices and typed not in self.choices:
+            allowed = ", ".join(str(c) for c in self.choices)
+            raise OptionError(f"option {self.name!r}: {value!r} is not one of {allowed}")
+        if self.minimum is not None and isinstance(typed, int) and typed < self.minimum:
+            raise OptionError(f"option {self.name!r}: {value!r} is below {self.minimum}")
+        return typed
+
+    def _typed(self, value: object) -> OptionValue:
+        bad = OptionError(f"option {self.name!r}: {value!r} is not a {self.kind}")
+        if isinstance(self.default, bool):
+            if isinstance(value, bool):
+                return value
+            if isinstance(value, str) and value.strip().lower() in _TRUE | _FALSE:
+                return value.strip().lower() in _TRUE
+            raise bad
+        if isinstance(self.default, int):
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+            if isinstance(value, str):
+                try:
+                    return int(value.strip())
+                except ValueError:
+                    raise bad from None
+            raise bad
+        if isinstance(value, str):
+            return value.strip().lower()
+        raise bad
+
+
+def resolve_options(
+    spec: tuple[Option, ...], given: Mapping[str, object] | None, game_id: str
+) -> dict[str, OptionValue]:
+    """Every option of ``spec`` with its value from ``given`` or its default.
+
+    An unknown name is an error that lists the options the game has.
+    """
+    by_name = {option.name: option for option in spec}
+    for name in given or {}:
+        if name not in by_name:
+            valid = ", ".join(by_name) or "none"
+            raise OptionError(f"{game_id} has no option {name!r}; its options are: {valid}")
+    given = given or {}
+    return {
+        option.name: option.coerce(given[option.name]) if option.name in given else option.default
+        for option in spec
+    }

@@ -1,0 +1,1 @@
+"""The daemon bridging a board's firmware to the network, and the ``oche`` CLI."""
