@@ -18,6 +18,7 @@ from engine.games import X01, Cricket, CricketShanghai
 from engine.lineup import Lineup, Team
 from engine.options import Option, OptionValue
 from engine.registry import game_class, game_ids, new_game, register
+from engine.state_schema import STATE_SCHEMA
 
 __all__ = [
     "ALL_BEDS",
@@ -25,6 +26,7 @@ __all__ = [
     "END_VISIT",
     "MISS",
     "SB",
+    "STATE_SCHEMA",
     "UNDO",
     "X01",
     "Bed",

@@ -60,7 +60,7 @@ class Bed:
     @classmethod
     def parse(cls, text: str) -> Bed:
         """Read a bed from its notation, in any case (``t20``, ``SB``, ``m``)."""
-        bed = cls._BY_NOTATION.get(text.strip().upper())
+        bed = cls._BY_NOTATION.get(text.strip().upper()) if text.isascii() else None
         if bed is None:
             raise NotationError(
                 "not a dart: expected S1-S20, D1-D20, T1-T20, SB, DB or M", token=text

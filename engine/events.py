@@ -41,7 +41,7 @@ _WORDS: dict[str, Event] = {"NEXT": END_VISIT, "UNDO": UNDO}
 
 def parse_event(token: str) -> Event:
     """Read one event token: dart notation, ``NEXT`` or ``UNDO`` (any case)."""
-    word = _WORDS.get(token.strip().upper())
+    word = _WORDS.get(token.strip().upper()) if token.isascii() else None
     if word is not None:
         return word
     try:

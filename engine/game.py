@@ -53,6 +53,7 @@ class Game:
     _visit: list[Bed]
     _visit_over: str | None
     _outcome: Outcome | None
+    _last_visit: tuple[int, list[Bed], str | None] | None
 
     def __init__(
         self,
@@ -113,7 +114,7 @@ class Game:
             self._outcome = Outcome(self._sides[side][0], team, reason)
         self._visit_live = False
         if self._visit_over is None:
-            self._visit_over = "win" if side is not None else "game-over"
+            self._visit_over = "win" if side == self._side else "game-over"
 
     def _eliminate(self, side: int) -> None:
         """Put a side out of the game; the last side left wins at once."""
@@ -162,6 +163,10 @@ class Game:
     def accepts_darts(self) -> bool:
         """False once the game is over and its final visit is closed."""
         return not (self._outcome is not None and self._visit_closed)
+
+    def can_undo(self) -> bool:
+        """True when a dart has been thrown, so :meth:`undo` has something to take back."""
+        return any(isinstance(event, Bed) for event in reversed(self._events))
 
     def push(self, event: Event) -> None:
         """Apply one event of any kind."""
@@ -215,17 +220,23 @@ class Game:
     def state(self) -> dict[str, Any]:
         """The state JSON shared by every game (see docs/state.md)."""
         outcome = self._outcome
+        teams = bool(self.lineup.teams)
         players = []
         for player, name in enumerate(self.lineup.players):
             side = self._side_of[player]
-            entry: dict[str, Any] = {"name": name}
-            entry.update(self._side_state(side))
-            entry["team"] = side if self.lineup.teams else None
-            entry["out"] = self._out[side]
-            darts = self._darts[player]
-            entry["stats"] = {"darts": darts, "visits": self._visits[player]}
-            entry["stats"].update(self._player_stats(player))
-            players.append(entry)
+            players.append(
+                {
+                    "name": name,
+                    **self._side_state(side),
+                    "team": side if teams else None,
+                    "out": self._out[side],
+                    "stats": {
+                        "darts": self._darts[player],
+                        "visits": self._visits[player],
+                        **self._player_stats(player),
+                    },
+                }
+            )
         return {
             "game": self.id,
             "options": dict(self.options),
@@ -236,6 +247,7 @@ class Game:
             "round": self._round,
             "visit": [bed.notation for bed in self._visit],
             "visit_over": self._visit_over,
+            "last_visit": self._last_visit_json(),
             "finished": outcome is not None,
             "winner": outcome.winner if outcome else None,
             "winner_team": outcome.team if outcome else None,
@@ -243,6 +255,12 @@ class Game:
         }
 
     # --------------------------------------------------------------- internals
+
+    def _last_visit_json(self) -> dict[str, Any] | None:
+        if self._last_visit is None:
+            return None
+        player, darts, over = self._last_visit
+        return {"player": player, "darts": [bed.notation for bed in darts], "visit_over": over}
 
     def _reset(self) -> None:
         sides = len(self._sides)
@@ -257,6 +275,7 @@ class Game:
         self._visit_live = True
         self._visit_over = None
         self._visit_closed = False
+        self._last_visit = None
         self._outcome = None
         self._darts = [0] * players
         self._visits = [0] * players
@@ -284,6 +303,7 @@ class Game:
                 self._visit_closed = True
                 return
             self._round += 1
+        self._last_visit = (self._player, self._visit, self._visit_over)
         members = self._sides[nxt]
         self._side = nxt
         self._player = members[self._side_visits[nxt] % len(members)]

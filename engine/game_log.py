@@ -47,12 +47,25 @@ def parse_game_log(text: str) -> Iterator[LoggedEvent]:
 def replay_log(game: Game, text: str) -> Game:
     """Apply a log to ``game`` and return it. An event the game refuses (a dart
     after the game ended, undo with nothing thrown) raises :class:`GameLogError`
-    naming the line and the token."""
+    naming the line and the token, and so does a fourth dart in a line's visit."""
+    line = 0
+    visit_on_line = False
     for logged in parse_game_log(text):
+        event = logged.event
+        if logged.line != line:
+            line, visit_on_line = logged.line, False
+        if isinstance(event, Bed) and visit_on_line and not game.visit:
+            raise GameLogError(
+                line, logged.token, "a visit has at most three darts: start a new line or use NEXT"
+            )
         try:
-            game.push(logged.event)
+            game.push(event)
         except EngineError as error:
-            raise GameLogError(logged.line, logged.token, str(error)) from None
+            raise GameLogError(line, logged.token, str(error)) from None
+        if isinstance(event, Bed):
+            visit_on_line = True
+        elif isinstance(event, EndVisit):
+            visit_on_line = False
     return game
 
 

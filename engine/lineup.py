@@ -39,9 +39,9 @@ class Lineup:
         for name in self.players:
             if not name.strip():
                 raise LineupError(f"player name {name!r} is empty")
-            if name.casefold() in seen:
+            if name.strip().casefold() in seen:
                 raise LineupError(f"player name {name!r} is given twice")
-            seen.add(name.casefold())
+            seen.add(name.strip().casefold())
         if self.teams:
             self._check_teams()
 
@@ -78,8 +78,9 @@ class Lineup:
         teams: Mapping[str, Sequence[str | int]] | None = None,
     ) -> Lineup:
         """A lineup from player names and, optionally, ``{team name: members}``
-        where members are player names or indices."""
-        players = tuple(players)
+        where members are player names or indices. Names are stripped of
+        surrounding spaces."""
+        players = tuple(name.strip() for name in players)
         if not teams:
             return cls(players)
         index = {name.casefold(): i for i, name in enumerate(players)}
@@ -89,11 +90,11 @@ class Lineup:
             for member in members:
                 if isinstance(member, int):
                     resolved.append(member)
-                elif member.casefold() in index:
-                    resolved.append(index[member.casefold()])
+                elif member.strip().casefold() in index:
+                    resolved.append(index[member.strip().casefold()])
                 else:
                     raise LineupError(f"team {team_name!r} names {member!r}, who is not playing")
-            built.append(Team(team_name, tuple(resolved)))
+            built.append(Team(team_name.strip(), tuple(resolved)))
         return cls(players, tuple(built))
 
     @property

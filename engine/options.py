@@ -3,6 +3,7 @@ text (command line) or JSON values (MQTT), and get back checked, typed values.""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
@@ -14,6 +15,8 @@ OptionValue = int | str | bool
 
 _TRUE = {"true", "yes", "on", "1"}
 _FALSE = {"false", "no", "off", "0"}
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+_KIND_WORDS = {"bool": "true or false", "int": "a whole number", "str": "a word"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,15 +38,21 @@ class Option:
     def coerce(self, value: object) -> OptionValue:
         """Check and convert ``value`` (text or a JSON value) to this option's type."""
         typed = self._typed(value)
-        if self.choices and typed not in self.choices:
-            allowed = ", ".join(str(c) for c in self.choices)
-            raise OptionError(f"option {self.name!r}: {value!r} is not one of {allowed}")
-        if self.minimum is not None and isinstance(typed, int) and typed < self.minimum:
-            raise OptionError(f"option {self.name!r}: {value!r} is below {self.minimum}")
+        too_small = self.minimum is not None and isinstance(typed, int) and typed < self.minimum
+        if (self.choices and typed not in self.choices) or too_small:
+            raise OptionError(f"option {self.name!r}: {value!r} is not {self.describe()}")
         return typed
 
+    def describe(self) -> str:
+        """What values the option takes, for help and error messages."""
+        if self.choices:
+            return "one of " + ", ".join(str(c) for c in self.choices)
+        if self.minimum is not None:
+            return f"a whole number from {self.minimum}"
+        return _KIND_WORDS[self.kind]
+
     def _typed(self, value: object) -> OptionValue:
-        bad = OptionError(f"option {self.name!r}: {value!r} is not a {self.kind}")
+        bad = OptionError(f"option {self.name!r}: {value!r} is not {self.describe()}")
         if isinstance(self.default, bool):
             if isinstance(value, bool):
                 return value
@@ -53,11 +62,8 @@ class Option:
         if isinstance(self.default, int):
             if isinstance(value, int) and not isinstance(value, bool):
                 return value
-            if isinstance(value, str):
-                try:
-                    return int(value.strip())
-                except ValueError:
-                    raise bad from None
+            if isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
+                return int(value.strip())
             raise bad
         if isinstance(value, str):
             return value.strip().lower()
@@ -69,14 +75,15 @@ def resolve_options(
 ) -> dict[str, OptionValue]:
     """Every option of ``spec`` with its value from ``given`` or its default.
 
-    An unknown name is an error that lists the options the game has.
+    Names are read in any case. An unknown name is an error that lists the
+    options the game has.
     """
     by_name = {option.name: option for option in spec}
-    for name in given or {}:
+    given = {str(name).strip().lower(): value for name, value in (given or {}).items()}
+    for name in given:
         if name not in by_name:
             valid = ", ".join(by_name) or "none"
             raise OptionError(f"{game_id} has no option {name!r}; its options are: {valid}")
-    given = given or {}
     return {
         option.name: option.coerce(given[option.name]) if option.name in given else option.default
         for option in spec

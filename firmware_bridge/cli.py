@@ -170,7 +170,15 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one ``oche`` command; returns the exit status."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    # Python 3.11's argparse cannot place an optional positional (replay's FILE)
+    # after options (gh-59317), so a single leftover argument is taken as FILE.
+    args, extra = parser.parse_known_args(argv)
+    lone = extra[0] if len(extra) == 1 else None
+    if args.command == "replay" and args.file == "-" and lone and not lone.startswith("-"):
+        args.file = extra.pop()
+    if extra:
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         status: int = args.run(args)
     except (EngineError, UsageError) as error:

@@ -10,7 +10,7 @@ from engine.game import Game
 from engine.options import Option
 from engine.registry import register
 
-__all__ = ["CRICKET_TARGETS", "Cricket", "marks_json", "target_index"]
+__all__ = ["CRICKET_TARGETS", "MARKS_KEYS", "Cricket", "marks_json", "target_index"]
 
 CRICKET_TARGETS = (15, 16, 17, 18, 19, 20, BULL)
 """The cricket family's numbers in marks order; the bull is the last."""
@@ -27,12 +27,13 @@ def target_index(number: int) -> int:
     return _INDEX[number]
 
 
+MARKS_KEYS = tuple("bull" if number == BULL else str(number) for number in CRICKET_TARGETS)
+"""The keys of the state JSON's ``marks``, in :data:`CRICKET_TARGETS` order."""
+
+
 def marks_json(marks: list[int]) -> dict[str, int]:
     """Marks per target as the state JSON shows them: ``"15"``-``"20"`` and ``"bull"``."""
-    return {
-        ("bull" if number == BULL else str(number)): marks[i]
-        for i, number in enumerate(CRICKET_TARGETS)
-    }
+    return dict(zip(MARKS_KEYS, marks, strict=True))
 
 
 @register

@@ -3,7 +3,6 @@ the chain S -> D -> T (bull: 25 -> 25 -> 50), judged at the end of each visit.""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,7 +30,8 @@ def resolve_visit(
     With ``bull_order="strict"`` the bull's hits count only in the order thrown.
     """
     after = list(marks)
-    hits: dict[int, Counter[int]] = {}
+    # hits[target][multiplier]: how many of the visit's darts wait to join that chain
+    hits: dict[int, list[int]] = {}
     for bed in darts:
         target = target_index(bed.number)
         if target < 0:
@@ -41,7 +41,7 @@ def resolve_visit(
             if stage < MARKS_TO_CLOSE and BULL_CHAIN[stage] == bed.multiplier:
                 after[target] = stage + 1
             continue
-        hits.setdefault(target, Counter())[bed.multiplier] += 1
+        hits.setdefault(target, [0, 0, 0, 0])[bed.multiplier] += 1
     for target, rings in hits.items():
         chain = BULL_CHAIN if CRICKET_TARGETS[target] == BULL else NUMBER_CHAIN
         stage = after[target]
