@@ -1,0 +1,328 @@
+"""The installed ``oche`` console script, run as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+OCHE = Path(sys.executable).parent / "oche"
+GAME_IDS = ("x01", "cricket", "cricket-shanghai")
+
+# 301, double out: Ann 180 then 121 out (T20 T11 D14); Bob 60 then 45.
+ANN_CHECKS_OUT = """\
+# Ann and Bob, 301
+T20 T20 T20
+S20 S20 S20
+T20 T11 D14
+"""
+
+
+def oche(
+    *args: str, stdin: str | None = None, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(OCHE), *args],
+        input=stdin if stdin is not None else "",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=cwd,
+        check=False,
+    )
+
+
+def ok_json(result: subprocess.CompletedProcess[str]) -> dict[str, Any]:
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    state = json.loads(result.stdout)
+    assert isinstance(state, dict)
+    return state
+
+
+@pytest.fixture
+def log_file(tmp_path: Path) -> Path:
+    path = tmp_path / "game.log"
+    path.write_text(ANN_CHECKS_OUT, encoding="utf-8")
+    return path
+
+
+def test_the_console_script_is_installed() -> None:
+    assert OCHE.is_file()
+
+
+def check_ann_checked_out(state: dict[str, Any]) -> None:
+    assert state["game"] == "x01"
+    assert state["options"]["start"] == 301
+    assert [p["name"] for p in state["players"]] == ["Ann", "Bob"]
+    assert [p["score"] for p in state["players"]] == [0, 241]
+    assert state["finished"] is True
+    assert state["winner"] == 0
+    assert state["result"] == "checkout"
+
+
+def test_replay_prints_the_final_state_as_json(log_file: Path) -> None:
+    # The file last, after the options: how the usage line and most users write it.
+    result = oche("replay", "x01", "-p", "Ann", "-p", "Bob", "-o", "start=301", str(log_file))
+    check_ann_checked_out(ok_json(result))
+
+
+def test_replay_with_the_file_before_the_options(log_file: Path) -> None:
+    result = oche("replay", "x01", str(log_file), "-p", "Ann", "-p", "Bob", "-o", "start=301")
+    check_ann_checked_out(ok_json(result))
+
+
+def test_replay_prints_exactly_one_json_line(log_file: Path) -> None:
+    result = oche("replay", "x01", str(log_file), "-p", "Ann", "-p", "Bob", "-o", "start=301")
+    assert result.returncode == 0
+    assert result.stdout.endswith("\n")
+    assert len(result.stdout.splitlines()) == 1
+
+
+def test_replay_game_in_progress(tmp_path: Path) -> None:
+    path = tmp_path / "partial.log"
+    path.write_text("T20 T20 T20\nS20\n", encoding="utf-8")
+    state = ok_json(oche("replay", "x01", str(path), "-p", "Ann", "-p", "Bob", "-o", "start=301"))
+    assert [p["score"] for p in state["players"]] == [121, 281]
+    assert state["finished"] is False
+    assert state["current_player"] == 0
+    assert state["round"] == 2
+
+
+def test_replay_reads_stdin_with_dash() -> None:
+    result = oche(
+        "replay", "x01", "-", "-p", "Ann", "-p", "Bob", "-o", "start=301", stdin=ANN_CHECKS_OUT
+    )
+    check_ann_checked_out(ok_json(result))
+
+
+def test_replay_reads_stdin_without_a_file_argument() -> None:
+    state = ok_json(oche("replay", "x01", "-o", "start=301", stdin=ANN_CHECKS_OUT))
+    assert [p["score"] for p in state["players"]] == [0, 241]
+
+
+def test_replay_is_case_insensitive_and_honours_undo_and_comments() -> None:
+    log = "t20 t20 UNDO t19  # Ann\nnext\ns20 s20 s20\n"
+    state = ok_json(oche("replay", "x01", "-p", "Ann", "-p", "Bob", "-o", "start=301", stdin=log))
+    assert [p["score"] for p in state["players"]] == [301 - 117, 241]
+
+
+def test_pretty_prints_a_scoreboard(log_file: Path) -> None:
+    result = oche(
+        "replay", "x01", str(log_file), "-p", "Ann", "-p", "Bob", "-o", "start=301", "--pretty"
+    )
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert "Ann" in out
+    assert "Bob" in out
+    assert "241" in out
+    assert "Winner: Ann" in out
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(out)
+
+
+def test_pretty_cricket_shows_marks_and_names() -> None:
+    result = oche(
+        "replay", "cricket", "-p", "Ann", "-p", "Bob", "--pretty", stdin="T20 T20 D20\nS19\n"
+    )
+    assert result.returncode == 0, result.stderr
+    assert "Ann" in result.stdout
+    assert "Bob" in result.stdout
+    assert "(X)" in result.stdout
+    assert "100" in result.stdout
+    assert "Winner:" not in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("log", "line", "token"),
+    [
+        ("T21\n", 1, "T21"),
+        ("T20 T20 T20\nS20 X S20\n", 2, "X"),
+        ("# comment\n\nS20 S20 S20\nS1 D25\n", 4, "D25"),
+    ],
+)
+def test_bad_token_exits_2_naming_line_and_token(
+    tmp_path: Path, log: str, line: int, token: str
+) -> None:
+    path = tmp_path / "bad.log"
+    path.write_text(log, encoding="utf-8")
+    result = oche("replay", "x01", str(path), "-p", "Ann", "-p", "Bob")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert f"line {line}" in result.stderr
+    assert token in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in result.stderr
+
+
+def test_dart_after_the_game_ended_exits_2_naming_the_line() -> None:
+    log = ANN_CHECKS_OUT + "S7\n"  # Ann's checkout was her third dart: the game is closed
+    result = oche("replay", "x01", "-p", "Ann", "-p", "Bob", "-o", "start=301", stdin=log)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "line 5" in result.stderr
+    assert "S7" in result.stderr
+
+
+def test_dead_darts_after_a_win_on_the_first_dart_are_accepted() -> None:
+    log = "T20 T20 T20\nM\nT19 T20 M\nM\nD2 S5 S5\n"
+    state = ok_json(oche("replay", "x01", "-p", "Ann", "-p", "Bob", "-o", "start=301", stdin=log))
+    assert state["winner"] == 0
+    assert state["players"][0]["score"] == 0
+    assert state["visit"] == ["D2", "S5", "S5"]
+
+
+def test_a_fourth_dart_on_a_line_exits_2_naming_it() -> None:
+    result = oche("replay", "x01", "-p", "Ann", "-p", "Bob", stdin="S1 S1\nT20 T20 T20 S19\n")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "line 2" in result.stderr
+    assert "'S19'" in result.stderr
+    assert "at most three darts" in result.stderr
+
+
+def test_a_corrected_line_may_hold_more_than_three_tokens() -> None:
+    log = "T20 T20 S5 UNDO T20\nS1 NEXT S2 S3\n"
+    state = ok_json(oche("replay", "x01", "-p", "Ann", "-p", "Bob", stdin=log))
+    assert [p["score"] for p in state["players"]] == [316, 500]
+    assert state["current_player"] == 1
+
+
+def test_undo_with_nothing_thrown_exits_2() -> None:
+    result = oche("replay", "cricket", "-p", "Ann", stdin="UNDO\n")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "line 1" in result.stderr
+    assert "UNDO" in result.stderr
+
+
+def test_unknown_game_exits_2_listing_the_games() -> None:
+    result = oche("replay", "killer", "-p", "Ann", stdin="S20\n")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "killer" in result.stderr
+    for game_id in GAME_IDS:
+        assert game_id in result.stderr
+
+
+def test_unknown_option_exits_2_listing_the_options() -> None:
+    result = oche("replay", "x01", "-p", "Ann", "-o", "legs=3", stdin="S20\n")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "legs" in result.stderr
+    for name in ("start", "in", "out", "rounds"):
+        assert name in result.stderr
+
+
+def test_bad_option_value_exits_2_listing_the_choices() -> None:
+    result = oche("replay", "x01", "-p", "Ann", "-o", "start=300", stdin="S20\n")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "start" in result.stderr
+    assert "300" in result.stderr
+    for choice in ("301", "501", "1001"):
+        assert choice in result.stderr
+
+
+def test_option_without_equals_exits_2() -> None:
+    result = oche("replay", "x01", "-p", "Ann", "-o", "start", stdin="S20\n")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "start" in result.stderr
+
+
+def test_missing_file_exits_2_naming_it(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-game.log"
+    result = oche("replay", "x01", str(missing), "-p", "Ann")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "no-such-game.log" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_duplicate_players_exit_2() -> None:
+    result = oche("replay", "x01", "-p", "Ann", "-p", "ann", stdin="S20\n")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "ann" in result.stderr
+
+
+def test_teams_from_the_command_line() -> None:
+    log = "T20 M M\nS20 M M\nT19 M M\nS19 M M\nS1 M M\n"
+    state = ok_json(
+        oche(
+            "replay",
+            "x01",
+            "-t",
+            "Reds=Ann,Cy",
+            "-t",
+            "Blues=Bob,Dee",
+            "-o",
+            "start=301",
+            stdin=log,
+        )
+    )
+    assert [p["name"] for p in state["players"]] == ["Ann", "Cy", "Bob", "Dee"]
+    assert state["teams"] == [
+        {"name": "Reds", "players": [0, 1]},
+        {"name": "Blues", "players": [2, 3]},
+    ]
+    by_name = {p["name"]: p for p in state["players"]}
+    # Reds: Ann T20, Cy T19, Ann S1. Blues: Bob S20, Dee S19.
+    assert by_name["Ann"]["score"] == by_name["Cy"]["score"] == 301 - 60 - 57 - 1
+    assert by_name["Bob"]["score"] == by_name["Dee"]["score"] == 301 - 20 - 19
+    assert by_name["Ann"]["stats"]["visits"] == 2
+    assert by_name["Cy"]["stats"]["visits"] == 1
+    assert by_name["Dee"]["stats"]["visits"] == 1
+    assert state["current_player"] == 2  # Bob: Blues' third visit
+
+
+def test_teams_with_a_player_in_no_team_exit_2() -> None:
+    result = oche(
+        "replay", "x01", "-p", "Ann", "-p", "Bob", "-p", "Cy", "-t", "A=Ann", "-t", "B=Bob"
+    )
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "Cy" in result.stderr
+
+
+def test_games_lists_the_three_ids() -> None:
+    result = oche("games")
+    assert result.returncode == 0, result.stderr
+    listed = [line.split(":")[0] for line in result.stdout.splitlines() if not line.startswith(" ")]
+    assert sorted(listed) == sorted(GAME_IDS)
+
+
+def test_games_json_describes_the_options() -> None:
+    result = oche("games", "--json")
+    assert result.returncode == 0, result.stderr
+    games = {game["id"]: game for game in json.loads(result.stdout)}
+    assert sorted(games) == sorted(GAME_IDS)
+    x01_options = {option["name"]: option for option in games["x01"]["options"]}
+    assert x01_options["start"]["default"] == 501
+    assert 301 in x01_options["start"]["choices"]
+    assert x01_options["rounds"]["type"] == "int"
+
+
+def test_demo_prints_three_finished_scoreboards(tmp_path: Path) -> None:
+    result = oche("demo", cwd=tmp_path)  # the samples ship with the package
+    assert result.returncode == 0, result.stderr
+    out = result.stdout
+    assert out.count("Winner:") == 3
+    headers = [line for line in out.splitlines() if ", round " in line]
+    assert [header.split(" ")[0] for header in headers] == ["x01", "cricket", "cricket-shanghai"]
+    for block in out.strip().split("\n\n"):
+        assert "Ann" in block
+        assert "Bob" in block
+        assert "Winner:" in block
+
+
+def test_no_command_is_a_usage_error() -> None:
+    result = oche()
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "usage" in result.stderr.lower()
