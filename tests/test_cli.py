@@ -200,39 +200,31 @@ def test_undo_with_nothing_thrown_exits_2() -> None:
     assert "UNDO" in result.stderr
 
 
-def test_unknown_game_exits_2_listing_the_games() -> None:
-    result = oche("replay", "killer", "-p", "Ann", stdin="S20\n")
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        pytest.param(("killer",), ("killer", *GAME_IDS), id="unknown game lists the games"),
+        pytest.param(
+            ("x01", "-o", "legs=3"),
+            ("legs", "start", "in", "out", "rounds"),
+            id="unknown option lists the options",
+        ),
+        pytest.param(
+            ("x01", "-o", "start=300"),
+            ("start", "300", "301", "501", "1001"),
+            id="bad option value lists the choices",
+        ),
+        pytest.param(("x01", "-o", "start"), ("start",), id="option without equals"),
+    ],
+)
+def test_bad_command_line_exits_2_naming_what_was_wrong(
+    args: tuple[str, ...], named: tuple[str, ...]
+) -> None:
+    result = oche("replay", *args, "-p", "Ann", stdin="S20\n")
     assert result.returncode == 2
     assert result.stdout == ""
-    assert "killer" in result.stderr
-    for game_id in GAME_IDS:
-        assert game_id in result.stderr
-
-
-def test_unknown_option_exits_2_listing_the_options() -> None:
-    result = oche("replay", "x01", "-p", "Ann", "-o", "legs=3", stdin="S20\n")
-    assert result.returncode == 2
-    assert result.stdout == ""
-    assert "legs" in result.stderr
-    for name in ("start", "in", "out", "rounds"):
-        assert name in result.stderr
-
-
-def test_bad_option_value_exits_2_listing_the_choices() -> None:
-    result = oche("replay", "x01", "-p", "Ann", "-o", "start=300", stdin="S20\n")
-    assert result.returncode == 2
-    assert result.stdout == ""
-    assert "start" in result.stderr
-    assert "300" in result.stderr
-    for choice in ("301", "501", "1001"):
-        assert choice in result.stderr
-
-
-def test_option_without_equals_exits_2() -> None:
-    result = oche("replay", "x01", "-p", "Ann", "-o", "start", stdin="S20\n")
-    assert result.returncode == 2
-    assert result.stdout == ""
-    assert "start" in result.stderr
+    for word in named:
+        assert word in result.stderr
 
 
 def test_missing_file_exits_2_naming_it(tmp_path: Path) -> None:
