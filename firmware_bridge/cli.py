@@ -1,4 +1,6 @@
-"""The ``oche`` command line: ``replay``, ``games`` and ``demo`` for now.
+"""The ``oche`` command line. ``replay``, ``games`` and ``demo`` live here; the
+board commands (``monitor``, ``calibrate``, ``firmware``, ``udev``) each live in
+their own ``*_command`` module, which adds its parser.
 
 Bad input exits with status 2 and one line on stderr naming what was wrong;
 nothing is printed on stdout then.
@@ -13,13 +15,14 @@ from collections.abc import Sequence
 from importlib import resources
 from typing import Any
 
+from drivers.errors import DriverError
 from engine import EngineError, Game, game_class, game_ids, new_game
 from engine.game_log import replay_log
+from firmware_bridge import calibrate_command, firmware_command, monitor_command, udev_command
+from firmware_bridge.command_support import EXIT_BAD_INPUT, UsageError
 from firmware_bridge.scoreboard_text import render_scoreboard
 
 __all__ = ["DEMO_GAMES", "main"]
-
-EXIT_BAD_INPUT = 2
 
 DEMO_GAMES: tuple[tuple[str, tuple[str, ...], dict[str, str]], ...] = (
     ("x01", ("Ann", "Bob"), {"start": "301"}),
@@ -28,10 +31,6 @@ DEMO_GAMES: tuple[tuple[str, tuple[str, ...], dict[str, str]], ...] = (
 )
 """The bundled sample games ``oche demo`` replays: game id, players, options.
 Each log is ``firmware_bridge/samples/<game id>.log``."""
-
-
-class UsageError(Exception):
-    """A command-line value that is not valid; the message says which."""
 
 
 def _key_values(pairs: Sequence[str], what: str) -> dict[str, str]:
@@ -165,6 +164,9 @@ def _parser() -> argparse.ArgumentParser:
 
     demo = commands.add_parser("demo", help="replay the bundled sample games")
     demo.set_defaults(run=_demo)
+
+    for module in (monitor_command, calibrate_command, firmware_command, udev_command):
+        module.add_parser(commands)
     return parser
 
 
@@ -181,7 +183,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     try:
         status: int = args.run(args)
-    except (EngineError, UsageError) as error:
+    except (EngineError, DriverError, UsageError) as error:
         sys.stderr.write(f"oche {args.command}: {error}\n")
         return EXIT_BAD_INPUT
     return status

@@ -1,0 +1,253 @@
+"""Bytes from a board to board events, for every protocol a board may speak.
+
+``oche`` is wire protocol v1 (drivers.protocol). For boards already flashed
+with other firmware there are compatibility decoders: ``darts-codes`` (the
+3-digit ``multiplier*100+number`` codes of dARts and DaSCR, ``125``/``225`` for
+the bulls) and ``row-col`` (plain ``row,col`` lines). Bad input never raises
+and never becomes a hit: it is counted by kind, logged and reported as a
+rate-limited :class:`ErrorEvent`.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable
+
+from drivers.board_events import (
+    BoardEvent,
+    ButtonEvent,
+    ErrorEvent,
+    HitEvent,
+    ReleasedEvent,
+    StuckEvent,
+)
+from drivers.matrix_map import ButtonCell, MatrixMap
+from drivers.protocol import (
+    MAX_LINE,
+    SEQ_MODULO,
+    Button,
+    FirmwareError,
+    Frame,
+    FrameError,
+    Heartbeat,
+    Hello,
+    Hit,
+    Released,
+    Stuck,
+    decode_frame,
+)
+from engine import Bed, NotationError
+
+__all__ = ["PROTOCOLS", "BoardDecoder", "ErrorLimiter", "LineSplitter"]
+
+PROTOCOLS = ("oche", "darts-codes", "row-col")
+"""Protocols a board may speak, as named in the config and on the command line."""
+
+COMPAT_MAX_LINE = 32
+"""Longest line the compatibility decoders accept."""
+
+log = logging.getLogger(__name__)
+
+
+class LineSplitter:
+    """Bytes in, complete lines out (without ``\\r\\n``). A line longer than
+    ``max_line`` is reported once and dropped up to its line end."""
+
+    def __init__(self, max_line: int) -> None:
+        self.max_line = max_line
+        self._buffer = bytearray()
+        self._discarding = False
+
+    def reset(self) -> None:
+        self._buffer.clear()
+        self._discarding = False
+
+    def feed(self, data: bytes) -> list[bytes | FrameError]:
+        out: list[bytes | FrameError] = []
+        start = 0
+        while True:
+            end = data.find(b"\n", start)
+            chunk = data[start:] if end < 0 else data[start:end]
+            if not self._discarding:
+                self._buffer += chunk
+                if len(self._buffer) > self.max_line + 1:
+                    out.append(
+                        FrameError(
+                            "too-long",
+                            f"line longer than {self.max_line} bytes",
+                            bytes(self._buffer[:24]),
+                        )
+                    )
+                    self._buffer.clear()
+                    self._discarding = True
+            if end < 0:
+                return out
+            if self._discarding:
+                self._discarding = False
+            else:
+                line = bytes(self._buffer).removesuffix(b"\r")
+                self._buffer.clear()
+                if line.strip():
+                    out.append(line)
+            start = end + 1
+
+
+class ErrorLimiter:
+    """Lets an error of each kind through at most once per ``interval`` seconds
+    and says how many were held back, so a noisy line cannot flood the log,
+    the monitor or MQTT. The clock is injected for tests."""
+
+    def __init__(self, interval: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval = interval
+        self.clock = clock
+        self._last: dict[str, float] = {}
+        self._held: Counter[str] = Counter()
+
+    def admit(self, kind: str, message: str) -> ErrorEvent | None:
+        now = self.clock()
+        last = self._last.get(kind)
+        if last is not None and now - last < self.interval:
+            self._held[kind] += 1
+            return None
+        self._last[kind] = now
+        held = self._held.pop(kind, 0)
+        if held:
+            message += f" (and {held} more since the last report)"
+        log.warning("board %s: %s", kind, message)
+        return ErrorEvent(kind, message)
+
+
+class BoardDecoder:
+    """Turns the bytes a board sends into board events.
+
+    ``counts`` tallies ``frames`` (good lines), ``lost-frames`` (sequence gaps)
+    and every rejected line by kind. ``hello`` is the last hello frame.
+    """
+
+    def __init__(
+        self,
+        protocol: str = "oche",
+        matrix: MatrixMap | None = None,
+        limiter: ErrorLimiter | None = None,
+    ) -> None:
+        if protocol not in PROTOCOLS:
+            raise ValueError(f"unknown board protocol {protocol!r}; use one of {PROTOCOLS}")
+        self.protocol = protocol
+        self.matrix = matrix
+        self.limiter = limiter or ErrorLimiter()
+        self.counts: Counter[str] = Counter()
+        self.hello: Hello | None = None
+        self.uptime_ms: int | None = None
+        self._splitter = LineSplitter(MAX_LINE if protocol == "oche" else COMPAT_MAX_LINE)
+        self._next_seq: int | None = None
+
+    def reset(self) -> None:
+        """Forget partial input and sequence tracking (after a reconnect)."""
+        self._splitter.reset()
+        self._next_seq = None
+
+    def feed(self, data: bytes) -> list[BoardEvent]:
+        events: list[BoardEvent] = []
+        for line in self._splitter.feed(data):
+            try:
+                if isinstance(line, FrameError):
+                    raise line
+                if b"\x00" in line:
+                    raise FrameError("garbage", "line has NUL bytes", line)
+                produced = self._line(line)
+                self.counts["frames"] += 1
+            except FrameError as error:
+                produced = [self._error(error.kind, str(error))]
+            events += [event for event in produced if event is not None]
+        return events
+
+    # ------------------------------------------------------------ internals
+
+    def _error(self, kind: str, message: str) -> ErrorEvent | None:
+        self.counts[kind] += 1
+        return self.limiter.admit(kind, message)
+
+    def _line(self, line: bytes) -> list[BoardEvent | None]:
+        if self.protocol == "oche":
+            return self._frame(decode_frame(line))
+        text = line.decode("ascii", "replace").strip()
+        if self.protocol == "darts-codes":
+            return [self._darts_code(text, line)]
+        row, sep, col = text.partition(",")
+        if not (sep and row.strip().isdigit() and col.strip().isdigit()):
+            raise FrameError("garbage", "not a row,col line", line)
+        return [self._cell(int(row), int(col))]
+
+    def _darts_code(self, text: str, line: bytes) -> BoardEvent:
+        if len(text) != 3 or not text.isdigit():
+            raise FrameError("garbage", "not a 3-digit segment code", line)
+        code = int(text)
+        try:
+            bed = Bed(code % 100, code // 100)
+        except NotationError:
+            raise FrameError("fields", f"segment code {text} is no bed", line) from None
+        if bed.is_miss:
+            raise FrameError("fields", f"segment code {text} is no bed", line)
+        return HitEvent(bed)
+
+    def _sequence(self, frame: Frame) -> BoardEvent | None:
+        expected = self._next_seq
+        self._next_seq = (frame.seq + 1) % SEQ_MODULO
+        if expected is None or frame.seq == expected or isinstance(frame, Hello):
+            return None
+        lost = (frame.seq - expected) % SEQ_MODULO
+        self.counts["lost-frames"] += lost
+        return self.limiter.admit("lost-frames", f"{lost} frame(s) lost before seq {frame.seq}")
+
+    def _frame(self, frame: Frame) -> list[BoardEvent | None]:
+        gap = self._sequence(frame)
+        events: list[BoardEvent | None] = [gap] if gap else []
+        if isinstance(frame, Hit):
+            events.append(self._cell(frame.row, frame.col))
+        elif isinstance(frame, Button):
+            name = self.matrix.button_name(frame.button) if self.matrix else None
+            events.append(ButtonEvent(name or f"button-{frame.button}"))
+        elif isinstance(frame, Stuck | Released):
+            if not self._in_range(frame.row, frame.col):
+                raise FrameError("out-of-range", f"cell {frame.row},{frame.col} is off the matrix")
+            kind = StuckEvent if isinstance(frame, Stuck) else ReleasedEvent
+            events.append(kind(frame.row, frame.col))
+        elif isinstance(frame, Heartbeat):
+            self.uptime_ms = frame.uptime_ms
+        elif isinstance(frame, Hello):
+            self.hello = frame
+            matrix = self.matrix
+            if matrix and (frame.rows, frame.cols) != (matrix.rows, matrix.cols):
+                events.append(
+                    self._error(
+                        "map-mismatch",
+                        f"board reports a {frame.rows}x{frame.cols} matrix, "
+                        f"the map is {matrix.rows}x{matrix.cols}",
+                    )
+                )
+        elif isinstance(frame, FirmwareError):
+            events.append(self._error("firmware", f"firmware error code {frame.code}"))
+        else:
+            raise FrameError("unexpected-frame", f"a board does not send {frame.TYPE} frames")
+        return events
+
+    def _in_range(self, row: int, col: int) -> bool:
+        if self.matrix:
+            return self.matrix.in_range(row, col)
+        if self.hello:
+            return row < self.hello.rows and col < self.hello.cols
+        return True
+
+    def _cell(self, row: int, col: int) -> BoardEvent | None:
+        if not self._in_range(row, col):
+            raise FrameError("out-of-range", f"cell {row},{col} is off the matrix")
+        if self.matrix is None:
+            return HitEvent(None, row, col)
+        target = self.matrix.lookup(row, col)
+        if target is None:
+            return self._error("unmapped-cell", f"cell {row},{col} is not in the matrix map")
+        if isinstance(target, ButtonCell):
+            return ButtonEvent(target.name)
+        return HitEvent(target, row, col)

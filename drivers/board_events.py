@@ -1,0 +1,104 @@
+"""What every board source yields: hits, buttons, stuck and released cells,
+connection changes and errors, each with a JSON form (``oche monitor`` prints it)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from engine import Bed
+
+__all__ = [
+    "BUTTON_NAMES",
+    "BoardEvent",
+    "ButtonEvent",
+    "ConnectedEvent",
+    "DisconnectedEvent",
+    "ErrorEvent",
+    "HitEvent",
+    "ReleasedEvent",
+    "StuckEvent",
+]
+
+BUTTON_NAMES = ("next", "undo", "miss", "game", "player", "start")
+"""The board buttons Oche knows; a matrix map may name others too."""
+
+
+@dataclass(frozen=True, slots=True)
+class BoardEvent:
+    """Base of every board event; ``type`` is its name in JSON."""
+
+    type: ClassVar[str]
+
+    def to_json(self) -> dict[str, Any]:
+        fields = {name: getattr(self, name) for name in self.__dataclass_fields__}
+        return {"type": self.type, **fields}
+
+
+@dataclass(frozen=True, slots=True)
+class HitEvent(BoardEvent):
+    """A dart landed. ``segment`` is ``None`` when no matrix map is loaded;
+    ``row``/``col`` are ``None`` when the firmware reports beds, not cells."""
+
+    type = "hit"
+    segment: Bed | None
+    row: int | None = None
+    col: int | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        segment = self.segment.notation if self.segment else None
+        return {"type": self.type, "segment": segment, "row": self.row, "col": self.col}
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonEvent(BoardEvent):
+    """A board button was pressed (a matrix cell mapped ``button:NAME`` or a
+    dedicated button)."""
+
+    type = "button"
+    button: str
+
+
+@dataclass(frozen=True, slots=True)
+class StuckEvent(BoardEvent):
+    """A cell stayed closed past the stuck limit; it is masked until released."""
+
+    type = "stuck"
+    row: int
+    col: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReleasedEvent(BoardEvent):
+    """A stuck cell opened again."""
+
+    type = "released"
+    row: int
+    col: int
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectedEvent(BoardEvent):
+    """The board is reachable (port opened, device found)."""
+
+    type = "connected"
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class DisconnectedEvent(BoardEvent):
+    """The board went away; the source keeps trying to reconnect."""
+
+    type = "disconnected"
+    source: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorEvent(BoardEvent):
+    """Something from the board was rejected. ``kind`` is stable for counting
+    (``crc``, ``garbage``, ``unmapped-cell``, ``lost-frames``, ...)."""
+
+    type = "error"
+    kind: str
+    message: str

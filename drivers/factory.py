@@ -1,0 +1,80 @@
+"""Build a board source from a description: the one place that knows every driver."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from drivers.board_decoder import PROTOCOLS
+from drivers.matrix_map import MatrixMap, load_map
+from drivers.source import BoardSource
+
+__all__ = ["DRIVERS", "BoardSpec", "open_board"]
+
+DRIVERS = ("serial", "usb", "simulated", "keyboard")
+
+
+@dataclass(frozen=True)
+class BoardSpec:
+    """Which board to read and how: the ``[board]`` config section or the
+    command line's ``--driver``, ``--port``, ``--map``, ... options."""
+
+    driver: str = "serial"
+    port: str | None = None
+    baudrate: int = 115200
+    protocol: str = "oche"
+    map_path: str | None = None
+    script: str = ""
+    delay: float = 0.0
+    usb_vid: int | None = None
+    usb_pid: int | None = None
+    usb_interface: int = 0
+    usb_report: str = "line"
+
+    def check(self) -> None:
+        """Raise ``ValueError`` naming the first setting that cannot work."""
+        if self.driver not in DRIVERS:
+            raise ValueError(
+                f"unknown driver {self.driver!r}; the drivers are {', '.join(DRIVERS)}"
+            )
+        if self.protocol not in PROTOCOLS:
+            raise ValueError(
+                f"unknown protocol {self.protocol!r}; the protocols are {', '.join(PROTOCOLS)}"
+            )
+        if self.driver == "serial" and not self.port:
+            raise ValueError("the serial driver needs a port (--port /dev/ttyACM0)")
+        if self.driver == "usb" and (self.usb_vid is None or self.usb_pid is None):
+            raise ValueError("the usb driver needs --vid and --pid")
+        if self.usb_report not in ("line", "cells"):
+            raise ValueError(f"unknown USB report format {self.usb_report!r}; use line or cells")
+
+
+def open_board(spec: BoardSpec, matrix: MatrixMap | None = None) -> BoardSource:
+    """A source for ``spec`` (not started yet). The matrix map is loaded from
+    ``spec.map_path`` unless one is given."""
+    spec.check()
+    if matrix is None and spec.map_path:
+        matrix = load_map(spec.map_path)
+    if spec.driver == "serial":
+        from drivers.serial_source import SerialSource
+
+        assert spec.port is not None
+        return SerialSource(spec.port, spec.baudrate, spec.protocol, matrix)
+    if spec.driver == "usb":
+        from drivers.usb_source import UsbSource
+
+        assert spec.usb_vid is not None and spec.usb_pid is not None
+        return UsbSource(
+            spec.usb_vid,
+            spec.usb_pid,
+            interface=spec.usb_interface,
+            report=spec.usb_report,
+            protocol=spec.protocol,
+            matrix=matrix,
+        )
+    if spec.driver == "simulated":
+        from drivers.simulated import SimulatedSource
+
+        return SimulatedSource(spec.script, spec.delay, matrix)
+    from drivers.keyboard import KeyboardSource
+
+    return KeyboardSource()

@@ -1,0 +1,58 @@
+"""Darts typed at a terminal, so a person can play without a board.
+
+Each line holds tokens: dart notation (``t20``, ``sb``, ``m``) or a button
+word (``next``, ``undo``, ``miss``, ``game``, ``player``, ``start``). A token
+that is neither is reported as an error event and changes nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import TextIO
+
+from drivers.board_events import BUTTON_NAMES, ButtonEvent, ConnectedEvent, ErrorEvent, HitEvent
+from drivers.source import BoardSource
+from engine import Bed, NotationError
+
+__all__ = ["KeyboardSource"]
+
+
+class KeyboardSource(BoardSource):
+    """Reads lines from ``stream`` (standard input by default) until it ends."""
+
+    name = "keyboard"
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        super().__init__()
+        self.stream = stream or sys.stdin
+
+    def _line(self, line: str) -> None:
+        for token in line.split():
+            word = token.lower()
+            if word in BUTTON_NAMES:
+                self._emit(ButtonEvent(word))
+                continue
+            try:
+                self._emit(HitEvent(Bed.parse(token)))
+            except NotationError as error:
+                self._emit(
+                    ErrorEvent(
+                        "input",
+                        f"{token!r}: not a dart or a button ({', '.join(BUTTON_NAMES)}): "
+                        f"{error.reason}",
+                    )
+                )
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader()
+        transport, _ = await loop.connect_read_pipe(
+            lambda: asyncio.StreamReaderProtocol(reader), self.stream
+        )
+        self._emit(ConnectedEvent(self.name))
+        try:
+            while line := await reader.readline():
+                self._line(line.decode("utf-8", "replace"))
+        finally:
+            transport.close()

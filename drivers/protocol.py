@@ -1,0 +1,255 @@
+"""Wire protocol v1 between a board's firmware and the host (docs/protocol.md).
+
+A frame is one ASCII line ``$BODY*CRC`` ending in ``\\n`` (a ``\\r`` before it
+is ignored), at most :data:`MAX_LINE` bytes before the line end. CRC is four
+upper-case hex digits of CRC-16/CCITT-FALSE over BODY. BODY is a type letter,
+a sequence number (0-65535, wrapping) and the type's fields, comma-separated.
+The firmware reports matrix cells, never scores.
+"""
+
+from __future__ import annotations
+
+import binascii
+from dataclasses import dataclass
+from typing import ClassVar
+
+__all__ = [
+    "MAX_LINE",
+    "PROTOCOL_VERSION",
+    "SEQ_MODULO",
+    "Button",
+    "Configure",
+    "FirmwareError",
+    "Frame",
+    "FrameError",
+    "Heartbeat",
+    "Hello",
+    "HelloRequest",
+    "Hit",
+    "Released",
+    "Stuck",
+    "crc16",
+    "decode_frame",
+    "encode_frame",
+]
+
+PROTOCOL_VERSION = 1
+MAX_LINE = 64
+"""Longest frame in bytes, from ``$`` to the last CRC digit (the line end not counted)."""
+SEQ_MODULO = 65536
+MAX_CELL = 255
+"""Largest row or column index a frame may carry."""
+MAX_BUTTON = 15
+CONFIG_KEYS = ("debounce_ms", "stuck_ms", "scan_hz")
+"""Settings a host may change with a ``C`` frame."""
+
+
+class FrameError(ValueError):
+    """A line that is not a valid frame. ``kind`` is a short stable name for
+    counting (``garbage``, ``crc``, ``unknown-type``, ``fields``, ...)."""
+
+    def __init__(self, kind: str, message: str, line: bytes = b"") -> None:
+        shown = line[:80].decode("ascii", "backslashreplace")
+        super().__init__(f"{message}: {shown!r}" if line else message)
+        self.kind = kind
+        self.line = line
+
+
+def crc16(data: bytes) -> int:
+    """CRC-16/CCITT-FALSE (poly 0x1021, init 0xFFFF); ``b"123456789"`` gives 0x29B1."""
+    return binascii.crc_hqx(data, 0xFFFF)
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    """Base of every frame: the type letter and the sequence number."""
+
+    TYPE: ClassVar[str]
+    FIELDS: ClassVar[tuple[str, ...]]
+    seq: int
+
+    def fields(self) -> tuple[str, ...]:
+        return tuple(str(getattr(self, name)) for name in self.FIELDS)
+
+    def body(self) -> str:
+        return ",".join((self.TYPE, str(self.seq), *self.fields()))
+
+
+@dataclass(frozen=True, slots=True)
+class Hello(Frame):
+    """``I``: the firmware at boot or on request: protocol, matrix size, version."""
+
+    TYPE = "I"
+    FIELDS = ("proto", "rows", "cols", "firmware")
+    proto: int
+    rows: int
+    cols: int
+    firmware: str
+
+
+@dataclass(frozen=True, slots=True)
+class Hit(Frame):
+    """``H``: a debounced contact at a matrix cell (0-based)."""
+
+    TYPE = "H"
+    FIELDS = ("row", "col")
+    row: int
+    col: int
+
+
+@dataclass(frozen=True, slots=True)
+class Button(Frame):
+    """``B``: a dedicated button outside the matrix, 0-15."""
+
+    TYPE = "B"
+    FIELDS = ("button",)
+    button: int
+
+
+@dataclass(frozen=True, slots=True)
+class Stuck(Frame):
+    """``S``: a cell closed past the stuck limit; masked until released."""
+
+    TYPE = "S"
+    FIELDS = ("row", "col")
+    row: int
+    col: int
+
+
+@dataclass(frozen=True, slots=True)
+class Released(Frame):
+    """``R``: a stuck cell opened again."""
+
+    TYPE = "R"
+    FIELDS = ("row", "col")
+    row: int
+    col: int
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat(Frame):
+    """``K``: sent every second with the firmware's uptime."""
+
+    TYPE = "K"
+    FIELDS = ("uptime_ms",)
+    uptime_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class FirmwareError(Frame):
+    """``E``: the firmware reports an error code."""
+
+    TYPE = "E"
+    FIELDS = ("code",)
+    code: int
+
+
+@dataclass(frozen=True, slots=True)
+class Configure(Frame):
+    """``C`` (host to device): set one of :data:`CONFIG_KEYS`."""
+
+    TYPE = "C"
+    FIELDS = ("key", "value")
+    key: str
+    value: int
+
+    def fields(self) -> tuple[str, ...]:
+        return (f"{self.key}={self.value}",)
+
+
+@dataclass(frozen=True, slots=True)
+class HelloRequest(Frame):
+    """``?`` (host to device): ask for a hello frame."""
+
+    TYPE = "?"
+    FIELDS = ()
+
+
+FRAME_TYPES: dict[str, type[Frame]] = {
+    cls.TYPE: cls
+    for cls in (
+        Hello,
+        Hit,
+        Button,
+        Stuck,
+        Released,
+        Heartbeat,
+        FirmwareError,
+        Configure,
+        HelloRequest,
+    )
+}
+
+
+def encode_frame(frame: Frame) -> bytes:
+    """The wire bytes of ``frame``, line end included."""
+    for field in frame.fields():
+        if not field.isascii() or not field.isprintable() or any(c in field for c in ",*$"):
+            raise FrameError("fields", f"field {field!r} cannot be sent in a frame")
+    body = frame.body().encode("ascii")
+    line = b"$%s*%04X" % (body, crc16(body))
+    if len(line) > MAX_LINE:
+        raise FrameError("too-long", f"frame longer than {MAX_LINE} bytes", line)
+    return line + b"\n"
+
+
+def _number(text: str, low: int, high: int, what: str, line: bytes) -> int:
+    if not text.isdigit() or not text.isascii() or len(text) > 10:
+        raise FrameError("fields", f"{what} {text!r} is not a number", line)
+    value = int(text)
+    if not low <= value <= high:
+        raise FrameError("fields", f"{what} {value} is outside {low}-{high}", line)
+    return value
+
+
+def decode_frame(line: bytes) -> Frame:
+    """One frame from one line (without its line end). Raises :class:`FrameError`."""
+    if len(line) > MAX_LINE:
+        raise FrameError("too-long", f"line longer than {MAX_LINE} bytes", line)
+    if not line.startswith(b"$") or len(line) < 7 or line[-5:-4] != b"*":
+        raise FrameError("garbage", "not a $BODY*CRC frame", line)
+    body, crc_text = line[1:-5], line[-4:]
+    if any(byte < 0x20 or byte > 0x7E for byte in line):
+        raise FrameError("garbage", "frame has bytes that are not printable ASCII", line)
+    try:
+        crc = int(crc_text, 16)
+    except ValueError:
+        raise FrameError("crc", "CRC is not hex", line) from None
+    if crc_text.upper() != crc_text or crc != crc16(body):
+        raise FrameError("crc", "CRC does not match", line)
+    parts = body.decode("ascii").split(",")
+    cls = FRAME_TYPES.get(parts[0])
+    if cls is None:
+        raise FrameError("unknown-type", f"unknown frame type {parts[0]!r}", line)
+    if len(parts) != 2 + (1 if cls is Configure else len(cls.FIELDS)):
+        raise FrameError("fields", f"frame {cls.TYPE} has the wrong number of fields", line)
+    seq = _number(parts[1], 0, SEQ_MODULO - 1, "sequence number", line)
+    args = parts[2:]
+    if cls is Hello:
+        return Hello(
+            seq,
+            _number(args[0], 0, 255, "protocol", line),
+            _number(args[1], 1, MAX_CELL + 1, "rows", line),
+            _number(args[2], 1, MAX_CELL + 1, "cols", line),
+            args[3],
+        )
+    if cls in (Hit, Stuck, Released):
+        row = _number(args[0], 0, MAX_CELL, "row", line)
+        col = _number(args[1], 0, MAX_CELL, "column", line)
+        return (
+            Hit(seq, row, col)
+            if cls is Hit
+            else (Stuck if cls is Stuck else Released)(seq, row, col)
+        )
+    if cls is Button:
+        return Button(seq, _number(args[0], 0, MAX_BUTTON, "button", line))
+    if cls is Heartbeat:
+        return Heartbeat(seq, _number(args[0], 0, 2**32 - 1, "uptime", line))
+    if cls is FirmwareError:
+        return FirmwareError(seq, _number(args[0], 0, 65535, "error code", line))
+    if cls is Configure:
+        key, sep, value = args[0].partition("=")
+        if not sep or key not in CONFIG_KEYS:
+            raise FrameError("fields", f"unknown setting {args[0]!r}", line)
+        return Configure(seq, key, _number(value, 0, 1_000_000, key, line))
+    return HelloRequest(seq)

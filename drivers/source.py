@@ -1,0 +1,115 @@
+"""The one interface every board source has: an async stream of board events
+that closes cleanly on shutdown.
+
+    async with SerialSource(...) as board:
+        async for event in board:
+            ...
+
+A source runs its reader as a task that puts events on a queue; ``close()``
+stops the task, and the iteration ends once the queue is drained.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from types import TracebackType
+
+from drivers.board_events import BoardEvent
+
+__all__ = ["Backoff", "BoardSource"]
+
+_CLOSED = object()
+
+log = logging.getLogger(__name__)
+
+
+class Backoff:
+    """Reconnect delays: ``first`` seconds, doubling up to ``limit``; reset on success."""
+
+    def __init__(self, first: float = 0.2, limit: float = 5.0) -> None:
+        self.first = first
+        self.limit = limit
+        self._next = first
+
+    def next_delay(self) -> float:
+        delay = self._next
+        self._next = min(self._next * 2, self.limit)
+        return delay
+
+    def reset(self) -> None:
+        self._next = self.first
+
+
+class BoardSource:
+    """Base of every source. Subclasses implement :meth:`_run`, which calls
+    :meth:`_emit` for each event until it is cancelled."""
+
+    name = "board"
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[BoardEvent | object] = asyncio.Queue()
+        self._task: asyncio.Task[None] | None = None
+        self._closed = False
+
+    async def _run(self) -> None:
+        raise NotImplementedError
+
+    def _emit(self, event: BoardEvent) -> None:
+        self._queue.put_nowait(event)
+
+    async def send(self, data: bytes) -> None:
+        """Write bytes to the board (config frames). Sources that cannot write ignore it."""
+
+    def start(self) -> None:
+        """Start reading (done by ``async with`` and by iterating)."""
+        if self._task is None and not self._closed:
+            self._task = asyncio.create_task(self._supervise(), name=f"oche-{self.name}")
+
+    async def _supervise(self) -> None:
+        try:
+            await self._run()
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.exception("board source %s stopped", self.name)
+        finally:
+            self._queue.put_nowait(_CLOSED)
+
+    async def close(self) -> None:
+        """Stop reading and release the device; safe to call twice."""
+        self._closed = True
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        else:
+            self._queue.put_nowait(_CLOSED)
+
+    async def events(self) -> AsyncIterator[BoardEvent]:
+        """Every event until the source is closed or its input ends."""
+        self.start()
+        while True:
+            item = await self._queue.get()
+            if item is _CLOSED:
+                return
+            assert isinstance(item, BoardEvent)
+            yield item
+
+    def __aiter__(self) -> AsyncIterator[BoardEvent]:
+        return self.events()
+
+    async def __aenter__(self) -> BoardSource:
+        self.start()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()

@@ -1,0 +1,66 @@
+"""What the ``oche`` subcommands share: the usage error and the board options."""
+
+from __future__ import annotations
+
+import argparse
+
+from drivers.board_decoder import PROTOCOLS
+from drivers.factory import DRIVERS, BoardSpec
+
+__all__ = ["EXIT_BAD_INPUT", "UsageError", "add_board_arguments", "board_spec"]
+
+EXIT_BAD_INPUT = 2
+
+
+class UsageError(Exception):
+    """A command-line value that is not valid; the message says which."""
+
+
+def _hex_id(text: str) -> int:
+    try:
+        value = int(text, 16)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a hex USB id such as 2e8a") from None
+    if not 0 <= value <= 0xFFFF:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a 16-bit USB id")
+    return value
+
+
+def add_board_arguments(parser: argparse.ArgumentParser, default_driver: str = "serial") -> None:
+    """The options that choose a board: driver, port, protocol, map, USB ids, script."""
+    group = parser.add_argument_group("board")
+    group.add_argument("--driver", choices=DRIVERS, default=default_driver)
+    group.add_argument("--port", help="serial port, e.g. /dev/oche-board or /dev/ttyACM0")
+    group.add_argument("--baudrate", type=int, default=115200)
+    group.add_argument("--protocol", choices=PROTOCOLS, default="oche")
+    group.add_argument("--map", dest="map_path", metavar="FILE", help="matrix map (TOML)")
+    group.add_argument("--vid", type=_hex_id, help="USB vendor id (hex)")
+    group.add_argument("--pid", type=_hex_id, help="USB product id (hex)")
+    group.add_argument("--interface", type=int, default=0, help="USB interface number")
+    group.add_argument(
+        "--usb-report", choices=("line", "cells"), default="line", help="USB report format"
+    )
+    group.add_argument("--script", default="", help="simulated board: darts, button:NAME, +SECONDS")
+    group.add_argument("--delay", type=float, default=0.0, help="simulated board: seconds per dart")
+
+
+def board_spec(args: argparse.Namespace) -> BoardSpec:
+    """The :class:`BoardSpec` the board options describe; bad values are a UsageError."""
+    spec = BoardSpec(
+        driver=args.driver,
+        port=args.port,
+        baudrate=args.baudrate,
+        protocol=args.protocol,
+        map_path=args.map_path,
+        script=args.script,
+        delay=args.delay,
+        usb_vid=args.vid,
+        usb_pid=args.pid,
+        usb_interface=args.interface,
+        usb_report=args.usb_report,
+    )
+    try:
+        spec.check()
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    return spec

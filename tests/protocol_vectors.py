@@ -1,0 +1,51 @@
+"""The protocol test vectors, read from the tables in docs/protocol.md so the
+document and the tests cannot drift apart."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+PROTOCOL_DOC = Path(__file__).parent.parent / "docs" / "protocol.md"
+
+
+@dataclass(frozen=True)
+class ValidVector:
+    line: bytes
+    type: str
+    seq: int
+    fields: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class InvalidVector:
+    line: bytes
+    kind: str
+
+
+def _table(heading: str) -> list[list[str]]:
+    text = PROTOCOL_DOC.read_text("utf-8")
+    section = text.split(heading, 1)[1]
+    rows = []
+    for line in section.splitlines():
+        if rows and not line.startswith("|"):
+            break
+        if line.startswith("|") and not line.startswith("|---"):
+            rows.append([cell.strip().strip("`") for cell in line.strip("|").split("|")])
+    return rows[1:]
+
+
+def valid_vectors() -> list[ValidVector]:
+    return [
+        ValidVector(
+            row[0].encode("ascii"),
+            row[1],
+            int(row[2]),
+            tuple(row[3].split(",")) if row[3] else (),
+        )
+        for row in _table("Valid frames")
+    ]
+
+
+def invalid_vectors() -> list[InvalidVector]:
+    return [InvalidVector(row[0].encode("ascii"), row[1]) for row in _table("Invalid lines")]
