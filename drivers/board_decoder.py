@@ -163,6 +163,18 @@ class BoardDecoder:
             events += [event for event in produced if event is not None]
         return events
 
+    def feed_cell(self, row: int, col: int) -> list[BoardEvent]:
+        """The events of a contact at ``row,col`` that arrived without a frame
+        (a USB ``cells`` report): what an ``H`` frame gives, counted as a frame;
+        an off-matrix cell is counted and reported as ``out-of-range``."""
+        try:
+            event = self._cell(row, col)
+        except FrameError as error:
+            event = self._error(error.kind, str(error))
+        else:
+            self.counts["frames"] += 1
+        return [event] if event is not None else []
+
     # ------------------------------------------------------------ internals
 
     def _error(self, kind: str, message: str) -> ErrorEvent | None:
