@@ -1,0 +1,48 @@
+"""Oche board firmware: the settings of this board. Edit this file only.
+
+`oche firmware install` copies it to the board the first time and then keeps
+the board's copy (so your edits survive updates) unless you pass
+--overwrite-config. After editing it, copy it yourself:
+    mpremote connect /dev/ttyACM0 fs cp oche_config.py :oche_config.py + reset
+"""
+
+# --- Wiring --------------------------------------------------------------
+# GPIO numbers, in order: row 0 first, column 0 first. The matrix is
+# len(row_pins) x len(col_pins) cells; cell (row, col) is what `oche monitor`
+# shows and what the matrix map (docs/protocol.md) names. Every pin gets the
+# chip's internal pull-up; a contact connects one row line to one column line.
+#
+# Raspberry Pi Pico (RP2040): any of GP0-GP22 and GP26-GP28. The defaults
+# leave GP0/GP1 (UART0) and GP20-GP22 free.
+#
+# ESP32: use 4, 13, 14, 16-19, 21-23, 25-27, 32, 33 (16 and 17 not on
+# WROVER modules). Not GPIO34-39 (input only, no pull-ups), not GPIO6-11
+# (flash), not 1 and 3 (the USB serial line); the strapping pins 0, 2, 5, 12
+# and 15 only if you must. For example, 7 rows by 8 columns:
+#     row_pins = (13, 14, 16, 17, 18, 19, 21)
+#     col_pins = (22, 23, 25, 26, 27, 32, 33, 4)
+row_pins = (2, 3, 4, 5, 6, 7, 8, 9)
+col_pins = (10, 11, 12, 13, 14, 15, 16, 17, 18, 19)
+
+# Dedicated buttons outside the matrix (each between a GPIO and ground), in
+# order: button 0 first, at most 16. They are sent as B frames; name them in
+# the matrix map's [buttons] table. Empty when the board has none.
+button_pins = ()
+
+# --- Timing (a host may change the first three at run time, see docs/firmware.md)
+# After a hit a cell ignores its own changes for this many milliseconds
+# (1-250). Longer hides more bounce but merges darts that land on the same
+# cell quicker than this.
+debounce_ms = 40
+
+# A cell closed this many milliseconds after its hit is reported stuck and
+# masked until it opens (250-600000).
+stuck_ms = 2000
+
+# Matrix scans per second (100-10000). A dart's contact lasts a few
+# milliseconds; 1000 sees every one.
+scan_hz = 1000
+
+# Microseconds to wait after driving a row low before reading the columns
+# (0-1000). Raise it for long wires.
+settle_us = 10
