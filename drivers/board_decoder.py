@@ -144,9 +144,11 @@ class BoardDecoder:
         self._next_seq: int | None = None
 
     def reset(self) -> None:
-        """Forget partial input and sequence tracking (after a reconnect)."""
+        """Forget partial input, sequence tracking and the hello (after a reconnect:
+        it may be another board)."""
         self._splitter.reset()
         self._next_seq = None
+        self.hello = None
 
     def feed(self, data: bytes) -> list[BoardEvent]:
         events: list[BoardEvent] = []

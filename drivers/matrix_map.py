@@ -74,16 +74,17 @@ class MatrixMap:
         return self.buttons.get(index, f"button-{index}")
 
 
-def _line_of(text: str, needle: str) -> int | None:
-    for number, line in enumerate(text.splitlines(), start=1):
-        if needle in line:
-            return number
-    return None
-
-
 def _where(origin: str, text: str, key: str) -> str:
-    line = _line_of(text, key)
-    return f"{origin}, line {line}" if line else origin
+    """``origin, line N`` for the line that defines ``key`` (a TOML key, bare or
+    quoted, or a ``[section]`` header)."""
+    if key.startswith("["):
+        pattern = re.compile(r"^\s*" + re.escape(key))
+    else:
+        pattern = re.compile(r'^\s*"?' + re.escape(key.strip('"')) + r'"?\s*=')
+    for number, line in enumerate(text.splitlines(), start=1):
+        if pattern.match(line):
+            return f"{origin}, line {number}"
+    return origin
 
 
 def _parse_target(value: object, where: str, key: str) -> Bed | ButtonCell:
@@ -115,7 +116,8 @@ def parse_map(text: str, origin: str = "<map>") -> MatrixMap:
         raise MapError(f"{origin}: not valid TOML: {error}") from None
     unknown = sorted(set(data) - {"board", "cells", "buttons"})
     if unknown:
-        raise MapError(f"{_where(origin, text, unknown[0])}: unknown section {unknown[0]!r}")
+        where = _where(origin, text, f"[{unknown[0]}")
+        raise MapError(f"{where}: unknown section {unknown[0]!r}")
     board = data.get("board")
     if not isinstance(board, dict):
         raise MapError(f"{origin}: the [board] section (name, rows, cols) is missing")
@@ -130,7 +132,7 @@ def parse_map(text: str, origin: str = "<map>") -> MatrixMap:
         raise MapError(f"{origin}: [cells] must be a table")
     cells: dict[tuple[int, int], Bed | ButtonCell] = {}
     for key, value in cells_table.items():
-        where = _where(origin, text, f'"{key}"')
+        where = _where(origin, text, key)
         match = _CELL_KEY.match(key)
         if not match:
             raise MapError(f'{where}: cell key {key!r} is not "row,col"')
@@ -170,7 +172,8 @@ def _toml_string(text: str) -> str:
 
 
 def dump_map(matrix: MatrixMap, path: str | os.PathLike[str]) -> None:
-    """Write ``matrix`` as TOML atomically: a reader sees the old file or the new one."""
+    """Write ``matrix`` as TOML atomically (a reader sees the old file or the new
+    one), keeping an existing file's permissions (a new file gets the umask's)."""
     lines = [
         "[board]",
         f"name = {_toml_string(matrix.name)}",
@@ -187,13 +190,25 @@ def dump_map(matrix: MatrixMap, path: str | os.PathLike[str]) -> None:
             f"{index} = {_toml_string(name)}" for index, name in sorted(matrix.buttons.items())
         ]
     target_path = Path(path)
+    try:
+        mode = target_path.stat().st_mode & 0o777
+    except FileNotFoundError:
+        umask = os.umask(0)
+        os.umask(umask)
+        mode = 0o666 & ~umask
     handle, temporary = tempfile.mkstemp(dir=target_path.parent, prefix=f".{target_path.name}.")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
             out.write("\n".join(lines) + "\n")
             out.flush()
+            os.fchmod(out.fileno(), mode)
             os.fsync(out.fileno())
         os.replace(temporary, target_path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+    directory = os.open(target_path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)

@@ -40,6 +40,7 @@ SEQ_MODULO = 65536
 MAX_CELL = 255
 """Largest row or column index a frame may carry."""
 MAX_BUTTON = 15
+_HEX_DIGITS = b"0123456789ABCDEF"
 CONFIG_KEYS = ("debounce_ms", "stuck_ms", "scan_hz")
 """Settings a host may change with a ``C`` frame."""
 
@@ -211,11 +212,9 @@ def decode_frame(line: bytes) -> Frame:
     body, crc_text = line[1:-5], line[-4:]
     if any(byte < 0x20 or byte > 0x7E for byte in line):
         raise FrameError("garbage", "frame has bytes that are not printable ASCII", line)
-    try:
-        crc = int(crc_text, 16)
-    except ValueError:
-        raise FrameError("crc", "CRC is not hex", line) from None
-    if crc_text.upper() != crc_text or crc != crc16(body):
+    if any(digit not in _HEX_DIGITS for digit in crc_text):
+        raise FrameError("crc", "CRC is not 4 upper-case hex digits", line)
+    if int(crc_text, 16) != crc16(body):
         raise FrameError("crc", "CRC does not match", line)
     parts = body.decode("ascii").split(",")
     cls = FRAME_TYPES.get(parts[0])

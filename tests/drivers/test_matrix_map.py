@@ -3,6 +3,7 @@ atomic writes."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -89,3 +90,26 @@ def test_dump_quotes_awkward_names(tmp_path: Path) -> None:
     matrix = MatrixMap('The "Oche" \\ bar', 2, 2, {(0, 0): Bed.parse("DB")})
     dump_map(matrix, tmp_path / "m.toml")
     assert load_map(tmp_path / "m.toml").name == 'The "Oche" \\ bar'
+
+
+def test_dump_keeps_the_mode_of_an_existing_map(tmp_path: Path) -> None:
+    path = tmp_path / "board.toml"
+    path.write_text("", "utf-8")
+    path.chmod(0o640)
+    dump_map(parse_map(GOOD), path)
+    assert path.stat().st_mode & 0o777 == 0o640
+
+
+def test_a_new_map_is_readable_by_other_users_under_the_usual_umask(tmp_path: Path) -> None:
+    old = os.umask(0o022)
+    try:
+        dump_map(parse_map(GOOD), tmp_path / "new.toml")
+    finally:
+        os.umask(old)
+    assert (tmp_path / "new.toml").stat().st_mode & 0o777 == 0o644
+
+
+def test_a_buttons_error_points_at_the_buttons_line_not_a_number_elsewhere() -> None:
+    text = GOOD.replace('0 = "undo"', '10 = "Not A Name"').replace("cols = 10", "cols = 10")
+    with pytest.raises(MapError, match=r"^m\.toml, line 13:"):
+        parse_map(text, "m.toml")
