@@ -142,6 +142,7 @@ class BoardDecoder:
         self.uptime_ms: int | None = None
         self._splitter = LineSplitter(MAX_LINE if protocol == "oche" else COMPAT_MAX_LINE)
         self._next_seq: int | None = None
+        self._gap: ErrorEvent | None = None
 
     def reset(self) -> None:
         """Forget partial input, sequence tracking and the hello (after a reconnect:
@@ -162,6 +163,9 @@ class BoardDecoder:
                 self.counts["frames"] += 1
             except FrameError as error:
                 produced = [self._error(error.kind, str(error))]
+            if self._gap is not None:  # a gap before this frame, even if it was refused
+                produced.insert(0, self._gap)
+                self._gap = None
             events += [event for event in produced if event is not None]
         return events
 
@@ -206,7 +210,7 @@ class BoardDecoder:
             raise FrameError("fields", f"segment code {text} is no bed", line)
         return HitEvent(bed)
 
-    def _sequence(self, frame: Frame) -> BoardEvent | None:
+    def _sequence(self, frame: Frame) -> ErrorEvent | None:
         expected = self._next_seq
         self._next_seq = (frame.seq + 1) % SEQ_MODULO
         if expected is None or frame.seq == expected or isinstance(frame, Hello):
@@ -216,8 +220,8 @@ class BoardDecoder:
         return self.limiter.admit("lost-frames", f"{lost} frame(s) lost before seq {frame.seq}")
 
     def _frame(self, frame: Frame) -> list[BoardEvent | None]:
-        gap = self._sequence(frame)
-        events: list[BoardEvent | None] = [gap] if gap else []
+        self._gap = self._sequence(frame)
+        events: list[BoardEvent | None] = []
         if isinstance(frame, Hit):
             events.append(self._cell(frame.row, frame.col))
         elif isinstance(frame, Button):

@@ -7,12 +7,12 @@ that is neither is reported as an error event and changes nothing.
 
 from __future__ import annotations
 
-import asyncio
 import sys
 from typing import TextIO
 
 from drivers.board_events import BUTTON_NAMES, ButtonEvent, ConnectedEvent, ErrorEvent, HitEvent
 from drivers.source import BoardSource
+from drivers.terminal_input import read_chunks
 from engine import Bed, NotationError
 
 __all__ = ["KeyboardSource"]
@@ -45,14 +45,11 @@ class KeyboardSource(BoardSource):
                 )
 
     async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader()
-        transport, _ = await loop.connect_read_pipe(
-            lambda: asyncio.StreamReaderProtocol(reader), self.stream
-        )
         self._emit(ConnectedEvent(self.name))
-        try:
-            while line := await reader.readline():
+        pending = b""
+        async for data in read_chunks(self.stream.fileno()):
+            *lines, pending = (pending + data).split(b"\n")
+            for line in lines:
                 self._line(line.decode("utf-8", "replace"))
-        finally:
-            transport.close()
+        if pending:
+            self._line(pending.decode("utf-8", "replace"))

@@ -17,7 +17,9 @@ import logging
 from collections.abc import AsyncIterator
 from types import TracebackType
 
+from drivers.board_decoder import BoardDecoder
 from drivers.board_events import BoardEvent
+from drivers.protocol import Hello
 
 __all__ = ["Backoff", "BoardSource"]
 
@@ -48,6 +50,8 @@ class BoardSource:
     :meth:`_emit` for each event until it is cancelled."""
 
     name = "board"
+    decoder: BoardDecoder | None = None
+    """Sources that decode a byte stream (serial, USB) expose their decoder and its counts."""
 
     def __init__(self) -> None:
         self._queue: asyncio.Queue[BoardEvent | object] = asyncio.Queue()
@@ -62,6 +66,15 @@ class BoardSource:
 
     async def send(self, data: bytes) -> None:
         """Write bytes to the board (config frames). Sources that cannot write ignore it."""
+
+    @property
+    def hello(self) -> Hello | None:
+        """The board's last hello (firmware, matrix size), if it sent one."""
+        return self.decoder.hello if self.decoder is not None else None
+
+    async def request_hello(self) -> bool:
+        """Ask the board for a hello; ``False`` when this source cannot."""
+        return False
 
     def start(self) -> None:
         """Start reading (done by ``async with`` and by iterating)."""

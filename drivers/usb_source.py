@@ -86,6 +86,7 @@ class UsbSource(BoardSource):
     on the USB device ``vid:pid``. The constructor does no I/O."""
 
     name = "usb"
+    decoder: BoardDecoder
 
     def __init__(
         self,
@@ -146,7 +147,6 @@ class UsbSource(BoardSource):
             self._emit(ConnectedEvent(self.source_id))
             self._announced_down = False
             self.decoder.reset()
-            self.backoff.reset()
             size: int = endpoint.wMaxPacketSize or _DEFAULT_REPORT_SIZE
             while True:
                 try:
@@ -154,6 +154,9 @@ class UsbSource(BoardSource):
                 except _Unavailable as error:
                     return error.reason
                 if data:
+                    # Only a device that delivers data resets the backoff, so one
+                    # that connects and fails at once is retried ever more slowly.
+                    self.backoff.reset()
                     for event in self._events(data):
                         self._emit(event)
         finally:

@@ -18,15 +18,12 @@ import logging
 import os
 import re
 import signal
-import stat
 import sys
 import termios
-import threading
 import tty
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from drivers.board_events import (
     BoardEvent,
@@ -41,8 +38,9 @@ from drivers.board_events import (
 from drivers.calibration import Calibration, CalibrationError, Prompt
 from drivers.factory import BoardSpec, open_board
 from drivers.matrix_map import MapError, dump_map, load_map
-from drivers.protocol import MAX_CELL, Hello, HelloRequest, encode_frame
+from drivers.protocol import MAX_CELL, Hello
 from drivers.source import BoardSource
+from drivers.terminal_input import read_chunks
 from firmware_bridge.command_support import UsageError, add_board_arguments, board_spec
 
 __all__ = ["add_parser", "calibrate"]
@@ -111,53 +109,14 @@ def _cbreak() -> Iterator[None]:
         termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 
 
-def _put_keys(queue: asyncio.Queue[_Input], data: bytes) -> None:
-    for char in data.decode("utf-8", "replace"):
-        queue.put_nowait(_Key(char))
-
-
-def _read_in_thread(fd: int, queue: asyncio.Queue[_Input]) -> None:
-    """Standard input that cannot be polled (a file, /dev/null) is read by a
-    daemon thread, which never holds up the exit."""
-    loop = asyncio.get_running_loop()
-
-    def read() -> None:
-        with contextlib.suppress(OSError, RuntimeError):  # RuntimeError: the loop closed
-            while data := os.read(fd, 256):
-                loop.call_soon_threadsafe(_put_keys, queue, data)
-
-    threading.Thread(target=read, name="oche-calibrate-keys", daemon=True).start()
-
-
 async def _read_keys(queue: asyncio.Queue[_Input]) -> None:
-    """Put every typed character on ``queue`` until standard input ends.
-
-    A terminal is opened anew for reading, so that the non-blocking mode
-    asyncio sets on it does not leak into standard output, which usually
-    shares the terminal's open file; a pipe is read through a duplicate."""
+    """Put every typed character on ``queue`` until standard input ends."""
     fd = _stdin_fd()
     if fd is None:
         return
-    try:
-        if os.isatty(fd):
-            own = os.open(os.ttyname(fd), os.O_RDONLY | os.O_NOCTTY)
-        elif stat.S_ISFIFO(os.fstat(fd).st_mode) or stat.S_ISSOCK(os.fstat(fd).st_mode):
-            own = os.dup(fd)
-        else:
-            _read_in_thread(fd, queue)
-            return
-    except OSError:
-        return
-    pipe = os.fdopen(own, "rb", buffering=0)
-    reader = asyncio.StreamReader()
-    transport, _ = await asyncio.get_running_loop().connect_read_pipe(
-        lambda: asyncio.StreamReaderProtocol(reader), pipe
-    )
-    try:
-        while data := await reader.read(256):
-            _put_keys(queue, data)
-    finally:
-        transport.close()
+    async for data in read_chunks(fd):
+        for char in data.decode("utf-8", "replace"):
+            queue.put_nowait(_Key(char))
 
 
 async def _pump(board: BoardSource, queue: asyncio.Queue[_Input]) -> None:
@@ -167,20 +126,6 @@ async def _pump(board: BoardSource, queue: asyncio.Queue[_Input]) -> None:
 
 
 # ---------------------------------------------------------------- the board
-
-
-def _hello_of(board: BoardSource) -> Hello | None:
-    """The board's last hello, from its decoder (serial and USB sources)."""
-    hello = getattr(getattr(board, "decoder", None), "hello", None)
-    return hello if isinstance(hello, Hello) else None
-
-
-async def _request_hello(board: BoardSource, spec: BoardSpec) -> None:
-    request: Any = getattr(board, "request_hello", None)
-    if callable(request):
-        await request()
-    elif spec.protocol == "oche":
-        await board.send(encode_frame(HelloRequest(0)))
 
 
 def _describe_event(event: BoardEvent) -> str | None:
@@ -251,7 +196,7 @@ class _Session:
 
     def note_hello(self) -> None:
         """Report a hello the first time it is seen and check the matrix size."""
-        hello = _hello_of(self.board)
+        hello = self.board.hello
         if hello is None or hello == self.hello:
             return
         self.hello = hello
@@ -278,7 +223,7 @@ class _Session:
         deadline = loop.time() + self.hello_timeout
         next_request = loop.time()
         _say(f"Waiting for the board to report its matrix size ({self.hello_timeout:g} s)...")
-        while (hello := _hello_of(self.board)) is None:
+        while (hello := self.board.hello) is None:
             now = loop.time()
             if now >= deadline:
                 hint = (
@@ -291,7 +236,7 @@ class _Session:
                     f"{self.hello_timeout:g} s{hint}; give --rows and --cols"
                 )
             if now >= next_request:
-                await _request_hello(self.board, self.spec)
+                await self.board.request_hello()
                 next_request = now + HELLO_RETRY
             try:
                 item = await asyncio.wait_for(

@@ -192,3 +192,11 @@ def test_row_col_lines_go_through_the_map() -> None:
 def test_unknown_protocol_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown board protocol 'nmea'"):
         BoardDecoder("nmea")
+
+
+def test_a_gap_is_reported_even_when_the_frame_after_it_is_rejected() -> None:
+    decoder = BoardDecoder("oche", MAP, limiter=ErrorLimiter(interval=1.0, clock=FakeClock()))
+    events = decoder.feed(wire(Hit(0, 0, 0), Hit(5, 9, 0)))
+    kinds = [event.kind for event in events if isinstance(event, ErrorEvent)]
+    assert kinds == ["lost-frames", "out-of-range"]
+    assert decoder.counts["lost-frames"] == 4

@@ -137,3 +137,23 @@ def test_oche_monitor_serial_without_a_port_is_a_usage_error() -> None:
     )
     assert result.returncode == 2
     assert "port" in result.stderr
+
+
+def test_oche_monitor_keyboard_reads_a_file_or_dev_null_on_stdin(tmp_path: Path) -> None:
+    typed = tmp_path / "typed.txt"
+    typed.write_text("t20 next\nsb", "utf-8")
+    for stdin in (typed, Path(os.devnull)):
+        with stdin.open("rb") as handle:
+            result = subprocess.run(
+                [str(OCHE), "monitor", "--driver", "keyboard"],
+                stdin=handle,
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=False,
+            )
+        assert result.returncode == 0, result.stderr
+        assert result.stderr == ""
+        types = [json.loads(line)["type"] for line in result.stdout.splitlines()]
+        expected = ["connected", "hit", "button", "hit"] if stdin == typed else ["connected"]
+        assert types == expected

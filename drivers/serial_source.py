@@ -1,0 +1,203 @@
+"""A board on a serial port (USB CDC-ACM, a USB-serial adapter, a UART).
+
+The source opens the port with pyserial-asyncio-fast, feeds every chunk it
+reads to a :class:`~drivers.board_decoder.BoardDecoder` and emits the events
+the decoder yields. It survives the board going away: a read error, end of
+input or an ``EIO`` from a vanished device gives one
+:class:`~drivers.board_events.DisconnectedEvent`, then the port is reopened
+with a :class:`~drivers.source.Backoff` (0.2 s doubling to 5 s) until it
+works, which gives a :class:`~drivers.board_events.ConnectedEvent` again.
+Failed reopen attempts are quiet. Give it a stable name such as
+``/dev/oche-board`` (see ``udev/``) so a replugged board is found again.
+
+Nothing the board sends makes the source raise: bad lines are counted in
+``decoder.counts`` and reported as rate-limited error events.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+import serial_asyncio_fast
+
+from drivers.board_decoder import BoardDecoder
+from drivers.board_events import ConnectedEvent, DisconnectedEvent
+from drivers.matrix_map import MatrixMap
+from drivers.protocol import (
+    CONFIG_KEYS,
+    SEQ_MODULO,
+    Configure,
+    Frame,
+    HelloRequest,
+    encode_frame,
+)
+from drivers.source import Backoff, BoardSource
+
+__all__ = ["READ_SIZE", "SerialSource"]
+
+READ_SIZE = 4096
+"""Most bytes taken from the port per read."""
+
+CLOSE_WAIT = 1.0
+"""Seconds to wait for the transport to finish closing the port."""
+
+log = logging.getLogger(__name__)
+
+
+def _reason(error: BaseException) -> str:
+    """A short human reason for a lost or unopenable port."""
+    text = str(error).strip()
+    return text or type(error).__name__
+
+
+class SerialSource(BoardSource):
+    """Board events from a serial port, reconnecting whenever the port is lost.
+
+    The constructor does no I/O; reading starts with ``async with`` or by
+    iterating. ``decoder.counts`` tallies good frames, lost frames and every
+    rejected line by kind.
+    """
+
+    name = "serial"
+    decoder: BoardDecoder
+
+    def __init__(
+        self,
+        port: str,
+        baudrate: int = 115200,
+        protocol: str = "oche",
+        matrix: MatrixMap | None = None,
+        backoff: Backoff | None = None,
+    ) -> None:
+        if isinstance(baudrate, bool) or not isinstance(baudrate, int) or baudrate <= 0:
+            raise ValueError(f"baud rate {baudrate!r} is not a positive whole number")
+        super().__init__()
+        self.port = port
+        self.baudrate = baudrate
+        self.protocol = protocol
+        self.decoder = BoardDecoder(protocol, matrix)
+        self.backoff = backoff or Backoff()
+        self._writer: asyncio.StreamWriter | None = None
+        self._seq = 0
+
+    # ------------------------------------------------------------- writing
+
+    @property
+    def connected(self) -> bool:
+        """Whether the port is open right now."""
+        writer = self._writer
+        return writer is not None and not writer.is_closing()
+
+    def next_seq(self) -> int:
+        """The host's sequence number for the next frame it sends (0-65535, wrapping)."""
+        seq = self._seq
+        self._seq = (seq + 1) % SEQ_MODULO
+        return seq
+
+    async def send(self, data: bytes) -> None:
+        """Write ``data`` to the board; ignored while the port is not open.
+
+        A write that fails is logged, not raised: the reader notices the lost
+        port and reconnects.
+        """
+        writer = self._writer
+        if writer is None or writer.is_closing():
+            log.debug("serial %s: not connected, %d byte(s) not sent", self.port, len(data))
+            return
+        try:
+            writer.write(data)
+            await writer.drain()
+        except Exception as error:  # the port went away under us
+            log.debug("serial %s: write failed: %s", self.port, _reason(error))
+
+    async def _send_frame(self, frame: Frame) -> None:
+        await self.send(encode_frame(frame))
+
+    async def request_hello(self) -> bool:
+        """Ask the firmware for a hello frame (``?``). Only for the ``oche``
+        protocol and while connected; returns whether the request was written."""
+        if self.protocol != "oche" or not self.connected:
+            return False
+        await self._send_frame(HelloRequest(self.next_seq()))
+        return True
+
+    async def configure(self, key: str, value: int) -> bool:
+        """Change a firmware setting (``C`` frame): ``debounce_ms``, ``stuck_ms``
+        or ``scan_hz``. Only for the ``oche`` protocol and while connected;
+        returns whether the frame was written. An unknown key is a ValueError."""
+        if key not in CONFIG_KEYS:
+            raise ValueError(f"unknown board setting {key!r}; the settings are {CONFIG_KEYS}")
+        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1_000_000:
+            raise ValueError(f"{key} must be a whole number from 0 to 1000000, not {value!r}")
+        if self.protocol != "oche" or not self.connected:
+            return False
+        await self._send_frame(Configure(self.next_seq(), key, value))
+        return True
+
+    # ------------------------------------------------------------- reading
+
+    async def _run(self) -> None:
+        reported = False  # a DisconnectedEvent was emitted since the last connect
+        while True:
+            try:
+                reader, writer = await serial_asyncio_fast.open_serial_connection(
+                    url=self.port, baudrate=self.baudrate, exclusive=True
+                )
+            except Exception as error:  # SerialException (an OSError), ValueError, ...
+                if not reported:
+                    self._emit(DisconnectedEvent(self.port, _reason(error)))
+                    reported = True
+                log.debug("serial %s: cannot open: %s", self.port, _reason(error))
+                await asyncio.sleep(self.backoff.next_delay())
+                continue
+            reason = await self._session(reader, writer)
+            log.info("serial %s: lost: %s", self.port, reason)
+            self._emit(DisconnectedEvent(self.port, reason))
+            reported = True
+            await asyncio.sleep(self.backoff.next_delay())
+
+    async def _session(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> str:
+        """Read one open port until it is lost; returns why it was lost."""
+        self.decoder.reset()
+        self._writer = writer
+        try:
+            log.info("serial %s: connected", self.port)
+            self._emit(ConnectedEvent(self.port))
+            if self.protocol == "oche":
+                writer.write(encode_frame(HelloRequest(self.next_seq())))
+            while True:
+                try:
+                    data = await reader.read(READ_SIZE)
+                except Exception as error:  # SerialException, OSError (EIO), ...
+                    return _reason(error)
+                if not data:
+                    return "end of input (the port was closed)"
+                # Only a port that delivers data resets the backoff, so one that
+                # opens and dies at once is retried ever more slowly.
+                self.backoff.reset()
+                for event in self.decoder.feed(data):
+                    self._emit(event)
+        finally:
+            self._writer = None
+            await self._close_port(writer)
+
+    async def _close_port(self, writer: asyncio.StreamWriter) -> None:
+        """Release the port now, also when the task is being cancelled.
+
+        After a loss the transport has already closed the device. Otherwise
+        ``abort()`` stops reading at once; the transport would close the
+        device later from a background task, so it is closed here directly
+        (pyserial ignores the second close) and the port is free when this
+        returns.
+        """
+        transport = writer.transport
+        if not transport.is_closing():
+            port = writer.get_extra_info("serial")
+            transport.abort()
+            if port is not None:
+                with contextlib.suppress(Exception):
+                    port.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(writer.wait_closed(), CLOSE_WAIT)

@@ -1,0 +1,541 @@
+"""The serial source end to end over real pseudo-terminals.
+
+The source is always given a symlink (as udev gives a board
+``/dev/oche-board``) that :class:`FakeBoard` points at its pty; frames are
+written to the pty's master side. Every wait has a timeout, so a broken
+driver fails instead of hanging.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import os
+import random
+import signal
+import sys
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from drivers.board_decoder import BoardDecoder
+from drivers.board_events import (
+    BoardEvent,
+    ButtonEvent,
+    ConnectedEvent,
+    DisconnectedEvent,
+    ErrorEvent,
+    HitEvent,
+    ReleasedEvent,
+    StuckEvent,
+)
+from drivers.factory import BoardSpec, open_board
+from drivers.matrix_map import parse_map
+from drivers.protocol import Configure, Hello, HelloRequest, Hit, Released, Stuck, encode_frame
+from drivers.serial_source import SerialSource
+from drivers.source import Backoff
+from engine import Bed
+from tests.drivers.pty_board import FakeBoard
+
+pytestmark = pytest.mark.skipif(
+    not hasattr(os, "openpty") or not os.path.isdir("/proc/self/fd"),
+    reason="needs POSIX pseudo-terminals and /proc",
+)
+
+MAP_TEXT = """\
+[board]
+name = "Test board"
+rows = 8
+cols = 10
+
+[cells]
+"0,0" = "S20"
+"0,1" = "S20"
+"0,2" = "T20"
+"0,3" = "D20"
+"1,0" = "S19"
+"2,0" = "SB"
+"2,1" = "DB"
+"7,9" = "button:next"
+
+[buttons]
+0 = "undo"
+"""
+MATRIX = parse_map(MAP_TEXT, "test-map.toml")
+T20, S20, S19, DB = Bed.parse("T20"), Bed.parse("S20"), Bed.parse("S19"), Bed.parse("DB")
+WAIT = 3.0
+"""Seconds any single expected event may take."""
+
+OCHE = Path(sys.executable).parent / "oche"
+REPO = Path(__file__).resolve().parents[2]
+DEFAULT_SIGINT = (
+    sys.executable,
+    "-c",
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+    "os.execv(sys.argv[1], sys.argv[1:])",
+)
+"""Runs a command with SIGINT at its default: a shell starts background jobs
+with SIGINT ignored, and a Python started so would never see Ctrl-C."""
+
+
+def fast_backoff() -> Backoff:
+    return Backoff(0.02, 0.1)
+
+
+class Collector:
+    """Reads a source in a background task and lets a test wait for events."""
+
+    def __init__(self, source: SerialSource) -> None:
+        self.source = source
+        self.events: list[BoardEvent] = []
+        self.ended = False
+        self._position = 0
+        self._wake = asyncio.Event()
+        self.task = asyncio.create_task(self._pump())
+
+    async def _pump(self) -> None:
+        try:
+            async for event in self.source:
+                self.events.append(event)
+                self._wake.set()
+        finally:
+            self.ended = True
+            self._wake.set()
+
+    async def next(self, predicate: Callable[[BoardEvent], bool], timeout: float = WAIT) -> Any:
+        """The next event (after those already returned) matching ``predicate``."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while True:
+            while self._position < len(self.events):
+                event = self.events[self._position]
+                self._position += 1
+                if predicate(event):
+                    return event
+            if self.ended:
+                raise AssertionError(f"the source ended; events: {self.events}")
+            self._wake.clear()
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                raise AssertionError(f"no matching event in {timeout} s; events: {self.events}")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), remaining)
+
+    async def next_of(self, kind: type[BoardEvent], timeout: float = WAIT) -> Any:
+        return await self.next(lambda event: isinstance(event, kind), timeout)
+
+    def of(self, kind: type[BoardEvent]) -> list[Any]:
+        return [event for event in self.events if isinstance(event, kind)]
+
+
+@contextlib.asynccontextmanager
+async def running(source: SerialSource) -> AsyncIterator[Collector]:
+    collector = Collector(source)
+    try:
+        yield collector
+    finally:
+        await asyncio.wait_for(source.close(), WAIT)
+        await asyncio.wait_for(collector.task, WAIT)
+
+
+@pytest.fixture
+def board(tmp_path: Path) -> Iterator[FakeBoard]:
+    with FakeBoard(tmp_path / "oche-board") as fake:
+        yield fake
+
+
+def serial(board: FakeBoard, protocol: str = "oche", matrix: Any = MATRIX) -> SerialSource:
+    return SerialSource(str(board.link), protocol=protocol, matrix=matrix, backoff=fast_backoff())
+
+
+async def connect(board: FakeBoard, events: Collector) -> None:
+    """Wait for the connection (and, for the oche protocol, the hello request)."""
+    connected = await events.next_of(ConnectedEvent)
+    assert connected == ConnectedEvent(str(board.link))
+    if events.source.protocol == "oche":
+        await board.read_until(b"$?,")
+
+
+# ------------------------------------------------------------ construction
+
+
+def test_the_constructor_does_no_io_and_has_the_documented_defaults() -> None:
+    source = SerialSource("/nonexistent/oche-board")
+    assert source.name == "serial"
+    assert source.port == "/nonexistent/oche-board"
+    assert source.baudrate == 115200
+    assert source.protocol == "oche"
+    assert isinstance(source.decoder, BoardDecoder)
+    assert source.decoder.matrix is None
+    assert (source.backoff.first, source.backoff.limit) == (0.2, 5.0)
+    assert not source.connected
+
+
+def test_bad_settings_are_refused_at_construction() -> None:
+    with pytest.raises(ValueError, match="protocol"):
+        SerialSource("/dev/null", protocol="morse")
+    with pytest.raises(ValueError, match="baud"):
+        SerialSource("/dev/null", baudrate=0)
+
+
+def test_the_factory_builds_a_serial_source(tmp_path: Path) -> None:
+    map_file = tmp_path / "board.toml"
+    map_file.write_text(MAP_TEXT, encoding="utf-8")
+    spec = BoardSpec(driver="serial", port="/dev/oche-board", baudrate=9600, map_path=str(map_file))
+    source = open_board(spec)
+    assert isinstance(source, SerialSource)
+    assert (source.port, source.baudrate, source.protocol) == ("/dev/oche-board", 9600, "oche")
+    assert source.decoder.matrix == MATRIX
+
+
+# ------------------------------------------------------------ good input
+
+
+async def test_hits_buttons_and_stuck_cells_arrive_with_segments_from_the_map(
+    board: FakeBoard,
+) -> None:
+    source = serial(board)
+    async with running(source) as events:
+        await connect(board, events)
+        await board.write(board.hello())
+        frames = [
+            board.hit(0, 2),
+            board.hit(2, 1),
+            board.hit(0, 1),
+            board.hit(7, 9),
+            board.button(0),
+            board.button(3),
+            board.frame(Stuck(board.seq, 2, 5)),
+            board.frame(Released(board.seq, 2, 5)),
+            board.heartbeat(1234),
+            board.hit(1, 0),
+        ]
+        await board.write(b"".join(frames))
+        await events.next(lambda event: event == HitEvent(S19, 1, 0))
+    assert events.events == [
+        ConnectedEvent(str(board.link)),
+        HitEvent(T20, 0, 2),
+        HitEvent(DB, 2, 1),
+        HitEvent(S20, 0, 1),
+        ButtonEvent("next"),
+        ButtonEvent("undo"),
+        ButtonEvent("button-3"),
+        StuckEvent(2, 5),
+        ReleasedEvent(2, 5),
+        HitEvent(S19, 1, 0),
+    ]
+    assert source.decoder.hello == Hello(0, 1, 8, 10, "fake-1.0")
+    assert source.decoder.uptime_ms == 1234
+    assert source.decoder.counts == {"frames": 11}
+
+
+async def test_without_a_map_hits_carry_only_the_cell(board: FakeBoard) -> None:
+    source = serial(board, matrix=None)
+    async with running(source) as events:
+        await connect(board, events)
+        await board.write(board.hit(3, 7))
+        assert await events.next_of(HitEvent) == HitEvent(None, 3, 7)
+
+
+async def test_the_hello_request_is_written_on_connect_with_host_sequence_numbers(
+    board: FakeBoard,
+) -> None:
+    source = serial(board)
+    async with running(source) as events:
+        await connect(board, events)
+        assert board.read_now() == encode_frame(HelloRequest(0))
+        board.clear()
+        assert await source.request_hello()
+        assert await source.configure("debounce_ms", 30)
+        expected = encode_frame(HelloRequest(1)) + encode_frame(Configure(2, "debounce_ms", 30))
+        assert await board.read_until(expected) == expected
+        with pytest.raises(ValueError, match="setting"):
+            await source.configure("volume", 3)
+
+
+async def test_send_writes_bytes_to_the_device_and_is_ignored_when_not_connected(
+    board: FakeBoard,
+) -> None:
+    board.unplug()
+    source = serial(board)
+    async with running(source) as events:
+        await events.next_of(DisconnectedEvent)
+        await source.send(b"dropped\n")  # not connected: ignored, no error
+        assert not await source.request_hello()
+        board.plug()
+        await connect(board, events)
+        assert source.connected
+        await source.send(b"$C,7,scan_hz=500*0000\n")
+        received = await board.read_until(b"scan_hz=500*0000\n")
+        assert b"dropped" not in received
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+async def test_frames_split_across_arbitrary_chunk_boundaries(board: FakeBoard, seed: int) -> None:
+    rng = random.Random(seed)
+    cells = [(0, 2), (2, 1), (1, 0), (0, 0)] * 5
+    stream = b"".join(board.hit(*cell) for cell in cells)
+    stream = stream.replace(b"\n", b"\r\n", 3)  # CRLF line ends are fine too
+    source = serial(board)
+    async with running(source) as events:
+        await connect(board, events)
+        offset = 0
+        while offset < len(stream):
+            size = rng.choice([1, 1, 2, 3, 5, 7, 13, 40])
+            await board.write(stream[offset : offset + size])
+            offset += size
+            await asyncio.sleep(0.001)  # let the driver read this piece on its own
+        for row, col in cells:
+            event = await events.next_of(HitEvent)
+            assert (event.row, event.col) == (row, col)
+    assert source.decoder.counts == {"frames": len(cells)}
+
+
+async def test_many_frames_in_one_write(board: FakeBoard) -> None:
+    source = serial(board)
+    mapped = [(0, 0), (0, 1), (0, 2), (0, 3), (1, 0), (2, 0), (2, 1)]
+    cells = [mapped[index % len(mapped)] for index in range(120)]
+    stream = b"".join(board.hit(*cell) for cell in cells)
+    assert len(stream) < 4096  # one write, one pty buffer
+    async with running(source) as events:
+        await connect(board, events)
+        await board.write(stream)
+        await events.next(lambda event: len(events.of(HitEvent)) == len(cells))
+    assert [(event.row, event.col) for event in events.of(HitEvent)] == cells
+    assert [event.segment for event in events.of(HitEvent)] == [MATRIX.lookup(*c) for c in cells]
+    assert source.decoder.counts == {"frames": len(cells)}
+
+
+# ------------------------------------------------------------ bad input
+
+
+async def test_bad_lines_among_good_frames_are_counted_never_hits(board: FakeBoard) -> None:
+    source = serial(board)
+    async with running(source) as events:
+        await connect(board, events)
+        good_1 = board.hit(0, 0)
+        bad = [
+            b"$H,1,3,7*C66C\n",  # crc
+            b"$H,1,3,7*c66d\n",  # crc: lower-case digits
+            b"hello there\n",  # garbage
+            b"$H,1,0,\x002*1234\n",  # garbage: a NUL byte
+            b"\x00\x00\x00\n",  # garbage: NUL bytes only
+            b"\xff\xfe\xfd$H\n",  # garbage: not ASCII
+            b"$" + b"A" * 199 + b"\n",  # too-long: a 200-byte line
+            b"$X,1,3,7*F116\n",  # unknown-type
+        ]
+        good_2 = board.hit(0, 2)
+        off_matrix = board.hit(9, 0)  # out-of-range: a valid frame (it keeps the sequence)
+        unmapped = board.hit(5, 5)  # unmapped-cell: a valid frame
+        good_3 = board.hit(1, 0)
+        await board.write(good_1 + b"".join(bad) + good_2 + off_matrix + unmapped + good_3)
+        await events.next(lambda event: event == HitEvent(S19, 1, 0))
+    assert events.of(HitEvent) == [HitEvent(S20, 0, 0), HitEvent(T20, 0, 2), HitEvent(S19, 1, 0)]
+    assert source.decoder.counts == {
+        "frames": 4,  # the three hits and the unmapped cell
+        "crc": 2,
+        "garbage": 4,
+        "too-long": 1,
+        "unknown-type": 1,
+        "out-of-range": 1,
+        "unmapped-cell": 1,
+    }
+    errors = events.of(ErrorEvent)
+    assert {error.kind for error in errors} == {
+        "crc",
+        "garbage",
+        "too-long",
+        "unknown-type",
+        "out-of-range",
+        "unmapped-cell",
+    }
+    # rate-limited: one report per kind within the interval, not one per line
+    assert len(errors) == 6
+    assert all(error.message for error in errors)
+
+
+async def test_a_sequence_gap_is_counted_as_lost_frames(board: FakeBoard) -> None:
+    source = serial(board)
+    async with running(source) as events:
+        await connect(board, events)
+        board.seq = 65534
+        stream = board.hit(0, 0) + board.hit(0, 0) + board.hit(0, 0) + board.hit(0, 0)  # wraps
+        board.seq += 3  # three frames lost on the wire
+        stream += board.hit(0, 2)
+        await board.write(stream)
+        gap = await events.next_of(ErrorEvent)
+        assert await events.next_of(HitEvent) == HitEvent(T20, 0, 2)
+    assert board.seq == 6
+    assert gap.kind == "lost-frames"
+    assert "3 frame(s) lost" in gap.message
+    assert source.decoder.counts["lost-frames"] == 3
+    assert len(events.of(HitEvent)) == 5
+
+
+async def test_a_hello_starts_a_new_count(board: FakeBoard) -> None:
+    source = serial(board)
+    async with running(source) as events:
+        await connect(board, events)
+        await board.write(board.hit(0, 0) + board.hit(0, 0) + board.hello() + board.hit(0, 2))
+        assert await events.next(lambda event: event == HitEvent(T20, 0, 2))
+    assert source.decoder.counts["lost-frames"] == 0
+    assert events.of(ErrorEvent) == []
+
+
+# ------------------------------------------------------------ reconnecting
+
+
+async def test_unplug_and_replug_mid_stream(board: FakeBoard) -> None:
+    source = serial(board)
+    async with running(source) as events:
+        await connect(board, events)
+        # A hit, then half a frame: "$H,5,0," whose rest "2*CRC" follows the replug.
+        whole = encode_frame(Hit(5, 0, 2))
+        partial, rest = whole[:7], whole[7:]
+        assert partial == b"$H,5,0,"
+        board.seq = 4
+        await board.write(board.hit(0, 0) + partial)
+        assert await events.next_of(HitEvent) == HitEvent(S20, 0, 0)
+        await asyncio.sleep(0.1)  # the partial frame is read too
+        board.unplug()
+        lost = await events.next_of(DisconnectedEvent)
+        assert lost.source == str(board.link)
+        assert lost.reason
+        await asyncio.sleep(0.3)  # several quiet reopen attempts
+        assert events.events[-1] == lost
+        board.plug()
+        await connect(board, events)
+        assert source.connected
+        # The new board restarted: its sequence begins at 0 again.
+        await board.write(rest + board.hit(1, 0))
+        assert await events.next_of(HitEvent) == HitEvent(S19, 1, 0)
+    assert events.of(HitEvent) == [HitEvent(S20, 0, 0), HitEvent(S19, 1, 0)]
+    assert len(events.of(DisconnectedEvent)) == 1
+    assert len(events.of(ConnectedEvent)) == 2
+    # Not glued to "$H,5,0," (which would be a T20 and a gap): the rest is garbage.
+    assert source.decoder.counts["garbage"] == 1
+    assert source.decoder.counts["lost-frames"] == 0
+
+
+async def test_a_missing_port_at_start_gives_one_event_then_connects(board: FakeBoard) -> None:
+    board.unplug()
+    source = serial(board)
+    async with running(source) as events:
+        missing = await events.next_of(DisconnectedEvent)
+        assert missing.source == str(board.link)
+        assert "No such file" in missing.reason
+        await asyncio.sleep(0.4)  # many retries with the fast backoff, all quiet
+        assert events.events == [missing]
+        board.plug()
+        await connect(board, events)
+        await board.write(board.hit(0, 2))
+        assert await events.next_of(HitEvent) == HitEvent(T20, 0, 2)
+
+
+async def test_close_ends_iteration_promptly_and_releases_the_port(board: FakeBoard) -> None:
+    source = serial(board)
+    events = Collector(source)
+    await connect(board, events)
+    assert board.host_fds() == 1
+    await asyncio.wait_for(source.close(), 1.0)
+    assert board.host_fds() == 0  # released when close() returns, not some time later
+    await asyncio.wait_for(events.task, 1.0)
+    assert events.ended
+    assert not source.connected
+    await asyncio.wait_for(source.close(), 1.0)  # twice is fine
+
+
+async def test_close_while_waiting_to_reconnect_is_prompt(board: FakeBoard) -> None:
+    board.unplug()
+    source = SerialSource(str(board.link), backoff=Backoff(5.0, 5.0))
+    events = Collector(source)
+    await events.next_of(DisconnectedEvent)
+    await asyncio.wait_for(source.close(), 1.0)
+    await asyncio.wait_for(events.task, 1.0)
+    assert events.ended
+
+
+# ------------------------------------------------------------ compatibility protocols
+
+
+async def test_the_darts_codes_protocol(board: FakeBoard) -> None:
+    source = serial(board, protocol="darts-codes", matrix=None)
+    async with running(source) as events:
+        await connect(board, events)
+        await board.write(b"320\n120\r\n225\nabc\n999\n1234\n125\n")
+        assert await events.next(lambda event: event == HitEvent(Bed.parse("SB")))
+        await asyncio.sleep(0.05)
+        assert board.read_now() == b""  # no oche hello request to foreign firmware
+    assert events.of(HitEvent) == [
+        HitEvent(T20),
+        HitEvent(S20),
+        HitEvent(DB),
+        HitEvent(Bed.parse("SB")),
+    ]
+    assert source.decoder.counts == {"frames": 4, "garbage": 2, "fields": 1}
+    assert {error.kind for error in events.of(ErrorEvent)} == {"garbage", "fields"}
+
+
+async def test_the_row_col_protocol(board: FakeBoard) -> None:
+    source = serial(board, protocol="row-col")
+    async with running(source) as events:
+        await connect(board, events)
+        await board.write(b"0,2\n9,9\nx,y\n5,5\n1,0\n")
+        assert await events.next(lambda event: event == HitEvent(S19, 1, 0))
+        assert board.read_now() == b""
+    assert events.of(HitEvent) == [HitEvent(T20, 0, 2), HitEvent(S19, 1, 0)]
+    assert source.decoder.counts == {
+        "frames": 3,
+        "out-of-range": 1,
+        "garbage": 1,
+        "unmapped-cell": 1,
+    }
+
+
+# ------------------------------------------------------------ oche monitor
+
+
+async def test_oche_monitor_prints_serial_events_as_json(tmp_path: Path, board: FakeBoard) -> None:
+    map_file = tmp_path / "board.toml"
+    map_file.write_text(MAP_TEXT, encoding="utf-8")
+    process = await asyncio.create_subprocess_exec(
+        *DEFAULT_SIGINT,
+        str(OCHE),
+        "monitor",
+        "--driver",
+        "serial",
+        "--port",
+        str(board.link),
+        "--map",
+        str(map_file),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        cwd=REPO,
+    )
+    assert process.stdout is not None
+
+    async def line() -> Any:
+        assert process.stdout is not None
+        text = await asyncio.wait_for(process.stdout.readline(), 10)
+        assert text, "oche monitor ended early"
+        return json.loads(text)
+
+    try:
+        assert await line() == {"type": "connected", "source": str(board.link)}
+        await board.read_until(encode_frame(HelloRequest(0)), timeout=10)
+        await board.write(board.hit(0, 2) + b"$H,1,3,7*C66C\n")
+        assert await line() == {"type": "hit", "segment": "T20", "row": 0, "col": 2}
+        error = await line()
+        assert (error["type"], error["kind"]) == ("error", "crc")
+        assert "CRC" in error["message"]
+        process.send_signal(signal.SIGINT)
+        _, stderr = await asyncio.wait_for(process.communicate(), 10)
+        assert process.returncode == 0, stderr.decode()
+        assert b"Traceback" not in stderr
+    finally:
+        if process.returncode is None:
+            process.kill()
+            await process.wait()
