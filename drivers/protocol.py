@@ -10,6 +10,7 @@ The firmware reports matrix cells, never scores.
 from __future__ import annotations
 
 import binascii
+import re
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -40,7 +41,8 @@ SEQ_MODULO = 65536
 MAX_CELL = 255
 """Largest row or column index a frame may carry."""
 MAX_BUTTON = 15
-_HEX_DIGITS = b"0123456789ABCDEF"
+_PRINTABLE = re.compile(rb"[\x20-\x7e]*")
+_CRC_DIGITS = re.compile(rb"[0-9A-F]{4}")
 CONFIG_KEYS = ("debounce_ms", "stuck_ms", "scan_hz")
 """Settings a host may change with a ``C`` frame."""
 
@@ -210,9 +212,9 @@ def decode_frame(line: bytes) -> Frame:
     if not line.startswith(b"$") or len(line) < 7 or line[-5:-4] != b"*":
         raise FrameError("garbage", "not a $BODY*CRC frame", line)
     body, crc_text = line[1:-5], line[-4:]
-    if any(byte < 0x20 or byte > 0x7E for byte in line):
+    if not _PRINTABLE.fullmatch(line):
         raise FrameError("garbage", "frame has bytes that are not printable ASCII", line)
-    if any(digit not in _HEX_DIGITS for digit in crc_text):
+    if not _CRC_DIGITS.fullmatch(crc_text):
         raise FrameError("crc", "CRC is not 4 upper-case hex digits", line)
     if int(crc_text, 16) != crc16(body):
         raise FrameError("crc", "CRC does not match", line)

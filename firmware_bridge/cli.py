@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import sys
 from collections.abc import Sequence
 from importlib import resources
@@ -172,6 +173,7 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one ``oche`` command; returns the exit status."""
+    logging.basicConfig(level=logging.WARNING, format="oche: %(name)s: %(message)s")
     parser = _parser()
     # Python 3.11's argparse cannot place an optional positional (replay's FILE)
     # after options (gh-59317), so a single leftover argument is taken as FILE.

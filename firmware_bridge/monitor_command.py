@@ -10,6 +10,7 @@ import argparse
 import asyncio
 import contextlib
 import json
+import logging
 import sys
 
 from drivers.factory import open_board
@@ -27,6 +28,8 @@ async def monitor(args: argparse.Namespace) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    # Board errors are printed as JSON error events; do not log them to stderr too.
+    logging.getLogger("drivers").setLevel(logging.ERROR)
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(monitor(args))
     return 0
