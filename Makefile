@@ -6,7 +6,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench clean
+.PHONY: demo test lint typecheck unit bench clean mosquitto
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -26,8 +26,13 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict
 
-unit: $(STAMP)
+unit: $(STAMP) mosquitto
 	$(BIN)/pytest
+
+# The MQTT tests start their own Mosquitto; install Debian's when it is missing.
+mosquitto:
+	@command -v mosquitto >/dev/null || test -x /usr/sbin/mosquitto || \
+		{ apt-get update -qq && apt-get install -y -qq mosquitto; }
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.engine
