@@ -1,0 +1,580 @@
+"""The daemon's crash-proof journal: every game, every event, every result.
+
+One SQLite file (stdlib :mod:`sqlite3`) holds the games a board played, the
+event tokens of each (``T20``, ``NEXT``, ``UNDO``) in order, the contacts
+that were deliberately not scored (kept for audit, never replayed), and an
+*outbox* of result payloads still to be delivered (MQTT, league servers).
+
+The daemon writes an event here *before* it applies or publishes it, and
+every write is committed before the method returns. The database runs in WAL
+mode with ``synchronous=FULL``: a commit is on disk (the WAL is fsync'ed)
+when it returns, so neither a crash of the process (``SIGKILL``, an
+exception) nor a power cut loses an event the daemon went on to show. After
+a restart :meth:`Journal.unfinished_game` gives the game back with its
+tokens, and replaying them restores it exactly.
+
+Finishing a game is one transaction: the game's result and its outbox entry
+are written together or not at all, so a result is never lost between the
+game ending and the delivery, and never delivered for a game the journal
+does not show as finished.
+
+The file identifies itself (``PRAGMA application_id``) and records its schema
+version (``PRAGMA user_version``); a newer version is refused, an older one is
+migrated on :meth:`Journal.open` by :data:`MIGRATIONS`. Any other database,
+or a corrupt file, is a :class:`JournalError` naming the path. See
+docs/journal.md.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from engine.errors import NotationError
+from engine.events import parse_event
+
+__all__ = [
+    "APPLICATION_ID",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "STATUSES",
+    "Journal",
+    "JournalError",
+    "JournalGame",
+    "default_journal_path",
+]
+
+APPLICATION_ID = 0x4F434845
+"""``PRAGMA application_id`` of an Oche journal: ``OCHE`` in ASCII."""
+
+STATUSES = ("playing", "finished", "ended")
+"""A game is ``playing``, ``finished`` (with a result) or ``ended`` (abandoned)."""
+
+_BUSY_TIMEOUT_S = 10.0
+"""How long a write waits for another connection's write (``oche history``
+reading while the daemon writes never waits: WAL readers do not block)."""
+
+
+class JournalError(ValueError):
+    """The journal cannot do what was asked: a corrupt or foreign file, an
+    unknown game id, a game in the wrong status, a failed write. The message
+    names the journal's path."""
+
+
+@dataclass(frozen=True)
+class JournalGame:
+    """One journaled game. ``events`` are the event tokens in the order they
+    were appended (undone darts and their ``UNDO`` included); replaying them
+    with the engine gives the game. ``finished_at`` is when it finished or was
+    ended (``None`` while playing); ``result`` is the daemon's result for a
+    finished game, else ``None``."""
+
+    id: int
+    game: str
+    options: dict[str, Any]
+    players: list[str]
+    teams: dict[str, list[str]] | None
+    board: str
+    started_at: float
+    finished_at: float | None
+    status: str
+    result: dict[str, Any] | None
+    events: list[str]
+
+
+def default_journal_path() -> Path:
+    """``$XDG_STATE_HOME/oche/journal.sqlite3``; ``XDG_STATE_HOME`` defaults to
+    ``~/.local/state`` (and is ignored when empty or relative, as the XDG Base
+    Directory specification says)."""
+    state_home = os.environ.get("XDG_STATE_HOME", "")
+    base = Path(state_home) if os.path.isabs(state_home) else Path.home() / ".local" / "state"
+    return base / "oche" / "journal.sqlite3"
+
+
+# ------------------------------------------------------------------ schema
+
+_SCHEMA_V1 = """
+CREATE TABLE games (
+    id          INTEGER PRIMARY KEY AUTOINCREMENT,
+    game        TEXT NOT NULL,
+    options     TEXT NOT NULL,          -- JSON object
+    players     TEXT NOT NULL,          -- JSON array of names
+    teams       TEXT,                   -- JSON object {team: [names]} or NULL
+    board       TEXT NOT NULL,
+    started_at  REAL NOT NULL,
+    finished_at REAL,
+    status      TEXT NOT NULL CHECK (status IN ('playing', 'finished', 'ended')),
+    result      TEXT                    -- JSON object, finished games only
+);
+CREATE INDEX games_by_board ON games (board, started_at);
+CREATE UNIQUE INDEX games_one_playing_per_board ON games (board) WHERE status = 'playing';
+
+CREATE TABLE events (
+    game_id INTEGER NOT NULL REFERENCES games (id),
+    seq     INTEGER NOT NULL,           -- 1, 2, 3, ... within the game
+    token   TEXT NOT NULL,
+    at      REAL NOT NULL,
+    PRIMARY KEY (game_id, seq)
+) WITHOUT ROWID;
+
+CREATE TABLE ignored (
+    id      INTEGER PRIMARY KEY AUTOINCREMENT,
+    game_id INTEGER REFERENCES games (id),
+    what    TEXT NOT NULL,
+    reason  TEXT NOT NULL,
+    at      REAL NOT NULL
+);
+CREATE INDEX ignored_by_game ON ignored (game_id);
+
+CREATE TABLE outbox (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    result_id    TEXT NOT NULL UNIQUE,
+    game_id      INTEGER NOT NULL REFERENCES games (id),
+    payload      TEXT NOT NULL,
+    created_at   REAL NOT NULL,
+    delivered_at REAL
+);
+CREATE INDEX outbox_pending ON outbox (delivered_at, id);
+"""
+
+
+def _create_v1(connection: sqlite3.Connection) -> None:
+    for statement in _SCHEMA_V1.split(";"):
+        if statement.strip():
+            connection.execute(statement)
+
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _create_v1}
+"""The migration hook: ``MIGRATIONS[n]`` takes a journal at schema version
+``n - 1`` to version ``n`` (version 0 is an empty file). :meth:`Journal.open`
+runs the missing steps in order, each in its own transaction together with
+the ``user_version`` bump, so a crash mid-migration leaves the old version.
+To change the schema, add the next number here and raise SCHEMA_VERSION."""
+
+SCHEMA_VERSION = max(MIGRATIONS)
+"""The schema version this code writes (``PRAGMA user_version``)."""
+
+
+# ----------------------------------------------------------------- journal
+
+
+class Journal:
+    """The journal at ``path``. Nothing is read or written until :meth:`open`
+    (or ``with Journal(path) as journal:``). One connection, shared safely
+    between threads (each call holds a lock)."""
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        self._connection: sqlite3.Connection | None = None
+        self._lock = threading.RLock()
+
+    # -------------------------------------------------------- open / close
+
+    def open(self) -> None:
+        """Open the file, creating its parent directories and the schema if
+        needed; switch on WAL, ``synchronous=FULL`` and foreign keys; migrate an
+        older schema. A foreign, corrupt or newer file is a :class:`JournalError`.
+        Opening an open journal does nothing."""
+        with self._lock:
+            if self._connection is not None:
+                return
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as error:
+                raise self._error(f"cannot create its directory: {error.strerror}") from None
+            try:
+                connection = sqlite3.connect(
+                    self.path,
+                    timeout=_BUSY_TIMEOUT_S,
+                    isolation_level=None,  # autocommit; transactions are explicit
+                    check_same_thread=False,  # guarded by self._lock
+                )
+            except sqlite3.Error as error:
+                raise self._error(f"cannot open: {error}") from None
+            try:
+                self._prepare(connection)
+            except BaseException:
+                connection.close()
+                raise
+            self._connection = connection
+
+    def _prepare(self, connection: sqlite3.Connection) -> None:
+        try:
+            version = self._check_identity(connection)
+            problems = [str(row[0]) for row in connection.execute("PRAGMA quick_check")]
+            if problems != ["ok"]:
+                raise self._error(f"the database is corrupt: {'; '.join(problems[:3])}")
+            mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+            if str(mode).lower() != "wal":
+                raise self._error(f"cannot switch to WAL mode (journal_mode is {mode})")
+            connection.execute("PRAGMA synchronous = FULL")
+            connection.execute("PRAGMA foreign_keys = ON")
+            self._migrate(connection, version)
+        except sqlite3.Error as error:
+            raise self._error(f"not a readable Oche journal: {error}") from None
+
+    def _check_identity(self, connection: sqlite3.Connection) -> int:
+        """The file's schema version; a JournalError for a file that is not ours."""
+        application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+        version = int(connection.execute("PRAGMA user_version").fetchone()[0])
+        if application_id == 0 and version == 0:
+            tables = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            if tables:
+                raise self._error("not an Oche journal: a SQLite database of something else")
+            return 0
+        if application_id != APPLICATION_ID:
+            raise self._error(
+                f"not an Oche journal: a SQLite database with application id {application_id:#x}"
+            )
+        if version > SCHEMA_VERSION:
+            raise self._error(
+                f"schema version {version} was written by a newer Oche "
+                f"(this one knows up to {SCHEMA_VERSION})"
+            )
+        return version
+
+    def _migrate(self, connection: sqlite3.Connection, version: int) -> None:
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            connection.execute("BEGIN IMMEDIATE")
+            try:
+                # Another process may have migrated while we waited for the lock.
+                if int(connection.execute("PRAGMA user_version").fetchone()[0]) >= target:
+                    connection.execute("COMMIT")
+                    continue
+                MIGRATIONS[target](connection)
+                connection.execute(f"PRAGMA application_id = {int(APPLICATION_ID)}")
+                connection.execute(f"PRAGMA user_version = {int(target)}")
+                connection.execute("COMMIT")
+            except BaseException:
+                if connection.in_transaction:
+                    connection.execute("ROLLBACK")
+                raise
+
+    def close(self) -> None:
+        """Close the file (a no-op when closed). Everything is already committed."""
+        with self._lock:
+            connection, self._connection = self._connection, None
+            if connection is not None:
+                try:
+                    connection.close()
+                except sqlite3.Error as error:
+                    raise self._error(f"cannot close: {error}") from None
+
+    def __enter__(self) -> Journal:
+        self.open()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # ---------------------------------------------------------------- writes
+
+    def start_game(
+        self,
+        game: str,
+        options: dict[str, Any],
+        players: list[str],
+        teams: dict[str, list[str]] | None,
+        board: str,
+        started_at: float,
+    ) -> int:
+        """Journal a new game on ``board`` and return its id. The board's game
+        still ``playing``, if any, is marked ``ended`` at ``started_at`` in the
+        same transaction: a new game replaces it."""
+        row = (
+            str(game),
+            self._json(options, "options"),
+            self._json(list(players), "players"),
+            None if teams is None else self._json(teams, "teams"),
+            str(board),
+            self._time(started_at),
+        )
+        with self._transaction() as connection:
+            connection.execute(
+                "UPDATE games SET status = 'ended', finished_at = ? "
+                "WHERE board = ? AND status = 'playing'",
+                (row[5], row[4]),
+            )
+            cursor = connection.execute(
+                "INSERT INTO games (game, options, players, teams, board, started_at, status) "
+                "VALUES (?, ?, ?, ?, ?, ?, 'playing')",
+                row,
+            )
+            game_id = cursor.lastrowid
+        assert game_id is not None
+        return game_id
+
+    def append(self, game_id: int, event: str, at: float) -> int:
+        """Journal one event token (a dart, ``NEXT`` or ``UNDO``, stored in its
+        canonical upper-case form) of a ``playing`` or ``finished`` game, and
+        return its sequence number in the game (1 for the first). The event is
+        committed, durably, when this returns. An ended game, an unknown id or
+        a token that is not an event is a :class:`JournalError`."""
+        try:
+            token = str(parse_event(event))
+        except NotationError as error:
+            raise self._error(f"game {game_id}: {error}") from None
+        at = self._time(at)
+        with self._transaction() as connection:
+            status = self._status(connection, game_id)
+            if status == "ended":
+                raise self._error(f"game {game_id} has ended: no more events")
+            seq = int(
+                connection.execute(
+                    "SELECT coalesce(max(seq), 0) + 1 FROM events WHERE game_id = ?", (game_id,)
+                ).fetchone()[0]
+            )
+            connection.execute(
+                "INSERT INTO events (game_id, seq, token, at) VALUES (?, ?, ?, ?)",
+                (game_id, seq, token, at),
+            )
+        return seq
+
+    def note_ignored(self, game_id: int | None, what: str, reason: str, at: float) -> None:
+        """Keep a contact that was deliberately not scored (takeout, a coalesced
+        bounce) for audit. It is never one of a game's events."""
+        with self._transaction() as connection:
+            if game_id is not None:
+                self._status(connection, game_id)
+            connection.execute(
+                "INSERT INTO ignored (game_id, what, reason, at) VALUES (?, ?, ?, ?)",
+                (game_id, str(what), str(reason), self._time(at)),
+            )
+
+    def finish_game(
+        self,
+        game_id: int,
+        result: dict[str, Any],
+        finished_at: float,
+        result_id: str,
+        result_payload: str,
+    ) -> None:
+        """In ONE transaction: the ``playing`` game becomes ``finished`` with
+        ``result``, and ``result_payload`` goes into the outbox under
+        ``result_id`` (see :meth:`pending_results`). Either both happen or
+        neither does."""
+        result_json = self._json(result, "result")
+        finished_at = self._time(finished_at)
+        with self._transaction() as connection:
+            status = self._status(connection, game_id)
+            if status != "playing":
+                raise self._error(f"game {game_id} is {status}, not playing: cannot finish it")
+            taken = connection.execute(
+                "SELECT game_id FROM outbox WHERE result_id = ?", (str(result_id),)
+            ).fetchone()
+            if taken is not None:
+                raise self._error(f"result id {result_id!r} is already used (game {taken[0]})")
+            connection.execute(
+                "UPDATE games SET status = 'finished', finished_at = ?, result = ? WHERE id = ?",
+                (finished_at, result_json, game_id),
+            )
+            connection.execute(
+                "INSERT INTO outbox (result_id, game_id, payload, created_at) VALUES (?, ?, ?, ?)",
+                (str(result_id), game_id, str(result_payload), finished_at),
+            )
+
+    def end_game(self, game_id: int, at: float) -> None:
+        """The ``playing`` game is abandoned: ``ended`` at ``at``, no result. A
+        game already over (finished or ended) is left as it is."""
+        at = self._time(at)
+        with self._transaction() as connection:
+            if self._status(connection, game_id) == "playing":
+                connection.execute(
+                    "UPDATE games SET status = 'ended', finished_at = ? WHERE id = ?",
+                    (at, game_id),
+                )
+
+    def reopen_game(self, game_id: int) -> None:
+        """Undo after a win: the ``finished`` game is ``playing`` again, its
+        result cleared, and its outbox entry removed unless already delivered
+        (a delivered result stays, marked delivered). Reopening a game that is
+        playing does nothing; an ended game, or a finished one whose board has
+        started another game since, is a :class:`JournalError`."""
+        with self._transaction() as connection:
+            status = self._status(connection, game_id)
+            if status == "playing":
+                return
+            if status != "finished":
+                raise self._error(f"game {game_id} is {status}: only a finished game reopens")
+            other = connection.execute(
+                "SELECT other.id FROM games AS this JOIN games AS other "
+                "ON other.board = this.board AND other.status = 'playing' WHERE this.id = ?",
+                (game_id,),
+            ).fetchone()
+            if other is not None:
+                raise self._error(
+                    f"game {game_id} cannot reopen: game {other[0]} is playing on its board"
+                )
+            connection.execute(
+                "UPDATE games SET status = 'playing', finished_at = NULL, result = NULL "
+                "WHERE id = ?",
+                (game_id,),
+            )
+            connection.execute(
+                "DELETE FROM outbox WHERE game_id = ? AND delivered_at IS NULL", (game_id,)
+            )
+
+    def mark_delivered(self, result_id: str) -> None:
+        """The result ``result_id`` was delivered: it leaves :meth:`pending_results`.
+        An id that is unknown (removed by :meth:`reopen_game` while it was being
+        delivered) or already delivered is ignored."""
+        with self._transaction() as connection:
+            connection.execute(
+                "UPDATE outbox SET delivered_at = ? WHERE result_id = ? AND delivered_at IS NULL",
+                (time.time(), str(result_id)),
+            )
+
+    # ----------------------------------------------------------------- reads
+
+    def unfinished_game(self, board: str) -> JournalGame | None:
+        """The ``playing`` game of ``board`` with its events, or ``None``."""
+        with self._reading() as connection:
+            row = connection.execute(
+                f"SELECT {_GAME_COLUMNS} FROM games WHERE board = ? AND status = 'playing' "
+                "ORDER BY id DESC LIMIT 1",
+                (str(board),),
+            ).fetchone()
+            return None if row is None else self._game(row, self._events(connection, row[0]))
+
+    def game(self, game_id: int) -> JournalGame:
+        """The game ``game_id`` with its events; a :class:`JournalError` naming
+        the id when there is no such game."""
+        with self._reading() as connection:
+            row = connection.execute(
+                f"SELECT {_GAME_COLUMNS} FROM games WHERE id = ?", (game_id,)
+            ).fetchone()
+            if row is None:
+                raise self._no_game(game_id)
+            return self._game(row, self._events(connection, game_id))
+
+    def games(self, limit: int = 50, board: str | None = None) -> list[JournalGame]:
+        """Up to ``limit`` games, newest first, of every board or of ``board``.
+        Their ``events`` are left empty (use :meth:`game` for those)."""
+        if limit < 0:
+            raise self._error(f"limit {limit} is negative")
+        where, parameters = ("", ()) if board is None else ("WHERE board = ?", (str(board),))
+        with self._reading() as connection:
+            rows = connection.execute(
+                f"SELECT {_GAME_COLUMNS} FROM games {where} "
+                "ORDER BY started_at DESC, id DESC LIMIT ?",
+                (*parameters, limit),
+            ).fetchall()
+            return [self._game(row, []) for row in rows]
+
+    def pending_results(self, board: str | None = None) -> list[tuple[str, str]]:
+        """``(result_id, payload)`` of every result not yet delivered, oldest first;
+        only ``board``'s when given (several daemons may share one journal)."""
+        with self._reading() as connection:
+            rows = connection.execute(
+                "SELECT outbox.result_id, outbox.payload FROM outbox"
+                " JOIN games ON games.id = outbox.game_id"
+                " WHERE outbox.delivered_at IS NULL AND (? IS NULL OR games.board = ?)"
+                " ORDER BY outbox.id",
+                (board, board),
+            ).fetchall()
+            return [(str(result_id), str(payload)) for result_id, payload in rows]
+
+    # ------------------------------------------------------------- internals
+
+    def _error(self, message: str) -> JournalError:
+        return JournalError(f"journal {self.path}: {message}")
+
+    def _no_game(self, game_id: int) -> JournalError:
+        return self._error(f"no game {game_id}")
+
+    def _open_connection(self) -> sqlite3.Connection:
+        if self._connection is None:
+            raise self._error("not open")
+        return self._connection
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction, committed (durably) before the block's caller
+        returns, rolled back on any error; SQLite errors become JournalError."""
+        with self._lock:
+            connection = self._open_connection()
+            try:
+                connection.execute("BEGIN IMMEDIATE")
+                try:
+                    yield connection
+                    connection.execute("COMMIT")
+                except BaseException:
+                    if connection.in_transaction:
+                        connection.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as error:
+                raise self._error(f"write failed: {error}") from None
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            connection = self._open_connection()
+            try:
+                yield connection
+            except sqlite3.Error as error:
+                raise self._error(f"read failed: {error}") from None
+
+    def _status(self, connection: sqlite3.Connection, game_id: int) -> str:
+        row = connection.execute("SELECT status FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise self._no_game(game_id)
+        return str(row[0])
+
+    @staticmethod
+    def _events(connection: sqlite3.Connection, game_id: int) -> list[str]:
+        rows = connection.execute(
+            "SELECT token FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
+        )
+        return [str(token) for (token,) in rows]
+
+    def _game(self, row: tuple[Any, ...], events: list[str]) -> JournalGame:
+        game_id, game, options, players, teams, board, started, finished, status, result = row
+        try:
+            return JournalGame(
+                id=int(game_id),
+                game=str(game),
+                options=json.loads(options),
+                players=json.loads(players),
+                teams=None if teams is None else json.loads(teams),
+                board=str(board),
+                started_at=float(started),
+                finished_at=None if finished is None else float(finished),
+                status=str(status),
+                result=None if result is None else json.loads(result),
+                events=events,
+            )
+        except (TypeError, ValueError) as error:
+            raise self._error(f"game {game_id} is damaged: {error}") from None
+
+    def _json(self, value: Any, what: str) -> str:
+        try:
+            return json.dumps(value, ensure_ascii=False, allow_nan=False)
+        except (TypeError, ValueError) as error:
+            raise self._error(f"{what} cannot be stored as JSON: {error}") from None
+
+    def _time(self, value: float) -> float:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+        ):
+            raise self._error(f"{value!r} is not a time in unix seconds")
+        return float(value)
+
+
+_GAME_COLUMNS = "id, game, options, players, teams, board, started_at, finished_at, status, result"
