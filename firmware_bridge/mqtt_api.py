@@ -1,0 +1,859 @@
+"""Oche's MQTT API: topics, payload schemas, commands and Home Assistant discovery.
+
+Every board publishes under ``{base}/{board}/`` (zigbee2mqtt style)::
+
+    {base}/{board}/state          retained, QoS 1: the game state plus "board" and "phase"
+    {base}/{board}/event          QoS 1: one message per thing that happened
+    {base}/{board}/availability   retained, QoS 1: "online" / "offline" (plain strings)
+    {base}/{board}/cmd            QoS 1: commands to the board (JSON objects)
+    {base}/{board}/cmd/response   QoS 1: the answer to each command
+    {base}/{board}/result         QoS 1: finished games, at least once (dedupe by result_id)
+
+:data:`TOPICS` maps each topic name to its retain flag, QoS and the JSON Schema
+(draft 2020-12) of its payload; ``docs/mqtt.md`` prints those schemas. This
+module is pure: it does no I/O. :mod:`firmware_bridge.mqtt_link` moves the
+bytes.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from engine import Bed, NotationError
+from engine.lineup import MAX_PLAYERS
+from engine.state_schema import BED_NOTATION_PATTERN, STATE_SCHEMA
+
+__all__ = [
+    "AVAILABILITY_OFFLINE",
+    "AVAILABILITY_ONLINE",
+    "BASE_PATTERN",
+    "BOARD_ID_PATTERN",
+    "BOARD_STATUSES",
+    "COMMANDS",
+    "COMMAND_TOPIC",
+    "DEFAULT_DISCOVERY_PREFIX",
+    "DISCOVERY_SENSORS",
+    "EVENT_TYPES",
+    "MAX_COMMAND_BYTES",
+    "PHASES",
+    "TOPICS",
+    "TOPIC_NAMES",
+    "Command",
+    "CommandError",
+    "TopicSpec",
+    "check_subtopic",
+    "discovery_messages",
+    "discovery_removals",
+    "event_payload",
+    "parse_command",
+    "response_payload",
+    "topic",
+]
+
+# ---------------------------------------------------------------- topic names
+
+TOPIC_NAMES = ("state", "event", "availability", "cmd", "cmd/response", "result")
+"""The topics of one board, relative to ``{base}/{board}/``."""
+
+BOARD_ID_PATTERN = r"[A-Za-z0-9_-]+"
+"""A board id: one topic level of letters, digits, ``_`` and ``-`` (what Home
+Assistant accepts as a discovery node id)."""
+
+BASE_PATTERN = r"(?!\$)[^/+#\s]+(?:/[^/+#\s]+)*"
+"""The base topic: one or more non-empty levels, no wildcards (``+``, ``#``), no
+white space, not starting with ``$`` (reserved for brokers)."""
+
+COMMAND_TOPIC: re.Pattern[str] = re.compile(
+    rf"^(?P<base>{BASE_PATTERN})/(?P<board>{BOARD_ID_PATTERN})/cmd$"
+)
+"""Parses ``{base}/{board}/cmd`` into its ``base`` and ``board`` groups. The board
+is the level before ``cmd``; the base is everything before it (it may have
+several levels, e.g. ``home/darts``)."""
+
+_BASE_RE = re.compile(rf"^{BASE_PATTERN}$")
+_BOARD_RE = re.compile(rf"^{BOARD_ID_PATTERN}$")
+_SUBTOPIC_RE = re.compile(r"^[^/+#\s]+(?:/[^/+#\s]+)*$")
+
+AVAILABILITY_ONLINE = "online"
+AVAILABILITY_OFFLINE = "offline"
+
+PHASES = ("idle", "throwing", "takeout", "finished")
+"""The board's phase, published as ``phase`` in the state."""
+
+BOARD_STATUSES = ("connected", "disconnected", "stuck")
+"""``board.status`` in the state: ``stuck`` is connected with stuck cells masked."""
+
+MAX_COMMAND_BYTES = 65536
+"""Longer ``cmd`` payloads are refused unread."""
+
+
+def _check_base(base: str) -> None:
+    if not isinstance(base, str) or not _BASE_RE.match(base):
+        raise ValueError(
+            f"bad MQTT base topic {base!r}: one or more non-empty levels separated by '/', "
+            "no '+', '#' or white space, not starting with '$'"
+        )
+
+
+def _check_board(board: str) -> None:
+    if not isinstance(board, str) or not _BOARD_RE.match(board):
+        raise ValueError(f"bad board id {board!r}: use letters, digits, '_' and '-' only")
+
+
+def topic(base: str, board: str, name: str) -> str:
+    """The full topic of ``name`` (one of :data:`TOPIC_NAMES`) for ``board``:
+    ``{base}/{board}/{name}``. A ValueError names a bad base, board or name."""
+    _check_base(base)
+    _check_board(board)
+    if name not in TOPIC_NAMES:
+        raise ValueError(f"unknown topic {name!r}; topics are {', '.join(TOPIC_NAMES)}")
+    return f"{base}/{board}/{name}"
+
+
+def check_subtopic(subtopic: str) -> str:
+    """``subtopic`` if it is one or more non-empty topic levels without wildcards."""
+    if not isinstance(subtopic, str) or not _SUBTOPIC_RE.match(subtopic):
+        raise ValueError(
+            f"bad subtopic {subtopic!r}: non-empty levels separated by '/', "
+            "no '+', '#' or white space"
+        )
+    return subtopic
+
+
+# ------------------------------------------------------------------- schemas
+
+_DRAFT = "https://json-schema.org/draft/2020-12/schema"
+_INDEX: dict[str, Any] = {"type": "integer", "minimum": 0}
+_BED: dict[str, Any] = {"type": "string", "pattern": BED_NOTATION_PATTERN}
+_TIMESTAMP: dict[str, Any] = {
+    "description": "Unix time in seconds (float).",
+    "type": "number",
+    "minimum": 0,
+}
+_COMMAND_ID: dict[str, Any] = {
+    "description": "Chosen by the sender; echoed in the response.",
+    "type": ["string", "integer"],
+}
+_BED_ANY_CASE = (
+    r"^\s*([SsDdTt]([1-9]|1[0-9]|20)|[Ss][Bb]|[Dd][Bb]|[Mm])\s*$"  # what Bed.parse reads
+)
+
+
+def _state_body() -> dict[str, Any]:
+    """STATE_SCHEMA without its draft and $defs (those go to the document root)."""
+    body = copy.deepcopy(STATE_SCHEMA)
+    body.pop("$schema", None)
+    body.pop("$defs", None)
+    return body
+
+
+_BOARD: dict[str, Any] = {
+    "description": "The physical board.",
+    "type": "object",
+    "properties": {
+        "id": {"description": "The board id, as in the topics.", "type": "string"},
+        "name": {"description": "A display name.", "type": "string"},
+        "connected": {"description": "The daemon can talk to the board.", "type": "boolean"},
+        "status": {
+            "description": "connected; disconnected; or stuck (connected, with stuck cells "
+            "masked until they are released).",
+            "enum": [*BOARD_STATUSES],
+        },
+        "stuck_cells": {
+            "description": "Matrix cells [row, col] stuck closed and masked.",
+            "type": "array",
+            "items": {
+                "type": "array",
+                "prefixItems": [_INDEX, _INDEX],
+                "minItems": 2,
+                "maxItems": 2,
+            },
+        },
+    },
+    "required": ["id", "name", "connected", "status", "stuck_cells"],
+    "allOf": [
+        {
+            "if": {"properties": {"status": {"const": "disconnected"}}, "required": ["status"]},
+            "then": {"properties": {"connected": {"const": False}}},
+            "else": {"properties": {"connected": {"const": True}}},
+        }
+    ],
+}
+
+
+def _state_topic_schema() -> dict[str, Any]:
+    body = _state_body()
+    game_keys = list(body["required"])
+    body["title"] = "Oche state topic"
+    body["description"] = (
+        "The retained state of a board: the game state (docs/state.md) plus board and "
+        "phase. In phase idle there is no game: game is null and the other game keys "
+        "are absent."
+    )
+    game = {**body["properties"]["game"], "type": ["string", "null"]}
+    game["description"] = "The game id, e.g. x01, cricket; null in phase idle."
+    body["properties"] = {
+        **body["properties"],
+        "game": game,
+        "board": _BOARD,
+        "phase": {
+            "description": "idle (no game), throwing, takeout (darts being removed), finished.",
+            "enum": [*PHASES],
+        },
+    }
+    body["required"] = ["board", "phase"]
+    body["allOf"] = [
+        {
+            "if": {"properties": {"phase": {"const": "idle"}}, "required": ["phase"]},
+            "then": {"properties": {"game": {"type": "null"}}},
+            "else": {"required": game_keys, "properties": {"game": {"type": "string"}}},
+        },
+        {
+            "if": {"properties": {"phase": {"const": "finished"}}, "required": ["phase"]},
+            "then": {"properties": {"finished": {"const": True}}},
+        },
+        {
+            "if": {
+                "properties": {"phase": {"enum": ["throwing", "takeout"]}},
+                "required": ["phase"],
+            },
+            "then": {"properties": {"finished": {"const": False}}},
+        },
+        *body["allOf"],
+    ]
+    return {"$schema": _DRAFT, **body, "$defs": copy.deepcopy(STATE_SCHEMA["$defs"])}
+
+
+EVENT_TYPES = (
+    "game_started",
+    "dart",
+    "bust",
+    "visit_end",
+    "takeout",
+    "player_change",
+    "undo",
+    "winner",
+    "game_over",
+    "stuck",
+    "released",
+    "board_connected",
+    "board_disconnected",
+    "error",
+    "hit",
+    "button",
+)
+"""The ``type`` of every ``event`` payload."""
+
+_PLAYER_FIELD = {"description": "Player index into the state's players.", **_INDEX}
+_NULLABLE_INDEX: dict[str, Any] = {"type": ["integer", "null"], "minimum": 0}
+
+_EVENT_FIELDS: dict[str, tuple[dict[str, Any], list[str]]] = {
+    # type: (properties, required)
+    "game_started": (
+        {
+            "game": {"type": "string", "minLength": 1},
+            "options": {"type": "object"},
+            "players": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+            "teams": {
+                "description": "As in the state: null, or the teams with player indices.",
+                "type": ["array", "null"],
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string"},
+                        "players": {"type": "array", "items": _INDEX},
+                    },
+                    "required": ["name", "players"],
+                },
+            },
+        },
+        ["game", "players"],
+    ),
+    "dart": (
+        {
+            "player": _PLAYER_FIELD,
+            "segment": _BED,
+            "points": {"description": "Face value (T20 is 60).", **_INDEX},
+            "dart": {"description": "1-3 within the visit.", "type": "integer", "minimum": 1},
+            "scored": {"description": "False for a dead dart.", "type": "boolean"},
+        },
+        ["player", "segment"],
+    ),
+    "bust": ({"player": _PLAYER_FIELD}, ["player"]),
+    "visit_end": (
+        {
+            "player": _PLAYER_FIELD,
+            "darts": {"type": "array", "items": _BED, "maxItems": 3},
+            "total": {"type": "integer"},
+            "score_change": {
+                "description": "The side's score change, or null when unknown (after an undo).",
+                "type": ["integer", "null"],
+            },
+            "visit_over": {"type": ["string", "null"]},
+        },
+        ["player", "darts"],
+    ),
+    "takeout": ({"player": _PLAYER_FIELD}, ["player"]),
+    "player_change": ({"player": _PLAYER_FIELD, "previous": _PLAYER_FIELD}, ["player"]),
+    "undo": ({"player": _PLAYER_FIELD}, []),
+    "winner": ({"player": _PLAYER_FIELD, "team": _NULLABLE_INDEX}, ["player"]),
+    "game_over": (
+        {"result": {"type": "string"}, "winner": _NULLABLE_INDEX},
+        ["result"],
+    ),
+    "stuck": ({"row": _INDEX, "col": _INDEX}, ["row", "col"]),
+    "released": ({"row": _INDEX, "col": _INDEX}, ["row", "col"]),
+    "board_connected": ({"source": {"type": "string"}}, []),
+    "board_disconnected": (
+        {"source": {"type": "string"}, "reason": {"type": "string"}},
+        [],
+    ),
+    "error": (
+        {
+            "kind": {"description": "Stable, for counting (crc, garbage, ...).", "type": "string"},
+            "message": {"type": "string"},
+        },
+        ["kind", "message"],
+    ),
+    "hit": (
+        {
+            "segment": _BED,
+            "scored": {"description": "Always false: a contact not scored.", "const": False},
+            "reason": {"description": "Why: no game, takeout, a bounce.", "type": "string"},
+        },
+        ["segment", "scored", "reason"],
+    ),
+    "button": ({"button": {"type": "string", "minLength": 1}}, ["button"]),
+}
+
+
+def _event_schema() -> dict[str, Any]:
+    clauses = []
+    for kind in EVENT_TYPES:
+        properties, required = _EVENT_FIELDS[kind]
+        then: dict[str, Any] = {"properties": properties}
+        if required:
+            then["required"] = required
+        clauses.append(
+            {"if": {"properties": {"type": {"const": kind}}, "required": ["type"]}, "then": then}
+        )
+    return {
+        "$schema": _DRAFT,
+        "title": "Oche event topic",
+        "description": "Something that happened on the board. Events are open: clients "
+        "ignore keys they do not know.",
+        "type": "object",
+        "properties": {"type": {"enum": [*EVENT_TYPES]}, "at": _TIMESTAMP},
+        "required": ["type", "at"],
+        "allOf": clauses,
+    }
+
+
+COMMANDS = ("new_game", "next", "undo", "miss", "dart", "end_game", "rematch")
+"""The commands a board takes on ``{base}/{board}/cmd``."""
+
+_COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {
+    "new_game": {
+        "game": {"description": "A game id: x01, cricket, ...", "type": "string", "minLength": 1},
+        "options": {
+            "description": "Game options (see the game's docs); defaults fill the rest.",
+            "type": "object",
+        },
+        "players": {
+            "description": "1-8 player names, in order. Required unless teams is given.",
+            "type": "array",
+            "items": {"type": "string", "pattern": r"\S"},
+            "minItems": 1,
+            "maxItems": MAX_PLAYERS,
+        },
+        "teams": {
+            "description": "Team name -> member names in throwing order (at least two teams).",
+            "type": "object",
+            "minProperties": 2,
+            "propertyNames": {"pattern": r"\S"},
+            "additionalProperties": {
+                "type": "array",
+                "items": {"type": "string", "pattern": r"\S"},
+                "minItems": 1,
+                "maxItems": MAX_PLAYERS,
+            },
+        },
+    },
+    "dart": {
+        "segment": {
+            "description": "The bed, in any case: S1-S20, D1-D20, T1-T20, SB, DB or M.",
+            "type": "string",
+            "pattern": _BED_ANY_CASE,
+        }
+    },
+}
+_REQUIRED_ARGUMENTS: dict[str, tuple[str, ...]] = {"new_game": ("game",), "dart": ("segment",)}
+
+
+def _command_schema() -> dict[str, Any]:
+    properties: dict[str, Any] = {
+        "command": {"enum": [*COMMANDS]},
+        "id": _COMMAND_ID,
+    }
+    clauses: list[dict[str, Any]] = []
+    for name in COMMANDS:
+        arguments = _COMMAND_ARGUMENTS.get(name, {})
+        properties.update(arguments)
+        then: dict[str, Any] = {"propertyNames": {"enum": ["command", "id", *arguments]}}
+        if name in _REQUIRED_ARGUMENTS:
+            then["required"] = [*_REQUIRED_ARGUMENTS[name]]
+        if name == "new_game":
+            then["anyOf"] = [{"required": ["players"]}, {"required": ["teams"]}]
+        clauses.append(
+            {
+                "if": {"properties": {"command": {"const": name}}, "required": ["command"]},
+                "then": then,
+            }
+        )
+    return {
+        "$schema": _DRAFT,
+        "title": "Oche cmd topic",
+        "description": f"A command to the board: a JSON object of at most {MAX_COMMAND_BYTES} "
+        "bytes (UTF-8). Keys a command does not take are refused.",
+        "type": "object",
+        "properties": properties,
+        "required": ["command"],
+        "allOf": clauses,
+    }
+
+
+def _response_schema() -> dict[str, Any]:
+    return {
+        "$schema": _DRAFT,
+        "title": "Oche cmd/response topic",
+        "description": "The answer to one command.",
+        "type": "object",
+        "properties": {
+            "id": {
+                "description": "The command's id, or null when it had none or it could not "
+                "be read.",
+                "type": ["string", "integer", "null"],
+            },
+            "ok": {"type": "boolean"},
+            "error": {
+                "description": "Why the command was refused, or null when ok.",
+                "type": ["string", "null"],
+            },
+        },
+        "required": ["id", "ok", "error"],
+        "additionalProperties": False,
+        "if": {"properties": {"ok": {"const": True}}},
+        "then": {"properties": {"error": {"type": "null"}}},
+        "else": {"properties": {"error": {"type": "string", "minLength": 1}}},
+    }
+
+
+def _result_schema() -> dict[str, Any]:
+    player = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "minLength": 1},
+            "team": {"description": "Index into teams, or null.", **_NULLABLE_INDEX},
+            "score": {"description": "The side's final score.", "type": "integer"},
+            "stats": {"description": "As in the state (docs/state.md).", "type": "object"},
+        },
+        "required": ["name", "score"],
+    }
+    return {
+        "$schema": _DRAFT,
+        "title": "Oche result topic",
+        "description": "A finished game, for leaderboards. Delivered at least once: the same "
+        "result may arrive again (after a reconnect or a restart of the daemon); dedupe by "
+        "result_id.",
+        "type": "object",
+        "properties": {
+            "result_id": {
+                "description": "Unique per finished game; the same on every redelivery.",
+                "type": "string",
+                "minLength": 1,
+            },
+            "board": {"description": "The board id.", "type": "string"},
+            "game": {"description": "The game id.", "type": "string", "minLength": 1},
+            "options": {"description": "The game's options, defaults filled in.", "type": "object"},
+            "players": {
+                "type": "array",
+                "items": player,
+                "minItems": 1,
+                "maxItems": MAX_PLAYERS,
+            },
+            "teams": STATE_SCHEMA["properties"]["teams"],
+            "winner": {"description": "Winning player index, null for a draw.", **_NULLABLE_INDEX},
+            "winner_name": {"type": ["string", "null"]},
+            "winner_team": _NULLABLE_INDEX,
+            "result": {
+                "description": "How the game ended: checkout, closed-all, round-limit, ...",
+                "type": "string",
+            },
+            "started_at": {"description": "Unix seconds.", "type": ["number", "null"]},
+            "finished_at": _TIMESTAMP,
+            "log": {"description": "The game log (oche replay reads it).", "type": "string"},
+        },
+        "required": ["result_id", "board", "game", "players", "winner", "result", "finished_at"],
+        "$defs": {"team": copy.deepcopy(STATE_SCHEMA["$defs"]["team"])},
+    }
+
+
+_AVAILABILITY_SCHEMA: dict[str, Any] = {
+    "$schema": _DRAFT,
+    "title": "Oche availability topic",
+    "description": "A plain string, not JSON: online while the daemon is connected; "
+    "offline after it stops or (last will) loses its connection.",
+    "type": "string",
+    "enum": [AVAILABILITY_ONLINE, AVAILABILITY_OFFLINE],
+}
+
+
+@dataclass(frozen=True)
+class TopicSpec:
+    """One topic of a board: its name under ``{base}/{board}/``, whether the
+    daemon publishes it retained, its QoS and the JSON Schema of its payload."""
+
+    name: str
+    retain: bool
+    qos: int
+    schema: dict[str, Any]
+
+
+TOPICS: dict[str, TopicSpec] = {
+    "state": TopicSpec("state", retain=True, qos=1, schema=_state_topic_schema()),
+    "event": TopicSpec("event", retain=False, qos=1, schema=_event_schema()),
+    "availability": TopicSpec("availability", retain=True, qos=1, schema=_AVAILABILITY_SCHEMA),
+    "cmd": TopicSpec("cmd", retain=False, qos=1, schema=_command_schema()),
+    "cmd/response": TopicSpec("cmd/response", retain=False, qos=1, schema=_response_schema()),
+    "result": TopicSpec("result", retain=False, qos=1, schema=_result_schema()),
+}
+"""Topic name -> :class:`TopicSpec`, in the order of :data:`TOPIC_NAMES`."""
+
+
+# -------------------------------------------------------------------- events
+
+
+def event_payload(type: str, **fields: Any) -> dict[str, Any]:
+    """An ``event`` payload: ``{"type": type, "at": <now, Unix seconds>, **fields}``.
+    ``at`` may be given in ``fields``. An unknown ``type`` is a ValueError. The
+    fields each type carries are in ``TOPICS["event"].schema``; they are not
+    checked here."""
+    if type not in EVENT_TYPES:
+        raise ValueError(f"unknown event type {type!r}; event types are {', '.join(EVENT_TYPES)}")
+    return {"type": type, "at": time.time(), **fields}
+
+
+# ------------------------------------------------------------------ commands
+
+
+class CommandError(ValueError):
+    """A ``cmd`` payload that cannot be run. The message names what was wrong;
+    ``id`` is the command's id when it could be read (echo it in the response)."""
+
+    def __init__(self, message: str, id: str | int | None = None) -> None:
+        super().__init__(message)
+        self.id = id
+
+
+@dataclass(frozen=True)
+class Command:
+    """A checked command. ``args`` holds the command's arguments (none for most):
+    ``new_game`` always has ``game`` and ``players`` (worked out from ``teams``
+    when not given) and ``options``, ``teams`` when given; ``dart`` has
+    ``segment`` in canonical notation."""
+
+    id: str | int | None
+    name: str
+    args: dict[str, Any]
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def _reject_constant(token: str) -> Any:
+    raise ValueError(f"{token} is not valid JSON")
+
+
+def parse_command(payload: bytes) -> Command:
+    """Read and check one ``cmd`` payload; a :class:`CommandError` says what is wrong."""
+    if len(payload) > MAX_COMMAND_BYTES:
+        raise CommandError(f"command is {len(payload)} bytes; the limit is {MAX_COMMAND_BYTES}")
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CommandError(f"command is not UTF-8 text (byte {exc.start} is invalid)") from None
+    try:
+        document = json.loads(text, parse_constant=_reject_constant)
+    except ValueError as exc:
+        raise CommandError(f"command is not valid JSON: {exc}") from None
+    if not isinstance(document, dict):
+        raise CommandError(f"command must be a JSON object, got {_json_type(document)}")
+
+    command_id: str | int | None = None
+    if "id" in document:
+        raw_id = document["id"]
+        if isinstance(raw_id, bool) or not isinstance(raw_id, str | int):
+            raise CommandError(f'"id" must be a string or an integer, got {_json_type(raw_id)}')
+        command_id = raw_id
+
+    def fail(message: str) -> CommandError:
+        return CommandError(message, command_id)
+
+    valid = ", ".join(COMMANDS)
+    if "command" not in document:
+        raise fail(f'missing "command"; valid commands: {valid}')
+    name = document["command"]
+    if not isinstance(name, str):
+        raise fail(f'"command" must be a string, got {_json_type(name)}; valid commands: {valid}')
+    if name not in COMMANDS:
+        raise fail(f"unknown command {name!r}; valid commands: {valid}")
+
+    allowed = _COMMAND_ARGUMENTS.get(name, {})
+    unknown = [key for key in document if key not in ("command", "id") and key not in allowed]
+    if unknown:
+        keys = ", ".join(repr(key) for key in unknown)
+        takes = f"it takes {', '.join(allowed)}" if allowed else "it takes no arguments"
+        raise fail(f"unknown key{'s' if len(unknown) > 1 else ''} {keys} for {name}; {takes}")
+    missing = [key for key in _REQUIRED_ARGUMENTS.get(name, ()) if key not in document]
+    if missing:
+        raise fail(f"{name} needs {', '.join(repr(key) for key in missing)}")
+
+    arguments = {key: document[key] for key in allowed if key in document}
+    try:
+        if name == "new_game":
+            arguments = _check_new_game(arguments)
+        elif name == "dart":
+            arguments = _check_dart(arguments)
+    except ValueError as exc:
+        raise fail(f"{name}: {exc}") from None
+    return Command(command_id, name, arguments)
+
+
+def _non_empty_names(value: Any, what: str) -> list[str]:
+    if not isinstance(value, list):
+        raise ValueError(f"{what} must be a list of names, got {_json_type(value)}")
+    for position, item in enumerate(value):
+        if not isinstance(item, str):
+            raise ValueError(f"{what}[{position}] must be a string, got {_json_type(item)}")
+        if not item.strip():
+            raise ValueError(f"{what}[{position}] is an empty name")
+    return value
+
+
+def _check_new_game(arguments: dict[str, Any]) -> dict[str, Any]:
+    game = arguments["game"]
+    if not isinstance(game, str):
+        raise ValueError(f'"game" must be a string, got {_json_type(game)}')
+    if not game.strip():
+        raise ValueError('"game" is empty')
+    if "options" in arguments and not isinstance(arguments["options"], dict):
+        raise ValueError(f'"options" must be an object, got {_json_type(arguments["options"])}')
+    teams: dict[str, list[str]] | None = None
+    if "teams" in arguments:
+        raw_teams = arguments["teams"]
+        if not isinstance(raw_teams, dict):
+            raise ValueError(
+                f'"teams" must be an object of team name -> player names, '
+                f"got {_json_type(raw_teams)}"
+            )
+        if len(raw_teams) < 2:
+            raise ValueError(f'"teams" needs at least two teams, got {len(raw_teams)}')
+        for team_name, members in raw_teams.items():
+            if not team_name.strip():
+                raise ValueError('"teams" has a team with an empty name')
+            _non_empty_names(members, f'"teams"[{team_name!r}]')
+            if not members:
+                raise ValueError(f'"teams"[{team_name!r}] has no players')
+        teams = raw_teams
+    if "players" in arguments:
+        players = _non_empty_names(arguments["players"], '"players"')
+        if not 1 <= len(players) <= MAX_PLAYERS:
+            raise ValueError(f'"players" must list 1 to {MAX_PLAYERS} names, got {len(players)}')
+    elif teams is not None:
+        players = _interleave(teams)
+        if len(players) > MAX_PLAYERS:
+            raise ValueError(f'"teams" name {len(players)} players; the limit is {MAX_PLAYERS}')
+    else:
+        raise ValueError('needs "players" (1 to 8 names) or "teams"')
+    return {**arguments, "players": players}
+
+
+def _interleave(teams: dict[str, list[str]]) -> list[str]:
+    """The players in throwing order: each team's first, then each team's second, ..."""
+    rosters = list(teams.values())
+    longest = max(len(roster) for roster in rosters)
+    return [roster[i] for i in range(longest) for roster in rosters if i < len(roster)]
+
+
+def _check_dart(arguments: dict[str, Any]) -> dict[str, Any]:
+    segment = arguments["segment"]
+    if not isinstance(segment, str):
+        raise ValueError(f'"segment" must be a string, got {_json_type(segment)}')
+    try:
+        bed = Bed.parse(segment)
+    except NotationError:
+        raise ValueError(
+            f'"segment" {segment!r} is not a bed: expected S1-S20, D1-D20, T1-T20, SB, DB or M'
+        ) from None
+    return {"segment": bed.notation}
+
+
+def response_payload(
+    command_id: str | int | None, ok: bool, error: str | None = None
+) -> dict[str, Any]:
+    """The ``cmd/response`` payload ``{"id", "ok", "error"}``: ``error`` is null
+    when ok and required (non-empty) when not."""
+    if ok and error is not None:
+        raise ValueError("a successful response carries no error")
+    if not ok and not error:
+        raise ValueError("a refused command needs an error message")
+    return {"id": command_id, "ok": ok, "error": error}
+
+
+# ------------------------------------------------- Home Assistant discovery
+
+DEFAULT_DISCOVERY_PREFIX = "homeassistant"
+
+DISCOVERY_SENSORS: dict[str, tuple[str, str, str]] = {
+    # what: (name, icon, value_template over the state JSON)
+    "game": ("Game", "mdi:bullseye-arrow", "{{ value_json.game | default('None') }}"),
+    "current_player": (
+        "Current player",
+        "mdi:account",
+        "{% if value_json.players is defined %}"
+        "{{ value_json.players[value_json.current_player].name }}"
+        "{% else %}None{% endif %}",
+    ),
+    "last_dart": (
+        "Last dart",
+        "mdi:target",
+        "{% if value_json.visit %}{{ value_json.visit[-1] }}"
+        "{% elif value_json.last_visit and value_json.last_visit.darts %}"
+        "{{ value_json.last_visit.darts[-1] }}"
+        "{% else %}None{% endif %}",
+    ),
+    "phase": ("Phase", "mdi:progress-clock", "{{ value_json.phase }}"),
+}
+"""The board-wide sensors; one ``score_<i>`` sensor per player is added."""
+
+
+def _score_template(index: int) -> str:
+    return (
+        f"{{% if value_json.players is defined and value_json.players | length > {index} %}}"
+        f"{{{{ value_json.players[{index}].score }}}}"
+        "{% else %}None{% endif %}"
+    )
+
+
+def _score_attributes_template(index: int) -> str:
+    return (
+        f"{{% if value_json.players is defined and value_json.players | length > {index} %}}"
+        f"{{{{ {{'player': value_json.players[{index}].name}} | tojson }}}}"
+        "{% else %}{}{% endif %}"
+    )
+
+
+def _check_prefix(prefix: str) -> None:
+    if not isinstance(prefix, str) or not _BASE_RE.match(prefix):
+        raise ValueError(f"bad discovery prefix {prefix!r}")
+
+
+def _discovery_topic(prefix: str, board_id: str, what: str) -> str:
+    return f"{prefix}/sensor/oche_{board_id}/{what}/config"
+
+
+def _entity_slug(board_id: str, what: str) -> str:
+    return f"oche_{board_id}_{what}".lower().replace("-", "_")
+
+
+def discovery_messages(
+    prefix: str, base: str, board_id: str, board_name: str, player_count: int
+) -> list[tuple[str, dict[str, Any]]]:
+    """Home Assistant MQTT discovery: ``(topic, config)`` pairs to publish
+    retained. One device per board with the sensors game, current_player,
+    last_dart, phase and score_0 .. score_<player_count - 1>, all reading the
+    state topic and unavailable while the availability topic says offline."""
+    _check_prefix(prefix)
+    if not 0 <= player_count <= MAX_PLAYERS:
+        raise ValueError(f"player_count must be 0 to {MAX_PLAYERS}, got {player_count}")
+    state_topic = topic(base, board_id, "state")
+    availability_topic = topic(base, board_id, "availability")
+    device = {
+        "identifiers": [f"oche_{board_id}"],
+        "name": board_name,
+        "manufacturer": "Oche",
+        "model": "Soft-tip dartboard",
+    }
+    sensors: list[tuple[str, str, str, str, dict[str, Any]]] = [
+        (what, name, icon, template, {})
+        for what, (name, icon, template) in DISCOVERY_SENSORS.items()
+    ]
+    for index in range(player_count):
+        sensors.append(
+            (
+                f"score_{index}",
+                f"Player {index + 1} score",
+                "mdi:scoreboard",
+                _score_template(index),
+                {
+                    "json_attributes_topic": state_topic,
+                    "json_attributes_template": _score_attributes_template(index),
+                },
+            )
+        )
+    messages = []
+    for what, name, icon, template, extra in sensors:
+        config: dict[str, Any] = {
+            "name": name,
+            "unique_id": f"oche_{board_id}_{what}",
+            "default_entity_id": f"sensor.{_entity_slug(board_id, what)}",
+            "has_entity_name": True,
+            "icon": icon,
+            "state_topic": state_topic,
+            "value_template": template,
+            **extra,
+            "availability_topic": availability_topic,
+            "payload_available": AVAILABILITY_ONLINE,
+            "payload_not_available": AVAILABILITY_OFFLINE,
+            "qos": 1,
+            "device": device,
+            "origin": {"name": "Oche"},
+        }
+        messages.append((_discovery_topic(prefix, board_id, what), config))
+    return messages
+
+
+def discovery_removals(
+    prefix: str, board_id: str, player_count: int, previous_count: int = MAX_PLAYERS
+) -> list[tuple[str, str]]:
+    """``(topic, "")`` pairs to publish retained: the empty payload removes the
+    score sensors of players ``player_count`` .. ``previous_count - 1`` (those a
+    smaller game no longer has). With the default ``previous_count`` every
+    score sensor a board could have had is cleared, which is safe after a
+    restart (removing a sensor that never existed does nothing)."""
+    _check_prefix(prefix)
+    _check_board(board_id)
+    if not 0 <= player_count <= MAX_PLAYERS:
+        raise ValueError(f"player_count must be 0 to {MAX_PLAYERS}, got {player_count}")
+    return [
+        (_discovery_topic(prefix, board_id, f"score_{index}"), "")
+        for index in range(player_count, previous_count)
+    ]
