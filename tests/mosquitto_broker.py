@@ -7,6 +7,7 @@ broker gets its own port, config and data directory; ``stop()`` and
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import subprocess
@@ -49,9 +50,13 @@ class MosquittoBroker:
             f"listener {self.port} {self.host}\n"
             f"allow_anonymous {allow_anonymous}\n"
             "persistence false\n"
+            "set_tcp_nodelay true\n"
             f"log_dest file {self.log}\n"
             "log_type error\nlog_type warning\nlog_type notice\n"
-            f"{extra_config}\n",
+            # As root, Mosquitto would drop to the mosquitto user, which cannot
+            # write its log inside pytest's private temporary directory.
+            + ("user root\n" if os.geteuid() == 0 else "")
+            + f"{extra_config}\n",
             "utf-8",
         )
         self.process: subprocess.Popen[bytes] | None = None
