@@ -19,7 +19,14 @@ from typing import Any
 from drivers.errors import DriverError
 from engine import EngineError, Game, game_class, game_ids, new_game
 from engine.game_log import replay_log
-from firmware_bridge import calibrate_command, firmware_command, monitor_command, udev_command
+from firmware_bridge import (
+    calibrate_command,
+    firmware_command,
+    history_command,
+    monitor_command,
+    run_command,
+    udev_command,
+)
 from firmware_bridge.command_support import EXIT_BAD_INPUT, UsageError
 from firmware_bridge.scoreboard_text import render_scoreboard
 
@@ -166,7 +173,14 @@ def _parser() -> argparse.ArgumentParser:
     demo = commands.add_parser("demo", help="replay the bundled sample games")
     demo.set_defaults(run=_demo)
 
-    for module in (monitor_command, calibrate_command, firmware_command, udev_command):
+    for module in (
+        run_command,
+        history_command,
+        monitor_command,
+        calibrate_command,
+        firmware_command,
+        udev_command,
+    ):
         module.add_parser(commands)
     return parser
 

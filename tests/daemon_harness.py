@@ -1,0 +1,170 @@
+"""What the daemon tests share: a board map covering every bed, a fake board
+on a pseudo-terminal, a config for a private broker, and an MQTT watcher."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+
+from drivers.matrix_map import MatrixMap, dump_map
+from engine import ALL_BEDS, MISS, Bed
+
+COLS = 12
+BEDS = [bed for bed in ALL_BEDS if bed != MISS]
+BUTTONS = {0: "next", 1: "undo", 2: "miss"}
+TIMEOUT = 10.0
+
+
+def cell_of(notation: str) -> tuple[int, int]:
+    """The matrix cell the test map gives a bed."""
+    index = BEDS.index(Bed.parse(notation))
+    return divmod(index, COLS)
+
+
+def write_board_map(path: Path) -> Path:
+    cells = {divmod(i, COLS): bed for i, bed in enumerate(BEDS)}
+    rows = (len(BEDS) + COLS - 1) // COLS
+    dump_map(MatrixMap("test board", rows, COLS, cells, BUTTONS), path)
+    return path
+
+
+def config_text(
+    tmp_path: Path,
+    broker_url: str,
+    port: Path,
+    *,
+    board: str = "board1",
+    takeout_s: float = 0.0,
+    extra: str = "",
+) -> str:
+    map_path = write_board_map(tmp_path / "board-map.toml")
+    return f"""
+[board]
+id = "{board}"
+name = "Test board"
+driver = "serial"
+port = "{port}"
+map = "{map_path}"
+
+[mqtt]
+url = "{broker_url}"
+
+[visit]
+takeout_s = {takeout_s}
+coalesce_ms = 0
+
+[journal]
+path = "{tmp_path / "journal.sqlite3"}"
+{extra}
+"""
+
+
+class Watcher:
+    """An MQTT client that records every message under ``oche/<board>/#``."""
+
+    def __init__(self, host: str, port: int, board: str = "board1") -> None:
+        self.host, self.port, self.board = host, port, board
+        self.messages: list[tuple[str, Any]] = []
+        self._changed = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._client: aiomqtt.Client | None = None
+        self.ready = asyncio.Event()
+
+    async def __aenter__(self) -> Watcher:
+        self._task = asyncio.create_task(self._run())
+        await asyncio.wait_for(self.ready.wait(), TIMEOUT)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        assert self._task is not None
+        self._task.cancel()
+        await asyncio.gather(self._task, return_exceptions=True)
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                nodelay = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
+                async with aiomqtt.Client(self.host, self.port, socket_options=nodelay) as client:
+                    self._client = client
+                    await client.subscribe(f"oche/{self.board}/#", qos=1)
+                    self.ready.set()
+                    async for message in client.messages:
+                        raw = message.payload
+                        text = (
+                            raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
+                        )
+                        try:
+                            payload: Any = json.loads(text)
+                        except ValueError:
+                            payload = text
+                        self.messages.append((str(message.topic), payload))
+                        self._changed.set()
+            except aiomqtt.MqttError:
+                self._client = None
+                await asyncio.sleep(0.2)
+
+    async def command(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """Send a command and wait for its response (matched by id)."""
+        assert self._client is not None
+        command_id = payload.setdefault("id", f"t{len(self.messages)}-{id(payload)}")
+        await self._client.publish(f"oche/{self.board}/cmd", json.dumps(payload), qos=1)
+        return await self.wait_for(
+            "cmd/response", lambda p: isinstance(p, dict) and p.get("id") == command_id
+        )
+
+    async def count(self, name: str, predicate: Callable[[Any], bool], at_least: int) -> int:
+        """Wait until at least ``at_least`` messages on ``name`` match ``predicate``."""
+
+        async def look() -> int:
+            while True:
+                found = sum(1 for payload in self.of(name) if predicate(payload))
+                if found >= at_least:
+                    return found
+                self._changed.clear()
+                await asyncio.sleep(0.05)
+
+        return await asyncio.wait_for(look(), TIMEOUT * 3)
+
+    async def send_raw(self, payload: bytes) -> None:
+        assert self._client is not None
+        await self._client.publish(f"oche/{self.board}/cmd", payload, qos=1)
+
+    def of(self, name: str) -> list[Any]:
+        topic = f"oche/{self.board}/{name}"
+        return [payload for t, payload in self.messages if t == topic]
+
+    async def wait_for(
+        self, name: str, predicate: Callable[[Any], bool], timeout: float = TIMEOUT
+    ) -> Any:
+        topic = f"oche/{self.board}/{name}"
+
+        async def look() -> Any:
+            seen = 0
+            while True:
+                fresh, seen = self.messages[seen:], len(self.messages)
+                for message_topic, payload in fresh:
+                    if message_topic == topic and predicate(payload):
+                        return payload
+                self._changed.clear()
+                await self._changed.wait()
+
+        return await asyncio.wait_for(look(), timeout)
+
+    async def state_where(self, predicate: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """Wait until the latest state satisfies ``predicate``."""
+
+        async def look() -> dict[str, Any]:
+            while True:
+                states = self.of("state")
+                if states and predicate(states[-1]):
+                    return states[-1]  # type: ignore[no-any-return]
+                self._changed.clear()
+                await self._changed.wait()
+
+        return await asyncio.wait_for(look(), TIMEOUT)

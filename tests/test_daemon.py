@@ -1,0 +1,288 @@
+"""The daemon end to end: a board on a pseudo-terminal, a real Mosquitto, a
+real SQLite journal. Games from new_game to result, takeout, and faults:
+kill -9, a broker outage, unplugging the board, floods of bad commands."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from firmware_bridge.config import parse_config
+from firmware_bridge.daemon import Daemon
+from firmware_bridge.mqtt_api import TOPICS
+from tests.daemon_harness import TIMEOUT, Watcher, cell_of, config_text
+from tests.drivers.pty_board import FakeBoard
+from tests.mosquitto_broker import MosquittoBroker
+
+OCHE = Path(sys.executable).parent / "oche"
+
+
+async def throw(board: FakeBoard, *darts: str) -> None:
+    for dart in darts:
+        await board.write(board.hit(*cell_of(dart)))
+        await asyncio.sleep(0.02)
+
+
+async def press(board: FakeBoard, button: int) -> None:
+    await board.write(board.button(button))
+
+
+class Running:
+    """A daemon running in this process, with its board and a watcher."""
+
+    def __init__(self, tmp_path: Path, broker: MosquittoBroker, **options: Any) -> None:
+        self.board = FakeBoard(tmp_path / "oche-board")
+        self.config = parse_config(
+            config_text(tmp_path, broker.url, self.board.link, **options), "test.toml"
+        )
+        self.daemon = Daemon(self.config)
+        self.task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self.task = asyncio.create_task(self.daemon.run())
+
+    async def stop(self) -> None:
+        assert self.task is not None
+        self.task.cancel()
+        await asyncio.gather(self.task, return_exceptions=True)
+
+
+@pytest.fixture
+async def running(tmp_path: Path, mosquitto: MosquittoBroker) -> AsyncIterator[Running]:
+    daemon = Running(tmp_path, mosquitto)
+    await daemon.start()
+    try:
+        yield daemon
+    finally:
+        await daemon.stop()
+        daemon.board.close()
+
+
+@pytest.fixture
+async def watcher(mosquitto: MosquittoBroker) -> AsyncIterator[Watcher]:
+    async with Watcher(mosquitto.host, mosquitto.port) as watching:
+        yield watching
+
+
+async def connected(watcher: Watcher) -> None:
+    await watcher.state_where(lambda s: s["board"]["connected"])
+
+
+def scores(state: dict[str, Any]) -> list[int]:
+    return [player["score"] for player in state["players"]]
+
+
+async def test_a_full_game_from_new_game_to_result(running: Running, watcher: Watcher) -> None:
+    await watcher.wait_for("availability", lambda p: p == "online")
+    await connected(watcher)
+    response = await watcher.command(
+        {"command": "new_game", "game": "x01", "options": {"start": 301}, "players": ["Ann", "Bob"]}
+    )
+    assert response["ok"] is True, response
+    board = running.board
+    await throw(board, "T20", "T20", "T20")
+    await watcher.state_where(lambda s: s.get("phase") == "takeout")
+    await press(board, 0)  # NEXT
+    await throw(board, "S1", "S1", "S1")
+    await press(board, 0)
+    await throw(board, "T20", "T11", "D14")  # 121 checkout
+    result = await watcher.wait_for("result", lambda p: isinstance(p, dict))
+    assert result["game"] == "x01"
+    assert result["winner_name"] == "Ann"
+    assert [p["name"] for p in result["players"]] == ["Ann", "Bob"]
+    assert result["log"].splitlines() == ["T20 T20 T20", "S1 S1 S1", "T20 T11 D14"]
+    state = await watcher.state_where(lambda s: s.get("finished") is True)
+    assert scores(state) == [0, 298]
+    assert state["phase"] == "finished"
+    kinds = [event["type"] for event in watcher.of("event")]
+    for kind in (
+        "game_started",
+        "dart",
+        "visit_end",
+        "takeout",
+        "player_change",
+        "winner",
+        "game_over",
+    ):
+        assert kind in kinds
+    for name in ("state", "event", "result", "cmd/response", "availability"):
+        validator = Draft202012Validator(TOPICS[name].schema)
+        for payload in watcher.of(name):
+            assert not list(validator.iter_errors(payload)), (name, payload)
+
+
+async def test_contacts_during_takeout_are_never_scored(running: Running, watcher: Watcher) -> None:
+    await connected(watcher)
+    await watcher.command({"command": "new_game", "game": "x01", "players": ["Ann", "Bob"]})
+    await throw(running.board, "S20", "S20", "S20")
+    await watcher.state_where(lambda s: s.get("phase") == "takeout")
+    await throw(running.board, "T20", "T19", "DB")  # pulling darts out
+    await watcher.wait_for("event", lambda e: e.get("type") == "hit" and e.get("segment") == "DB")
+    await press(running.board, 0)
+    state = await watcher.state_where(lambda s: s.get("phase") == "throwing")
+    assert scores(state) == [441, 501]
+    assert state["current_player"] == 1
+
+
+async def test_commands_next_miss_undo_and_manual_dart(running: Running, watcher: Watcher) -> None:
+    await connected(watcher)
+    await watcher.command({"command": "new_game", "game": "cricket", "players": ["Ann", "Bob"]})
+    assert (await watcher.command({"command": "dart", "segment": "T20"}))["ok"]
+    assert (await watcher.command({"command": "miss"}))["ok"]
+    assert (await watcher.command({"command": "undo"}))["ok"]
+    state = await watcher.state_where(lambda s: s.get("visit") == ["T20"])
+    assert state["players"][0]["marks"]["20"] == 3
+    assert (await watcher.command({"command": "next"}))["ok"]
+    state = await watcher.state_where(lambda s: s.get("current_player") == 1)
+    assert state["last_visit"]["darts"] == ["T20", "M", "M"]
+    bad = await watcher.command({"command": "dart", "segment": "T21"})
+    assert bad["ok"] is False and "T21" in bad["error"]
+
+
+async def test_malformed_commands_are_answered_and_change_nothing(
+    running: Running, watcher: Watcher
+) -> None:
+    await connected(watcher)
+    await watcher.command({"command": "new_game", "game": "x01", "players": ["Ann"]})
+    await watcher.command({"command": "dart", "segment": "S20"})
+    before = await watcher.state_where(lambda s: s.get("visit") == ["S20"])
+    bad: list[dict[str, Any]] = [
+        {"command": "launch"},
+        {"command": "dart"},
+        {"command": "dart", "segment": 20},
+        {"command": "new_game", "game": "darts-golf", "players": ["A"]},
+        {"command": "new_game", "game": "x01", "players": []},
+        {"command": "new_game", "game": "x01", "players": ["A"], "options": {"start": 7}},
+        {"command": "next", "extra": 1},
+    ]
+    count = 0
+    refused = lambda r: r.get("ok") is False  # noqa: E731
+    for _ in range(30):  # 2,100 commands, 70 at a time as a busy client would send them
+        for _ in range(10):
+            for payload in bad:
+                await watcher.send_raw(json.dumps({**payload, "id": f"bad-{count}"}).encode())
+                count += 1
+        await watcher.count("cmd/response", refused, count)
+    for raw in (b"{not json", b"\xff\xfe", b"[1, 2]"):
+        await watcher.send_raw(raw)
+    await watcher.send_raw(json.dumps({"command": "miss", "pad": "x" * 70_000}).encode())
+    errors = await watcher.count("cmd/response", refused, count + 4)
+    assert errors == count + 4
+    answered = {r.get("id") for r in watcher.of("cmd/response") if r.get("ok") is False}
+    assert {f"bad-{n}" for n in range(count)} <= answered
+    assert all(r.get("error") for r in watcher.of("cmd/response") if r.get("ok") is False)
+    await watcher.command({"command": "dart", "segment": "S1"})  # a good one still works
+    after = await watcher.state_where(lambda s: s.get("visit") == ["S20", "S1"])
+    assert scores(after) == [scores(before)[0] - 1]
+
+
+async def test_broker_outage_reconnects_republishes_and_delivers_queued_results(
+    running: Running, watcher: Watcher, mosquitto: MosquittoBroker
+) -> None:
+    await connected(watcher)
+    await watcher.command(
+        {
+            "command": "new_game",
+            "game": "x01",
+            "options": {"start": 301, "out": "straight"},
+            "players": ["Ann"],
+        }
+    )
+    await throw(running.board, "T20", "T20", "T20")
+    await watcher.state_where(lambda s: s.get("phase") == "takeout")
+    mosquitto.stop()
+    await asyncio.sleep(0.5)
+    await press(running.board, 0)
+    await throw(running.board, "T20", "T20", "T20")  # 301 - 360: bust... use the rest
+    await press(running.board, 0)
+    await throw(running.board, "T20", "T20", "S1")  # 121 - 121 = 0: straight out
+    await asyncio.sleep(0.5)
+    mosquitto.start()
+    result = await watcher.wait_for("result", lambda p: isinstance(p, dict), timeout=40)
+    assert result["winner_name"] == "Ann"
+    state = await watcher.state_where(lambda s: s.get("finished") is True)
+    assert state["players"][0]["score"] == 0
+    assert "online" in watcher.of("availability")
+
+
+async def test_unplug_and_replug_the_board_mid_game(running: Running, watcher: Watcher) -> None:
+    await connected(watcher)
+    await watcher.command({"command": "new_game", "game": "x01", "players": ["Ann"]})
+    await throw(running.board, "S20")
+    await watcher.state_where(lambda s: s.get("visit") == ["S20"])
+    running.board.unplug()
+    await watcher.state_where(lambda s: not s["board"]["connected"])
+    await watcher.wait_for("event", lambda e: e.get("type") == "board_disconnected")
+    running.board.plug()
+    await watcher.state_where(lambda s: s["board"]["connected"])
+    await throw(running.board, "S19")
+    state = await watcher.state_where(lambda s: s.get("visit") == ["S20", "S19"])
+    assert scores(state) == [501 - 39]
+
+
+async def test_kill_9_mid_visit_then_restart_gives_the_same_state(
+    tmp_path: Path, mosquitto: MosquittoBroker, watcher: Watcher
+) -> None:
+    board = FakeBoard(tmp_path / "oche-board")
+    config = tmp_path / "oche.toml"
+    config.write_text(config_text(tmp_path, mosquitto.url, board.link), "utf-8")
+
+    def start() -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [str(OCHE), "run", "--config", str(config)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+
+    first = start()
+    try:
+        await connected(watcher)
+        await watcher.command({"command": "new_game", "game": "cricket", "players": ["Ann", "Bob"]})
+        await throw(board, "T20", "S19", "S19")
+        await watcher.state_where(lambda s: s.get("phase") == "takeout")
+        await press(board, 0)
+        await throw(board, "D18")
+        before = await watcher.state_where(lambda s: s.get("visit") == ["D18"])
+        os.kill(first.pid, signal.SIGKILL)
+        first.wait(TIMEOUT)
+        await watcher.wait_for("availability", lambda p: p == "offline")
+    finally:
+        if first.poll() is None:
+            first.kill()
+    watcher.messages.clear()
+    second = start()
+    try:
+        after = await watcher.state_where(lambda s: s.get("game") == "cricket")
+        assert {k: v for k, v in after.items() if k != "board"} == {
+            k: v for k, v in before.items() if k != "board"
+        }
+        await throw(board, "S18")
+        state = await watcher.state_where(lambda s: s.get("visit") == ["D18", "S18"])
+        assert state["players"][1]["marks"]["18"] == 3
+        second.send_signal(signal.SIGTERM)
+        assert second.wait(TIMEOUT) == 0, second.stderr.read() if second.stderr else ""
+        await watcher.wait_for("availability", lambda p: p == "offline")
+    finally:
+        if second.poll() is None:
+            second.kill()
+        board.close()
+
+
+async def test_a_bad_config_exits_2_naming_every_problem(tmp_path: Path) -> None:
+    config = tmp_path / "oche.toml"
+    config.write_text('[board]\ndriver = "telepathy"\n[visit]\ntakeout_s = -1\n', "utf-8")
+    result = subprocess.run(
+        [str(OCHE), "run", "--config", str(config)], capture_output=True, text=True, timeout=30
+    )
+    assert result.returncode == 2
+    assert "board.driver" in result.stderr and "visit.takeout_s" in result.stderr
