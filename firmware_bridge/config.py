@@ -14,6 +14,7 @@ expanded. ``docs/config.md`` documents every key.
 from __future__ import annotations
 
 import difflib
+import ipaddress
 import json
 import logging
 import math
@@ -627,6 +628,22 @@ def _not_blank(value: str) -> str | None:
     return "must not be empty" if not value.strip() else None
 
 
+def _loopback_host(value: str) -> str | None:
+    """The embedded broker is for this machine only (amqtt is not hardened for
+    a network); a LAN needs a real broker such as Mosquitto."""
+    if value.strip().lower() == "localhost":
+        return None
+    try:
+        if ipaddress.ip_address(value.strip()).is_loopback:
+            return None
+    except ValueError:
+        pass
+    return (
+        f"{value!r} is not a loopback address: the embedded broker listens on this "
+        "machine only (127.0.0.1, ::1); for a network, run Mosquitto and set mqtt.url"
+    )
+
+
 def _discovery_prefix(value: str) -> str | None:
     if not value:
         return "must not be empty"
@@ -672,7 +689,7 @@ _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
         "password_file": _existing_file,
         "ca_file": _existing_file,
         "keepalive": _in_range(5, 3600),
-        "embedded_host": _not_blank,
+        "embedded_host": _loopback_host,
         "embedded_port": _PORT,
     },
     "visit": {

@@ -141,10 +141,9 @@ class Daemon:
             try:
                 session.apply(token, now)
             except EngineError as error:
-                log.error(
-                    "journal game %d: token %r does not replay: %s", unfinished.id, token, error
-                )
-                break
+                # Live play journals a token before applying it, so a token the
+                # engine refused then is in the journal: skip it here too.
+                log.warning("journal game %d: token %r skipped: %s", unfinished.id, token, error)
         self.session, self.game_row, self.last_setup = session, unfinished.id, setup
         self.started_at = unfinished.started_at
         log.info(

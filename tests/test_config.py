@@ -27,6 +27,11 @@ DOCS = Path(__file__).resolve().parent.parent / "docs"
 EXAMPLE = DOCS / "oche.example.toml"
 CONFIG_MD = DOCS / "config.md"
 
+EMBEDDED_HINT = (
+    ": the embedded broker listens on this machine only (127.0.0.1, ::1);"
+    " for a network, run Mosquitto and set mqtt.url"
+)
+
 
 def errors_of(text: str, overrides: tuple[str, ...] = ()) -> list[str]:
     with pytest.raises(ConfigError) as caught:
@@ -168,7 +173,7 @@ def test_a_full_file_loads(tmp_path: Path) -> None:
             ca_file = "ca.pem"
             client_id = "lane-3"
             keepalive = 60
-            embedded_host = "0.0.0.0"
+            embedded_host = "::1"
             embedded_port = 1884
 
             [visit]
@@ -459,7 +464,14 @@ def test_five_mistakes_are_all_reported_with_their_key_paths(tmp_path: Path) -> 
         ("[mqtt]\nkeepalive = 3601", "mqtt.keepalive: must be 5 to 3600, not 3601"),
         ("[mqtt]\nembedded_port = 0", "mqtt.embedded_port: must be 1 to 65535, not 0"),
         ("[mqtt]\nembedded_port = 65536", "mqtt.embedded_port: must be 1 to 65535, not 65536"),
-        ('[mqtt]\nembedded_host = ""', "mqtt.embedded_host: must not be empty"),
+        (
+            '[mqtt]\nembedded_host = ""',
+            "mqtt.embedded_host: '' is not a loopback address" + EMBEDDED_HINT,
+        ),
+        (
+            '[mqtt]\nembedded_host = "0.0.0.0"',
+            "mqtt.embedded_host: '0.0.0.0' is not a loopback address" + EMBEDDED_HINT,
+        ),
         (
             '[mqtt]\npassword_file = "/no/such/password"',
             "mqtt.password_file: /no/such/password does not exist",

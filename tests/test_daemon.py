@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import aiomqtt
 import pytest
 from jsonschema import Draft202012Validator
 
@@ -22,7 +23,7 @@ from firmware_bridge.daemon import Daemon
 from firmware_bridge.mqtt_api import TOPICS
 from tests.daemon_harness import TIMEOUT, Watcher, cell_of, config_text
 from tests.drivers.pty_board import FakeBoard
-from tests.mosquitto_broker import MosquittoBroker
+from tests.mosquitto_broker import MosquittoBroker, free_port
 
 OCHE = Path(sys.executable).parent / "oche"
 
@@ -286,3 +287,59 @@ async def test_a_bad_config_exits_2_naming_every_problem(tmp_path: Path) -> None
     )
     assert result.returncode == 2
     assert "board.driver" in result.stderr and "visit.takeout_s" in result.stderr
+
+
+async def test_without_a_broker_url_the_daemon_runs_its_own_on_loopback(tmp_path: Path) -> None:
+    port = free_port()
+    board = FakeBoard(tmp_path / "oche-board")
+    text = config_text(tmp_path, "", board.link).replace(
+        'url = ""', f'url = ""\nembedded_port = {port}'
+    )
+    daemon = Daemon(parse_config(text, "home.toml"))
+    task = asyncio.create_task(daemon.run())
+    try:
+        await asyncio.sleep(0.5)
+        async with Watcher("127.0.0.1", port) as watcher:
+            await connected(watcher)
+            assert (
+                await watcher.command({"command": "new_game", "game": "x01", "players": ["Ann"]})
+            )["ok"]
+            await throw(board, "T20")
+            state = await watcher.state_where(lambda s: s.get("visit") == ["T20"])
+            assert scores(state) == [441]
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        board.close()
+
+
+async def test_home_assistant_discovery_is_published_when_enabled(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    board = FakeBoard(tmp_path / "oche-board")
+    text = config_text(
+        tmp_path, mosquitto.url, board.link, extra="[homeassistant]\nenabled = true\n"
+    )
+    daemon = Daemon(parse_config(text, "ha.toml"))
+    configs: dict[str, dict[str, Any]] = {}
+    async with aiomqtt.Client(mosquitto.host, mosquitto.port) as client:
+        await client.subscribe("homeassistant/#", qos=1)
+        task = asyncio.create_task(daemon.run())
+        try:
+
+            async def collect() -> None:
+                async for message in client.messages:
+                    configs[str(message.topic)] = json.loads(bytes(message.payload))  # type: ignore[arg-type]
+                    if any(t.endswith("/current_player/config") for t in configs):
+                        return
+
+            await asyncio.wait_for(collect(), TIMEOUT)
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+            board.close()
+    unique_ids = {config["unique_id"] for config in configs.values()}
+    assert "oche_board1_current_player" in unique_ids
+    for config in configs.values():
+        assert config["state_topic"] == "oche/board1/state"
+        assert config["availability_topic"] == "oche/board1/availability"
