@@ -18,6 +18,7 @@ import aiomqtt
 import pytest
 from jsonschema import Draft202012Validator
 
+from drivers.protocol import Released, Stuck
 from firmware_bridge.config import parse_config
 from firmware_bridge.daemon import Daemon
 from firmware_bridge.mqtt_api import TOPICS
@@ -343,3 +344,31 @@ async def test_home_assistant_discovery_is_published_when_enabled(
     for config in configs.values():
         assert config["state_topic"] == "oche/board1/state"
         assert config["availability_topic"] == "oche/board1/availability"
+
+
+async def test_a_stuck_cell_is_shown_and_cleared(running: Running, watcher: Watcher) -> None:
+    await connected(watcher)
+    board = running.board
+    await board.write(board.frame(Stuck(board.next_seq(), *cell_of("S20"))))
+    state = await watcher.state_where(lambda s: s["board"]["status"] == "stuck")
+    assert state["board"]["stuck_cells"] == [list(cell_of("S20"))]
+    await watcher.wait_for("event", lambda e: e.get("type") == "stuck")
+    await board.write(board.frame(Released(board.next_seq(), *cell_of("S20"))))
+    await watcher.state_where(lambda s: s["board"]["status"] == "connected")
+
+
+async def test_the_takeout_timer_passes_the_turn_without_next(
+    tmp_path: Path, mosquitto: MosquittoBroker, watcher: Watcher
+) -> None:
+    daemon = Running(tmp_path, mosquitto, takeout_s=0.3)
+    await daemon.start()
+    try:
+        await connected(watcher)
+        await watcher.command({"command": "new_game", "game": "x01", "players": ["Ann", "Bob"]})
+        await throw(daemon.board, "S1", "S1", "S1")
+        await watcher.state_where(lambda s: s.get("phase") == "takeout")
+        state = await watcher.state_where(lambda s: s.get("phase") == "throwing")
+        assert state["current_player"] == 1
+    finally:
+        await daemon.stop()
+        daemon.board.close()
