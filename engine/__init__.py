@@ -2,6 +2,7 @@
 the state JSON every client shows. No I/O; imports nothing else of Oche's."""
 
 from engine.beds import ALL_BEDS, DB, MISS, SB, Bed
+from engine.checkout import checkout, checkout_text
 from engine.errors import (
     EngineError,
     GameLogError,
@@ -49,6 +50,8 @@ __all__ = [
     "Team",
     "Undo",
     "UnknownGameError",
+    "checkout",
+    "checkout_text",
     "game_class",
     "game_ids",
     "new_game",
