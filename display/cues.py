@@ -1,0 +1,382 @@
+"""Which sound cues an MQTT ``event`` calls for, and what the caller says.
+
+Pure functions over the daemon's JSON (docs/mqtt.md, docs/state.md): no
+pygame, no I/O. :mod:`display.sound_bank` turns the cue names into sounds.
+
+The display gets the events of one state change together (one dart or NEXT:
+they share ``at``), e.g. the third dart of a visit publishes ``dart``,
+``visit_end``, ``takeout`` and ``player_change`` at once. :func:`cues_for`
+maps each event to its cues; :func:`collapse` picks what to play of a batch
+so cues do not pile up on each other.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Iterable, Mapping
+from functools import cache
+from typing import Any
+
+__all__ = [
+    "ANNOUNCEMENT_PRIORITY",
+    "CRICKET_TARGETS",
+    "CUES",
+    "RING_CUES",
+    "caller_text",
+    "close_cues",
+    "closed_targets",
+    "collapse",
+    "cues_for",
+    "is_checkout",
+    "number_words",
+    "reachable_finish",
+    "ring_cue",
+    "ton_cue",
+    "visit_points",
+]
+
+CUES: tuple[str, ...] = (
+    "single",
+    "double",
+    "triple",
+    "bull",
+    "miss",
+    "bust",
+    "close",
+    "player_change",
+    "takeout",
+    "ton",
+    "ton40",
+    "one_eighty",
+    "game_shot",
+)
+"""Every cue name, in the order the docs list them."""
+
+RING_CUES = frozenset({"single", "double", "triple", "bull", "miss"})
+"""The cues of a dart by its ring: the immediate feedback of a hit."""
+
+ANNOUNCEMENT_PRIORITY: tuple[str, ...] = (
+    "game_shot",
+    "one_eighty",
+    "ton40",
+    "ton",
+    "bust",
+    "close",
+    "takeout",
+    "player_change",
+)
+"""The other cues, most important first (see :func:`collapse`)."""
+
+CRICKET_TARGETS: tuple[str, ...] = ("15", "16", "17", "18", "19", "20", "bull")
+"""The keys of a cricket-family player's ``marks``; 3 marks close a target."""
+
+CLOSED = 3
+
+# ---------------------------------------------------------------- the cues
+
+State = Mapping[str, Any]
+
+
+def ring_cue(segment: str) -> str:
+    """The cue of a dart in ``segment`` (``M``, ``SB``, ``DB``, ``S20``, ``D5``, ``T19``)."""
+    bed = segment.strip().upper()
+    if bed == "M":
+        return "miss"
+    if bed in ("SB", "DB"):
+        return "bull"
+    ring = {"S": "single", "D": "double", "T": "triple"}.get(bed[:1])
+    if ring is None:
+        raise ValueError(f"not a segment: {segment!r} (S1-S20, D1-D20, T1-T20, SB, DB, M)")
+    return ring
+
+
+def ton_cue(points: int) -> str | None:
+    """The call for an X01 visit of ``points``: ``ton`` (100-139), ``ton40``
+    (140-179), ``one_eighty`` (180), else ``None``."""
+    if points >= 180:
+        return "one_eighty"
+    if points >= 140:
+        return "ton40"
+    if points >= 100:
+        return "ton"
+    return None
+
+
+def visit_points(event: Mapping[str, Any]) -> int:
+    """What an X01 ``visit_end`` scored: nothing for a bust; otherwise the
+    side's score change when the daemon knows it (so darts that did not open
+    a double-in game count nothing), else the face value ``total``."""
+    if event.get("visit_over") == "bust":
+        return 0
+    change = event.get("score_change")
+    if isinstance(change, int) and not isinstance(change, bool):
+        return max(0, -change)
+    total = event.get("total")
+    return total if isinstance(total, int) and not isinstance(total, bool) else 0
+
+
+def _game(*states: State | None) -> str | None:
+    for state in states:
+        if state is not None and isinstance(state.get("game"), str):
+            return str(state["game"])
+    return None
+
+
+def _side_key(state: State, index: int) -> int | str:
+    team = state["players"][index].get("team")
+    return f"team {team}" if isinstance(team, int) else index
+
+
+def closed_targets(old: State | None, new: State | None) -> list[str]:
+    """The cricket targets (``"20"``, ``"bull"``, ...) some side closed between
+    two states of the same game: its ``marks`` on them went from below 3 to 3.
+
+    Empty for games without ``marks`` (X01), across a change of game or of
+    players (a new game), and for an undo (marks only go down)."""
+    if old is None or new is None or _game(old) != _game(new):
+        return []
+    old_players, new_players = old.get("players"), new.get("players")
+    if not isinstance(old_players, list) or not isinstance(new_players, list):
+        return []
+    if len(old_players) != len(new_players):
+        return []
+    closed: list[str] = []
+    seen_sides: set[int | str] = set()
+    for index, (before, after) in enumerate(zip(old_players, new_players, strict=True)):
+        if before.get("name") != after.get("name"):
+            return []  # another game with the same id
+        marks_before, marks_after = before.get("marks"), after.get("marks")
+        if not isinstance(marks_before, Mapping) or not isinstance(marks_after, Mapping):
+            continue
+        side = _side_key(new, index)
+        if side in seen_sides:
+            continue  # team members share one set of marks
+        seen_sides.add(side)
+        for target in CRICKET_TARGETS:
+            was, now = marks_before.get(target, 0), marks_after.get(target, 0)
+            if was < CLOSED <= now and target not in closed:
+                closed.append(target)
+    return closed
+
+
+def close_cues(old: State | None, new: State | None) -> list[str]:
+    """``["close"]`` when a side closed a cricket target between the two states
+    (one cue however many closed at once), else ``[]``. For a display that
+    follows the ``state`` topic: call it with each state and the one before."""
+    return ["close"] if closed_targets(old, new) else []
+
+
+def _marks_change_on(state: State | None) -> str:
+    """The event whose state change moves ``marks``: the dart in Cricket, the
+    visit end where a visit is judged as a whole (Cricket-Shanghai, whose
+    state has ``marks_after_visit``)."""
+    if state is not None:
+        players = state.get("players")
+        if isinstance(players, list) and players and "marks_after_visit" in players[0]:
+            return "visit_end"
+    return "dart"
+
+
+def cues_for(
+    event: Mapping[str, Any],
+    state_before: State | None = None,
+    state_after: State | None = None,
+) -> list[str]:
+    """The cues for one MQTT ``event``.
+
+    ``state_before`` and ``state_after`` are the game states around the dart
+    or NEXT that caused the event (``None`` when unknown). They decide what
+    the event alone does not say: the ton calls are for X01 only, and a
+    cricket-family target closing adds ``close`` to the event that moved the
+    marks (the ``dart``, or Cricket-Shanghai's ``visit_end``). Pass the states
+    here or use :func:`close_cues` on the state topic, not both.
+
+    ============== =====================================================
+    event          cues
+    ============== =====================================================
+    dart           by the ring (``miss``, ``bull``, ``single``, ``double``,
+                   ``triple``) when ``scored``; nothing for a dead dart
+    visit_end      X01: ``ton`` / ``ton40`` / ``one_eighty`` by the points
+                   (not for a bust or the winning visit)
+    bust           ``bust``
+    takeout        ``takeout``
+    player_change  ``player_change``
+    winner         ``game_shot``
+    others         nothing
+    ============== =====================================================
+    """
+    kind = event.get("type")
+    cues: list[str] = []
+    if kind == "dart":
+        if event.get("scored", True) is not False and isinstance(event.get("segment"), str):
+            cues.append(ring_cue(event["segment"]))
+    elif kind == "visit_end":
+        if _game(state_after, state_before) == "x01" and event.get("visit_over") is None:
+            ton = ton_cue(visit_points(event))
+            if ton is not None:
+                cues.append(ton)
+    elif kind == "bust":
+        cues.append("bust")
+    elif kind == "takeout":
+        cues.append("takeout")
+    elif kind == "player_change":
+        cues.append("player_change")
+    elif kind == "winner":
+        cues.append("game_shot")
+    if kind in ("dart", "visit_end") and kind == _marks_change_on(state_after or state_before):
+        cues += close_cues(state_before, state_after)
+    return cues
+
+
+def collapse(cues: Iterable[str]) -> list[str]:
+    """What to play of the cues of one batch of events (one dart or NEXT):
+    the dart's ring cue first, then the single most important other cue
+    (:data:`ANNOUNCEMENT_PRIORITY`), so a third dart that scores 180 plays
+    ``triple`` then ``one_eighty`` rather than four sounds at once."""
+    cues = list(cues)
+    chosen = [cue for cue in dict.fromkeys(cues) if cue in RING_CUES][:1]
+    for cue in ANNOUNCEMENT_PRIORITY:
+        if cue in cues:
+            chosen.append(cue)
+            break
+    return chosen
+
+
+# ------------------------------------------------------------- the caller
+
+_ONES = [
+    "zero",
+    "one",
+    "two",
+    "three",
+    "four",
+    "five",
+    "six",
+    "seven",
+    "eight",
+    "nine",
+    "ten",
+    "eleven",
+    "twelve",
+    "thirteen",
+    "fourteen",
+    "fifteen",
+    "sixteen",
+    "seventeen",
+    "eighteen",
+    "nineteen",
+]
+_TENS = ["_", "_", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+
+
+def number_words(n: int) -> str:
+    """British English words for ``0 <= n < 1_000_000``: ``26`` is
+    ``twenty-six``, ``180`` is ``one hundred and eighty``."""
+    if not 0 <= n < 1_000_000:
+        raise ValueError(f"number_words takes 0-999999, not {n}")
+    if n < 20:
+        return _ONES[n]
+    if n < 100:
+        tens, ones = divmod(n, 10)
+        return _TENS[tens] + (f"-{_ONES[ones]}" if ones else "")
+    if n < 1000:
+        hundreds, rest = divmod(n, 100)
+        head = f"{_ONES[hundreds]} hundred"
+        return head + (f" and {number_words(rest)}" if rest else "")
+    thousands, rest = divmod(n, 1000)
+    head = f"{number_words(thousands)} thousand"
+    if not rest:
+        return head
+    return head + (" and " if rest < 100 else " ") + number_words(rest)
+
+
+_SINGLES = (*range(1, 21), 25)
+_DOUBLES = (*(2 * n for n in range(1, 21)), 50)
+_TRIPLES = tuple(3 * n for n in range(1, 21))
+_FINISHING = {
+    "double": _DOUBLES,
+    "master": (*_DOUBLES, *_TRIPLES),
+    "straight": (*_SINGLES, *_DOUBLES, *_TRIPLES),
+}
+
+
+@cache
+def _finishes(out: str) -> frozenset[int]:
+    finishing = _FINISHING.get(out)
+    if finishing is None:
+        raise ValueError(f"unknown out rule {out!r}; the rules are: {', '.join(_FINISHING)}")
+    setup = {0, *_SINGLES, *_DOUBLES, *_TRIPLES}  # 0: a dart not needed
+    return frozenset(a + b + last for a in setup for b in setup for last in finishing)
+
+
+def reachable_finish(remaining: int, out: str = "double") -> bool:
+    """Whether ``remaining`` can be finished in one visit (three darts) under
+    the ``out`` rule, by brute force over the beds: the last dart a double
+    (``double``; the inner bull is a double), a double or treble (``master``)
+    or any dart (``straight``). Double out: 2-170 except 159, 162, 163, 165,
+    166, 168 and 169. :func:`is_checkout`'s fallback without ``engine.checkout``."""
+    return remaining in _finishes(out)
+
+
+@cache
+def _engine_checkout() -> Callable[..., Any] | None:
+    """``engine.checkout.checkout`` when the engine has it, else ``None``."""
+    try:
+        module = importlib.import_module("engine.checkout")
+    except ImportError:
+        return None
+    function = getattr(module, "checkout", None)
+    return function if callable(function) else None
+
+
+def is_checkout(remaining: int, out: str = "double") -> bool:
+    """Whether an X01 side on ``remaining`` can check out in one visit under
+    the game's ``out`` rule (``double``, ``master`` or ``straight``): asks
+    ``engine.checkout.checkout(remaining, 3, out)`` for a route, or
+    :func:`reachable_finish` where the engine has no checkout table."""
+    _finishes(out)  # an unknown rule is a ValueError either way
+    suggest = _engine_checkout()
+    if suggest is None:
+        return reachable_finish(remaining, out)
+    return suggest(remaining, 3, out) is not None
+
+
+def caller_text(event: Mapping[str, Any], state: State | None = None) -> str | None:
+    """What the spoken caller says for ``event`` (``state``: the state after
+    it), or ``None`` to stay quiet.
+
+    - ``bust``: "bust"; ``winner``: "game shot".
+    - X01 ``visit_end`` (not bust, not the winning visit): the visit's points
+      in words ("one hundred and eighty", "twenty-six", "no score" for 0),
+      then, when the thrower's side is left on a checkout under the game's
+      ``out`` option, "you require thirty-two".
+    """
+    kind = event.get("type")
+    if kind == "bust":
+        return "bust"
+    if kind == "winner":
+        return "game shot"
+    if kind != "visit_end" or state is None or state.get("game") != "x01":
+        return None
+    if event.get("visit_over") in ("bust", "win"):
+        return None  # "bust" or "game shot" was said already
+    points = visit_points(event)
+    text = number_words(points) if points else "no score"
+    remaining = _remaining(event, state)
+    if remaining is not None and not state.get("finished"):
+        options = state.get("options")
+        out = options.get("out", "double") if isinstance(options, Mapping) else "double"
+        if is_checkout(remaining, str(out)):
+            text += f", you require {number_words(remaining)}"
+    return text
+
+
+def _remaining(event: Mapping[str, Any], state: State) -> int | None:
+    player = event.get("player")
+    players = state.get("players")
+    if not isinstance(player, int) or not isinstance(players, list):
+        return None
+    if not 0 <= player < len(players):
+        return None
+    score = players[player].get("score")
+    return score if isinstance(score, int) and score > 0 else None
