@@ -34,9 +34,10 @@ mosquitto:
 	@command -v mosquitto >/dev/null || test -x /usr/sbin/mosquitto || \
 		{ apt-get update -qq && apt-get install -y -qq mosquitto; }
 
-bench: $(STAMP)
+bench: $(STAMP) mosquitto
 	$(BIN)/python -m benchmarks.engine
 	$(BIN)/python -m benchmarks.drivers
+	$(BIN)/python -m benchmarks.latency
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

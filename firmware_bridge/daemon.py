@@ -10,6 +10,7 @@ publishing is left to a queue so a slow broker never holds up a dart.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -47,9 +48,6 @@ __all__ = ["Daemon"]
 
 log = logging.getLogger(__name__)
 
-TICK_S = 0.05
-"""How often the takeout timer is looked at."""
-
 
 def _event(kind: str, now: float, /, **fields: Any) -> dict[str, Any]:
     return {"type": kind, "at": now, **fields}
@@ -79,6 +77,7 @@ class Daemon:
         self._lock = asyncio.Lock()
         self._outgoing: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
         self._state_queued = False
+        self._timer_changed = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self._delivering = asyncio.Lock()
         self.link: MqttLink | None = None
@@ -200,7 +199,14 @@ class Daemon:
                 self._state_queued = False
                 payload = self.state()
             if self.link.connected:
-                await self.link.publish(name, payload)
+                # Started in queue order, so paho sends them in that order, but
+                # not one PUBACK at a time: a dart's state need not wait for the
+                # acknowledgement of the events before it.
+                self._background(self._send(name, payload))
+
+    async def _send(self, name: str, payload: dict[str, Any]) -> None:
+        assert self.link is not None
+        await self.link.publish(name, payload)
 
     async def _publish_discovery(self) -> None:
         if self.link is None or not self.config.homeassistant.enabled:
@@ -248,8 +254,14 @@ class Daemon:
             self._publish_state()
 
     async def _ticker(self) -> None:
+        """Ends takeout when its timer runs out. Sleeps until the deadline (or
+        until the session changes), so an idle daemon does not wake up."""
         while True:
-            await asyncio.sleep(TICK_S)
+            deadline = self.session.takeout_deadline if self.session else None
+            self._timer_changed.clear()
+            timeout = None if deadline is None else max(0.0, deadline - self.clock())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._timer_changed.wait(), timeout)
             if self.session is None:
                 continue
             async with self._lock:
@@ -336,6 +348,7 @@ class Daemon:
         """Journal each token, then apply it; publish what it caused."""
         session, row = self.session, self.game_row
         assert session is not None and row is not None
+        self._timer_changed.set()
         for token in tokens:
             now = self.clock()
             self.journal.append(row, token, now)

@@ -1,0 +1,535 @@
+"""Daemon latency: a dart on the board to its state on MQTT, against the bare
+broker round trip; start-up with a long journal; the idle daemon's CPU and memory.
+
+Everything is real: a private Mosquitto on a free loopback port (never the
+machine's own 1883), ``oche run`` as a subprocess with a serial board on a
+pseudo-terminal behind a symlink, and its SQLite journal in a temporary
+directory (``$TMPDIR``, normally on disk, as a board's journal is). The
+benchmark's MQTT clients set TCP_NODELAY, as the daemon does.
+
+- **hit -> state**: a cricket game for two players, single 1 to 14 only (no
+  cricket number, so it never ends). For each dart one ``H`` frame is written
+  to the pty and the clock stops when a ``state`` message arrives whose
+  players' dart count went up. After every third dart the board is in takeout:
+  a NEXT button frame ends it (not timed). Split by the dart's place in the
+  visit too: the daemon publishes a dart's events before its state, one
+  (``dart``) for darts 1-2, three (``dart``, ``visit_end``, ``takeout``) for
+  dart 3. The daemon's CPU time over the darts (NEXTs included) per dart.
+- **bare round trip**: a QoS 1 message published by one client of the same
+  broker to another that subscribes to it.
+- **start-up**: from launching ``oche run`` to the retained ``state`` reaching
+  a client that subscribed before the launch, with an empty journal and with
+  an unfinished game of 1,000 darts (plus its NEXTs) to replay.
+- **idle**: the daemon's CPU time over 10 s of no input (``/proc/<pid>/stat``)
+  and its resident memory (``VmRSS``) after the darts.
+
+Self-contained (only the product's own packages, aiomqtt and a ``mosquitto``
+binary), so changes to the test helpers do not move its figures.
+Run from the checkout: ``make bench`` or ``python -m benchmarks.latency [--hits N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import platform
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import tty
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+
+from benchmarks.drivers import percentile
+from drivers.matrix_map import MatrixMap, dump_map
+from drivers.protocol import SEQ_MODULO, Button, Frame, Hit, encode_frame
+from engine import ALL_BEDS, MISS, Bed
+from firmware_bridge.journal import Journal
+
+BOARD = "board1"
+STATE_TOPIC = f"oche/{BOARD}/state"
+COMMAND_TOPIC = f"oche/{BOARD}/cmd"
+PLAYERS = ["A", "B"]
+THROWN = [Bed.parse(f"S{number}") for number in range(1, 15)]
+"""The beds thrown: no cricket number among them, so the game never ends."""
+NEXT_BUTTON = 0
+COLS = 12
+BEDS = [bed for bed in ALL_BEDS if bed != MISS]
+CELLS = {bed: divmod(index, COLS) for index, bed in enumerate(BEDS)}
+"""The bench board's map: every bed has a cell; button 0 is NEXT."""
+NODELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
+TIMEOUT = 10.0
+IDLE_S = 10.0
+TARGET_P99_MS = 2.0
+TARGET_RATIO = 5.0
+
+
+# ------------------------------------------------------------------ fixtures
+
+
+def mosquitto_binary() -> str:
+    found = shutil.which("mosquitto") or next(
+        (p for p in ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto") if Path(p).exists()),
+        None,
+    )
+    if found is None:
+        sys.exit("mosquitto is not installed (make mosquitto, or apt-get install mosquitto)")
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def wait_listening(port: int, process: subprocess.Popen[bytes], what: str, log: Path) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{what} exited: {tail(log)}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.02)
+    raise RuntimeError(f"{what} did not listen on {port} within {TIMEOUT:g} s")
+
+
+def tail(path: Path, lines: int = 20) -> str:
+    try:
+        return "\n".join(path.read_text("utf-8", "replace").splitlines()[-lines:])
+    except OSError:
+        return "(no log)"
+
+
+@contextlib.contextmanager
+def mosquitto(workdir: Path) -> Iterator[int]:
+    """A private Mosquitto on a free loopback port; yields the port."""
+    port = free_port()
+    config, log = workdir / "mosquitto.conf", workdir / "mosquitto.log"
+    config.write_text(
+        f"listener {port} 127.0.0.1\n"
+        "allow_anonymous true\n"
+        "persistence false\n"
+        "set_tcp_nodelay true\n"
+        f"log_dest file {log}\n"
+        "log_type error\nlog_type warning\n" + ("user root\n" if os.geteuid() == 0 else ""),
+        "utf-8",
+    )
+    process = subprocess.Popen(
+        [mosquitto_binary(), "-c", str(config)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_listening(port, process, "mosquitto", log)
+        yield port
+    finally:
+        stop(process)
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(5)
+
+
+class PtyBoard:
+    """A board at the end of a pseudo-terminal; the daemon opens :attr:`link`."""
+
+    def __init__(self, link: Path) -> None:
+        self.master, self.slave = os.openpty()
+        tty.setraw(self.slave)  # no echo or line editing before the daemon configures it
+        os.set_blocking(self.master, False)
+        self.link = link
+        link.symlink_to(os.ttyname(self.slave))
+        self.seq = 0
+
+    def send(self, frame: Frame) -> None:
+        data = encode_frame(frame)
+        if os.write(self.master, data) != len(data):  # a pty takes a frame whole
+            raise RuntimeError("short write to the pty")
+
+    def next_seq(self) -> int:
+        seq, self.seq = self.seq, (self.seq + 1) % SEQ_MODULO
+        return seq
+
+    def hit(self, bed: Bed) -> None:
+        self.send(Hit(self.next_seq(), *CELLS[bed]))
+
+    def button(self, index: int) -> None:
+        self.send(Button(self.next_seq(), index))
+
+    def drain(self) -> None:
+        """Discard what the daemon sent (its hello request)."""
+        with contextlib.suppress(BlockingIOError, OSError):
+            while os.read(self.master, 4096):
+                pass
+
+    def close(self) -> None:
+        self.link.unlink(missing_ok=True)
+        for fd in (self.master, self.slave):
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
+def write_config(workdir: Path, port: int, board: PtyBoard) -> Path:
+    map_path = workdir / "board-map.toml"
+    cells = {cell: bed for bed, cell in CELLS.items()}
+    rows = (len(BEDS) + COLS - 1) // COLS
+    dump_map(MatrixMap("bench board", rows, COLS, cells, {NEXT_BUTTON: "next"}), map_path)
+    path = workdir / "oche.toml"
+    path.write_text(
+        f"""
+[board]
+id = "{BOARD}"
+name = "Bench board"
+driver = "serial"
+port = "{board.link}"
+map = "{map_path}"
+
+[mqtt]
+url = "mqtt://127.0.0.1:{port}"
+
+[visit]
+takeout_s = 0
+coalesce_ms = 0
+
+[journal]
+path = "{workdir / "journal.sqlite3"}"
+""",
+        "utf-8",
+    )
+    return path
+
+
+def oche_binary() -> str:
+    beside = Path(sys.executable).parent / "oche"
+    found = str(beside) if beside.exists() else shutil.which("oche")
+    if found is None:
+        sys.exit("oche is not installed: run make bench (it installs the checkout into .venv)")
+    return found
+
+
+def launch(config: Path, log: Path, profile: Path | None = None) -> subprocess.Popen[bytes]:
+    """``oche run``; under cProfile, writing its statistics to ``profile`` on exit."""
+    command = [oche_binary(), "run", "--config", str(config)]
+    if profile is not None:
+        command = [sys.executable, "-m", "cProfile", "-o", str(profile), *command]
+    with log.open("ab") as output:
+        return subprocess.Popen(
+            command,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+
+
+# ------------------------------------------------------------------- MQTT
+
+
+def client(port: int) -> aiomqtt.Client:
+    return aiomqtt.Client("127.0.0.1", port, socket_options=NODELAY)
+
+
+async def receive(
+    subscriber: aiomqtt.Client,
+    topic: str,
+    predicate: Callable[[Any], bool],
+    why: str,
+    timeout: float = TIMEOUT,
+) -> tuple[float, Any]:
+    """``(perf_counter at arrival, JSON payload)`` of the next message on
+    ``topic`` that satisfies ``predicate``."""
+    try:
+        async with asyncio.timeout(timeout):
+            async for message in subscriber.messages:
+                arrived = time.perf_counter()
+                if str(message.topic) != topic or not isinstance(message.payload, bytes):
+                    continue
+                if not message.payload:
+                    continue
+                payload = json.loads(message.payload)
+                if predicate(payload):
+                    return arrived, payload
+    except TimeoutError:
+        raise RuntimeError(f"no message on {topic} {why} within {timeout:g} s") from None
+    raise RuntimeError("the subscriber was disconnected")
+
+
+def darts(state: dict[str, Any]) -> int:
+    """Darts thrown in the state's game (-1 without a game)."""
+    if not state.get("game"):
+        return -1
+    return sum(int(player["stats"]["darts"]) for player in state["players"])
+
+
+def more_darts_than(count: int) -> Callable[[Any], bool]:
+    return lambda state: darts(state) > count
+
+
+def numbered(n: int) -> Callable[[Any], bool]:
+    return lambda payload: payload["n"] == n
+
+
+# --------------------------------------------------------------- measures
+
+
+async def bare_round_trip_ms(port: int, count: int, gap_s: float) -> list[float]:
+    """Milliseconds from publishing a small QoS 1 message to another client of
+    the same broker receiving it."""
+    topic = "bench/round-trip"
+    latencies: list[float] = []
+    async with client(port) as subscriber, client(port) as publisher:
+        await subscriber.subscribe(topic, qos=1)
+        for i in range(count):
+            await asyncio.sleep(gap_s)
+            start = time.perf_counter()
+            sending = asyncio.ensure_future(
+                publisher.publish(topic, json.dumps({"n": i}).encode(), qos=1)
+            )
+            arrived, _ = await receive(subscriber, topic, numbered(i), f"n={i}")
+            await sending
+            latencies.append((arrived - start) * 1000)
+    return latencies
+
+
+def prepare_journal(path: Path, count: int) -> None:
+    """An unfinished cricket game of ``count`` darts with a NEXT after each visit,
+    as the daemon journals them."""
+    now = time.time()
+    with Journal(path) as journal:
+        game = journal.start_game("cricket", {}, list(PLAYERS), None, BOARD, now)
+        for i in range(count):
+            journal.append(game, THROWN[i % len(THROWN)].notation, now)
+            if i % 3 == 2 and i < count - 1:
+                journal.append(game, "NEXT", now)
+
+
+async def startup_ms(workdir: Path, port: int, journal_darts: int, runs: int) -> list[float]:
+    """Milliseconds from launching ``oche run`` to its retained state reaching a
+    client subscribed before the launch, ``runs`` times on the same journal."""
+    workdir.mkdir()
+    board = PtyBoard(workdir / "oche-board")
+    try:
+        config = write_config(workdir, port, board)
+        if journal_darts:
+            prepare_journal(workdir / "journal.sqlite3", journal_darts)
+        times: list[float] = []
+        for _ in range(runs):
+            async with client(port) as subscriber:
+                # No retained state from an earlier run: an empty payload deletes it.
+                await subscriber.publish(STATE_TOPIC, b"", qos=1, retain=True)
+                await subscriber.subscribe(STATE_TOPIC, qos=1)
+                start = time.perf_counter()
+                process = launch(config, workdir / "daemon.log")
+                try:
+                    arrived, state = await receive(
+                        subscriber, STATE_TOPIC, lambda s: True, "after the launch", 30.0
+                    )
+                    want = journal_darts if journal_darts else -1
+                    if darts(state) != want:
+                        raise RuntimeError(f"resumed with {darts(state)} darts, not {want}")
+                    times.append((arrived - start) * 1000)
+                finally:
+                    stop(process)
+            board.drain()
+        return times
+    finally:
+        board.close()
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of ``pid`` (Linux ``/proc``)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+class HitResults:
+    def __init__(self) -> None:
+        self.latencies: list[float] = []
+        self.cpu_per_dart_ms = 0.0
+        self.idle_cpu_percent = 0.0
+        self.rss_mib = 0.0
+
+
+async def hit_to_state(
+    workdir: Path, port: int, hits: int, gap_s: float, profile: Path | None = None
+) -> HitResults:
+    """The hit -> state latencies, then the idle CPU and memory of the same daemon."""
+    workdir.mkdir()
+    board = PtyBoard(workdir / "oche-board")
+    results = HitResults()
+    log = workdir / "daemon.log"
+    try:
+        config = write_config(workdir, port, board)
+        async with client(port) as watch:
+            await watch.publish(STATE_TOPIC, b"", qos=1, retain=True)  # the start-up runs' state
+            await watch.subscribe(STATE_TOPIC, qos=1)
+            process = launch(config, log, profile)
+            try:
+                await receive(
+                    watch, STATE_TOPIC, lambda s: s["board"]["connected"], "board connected"
+                )
+                command = {"command": "new_game", "game": "cricket", "players": PLAYERS}
+                await watch.publish(COMMAND_TOPIC, json.dumps(command).encode(), qos=1)
+                await receive(
+                    watch,
+                    STATE_TOPIC,
+                    lambda s: s["game"] == "cricket" and s["phase"] == "throwing" and darts(s) == 0,
+                    "for the new game",
+                )
+                cpu_before = cpu_seconds(process.pid)
+                for thrown in range(hits):
+                    await asyncio.sleep(gap_s)
+                    start = time.perf_counter()
+                    board.hit(THROWN[thrown % len(THROWN)])
+                    arrived, state = await receive(
+                        watch,
+                        STATE_TOPIC,
+                        more_darts_than(thrown),
+                        f"for dart {thrown + 1}",
+                    )
+                    results.latencies.append((arrived - start) * 1000)
+                    if darts(state) != thrown + 1:
+                        raise RuntimeError(f"dart {thrown + 1}: the state shows {darts(state)}")
+                    if state["phase"] == "takeout":
+                        board.button(NEXT_BUTTON)
+                        await receive(
+                            watch,
+                            STATE_TOPIC,
+                            lambda s: s["phase"] == "throwing",
+                            f"after NEXT (dart {thrown + 1})",
+                        )
+                    elif state["phase"] != "throwing":
+                        raise RuntimeError(f"dart {thrown + 1}: phase {state['phase']}")
+                    board.drain()
+                results.cpu_per_dart_ms = (cpu_seconds(process.pid) - cpu_before) / hits * 1000
+                idle_start = cpu_seconds(process.pid)
+                await asyncio.sleep(IDLE_S)
+                results.idle_cpu_percent = (cpu_seconds(process.pid) - idle_start) / IDLE_S * 100
+                results.rss_mib = rss_mib(process.pid)
+            except BaseException:
+                print(f"daemon log:\n{tail(log)}", file=sys.stderr)
+                raise
+            finally:
+                stop(process)
+    finally:
+        board.close()
+    return results
+
+
+# ------------------------------------------------------------------- main
+
+
+def verdict(met: bool) -> str:
+    return "met" if met else "MISSED"
+
+
+async def run(args: argparse.Namespace) -> None:
+    gap_s = args.gap_ms / 1000
+    load = os.getloadavg()[0]  # other work on the machine moves the tail
+    with tempfile.TemporaryDirectory(prefix="oche-latency-") as temporary:
+        workdir = Path(temporary)
+        with mosquitto(workdir) as port:
+            bare = await bare_round_trip_ms(port, args.hits, gap_s)
+            empty = await startup_ms(workdir / "start-empty", port, 0, args.starts)
+            resumed = await startup_ms(workdir / "start-1000", port, 1000, args.starts)
+            hits = await hit_to_state(workdir / "hits", port, args.hits, gap_s, args.profile)
+
+    hit_p50, hit_p99 = statistics.median(hits.latencies), percentile(hits.latencies, 0.99)
+    bare_p50, bare_p99 = statistics.median(bare), percentile(bare, 0.99)
+    ratio = hit_p99 / bare_p99
+    # The state of a visit's last dart is queued behind three events (dart,
+    # visit_end, takeout), the others' behind one (dart).
+    early = [ms for i, ms in enumerate(hits.latencies) if i % 3 != 2]
+    third = hits.latencies[2::3] or [float("nan")]
+    rows = [
+        ("hit -> state, p50", f"{hit_p50:.3f} ms"),
+        ("hit -> state, p99", f"{hit_p99:.3f} ms"),
+        ("hit -> state, max", f"{max(hits.latencies):.3f} ms"),
+        (
+            "  darts 1-2 of a visit, p50 / p99",
+            f"{statistics.median(early):.3f} / {percentile(early, 0.99):.3f} ms",
+        ),
+        (
+            "  dart 3 of a visit, p50 / p99",
+            f"{statistics.median(third):.3f} / {percentile(third, 0.99):.3f} ms",
+        ),
+        ("bare broker round trip, p50", f"{bare_p50:.3f} ms"),
+        ("bare broker round trip, p99", f"{bare_p99:.3f} ms"),
+        ("p99 hit -> state / p99 bare", f"{ratio:.1f}x"),
+        (
+            f"target p99 <= {TARGET_P99_MS:g} ms",
+            verdict(hit_p99 <= TARGET_P99_MS),
+        ),
+        (f"target ratio <= {TARGET_RATIO:g}x", verdict(ratio <= TARGET_RATIO)),
+        ("daemon CPU per dart (incl. NEXTs)", f"{hits.cpu_per_dart_ms:.2f} ms"),
+        (
+            f"start-up, empty journal (median of {args.starts})",
+            f"{statistics.median(empty):.0f} ms",
+        ),
+        (
+            f"start-up, 1,000-dart journal (median of {args.starts})",
+            f"{statistics.median(resumed):.0f} ms",
+        ),
+        (f"idle CPU over {IDLE_S:g} s", f"{hits.idle_cpu_percent:.2f} %"),
+        ("idle RSS (VmRSS)", f"{hits.rss_mib:.1f} MiB"),
+    ]
+    print(
+        f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, "
+        f"{args.hits} hits, {args.gap_ms:g} ms between them, load {load:.2f} before the run"
+    )
+    width = max(len(name) for name, _ in rows) + 2
+    print(f"{'measure':<{width}}result")
+    for name, value in rows:
+        print(f"{name:<{width}}{value}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--hits", type=int, default=2_000, help="darts (and bare round trips)")
+    parser.add_argument(
+        "--gap-ms",
+        type=float,
+        default=5.0,
+        help="pause before each dart and round trip, so each starts from idle",
+    )
+    parser.add_argument("--starts", type=int, default=3, help="launches per start-up measure")
+    parser.add_argument(
+        "--profile",
+        type=Path,
+        metavar="FILE",
+        help="run the hit -> state daemon under cProfile, its statistics to FILE "
+        "(the latencies are then slower than without)",
+    )
+    args = parser.parse_args()
+    if args.hits < 1 or args.starts < 1:
+        parser.error("--hits and --starts must be at least 1")
+    asyncio.run(run(args))
+
+
+if __name__ == "__main__":
+    main()
