@@ -21,6 +21,7 @@ from engine import EngineError, Game, game_class, game_ids, new_game
 from engine.game_log import replay_log
 from firmware_bridge import (
     calibrate_command,
+    display_command,
     firmware_command,
     history_command,
     monitor_command,
@@ -175,6 +176,7 @@ def _parser() -> argparse.ArgumentParser:
 
     for module in (
         run_command,
+        display_command,
         history_command,
         monitor_command,
         calibrate_command,

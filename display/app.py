@@ -1,0 +1,226 @@
+"""The scoreboard app: the pygame loop, the keys, screenshots.
+
+:class:`DisplayApp` runs the loop (at most 60 frames a second): it hands
+pygame events and the feed's MQTT events to the scene, switches scenes when
+the game changes, advances the scene's clock, draws the scene and the
+banners, and flips. Keys: Esc or q quits, f toggles fullscreen, n, u and m
+send ``next``, ``undo`` and ``miss`` to the daemon.
+
+:func:`render_state` is the same drawing as a pure function of a state, a
+size, the availability and a clock: it is what screenshots, tests and the
+benchmark use. :func:`run_display` is ``oche display``.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pygame
+
+from display.banners import draw_banners
+from display.layout import Layout
+from display.scenes import MQTT_EVENT, Scene, scene_class_for, scene_for
+from display.state_feed import StateFeed
+
+__all__ = [
+    "DEFAULT_SIZE",
+    "EXIT_NO_STATE",
+    "FPS",
+    "KEY_COMMANDS",
+    "DisplayApp",
+    "render_state",
+    "run_display",
+]
+
+log = logging.getLogger(__name__)
+
+FPS = 60
+DEFAULT_SIZE = (1280, 720)
+EXIT_NO_STATE = 2
+KEY_COMMANDS = {pygame.K_n: "next", pygame.K_u: "undo", pygame.K_m: "miss"}
+"""Keys that send a command to the daemon."""
+QUIT_KEYS = (pygame.K_ESCAPE, pygame.K_q)
+
+
+def _availability(feed_availability: str | None, connected: bool) -> str:
+    if not connected:
+        return "no-broker"
+    return "offline" if feed_availability == "offline" else "online"
+
+
+def render_state(
+    state: Mapping[str, Any] | None,
+    size: tuple[int, int],
+    availability: str = "online",
+    clock: float = 0.0,
+    layout: Layout | None = None,
+) -> pygame.Surface:
+    """The frame the display shows for ``state`` (an MQTT state payload, or
+    ``None`` before one arrived) in a ``size`` window, at animation time
+    ``clock``, with the daemon ``availability`` (``online``, ``offline`` or
+    ``no-broker``). Reads ``state`` only. Pass ``layout`` to see where text went."""
+    surface = pygame.Surface(size)
+    layout = layout or Layout(*size)
+    scene = scene_for(state)
+    scene.clock = clock
+    scene.draw(surface, layout)
+    draw_banners(surface, layout, state, availability, clock)
+    return surface
+
+
+class DisplayApp:
+    """The scoreboard window, fed by ``feed`` (a started :class:`StateFeed`)."""
+
+    def __init__(
+        self, feed: StateFeed, size: tuple[int, int] = DEFAULT_SIZE, fullscreen: bool = False
+    ) -> None:
+        self.feed = feed
+        self.size = size
+        self.fullscreen = fullscreen
+        self.scene: Scene = scene_for(None)
+        self.running = False
+        self._serial = -1
+        self._screen: pygame.Surface | None = None
+        self._static: pygame.Surface | None = None
+        self._static_for: tuple[object, object] = (None, None)
+
+    def _open_window(self) -> pygame.Surface:
+        if self.fullscreen:
+            screen = pygame.display.set_mode((0, 0), pygame.FULLSCREEN)
+        else:
+            screen = pygame.display.set_mode(self.size, pygame.RESIZABLE)
+        pygame.display.set_caption("Oche")
+        pygame.mouse.set_visible(not self.fullscreen)
+        self._screen = screen
+        return screen
+
+    def toggle_fullscreen(self) -> None:
+        self.fullscreen = not self.fullscreen
+        self._open_window()
+
+    def handle(self, event: pygame.event.Event) -> None:
+        """One pygame event: quit, keys, window changes; the rest goes to the scene."""
+        if event.type == pygame.QUIT:
+            self.running = False
+            return
+        if event.type == pygame.KEYDOWN:
+            if event.key in QUIT_KEYS:
+                self.running = False
+                return
+            if event.key == pygame.K_f:
+                self.toggle_fullscreen()
+                return
+            command = KEY_COMMANDS.get(event.key)
+            if command is not None:
+                self.feed.send_command({"command": command})
+                return
+        if event.type == pygame.VIDEORESIZE and not self.fullscreen:
+            self.size = (max(320, event.w), max(200, event.h))
+        self.scene.process_event(event)
+
+    def sync(self) -> tuple[Mapping[str, Any] | None, str]:
+        """Take the feed's latest state and events into the scene; returns the
+        state and the availability to draw with."""
+        state, serial, availability, connected = self.feed.snapshot()
+        if serial != self._serial:
+            self._serial = serial
+            wanted = scene_class_for(state)
+            if type(self.scene) is not wanted:
+                self.scene = wanted()
+            self.scene.set_state(state)
+        for payload in self.feed.events():
+            self.scene.process_event(pygame.event.Event(MQTT_EVENT, payload=payload))
+        return state, _availability(availability, connected)
+
+    def frame(self, surface: pygame.Surface, dt: float) -> None:
+        """Advance by ``dt`` seconds and draw one frame on ``surface``.
+
+        The scene's static picture is drawn once per state (and window size)
+        and kept; a frame blits it and draws what moves and the banners over
+        it. The pixels are the same as :func:`render_state`'s."""
+        state, availability = self.sync()
+        self.scene.update(dt)
+        layout = Layout(*surface.get_size())
+        static = self._static_picture(surface, layout)
+        surface.blit(static, (0, 0))
+        self.scene.draw_animated(surface, layout)
+        draw_banners(surface, layout, state, availability, self.scene.clock)
+
+    def _static_picture(self, surface: pygame.Surface, layout: Layout) -> pygame.Surface:
+        cached = self._static
+        same_size = cached is not None and cached.get_size() == surface.get_size()
+        scene, state = self._static_for
+        if cached is not None and same_size and scene is self.scene and state is self.scene.state:
+            return cached
+        if cached is None or not same_size:
+            cached = pygame.Surface(surface.get_size(), 0, surface)
+        self.scene.draw_static(cached, layout)
+        self._static, self._static_for = cached, (self.scene, self.scene.state)
+        return cached
+
+    def run(self) -> int:
+        """The loop, until Esc, q or the window closes; returns the exit status."""
+        pygame.display.init()  # fonts start on first use; sound is display/sound_bank.py's
+        try:
+            screen = self._open_window()
+            clock = pygame.time.Clock()
+            self.running = True
+            dt = 0.0
+            while self.running:
+                for event in pygame.event.get():
+                    self.handle(event)
+                if not self.running:
+                    break
+                screen = pygame.display.get_surface() or screen
+                self.frame(screen, dt)
+                pygame.display.flip()
+                dt = clock.tick(FPS) / 1000.0
+        finally:
+            pygame.quit()
+        return 0
+
+
+def run_display(
+    url: str,
+    board: str = "board1",
+    base: str = "oche",
+    size: tuple[int, int] = DEFAULT_SIZE,
+    fullscreen: bool = False,
+    screenshot: Path | None = None,
+    wait: float = 5.0,
+    *,
+    username: str | None = None,
+    password: str | None = None,
+) -> int:
+    """``oche display``: the scoreboard for ``board`` from the broker at
+    ``url``. With ``screenshot``, wait up to ``wait`` seconds for the
+    retained state, save one frame as PNG and return 0; without a state in
+    time, say so on stderr and return :data:`EXIT_NO_STATE`."""
+    feed = StateFeed(url, board, base, username=username, password=password)
+    feed.start()
+    try:
+        if screenshot is None:
+            return DisplayApp(feed, size, fullscreen).run()
+        state = feed.wait_for_state(wait)
+        if state is None:
+            where = f"{base}/{board}/state on {feed.address}"
+            why = "" if feed.connected else " (could not connect to the broker)"
+            sys.stderr.write(
+                f"oche display: no state on {where} within {wait:g} s{why}; "
+                "is the daemon (oche run) running for this board?\n"
+            )
+            return EXIT_NO_STATE
+        _, _, availability, connected = feed.snapshot()
+        surface = render_state(state, size, _availability(availability, connected))
+        screenshot = Path(os.fspath(screenshot))
+        if screenshot.parent and not screenshot.parent.exists():
+            screenshot.parent.mkdir(parents=True, exist_ok=True)
+        pygame.image.save(surface, str(screenshot))
+        return 0
+    finally:
+        feed.close()

@@ -1,0 +1,309 @@
+"""Banners drawn over any scene, from the state and the daemon's availability.
+
+- ``takeout``: the phase is ``takeout``: remove the darts (a strip at the bottom).
+- ``bust``: the visit bust, while it is still the one on the board
+  (``visit_over`` is ``"bust"``, or the last visit bust and the next one has
+  not begun).
+- ``winner``: the game is over: who won (or a draw) and the match statistics.
+- ``board``: the board is disconnected: darts are not counted.
+- ``offline``: the daemon is offline (availability ``offline``), or the
+  display lost the broker (``no-broker``): the last state stays on screen,
+  dimmed and marked stale.
+
+:func:`active_banners` says which apply; :func:`draw_banners` draws them and
+returns where, for tests and tools. Both only read their arguments.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import pygame
+
+from display.layout import COLORS, Color, Layout, split
+from display.scenes.base import format_value, player_label, stats_of
+
+__all__ = ["BANNERS", "active_banners", "banner_rect", "draw_banners"]
+
+BANNERS = ("winner", "bust", "takeout", "board", "offline")
+"""Every banner, in drawing order (later ones are drawn over earlier ones);
+the ``offline`` strip dims everything drawn before it."""
+
+State = Mapping[str, Any]
+
+_STAT_LABELS = {"average": "3-dart avg", "mpr": "MPR", "points_per_dart": "per dart"}
+
+_RESULTS = {
+    "checkout": "checkout",
+    "closed-all": "all targets closed",
+    "round-limit": "round limit",
+    "last-standing": "last side standing",
+    "all-out": "all out",
+    "ended": "game ended",
+}
+
+
+def _bust_player(state: State) -> int | None:
+    if state.get("finished"):
+        return None
+    if state.get("visit_over") == "bust":
+        current = state.get("current_player")
+        return current if isinstance(current, int) else None
+    last = state.get("last_visit")
+    if isinstance(last, Mapping) and last.get("visit_over") == "bust" and not state.get("visit"):
+        player = last.get("player")
+        return player if isinstance(player, int) else None
+    return None
+
+
+def active_banners(state: State | None, availability: str = "online") -> list[str]:
+    """The banners that apply, in drawing order (see the module docstring)."""
+    banners: list[str] = []
+    if state and state.get("game"):
+        if state.get("finished") or state.get("phase") == "finished":
+            banners.append("winner")
+        elif _bust_player(state) is not None:
+            banners.append("bust")
+        if state.get("phase") == "takeout":
+            banners.append("takeout")
+    board = (state or {}).get("board")
+    if isinstance(board, Mapping) and board.get("connected") is False:
+        banners.append("board")
+    if availability != "online":
+        banners.append("offline")
+    return banners
+
+
+def banner_rect(layout: Layout, banner: str, stacked: int = 0) -> pygame.Rect:
+    """Where ``banner`` is drawn in a window of ``layout``'s size. The strips
+    for the board and the daemon cover the header; ``stacked`` is how many
+    such strips are above this one."""
+    if banner == "winner":
+        return layout.rect(0.12, 0.14, 0.76, 0.72)
+    if banner == "bust":
+        return layout.rect(0.2, 0.56, 0.6, 0.2)
+    if banner == "takeout":
+        return layout.rect(0, 0.89, 1, 0.11)
+    if banner in ("board", "offline"):
+        return layout.rect(0, 0.085 * stacked, 1, 0.085)
+    raise ValueError(f"unknown banner {banner!r}; the banners are {', '.join(BANNERS)}")
+
+
+def draw_banners(
+    surface: pygame.Surface,
+    layout: Layout,
+    state: State | None,
+    availability: str = "online",
+    clock: float = 0.0,
+) -> list[tuple[str, pygame.Rect]]:
+    """Draw every banner that applies over ``surface``; returns ``(banner, rect)``."""
+    drawn: list[tuple[str, pygame.Rect]] = []
+    active = active_banners(state, availability)
+    strips = [banner for banner in ("offline", "board") if banner in active]
+    for banner in active:
+        rect = banner_rect(layout, banner, strips.index(banner) if banner in strips else 0)
+        if banner == "winner":
+            _winner(surface, layout, rect, state or {})
+        elif banner == "bust":
+            _bust(surface, layout, rect, state or {}, clock)
+        elif banner == "takeout":
+            _takeout(surface, layout, rect, state or {}, clock)
+        elif banner == "board":
+            _strip(
+                surface,
+                layout,
+                rect,
+                COLORS["bad"],
+                "Board disconnected",
+                _board_detail(state or {}),
+            )
+        else:
+            surface.fill((118, 118, 124), special_flags=pygame.BLEND_MULT)
+            title = "Daemon offline" if availability == "offline" else "No connection to the broker"
+            detail = "last known state shown: it may be out of date"
+            _strip(surface, layout, rect, COLORS["stale"], title, detail)
+        drawn.append((banner, rect))
+    return drawn
+
+
+def _board_detail(state: State) -> str:
+    board = state.get("board")
+    name = board.get("name") or board.get("id") if isinstance(board, Mapping) else None
+    return f"{name}: darts are not counted until it is back" if name else "darts are not counted"
+
+
+def _strip(
+    surface: pygame.Surface,
+    layout: Layout,
+    rect: pygame.Rect,
+    colour: Color,
+    title: str,
+    detail: str,
+    solid: bool = True,
+) -> None:
+    """A full-width strip: ``title`` on the left, ``detail`` on the right.
+    ``solid``: ``colour`` is one of a few (text may be rendered opaque on it)."""
+    pygame.draw.rect(surface, colour, rect)
+    with layout.on(colour if solid else None):
+        _strip_text(surface, layout, rect, title, detail)
+
+
+def _strip_text(
+    surface: pygame.Surface, layout: Layout, rect: pygame.Rect, title: str, detail: str
+) -> None:
+    pad = layout.px(24)
+    title_rect, detail_rect = split(rect.inflate(-2 * pad, -layout.px(8)), 2, pad)
+    title_rect.width = round(rect.width * 0.42)
+    detail_rect.x = title_rect.right + pad
+    detail_rect.width = rect.right - pad - detail_rect.x
+    layout.text(surface, title, title_rect, layout.font_size(44), COLORS["text"], "left")
+    layout.text(surface, detail, detail_rect, layout.font_size(28), COLORS["text"], "right")
+
+
+def _takeout(
+    surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State, clock: float
+) -> None:
+    pulse = 0.5 + 0.5 * math.sin(clock * 2 * math.pi)
+    base = COLORS["info"]
+    colour = (
+        round(base[0] * (0.8 + 0.2 * pulse)),
+        round(base[1] * (0.8 + 0.2 * pulse)),
+        round(base[2] * (0.8 + 0.2 * pulse)),
+    )
+    last = state.get("last_visit")
+    player = state.get("current_player")
+    if not state.get("visit") and isinstance(last, Mapping):
+        player = last.get("player")
+    name = player_label(state, player) if isinstance(player, int) else ""
+    detail = f"{name}: press NEXT when the board is clear" if name else "press NEXT when done"
+    _strip(surface, layout, rect, colour, "Remove darts", detail, solid=False)
+
+
+def _bust(
+    surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State, clock: float
+) -> None:
+    player = _bust_player(state)
+    layout.panel(surface, rect, COLORS["bad"], COLORS["text"], 4)
+    with layout.on(COLORS["bad"]):
+        _bust_text(surface, layout, rect, state, player)
+
+
+def _bust_text(
+    surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State, player: int | None
+) -> None:
+    title_rect, detail_rect = split(
+        rect.inflate(-layout.px(32), -layout.px(16)), 2, 0, vertical=True
+    )
+    title_rect.height = round(rect.height * 0.6)
+    detail_rect.y = title_rect.bottom
+    detail_rect.height = rect.bottom - layout.px(12) - title_rect.bottom
+    layout.text(surface, "BUST", title_rect, layout.font_size(130), COLORS["text"])
+    if player is not None:
+        players = state.get("players") or []
+        score = players[player].get("score") if 0 <= player < len(players) else None
+        detail = player_label(state, player)
+        if isinstance(score, int):
+            detail += f" stays on {score}"
+        layout.text(surface, detail, detail_rect, layout.font_size(36), COLORS["text"])
+
+
+def _winner(surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State) -> None:
+    surface.fill((150, 150, 156), special_flags=pygame.BLEND_MULT)
+    players = [p for p in state.get("players") or [] if isinstance(p, Mapping)]
+    needed = layout.px(130 + 50 + 10 + 64 * (len(players) + 1) + 2 * 28)
+    if needed < rect.height:
+        rect = pygame.Rect(rect.x, rect.centery - needed // 2, rect.width, needed)
+    layout.panel(surface, rect, COLORS["panel"], COLORS["accent"], 5)
+    with layout.on(COLORS["panel"]):
+        _winner_text(surface, layout, rect, state, players)
+
+
+def _winner_text(
+    surface: pygame.Surface,
+    layout: Layout,
+    rect: pygame.Rect,
+    state: State,
+    players: list[Mapping[str, Any]],
+) -> None:
+    inner = rect.inflate(-layout.px(40), -layout.px(28))
+    winner = state.get("winner")
+    teams = state.get("teams")
+    winner_team = state.get("winner_team")
+    if isinstance(teams, list) and isinstance(winner_team, int) and winner_team < len(teams):
+        headline = f"{teams[winner_team].get('name', 'Team')} win!"
+    elif isinstance(winner, int) and 0 <= winner < len(players):
+        headline = f"{players[winner].get('name', '?')} wins!"
+    else:
+        headline = "Draw"
+    result = _RESULTS.get(str(state.get("result")), str(state.get("result") or ""))
+    head_h = min(round(inner.height * 0.26), layout.px(130))
+    head = pygame.Rect(inner.x, inner.y, inner.width, head_h)
+    layout.text(surface, headline, head, layout.font_size(96), COLORS["accent"])
+    sub = pygame.Rect(inner.x, head.bottom, inner.width, min(head_h * 5 // 13, layout.px(50)))
+    round_number = state.get("round")
+    bits = [b for b in (result, f"round {round_number}" if round_number else "") if b]
+    layout.text(surface, "  ·  ".join(bits), sub, layout.font_size(30), COLORS["dim"])
+    table = pygame.Rect(
+        inner.x, sub.bottom + layout.px(10), inner.width, inner.bottom - sub.bottom - layout.px(10)
+    )
+    stat_keys = _stat_columns(players)
+    headers = ["", "score", *(_STAT_LABELS.get(key, key.replace("_", " ")) for key in stat_keys)]
+    row_height = min(table.height // (len(players) + 1), layout.px(64))
+    rows = [
+        pygame.Rect(table.x, table.y + i * row_height, table.width, row_height)
+        for i in range(len(players) + 1)
+    ]
+    widths = [0.34] + [0.66 / (len(headers) - 1)] * (len(headers) - 1)
+
+    def cells(row: pygame.Rect) -> list[pygame.Rect]:
+        out: list[pygame.Rect] = []
+        x = row.x
+        for share in widths:
+            width = round(row.width * share)
+            out.append(pygame.Rect(x, row.y, width, row.height).inflate(-layout.px(8), 0))
+            x += width
+        return out
+
+    for text, cell in zip(headers, cells(rows[0]), strict=True):
+        layout.text(surface, text, cell, layout.font_size(26), COLORS["dim"], "right")
+    for index, (player, row) in enumerate(zip(players, rows[1:], strict=False)):
+        won = index == winner or (
+            player.get("team") is not None and player.get("team") == winner_team
+        )
+        colour = COLORS["accent"] if won else COLORS["text"]
+        stats = stats_of(player)
+        values = [
+            player_label(state, index),
+            format_value(player.get("score")),
+            *(format_value(stats.get(key)) for key in stat_keys),
+        ]
+        for column, (text, cell) in enumerate(zip(values, cells(row), strict=True)):
+            layout.text(
+                surface,
+                text,
+                cell,
+                layout.font_size(34),
+                colour,
+                "left" if column == 0 else "right",
+            )
+
+
+def _stat_columns(players: list[Mapping[str, Any]]) -> list[str]:
+    """The statistics every player has, in the first player's order, at most four."""
+    if not players:
+        return []
+    first = players[0].get("stats")
+    if not isinstance(first, Mapping):
+        return []
+    keys = [
+        key
+        for key, value in first.items()
+        if isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and all(isinstance(p.get("stats"), Mapping) and key in p["stats"] for p in players)
+    ]
+    preferred = [k for k in ("darts", "average", "mpr", "marks", "points") if k in keys]
+    rest = [k for k in keys if k not in preferred]
+    return (preferred + rest)[:4]

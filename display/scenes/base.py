@@ -1,0 +1,490 @@
+"""The scene base class, the scene registry and what every scoreboard shares.
+
+A scene is one screen, in the manner of Tuxemon's states: the app hands it
+pygame events (``process_event``), advances its clock (``update``) and asks
+it to ``draw`` itself. Drawing never changes anything: a frame is a pure
+function of the latest state (the MQTT ``state`` payload), the daemon's
+availability, the animation clock and the short-lived notices the scene was
+told about. The scene for a state is picked by game id (:func:`scene_for`);
+a game without a scene of its own gets the generic scoreboard, and no game
+(phase ``idle``, or no state yet) the attract screen.
+
+MQTT events reach a scene as pygame events of type :data:`MQTT_EVENT` with
+the payload in ``event.payload``; the base class turns the ones worth a word
+(a contact not scored, a board error, a stuck cell) into a notice shown for
+a few seconds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar, TypeVar
+
+import pygame
+
+from display.dartboard import draw_board, draw_lit_beds
+from display.layout import COLORS, Color, Layout, grid, split
+from engine import EngineError, game_class
+
+__all__ = [
+    "MQTT_EVENT",
+    "NOTICE_SECONDS",
+    "Scene",
+    "State",
+    "board_status",
+    "dart_points",
+    "format_value",
+    "game_title",
+    "lit_darts",
+    "player_label",
+    "register_scene",
+    "scene_class_for",
+    "scene_for",
+    "shown_visit",
+    "stats_of",
+]
+
+State = Mapping[str, Any]
+
+MQTT_EVENT = pygame.event.custom_type()
+"""A pygame event carrying one MQTT ``event`` payload in ``.payload``."""
+
+NOTICE_SECONDS = 3.0
+"""How long a notice (a contact not scored, an error) stays on screen."""
+
+_SCENES: dict[str, type[Scene]] = {}
+
+S = TypeVar("S", bound="type[Scene]")
+
+
+def register_scene(*game_ids: str) -> Callable[[S], S]:
+    """Class decorator: the scene for these game ids."""
+
+    def decorate(cls: S) -> S:
+        for game_id in game_ids:
+            _SCENES[game_id] = cls
+        return cls
+
+    return decorate
+
+
+def scene_class_for(state: State | None) -> type[Scene]:
+    """The scene class that shows ``state``: idle without a game, the game's
+    own scene, else the generic scoreboard."""
+    from display.scenes.generic import GenericScene
+    from display.scenes.idle import IdleScene
+
+    if not state or not state.get("game") or state.get("phase") == "idle":
+        return IdleScene
+    if not isinstance(state.get("players"), list) or not state["players"]:
+        return IdleScene
+    return _SCENES.get(str(state["game"]), GenericScene)
+
+
+def scene_for(state: State | None) -> Scene:
+    """A new scene showing ``state`` (see :func:`scene_class_for`)."""
+    scene = scene_class_for(state)()
+    scene.set_state(state)
+    return scene
+
+
+# ----------------------------------------------------------------- helpers
+
+
+def format_value(value: Any) -> str:
+    """A statistic or game key as text: floats with two decimals."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    if value is None:
+        return "-"
+    return str(value)
+
+
+def game_title(state: State) -> str:
+    """The game's name from the engine's registry, or its id."""
+    game_id = str(state.get("game") or "")
+    try:
+        return game_class(game_id).name
+    except EngineError:
+        return game_id.replace("-", " ").replace("_", " ").title() or "Game"
+
+
+def player_label(state: State, index: int) -> str:
+    """The player's name, with the team's name in a team game."""
+    players = state.get("players") or []
+    if not 0 <= index < len(players):
+        return "?"
+    player = players[index]
+    name = str(player.get("name", f"Player {index + 1}"))
+    teams = state.get("teams")
+    team = player.get("team")
+    if isinstance(teams, list) and isinstance(team, int) and 0 <= team < len(teams):
+        return f"{name} ({teams[team].get('name', '')})"
+    return name
+
+
+def dart_points(notation: str) -> int:
+    """Face value of a dart in notation (T20 is 60, SB 25, DB 50, M 0)."""
+    text = notation.strip().upper()
+    if text == "SB":
+        return 25
+    if text == "DB":
+        return 50
+    if len(text) >= 2 and text[0] in "SDT" and text[1:].isdigit():
+        number = int(text[1:])
+        return number * ("SDT".index(text[0]) + 1) if 1 <= number <= 20 else 0
+    return 0
+
+
+def shown_visit(state: State) -> tuple[list[str], int | None, bool]:
+    """The darts to show in the visit box: ``(darts, player, is_last)``; the
+    visit in progress, or, between visits, the last one."""
+    visit = [str(d) for d in state.get("visit") or []]
+    if visit:
+        return visit, _int(state.get("current_player")), False
+    last = state.get("last_visit")
+    if isinstance(last, Mapping) and last.get("darts"):
+        return [str(d) for d in last["darts"]], _int(last.get("player")), True
+    return [], _int(state.get("current_player")), False
+
+
+def lit_darts(state: State) -> list[str]:
+    """The beds the dartboard lights: the visit in progress, or during the
+    takeout the visit whose darts are being pulled out."""
+    visit = [str(d) for d in state.get("visit") or []]
+    if visit:
+        return visit
+    last = state.get("last_visit")
+    if state.get("phase") == "takeout" and isinstance(last, Mapping):
+        return [str(d) for d in last.get("darts") or []]
+    return []
+
+
+def board_status(state: State | None) -> tuple[str, Color]:
+    """The board's status line and its colour, from the state's ``board``."""
+    board = (state or {}).get("board")
+    if not isinstance(board, Mapping):
+        return "No board", COLORS["dim"]
+    name = str(board.get("name") or board.get("id") or "Board")
+    if not board.get("connected", False):
+        return f"{name}: disconnected", COLORS["bad"]
+    stuck = board.get("stuck_cells") or []
+    if board.get("status") == "stuck" or stuck:
+        cells = len(stuck)
+        return f"{name}: {cells} stuck cell{'s' if cells != 1 else ''} masked", COLORS["accent"]
+    return f"{name}: connected", COLORS["good"]
+
+
+def stats_of(player: Any) -> Mapping[str, Any]:
+    """The player's ``stats``, or an empty mapping."""
+    stats = player.get("stats") if isinstance(player, Mapping) else None
+    return stats if isinstance(stats, Mapping) else {}
+
+
+def _int(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _notice_for(payload: Mapping[str, Any]) -> str | None:
+    kind = payload.get("type")
+    if kind == "hit" and payload.get("scored") is False:
+        reason = str(payload.get("reason") or "not scored")
+        return f"{payload.get('segment', '?')} not scored: {reason.split(':')[0]}"
+    if kind == "error":
+        return f"Board error: {payload.get('message') or payload.get('kind') or '?'}"
+    if kind == "stuck":
+        return f"Stuck contact at row {payload.get('row')}, column {payload.get('col')}: masked"
+    return None
+
+
+# ------------------------------------------------------------------- scene
+
+
+class Scene:
+    """One screen. Subclasses draw the body in :meth:`draw_body`; the base
+    draws the background, the header and the notices.
+
+    ``state`` is the latest MQTT state (never modified), ``clock`` the
+    animation time in seconds, ``notices`` the recent ``(time, text)``
+    notices; :meth:`draw` reads them and nothing else.
+    """
+
+    title: ClassVar[str] = ""
+    show_board: ClassVar[bool] = True
+    """Whether the side column shows the dartboard and the visit."""
+    show_visit_total: ClassVar[bool] = False
+
+    def __init__(self) -> None:
+        self.state: State | None = None
+        self.clock = 0.0
+        self.notices: list[tuple[float, str]] = []
+
+    # ----------------------------------------------------------- the loop
+
+    def set_state(self, state: State | None) -> None:
+        """Show ``state`` from now on (the app calls this when a new state arrives)."""
+        self.state = state
+
+    def process_event(self, event: pygame.event.Event) -> pygame.event.Event | None:
+        """Take a pygame event; return it to pass it on, ``None`` when used up."""
+        if event.type == MQTT_EVENT:
+            payload = getattr(event, "payload", None)
+            if isinstance(payload, Mapping):
+                text = _notice_for(payload)
+                if text is not None:
+                    self.notices = [*self.notices[-2:], (self.clock, text)]
+                    return None
+        return event
+
+    def update(self, dt: float) -> None:
+        """Advance the animation clock by ``dt`` seconds; forget old notices."""
+        self.clock += max(0.0, dt)
+        self.notices = [n for n in self.notices if self.clock - n[0] < NOTICE_SECONDS]
+
+    def draw(self, surface: pygame.Surface, layout: Layout | None = None) -> None:
+        """Draw the whole scene on ``surface``; changes nothing but its pixels.
+        It is :meth:`draw_static` then :meth:`draw_animated`."""
+        layout = layout or Layout(*surface.get_size())
+        self.draw_static(surface, layout)
+        self.draw_animated(surface, layout)
+
+    def draw_static(self, surface: pygame.Surface, layout: Layout) -> None:
+        """Everything that does not move: it depends on the state and the
+        size only, so the app draws it once per state and blits it after."""
+        surface.fill(COLORS["background"])
+        state = self.state or {}
+        regions = self.regions(layout)
+        with layout.on(COLORS["panel"]):
+            self.draw_header(surface, layout, regions["header"], state)
+        with layout.on(COLORS["background"]):
+            if self.show_board:
+                draw_board(surface, regions["board"])
+                self.draw_visit(surface, layout, regions["visit"], state)
+            self.draw_body(surface, layout, regions["main"], state)
+
+    def draw_animated(self, surface: pygame.Surface, layout: Layout) -> None:
+        """What moves with the clock, over :meth:`draw_static`'s picture: the
+        lit beds (they pulse) and the notices (they expire)."""
+        state = self.state or {}
+        if self.show_board:
+            draw_lit_beds(surface, self.regions(layout)["board"], lit_darts(state), self.clock)
+        with layout.on(COLORS["panel"]):
+            self.draw_notices(surface, layout)
+
+    # ------------------------------------------------------------ drawing
+
+    def regions(self, layout: Layout) -> dict[str, pygame.Rect]:
+        """Where the parts of the scene go: ``header``, ``main`` (the
+        scoreboard) and, with the side column, ``board`` and ``visit``."""
+        header = layout.rect(0, 0, 1, 0.085)
+        body = layout.rect(0.012, 0.1, 0.976, 0.885)
+        if not self.show_board:
+            return {"header": header, "main": body}
+        side_width = round(body.width * 0.3)
+        gap = layout.px(16)
+        main = pygame.Rect(body.x, body.y, body.width - side_width - gap, body.height)
+        side = pygame.Rect(main.right + gap, body.y, side_width, body.height)
+        visit_height = min(round(side.height * 0.36), side.height - side.width)
+        visit_height = max(visit_height, round(side.height * 0.26))
+        board = pygame.Rect(side.x, side.y, side.width, side.height - visit_height)
+        visit = pygame.Rect(side.x, board.bottom, side.width, visit_height)
+        return {"header": header, "main": main, "board": board, "visit": visit}
+
+    def subtitle(self, state: State) -> str:
+        """The options, after the game's name in the header."""
+        options = state.get("options")
+        if not isinstance(options, Mapping):
+            return ""
+        return "  ·  ".join(f"{key} {format_value(value)}" for key, value in options.items())
+
+    def draw_header(
+        self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
+    ) -> None:
+        pygame.draw.rect(surface, COLORS["panel"], rect)
+        pad = layout.px(24)
+        inner = rect.inflate(-2 * pad, 0)
+        left, middle, right = split(inner, 3, pad)
+        title = self.title or game_title(state)
+        subtitle = self.subtitle(state)
+        line = left.inflate(0, -rect.height // 5)
+        placed = layout.text(surface, title, line, layout.font_size(44), COLORS["text"], "left")
+        if subtitle:
+            sub_rect = pygame.Rect(placed.right + pad, line.y, 0, line.height)
+            sub_rect.width = max(0, middle.x + middle.width // 4 - sub_rect.x)
+            layout.text(surface, subtitle, sub_rect, layout.font_size(26), COLORS["dim"], "left")
+        round_number = state.get("round")
+        if isinstance(round_number, int) and state.get("game"):
+            label = "Finished" if state.get("finished") else f"Round {round_number}"
+            layout.text(surface, label, middle, layout.font_size(40), COLORS["text"])
+        status, colour = board_status(self.state)
+        dot = layout.px(9)
+        text_rect = layout.text(
+            surface,
+            status,
+            right.inflate(-3 * dot, 0).move(dot, 0),
+            layout.font_size(26),
+            COLORS["dim"],
+            "right",
+        )
+        if text_rect.width:
+            pygame.draw.circle(surface, colour, (text_rect.x - 2 * dot, text_rect.centery), dot)
+
+    def draw_body(
+        self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
+    ) -> None:
+        """The scoreboard itself; subclasses draw it."""
+
+    def draw_visit(
+        self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
+    ) -> None:
+        """Three boxes with the visit's darts, a caption above and the total below."""
+        darts, player, is_last = shown_visit(state)
+        rows = split(rect, 4, 0, vertical=True)
+        caption = ""
+        if player is not None and state.get("players"):
+            name = player_label(state, player)
+            if is_last:
+                caption = f"Last visit: {name}"
+            elif state.get("visit_over") is not None:
+                caption = f"{name}'s visit"
+            else:
+                caption = f"{name} to throw"
+        layout.text(surface, caption, rows[0], layout.font_size(26), COLORS["dim"])
+        boxes_rect = pygame.Rect(rows[1].x, rows[1].y, rect.width, rows[1].height + rows[2].height)
+        boxes = split(boxes_rect.inflate(0, -layout.px(8)), 3, layout.px(10))
+        for index, box in enumerate(boxes):
+            dart = darts[index] if index < len(darts) else ""
+            colour = COLORS["panel"] if dart else COLORS["panel_out"]
+            layout.panel(surface, box, colour, COLORS["line"], 1.5)
+            if not dart:
+                continue
+            top, bottom = split(box.inflate(-layout.px(8), -layout.px(6)), 2, 0, vertical=True)
+            top = top.inflate(0, top.height // 2).move(0, top.height // 4)
+            tone = COLORS["dim"] if is_last else COLORS["text"]
+            with layout.on(colour):
+                layout.text(surface, dart, top, layout.font_size(44), tone)
+                layout.text(
+                    surface,
+                    str(dart_points(dart)),
+                    bottom.move(0, bottom.height // 4),
+                    layout.font_size(24),
+                    COLORS["dim"],
+                )
+        if self.show_visit_total and darts:
+            over = state.get("visit_over") if not is_last else _last_over(state)
+            total = "Bust" if over == "bust" else f"Total {sum(dart_points(d) for d in darts)}"
+            colour = COLORS["bad"] if over == "bust" else COLORS["text"]
+            layout.text(surface, total, rows[3], layout.font_size(34), colour)
+
+    def draw_notices(self, surface: pygame.Surface, layout: Layout) -> None:
+        """The recent notices, newest at the bottom, above the banners' strip."""
+        live = [text for at, text in self.notices if 0 <= self.clock - at < NOTICE_SECONDS]
+        height = layout.px(44)
+        bottom = layout.height - layout.px(110)
+        for offset, text in enumerate(reversed(live)):
+            rect = layout.rect(0.2, 0, 0.6, 0)
+            rect.height = height
+            rect.bottom = bottom - offset * (height + layout.px(6))
+            layout.panel(surface, rect, COLORS["panel"], COLORS["line"], 1.5)
+            layout.text(
+                surface,
+                text,
+                rect.inflate(-layout.px(24), 0),
+                layout.font_size(26),
+                COLORS["text"],
+            )
+
+    # ------------------------------------------------------ player cards
+
+    def card_rects(self, layout: Layout, rect: pygame.Rect, count: int) -> list[pygame.Rect]:
+        """The cards of ``count`` players in ``rect``: one row up to four, two rows above."""
+        if count <= 0:
+            return []
+        columns = count if count <= 4 else (count + 1) // 2
+        return grid(rect, count, columns, layout.px(14))
+
+    def draw_cards(
+        self,
+        surface: pygame.Surface,
+        layout: Layout,
+        rect: pygame.Rect,
+        state: State,
+        draw_card: Callable[[pygame.Surface, Layout, pygame.Rect, State, int], None],
+    ) -> list[pygame.Rect]:
+        """One card per player in a grid (one row up to four players, two rows
+        above); ``draw_card`` fills each. Returns the cards' rects."""
+        players = state.get("players") or []
+        cards = self.card_rects(layout, rect, len(players))
+        current = _int(state.get("current_player"))
+        for index, card in enumerate(cards):
+            player = players[index] if isinstance(players[index], Mapping) else {}
+            is_current = index == current and not state.get("finished")
+            colour = COLORS["panel_current"] if is_current else COLORS["panel"]
+            if player.get("out"):
+                colour = COLORS["panel_out"]
+            border = COLORS["accent"] if is_current else COLORS["line"]
+            layout.panel(surface, card, colour, border, 4 if is_current else 1.5)
+            with layout.on(colour):
+                draw_card(surface, layout, card, state, index)
+        return cards
+
+    def draw_name(
+        self,
+        surface: pygame.Surface,
+        layout: Layout,
+        rect: pygame.Rect,
+        state: State,
+        index: int,
+        size: float = 40,
+    ) -> None:
+        """The player's name in ``rect``, with a marker before it for the player to throw."""
+        is_current = index == _int(state.get("current_player")) and not state.get("finished")
+        marker = rect.height // 2
+        text_rect = rect.inflate(-2 * (marker + layout.px(8)), 0)
+        colour = COLORS["accent"] if is_current else COLORS["text"]
+        placed = layout.text(
+            surface, player_label(state, index), text_rect, layout.font_size(size), colour
+        )
+        if is_current and placed.width:
+            _marker(surface, placed.x - layout.px(12), placed.centery, min(marker, placed.height))
+
+    def draw_stats(
+        self,
+        surface: pygame.Surface,
+        layout: Layout,
+        rect: pygame.Rect,
+        items: Sequence[tuple[str, str]],
+        size: float = 24,
+    ) -> None:
+        """``(label, value)`` pairs side by side, each value above its label;
+        more than three pairs take two or more rows."""
+        if not items:
+            return
+        columns = min(3, len(items))
+        for (label, value), cell in zip(
+            items, grid(rect, len(items), columns, layout.px(8)), strict=True
+        ):
+            value_rect = pygame.Rect(cell.x, cell.y, cell.width, round(cell.height * 0.6))
+            label_rect = pygame.Rect(
+                cell.x, value_rect.bottom, cell.width, round(cell.height * 0.32)
+            )
+            layout.text(surface, value, value_rect, layout.font_size(size * 1.6), COLORS["text"])
+            layout.text(surface, label, label_rect, layout.font_size(size), COLORS["dim"])
+
+
+def _last_over(state: State) -> Any:
+    last = state.get("last_visit")
+    return last.get("visit_over") if isinstance(last, Mapping) else None
+
+
+def _marker(surface: pygame.Surface, right: int, centre_y: int, height: int) -> None:
+    """A small triangle pointing right, its tip at ``right``."""
+    half = max(3, height // 3)
+    points = [
+        (right - 2 * half, centre_y - half),
+        (right, centre_y),
+        (right - 2 * half, centre_y + half),
+    ]
+    pygame.draw.polygon(surface, COLORS["accent"], points)

@@ -1,0 +1,237 @@
+"""Cricket: the marks grid. A row per target (20 down to 15, then the bull),
+a column per player with its marks drawn the pub way (``/`` one, ``X`` two,
+a circled ``X`` closed), the points above and the marks per round below.
+
+With two players the targets sit between them, as on a chalk board; with
+more they form the first column. A target every side has closed is greyed.
+:class:`display.scenes.shanghai.ShanghaiScene` reuses the grid and draws its
+cells differently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pygame
+
+from display.layout import COLORS, Color, Layout, split
+from display.scenes.base import Scene, State, format_value, register_scene
+
+__all__ = ["ROWS", "CricketScene", "draw_mark"]
+
+ROWS: tuple[tuple[str, str], ...] = (
+    ("20", "20"),
+    ("19", "19"),
+    ("18", "18"),
+    ("17", "17"),
+    ("16", "16"),
+    ("15", "15"),
+    ("bull", "Bull"),
+)
+"""The grid's rows top to bottom: ``(marks key, label)``."""
+
+CLOSED = 3
+
+
+def marks_of(player: Any, key: str = "marks") -> Mapping[str, Any]:
+    marks = player.get(key) if isinstance(player, Mapping) else None
+    return marks if isinstance(marks, Mapping) else {}
+
+
+def _mark_count(marks: Mapping[str, Any], target: str) -> int:
+    value = marks.get(target, 0)
+    return max(0, min(CLOSED, value)) if isinstance(value, int) else 0
+
+
+def draw_mark(surface: pygame.Surface, rect: pygame.Rect, count: int, colour: Color) -> None:
+    """Cricket marks in the middle of ``rect``: 1 ``/``, 2 ``X``, 3 a circled ``X``."""
+    if count <= 0:
+        return
+    size = min(rect.width, rect.height) * 0.72
+    if size < 4:
+        return
+    width = max(1, round(size / 9))
+    cx, cy = rect.center
+    half = size / 2 * (0.62 if count >= CLOSED else 0.8)
+    pygame.draw.line(surface, colour, (cx - half, cy + half), (cx + half, cy - half), width)
+    if count >= 2:
+        pygame.draw.line(surface, colour, (cx - half, cy - half), (cx + half, cy + half), width)
+    if count >= CLOSED:
+        pygame.draw.circle(surface, colour, (cx, cy), round(size / 2), width)
+
+
+class _Columns:
+    """Where the grid's parts go: one rect per player column and the labels'."""
+
+    def __init__(self, rect: pygame.Rect, players: int, gap: int) -> None:
+        self.labels: pygame.Rect
+        self.players: list[pygame.Rect]
+        if players == 2:
+            label_width = round(rect.width * 0.16)
+            side = (rect.width - label_width - 2 * gap) // 2
+            left = pygame.Rect(rect.x, rect.y, side, rect.height)
+            self.labels = pygame.Rect(left.right + gap, rect.y, label_width, rect.height)
+            right = pygame.Rect(self.labels.right + gap, rect.y, side, rect.height)
+            self.players = [left, right]
+        else:
+            label_width = round(rect.width * (0.14 if players <= 4 else 0.1))
+            self.labels = pygame.Rect(rect.x, rect.y, label_width, rect.height)
+            rest = pygame.Rect(
+                self.labels.right + gap, rect.y, rect.width - label_width - gap, rect.height
+            )
+            self.players = split(rest, max(players, 1), gap)
+
+
+@register_scene("cricket")
+class CricketScene(Scene):
+    header_share = 0.2
+    """The share of the grid's height for the names and scores."""
+    footer_share = 0.08
+
+    def subtitle(self, state: State) -> str:
+        options = state.get("options")
+        if not isinstance(options, Mapping):
+            return ""
+        parts = [str(options.get("mode", "standard")).replace("-", " ")]
+        rounds = options.get("rounds")
+        if isinstance(rounds, int) and rounds > 0:
+            parts.append(f"{rounds} rounds")
+        return "  ·  ".join(parts)
+
+    # ------------------------------------------------------------ hooks
+
+    def score_text(self, player: Mapping[str, Any]) -> str:
+        return format_value(player.get("score"))
+
+    def footer_text(self, player: Mapping[str, Any]) -> str:
+        stats = player.get("stats")
+        if not isinstance(stats, Mapping):
+            return ""
+        return f"MPR {format_value(float(stats.get('mpr', 0.0)))}"
+
+    def row_closed(self, state: State, target: str) -> bool:
+        """Every side has closed ``target``: the row is greyed."""
+        players = state.get("players") or []
+        return bool(players) and all(_mark_count(marks_of(p), target) >= CLOSED for p in players)
+
+    def draw_cell(
+        self,
+        surface: pygame.Surface,
+        layout: Layout,
+        rect: pygame.Rect,
+        state: State,
+        index: int,
+        target: str,
+    ) -> None:
+        """Player ``index``'s marks on ``target``."""
+        player = state["players"][index]
+        count = _mark_count(marks_of(player), target)
+        colour = COLORS["faint"] if self.row_closed(state, target) else COLORS["mark"]
+        draw_mark(surface, rect, count, colour)
+
+    # ----------------------------------------------------------- geometry
+
+    def grid_rects(
+        self, layout: Layout, rect: pygame.Rect, players: int
+    ) -> tuple[_Columns, int, int, list[pygame.Rect]]:
+        """The grid in ``rect``: its columns, the header's and the footer's
+        heights, and one rect per row of :data:`ROWS`."""
+        gap = layout.px(10)
+        columns = _Columns(rect, players, gap)
+        header_h = round(rect.height * self.header_share)
+        footer_h = round(rect.height * self.footer_share)
+        rows_rect = pygame.Rect(
+            rect.x, rect.y + header_h + gap, rect.width, rect.height - header_h - footer_h - 2 * gap
+        )
+        return columns, header_h, footer_h, split(rows_rect, len(ROWS), layout.px(4), vertical=True)
+
+    def cell_rect(self, layout: Layout, state: State, index: int, target: str) -> pygame.Rect:
+        """Where player ``index``'s marks on ``target`` are drawn in a window of ``layout``."""
+        players = len(state.get("players") or [])
+        columns, _, _, rows = self.grid_rects(layout, self.regions(layout)["main"], players)
+        row = rows[[key for key, _ in ROWS].index(target)]
+        column = columns.players[index]
+        return pygame.Rect(column.x, row.y, column.width, row.height).inflate(
+            -layout.px(10), -layout.px(4)
+        )
+
+    # ----------------------------------------------------------- drawing
+
+    def draw_body(
+        self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
+    ) -> None:
+        players = state.get("players") or []
+        count = len(players)
+        columns, header_h, footer_h, row_rects = self.grid_rects(layout, rect, count)
+        current = state.get("current_player")
+        finished = bool(state.get("finished"))
+        colours: list[Color] = []
+        for index, column in enumerate(columns.players[:count]):
+            player = players[index] if isinstance(players[index], Mapping) else {}
+            is_current = index == current and not finished
+            body = pygame.Rect(column.x, column.y, column.width, column.height)
+            colour = COLORS["panel_current"] if is_current else COLORS["panel"]
+            colours.append(colour)
+            layout.panel(
+                surface,
+                body,
+                colour,
+                COLORS["accent"] if is_current else COLORS["line"],
+                4 if is_current else 1.5,
+            )
+            with layout.on(colour):
+                header = pygame.Rect(column.x, column.y, column.width, header_h)
+                name_rect, score_rect = split(
+                    header.inflate(-layout.px(12), -layout.px(8)), 2, 0, vertical=True
+                )
+                name_rect.height = round(header.height * 0.36)
+                score_rect.y = name_rect.bottom
+                score_rect.height = header.bottom - name_rect.bottom
+                self.draw_name(surface, layout, name_rect, state, index, 34)
+                won = state.get("winner") == index or (
+                    player.get("team") is not None
+                    and player.get("team") == state.get("winner_team")
+                )
+                layout.text(
+                    surface,
+                    self.score_text(player),
+                    score_rect,
+                    layout.font_size(84),
+                    COLORS["good"] if won else COLORS["text"],
+                )
+                footer = pygame.Rect(column.x, rect.bottom - footer_h, column.width, footer_h)
+                layout.text(
+                    surface,
+                    self.footer_text(player),
+                    footer.inflate(-layout.px(12), 0),
+                    layout.font_size(26),
+                    COLORS["dim"],
+                )
+        labels = columns.labels
+        for (target, label), row in zip(ROWS, row_rects, strict=True):
+            closed = self.row_closed(state, target)
+            stripe = pygame.Rect(rect.x, row.y, rect.width, row.height)
+            line_y = stripe.bottom + layout.px(2)
+            if row is not row_rects[-1]:
+                pygame.draw.line(
+                    surface,
+                    COLORS["line"],
+                    (rect.x + layout.px(8), line_y),
+                    (rect.right - layout.px(8), line_y),
+                    1,
+                )
+            label_rect = pygame.Rect(labels.x, row.y, labels.width, row.height)
+            layout.text(
+                surface,
+                label,
+                label_rect.inflate(-layout.px(6), -layout.px(6)),
+                layout.font_size(60),
+                COLORS["faint"] if closed else COLORS["text"],
+            )
+            for index, column in enumerate(columns.players[:count]):
+                cell = pygame.Rect(column.x, row.y, column.width, row.height).inflate(
+                    -layout.px(10), -layout.px(4)
+                )
+                with layout.on(colours[index]):
+                    self.draw_cell(surface, layout, cell, state, index, target)

@@ -1,0 +1,181 @@
+"""X01 (301, 501, ...): each player's remaining score, big; the 3-dart
+average; the darts of the visit; and, for the player to throw, a checkout
+route once the remaining score is 170 or less.
+
+The route comes from ``engine.checkout`` when the engine has it (imported
+lazily, so the display works with or without it); without it no route is
+shown.
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import pygame
+
+from display.layout import COLORS, Layout, split
+from display.scenes.base import (
+    Scene,
+    State,
+    dart_points,
+    format_value,
+    register_scene,
+    stats_of,
+)
+
+__all__ = ["MAX_CHECKOUT", "X01Scene", "checkout_route"]
+
+log = logging.getLogger(__name__)
+
+MAX_CHECKOUT = 170
+"""The highest score finished in three darts (double out): routes are shown at or below it."""
+
+_NOT_LOADED: Any = object()
+_suggester: Any = _NOT_LOADED
+
+
+def _find_suggester() -> Callable[..., Any] | None:
+    """``engine.checkout.checkout`` when the engine has it, else ``None``."""
+    try:
+        module = importlib.import_module("engine.checkout")
+    except ImportError:
+        return None
+    except Exception as error:  # a broken table must not take the scoreboard down
+        log.warning("engine.checkout failed to load (%s): no checkout routes", error)
+        return None
+    function = getattr(module, "checkout", None)
+    return function if callable(function) else None
+
+
+def checkout_route(remaining: int, darts: int = 3, out: str = "double") -> list[str] | None:
+    """The suggested darts that finish ``remaining`` in at most ``darts``
+    darts under the ``out`` rule, in notation (``["T20", "T20", "DB"]``),
+    from ``engine.checkout``; ``None`` when there is none, above
+    :data:`MAX_CHECKOUT`, or when the engine has no checkout table."""
+    global _suggester
+    if _suggester is _NOT_LOADED:
+        _suggester = _find_suggester()
+    if _suggester is None or not 0 < remaining <= MAX_CHECKOUT or not 1 <= darts <= 3:
+        return None
+    try:
+        route = _suggester(remaining, darts, out)
+    except ValueError:  # an out rule the table does not know
+        return None
+    if not route:
+        return None
+    return [str(getattr(dart, "notation", dart)) for dart in route]
+
+
+@register_scene("x01")
+class X01Scene(Scene):
+    show_visit_total = True
+
+    def subtitle(self, state: State) -> str:
+        options = state.get("options")
+        if not isinstance(options, Mapping):
+            return ""
+        parts = [str(options.get("start", ""))]
+        if options.get("in") not in (None, "straight"):
+            parts.append(f"{options['in']} in")
+        parts.append(f"{options.get('out', 'double')} out")
+        rounds = options.get("rounds")
+        if isinstance(rounds, int) and rounds > 0:
+            parts.append(f"{rounds} rounds")
+        return "  ·  ".join(part for part in parts if part)
+
+    def route_for(self, state: State, index: int) -> list[str] | None:
+        """The checkout route to show on player ``index``'s card, or ``None``."""
+        if state.get("finished") or index != state.get("current_player"):
+            return None
+        if state.get("visit_over") is not None or state.get("phase") == "takeout":
+            return None
+        player = state["players"][index]
+        if not player.get("opened", True):
+            return None
+        remaining = player.get("score")
+        if not isinstance(remaining, int) or remaining > MAX_CHECKOUT:
+            return None
+        options = state.get("options") or {}
+        darts_left = 3 - len(state.get("visit") or [])
+        return checkout_route(remaining, darts_left, str(options.get("out", "double")))
+
+    def draw_body(
+        self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
+    ) -> None:
+        self.draw_cards(surface, layout, rect, state, self.draw_card)
+
+    def draw_card(
+        self, surface: pygame.Surface, layout: Layout, card: pygame.Rect, state: State, index: int
+    ) -> None:
+        player = state["players"][index]
+        inner = card.inflate(-layout.px(20), -layout.px(16))
+        name_rect = pygame.Rect(inner.x, inner.y, inner.width, round(inner.height * 0.16))
+        score_rect = pygame.Rect(inner.x, name_rect.bottom, inner.width, round(inner.height * 0.44))
+        stats_rect = pygame.Rect(inner.x, score_rect.bottom, inner.width, round(inner.height * 0.2))
+        route_rect = pygame.Rect(
+            inner.x, stats_rect.bottom, inner.width, inner.bottom - stats_rect.bottom
+        )
+        self.draw_name(surface, layout, name_rect, state, index)
+        score = player.get("score")
+        won = state.get("winner") == index or (
+            player.get("team") is not None and player.get("team") == state.get("winner_team")
+        )
+        colour = COLORS["good"] if won else COLORS["text"]
+        layout.text(
+            surface,
+            format_value(score),
+            score_rect.inflate(0, layout.px(20)),
+            layout.font_size(240),
+            colour,
+        )
+        stats = stats_of(player)
+        items = [
+            ("3-dart avg", format_value(float(stats.get("average", 0.0)))),
+            ("darts", format_value(stats.get("darts", 0))),
+        ]
+        last = state.get("last_visit")
+        if isinstance(last, Mapping) and last.get("player") == index and last.get("darts"):
+            total = sum(dart_points(str(d)) for d in last["darts"])
+            items.append(("last", "bust" if last.get("visit_over") == "bust" else str(total)))
+        self.draw_stats(surface, layout, stats_rect, items, 26)
+        if not player.get("opened", True):
+            rule = (state.get("options") or {}).get("in", "double")
+            layout.text(
+                surface,
+                f"needs a {rule} to open",
+                route_rect,
+                layout.font_size(26),
+                COLORS["dim"],
+            )
+            return
+        route = self.route_for(state, index)
+        if route:
+            self.draw_route(surface, layout, route_rect, route)
+
+    def draw_route(
+        self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, route: Sequence[str]
+    ) -> None:
+        """The checkout route: a caption and one box per dart."""
+        inner = rect.inflate(0, -layout.px(6))
+        caption = pygame.Rect(inner.x, inner.y, inner.width, round(inner.height * 0.36))
+        boxes_rect = pygame.Rect(
+            inner.x, caption.bottom, inner.width, inner.bottom - caption.bottom
+        )
+        layout.text(surface, "Checkout", caption, layout.font_size(26), COLORS["accent"])
+        gap = layout.px(10)
+        slot = min((boxes_rect.width - 2 * gap) // 3, round(boxes_rect.height * 2.2))
+        width = len(route) * slot + (len(route) - 1) * gap
+        boxes_rect = pygame.Rect(0, boxes_rect.y, width, boxes_rect.height)
+        boxes_rect.centerx = rect.centerx
+        for dart, box in zip(route, split(boxes_rect, len(route), gap), strict=True):
+            pygame.draw.rect(surface, COLORS["accent"], box, layout.px(2), layout.px(6))
+            layout.text(
+                surface,
+                dart,
+                box.inflate(-layout.px(8), -layout.px(4)),
+                layout.font_size(34),
+                COLORS["accent"],
+            )

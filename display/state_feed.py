@@ -1,0 +1,335 @@
+"""The display's only line to the daemon: an MQTT client in a background thread.
+
+:class:`StateFeed` subscribes to one board's ``{base}/{board}/availability``,
+``state`` and ``event`` topics (docs/mqtt.md) with aiomqtt, on its own
+asyncio loop in a daemon thread, so the pygame loop never waits on the
+network. The UI thread reads:
+
+- :attr:`StateFeed.state`: the latest state payload (a dict, replaced
+  whole on every message, never modified afterwards), and
+  :attr:`StateFeed.state_serial`, which goes up with each new state;
+- :meth:`StateFeed.events`: the events received since the last call;
+- :attr:`StateFeed.availability`: ``"online"``, ``"offline"`` or ``None``
+  (not heard yet), and :attr:`StateFeed.connected` for the display's own
+  connection to the broker.
+
+:meth:`StateFeed.send_command` publishes a command on ``{base}/{board}/cmd``
+(QoS 1, not retained). The feed reconnects with a growing delay (0.5 s to
+5 s) when the broker goes away. Making a feed does no I/O; :meth:`start`
+starts the thread and :meth:`close` stops it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import concurrent.futures
+import contextlib
+import json
+import logging
+import re
+import socket
+import ssl
+import threading
+import urllib.parse
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import aiomqtt
+
+__all__ = ["BrokerAddress", "StateFeed", "parse_broker_url"]
+
+log = logging.getLogger(__name__)
+
+_DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883, "ws": 80, "wss": 443}
+_LEVEL = re.compile(r"^[A-Za-z0-9_-]+$")
+_MAX_EVENTS = 256
+
+
+@dataclass(frozen=True)
+class BrokerAddress:
+    """A broker URL taken apart."""
+
+    host: str
+    port: int
+    transport: Literal["tcp", "websockets"]
+    tls: bool
+    ws_path: str | None
+    username: str | None
+    password: str | None
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+def parse_broker_url(url: str) -> BrokerAddress:
+    """``mqtt://[user[:pass]@]host[:port]``, ``mqtts://`` (TLS), ``ws://host[:port][/path]``
+    or ``wss://``; ports default per scheme (1883, 8883, 80, 443) and the
+    websocket path to ``/mqtt``. A bad URL raises ``ValueError``."""
+    try:
+        parts = urllib.parse.urlsplit(url.strip())
+        port = parts.port
+    except ValueError as error:
+        raise ValueError(f"bad MQTT URL {url!r}: {error}") from None
+    scheme = parts.scheme.lower()
+    if scheme not in _DEFAULT_PORTS:
+        raise ValueError(f"bad MQTT URL {url!r}: the scheme must be mqtt, mqtts, ws or wss")
+    if not parts.hostname:
+        raise ValueError(f"bad MQTT URL {url!r}: no host")
+    websockets = scheme in ("ws", "wss")
+    if not websockets and parts.path not in ("", "/"):
+        raise ValueError(f"bad MQTT URL {url!r}: only ws:// and wss:// take a path")
+    return BrokerAddress(
+        host=parts.hostname,
+        port=port or _DEFAULT_PORTS[scheme],
+        transport="websockets" if websockets else "tcp",
+        tls=scheme in ("mqtts", "wss"),
+        ws_path=(parts.path or "/mqtt") if websockets else None,
+        username=urllib.parse.unquote(parts.username) if parts.username else None,
+        password=urllib.parse.unquote(parts.password) if parts.password is not None else None,
+    )
+
+
+def _check_topic_levels(base: str, board: str) -> None:
+    if not _LEVEL.fullmatch(board):
+        raise ValueError(f"bad board id {board!r}: letters, digits, '_' and '-' only")
+    levels = base.split("/")
+    if not base or not all(_LEVEL.fullmatch(level) for level in levels):
+        raise ValueError(f"bad base {base!r}: topic levels of letters, digits, '_' and '-'")
+
+
+class StateFeed:
+    """One board's state, events and availability, kept current from MQTT."""
+
+    BACKOFF_START = 0.5
+    BACKOFF_MAX = 5.0
+    TIMEOUT = 10.0
+
+    def __init__(
+        self,
+        url: str,
+        board: str = "board1",
+        base: str = "oche",
+        *,
+        username: str | None = None,
+        password: str | None = None,
+        keepalive: int = 30,
+    ) -> None:
+        self.address = parse_broker_url(url)
+        _check_topic_levels(base, board)
+        self.url = url
+        self.board = board
+        self.base = base
+        self._username = username if username is not None else self.address.username
+        self._password = password if username is not None else self.address.password
+        self._keepalive = keepalive
+        self.topics = {
+            name: f"{base}/{board}/{name}" for name in ("availability", "state", "event", "cmd")
+        }
+        self._lock = threading.Lock()
+        self._changed = threading.Condition(self._lock)
+        self._state: dict[str, Any] | None = None
+        self._serial = 0
+        self._availability: str | None = None
+        self._events: collections.deque[dict[str, Any]] = collections.deque(maxlen=_MAX_EVENTS)
+        self._connected = False
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._main: asyncio.Task[None] | None = None
+        self._client: aiomqtt.Client | None = None
+        self._closed = False
+        self._ready = threading.Event()
+
+    # ------------------------------------------------------------ UI side
+
+    @property
+    def state(self) -> dict[str, Any] | None:
+        """The latest state payload, or ``None`` before the first one."""
+        with self._lock:
+            return self._state
+
+    @property
+    def state_serial(self) -> int:
+        """Goes up by one with every state received (0: none yet)."""
+        with self._lock:
+            return self._serial
+
+    @property
+    def availability(self) -> str | None:
+        """The daemon's availability: ``"online"``, ``"offline"``, or ``None`` (not heard)."""
+        with self._lock:
+            return self._availability
+
+    @property
+    def connected(self) -> bool:
+        """The display is connected to the broker and subscribed."""
+        with self._lock:
+            return self._connected
+
+    def snapshot(self) -> tuple[dict[str, Any] | None, int, str | None, bool]:
+        """``(state, state_serial, availability, connected)`` read together."""
+        with self._lock:
+            return self._state, self._serial, self._availability, self._connected
+
+    def events(self) -> list[dict[str, Any]]:
+        """The events received since the last call, oldest first (at most 256 kept)."""
+        with self._lock:
+            events = list(self._events)
+            self._events.clear()
+        return events
+
+    def wait_for_state(self, timeout: float, after_serial: int = 0) -> dict[str, Any] | None:
+        """Block until a state newer than ``after_serial`` is here (the retained
+        one arrives right after subscribing); ``None`` after ``timeout`` s."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._serial > after_serial, timeout)
+            return self._state if self._serial > after_serial else None
+
+    def send_command(self, command: dict[str, Any]) -> concurrent.futures.Future[bool]:
+        """Publish ``command`` on the board's ``cmd`` topic (QoS 1, not
+        retained). The future says whether the broker took it; it is ``False``
+        at once when the feed is not connected."""
+        payload = json.dumps(command).encode("utf-8")
+        loop = self._loop
+        if loop is None or self._closed or not self.connected:
+            done: concurrent.futures.Future[bool] = concurrent.futures.Future()
+            done.set_result(False)
+            return done
+        return asyncio.run_coroutine_threadsafe(self._publish(payload), loop)
+
+    def start(self) -> StateFeed:
+        """Start the background thread (once); returns the feed."""
+        if self._thread is not None:
+            return self
+        if self._closed:
+            raise RuntimeError("the feed is closed")
+        self._thread = threading.Thread(
+            target=self._thread_main, name="oche-state-feed", daemon=True
+        )
+        self._thread.start()
+        self._ready.wait(5.0)
+        return self
+
+    def close(self, timeout: float = 3.0) -> None:
+        """Disconnect and stop the thread. Idempotent."""
+        self._closed = True
+        loop, main = self._loop, self._main
+        if loop is not None and main is not None and not loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(main.cancel)
+        if self._thread is not None:
+            self._thread.join(timeout)
+        with self._changed:
+            self._connected = False
+            self._changed.notify_all()
+
+    def __enter__(self) -> StateFeed:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------ network side
+
+    def _thread_main(self) -> None:
+        loop = asyncio.new_event_loop()
+        self._loop = loop
+        try:
+            self._main = loop.create_task(self._run())
+            self._ready.set()
+            with contextlib.suppress(asyncio.CancelledError):
+                loop.run_until_complete(self._main)
+        finally:
+            with contextlib.suppress(Exception):
+                loop.run_until_complete(loop.shutdown_asyncgens())
+            loop.close()
+
+    def _new_client(self, tls_context: ssl.SSLContext | None) -> aiomqtt.Client:
+        address = self.address
+        nodelay = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
+        return aiomqtt.Client(
+            address.host,
+            address.port,
+            username=self._username,
+            password=self._password,
+            transport=address.transport,
+            websocket_path=address.ws_path,
+            tls_context=tls_context,
+            keepalive=self._keepalive,
+            timeout=self.TIMEOUT,
+            clean_session=True,
+            logger=logging.getLogger(f"{__name__}.paho"),
+            socket_options=None if address.transport == "websockets" else nodelay,
+        )
+
+    async def _run(self) -> None:
+        tls_context = None
+        if self.address.tls:
+            tls_context = await asyncio.to_thread(ssl.create_default_context)
+        delay = self.BACKOFF_START
+        while not self._closed:
+            try:
+                async with self._new_client(tls_context) as client:
+                    # Availability first: the broker sends each retained message
+                    # as its subscription is made, so a state never arrives
+                    # before the availability that qualifies it.
+                    for name in ("availability", "state", "event"):
+                        await client.subscribe(self.topics[name], qos=1)
+                    self._client = client
+                    with self._changed:
+                        self._connected = True
+                        self._changed.notify_all()
+                    delay = self.BACKOFF_START
+                    log.info("connected to %s", self.address)
+                    async for message in client.messages:
+                        self._receive(str(message.topic), message.payload)
+            except aiomqtt.MqttError as error:
+                log.warning(
+                    "MQTT %s: %s; retrying in %.1f s",
+                    self.address,
+                    str(error) or type(error).__name__,
+                    delay,
+                )
+            finally:
+                self._client = None
+                with self._changed:
+                    self._connected = False
+                    self._changed.notify_all()
+            if self._closed:
+                return
+            await asyncio.sleep(delay)
+            delay = min(self.BACKOFF_MAX, delay * 2)
+
+    async def _publish(self, payload: bytes) -> bool:
+        client = self._client
+        if client is None:
+            return False
+        try:
+            await client.publish(self.topics["cmd"], payload, qos=1, retain=False)
+        except aiomqtt.MqttError as error:
+            log.warning("could not send a command: %s", error)
+            return False
+        return True
+
+    def _receive(self, topic: str, raw: Any) -> None:
+        data = bytes(raw) if isinstance(raw, bytes | bytearray) else str(raw or "").encode()
+        text = data.decode("utf-8", "replace")
+        if topic == self.topics["availability"]:
+            with self._changed:
+                self._availability = text.strip()
+                self._changed.notify_all()
+            return
+        try:
+            payload = json.loads(text) if text else None
+        except ValueError:
+            log.warning("%s: not JSON, ignored", topic)
+            return
+        if not isinstance(payload, dict):
+            return
+        with self._changed:
+            if topic == self.topics["state"]:
+                self._state = payload
+                self._serial += 1
+            elif topic == self.topics["event"]:
+                self._events.append(payload)
+            self._changed.notify_all()

@@ -1,0 +1,167 @@
+"""``oche display``: the pygame scoreboard for one board, fed over MQTT.
+
+The display is a plain MQTT client of the daemon (docs/display.md): it needs
+the broker's URL, the board id and the topic base. Any of them not given on
+the command line is taken from the daemon's config file when there is one
+(the same search as ``oche run``: $OCHE_CONFIG, $XDG_CONFIG_HOME/oche/oche.toml,
+/etc/oche/oche.toml), else ``mqtt://127.0.0.1:1883``, ``board1`` and ``oche``.
+
+``--screenshot PATH`` renders one frame of the retained state to a PNG and
+exits (status 2 when no state arrives within ``--wait`` seconds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from firmware_bridge.command_support import UsageError
+from firmware_bridge.config import ConfigError, load_config
+
+__all__ = [
+    "DEFAULT_BASE",
+    "DEFAULT_BOARD",
+    "DEFAULT_URL",
+    "Target",
+    "add_parser",
+    "parse_size",
+    "resolve_target",
+    "run",
+]
+
+DEFAULT_URL = "mqtt://127.0.0.1:1883"
+DEFAULT_BOARD = "board1"
+DEFAULT_BASE = "oche"
+MIN_SIZE = (320, 200)
+MAX_SIZE = (7680, 4320)
+_SIZE = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
+
+
+def parse_size(text: str) -> tuple[int, int]:
+    """``WxH`` (e.g. ``1920x1080``) as ``(width, height)``; an argparse type."""
+    match = _SIZE.fullmatch(text)
+    if match is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT, e.g. 1280x720")
+    width, height = int(match[1]), int(match[2])
+    if not (MIN_SIZE[0] <= width <= MAX_SIZE[0] and MIN_SIZE[1] <= height <= MAX_SIZE[1]):
+        raise argparse.ArgumentTypeError(
+            f"{width}x{height} is out of range: {MIN_SIZE[0]}x{MIN_SIZE[1]} "
+            f"to {MAX_SIZE[0]}x{MAX_SIZE[1]}"
+        )
+    return width, height
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not 0 <= value <= 3600:
+        raise argparse.ArgumentTypeError(f"{text!r}: wait 0 to 3600 seconds")
+    return value
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where the display connects and which board it shows."""
+
+    url: str
+    board: str
+    base: str
+    username: str | None = None
+    password: str | None = None
+
+
+def resolve_target(
+    url: str | None, board: str | None, base: str | None, config: str | None = None
+) -> Target:
+    """The options given, the rest from the daemon's config file (when one
+    is found) or the defaults. A broken config file is a :class:`UsageError`
+    only when it is needed and was named with ``config``."""
+    if url is not None and board is not None and base is not None:
+        return Target(url, board, base)
+    try:
+        loaded = load_config(config)
+    except ConfigError as error:
+        if config is not None:
+            raise UsageError(str(error)) from None
+        loaded = None
+    if loaded is None or loaded.source == "defaults":
+        return Target(url or DEFAULT_URL, board or DEFAULT_BOARD, base or DEFAULT_BASE)
+    username = password = None
+    if url is None:
+        scheme, host, port, path = loaded.mqtt.endpoint()
+        if ":" in host and not host.startswith("["):
+            host = f"[{host}]"
+        url = f"{scheme}://{host}:{port}{path}"
+        username = loaded.mqtt.username or None
+        try:
+            password = loaded.mqtt.password()
+        except ConfigError as error:
+            raise UsageError(str(error)) from None
+    return Target(
+        url=url,
+        board=board or loaded.board.id,
+        base=base or loaded.mqtt.base,
+        username=username,
+        password=password,
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``oche display`` for parsed ``args``; returns the exit status."""
+    # pygame loads only for this command, without its greeting on stdout.
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    from display.app import run_display
+
+    target = resolve_target(args.mqtt, args.board, args.base, args.config)
+    try:
+        return run_display(
+            target.url,
+            target.board,
+            target.base,
+            size=args.size,
+            fullscreen=args.fullscreen,
+            screenshot=Path(args.screenshot) if args.screenshot else None,
+            wait=args.wait,
+            username=target.username,
+            password=target.password,
+        )
+    except ValueError as error:  # a bad URL, board id or base
+        raise UsageError(str(error)) from None
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "display",
+        help="show the scoreboard (pygame window, or --screenshot to a PNG)",
+        description="Show one board's scoreboard, fed by the daemon over MQTT. Keys: Esc/q "
+        "quit, f fullscreen, n next, u undo, m miss. Options not given come from the "
+        "daemon's config file when there is one (see docs/display.md).",
+    )
+    parser.add_argument("--mqtt", metavar="URL", help=f"broker URL (default {DEFAULT_URL})")
+    parser.add_argument("--board", metavar="ID", help=f"board id (default {DEFAULT_BOARD})")
+    parser.add_argument("--base", metavar="BASE", help=f"topic base (default {DEFAULT_BASE})")
+    parser.add_argument("--config", metavar="FILE", help="read the defaults from this config")
+    parser.add_argument("--fullscreen", action="store_true", help="start fullscreen")
+    parser.add_argument(
+        "--size",
+        type=parse_size,
+        default=(1280, 720),
+        metavar="WxH",
+        help="window or screenshot size (default 1280x720)",
+    )
+    parser.add_argument(
+        "--screenshot", metavar="PATH", help="render the current state to a PNG and exit"
+    )
+    parser.add_argument(
+        "--wait",
+        type=_seconds,
+        default=5.0,
+        metavar="SECONDS",
+        help="with --screenshot: how long to wait for the state (default 5)",
+    )
+    parser.set_defaults(run=run)
