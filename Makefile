@@ -1,4 +1,5 @@
-# Two entry points for a fresh machine: `make demo` runs Oche, `make test` runs every check.
+# Two entry points for a fresh machine: `make demo` runs Oche (a demo game through the
+# whole pipeline), `make test` runs every check.
 # Both create .venv on first use and reinstall when pyproject.toml changes.
 
 PYTHON ?= python3
@@ -15,7 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/oche demo
+	$(BIN)/oche play --demo
 
 test: lint typecheck unit
 

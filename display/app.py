@@ -23,8 +23,10 @@ from typing import Any
 import pygame
 
 from display.banners import draw_banners
+from display.cues import collapse, cues_for
 from display.layout import Layout
 from display.scenes import MQTT_EVENT, Scene, scene_class_for, scene_for
+from display.sound_bank import Caller, SoundBank
 from display.state_feed import StateFeed
 
 __all__ = [
@@ -33,6 +35,7 @@ __all__ = [
     "FPS",
     "KEY_COMMANDS",
     "DisplayApp",
+    "open_app",
     "render_state",
     "run_display",
 ]
@@ -45,6 +48,15 @@ EXIT_NO_STATE = 2
 KEY_COMMANDS = {pygame.K_n: "next", pygame.K_u: "undo", pygame.K_m: "miss"}
 """Keys that send a command to the daemon."""
 QUIT_KEYS = (pygame.K_ESCAPE, pygame.K_q)
+VOLUME_STEP = 0.1
+SOUND_KEYS = {
+    pygame.K_PLUS: VOLUME_STEP,
+    pygame.K_EQUALS: VOLUME_STEP,
+    pygame.K_KP_PLUS: VOLUME_STEP,
+    pygame.K_MINUS: -VOLUME_STEP,
+    pygame.K_KP_MINUS: -VOLUME_STEP,
+}
+"""Keys that change the volume; ``s`` mutes and unmutes (``m`` is MISS)."""
 
 
 def _availability(feed_availability: str | None, connected: bool) -> str:
@@ -77,9 +89,17 @@ class DisplayApp:
     """The scoreboard window, fed by ``feed`` (a started :class:`StateFeed`)."""
 
     def __init__(
-        self, feed: StateFeed, size: tuple[int, int] = DEFAULT_SIZE, fullscreen: bool = False
+        self,
+        feed: StateFeed,
+        size: tuple[int, int] = DEFAULT_SIZE,
+        fullscreen: bool = False,
+        sound: SoundBank | None = None,
+        caller: Caller | None = None,
     ) -> None:
         self.feed = feed
+        self.sound = sound
+        self.caller = caller
+        self._heard: Mapping[str, Any] | None = None
         self.size = size
         self.fullscreen = fullscreen
         self.scene: Scene = scene_for(None)
@@ -115,6 +135,12 @@ class DisplayApp:
             if event.key == pygame.K_f:
                 self.toggle_fullscreen()
                 return
+            if self.sound is not None and event.key in SOUND_KEYS:
+                self.sound.set_volume(self.sound.volume + SOUND_KEYS[event.key])
+                return
+            if self.sound is not None and event.key == pygame.K_s:
+                self.sound.toggle_mute()
+                return
             command = KEY_COMMANDS.get(event.key)
             if command is not None:
                 self.feed.send_command({"command": command})
@@ -133,9 +159,26 @@ class DisplayApp:
             if type(self.scene) is not wanted:
                 self.scene = wanted()
             self.scene.set_state(state)
-        for payload in self.feed.events():
+        events = self.feed.events()
+        for payload in events:
             self.scene.process_event(pygame.event.Event(MQTT_EVENT, payload=payload))
+        self._sound(events, state)
         return state, _availability(availability, connected)
+
+    def _sound(self, events: list[dict[str, Any]], state: Mapping[str, Any] | None) -> None:
+        """Play the cues of the events that arrived since the last frame (the
+        state before them is the one heard last), and let the caller speak."""
+        before, self._heard = self._heard, state
+        if not events:
+            return
+        if self.sound is not None:
+            before_dict = dict(before) if before is not None else None
+            after_dict = dict(state) if state is not None else None
+            cues = [cue for event in events for cue in cues_for(event, before_dict, after_dict)]
+            self.sound.play_all(collapse(cues))
+        if self.caller is not None:
+            for event in events:
+                self.caller.announce(event, state)
 
     def frame(self, surface: pygame.Surface, dt: float) -> None:
         """Advance by ``dt`` seconds and draw one frame on ``surface``.
@@ -185,6 +228,21 @@ class DisplayApp:
         return 0
 
 
+def open_app(
+    feed: StateFeed,
+    size: tuple[int, int] = DEFAULT_SIZE,
+    fullscreen: bool = False,
+    sound: bool = True,
+    caller: bool = False,
+) -> DisplayApp:
+    """A display app with its sound bank (silent when there is no audio device
+    or ``sound`` is off) and, optionally, the spoken caller."""
+    bank = SoundBank(muted=not sound)
+    if sound:
+        bank.init()
+    return DisplayApp(feed, size, fullscreen, bank, Caller(enabled=caller) if caller else None)
+
+
 def run_display(
     url: str,
     board: str = "board1",
@@ -196,6 +254,8 @@ def run_display(
     *,
     username: str | None = None,
     password: str | None = None,
+    sound: bool = True,
+    caller: bool = False,
 ) -> int:
     """``oche display``: the scoreboard for ``board`` from the broker at
     ``url``. With ``screenshot``, wait up to ``wait`` seconds for the
@@ -205,7 +265,7 @@ def run_display(
     feed.start()
     try:
         if screenshot is None:
-            return DisplayApp(feed, size, fullscreen).run()
+            return open_app(feed, size, fullscreen, sound, caller).run()
         state = feed.wait_for_state(wait)
         if state is None:
             where = f"{base}/{board}/state on {feed.address}"

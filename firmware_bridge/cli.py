@@ -25,6 +25,7 @@ from firmware_bridge import (
     firmware_command,
     history_command,
     monitor_command,
+    play_command,
     run_command,
     udev_command,
 )
@@ -175,6 +176,7 @@ def _parser() -> argparse.ArgumentParser:
     demo.set_defaults(run=_demo)
 
     for module in (
+        play_command,
         run_command,
         display_command,
         history_command,

@@ -129,6 +129,8 @@ def run(args: argparse.Namespace) -> int:
             wait=args.wait,
             username=target.username,
             password=target.password,
+            sound=not args.no_sound,
+            caller=args.caller,
         )
     except ValueError as error:  # a bad URL, board id or base
         raise UsageError(str(error)) from None
@@ -139,8 +141,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "display",
         help="show the scoreboard (pygame window, or --screenshot to a PNG)",
         description="Show one board's scoreboard, fed by the daemon over MQTT. Keys: Esc/q "
-        "quit, f fullscreen, n next, u undo, m miss. Options not given come from the "
-        "daemon's config file when there is one (see docs/display.md).",
+        "quit, f fullscreen, n next, u undo, m miss, + and - volume, s sound on/off. "
+        "Options not given come from the daemon's config file when there is one "
+        "(see docs/display.md).",
     )
     parser.add_argument("--mqtt", metavar="URL", help=f"broker URL (default {DEFAULT_URL})")
     parser.add_argument("--board", metavar="ID", help=f"board id (default {DEFAULT_BOARD})")
@@ -164,4 +167,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="SECONDS",
         help="with --screenshot: how long to wait for the state (default 5)",
     )
+    add_sound_arguments(parser)
     parser.set_defaults(run=run)
+
+
+def add_sound_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--no-sound`` and ``--caller``, shared by ``oche display`` and ``oche play``."""
+    parser.add_argument("--no-sound", action="store_true", help="start muted")
+    parser.add_argument(
+        "--caller", action="store_true", help="speak scores with espeak-ng (when installed)"
+    )

@@ -1,0 +1,219 @@
+"""``oche play``: the one command for a home setup. It runs the daemon (with
+its embedded broker unless one is configured) and the display in one process.
+
+``--demo`` plays a scripted game on the simulated board, so a newcomer sees the
+whole pipeline work with no hardware. On a machine without a screen the
+display renders off-screen: the demo runs to its end, then writes a
+screenshot and prints the scoreboard.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import dataclasses
+import os
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from firmware_bridge.command_support import UsageError
+from firmware_bridge.config import Config, ConfigError, load_config
+from firmware_bridge.daemon import Daemon
+from firmware_bridge.display_command import add_sound_arguments, parse_size
+from firmware_bridge.scoreboard_text import render_scoreboard
+
+__all__ = ["DEMO_GAME", "DEMO_SCRIPT", "add_parser"]
+
+DEMO_GAME: dict[str, Any] = {
+    "command": "new_game",
+    "id": "demo",
+    "game": "x01",
+    "options": {"start": 301},
+    "players": ["Ann", "Bob"],
+}
+DEMO_SCRIPT = (
+    "+3 T20 S20 S5 button:next S20 S1 S18 button:next T20 T19 S1 button:next "
+    "T20 T20 S20 button:next T20 S18 S20 button:next T20 S2 D20 button:next T20 D19"
+)
+"""A 301 game on the simulated board: Ann busts on 98 (S20 leaves zero on a
+single), then checks out 98 with T20 D19. The pause lets the game start first."""
+
+DEMO_SECONDS_PER_DART = 0.6
+HEADLESS_TIMEOUT_S = 90.0
+
+
+def _headless() -> bool:
+    if os.environ.get("SDL_VIDEODRIVER") in ("dummy", "offscreen"):
+        return True
+    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def _free_loopback_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _demo_config(config: Config) -> Config:
+    """The configured daemon, but on the simulated board with the demo script, a
+    throwaway journal and (when embedded) a free port, so it touches nothing."""
+    journal = Path(tempfile.mkdtemp(prefix="oche-demo-")) / "journal.sqlite3"
+    mqtt = config.mqtt
+    if mqtt.embedded:
+        mqtt = dataclasses.replace(mqtt, embedded_port=_free_loopback_port())
+    return dataclasses.replace(
+        config,
+        board=dataclasses.replace(
+            config.board, driver="simulated", script=DEMO_SCRIPT, delay=DEMO_SECONDS_PER_DART
+        ),
+        mqtt=mqtt,
+        journal=dataclasses.replace(config.journal, path=str(journal)),
+    )
+
+
+class DaemonThread:
+    """The daemon on its own event loop in a background thread, so pygame can
+    own the main thread."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        self.daemon = daemon
+        self.loop = asyncio.new_event_loop()
+        self.error: BaseException | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._thread = threading.Thread(target=self._main, name="oche-daemon", daemon=True)
+
+    def _main(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self._task = self.loop.create_task(self.daemon.run())
+        try:
+            self.loop.run_until_complete(self._task)
+        except asyncio.CancelledError:
+            pass
+        except BaseException as error:  # reported by the main thread
+            self.error = error
+        finally:
+            self.loop.close()
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self._task is not None and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self._task.cancel)
+        self._thread.join(timeout)
+
+
+def _wait_for_broker(config: Config, timeout: float = 10.0) -> None:
+    """Give the embedded broker time to listen before the display connects."""
+    if not config.mqtt.embedded:
+        return
+    import socket
+
+    deadline = time.monotonic() + timeout
+    address = (config.mqtt.embedded_host, config.mqtt.embedded_port)
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(address, timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+
+
+def _broker_url(config: Config) -> str:
+    mqtt = config.mqtt
+    if mqtt.embedded:
+        return f"mqtt://{mqtt.embedded_host}:{mqtt.embedded_port}"
+    return mqtt.url
+
+
+def _play(args: argparse.Namespace) -> int:
+    try:
+        config = load_config(args.config, args.set)
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+    if args.demo:
+        config = _demo_config(config)
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    headless = args.screenshot is not None or _headless()
+    if headless:
+        os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+        os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    from display.app import open_app, render_state
+    from display.state_feed import StateFeed
+
+    daemon = DaemonThread(Daemon(config))
+    daemon.start()
+    _wait_for_broker(config)
+    mqtt = config.mqtt
+    feed = StateFeed(
+        _broker_url(config),
+        config.board.id,
+        mqtt.base,
+        username=mqtt.username or None,
+        password=mqtt.password() if mqtt.password_file else None,
+    )
+    feed.start()
+    try:
+        state = feed.wait_for_state(15.0)
+        if state is None:
+            why = f": {daemon.error}" if daemon.error else ""
+            raise UsageError(f"the daemon did not publish its state{why}")
+        if args.demo:
+            feed.send_command(dict(DEMO_GAME))
+        if not headless:
+            return open_app(feed, args.size, args.fullscreen, not args.no_sound, args.caller).run()
+        return _play_headless(feed, args, render_state)
+    finally:
+        feed.close()
+        daemon.stop()
+        if args.demo:  # the demo's journal was a throwaway
+            shutil.rmtree(Path(config.journal.path).parent, ignore_errors=True)
+
+
+def _play_headless(feed: Any, args: argparse.Namespace, render_state: Any) -> int:
+    """No screen: wait for the game to end (or the timeout), then save a
+    screenshot of the last state and print the scoreboard."""
+    import pygame
+
+    deadline = time.monotonic() + (HEADLESS_TIMEOUT_S if args.demo else 0.0)
+    state = feed.state
+    while time.monotonic() < deadline:
+        state = feed.state
+        if state and state.get("game") and state.get("finished"):
+            break
+        time.sleep(0.1)
+    path = Path(args.screenshot or "oche-demo.png")
+    pygame.image.save(render_state(state, args.size), str(path))
+    if state and state.get("game"):
+        sys.stdout.write(render_scoreboard(state))
+    sys.stdout.write(f"No screen here: the scoreboard was saved to {path}\n")
+    return 0
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "play",
+        help="home setup: daemon, broker and display in one command (--demo: no board)",
+        description="Run the daemon (with its own broker unless mqtt.url is set) and the "
+        "scoreboard together. --demo plays a scripted game on a simulated board. Without a "
+        "screen, the scoreboard is rendered off-screen and saved as a PNG.",
+    )
+    parser.add_argument("--demo", action="store_true", help="play a scripted demo game")
+    parser.add_argument("--config", metavar="FILE", help="the config file (TOML)")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="SECTION.KEY=VALUE", help="override a key"
+    )
+    parser.add_argument("--fullscreen", action="store_true", help="start fullscreen")
+    parser.add_argument("--size", type=parse_size, default=(1280, 720), metavar="WxH")
+    parser.add_argument(
+        "--screenshot", metavar="PATH", help="render off-screen and save the last state here"
+    )
+    add_sound_arguments(parser)
+    parser.set_defaults(run=_play)
