@@ -9,7 +9,8 @@ re-scores it, then one visit per line, so
     oche export 3 | oche replay x01 -p Ann -p Bob -o start=501 ...
 
 gives the same final state as the game had. Both read the journal at
-``--journal PATH``, by default ``$XDG_STATE_HOME/oche/journal.sqlite3``.
+``--journal PATH``, else the one the daemon's config names (``--config``, or
+the config ``oche run`` would find), else ``$XDG_STATE_HOME/oche/journal.sqlite3``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from typing import Any
 from engine import Bed, EngineError, Game, new_game, parse_event
 from engine.game_log import format_game_log
 from firmware_bridge.command_support import UsageError
+from firmware_bridge.config import ConfigError, load_config
 from firmware_bridge.journal import Journal, JournalError, JournalGame, default_journal_path
 
 __all__ = [
@@ -230,8 +232,19 @@ def _printable(text: str) -> str:
 # ---------------------------------------------------------------- commands
 
 
+def _journal_path(args: argparse.Namespace) -> Path:
+    """``--journal``, else the journal of the daemon's config (``--config``, or
+    the file ``oche run`` would find), else the default path."""
+    if args.journal is not None:
+        return Path(args.journal).expanduser()
+    try:
+        return load_config(args.config).journal.resolved_path()
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+
+
 def _journal(args: argparse.Namespace) -> Journal:
-    path = Path(args.journal).expanduser() if args.journal is not None else default_journal_path()
+    path = _journal_path(args)
     if not path.is_file():
         hint = "" if args.journal is not None else " (no game has been journaled yet)"
         raise UsageError(f"no journal at {path}{hint}")
@@ -278,8 +291,10 @@ def _journal_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--journal",
         metavar="PATH",
-        help=f"the journal file (default: {default_journal_path()})",
+        help="the journal file (default: the one in the daemon's config, "
+        f"else {default_journal_path()})",
     )
+    parser.add_argument("--config", metavar="FILE", help="the daemon's config file")
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -727,6 +727,18 @@ def test_history_uses_the_default_journal(
     assert len(json.loads(capsys.readouterr().out)) == 1
 
 
+def test_history_reads_the_journal_the_daemons_config_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    journal_path = tmp_path / "bar" / "board7.sqlite3"
+    with Journal(journal_path) as journal:
+        start_x01(journal, "board7")
+    config = tmp_path / "oche.toml"
+    config.write_text(f'[journal]\npath = "{journal_path}"\n', "utf-8")
+    assert run_command(["history", "--json", "--config", str(config)]) == 0
+    assert [game["board"] for game in json.loads(capsys.readouterr().out)] == ["board7"]
+
+
 def export(path: Path, game_id: int, capsys: pytest.CaptureFixture[str]) -> str:
     assert run_command(["export", str(game_id), "--journal", str(path)]) == 0
     out, err = capsys.readouterr()
