@@ -264,7 +264,12 @@ async def test_kill_9_mid_visit_then_restart_gives_the_same_state(
     watcher.messages.clear()
     second = start()
     try:
-        after = await watcher.state_where(lambda s: s.get("game") == "cricket")
+        # Messages were cleared after the first daemon's last will, so every
+        # state now is the new daemon's; wait until it has the board open too
+        # (a frame written before the port opens is lost, as on a real board).
+        after = await watcher.state_where(
+            lambda s: s.get("game") == "cricket" and s["board"]["connected"]
+        )
         assert {k: v for k, v in after.items() if k != "board"} == {
             k: v for k, v in before.items() if k != "board"
         }
