@@ -4,7 +4,10 @@
 pygame events and the feed's MQTT events to the scene, switches scenes when
 the game changes, advances the scene's clock, draws the scene and the
 banners, and flips. Keys: Esc or q quits, f toggles fullscreen, n, u and m
-send ``next``, ``undo`` and ``miss`` to the daemon.
+send ``next``, ``undo`` and ``miss`` to the daemon. With no game running (or
+a finished one), ``g``, any other key or the board's GAME button opens the
+game setup (:class:`SetupScene`); Esc leaves it, and the game's scene takes
+over once the daemon's state shows the game started.
 
 :func:`render_state` is the same drawing as a pure function of a state, a
 size, the availability and a clock: it is what screenshots, tests and the
@@ -25,7 +28,14 @@ import pygame
 from display.banners import draw_banners
 from display.cues import collapse, cues_for
 from display.layout import Layout
-from display.scenes import MQTT_EVENT, Scene, scene_class_for, scene_for
+from display.scenes import (
+    MQTT_EVENT,
+    Scene,
+    SetupScene,
+    can_set_up,
+    scene_class_for,
+    scene_for,
+)
 from display.sound_bank import Caller, SoundBank
 from display.state_feed import StateFeed
 
@@ -63,6 +73,24 @@ def _availability(feed_availability: str | None, connected: bool) -> str:
     if not connected:
         return "no-broker"
     return "offline" if feed_availability == "offline" else "online"
+
+
+_MODIFIERS = frozenset(
+    (
+        pygame.K_LSHIFT, pygame.K_RSHIFT, pygame.K_LCTRL, pygame.K_RCTRL, pygame.K_LALT,
+        pygame.K_RALT, pygame.K_LGUI, pygame.K_RGUI, pygame.K_CAPSLOCK, pygame.K_NUMLOCK,
+        pygame.K_MODE,
+    )
+)  # fmt: skip
+
+
+def _opens_setup(event: pygame.event.Event) -> bool:
+    """``g`` or any key but the modifiers opens the setup (when it may open)."""
+    return bool(event.key == pygame.K_g or event.key not in _MODIFIERS)
+
+
+def _is_game_button(payload: Mapping[str, Any]) -> bool:
+    return payload.get("type") == "button" and str(payload.get("button", "")).lower() == "game"
 
 
 def render_state(
@@ -123,10 +151,55 @@ class DisplayApp:
         self.fullscreen = not self.fullscreen
         self._open_window()
 
+    @property
+    def in_setup(self) -> bool:
+        """The game setup screen is showing."""
+        return isinstance(self.scene, SetupScene)
+
+    def open_setup(self) -> None:
+        """Show the game setup screen."""
+        scene = SetupScene()
+        scene.set_state(self.scene.state)
+        scene.size = self._window_size()
+        self.scene = scene
+
+    def close_setup(self) -> None:
+        """Leave the setup for the scene of the daemon's state."""
+        state = self.scene.state
+        self.scene = scene_class_for(state)()
+        self.scene.set_state(state)
+
+    def _window_size(self) -> tuple[int, int]:
+        return self._screen.get_size() if self._screen is not None else self.size
+
+    def _send_outbox(self) -> None:
+        if isinstance(self.scene, SetupScene):
+            while self.scene.outbox:
+                self.feed.send_command(self.scene.outbox.pop(0))
+
+    def _handle_setup(self, event: pygame.event.Event) -> None:
+        assert isinstance(self.scene, SetupScene)
+        self.scene.size = self._window_size()
+        rest = self.scene.process_event(event)
+        self._send_outbox()
+        if rest is None or event.type != pygame.KEYDOWN:
+            return
+        if event.key == pygame.K_ESCAPE:
+            self.close_setup()
+        elif event.key == pygame.K_f:
+            self.toggle_fullscreen()
+        elif self.sound is not None and event.key in SOUND_KEYS:
+            self.sound.set_volume(self.sound.volume + SOUND_KEYS[event.key])
+
     def handle(self, event: pygame.event.Event) -> None:
         """One pygame event: quit, keys, window changes; the rest goes to the scene."""
         if event.type == pygame.QUIT:
             self.running = False
+            return
+        if event.type == pygame.VIDEORESIZE and not self.fullscreen:
+            self.size = (max(320, event.w), max(200, event.h))
+        if self.in_setup:
+            self._handle_setup(event)
             return
         if event.type == pygame.KEYDOWN:
             if event.key in QUIT_KEYS:
@@ -145,8 +218,9 @@ class DisplayApp:
             if command is not None:
                 self.feed.send_command({"command": command})
                 return
-        if event.type == pygame.VIDEORESIZE and not self.fullscreen:
-            self.size = (max(320, event.w), max(200, event.h))
+            if can_set_up(self.scene.state) and _opens_setup(event):
+                self.open_setup()
+                return
         self.scene.process_event(event)
 
     def sync(self) -> tuple[Mapping[str, Any] | None, str]:
@@ -156,12 +230,17 @@ class DisplayApp:
         if serial != self._serial:
             self._serial = serial
             wanted = scene_class_for(state)
-            if type(self.scene) is not wanted:
+            running = (state or {}).get("phase") in ("throwing", "takeout")
+            if type(self.scene) is not wanted and (not self.in_setup or running):
                 self.scene = wanted()
             self.scene.set_state(state)
         events = self.feed.events()
         for payload in events:
+            if not self.in_setup and _is_game_button(payload) and can_set_up(state):
+                self.open_setup()
+                continue
             self.scene.process_event(pygame.event.Event(MQTT_EVENT, payload=payload))
+        self._send_outbox()
         self._sound(events, state)
         return state, _availability(availability, connected)
 

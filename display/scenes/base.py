@@ -29,9 +29,11 @@ from engine import EngineError, game_class
 __all__ = [
     "MQTT_EVENT",
     "NOTICE_SECONDS",
+    "SETUP_HINT",
     "Scene",
     "State",
     "board_status",
+    "can_set_up",
     "dart_points",
     "format_value",
     "game_title",
@@ -48,6 +50,9 @@ State = Mapping[str, Any]
 
 MQTT_EVENT = pygame.event.custom_type()
 """A pygame event carrying one MQTT ``event`` payload in ``.payload``."""
+
+SETUP_HINT = "Press GAME or any key to set up a game"
+"""What the attract screen and a finished game say about starting the next one."""
 
 NOTICE_SECONDS = 3.0
 """How long a notice (a contact not scored, an error) stays on screen."""
@@ -79,6 +84,12 @@ def scene_class_for(state: State | None) -> type[Scene]:
     if not isinstance(state.get("players"), list) or not state["players"]:
         return IdleScene
     return _SCENES.get(str(state["game"]), GenericScene)
+
+
+def can_set_up(state: State | None) -> bool:
+    """Whether a new game may be set up on the display: the daemon's state
+    shows no game (phase ``idle``) or a finished one."""
+    return bool(state) and (state or {}).get("phase") in ("idle", "finished")
 
 
 def scene_for(state: State | None) -> Scene:
@@ -316,7 +327,9 @@ class Scene:
             layout.text(surface, subtitle, sub_rect, layout.font_size(26), COLORS["dim"], "left")
         round_number = state.get("round")
         if isinstance(round_number, int) and state.get("game"):
-            label = "Finished" if state.get("finished") else f"Round {round_number}"
+            label = f"Round {round_number}"
+            if state.get("finished"):
+                label = f"Finished  ·  {SETUP_HINT}"
             layout.text(surface, label, middle, layout.font_size(40), COLORS["text"])
         status, colour = board_status(self.state)
         dot = layout.px(9)

@@ -8,7 +8,7 @@ import pygame
 
 from display.dartboard import BOARD_ORDER, draw_board, draw_lit_beds
 from display.layout import COLORS, Layout, split
-from display.scenes.base import Scene, State, board_status
+from display.scenes.base import SETUP_HINT, Scene, State, board_status
 from engine import game_class, game_ids
 
 __all__ = ["IdleScene"]
@@ -48,7 +48,7 @@ class IdleScene(Scene):
             headline, hint = "Waiting for the daemon...", "No state from the MQTT broker yet"
         else:
             headline = "Start a game"
-            hint = "Send new_game to the board's cmd topic (Home Assistant, any MQTT client)"
+            hint = f"{SETUP_HINT} (or send new_game over MQTT)"
         layout.text(surface, headline, lines[0], layout.font_size(72), COLORS["text"], "left")
         layout.text(surface, hint, lines[1], layout.font_size(26), COLORS["dim"], "left")
         status, colour = board_status(self.state)

@@ -1,0 +1,351 @@
+"""The game setup being made on the display, as electronic boards do it.
+
+:class:`SetupModel` is pure (no pygame, no I/O): it holds the choice being
+made, step by step (game, then its options one at a time, then the number of
+players, then a last look with the teams and the start), and builds the
+``new_game`` command (docs/mqtt.md) when asked to start. Every step offers a
+short numbered list of choices; :meth:`SetupModel.select` picks the n-th one,
+so a dart in any bed of number n (single, double or treble) picks choice n
+(:func:`segment_number`). The board's buttons map to :meth:`SetupModel.press`:
+GAME goes to the game step or on to the next game, PLAYER adds a player
+(8 wraps to 1), NEXT confirms the highlighted choice and START sends.
+
+The command is checked with the engine (``engine.new_game``) before it is
+returned, so the daemon gets only a game it will start.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine import EngineError, Option, OptionValue, game_class, game_ids, new_game
+from engine.lineup import MAX_PLAYERS
+
+__all__ = [
+    "BUTTONS",
+    "INT_STEPS",
+    "STEPS",
+    "Choice",
+    "SetupModel",
+    "option_values",
+    "segment_number",
+]
+
+STEPS = ("game", "options", "players", "confirm")
+"""The steps of a setup, in order."""
+
+BUTTONS = ("game", "player", "start", "next")
+"""The board buttons the setup answers to."""
+
+INT_STEPS = (0, 5, 10, 15, 20, 25, 30)
+"""The values offered for a whole-number option without choices (``rounds``)."""
+
+MAX_NAME = 16
+"""The longest player name typed on the display."""
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One numbered tile: its label, a smaller detail line, and whether it
+    is the current value (drawn marked)."""
+
+    label: str
+    detail: str = ""
+    current: bool = False
+
+
+def segment_number(segment: object) -> int | None:
+    """The number of a bed in notation (``S5``, ``D5`` and ``T5`` are 5);
+    ``None`` for a miss, the bulls and anything else."""
+    if not isinstance(segment, str):
+        return None
+    text = segment.strip().upper()
+    if len(text) >= 2 and text[0] in "SDT" and text[1:].isdigit():
+        number = int(text[1:])
+        return number if 1 <= number <= 20 else None
+    return None
+
+
+def option_values(option: Option) -> tuple[OptionValue, ...]:
+    """The values the setup offers for ``option``: its choices; off and on
+    for a flag; a few round numbers from its minimum for a whole number;
+    else its default only. The default is always among them."""
+    if option.choices:
+        values: tuple[OptionValue, ...] = option.choices
+    elif isinstance(option.default, bool):
+        values = (False, True)
+    elif isinstance(option.default, int):
+        low = option.minimum if option.minimum is not None else 0
+        values = tuple(v for v in INT_STEPS if v >= low) or (low,)
+    else:
+        values = (option.default,)
+    if option.default not in values:
+        values = (option.default, *values)
+    return values
+
+
+def value_text(value: OptionValue) -> str:
+    """An option value as a tile's label."""
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
+class SetupModel:
+    """The setup in progress. ``step`` is one of :data:`STEPS`; ``highlight``
+    the 0-based index of the highlighted choice; ``error`` the engine's
+    word when the last start was refused."""
+
+    def __init__(self, games: Sequence[str] | None = None) -> None:
+        self.games: tuple[str, ...] = tuple(games) if games is not None else game_ids()
+        if not self.games:
+            raise ValueError("no games to set up")
+        self.step = "game"
+        self.highlight = 0
+        self.game = self.games[0]
+        self.options: dict[str, OptionValue] = {}
+        self.option_index = 0
+        self.player_count = 2
+        self.names = [f"Player {i + 1}" for i in range(MAX_PLAYERS)]
+        self.teams = False
+        self.error: str | None = None
+        self._reset_options()
+
+    # ------------------------------------------------------------- views
+
+    @property
+    def spec(self) -> tuple[Option, ...]:
+        """The chosen game's options."""
+        return game_class(self.game).options_spec
+
+    @property
+    def current_option(self) -> Option | None:
+        """The option being chosen in the options step."""
+        spec = self.spec
+        return spec[self.option_index] if 0 <= self.option_index < len(spec) else None
+
+    @property
+    def teams_allowed(self) -> bool:
+        """Two teams need at least two players."""
+        return self.player_count >= 2
+
+    def players(self) -> list[str]:
+        """The names of the players, in order (an empty name is the default)."""
+        return [self.names[i].strip() or f"Player {i + 1}" for i in range(self.player_count)]
+
+    def team_members(self) -> dict[str, list[str]]:
+        """Two teams, the players alternating (1, 3, ... and 2, 4, ...); empty without teams."""
+        if not (self.teams and self.teams_allowed):
+            return {}
+        players = self.players()
+        return {"Team 1": players[0::2], "Team 2": players[1::2]}
+
+    def title(self) -> str:
+        """What the current step asks."""
+        if self.step == "game":
+            return "Choose a game"
+        if self.step == "options":
+            option = self.current_option
+            return f"{option.name.capitalize()}: {option.help}" if option else "Options"
+        if self.step == "players":
+            return "How many players?"
+        return "Ready? Start the game"
+
+    def choices(self) -> list[Choice]:
+        """The numbered choices of the current step (choice n is ``[n - 1]``)."""
+        if self.step == "game":
+            return [
+                Choice(
+                    game_class(g).name, _options_line(game_class(g).options_spec), g == self.game
+                )
+                for g in self.games
+            ]
+        if self.step == "options":
+            option = self.current_option
+            if option is None:
+                return []
+            chosen = self.options.get(option.name, option.default)
+            return [
+                Choice(value_text(v), "default" if v == option.default else "", v == chosen)
+                for v in option_values(option)
+            ]
+        if self.step == "players":
+            return [
+                Choice(str(n), "player" if n == 1 else "players", n == self.player_count)
+                for n in range(1, MAX_PLAYERS + 1)
+            ]
+        teams = "2 teams" if self.teams and self.teams_allowed else "off"
+        return [
+            Choice("Start", "throw the first dart after"),
+            Choice(f"Teams: {teams}", "players alternate" if self.teams_allowed else "2+ players"),
+            Choice("Players", ", ".join(self.players())),
+        ]
+
+    def summary(self) -> list[tuple[str, str]]:
+        """The choices so far as ``(what, value)`` pairs, for the summary bar."""
+        items = [("Game", game_class(self.game).name)]
+        items += [(name, value_text(value)) for name, value in self.options.items()]
+        items.append(("Players", str(self.player_count)))
+        if self.teams and self.teams_allowed:
+            items.append(("Teams", "2"))
+        return items
+
+    # ------------------------------------------------------------ inputs
+
+    def select(self, number: int) -> dict[str, Any] | None:
+        """Pick choice ``number`` (1-based) of the current step; a number
+        beyond the choices is ignored. Returns the ``new_game`` command when
+        the pick starts the game, else ``None``."""
+        choices = self.choices()
+        if not 1 <= number <= len(choices):
+            return None
+        index = number - 1
+        self.highlight = index
+        self.error = None
+        if self.step == "game":
+            if self.games[index] != self.game:
+                self.game = self.games[index]
+                self._reset_options()
+            self._go("options" if self.spec else "players")
+        elif self.step == "options":
+            option = self.current_option
+            if option is not None:
+                self.options[option.name] = option_values(option)[index]
+            if self.option_index + 1 < len(self.spec):
+                self.option_index += 1
+                self.highlight = self._chosen_index()
+            else:
+                self._go("players")
+        elif self.step == "players":
+            self.player_count = index + 1
+            if not self.teams_allowed:
+                self.teams = False
+            self._go("confirm")
+        else:
+            if index == 0:
+                return self.start()
+            if index == 1:
+                self.teams = not self.teams and self.teams_allowed
+            else:
+                self._go("players")
+        return None
+
+    def next_item(self) -> None:
+        """Highlight the next choice (wrapping)."""
+        count = len(self.choices())
+        self.highlight = (self.highlight + 1) % count if count else 0
+
+    def previous_item(self) -> None:
+        """Highlight the previous choice (wrapping)."""
+        count = len(self.choices())
+        self.highlight = (self.highlight - 1) % count if count else 0
+
+    def confirm(self) -> dict[str, Any] | None:
+        """Pick the highlighted choice (see :meth:`select`)."""
+        return self.select(self.highlight + 1)
+
+    def back(self) -> bool:
+        """One step back (the previous option, or the previous step); ``False``
+        at the first step, where there is nothing to go back to."""
+        self.error = None
+        if self.step == "game":
+            return False
+        if self.step == "options" and self.option_index > 0:
+            self.option_index -= 1
+            self.highlight = self._chosen_index()
+            return True
+        if self.step == "players" and self.spec:
+            self._go("options", len(self.spec) - 1)
+            return True
+        previous = STEPS[STEPS.index(self.step) - 1]
+        if previous == "options" and not self.spec:
+            previous = "game"
+        self._go(previous)
+        return True
+
+    def press(self, button: str) -> dict[str, Any] | None:
+        """A board button (``game``, ``player``, ``start``, ``next``; any
+        case). Returns the ``new_game`` command when it starts the game."""
+        name = button.strip().lower()
+        if name == "game":
+            if self.step != "game":
+                self._go("game")
+            else:
+                self.highlight = (self.highlight + 1) % len(self.games)
+                if self.games[self.highlight] != self.game:
+                    self.game = self.games[self.highlight]
+                    self._reset_options()
+            return None
+        if name == "player":
+            self.player_count = self.player_count % MAX_PLAYERS + 1
+            if not self.teams_allowed:
+                self.teams = False
+            if self.step == "players":
+                self.highlight = self.player_count - 1
+            return None
+        if name == "start":
+            return self.start()
+        if name == "next":
+            return self.confirm()
+        return None
+
+    def set_name(self, index: int, text: str) -> None:
+        """Name player ``index`` (0-based); at most :data:`MAX_NAME` characters.
+        An empty name stands for the default ``Player n``."""
+        if 0 <= index < MAX_PLAYERS:
+            self.names[index] = text[:MAX_NAME]
+
+    def start(self) -> dict[str, Any] | None:
+        """The ``new_game`` command for the choices made, or ``None`` (and
+        :attr:`error` set) when the engine refuses them."""
+        try:
+            command = self.new_game_command()
+        except EngineError as error:
+            self.error = str(error)
+            return None
+        self.error = None
+        return command
+
+    def new_game_command(self) -> dict[str, Any]:
+        """The ``new_game`` command (docs/mqtt.md) for the choices made:
+        ``game``, every option's value, the players and, with teams, the two
+        teams. Checked with ``engine.new_game``: raises
+        :class:`engine.EngineError` when the engine would refuse it."""
+        players = self.players()
+        options = {
+            option.name: self.options.get(option.name, option.default) for option in self.spec
+        }
+        teams = self.team_members()
+        new_game(self.game, players, options, teams or None)
+        command: dict[str, Any] = {
+            "command": "new_game",
+            "game": self.game,
+            "options": options,
+            "players": players,
+        }
+        if teams:
+            command["teams"] = teams
+        return command
+
+    # ---------------------------------------------------------- internal
+
+    def _reset_options(self) -> None:
+        self.options = {option.name: option.default for option in self.spec}
+        self.option_index = 0
+
+    def _go(self, step: str, option_index: int = 0) -> None:
+        self.step = step
+        self.option_index = option_index
+        self.highlight = self._chosen_index()
+
+    def _chosen_index(self) -> int:
+        for index, choice in enumerate(self.choices()):
+            if choice.current:
+                return index
+        return 0
+
+
+def _options_line(spec: tuple[Option, ...]) -> str:
+    return ", ".join(f"{option.name} {value_text(option.default)}" for option in spec)
