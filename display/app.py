@@ -313,10 +313,11 @@ def open_app(
     fullscreen: bool = False,
     sound: bool = True,
     caller: bool = False,
+    volume: float = 0.8,
 ) -> DisplayApp:
     """A display app with its sound bank (silent when there is no audio device
     or ``sound`` is off) and, optionally, the spoken caller."""
-    bank = SoundBank(muted=not sound)
+    bank = SoundBank(volume=volume, muted=not sound)
     if sound:
         bank.init()
     return DisplayApp(feed, size, fullscreen, bank, Caller(enabled=caller) if caller else None)
@@ -335,6 +336,7 @@ def run_display(
     password: str | None = None,
     sound: bool = True,
     caller: bool = False,
+    volume: float = 0.8,
 ) -> int:
     """``oche display``: the scoreboard for ``board`` from the broker at
     ``url``. With ``screenshot``, wait up to ``wait`` seconds for the
@@ -344,7 +346,7 @@ def run_display(
     feed.start()
     try:
         if screenshot is None:
-            return open_app(feed, size, fullscreen, sound, caller).run()
+            return open_app(feed, size, fullscreen, sound, caller, volume).run()
         state = feed.wait_for_state(wait)
         if state is None:
             where = f"{base}/{board}/state on {feed.address}"

@@ -38,6 +38,7 @@ __all__ = [
     "BoardConfig",
     "Config",
     "ConfigError",
+    "DisplayConfig",
     "HomeAssistantConfig",
     "JournalConfig",
     "MqttConfig",
@@ -252,6 +253,16 @@ class HomeAssistantConfig:
 
 
 @dataclass(frozen=True)
+class DisplayConfig:
+    """``[display]``: the scoreboard of ``oche display`` and ``oche play``."""
+
+    volume: float = 0.8
+    muted: bool = False
+    caller: bool = False
+    fullscreen: bool = False
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole config; ``source`` is the file it came from, or ``"defaults"``."""
 
@@ -260,6 +271,7 @@ class Config:
     visit: VisitConfig = field(default_factory=VisitConfig)
     journal: JournalConfig = field(default_factory=JournalConfig)
     homeassistant: HomeAssistantConfig = field(default_factory=HomeAssistantConfig)
+    display: DisplayConfig = field(default_factory=DisplayConfig)
     source: str = "defaults"
 
     @property
@@ -274,6 +286,7 @@ SECTIONS: dict[str, type[Any]] = {
     "visit": VisitConfig,
     "journal": JournalConfig,
     "homeassistant": HomeAssistantConfig,
+    "display": DisplayConfig,
 }
 """The config file's sections, in the order they are documented and checked."""
 
@@ -698,6 +711,7 @@ _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
     },
     "journal": {},
     "homeassistant": {"discovery_prefix": _discovery_prefix},
+    "display": {"volume": _in_range(0, 1)},
 }
 """Per-key checks of well-typed values: each returns the problem or ``None``."""
 

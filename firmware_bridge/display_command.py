@@ -15,11 +15,11 @@ from __future__ import annotations
 import argparse
 import os
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from firmware_bridge.command_support import UsageError
-from firmware_bridge.config import ConfigError, load_config
+from firmware_bridge.config import ConfigError, DisplayConfig, load_config
 
 __all__ = [
     "DEFAULT_BASE",
@@ -73,6 +73,7 @@ class Target:
     base: str
     username: str | None = None
     password: str | None = None
+    display: DisplayConfig = field(default_factory=DisplayConfig)
 
 
 def resolve_target(
@@ -81,7 +82,7 @@ def resolve_target(
     """The options given, the rest from the daemon's config file (when one
     is found) or the defaults. A broken config file is a :class:`UsageError`
     only when it is needed and was named with ``config``."""
-    if url is not None and board is not None and base is not None:
+    if url is not None and board is not None and base is not None and config is None:
         return Target(url, board, base)
     try:
         loaded = load_config(config)
@@ -108,6 +109,7 @@ def resolve_target(
         base=base or loaded.mqtt.base,
         username=username,
         password=password,
+        display=loaded.display,
     )
 
 
@@ -124,13 +126,14 @@ def run(args: argparse.Namespace) -> int:
             target.board,
             target.base,
             size=args.size,
-            fullscreen=args.fullscreen,
+            fullscreen=args.fullscreen or target.display.fullscreen,
             screenshot=Path(args.screenshot) if args.screenshot else None,
             wait=args.wait,
             username=target.username,
             password=target.password,
-            sound=not args.no_sound,
-            caller=args.caller,
+            sound=not (args.no_sound or target.display.muted),
+            caller=args.caller or target.display.caller,
+            volume=target.display.volume,
         )
     except ValueError as error:  # a bad URL, board id or base
         raise UsageError(str(error)) from None

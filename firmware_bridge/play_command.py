@@ -168,7 +168,15 @@ def _play(args: argparse.Namespace) -> int:
         if args.demo:
             feed.send_command(dict(DEMO_GAME))
         if not headless:
-            return open_app(feed, args.size, args.fullscreen, not args.no_sound, args.caller).run()
+            shown = config.display
+            return open_app(
+                feed,
+                args.size,
+                args.fullscreen or shown.fullscreen,
+                sound=not (args.no_sound or shown.muted),
+                caller=args.caller or shown.caller,
+                volume=shown.volume,
+            ).run()
         return _play_headless(feed, args, render_state)
     finally:
         feed.close()

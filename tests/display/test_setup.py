@@ -7,12 +7,13 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+from pathlib import Path
 from typing import Any
 
 import pygame
 import pytest
 
-from display.app import DisplayApp
+from display.app import DisplayApp, open_app
 from display.layout import Layout
 from display.scenes import MQTT_EVENT, IdleScene, SetupScene, X01Scene
 from display.setup_model import SetupModel, option_values, segment_number
@@ -297,3 +298,21 @@ async def test_setup_on_the_display_starts_the_game_on_the_daemon(
                 break
             await asyncio.sleep(0.05)
         assert isinstance(app.scene, X01Scene)
+
+
+def test_the_display_section_of_the_config_reaches_the_display(tmp_path: Path) -> None:
+    from firmware_bridge.display_command import resolve_target
+
+    config = tmp_path / "oche.toml"
+    config.write_text(
+        '[board]\nid = "b7"\n[display]\nvolume = 0.3\nmuted = true\nfullscreen = true\n', "utf-8"
+    )
+    target = resolve_target(None, None, None, str(config))
+    assert target.board == "b7"
+    assert (target.display.volume, target.display.muted, target.display.fullscreen) == (
+        0.3,
+        True,
+        True,
+    )
+    app = open_app(StateFeed("mqtt://127.0.0.1:1", "b7"), sound=False, volume=0.3)
+    assert app.sound is not None and app.sound.muted and app.sound.volume == 0.3
