@@ -14,6 +14,10 @@ import aiomqtt
 
 from drivers.matrix_map import MatrixMap, dump_map
 from engine import ALL_BEDS, MISS, Bed
+from firmware_bridge.config import parse_config
+from firmware_bridge.daemon import Daemon
+from tests.drivers.pty_board import FakeBoard
+from tests.mosquitto_broker import MosquittoBroker
 
 COLS = 12
 BEDS = [bed for bed in ALL_BEDS if bed != MISS]
@@ -168,3 +172,35 @@ class Watcher:
                 await self._changed.wait()
 
         return await asyncio.wait_for(look(), TIMEOUT)
+
+
+class Running:
+    """A daemon running in this process, reading a fake board on a pty."""
+
+    def __init__(self, tmp_path: Path, broker: MosquittoBroker, **options: Any) -> None:
+        self.board = FakeBoard(tmp_path / "oche-board")
+        self.config = parse_config(
+            config_text(tmp_path, broker.url, self.board.link, **options), "test.toml"
+        )
+        self.daemon = Daemon(self.config)
+        self.task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self.task = asyncio.create_task(self.daemon.run())
+
+    async def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            await asyncio.gather(self.task, return_exceptions=True)
+            self.task = None
+
+
+async def throw(board: FakeBoard, *darts: str) -> None:
+    """Darts on the fake board, a little apart as real darts are."""
+    for dart in darts:
+        await board.write(board.hit(*cell_of(dart)))
+        await asyncio.sleep(0.02)
+
+
+async def press(board: FakeBoard, button: int) -> None:
+    await board.write(board.button(button))

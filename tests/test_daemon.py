@@ -10,70 +10,21 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import aiomqtt
-import pytest
 from jsonschema import Draft202012Validator
 
 from drivers.protocol import Released, Stuck
 from firmware_bridge.config import parse_config
 from firmware_bridge.daemon import Daemon
 from firmware_bridge.mqtt_api import TOPICS
-from tests.daemon_harness import TIMEOUT, Watcher, cell_of, config_text
+from tests.daemon_harness import TIMEOUT, Running, Watcher, cell_of, config_text, press, throw
 from tests.drivers.pty_board import FakeBoard
 from tests.mosquitto_broker import MosquittoBroker, free_port
 
 OCHE = Path(sys.executable).parent / "oche"
-
-
-async def throw(board: FakeBoard, *darts: str) -> None:
-    for dart in darts:
-        await board.write(board.hit(*cell_of(dart)))
-        await asyncio.sleep(0.02)
-
-
-async def press(board: FakeBoard, button: int) -> None:
-    await board.write(board.button(button))
-
-
-class Running:
-    """A daemon running in this process, with its board and a watcher."""
-
-    def __init__(self, tmp_path: Path, broker: MosquittoBroker, **options: Any) -> None:
-        self.board = FakeBoard(tmp_path / "oche-board")
-        self.config = parse_config(
-            config_text(tmp_path, broker.url, self.board.link, **options), "test.toml"
-        )
-        self.daemon = Daemon(self.config)
-        self.task: asyncio.Task[None] | None = None
-
-    async def start(self) -> None:
-        self.task = asyncio.create_task(self.daemon.run())
-
-    async def stop(self) -> None:
-        assert self.task is not None
-        self.task.cancel()
-        await asyncio.gather(self.task, return_exceptions=True)
-
-
-@pytest.fixture
-async def running(tmp_path: Path, mosquitto: MosquittoBroker) -> AsyncIterator[Running]:
-    daemon = Running(tmp_path, mosquitto)
-    await daemon.start()
-    try:
-        yield daemon
-    finally:
-        await daemon.stop()
-        daemon.board.close()
-
-
-@pytest.fixture
-async def watcher(mosquitto: MosquittoBroker) -> AsyncIterator[Watcher]:
-    async with Watcher(mosquitto.host, mosquitto.port) as watching:
-        yield watching
 
 
 async def connected(watcher: Watcher) -> None:

@@ -9,7 +9,6 @@ import argparse
 import asyncio
 import subprocess
 import sys
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -21,50 +20,11 @@ from display.layout import Layout
 from display.scenes import X01Scene
 from display.state_feed import StateFeed
 from firmware_bridge import display_command
-from firmware_bridge.config import parse_config
-from firmware_bridge.daemon import Daemon
-from tests.daemon_harness import Watcher, cell_of, config_text
-from tests.drivers.pty_board import FakeBoard
+from tests.daemon_harness import Running, Watcher, throw
 from tests.mosquitto_broker import MosquittoBroker
 
 OCHE = Path(sys.executable).parent / "oche"
 SIZE = (1024, 576)
-
-
-class Running:
-    """The daemon in this process, reading a fake board."""
-
-    def __init__(self, tmp_path: Path, broker: MosquittoBroker) -> None:
-        self.board = FakeBoard(tmp_path / "oche-board")
-        config = parse_config(config_text(tmp_path, broker.url, self.board.link), "test.toml")
-        self.daemon = Daemon(config)
-        self.task: asyncio.Task[None] | None = None
-
-    async def start(self) -> None:
-        self.task = asyncio.create_task(self.daemon.run())
-
-    async def stop(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
-            await asyncio.gather(self.task, return_exceptions=True)
-            self.task = None
-
-
-@pytest.fixture
-async def running(tmp_path: Path, mosquitto: MosquittoBroker) -> AsyncIterator[Running]:
-    daemon = Running(tmp_path, mosquitto)
-    await daemon.start()
-    try:
-        yield daemon
-    finally:
-        await daemon.stop()
-        daemon.board.close()
-
-
-@pytest.fixture
-async def watcher(mosquitto: MosquittoBroker) -> AsyncIterator[Watcher]:
-    async with Watcher(mosquitto.host, mosquitto.port) as watching:
-        yield watching
 
 
 def display_args(*argv: str) -> argparse.Namespace:
@@ -91,12 +51,6 @@ def card_pixels(path: Path, state: dict[str, Any], index: int) -> bytes:
     scene = X01Scene()
     card = scene.card_rects(layout, scene.regions(layout)["main"], len(state["players"]))[index]
     return pygame.image.tobytes(image.subsurface(card), "RGB")
-
-
-async def throw(board: FakeBoard, *darts: str) -> None:
-    for dart in darts:
-        await board.write(board.hit(*cell_of(dart)))
-        await asyncio.sleep(0.02)
 
 
 async def test_screenshot_shows_the_daemons_state(

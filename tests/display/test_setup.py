@@ -20,10 +20,7 @@ from display.setup_model import SetupModel, option_values, segment_number
 from display.state_feed import StateFeed
 from engine import game_class, game_ids, new_game
 from firmware_bridge.mqtt_api import parse_command
-from tests.display.test_display_e2e import running, watcher
 from tests.display.test_scenes import FakeFeed, board
-
-__all__ = ["running", "watcher"]  # the end-to-end fixtures
 
 SIZES = [(800, 480), (1920, 1080)]
 
