@@ -70,7 +70,7 @@ def segment_number(segment: object) -> int | None:
 
 def option_values(option: Option) -> tuple[OptionValue, ...]:
     """The values the setup offers for ``option``: its choices; off and on
-    for a flag; a few round numbers from its minimum for a whole number;
+    for a flag; a few round numbers within its bounds for a whole number;
     else its default only. The default is always among them."""
     if option.choices:
         values: tuple[OptionValue, ...] = option.choices
@@ -78,7 +78,8 @@ def option_values(option: Option) -> tuple[OptionValue, ...]:
         values = (False, True)
     elif isinstance(option.default, int):
         low = option.minimum if option.minimum is not None else 0
-        values = tuple(v for v in INT_STEPS if v >= low) or (low,)
+        high = option.maximum if option.maximum is not None else max(INT_STEPS)
+        values = tuple(v for v in INT_STEPS if low <= v <= high) or (low,)
     else:
         values = (option.default,)
     if option.default not in values:

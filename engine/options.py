@@ -22,13 +22,14 @@ _KIND_WORDS = {"bool": "true or false", "int": "a whole number", "str": "a word"
 @dataclass(frozen=True, slots=True)
 class Option:
     """One option of a game: its name, default (which fixes its type), the
-    allowed values (``choices``) or lower bound (``minimum``), and a help line."""
+    allowed values (``choices``) or bounds (``minimum``, ``maximum``), and a help line."""
 
     name: str
     default: OptionValue
     help: str
     choices: tuple[OptionValue, ...] = ()
     minimum: int | None = None
+    maximum: int | None = None
 
     @property
     def kind(self) -> str:
@@ -38,8 +39,10 @@ class Option:
     def coerce(self, value: object) -> OptionValue:
         """Check and convert ``value`` (text or a JSON value) to this option's type."""
         typed = self._typed(value)
-        too_small = self.minimum is not None and isinstance(typed, int) and typed < self.minimum
-        if (self.choices and typed not in self.choices) or too_small:
+        number = typed if isinstance(typed, int) and not isinstance(typed, bool) else None
+        too_small = number is not None and self.minimum is not None and number < self.minimum
+        too_big = number is not None and self.maximum is not None and number > self.maximum
+        if (self.choices and typed not in self.choices) or too_small or too_big:
             raise OptionError(f"option {self.name!r}: {value!r} is not {self.describe()}")
         return typed
 
@@ -47,6 +50,8 @@ class Option:
         """What values the option takes, for help and error messages."""
         if self.choices:
             return "one of " + ", ".join(str(c) for c in self.choices)
+        if self.minimum is not None and self.maximum is not None:
+            return f"a whole number from {self.minimum} to {self.maximum}"
         if self.minimum is not None:
             return f"a whole number from {self.minimum}"
         return _KIND_WORDS[self.kind]

@@ -34,6 +34,10 @@ CRICKET_FAMILY = ("cricket", "cricket-shanghai")
 """Game ids whose players carry ``marks``."""
 
 VISIT_OVER_REASONS = ("bust", "win", "elimination", "game-over")
+"""The reasons every client should know; a game may add its own (Killer:
+``number chosen``; English Cricket: ``innings over``)."""
+
+_VISIT_OVER: dict[str, Any] = {"type": ["string", "null"], "minLength": 1}
 """Why the visit in progress stopped scoring (``visit_over``), besides ``null``."""
 
 _NON_NEGATIVE_INT: dict[str, Any] = {"type": "integer", "minimum": 0}
@@ -189,8 +193,10 @@ STATE_SCHEMA: dict[str, Any] = {
             "maxItems": 3,
         },
         "visit_over": {
-            "description": "Why the rest of the visit in progress is dead, or null.",
-            "enum": [None, *VISIT_OVER_REASONS],
+            "description": "Why the rest of the visit in progress is dead, or null: "
+            + ", ".join(VISIT_OVER_REASONS)
+            + ", or a game's own reason.",
+            **_VISIT_OVER,
         },
         "last_visit": {
             "description": "The visit that ended last, kept while the next one starts "
@@ -242,7 +248,7 @@ STATE_SCHEMA: dict[str, Any] = {
             "if": {"properties": {"finished": {"const": False}}, "required": ["finished"]},
             "then": {
                 "properties": {
-                    "visit_over": {"enum": [None, "bust", "elimination"]},
+                    "visit_over": {"not": {"enum": ["win", "game-over"]}},
                     "winner": {"type": "null"},
                     "winner_team": {"type": "null"},
                     "result": {"type": "null"},
@@ -282,7 +288,7 @@ STATE_SCHEMA: dict[str, Any] = {
                 "darts": {"type": "array", "items": {"$ref": "#/$defs/bed"}, "maxItems": 3},
                 "visit_over": {
                     "description": "Why it stopped scoring early, or null.",
-                    "enum": [None, *VISIT_OVER_REASONS],
+                    **_VISIT_OVER,
                 },
             },
             "required": ["player", "darts", "visit_over"],

@@ -105,6 +105,7 @@ def _describe(cls: type[Game]) -> dict[str, Any]:
                 "default": o.default,
                 "choices": list(o.choices) or None,
                 "minimum": o.minimum,
+                "maximum": o.maximum,
                 "help": o.help,
             }
             for o in cls.options_spec

@@ -8,7 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from engine import (
@@ -21,7 +21,9 @@ from engine import (
     Event,
     Game,
     GameOverError,
+    LineupError,
     NothingToUndoError,
+    OptionError,
     Undo,
     game_class,
     game_ids,
@@ -128,7 +130,12 @@ def setups(draw: st.DrawFn) -> Setup:
     teams = None
     if count >= 2 and draw(st.integers(0, 3)) == 0:
         teams = {"A": list(players[0::2]), "B": list(players[1::2])}
-    return Setup(game_id, players, draw(option_values(game_id)), teams)
+    setup = Setup(game_id, players, draw(option_values(game_id)), teams)
+    try:
+        setup.new()
+    except (LineupError, OptionError):  # e.g. English Cricket is for two sides only
+        assume(False)
+    return setup
 
 
 def has_dart(game: Game) -> bool:
@@ -193,7 +200,7 @@ def check_invariants(game: Game) -> None:
             assert 0 <= player["score"] <= start
             if not player["opened"]:
                 assert player["score"] == start
-    else:
+    elif game_id in ("cricket", "cricket-shanghai"):
         for player in players:
             marks = player["marks"]
             assert tuple(marks) == CRICKET_KEYS
@@ -206,6 +213,13 @@ def check_invariants(game: Game) -> None:
                 assert player["score"] >= 0
             if state["options"].get("mode") == "no-score":
                 assert player["score"] == 0
+    elif game_id in ("killer", "legs"):
+        for player in players:
+            assert 0 <= player["lives"] == player["score"] <= state["options"]["lives"]
+            assert player["out"] == (player["lives"] == 0)
+    else:
+        for player in players:
+            assert player["score"] >= 0
 
     outcome = game.outcome()
     finished = state["finished"]

@@ -19,13 +19,24 @@ from engine import (
     new_game,
 )
 
-GAME_IDS = ("x01", "cricket", "cricket-shanghai")
+GAME_IDS = (
+    "x01",
+    "cricket",
+    "cricket-shanghai",
+    "baseball",
+    "killer",
+    "shanghai",
+    "legs",
+    "fifty-one-by-fives",
+    "around-the-world",
+    "english-cricket",
+)
 
 # ----------------------------------------------------------------- registry
 
 
-def test_game_ids_lists_the_three_games() -> None:
-    assert sorted(game_ids()) == sorted(GAME_IDS)
+def test_game_ids_lists_every_game_in_menu_order() -> None:
+    assert game_ids() == GAME_IDS
     assert len(game_ids()) == len(set(game_ids()))
 
 

@@ -1,7 +1,30 @@
-"""The games of the engine, one module each; importing this registers them."""
+"""The games of the engine, one module each; importing this registers them.
 
+The import order is the order games are listed in (``oche games``, the
+display's setup screen): the 01 games and cricket first, then the seed's list.
+"""
+
+# ruff: noqa: I001
+from engine.games.x01 import X01
 from engine.games.cricket import Cricket
 from engine.games.cricket_shanghai import CricketShanghai
-from engine.games.x01 import X01
+from engine.games.baseball import Baseball
+from engine.games.killer import Killer
+from engine.games.shanghai import Shanghai
+from engine.games.legs import Legs
+from engine.games.fifty_one_by_fives import FiftyOneByFives
+from engine.games.around_the_world import AroundTheWorld
+from engine.games.english_cricket import EnglishCricket
 
-__all__ = ["X01", "Cricket", "CricketShanghai"]
+__all__ = [
+    "X01",
+    "AroundTheWorld",
+    "Baseball",
+    "Cricket",
+    "CricketShanghai",
+    "EnglishCricket",
+    "FiftyOneByFives",
+    "Killer",
+    "Legs",
+    "Shanghai",
+]

@@ -81,7 +81,7 @@ def test_segments_pick_by_number() -> None:
         5, 5, 5, None, None, None, None, None,
     ]  # fmt: skip
     model = SetupModel()
-    model.select(segment_number("T3") or 0)  # x01 is the third game
+    model.select(segment_number("T1") or 0)  # x01 is the first game
     assert model.game == "x01" and model.step == "options"
     before = (model.step, model.option_index, dict(model.options))
     assert model.select(20) is None  # beyond the seven start values: ignored
@@ -164,7 +164,7 @@ def test_scene_renders_every_step(size: tuple[int, int], step: str) -> None:
     scene = SetupScene()
     scene.set_state({"game": None, "phase": "idle", "board": board()})
     if step != "game":
-        scene.model.select(3)
+        scene.model.select(1)  # x01
     if step in ("players", "confirm", "names"):
         scene.model.option_index = len(scene.model.spec) - 1
         scene.model.select(1)
@@ -188,7 +188,7 @@ def test_scene_renders_every_step(size: tuple[int, int], step: str) -> None:
 
 def test_keyboard_flow_ends_with_the_command() -> None:
     scene = SetupScene()
-    for event in (key(pygame.K_3), key(pygame.K_1), key(pygame.K_RETURN), key(pygame.K_RETURN),
+    for event in (key(pygame.K_1), key(pygame.K_1), key(pygame.K_RETURN), key(pygame.K_RETURN),
                   key(pygame.K_RETURN), key(pygame.K_2), key(pygame.K_TAB)):  # fmt: skip
         assert scene.process_event(event) is None
     for char in "Ann":
@@ -229,7 +229,7 @@ def test_hits_and_buttons_from_the_board_pick() -> None:
     scene.process_event(mqtt({"type": "hit", "segment": "M", "scored": False, "reason": "idle"}))
     scene.process_event(mqtt({"type": "hit", "segment": "DB", "scored": False, "reason": "idle"}))
     assert scene.model.step == "game" and not scene.notices
-    scene.process_event(mqtt({"type": "hit", "segment": "T3", "scored": False, "reason": "idle"}))
+    scene.process_event(mqtt({"type": "hit", "segment": "T1", "scored": False, "reason": "idle"}))
     assert scene.model.game == "x01" and scene.model.step == "options"
     scene.process_event(mqtt({"type": "button", "button": "start"}))
     assert scene.outbox and scene.outbox[0]["game"] == "x01"
@@ -278,7 +278,7 @@ async def test_setup_on_the_display_starts_the_game_on_the_daemon(
         surface = pygame.Surface((800, 480))
         app.frame(surface, 0.1)
         assert isinstance(app.scene, IdleScene)
-        keys = [key(pygame.K_g, "g"), key(pygame.K_3, "3"), key(pygame.K_1, "1")]
+        keys = [key(pygame.K_g, "g"), key(pygame.K_1, "1"), key(pygame.K_1, "1")]
         keys += [key(pygame.K_RETURN)] * 3 + [key(pygame.K_2, "2"), key(pygame.K_TAB)]
         keys += [key(ord(c.lower()), c) for c in "Ann"] + [key(pygame.K_TAB)]
         keys += [key(ord(c.lower()), c) for c in "Bob"] + [key(pygame.K_RETURN)]

@@ -1,0 +1,122 @@
+"""English Cricket (seed 000, "Cricket inglés"): one side bats and scores the
+runs of each visit above 40, the other bowls and takes wickets with bulls;
+after ten wickets the roles swap, and the most runs win."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from engine.beds import Bed
+from engine.errors import LineupError
+from engine.game import Game
+from engine.lineup import Lineup
+from engine.registry import register
+
+__all__ = ["INNINGS_OVER", "RUNS_FREE", "WICKETS", "EnglishCricket"]
+
+RUNS_FREE = 40
+"""A batting visit scores its total minus this; 40 or less scores nothing."""
+
+WICKETS = 10
+"""Wickets that end an innings."""
+
+INNINGS_OVER = "innings over"
+"""``visit_over`` once the tenth wicket of the first innings has fallen."""
+
+
+@register
+class EnglishCricket(Game):
+    """Two sides. In the first innings side 0 bats and side 1 bowls, visits
+    alternating batter, bowler; a batting visit scores its total above 40 as
+    runs, a bowling visit takes a wicket with SB and two with DB. At ten
+    wickets the roles swap; after the second innings the most runs win."""
+
+    id = "english-cricket"
+    name = "English Cricket"
+    summary = "Bat (runs above 40 a visit) and bowl (bulls take wickets); most runs win."
+    options_spec = ()
+
+    def __init__(
+        self,
+        players: Sequence[str] | Lineup,
+        options: Mapping[str, object] | None = None,
+        teams: Mapping[str, Sequence[str | int]] | None = None,
+    ) -> None:
+        super().__init__(players, options, teams)
+        if len(self._sides) != 2:
+            if self.lineup.teams:
+                got = f"{len(self._sides)} teams"
+            else:
+                count = len(self._sides)
+                got = f"{count} player" + ("" if count == 1 else "s")
+            raise LineupError(f"{self.name} is for exactly two players or two teams, got {got}")
+
+    def _setup(self) -> None:
+        sides = len(self._sides)
+        self._runs = [0] * sides
+        self._innings = 1
+        self._batting = 0
+        self._wickets = 0
+        self._visit_points = 0
+        self._player_runs = [0] * len(self.lineup.players)
+        self._player_wickets = [0] * len(self.lineup.players)
+
+    def _on_dart(self, bed: Bed) -> None:
+        if self._side == self._batting:
+            self._visit_points += bed.points
+            return
+        if not bed.is_bull:
+            return
+        taken = min(bed.multiplier, WICKETS - self._wickets)
+        self._wickets += taken
+        self._player_wickets[self._player] += taken
+        if self._wickets < WICKETS:
+            return
+        if self._innings == 2:
+            self._finish_on_runs()
+        else:
+            self._end_visit_early(INNINGS_OVER)
+
+    def _on_visit_end(self) -> None:
+        if self._side == self._batting:
+            runs = max(0, self._visit_points - RUNS_FREE)
+            self._runs[self._side] += runs
+            self._player_runs[self._player] += runs
+            self._visit_points = 0
+        elif self._wickets >= WICKETS:
+            self._start_second_innings()
+
+    def _start_second_innings(self) -> None:
+        """Swap the roles; the new batter (side 1) throws next.
+
+        The tenth wicket of the first innings always falls in side 1's
+        bowling visit, after which the base class would pass the turn to
+        side 0. The base class has no hook to choose the next side, so this
+        makes :meth:`Game._close_visit` believe side 0's visit is ending: its
+        rotation then picks side 1, and the visit count moves to side 1 (so a
+        team's next member bats). A new round starts with the new innings.
+        """
+        self._innings = 2
+        self._batting = 1
+        self._wickets = 0
+        self._side_visits[1] += 1
+        self._side_visits[0] -= 1  # _close_visit adds it back
+        self._side = 0
+        self._round += 1
+
+    def _finish_on_runs(self) -> None:
+        first, second = self._runs
+        if first == second:
+            self._finish(None, "runs")
+        else:
+            self._finish(0 if first > second else 1, "runs")
+
+    def state(self) -> dict[str, Any]:
+        return {**super().state(), "innings": self._innings, "wickets": self._wickets}
+
+    def _side_state(self, side: int) -> dict[str, Any]:
+        return {"score": self._runs[side], "batting": side == self._batting}
+
+    def _player_stats(self, player: int) -> dict[str, Any]:
+        return {"runs": self._player_runs[player], "wickets_taken": self._player_wickets[player]}
