@@ -33,6 +33,7 @@ class Shanghai(Game):
             1,
             "target number of the first round (after 20 the targets go on at 1)",
             minimum=1,
+            maximum=20,
         ),
     )
 
