@@ -10,19 +10,9 @@ from typing import Any
 
 import pytest
 
+from tests.test_registry_options import GAME_IDS
+
 OCHE = Path(sys.executable).parent / "oche"
-GAME_IDS = (
-    "x01",
-    "cricket",
-    "cricket-shanghai",
-    "baseball",
-    "killer",
-    "shanghai",
-    "legs",
-    "fifty-one-by-fives",
-    "around-the-world",
-    "english-cricket",
-)
 
 # 301, double out: Ann 180 then 121 out (T20 T11 D14); Bob 60 then 45.
 ANN_CHECKS_OUT = """\

@@ -4,7 +4,6 @@ driven through the same async interface every driver has."""
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 import os
 import subprocess
@@ -94,10 +93,6 @@ async def test_keyboard_reads_darts_and_buttons_from_a_pipe() -> None:
     ]
     assert isinstance(events[4], ErrorEvent) and "'bogus'" in events[4].message
     assert events[5:] == [HitEvent(Bed.parse("DB"))]
-
-
-def test_keyboard_source_needs_no_io_to_construct() -> None:
-    KeyboardSource(io.StringIO(""))
 
 
 def test_oche_monitor_prints_one_json_object_per_event() -> None:
