@@ -14,7 +14,6 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
-import logging
 import os
 import re
 import signal
@@ -41,7 +40,12 @@ from drivers.matrix_map import MapError, dump_map, load_map
 from drivers.protocol import MAX_CELL, Hello
 from drivers.source import BoardSource
 from drivers.terminal_input import read_chunks
-from firmware_bridge.command_support import UsageError, add_board_arguments, board_spec
+from firmware_bridge.command_support import (
+    UsageError,
+    add_board_arguments,
+    board_spec,
+    quiet_board_logs,
+)
 
 __all__ = ["add_parser", "calibrate"]
 
@@ -443,8 +447,7 @@ async def calibrate(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    # The wizard shows the board's errors itself; the log says only what is worse.
-    logging.basicConfig(level=logging.ERROR, format="oche calibrate: %(name)s: %(message)s")
+    quiet_board_logs()
     with _cbreak():
         try:
             return asyncio.run(calibrate(args))

@@ -3,11 +3,18 @@
 from __future__ import annotations
 
 import argparse
+import logging
 
 from drivers.board_decoder import PROTOCOLS
 from drivers.factory import DRIVERS, BoardSpec
 
-__all__ = ["EXIT_BAD_INPUT", "UsageError", "add_board_arguments", "board_spec"]
+__all__ = [
+    "EXIT_BAD_INPUT",
+    "UsageError",
+    "add_board_arguments",
+    "board_spec",
+    "quiet_board_logs",
+]
 
 EXIT_BAD_INPUT = 2
 
@@ -64,3 +71,9 @@ def board_spec(args: argparse.Namespace) -> BoardSpec:
     except ValueError as error:
         raise UsageError(str(error)) from None
     return spec
+
+
+def quiet_board_logs() -> None:
+    """For commands that show the board's errors themselves (monitor, calibrate):
+    log only what is worse than a rejected frame, so nothing is said twice."""
+    logging.getLogger("drivers").setLevel(logging.ERROR)

@@ -10,11 +10,10 @@ import argparse
 import asyncio
 import contextlib
 import json
-import logging
 import sys
 
 from drivers.factory import open_board
-from firmware_bridge.command_support import add_board_arguments, board_spec
+from firmware_bridge.command_support import add_board_arguments, board_spec, quiet_board_logs
 
 __all__ = ["add_parser", "monitor"]
 
@@ -28,8 +27,7 @@ async def monitor(args: argparse.Namespace) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    # Board errors are printed as JSON error events; do not log them to stderr too.
-    logging.getLogger("drivers").setLevel(logging.ERROR)
+    quiet_board_logs()
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(monitor(args))
     return 0
