@@ -55,15 +55,19 @@ def _event(kind: str, now: float, /, **fields: Any) -> dict[str, Any]:
 
 class Daemon:
     """One board's daemon. The constructor does no I/O; :meth:`run` runs until
-    cancelled and then shuts down cleanly (availability offline, journal closed)."""
+    cancelled and then shuts down cleanly (availability offline, journal closed).
+    ``first_game`` is started before the board is read unless a journaled game
+    resumes (``oche play --demo`` uses it so no dart can beat the game's start)."""
 
     def __init__(
         self,
         config: Config,
         clock: Callable[[], float] = time.time,
         source: BoardSource | None = None,
+        first_game: SessionSetup | None = None,
     ) -> None:
         self.config = config
+        self._first_game = first_game
         self.clock = clock
         self.board_id = config.board.id
         self.journal = Journal(config.journal.resolved_path())
@@ -89,6 +93,8 @@ class Daemon:
         self.journal.open()
         try:
             self._resume()
+            if self.session is None and self._first_game is not None:
+                self._start(self._first_game, self.clock())
             url = self.config.mqtt.url
             if not url:
                 self.broker = EmbeddedBroker(

@@ -25,23 +25,20 @@ from firmware_bridge.command_support import UsageError
 from firmware_bridge.config import Config, ConfigError, load_config
 from firmware_bridge.daemon import Daemon
 from firmware_bridge.display_command import add_sound_arguments, parse_size
+from firmware_bridge.game_session import SessionSetup
 from firmware_bridge.scoreboard_text import render_scoreboard
 
 __all__ = ["DEMO_GAME", "DEMO_SCRIPT", "add_parser"]
 
-DEMO_GAME: dict[str, Any] = {
-    "command": "new_game",
-    "id": "demo",
-    "game": "x01",
-    "options": {"start": 301},
-    "players": ["Ann", "Bob"],
-}
+DEMO_GAME = SessionSetup("x01", {"start": 301}, ("Ann", "Bob"))
+"""Started by the daemon itself before it reads the board, so the script's
+first dart can never arrive before the game does."""
 DEMO_SCRIPT = (
-    "+3 T20 S20 S5 button:next S20 S1 S18 button:next T20 T19 S1 button:next "
+    "+2 T20 S20 S5 button:next S20 S1 S18 button:next T20 T19 S1 button:next "
     "T20 T20 S20 button:next T20 S18 S20 button:next T20 S2 D20 button:next T20 D19"
 )
 """A 301 game on the simulated board: Ann busts on 98 (S20 leaves zero on a
-single), then checks out 98 with T20 D19. The pause lets the game start first."""
+single), then checks out 98 with T20 D19. The pause lets the display connect first."""
 
 DEMO_SECONDS_PER_DART = 0.6
 HEADLESS_TIMEOUT_S = 90.0
@@ -104,26 +101,20 @@ class DaemonThread:
     def start(self) -> None:
         self._thread.start()
 
+    def wait_for_broker(self, timeout: float = 5.0) -> None:
+        """Return once the daemon is connected to its broker (or has failed, or
+        ``timeout`` s passed), so the display's first connect finds it there."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self._thread.is_alive():
+            link = self.daemon.link
+            if link is not None and link.connected:
+                return
+            time.sleep(0.02)
+
     def stop(self, timeout: float = 10.0) -> None:
         if self._task is not None and not self.loop.is_closed():
             self.loop.call_soon_threadsafe(self._task.cancel)
         self._thread.join(timeout)
-
-
-def _wait_for_broker(config: Config, timeout: float = 10.0) -> None:
-    """Give the embedded broker time to listen before the display connects."""
-    if not config.mqtt.embedded:
-        return
-    import socket
-
-    deadline = time.monotonic() + timeout
-    address = (config.mqtt.embedded_host, config.mqtt.embedded_port)
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(address, timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
 
 
 def _broker_url(config: Config) -> str:
@@ -148,9 +139,9 @@ def _play(args: argparse.Namespace) -> int:
     from display.app import open_app, render_state
     from display.state_feed import StateFeed
 
-    daemon = DaemonThread(Daemon(config))
+    daemon = DaemonThread(Daemon(config, first_game=DEMO_GAME if args.demo else None))
     daemon.start()
-    _wait_for_broker(config)
+    daemon.wait_for_broker()
     mqtt = config.mqtt
     feed = StateFeed(
         _broker_url(config),
@@ -165,8 +156,6 @@ def _play(args: argparse.Namespace) -> int:
         if state is None:
             why = f": {daemon.error}" if daemon.error else ""
             raise UsageError(f"the daemon did not publish its state{why}")
-        if args.demo:
-            feed.send_command(dict(DEMO_GAME))
         if not headless:
             shown = config.display
             return open_app(

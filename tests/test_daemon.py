@@ -19,6 +19,7 @@ from jsonschema import Draft202012Validator
 from drivers.protocol import Released, Stuck
 from firmware_bridge.config import parse_config
 from firmware_bridge.daemon import Daemon
+from firmware_bridge.game_session import SessionSetup
 from firmware_bridge.mqtt_api import TOPICS
 from tests.daemon_harness import TIMEOUT, Running, Watcher, cell_of, config_text, press, throw
 from tests.drivers.pty_board import FakeBoard
@@ -328,3 +329,35 @@ async def test_the_takeout_timer_passes_the_turn_without_next(
     finally:
         await daemon.stop()
         daemon.board.close()
+
+
+async def test_a_first_game_starts_before_any_dart_unless_a_journaled_game_resumes(
+    tmp_path: Path, mosquitto: MosquittoBroker, watcher: Watcher
+) -> None:
+    board = FakeBoard(tmp_path / "oche-board")
+    config = parse_config(config_text(tmp_path, mosquitto.url, board.link), "test.toml")
+
+    async def start(first_game: SessionSetup) -> asyncio.Task[None]:
+        return asyncio.create_task(Daemon(config, first_game=first_game).run())
+
+    async def stop(task: asyncio.Task[None]) -> None:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+    task = await start(SessionSetup("x01", {"start": 301}, ("Ann", "Bob")))
+    try:
+        state = await watcher.state_where(lambda s: s["board"]["connected"])
+        assert state["game"] == "x01" and scores(state) == [301, 301]
+        await throw(board, "T20")
+        await watcher.state_where(lambda s: s.get("visit") == ["T20"])
+    finally:
+        await stop(task)
+    watcher.messages.clear()
+    # The x01 game is unfinished in the journal: it resumes, the cricket one does not start.
+    task = await start(SessionSetup("cricket", {}, ("Cy", "Di")))
+    try:
+        state = await watcher.state_where(lambda s: s["board"]["connected"])
+        assert state["game"] == "x01" and scores(state) == [241, 301]
+    finally:
+        await stop(task)
+        board.close()
