@@ -3,8 +3,8 @@
 A game is a deterministic function of its event log. This class runs the part
 every game shares (whose turn it is, three-dart visits, dead darts, rounds,
 eliminations, undo by replay) and calls named hooks that each game overrides
-to score (``_setup``, ``_on_dart``, ``_on_visit_end``, ``_on_round_limit``,
-``_side_state``, ``_player_stats``).
+to score (``_setup``, ``_on_dart``, ``_on_visit_end``, ``_next_side``,
+``_on_round_limit``, ``_side_state``, ``_player_stats``).
 """
 
 from __future__ import annotations
@@ -80,6 +80,16 @@ class Game:
 
     def _on_visit_end(self) -> None:
         """Called when the current visit ends and the game is still on."""
+
+    def _next_side(self, current: int) -> int:
+        """The side that throws after ``current``'s visit: by default the next
+        side still in. Returning a side at or before ``current`` starts a round."""
+        count = len(self._sides)
+        nxt = current
+        while True:
+            nxt = (nxt + 1) % count
+            if not self._out[nxt]:
+                return nxt
 
     def _round_limit(self) -> int:
         """The number of rounds after which the game ends (0: no limit)."""
@@ -290,12 +300,7 @@ class Game:
             return
         current = self._side
         self._side_visits[current] += 1
-        count = len(self._sides)
-        nxt = current
-        while True:
-            nxt = (nxt + 1) % count
-            if not self._out[nxt]:
-                break
+        nxt = self._next_side(current)
         if nxt <= current:
             limit = self._round_limit()
             if limit and self._round >= limit:

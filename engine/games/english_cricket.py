@@ -88,22 +88,18 @@ class EnglishCricket(Game):
             self._start_second_innings()
 
     def _start_second_innings(self) -> None:
-        """Swap the roles; the new batter (side 1) throws next.
-
-        The tenth wicket of the first innings always falls in side 1's
-        bowling visit, after which the base class would pass the turn to
-        side 0. The base class has no hook to choose the next side, so this
-        makes :meth:`Game._close_visit` believe side 0's visit is ending: its
-        rotation then picks side 1, and the visit count moves to side 1 (so a
-        team's next member bats). A new round starts with the new innings.
-        """
+        """Swap the roles for the second innings."""
         self._innings = 2
         self._batting = 1
         self._wickets = 0
-        self._side_visits[1] += 1
-        self._side_visits[0] -= 1  # _close_visit adds it back
-        self._side = 0
-        self._round += 1
+
+    def _next_side(self, current: int) -> int:
+        """Batter and bowler alternate; when the first innings has just ended
+        (in side 1's bowling visit) side 1 throws again, now batting, and the
+        round moves on with the innings."""
+        if self._innings == 2 and self._batting == current and self._visit_over == INNINGS_OVER:
+            return current
+        return 1 - current
 
     def _finish_on_runs(self) -> None:
         first, second = self._runs
