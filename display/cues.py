@@ -45,6 +45,7 @@ CUES: tuple[str, ...] = (
     "close",
     "player_change",
     "takeout",
+    "peg",
     "ton",
     "ton40",
     "one_eighty",
@@ -63,6 +64,7 @@ ANNOUNCEMENT_PRIORITY: tuple[str, ...] = (
     "bust",
     "close",
     "takeout",
+    "peg",
     "player_change",
 )
 """The other cues, most important first (see :func:`collapse`)."""
@@ -201,6 +203,7 @@ def cues_for(
     bust           ``bust``
     takeout        ``takeout``
     player_change  ``player_change``
+    points         ``peg`` (domino cribbage scored)
     winner         ``game_shot``
     others         nothing
     ============== =====================================================
@@ -221,6 +224,8 @@ def cues_for(
         cues.append("takeout")
     elif kind == "player_change":
         cues.append("player_change")
+    elif kind == "points":
+        cues.append("peg")
     elif kind == "winner":
         cues.append("game_shot")
     if kind in ("dart", "visit_end") and kind == _marks_change_on(state_after or state_before):

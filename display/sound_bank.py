@@ -214,6 +214,13 @@ def _takeout() -> FloatArray:
     return _mix((0.0, _bell(_hz(C5 + 4), 0.5), 1.0), (0.2, _bell(_hz(C5), 0.6), 1.0))
 
 
+def _peg() -> FloatArray:
+    return _mix(
+        (0.0, _bell(_hz(C5 + 7), 0.25, decay=0.1), 1.0),
+        (0.07, _bell(_hz(C5 + 12), 0.35, decay=0.15), 1.0),
+    )
+
+
 def _ton() -> FloatArray:
     return _arpeggio((C5, C5 + 4, C5 + 7), step=0.1, ring=0.2, tail=0.45)
 
@@ -249,6 +256,7 @@ _SYNTHS: dict[str, Callable[[], FloatArray]] = {
     "close": _close,
     "player_change": _player_change,
     "takeout": _takeout,
+    "peg": _peg,
     "ton": _ton,
     "ton40": _ton40,
     "one_eighty": _one_eighty,
@@ -266,6 +274,7 @@ _LEVELS: dict[str, float] = {
     "close": -5.0,
     "player_change": -7.0,
     "takeout": -7.0,
+    "peg": -7.0,
     "ton": -4.0,
     "ton40": -3.0,
     "one_eighty": -2.0,

@@ -7,6 +7,7 @@ __all__ = [
     "GameLogError",
     "GameOverError",
     "LineupError",
+    "MoveError",
     "NotationError",
     "NothingToUndoError",
     "OptionError",
@@ -41,6 +42,10 @@ class LineupError(EngineError):
 
 class GameOverError(EngineError):
     """A dart thrown after the game ended and its final visit was closed."""
+
+
+class MoveError(EngineError):
+    """A move the rules do not allow now (a tile past 31, a Go while a tile fits)."""
 
 
 class NothingToUndoError(EngineError):

@@ -48,6 +48,9 @@ class Game:
     name: ClassVar[str]
     summary: ClassVar[str] = ""
     options_spec: ClassVar[tuple[Option, ...]] = ()
+    plays_in_visits: ClassVar[bool] = True
+    """False for a game played by picking, not throwing (domino cribbage): no
+    three-dart visits, so the board has no takeout and MISS means nothing."""
 
     _events: list[Event]
     _visit: list[Bed]
@@ -177,6 +180,14 @@ class Game:
     def can_undo(self) -> bool:
         """True when a dart has been thrown, so :meth:`undo` has something to take back."""
         return any(isinstance(event, Bed) for event in reversed(self._events))
+
+    def check(self, event: Event) -> None:
+        """Raise the :class:`~engine.errors.EngineError` that pushing ``event``
+        would raise, changing nothing; return quietly when it would be taken."""
+        if isinstance(event, Bed) and self._visit_closed:
+            raise GameOverError("the game is over: no more darts")
+        if isinstance(event, Undo) and not self.can_undo():
+            raise NothingToUndoError("nothing to undo: no dart has been thrown")
 
     def push(self, event: Event) -> None:
         """Apply one event of any kind."""

@@ -4,6 +4,10 @@ A line with fewer than three darts is a visit that ended early; ``#`` starts a
 comment; ``UNDO`` takes back the last dart and ``NEXT`` ends a visit inside a
 line. This is what ``oche replay`` reads and ``oche export`` writes, so any
 result can be re-scored.
+
+A game not played in visits (domino cribbage: a dart picks a tile) has no
+visits to end: there a line's end means nothing and ``NEXT`` is written and
+read as a token of its own.
 """
 
 from __future__ import annotations
@@ -52,16 +56,17 @@ def replay_log(game: Game, text: str) -> Game:
     visit_on_line = False
     for logged in parse_game_log(text):
         event = logged.event
+        if not game.plays_in_visits:
+            if logged.token:  # a line's end is no event here
+                _push(game, logged, logged.line)
+            continue
         if logged.line != line:
             line, visit_on_line = logged.line, False
         if isinstance(event, Bed) and visit_on_line and not game.visit:
             raise GameLogError(
                 line, logged.token, "a visit has at most three darts: start a new line or use NEXT"
             )
-        try:
-            game.push(event)
-        except EngineError as error:
-            raise GameLogError(line, logged.token, str(error)) from None
+        _push(game, logged, line)
         if isinstance(event, Bed):
             visit_on_line = True
         elif isinstance(event, EndVisit):
@@ -69,10 +74,28 @@ def replay_log(game: Game, text: str) -> Game:
     return game
 
 
-def format_game_log(events: Iterable[Event]) -> str:
+def _push(game: Game, logged: LoggedEvent, line: int) -> None:
+    try:
+        game.push(logged.event)
+    except EngineError as error:
+        raise GameLogError(line, logged.token, str(error)) from None
+
+
+def format_game_log(events: Iterable[Event], *, in_visits: bool = True) -> str:
     """The log text for an effective event list (``Game.events``): each visit on
-    its own line. A visit still in progress is written as ended."""
+    its own line. A visit still in progress is written as ended. Without
+    visits (``in_visits=False``) every ``NEXT`` is written and ends a line."""
     lines: list[str] = []
+    if not in_visits:
+        tokens: list[str] = []
+        for event in events:
+            tokens.append(str(event))
+            if isinstance(event, EndVisit):
+                lines.append(" ".join(tokens))
+                tokens = []
+        if tokens:
+            lines.append(" ".join(tokens))
+        return "".join(line + "\n" for line in lines)
     visit: list[str] = []
     for event in events:
         if isinstance(event, Bed):

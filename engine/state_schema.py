@@ -23,6 +23,7 @@ __all__ = [
     "CRICKET_FAMILY",
     "MARKS_KEYS",
     "STATE_SCHEMA",
+    "TILE_NOTATION_PATTERN",
     "VISIT_OVER_REASONS",
 ]
 
@@ -151,6 +152,117 @@ _CRICKET_SHANGHAI_PLAYER: dict[str, Any] = {
     "required": ["marks_after_visit"],
 }
 
+TILE_NOTATION_PATTERN = r"^[0-6]-[0-6]$"
+"""A domino of the double-six set, low end first: 0-0 to 6-6."""
+
+_TILES: dict[str, Any] = {"type": "array", "items": {"$ref": "#/$defs/tile"}}
+_SCORING_LINE: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "player": _NON_NEGATIVE_INT,
+        "points": {"type": "integer", "minimum": 1},
+        "reason": {"type": "string", "minLength": 1},
+    },
+    "required": ["player", "points", "reason"],
+}
+_COMBINATIONS: dict[str, Any] = {
+    "type": "object",
+    "properties": {"points": _NON_NEGATIVE_INT, "combinations": {"type": "array"}},
+    "required": ["points", "combinations"],
+}
+
+_DOMINO_CRIBBAGE: dict[str, Any] = {
+    "description": "Domino cribbage's own keys (docs/games/domino-cribbage.md).",
+    "properties": {
+        "stage": {"enum": ["discard", "play", "show", "over"]},
+        "dealer": _NON_NEGATIVE_INT,
+        "hand": {"description": "The hand (deal) number, from 1.", "type": "integer", "minimum": 1},
+        "target": {"type": "integer", "minimum": 1},
+        "seed": _NON_NEGATIVE_INT,
+        "starter": {"oneOf": [{"type": "null"}, {"$ref": "#/$defs/tile"}]},
+        "crib": {**_TILES, "maxItems": 4},
+        "count": {"type": "integer", "minimum": 0, "maximum": 31},
+        "count_tiles": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"player": _NON_NEGATIVE_INT, "tile": {"$ref": "#/$defs/tile"}},
+                "required": ["player", "tile"],
+            },
+        },
+        "played": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "player": _NON_NEGATIVE_INT,
+                    "tile": {"$ref": "#/$defs/tile"},
+                    "count": {"type": "integer", "minimum": 0, "maximum": 31},
+                    "points": _NON_NEGATIVE_INT,
+                },
+                "required": ["player", "tile", "count", "points"],
+            },
+            "maxItems": 8,
+        },
+        "to_discard": {"type": "integer", "minimum": 0, "maximum": 2},
+        "scoring": {"type": "array", "items": _SCORING_LINE},
+        "counts": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "player": _NON_NEGATIVE_INT,
+                    "what": {"enum": ["hand", "crib"]},
+                    "tiles": {**_TILES, "maxItems": 4},
+                    "fifteens": _COMBINATIONS,
+                    "pairs": _COMBINATIONS,
+                    "runs": _COMBINATIONS,
+                    "total": _NON_NEGATIVE_INT,
+                },
+                "required": ["player", "what", "tiles", "fifteens", "pairs", "runs", "total"],
+            },
+            "maxItems": 3,
+        },
+        "players": {
+            "minItems": 2,
+            "maxItems": 2,
+            "items": {
+                "properties": {
+                    "score": {"minimum": 0},
+                    "previous_score": _NON_NEGATIVE_INT,
+                    "hand": {**_TILES, "maxItems": 6},
+                    "kept": {**_TILES, "maxItems": 4},
+                    "go": {"type": "boolean"},
+                    "computer": {"type": "boolean"},
+                    "stats": {
+                        "properties": {
+                            key: _NON_NEGATIVE_INT
+                            for key in ("pegged", "hands", "crib", "best_hand", "gos")
+                        },
+                        "required": ["pegged", "hands", "crib", "best_hand", "gos"],
+                    },
+                },
+                "required": ["previous_score", "hand", "kept", "go", "computer"],
+            },
+        },
+    },
+    "required": [
+        "stage",
+        "dealer",
+        "hand",
+        "target",
+        "seed",
+        "starter",
+        "crib",
+        "count",
+        "count_tiles",
+        "played",
+        "to_discard",
+        "scoring",
+        "counts",
+    ],
+}
+
 STATE_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "Oche game state",
@@ -244,6 +356,7 @@ STATE_SCHEMA: dict[str, Any] = {
             "if": _game_is("cricket-shanghai"),
             "then": _every_player({"$ref": "#/$defs/cricket_shanghai_player"}),
         },
+        {"if": _game_is("domino-cribbage"), "then": {"$ref": "#/$defs/domino_cribbage"}},
         {
             "if": {"properties": {"finished": {"const": False}}, "required": ["finished"]},
             "then": {
@@ -294,6 +407,11 @@ STATE_SCHEMA: dict[str, Any] = {
             "required": ["player", "darts", "visit_over"],
             "additionalProperties": False,
         },
+        "tile": {
+            "description": "A domino, low end first: 0-0 to 6-6.",
+            "type": "string",
+            "pattern": TILE_NOTATION_PATTERN,
+        },
         "marks": _MARKS,
         "stats": _STATS,
         "player": _PLAYER,
@@ -301,6 +419,7 @@ STATE_SCHEMA: dict[str, Any] = {
         "x01_player": _X01_PLAYER,
         "cricket_player": _CRICKET_PLAYER,
         "cricket_shanghai_player": _CRICKET_SHANGHAI_PLAYER,
+        "domino_cribbage": _DOMINO_CRIBBAGE,
     },
 }
 """The schema of ``Game.state()``; ``docs/state.schema.json`` is this, dumped."""

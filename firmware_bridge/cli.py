@@ -21,6 +21,7 @@ from engine import EngineError, Game, game_class, game_ids, new_game
 from engine.game_log import replay_log
 from firmware_bridge import (
     calibrate_command,
+    cribbage_command,
     display_command,
     firmware_command,
     history_command,
@@ -185,6 +186,7 @@ def _parser() -> argparse.ArgumentParser:
         calibrate_command,
         firmware_command,
         udev_command,
+        cribbage_command,
     ):
         module.add_parser(commands)
     return parser
@@ -198,7 +200,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # after options (gh-59317), so a single leftover argument is taken as FILE.
     args, extra = parser.parse_known_args(argv)
     lone = extra[0] if len(extra) == 1 else None
-    if args.command == "replay" and args.file == "-" and lone and not lone.startswith("-"):
+    if args.command == "replay" and args.file == "-" and lone and (lone == "-" or lone[0] != "-"):
         args.file = extra.pop()
     if extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")

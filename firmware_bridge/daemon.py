@@ -385,7 +385,7 @@ class Daemon:
             "result": state["result"],
             "started_at": self.started_at,
             "finished_at": now,
-            "log": format_game_log(session.game.events),
+            "log": format_game_log(session.game.events, in_visits=session.game.plays_in_visits),
         }
         self.journal.finish_game(
             row,
@@ -441,7 +441,7 @@ class Daemon:
             self._apply(self._plan(name))
 
     def _start(self, setup: SessionSetup, now: float) -> None:
-        session = self._new_session(setup)  # bad game, options or players raise here
+        session = self._new_session(setup.shuffled())  # bad game, options or players raise here
         # The journal ends the board's unfinished game, if any, as this one starts.
         self.game_row = self.journal.start_game(
             setup.game,

@@ -11,6 +11,8 @@ exactly as they were. No I/O: the clock is passed in.
 
 from __future__ import annotations
 
+import dataclasses
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,8 +23,10 @@ from engine import (
     UNDO,
     Bed,
     EndVisit,
+    EngineError,
     Game,
     Undo,
+    game_class,
     new_game,
     parse_event,
 )
@@ -31,6 +35,7 @@ from engine.game import DARTS_PER_VISIT
 __all__ = ["GameSession", "Phase", "Refusal", "SessionSetup"]
 
 NEXT_TOKEN = str(END_VISIT)
+SEED_OPTION = "seed"
 
 
 class Phase:
@@ -54,6 +59,18 @@ class SessionSetup:
     options: Mapping[str, Any]
     players: Sequence[str]
     teams: Mapping[str, Sequence[str]] | None = None
+
+    def shuffled(self) -> SessionSetup:
+        """This setup with a fresh random ``seed`` when the game deals from a
+        shuffle (domino cribbage) and none was given: each new game and each
+        rematch deals differently, and the journal, which keeps the options a
+        game started with, still replays it exactly."""
+        seeded = any(option.name == SEED_OPTION for option in game_class(self.game).options_spec)
+        if not seeded or SEED_OPTION in self.options:
+            return self
+        return dataclasses.replace(
+            self, options={**self.options, SEED_OPTION: secrets.randbelow(2**31)}
+        )
 
 
 def _event(kind: str, now: float, /, **fields: Any) -> dict[str, Any]:
@@ -87,24 +104,30 @@ class GameSession:
         last = self._last_hit_at
         if last is not None and 0 <= now - last < self.coalesce_s:
             raise Refusal(f"a second contact within {self.coalesce_s * 1000:g} ms: one dart")
+        self._check(bed)
         self._last_hit_at = now
         return [bed.notation]
 
     def plan_manual_dart(self, bed: Bed) -> list[str]:
         """Tokens for a dart entered by hand (a dead segment): no coalescing."""
         self._require_throwing("a dart")
+        self._check(bed)
         return [bed.notation]
 
     def plan_miss(self) -> list[str]:
         """MISS: a dart that missed the board or bounced out."""
         self._require_throwing("a miss")
+        if not self.game.plays_in_visits:
+            raise Refusal(f"{self.game.name} has no misses: hit a number to pick, NEXT for Go")
         return [MISS.notation]
 
     def plan_next(self) -> list[str]:
         """NEXT: end takeout, or end the visit early (unthrown darts are misses)."""
         if self.phase == Phase.FINISHED:
             raise Refusal("the game is over: start a new game or a rematch")
-        if self.phase == Phase.TAKEOUT:
+        if not self.game.plays_in_visits:
+            self._check(END_VISIT)
+        if self.phase == Phase.TAKEOUT or not self.game.plays_in_visits:
             return [NEXT_TOKEN]
         # The darts not thrown are misses; the player has their darts in hand
         # already, so the misses that close the visit do not announce a takeout.
@@ -123,6 +146,14 @@ class GameSession:
         if self.phase == Phase.TAKEOUT and deadline is not None and now >= deadline:
             return [NEXT_TOKEN]
         return []
+
+    def _check(self, event: Bed | EndVisit) -> None:
+        """A move the game would refuse (a domino past 31, a Go while a tile
+        fits) is refused here, before it is journaled."""
+        try:
+            self.game.check(event)
+        except EngineError as error:
+            raise Refusal(str(error)) from None
 
     def _require_throwing(self, what: str) -> None:
         if self.phase == Phase.TAKEOUT:
@@ -148,7 +179,10 @@ class GameSession:
         else:
             self.game.dart(event)
         after = self.game.state()
-        events += self._dart_events(event, before, after, now)
+        if self.game.plays_in_visits:
+            events += self._dart_events(event, before, after, now)
+        else:
+            events += [_event("points", now, **line) for line in after.get("scoring", ())]
         events += self._settle(event, before, after, now)
         return events
 
@@ -207,7 +241,7 @@ class GameSession:
             events.append(self._visit_end(before["current_player"], before, after, now))
         if self.game.is_finished:
             self.phase = Phase.FINISHED
-        elif isinstance(event, EndVisit):
+        elif not self.game.plays_in_visits or isinstance(event, EndVisit):
             self.phase = Phase.THROWING
         elif isinstance(event, Bed) and (after["visit"] == [] or after["visit_over"]):
             self.phase = Phase.TAKEOUT

@@ -236,6 +236,7 @@ EVENT_TYPES = (
     "visit_end",
     "takeout",
     "player_change",
+    "points",
     "undo",
     "winner",
     "game_over",
@@ -300,6 +301,18 @@ _EVENT_FIELDS: dict[str, tuple[dict[str, Any], list[str]]] = {
     ),
     "takeout": ({"player": _PLAYER_FIELD}, ["player"]),
     "player_change": ({"player": _PLAYER_FIELD, "previous": _PLAYER_FIELD}, ["player"]),
+    "points": (
+        {
+            "player": _PLAYER_FIELD,
+            "points": {"type": "integer", "minimum": 1},
+            "reason": {
+                "description": "What scored, e.g. fifteen, pair, run of 3, go, hand, crib.",
+                "type": "string",
+                "minLength": 1,
+            },
+        },
+        ["player", "points", "reason"],
+    ),
     "undo": ({"player": _PLAYER_FIELD}, []),
     "winner": ({"player": _PLAYER_FIELD, "team": _NULLABLE_INDEX}, ["player"]),
     "game_over": (

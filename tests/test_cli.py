@@ -101,6 +101,27 @@ def test_replay_reads_stdin_with_dash() -> None:
     check_ann_checked_out(ok_json(result))
 
 
+def test_replay_reads_stdin_with_a_dash_after_the_options() -> None:
+    result = oche(
+        "replay", "x01", "-p", "Ann", "-p", "Bob", "-o", "start=301", "-", stdin=ANN_CHECKS_OUT
+    )
+    check_ann_checked_out(ok_json(result))
+
+
+def test_replay_plays_domino_cribbage_where_line_ends_are_not_events() -> None:
+    log = "S1 S1 S1 S1 S1 S1 S1 S1\nNEXT NEXT\nS1 S1 S1 NEXT S1\n"  # Go, Go: seed 7's first hand
+    state = ok_json(
+        oche("replay", "domino-cribbage", "-p", "Ann", "-p", "Bob", "-o", "seed=7", stdin=log)
+    )
+    assert state["stage"] == "show"
+    assert [p["score"] for p in state["players"]] == [13, 6]
+    bad = oche(
+        "replay", "domino-cribbage", "-o", "seed=7", "-p", "A", "-p", "B", stdin="S1 S1 S9\n"
+    )
+    assert bad.returncode == 2 and bad.stdout == ""
+    assert "line 1, 'S9'" in bad.stderr and "1-6" in bad.stderr
+
+
 def test_replay_reads_stdin_without_a_file_argument() -> None:
     state = ok_json(oche("replay", "x01", "-o", "start=301", stdin=ANN_CHECKS_OUT))
     assert [p["score"] for p in state["players"]] == [0, 241]

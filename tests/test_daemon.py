@@ -361,3 +361,51 @@ async def test_a_first_game_starts_before_any_dart_unless_a_journaled_game_resum
     finally:
         await stop(task)
         board.close()
+
+
+async def test_domino_cribbage_on_the_board_picks_tiles_and_refuses_bad_moves(
+    running: Running, watcher: Watcher
+) -> None:
+    await connected(watcher)
+    unseeded = await watcher.command(
+        {"command": "new_game", "game": "domino-cribbage", "players": ["Ann", "Cpu"]}
+    )
+    assert unseeded["ok"] is True, unseeded
+    state = await watcher.state_where(lambda s: s.get("game") == "domino-cribbage")
+    assert isinstance(state["options"]["seed"], int)  # the daemon dealt from a fresh seed
+    # Seed 11: the computer discards at once; Ann's tiles 1 and 2 (0-0, 0-1) go
+    # to her crib, the starter is 0-2 and the computer leads 2-2.
+    response = await watcher.command(
+        {
+            "command": "new_game",
+            "game": "domino-cribbage",
+            "players": ["Ann", "Cpu"],
+            "options": {"seed": 11, "computer": "second"},
+        }
+    )
+    assert response["ok"] is True, response
+    board = running.board
+    await throw(board, "S1", "T1")  # any ring picks: tile 1, then tile 1 again
+    state = await watcher.state_where(lambda s: s.get("stage") == "play")
+    assert state["phase"] == "throwing"  # no takeout in a game played by picking
+    assert state["starter"] == "0-2" and state["count"] == 4
+    assert state["players"][0]["hand"] == ["1-3", "1-4", "1-5", "4-5"]
+
+    await press(board, 0)  # NEXT: Go, but every tile fits
+    refused = await watcher.wait_for("event", lambda e: e.get("kind") == "refused")
+    assert "no Go" in refused["message"]
+    await throw(board, "S20")  # there is no tile 20
+    ignored = await watcher.wait_for("event", lambda e: e.get("type") == "hit")
+    assert ignored["scored"] is False and "1-4" in ignored["reason"]
+    miss = await watcher.command({"command": "miss"})
+    assert miss["ok"] is False and "no misses" in miss["error"]
+    assert (await watcher.state_where(lambda s: True))["count"] == 4  # nothing changed
+
+    await throw(board, "D1")  # 1-3 on the computer's 2-2: a pair of fours
+    points = await watcher.wait_for("event", lambda e: e.get("type") == "points")
+    assert points == {**points, "player": 0, "points": 2, "reason": "pair"}
+    state = await watcher.state_where(lambda s: s["players"][0]["score"] == 2)
+    assert state["played"][:2] == [
+        {"player": 1, "tile": "2-2", "count": 4, "points": 0},
+        {"player": 0, "tile": "1-3", "count": 8, "points": 2},
+    ]

@@ -435,6 +435,7 @@ EVENT_EXAMPLES: dict[str, dict[str, Any]] = {
     },
     "takeout": {"player": 0},
     "player_change": {"player": 1, "previous": 0},
+    "points": {"player": 1, "points": 2, "reason": "fifteen"},
     "undo": {"player": 0},
     "winner": {"player": 0, "team": None},
     "game_over": {"result": "checkout", "winner": 0},

@@ -30,6 +30,7 @@ GAME_IDS = (
     "fifty-one-by-fives",
     "around-the-world",
     "english-cricket",
+    "domino-cribbage",
 )
 
 # ----------------------------------------------------------------- registry

@@ -15,6 +15,7 @@ from engine.games.legs import Legs
 from engine.games.fifty_one_by_fives import FiftyOneByFives
 from engine.games.around_the_world import AroundTheWorld
 from engine.games.english_cricket import EnglishCricket
+from engine.games.domino_cribbage import DominoCribbage
 
 __all__ = [
     "X01",
@@ -22,6 +23,7 @@ __all__ = [
     "Baseball",
     "Cricket",
     "CricketShanghai",
+    "DominoCribbage",
     "EnglishCricket",
     "FiftyOneByFives",
     "Killer",

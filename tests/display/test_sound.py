@@ -113,6 +113,11 @@ X01_301 = {"start": 301}
 X01_WIN = "T20 T20 T20 NEXT S1 S1 S1 NEXT T20 T11 D14"
 
 
+CRIBBAGE_VS_COMPUTER = {"seed": 4, "computer": "second"}
+# Ann discards tiles 1 and 1; her tiles 2 and then 1 make a run of 4 with the computer's.
+PEG = "S1 S1 S2 S1"
+
+
 # --------------------------------------------------- events -> cues (table)
 
 # (id, game, options, tokens, event type in the last token's events, cues)
@@ -157,6 +162,7 @@ SESSION_CASES: list[tuple[str, str, Mapping[str, Any], str, str, list[str]]] = [
     ("player_change", "x01", X01_301, "S1 S1 S1", "player_change", ["player_change"]),
     ("player_change by NEXT", "x01", X01_301, "S1 NEXT", "player_change", ["player_change"]),
     ("undo", "x01", X01_301, "S1 UNDO", "undo", []),
+    ("cribbage points", "domino-cribbage", CRIBBAGE_VS_COMPUTER, PEG, "points", ["peg"]),
     ("winner", "x01", X01_301, X01_WIN, "winner", ["game_shot"]),
     ("game_over", "x01", X01_301, X01_WIN, "game_over", []),
     ("winning dart", "x01", X01_301, X01_WIN, "dart", ["double"]),
