@@ -4,7 +4,9 @@
 pygame events and the feed's MQTT events to the scene, switches scenes when
 the game changes, advances the scene's clock, draws the scene and the
 banners, and flips. Keys: Esc or q quits, f toggles fullscreen, n, u and m
-send ``next``, ``undo`` and ``miss`` to the daemon. With no game running (or
+send ``next``, ``undo`` and ``miss`` to the daemon; other keys go to the
+scene, and the commands a scene queues in its ``outbox`` (a tile picked with
+a digit key in Domino Cribbage) are sent. With no game running (or
 a finished one), ``g``, any other key or the board's GAME button opens the
 game setup (:class:`SetupScene`); Esc leaves it, and the game's scene takes
 over once the daemon's state shows the game started.
@@ -173,9 +175,9 @@ class DisplayApp:
         return self._screen.get_size() if self._screen is not None else self.size
 
     def _send_outbox(self) -> None:
-        if isinstance(self.scene, SetupScene):
-            while self.scene.outbox:
-                self.feed.send_command(self.scene.outbox.pop(0))
+        """Send the commands the scene queued (any scene may queue some)."""
+        while self.scene.outbox:
+            self.feed.send_command(self.scene.outbox.pop(0))
 
     def _handle_setup(self, event: pygame.event.Event) -> None:
         assert isinstance(self.scene, SetupScene)
@@ -222,6 +224,7 @@ class DisplayApp:
                 self.open_setup()
                 return
         self.scene.process_event(event)
+        self._send_outbox()
 
     def sync(self) -> tuple[Mapping[str, Any] | None, str]:
         """Take the feed's latest state and events into the scene; returns the

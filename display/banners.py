@@ -42,6 +42,11 @@ _RESULTS = {
     "last-standing": "last side standing",
     "all-out": "all out",
     "ended": "game ended",
+    "bull": "bull to finish",
+    "extra-innings": "extra innings",
+    "runs": "most runs",
+    "shanghai": "Shanghai",
+    "target": "target reached",
 }
 
 

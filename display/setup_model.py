@@ -11,7 +11,9 @@ GAME goes to the game step or on to the next game, PLAYER adds a player
 (8 wraps to 1), NEXT confirms the highlighted choice and START sends.
 
 The command is checked with the engine (``engine.new_game``) before it is
-returned, so the daemon gets only a game it will start.
+returned, so the daemon gets only a game it will start. Options in
+:data:`HIDDEN_OPTIONS` are neither offered nor sent: the engine's (or the
+daemon's) default stands for them.
 """
 
 from __future__ import annotations
@@ -25,10 +27,12 @@ from engine.lineup import MAX_PLAYERS
 
 __all__ = [
     "BUTTONS",
+    "HIDDEN_OPTIONS",
     "INT_STEPS",
     "STEPS",
     "Choice",
     "SetupModel",
+    "offered_options",
     "option_values",
     "segment_number",
 ]
@@ -44,6 +48,13 @@ INT_STEPS = (0, 5, 10, 15, 20, 25, 30)
 
 MAX_NAME = 16
 """The longest player name typed on the display."""
+
+HIDDEN_OPTIONS = frozenset({"seed"})
+"""Options the setup neither offers nor sends. A ``seed`` fixes a shuffle so a
+deal can be replayed (tests, ``oche replay``); a game set up at the board is
+meant to be dealt afresh, and choosing a number for it from a list of tiles
+would only ever deal the same few games. Left out of the command, the daemon
+deals each new game from a fresh random seed (``SessionSetup.shuffled``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +77,11 @@ def segment_number(segment: object) -> int | None:
         number = int(text[1:])
         return number if 1 <= number <= 20 else None
     return None
+
+
+def offered_options(spec: Sequence[Option]) -> tuple[Option, ...]:
+    """The options of ``spec`` the setup offers: all but :data:`HIDDEN_OPTIONS`."""
+    return tuple(option for option in spec if option.name not in HIDDEN_OPTIONS)
 
 
 def option_values(option: Option) -> tuple[OptionValue, ...]:
@@ -118,8 +134,8 @@ class SetupModel:
 
     @property
     def spec(self) -> tuple[Option, ...]:
-        """The chosen game's options."""
-        return game_class(self.game).options_spec
+        """The chosen game's options the setup offers (see :func:`offered_options`)."""
+        return offered_options(game_class(self.game).options_spec)
 
     @property
     def current_option(self) -> Option | None:
@@ -311,7 +327,7 @@ class SetupModel:
 
     def new_game_command(self) -> dict[str, Any]:
         """The ``new_game`` command (docs/mqtt.md) for the choices made:
-        ``game``, every option's value, the players and, with teams, the two
+        ``game``, every offered option's value, the players and, with teams, the two
         teams. Checked with ``engine.new_game``: raises
         :class:`engine.EngineError` when the engine would refuse it."""
         players = self.players()
@@ -349,4 +365,6 @@ class SetupModel:
 
 
 def _options_line(spec: tuple[Option, ...]) -> str:
-    return ", ".join(f"{option.name} {value_text(option.default)}" for option in spec)
+    return ", ".join(
+        f"{option.name} {value_text(option.default)}" for option in offered_options(spec)
+    )

@@ -1,12 +1,28 @@
 """The scoreboard's scenes, one per kind of screen, picked by :func:`scene_for`.
 
-Importing this package registers every scene: X01, Cricket and
-Cricket-Shanghai have their own; any other game gets the generic scoreboard,
+Importing this package registers every scene: each game of the engine has
+its own; a game without one (a newer daemon's) gets the generic scoreboard,
 and no game the attract screen. The setup screen (setup.py) is opened by
 the app, not picked by state.
 """
 
-from display.scenes import cricket, generic, idle, setup, shanghai, x01
+from display.scenes import (
+    around_the_world,
+    baseball,
+    cricket,
+    domino_cribbage,
+    english_cricket,
+    fifty_one_by_fives,
+    generic,
+    idle,
+    killer,
+    legs,
+    setup,
+    shanghai,
+    shanghai_numbers,
+    x01,
+)
+from display.scenes.around_the_world import AroundTheWorldScene
 from display.scenes.base import (
     MQTT_EVENT,
     Scene,
@@ -15,30 +31,53 @@ from display.scenes.base import (
     scene_class_for,
     scene_for,
 )
+from display.scenes.baseball import BaseballScene
 from display.scenes.cricket import CricketScene
+from display.scenes.domino_cribbage import DominoCribbageScene
+from display.scenes.english_cricket import EnglishCricketScene
+from display.scenes.fifty_one_by_fives import FiftyOneByFivesScene
 from display.scenes.generic import GenericScene
 from display.scenes.idle import IdleScene
+from display.scenes.killer import KillerScene
+from display.scenes.legs import LegsScene
 from display.scenes.setup import SetupScene
 from display.scenes.shanghai import ShanghaiScene
+from display.scenes.shanghai_numbers import ShanghaiNumbersScene
 from display.scenes.x01 import X01Scene
 
 __all__ = [
     "MQTT_EVENT",
+    "AroundTheWorldScene",
+    "BaseballScene",
     "CricketScene",
+    "DominoCribbageScene",
+    "EnglishCricketScene",
+    "FiftyOneByFivesScene",
     "GenericScene",
     "IdleScene",
+    "KillerScene",
+    "LegsScene",
     "Scene",
     "SetupScene",
+    "ShanghaiNumbersScene",
     "ShanghaiScene",
     "X01Scene",
+    "around_the_world",
+    "baseball",
     "can_set_up",
     "cricket",
+    "domino_cribbage",
+    "english_cricket",
+    "fifty_one_by_fives",
     "generic",
     "idle",
+    "killer",
+    "legs",
     "register_scene",
     "scene_class_for",
     "scene_for",
     "setup",
     "shanghai",
+    "shanghai_numbers",
     "x01",
 ]

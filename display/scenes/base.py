@@ -13,6 +13,10 @@ MQTT events reach a scene as pygame events of type :data:`MQTT_EVENT` with
 the payload in ``event.payload``; the base class turns the ones worth a word
 (a contact not scored, a board error, a stuck cell) into a notice shown for
 a few seconds.
+
+The display talks to the daemon only through MQTT commands: a scene that
+turns an input into a command (the setup's ``new_game``, a tile picked on
+the keyboard) puts it in its :attr:`Scene.outbox`, and the app sends it.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ __all__ = [
     "dart_points",
     "format_value",
     "game_title",
+    "int_or_none",
     "lit_darts",
     "player_label",
     "register_scene",
@@ -154,11 +159,11 @@ def shown_visit(state: State) -> tuple[list[str], int | None, bool]:
     visit in progress, or, between visits, the last one."""
     visit = [str(d) for d in state.get("visit") or []]
     if visit:
-        return visit, _int(state.get("current_player")), False
+        return visit, int_or_none(state.get("current_player")), False
     last = state.get("last_visit")
     if isinstance(last, Mapping) and last.get("darts"):
-        return [str(d) for d in last["darts"]], _int(last.get("player")), True
-    return [], _int(state.get("current_player")), False
+        return [str(d) for d in last["darts"]], int_or_none(last.get("player")), True
+    return [], int_or_none(state.get("current_player")), False
 
 
 def lit_darts(state: State) -> list[str]:
@@ -194,7 +199,8 @@ def stats_of(player: Any) -> Mapping[str, Any]:
     return stats if isinstance(stats, Mapping) else {}
 
 
-def _int(value: Any) -> int | None:
+def int_or_none(value: Any) -> int | None:
+    """An integer value from the state, or ``None`` for anything else (bools too)."""
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
@@ -219,7 +225,8 @@ class Scene:
 
     ``state`` is the latest MQTT state (never modified), ``clock`` the
     animation time in seconds, ``notices`` the recent ``(time, text)``
-    notices; :meth:`draw` reads them and nothing else.
+    notices; :meth:`draw` reads them and nothing else. ``outbox`` holds the
+    MQTT commands the scene's inputs made, for the app to send.
     """
 
     title: ClassVar[str] = ""
@@ -231,6 +238,8 @@ class Scene:
         self.state: State | None = None
         self.clock = 0.0
         self.notices: list[tuple[float, str]] = []
+        self.outbox: list[dict[str, Any]] = []
+        """Commands to send to the daemon; the app takes them out and sends them."""
 
     # ----------------------------------------------------------- the loop
 
@@ -310,6 +319,10 @@ class Scene:
             return ""
         return "  ·  ".join(f"{key} {format_value(value)}" for key, value in options.items())
 
+    def round_label(self, state: State, round_number: int) -> str:
+        """What the header says about the round (a game may call it otherwise)."""
+        return f"Round {round_number}"
+
     def draw_header(
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
     ) -> None:
@@ -327,7 +340,7 @@ class Scene:
             layout.text(surface, subtitle, sub_rect, layout.font_size(26), COLORS["dim"], "left")
         round_number = state.get("round")
         if isinstance(round_number, int) and state.get("game"):
-            label = f"Round {round_number}"
+            label = self.round_label(state, round_number)
             if state.get("finished"):
                 label = f"Finished  ·  {SETUP_HINT}"
             layout.text(surface, label, middle, layout.font_size(40), COLORS["text"])
@@ -430,7 +443,7 @@ class Scene:
         above); ``draw_card`` fills each. Returns the cards' rects."""
         players = state.get("players") or []
         cards = self.card_rects(layout, rect, len(players))
-        current = _int(state.get("current_player"))
+        current = int_or_none(state.get("current_player"))
         for index, card in enumerate(cards):
             player = players[index] if isinstance(players[index], Mapping) else {}
             is_current = index == current and not state.get("finished")
@@ -453,7 +466,7 @@ class Scene:
         size: float = 40,
     ) -> None:
         """The player's name in ``rect``, with a marker before it for the player to throw."""
-        is_current = index == _int(state.get("current_player")) and not state.get("finished")
+        is_current = index == int_or_none(state.get("current_player")) and not state.get("finished")
         marker = rect.height // 2
         text_rect = rect.inflate(-2 * (marker + layout.px(8)), 0)
         colour = COLORS["accent"] if is_current else COLORS["text"]

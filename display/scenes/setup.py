@@ -56,8 +56,6 @@ class SetupScene(Scene):
     def __init__(self, model: SetupModel | None = None) -> None:
         super().__init__()
         self.model = model or SetupModel()
-        self.outbox: list[dict[str, Any]] = []
-        """Commands to send; the app takes them out and sends them."""
         self.editing: int | None = None
         """The player whose name is being typed, or ``None``."""
         self.size: tuple[int, int] = (1280, 720)
