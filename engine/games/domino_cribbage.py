@@ -312,6 +312,7 @@ class DominoCribbage(Game):
             self._stats[player]["pegged"] += points
         self._scoring.append({"player": player, "points": points, "reason": reason})
         if self._scores[player] >= self._target:
+            self._side = self._player = player  # the winner is the one who scored
             self._finish(player, "target")
             self._stage = Stage.OVER
 
