@@ -10,6 +10,11 @@ so a dart in any bed of number n (single, double or treble) picks choice n
 GAME goes to the game step or on to the next game, PLAYER adds a player
 (8 wraps to 1), NEXT confirms the highlighted choice and START sends.
 
+Only lineups the chosen game takes can be chosen (``Game.takes_lineup``):
+Domino Cribbage keeps two players and no teams, English Cricket with more
+than two players is played in two teams. A count the game does not take is
+shown but refused with the game's rule.
+
 The command is checked with the engine (``engine.new_game``) before it is
 returned, so the daemon gets only a game it will start. Options in
 :data:`HIDDEN_OPTIONS` are neither offered nor sent: the engine's (or the
@@ -145,8 +150,12 @@ class SetupModel:
 
     @property
     def teams_allowed(self) -> bool:
-        """Two teams need at least two players."""
-        return self.player_count >= 2
+        """Two teams are possible: two or more players, and the game takes teams."""
+        return self.player_count >= 2 and self._takes(self.player_count, teams=True)
+
+    def count_allowed(self, count: int) -> bool:
+        """The game takes ``count`` players, alone or in two teams."""
+        return self._takes(count, teams=False) or (count >= 2 and self._takes(count, teams=True))
 
     def players(self) -> list[str]:
         """The names of the players, in order (an empty name is the default)."""
@@ -190,13 +199,23 @@ class SetupModel:
             ]
         if self.step == "players":
             return [
-                Choice(str(n), "player" if n == 1 else "players", n == self.player_count)
+                Choice(
+                    str(n),
+                    ("player" if n == 1 else "players")
+                    if self.count_allowed(n)
+                    else "not for this game",
+                    n == self.player_count,
+                )
                 for n in range(1, MAX_PLAYERS + 1)
             ]
         teams = "2 teams" if self.teams and self.teams_allowed else "off"
+        if not game_class(self.game).teams_allowed:
+            teams_detail = "not for this game"
+        else:
+            teams_detail = "players alternate" if self.teams_allowed else "2+ players"
         return [
             Choice("Start", "throw the first dart after"),
-            Choice(f"Teams: {teams}", "players alternate" if self.teams_allowed else "2+ players"),
+            Choice(f"Teams: {teams}", teams_detail),
             Choice("Players", ", ".join(self.players())),
         ]
 
@@ -236,15 +255,18 @@ class SetupModel:
             else:
                 self._go("players")
         elif self.step == "players":
+            if not self.count_allowed(index + 1):
+                self.error = f"{game_class(self.game).name} is for {self._rule()}"
+                return None
             self.player_count = index + 1
-            if not self.teams_allowed:
-                self.teams = False
+            self._fit_lineup()
             self._go("confirm")
         else:
             if index == 0:
                 return self.start()
             if index == 1:
                 self.teams = not self.teams and self.teams_allowed
+                self._fit_lineup()
             else:
                 self._go("players")
         return None
@@ -296,9 +318,13 @@ class SetupModel:
                     self._reset_options()
             return None
         if name == "player":
-            self.player_count = self.player_count % MAX_PLAYERS + 1
-            if not self.teams_allowed:
-                self.teams = False
+            count = self.player_count
+            for _ in range(MAX_PLAYERS):
+                count = count % MAX_PLAYERS + 1
+                if self.count_allowed(count):
+                    break
+            self.player_count = count
+            self._fit_lineup()
             if self.step == "players":
                 self.highlight = self.player_count - 1
             return None
@@ -349,8 +375,27 @@ class SetupModel:
     # ---------------------------------------------------------- internal
 
     def _reset_options(self) -> None:
+        """A new game: its options at their defaults, and a lineup it takes."""
         self.options = {option.name: option.default for option in self.spec}
         self.option_index = 0
+        self._fit_lineup()
+
+    def _takes(self, count: int, teams: bool) -> bool:
+        return game_class(self.game).takes_lineup(count, 2 if teams else 0)
+
+    def _rule(self) -> str:
+        return game_class(self.game).lineup_rule()
+
+    def _fit_lineup(self) -> None:
+        """Keep the player count and teams to what the game takes: the
+        smallest count it takes when the current one does not, no teams when
+        it refuses them, and two teams when only teams fit the count."""
+        if not self.count_allowed(self.player_count):
+            self.player_count = next(n for n in range(1, MAX_PLAYERS + 1) if self.count_allowed(n))
+        if self.teams and not self.teams_allowed:
+            self.teams = False
+        if not self._takes(self.player_count, teams=False):
+            self.teams = True
 
     def _go(self, step: str, option_index: int = 0) -> None:
         self.step = step

@@ -14,14 +14,16 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.beds import Bed
-from engine.errors import GameOverError, NothingToUndoError
+from engine.errors import GameOverError, LineupError, NothingToUndoError
 from engine.events import END_VISIT, EndVisit, Event, Undo
-from engine.lineup import Lineup
+from engine.lineup import MAX_PLAYERS, Lineup
 from engine.options import Option, OptionValue, resolve_options
 
 __all__ = ["DARTS_PER_VISIT", "Game", "Outcome"]
 
 DARTS_PER_VISIT = 3
+
+_NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +50,10 @@ class Game:
     name: ClassVar[str]
     summary: ClassVar[str] = ""
     options_spec: ClassVar[tuple[Option, ...]] = ()
+    sides_range: ClassVar[tuple[int, int]] = (1, MAX_PLAYERS)
+    """How many sides (players, or teams in a team game) the game takes."""
+    teams_allowed: ClassVar[bool] = True
+    """Whether the game can be played in teams."""
     plays_in_visits: ClassVar[bool] = True
     """False for a game played by picking, not throwing (domino cribbage): no
     three-dart visits, so the board has no takeout and MISS means nothing."""
@@ -65,6 +71,7 @@ class Game:
         teams: Mapping[str, Sequence[str | int]] | None = None,
     ) -> None:
         self.lineup = players if isinstance(players, Lineup) else Lineup.build(players, teams)
+        self._check_lineup()
         self.options: dict[str, OptionValue] = resolve_options(self.options_spec, options, self.id)
         self._sides = self.lineup.sides
         self._side_of = [0] * len(self.lineup.players)
@@ -72,6 +79,38 @@ class Game:
             for player in members:
                 self._side_of[player] = side
         self._reset()
+
+    @classmethod
+    def lineup_rule(cls) -> str:
+        """The lineups the game takes, in words ("exactly two players or two teams")."""
+        low, high = cls.sides_range
+        if low == high:
+            count = _NUMBER_WORDS.get(low, str(low))
+            wanted = f"exactly {count} player" + ("" if low == 1 else "s")
+            if cls.teams_allowed and low >= 2:
+                wanted += f" or {count} teams"
+            return wanted
+        return f"{low} to {high} players" + (" or teams" if cls.teams_allowed else "")
+
+    @classmethod
+    def takes_lineup(cls, players: int, teams: int = 0) -> bool:
+        """Whether ``players`` players (in ``teams`` teams, 0: no teams) can play."""
+        if teams and not cls.teams_allowed:
+            return False
+        low, high = cls.sides_range
+        return 1 <= players <= MAX_PLAYERS and low <= (teams or players) <= high
+
+    def _check_lineup(self) -> None:
+        lineup = self.lineup
+        teams = len(lineup.teams)
+        if self.takes_lineup(len(lineup.players), teams):
+            return
+        if teams and not self.teams_allowed:
+            raise LineupError(f"{self.name} is played without teams, got {teams} teams")
+        count = teams or len(lineup.players)
+        noun = "team" if teams else "player"
+        got = f"{count} {noun}" + ("" if count == 1 else "s")
+        raise LineupError(f"{self.name} is for {self.lineup_rule()}, got {got}")
 
     # ----------------------------------------------------------------- hooks
 

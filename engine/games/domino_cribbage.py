@@ -13,16 +13,14 @@ engine/cribbage_scoring.py, the computer in engine/cribbage_computer.py.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.beds import NUMBERS, Bed
 from engine.cribbage_computer import choose_discards, choose_play
 from engine.cribbage_scoring import THIRTY_ONE, count_hand, peg_score
-from engine.errors import GameOverError, LineupError, MoveError, NothingToUndoError
+from engine.errors import GameOverError, MoveError, NothingToUndoError
 from engine.events import END_VISIT, UNDO, EndVisit, Event, Undo
 from engine.game import Game
-from engine.lineup import Lineup
 from engine.options import Option
 from engine.registry import register
 from engine.tiles import DOUBLE_SIX, Tile
@@ -58,23 +56,13 @@ class DominoCribbage(Game):
     name = "Domino Cribbage"
     summary = "Cribbage with a double-six domino set: peg to 31, count 15s, pairs, runs; 61 wins."
     plays_in_visits = False
+    sides_range = (2, 2)
+    teams_allowed = False
     options_spec = (
         Option("target", 61, "points that win the game", choices=(61, 121)),
         Option("seed", 0, "shuffle seed: the same seed deals the same tiles", minimum=0),
         Option("computer", "none", "players the computer plays", choices=tuple(COMPUTER_SEATS)),
     )
-
-    def __init__(
-        self,
-        players: Sequence[str] | Lineup,
-        options: Mapping[str, object] | None = None,
-        teams: Mapping[str, Sequence[str | int]] | None = None,
-    ) -> None:
-        lineup = players if isinstance(players, Lineup) else Lineup.build(players, teams)
-        if lineup.teams or len(lineup.players) != 2:
-            got = "teams" if lineup.teams else f"{len(lineup.players)} players"
-            raise LineupError(f"{self.name} is for exactly two players, got {got}")
-        super().__init__(lineup, options)
 
     # ------------------------------------------------------------ the deal
 

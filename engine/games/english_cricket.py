@@ -4,13 +4,10 @@ after ten wickets the roles swap, and the most runs win."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 from engine.beds import Bed
-from engine.errors import LineupError
 from engine.game import Game
-from engine.lineup import Lineup
 from engine.registry import register
 
 __all__ = ["INNINGS_OVER", "RUNS_FREE", "WICKETS", "EnglishCricket"]
@@ -36,21 +33,7 @@ class EnglishCricket(Game):
     name = "English Cricket"
     summary = "Bat (runs above 40 a visit) and bowl (bulls take wickets); most runs win."
     options_spec = ()
-
-    def __init__(
-        self,
-        players: Sequence[str] | Lineup,
-        options: Mapping[str, object] | None = None,
-        teams: Mapping[str, Sequence[str | int]] | None = None,
-    ) -> None:
-        super().__init__(players, options, teams)
-        if len(self._sides) != 2:
-            if self.lineup.teams:
-                got = f"{len(self._sides)} teams"
-            else:
-                count = len(self._sides)
-                got = f"{count} player" + ("" if count == 1 else "s")
-            raise LineupError(f"{self.name} is for exactly two players or two teams, got {got}")
+    sides_range = (2, 2)
 
     def _setup(self) -> None:
         sides = len(self._sides)

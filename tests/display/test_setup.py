@@ -68,6 +68,40 @@ def test_every_game_can_be_set_up(game: str) -> None:
     check(command)
 
 
+def test_only_lineups_the_game_takes_can_be_chosen() -> None:
+    model = SetupModel()
+    model.select(model.games.index("domino-cribbage") + 1)
+    walk_to_confirm(model)
+    assert model.player_count == 2
+    model.press("player")  # cycles through the counts the game takes: only 2
+    assert model.player_count == 2
+    assert model.choices()[1].detail == "not for this game"  # the teams toggle
+    model.select(2)
+    assert model.teams is False
+    model.select(3)  # back to the players step
+    assert model.choices()[2].detail == "not for this game"
+    assert model.select(3) is None  # three players
+    assert model.error == "Domino Cribbage is for exactly two players"
+    assert model.player_count == 2 and model.step == "players"
+
+
+def test_english_cricket_with_four_players_is_played_in_two_teams() -> None:
+    model = SetupModel()
+    model.select(model.games.index("english-cricket") + 1)
+    assert model.step == "players"
+    model.select(4)
+    assert model.step == "confirm" and model.teams is True
+    model.select(2)  # teams off: four players alone are four sides, refused
+    assert model.teams is True
+    command = model.select(1)
+    assert command is not None
+    assert command["teams"] == {
+        "Team 1": ["Player 1", "Player 3"],
+        "Team 2": ["Player 2", "Player 4"],
+    }
+    check(command)
+
+
 @pytest.mark.parametrize("game", game_ids())
 def test_every_option_value_offered_is_accepted(game: str) -> None:
     for option in offered_options(game_class(game).options_spec):
