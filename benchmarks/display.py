@@ -37,8 +37,9 @@ BOARD = {"id": "pub", "name": "Pub board", "connected": True, "status": "connect
 
 
 def _state(game_id: str, log: str, darts: tuple[str, ...] = (), phase: str = "throwing",
-           players: tuple[str, ...] = ("Ann", "Bob")) -> dict[str, Any]:  # fmt: skip
-    game = replay_log(new_game(game_id, players), log)
+           players: tuple[str, ...] = ("Ann", "Bob"),
+           options: dict[str, object] | None = None) -> dict[str, Any]:  # fmt: skip
+    game = replay_log(new_game(game_id, players, options), log)
     for dart in darts:
         game.push(parse_event(dart))
     return {**game.state(), "phase": phase, "board": dict(BOARD)}
@@ -68,6 +69,38 @@ SCENES: dict[str, Callable[[], tuple[dict[str, Any] | None, str]]] = {
     ),
     "cricket-shanghai (mid-visit)": lambda: (
         _state("cricket-shanghai", "T20 S20 D20\nD18 S18 M\nD19 S19 T19\n", ("S17", "D17")),
+        "online",
+    ),
+    "baseball (inning 4)": lambda: (
+        _state("baseball", "S1 D1 T1\nS1 M M\nS2 S2 T2\nD2 M M\nT3 S3 M\nS3 M M\n", ("S4",)),
+        "online",
+    ),
+    "killer (3 players)": lambda: (
+        _state("killer", "S5\nS7\nS9\nD5 D7 M\n", ("D9",), players=("Ann", "Bob", "Cy")),
+        "online",
+    ),
+    "shanghai (round 3)": lambda: (
+        _state("shanghai", "S1 D1 M\nT1 M M\nS2 S2 D2\nT2 M M\n", ("S3", "T3")),
+        "online",
+    ),
+    "legs (mid-visit)": lambda: (
+        _state("legs", "T20 S20 S5\nT20 T20 M\nS1 S1 S1\n", ("T20",)),
+        "online",
+    ),
+    "fifty-one by fives": lambda: (
+        _state("fifty-one-by-fives", "S5 S5 S5\nS10 S10 S5\n", ("S15", "S5")),
+        "online",
+    ),
+    "around the world": lambda: (
+        _state("around-the-world", "S1 S2 S3\nS1 M M\nS4 S5 M\n", ("S2",)),
+        "online",
+    ),
+    "english cricket": lambda: (
+        _state("english-cricket", "T20 T20 S20\nSB DB M\nT20 T19 S1\n", ("SB",)),
+        "online",
+    ),
+    "domino cribbage (the play)": lambda: (
+        _state("domino-cribbage", "S1 S1 S1", options={"seed": 11, "computer": "second"}),
         "online",
     ),
     "generic (unknown game)": lambda: (_generic(), "online"),
