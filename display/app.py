@@ -6,10 +6,12 @@ the game changes, advances the scene's clock, draws the scene and the
 banners, and flips. Keys: Esc or q quits, f toggles fullscreen, n, u and m
 send ``next``, ``undo`` and ``miss`` to the daemon; other keys go to the
 scene, and the commands a scene queues in its ``outbox`` (a tile picked with
-a digit key in Domino Cribbage) are sent. With no game running (or
-a finished one), ``g``, any other key or the board's GAME button opens the
-game setup (:class:`SetupScene`); Esc leaves it, and the game's scene takes
-over once the daemon's state shows the game started.
+a digit key in Domino Cribbage) are sent. The daemon's refusal of any of
+these commands comes back among the feed's events and shows as a notice
+(display/state_feed.py). With no game running (or a finished one), ``g``,
+any other key or the board's GAME button opens the game setup
+(:class:`SetupScene`); Esc leaves it, and the game's scene takes over once
+the daemon's state shows the game started.
 
 :func:`render_state` is the same drawing as a pure function of a state, a
 size, the availability and a clock: it is what screenshots, tests and the

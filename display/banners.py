@@ -4,7 +4,10 @@
 - ``bust``: the visit bust, while it is still the one on the board
   (``visit_over`` is ``"bust"``, or the last visit bust and the next one has
   not begun).
-- ``winner``: the game is over: who won (or a draw) and the match statistics.
+- ``winner``: the game is over: who won (or a draw) and the match statistics
+  (the darts and visits columns are left out of a game where no one threw a
+  dart, such as domino cribbage, which is played by picking: there they
+  would be columns of zeros).
 - ``board``: the board is disconnected: darts are not counted.
 - ``offline``: the daemon is offline (availability ``offline``), or the
   display lost the broker (``no-broker``): the last state stays on screen,
@@ -33,7 +36,19 @@ the ``offline`` strip dims everything drawn before it."""
 
 State = Mapping[str, Any]
 
-_STAT_LABELS = {"average": "3-dart avg", "mpr": "MPR", "points_per_dart": "per dart"}
+_STAT_LABELS = {
+    "average": "3-dart avg",
+    "mpr": "MPR",
+    "points_per_dart": "per dart",
+    # domino cribbage: points pegged in the play, counted in hands and cribs
+    "pegged": "pegged",
+    "hands": "hands",
+    "crib": "crib",
+    "best_hand": "best hand",
+    "gos": "gos",
+}
+_THROWING_STATS = ("darts", "visits")
+"""Statistics that only mean something when darts were thrown."""
 
 _RESULTS = {
     "checkout": "checkout",
@@ -296,7 +311,9 @@ def _winner_text(
 
 
 def _stat_columns(players: list[Mapping[str, Any]]) -> list[str]:
-    """The statistics every player has, in the first player's order, at most four."""
+    """The statistics every player has, in the first player's order, at most
+    four; without ``darts`` and ``visits`` when they are 0 for everyone (a
+    game not played in visits, or one ended before the first dart)."""
     if not players:
         return []
     first = players[0].get("stats")
@@ -309,6 +326,8 @@ def _stat_columns(players: list[Mapping[str, Any]]) -> list[str]:
         and not isinstance(value, bool)
         and all(isinstance(p.get("stats"), Mapping) and key in p["stats"] for p in players)
     ]
+    if all(stats_of(p).get(key, 0) == 0 for p in players for key in _THROWING_STATS):
+        keys = [key for key in keys if key not in _THROWING_STATS]
     preferred = [k for k in ("darts", "average", "mpr", "marks", "points") if k in keys]
     rest = [k for k in keys if k not in preferred]
     return (preferred + rest)[:4]

@@ -1,22 +1,35 @@
 """The display's only line to the daemon: an MQTT client in a background thread.
 
 :class:`StateFeed` subscribes to one board's ``{base}/{board}/availability``,
-``state`` and ``event`` topics (docs/mqtt.md) with aiomqtt, on its own
-asyncio loop in a daemon thread, so the pygame loop never waits on the
-network. The UI thread reads:
+``state``, ``event`` and ``cmd/response`` topics (docs/mqtt.md) with aiomqtt,
+on its own asyncio loop in a daemon thread, so the pygame loop never waits
+on the network. The UI thread reads:
 
 - :attr:`StateFeed.state`: the latest state payload (a dict, replaced
   whole on every message, never modified afterwards), and
   :attr:`StateFeed.state_serial`, which goes up with each new state;
-- :meth:`StateFeed.events`: the events received since the last call;
+- :meth:`StateFeed.events`: the events received since the last call, with
+  the refusals of the display's own commands among them (below);
 - :attr:`StateFeed.availability`: ``"online"``, ``"offline"`` or ``None``
   (not heard yet), and :attr:`StateFeed.connected` for the display's own
   connection to the broker.
 
 :meth:`StateFeed.send_command` publishes a command on ``{base}/{board}/cmd``
-(QoS 1, not retained). The feed reconnects with a growing delay (0.5 s to
-5 s) when the broker goes away. Making a feed does no I/O; :meth:`start`
-starts the thread and :meth:`close` stops it.
+(QoS 1, not retained) with an ``id`` of the feed's own
+(``display-<token>-<n>``: a random token per feed, so that two displays of
+one board do not take each other's answers, and a counter). The daemon
+answers every client's commands on the one ``cmd/response`` topic; the feed
+remembers the ids it sent and reads only the answers to those. An accepted
+command needs no word (its effect shows in the next state), but a refused
+one would otherwise vanish without a trace (a tile the hand does not have,
+``undo`` with nothing to undo), so a refusal is queued with the events as
+``{"type": "refused", "id", "command", "error"}``: a payload of the
+display's own, which the scenes turn into a notice as they do the daemon's
+events. Other clients' answers are ignored.
+
+The feed reconnects with a growing delay (0.5 s to 5 s) when the broker goes
+away. Making a feed does no I/O; :meth:`start` starts the thread and
+:meth:`close` stops it.
 """
 
 from __future__ import annotations
@@ -25,9 +38,11 @@ import asyncio
 import collections
 import concurrent.futures
 import contextlib
+import itertools
 import json
 import logging
 import re
+import secrets
 import socket
 import ssl
 import threading
@@ -44,6 +59,9 @@ log = logging.getLogger(__name__)
 _DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883, "ws": 80, "wss": 443}
 _LEVEL = re.compile(r"^[A-Za-z0-9_-]+$")
 _MAX_EVENTS = 256
+_MAX_PENDING = 256
+"""How many sent commands the feed remembers while their answers are due."""
+_SUBSCRIPTIONS = ("availability", "state", "event", "cmd/response")
 
 
 @dataclass(frozen=True)
@@ -123,15 +141,17 @@ class StateFeed:
         self._username = username if username is not None else self.address.username
         self._password = password if username is not None else self.address.password
         self._keepalive = keepalive
-        self.topics = {
-            name: f"{base}/{board}/{name}" for name in ("availability", "state", "event", "cmd")
-        }
+        self.topics = {name: f"{base}/{board}/{name}" for name in (*_SUBSCRIPTIONS, "cmd")}
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._state: dict[str, Any] | None = None
         self._serial = 0
         self._availability: str | None = None
         self._events: collections.deque[dict[str, Any]] = collections.deque(maxlen=_MAX_EVENTS)
+        self._id_prefix = f"display-{secrets.token_hex(3)}-"
+        self._ids = itertools.count(1)
+        self._pending: dict[str, str] = {}
+        """The ids of the commands sent and not answered yet, to the command's name."""
         self._connected = False
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -172,7 +192,8 @@ class StateFeed:
             return self._state, self._serial, self._availability, self._connected
 
     def events(self) -> list[dict[str, Any]]:
-        """The events received since the last call, oldest first (at most 256 kept)."""
+        """The events received since the last call, oldest first (at most 256
+        kept), and the refusals of this feed's commands as ``refused`` payloads."""
         with self._lock:
             events = list(self._events)
             self._events.clear()
@@ -187,15 +208,23 @@ class StateFeed:
 
     def send_command(self, command: dict[str, Any]) -> concurrent.futures.Future[bool]:
         """Publish ``command`` on the board's ``cmd`` topic (QoS 1, not
-        retained). The future says whether the broker took it; it is ``False``
-        at once when the feed is not connected."""
-        payload = json.dumps(command).encode("utf-8")
+        retained), with an ``id`` of the feed's own in place of any it has
+        (``command`` itself is not changed). The future says whether the
+        broker took it; it is ``False`` at once when the feed is not
+        connected. A refusal arrives later among the :meth:`events`."""
         loop = self._loop
         if loop is None or self._closed or not self.connected:
             done: concurrent.futures.Future[bool] = concurrent.futures.Future()
             done.set_result(False)
             return done
-        return asyncio.run_coroutine_threadsafe(self._publish(payload), loop)
+        with self._lock:
+            command_id = f"{self._id_prefix}{next(self._ids)}"
+            # Remembered before publishing: the answer may come before _publish returns.
+            self._pending[command_id] = str(command.get("command", "?"))
+            while len(self._pending) > _MAX_PENDING:
+                del self._pending[next(iter(self._pending))]
+        payload = json.dumps({**command, "id": command_id}).encode("utf-8")
+        return asyncio.run_coroutine_threadsafe(self._publish(payload, command_id), loop)
 
     def start(self) -> StateFeed:
         """Start the background thread (once); returns the feed."""
@@ -273,7 +302,7 @@ class StateFeed:
                     # Availability first: the broker sends each retained message
                     # as its subscription is made, so a state never arrives
                     # before the availability that qualifies it.
-                    for name in ("availability", "state", "event"):
+                    for name in _SUBSCRIPTIONS:
                         await client.subscribe(self.topics[name], qos=1)
                     self._client = client
                     with self._changed:
@@ -300,16 +329,19 @@ class StateFeed:
             await asyncio.sleep(delay)
             delay = min(self.BACKOFF_MAX, delay * 2)
 
-    async def _publish(self, payload: bytes) -> bool:
+    async def _publish(self, payload: bytes, command_id: str) -> bool:
         client = self._client
-        if client is None:
-            return False
-        try:
-            await client.publish(self.topics["cmd"], payload, qos=1, retain=False)
-        except aiomqtt.MqttError as error:
-            log.warning("could not send a command: %s", error)
-            return False
-        return True
+        sent = False
+        if client is not None:
+            try:
+                await client.publish(self.topics["cmd"], payload, qos=1, retain=False)
+                sent = True
+            except aiomqtt.MqttError as error:
+                log.warning("could not send a command: %s", error)
+        if not sent:
+            with self._lock:
+                self._pending.pop(command_id, None)
+        return sent
 
     def _receive(self, topic: str, raw: Any) -> None:
         data = bytes(raw) if isinstance(raw, bytes | bytearray) else str(raw or "").encode()
@@ -332,4 +364,19 @@ class StateFeed:
                 self._serial += 1
             elif topic == self.topics["event"]:
                 self._events.append(payload)
+            elif topic == self.topics["cmd/response"]:
+                self._answer(payload)
             self._changed.notify_all()
+
+    def _answer(self, response: dict[str, Any]) -> None:
+        """Take a ``cmd/response`` (the lock held): a refusal of one of this
+        feed's commands becomes a ``refused`` payload among the events."""
+        command_id = response.get("id")
+        if not isinstance(command_id, str) or command_id not in self._pending:
+            return  # another client's answer, or one taken already
+        command = self._pending.pop(command_id)
+        if response.get("ok") is False:
+            error = str(response.get("error") or "refused")
+            self._events.append(
+                {"type": "refused", "id": command_id, "command": command, "error": error}
+            )

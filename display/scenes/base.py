@@ -12,7 +12,9 @@ a game without a scene of its own gets the generic scoreboard, and no game
 MQTT events reach a scene as pygame events of type :data:`MQTT_EVENT` with
 the payload in ``event.payload``; the base class turns the ones worth a word
 (a contact not scored, a board error, a stuck cell) into a notice shown for
-a few seconds.
+a few seconds. A command of the display's that the daemon refused comes the
+same way, as a ``refused`` payload the feed made from the daemon's answer
+(display/state_feed.py), and becomes a notice too.
 
 The display talks to the daemon only through MQTT commands: a scene that
 turns an input into a command (the setup's ``new_game``, a tile picked on
@@ -60,7 +62,7 @@ SETUP_HINT = "Press GAME or any key to set up a game"
 """What the attract screen and a finished game say about starting the next one."""
 
 NOTICE_SECONDS = 3.0
-"""How long a notice (a contact not scored, an error) stays on screen."""
+"""How long a notice (a contact not scored, an error, a refused command) stays on screen."""
 
 _SCENES: dict[str, type[Scene]] = {}
 
@@ -213,6 +215,8 @@ def _notice_for(payload: Mapping[str, Any]) -> str | None:
         return f"Board error: {payload.get('message') or payload.get('kind') or '?'}"
     if kind == "stuck":
         return f"Stuck contact at row {payload.get('row')}, column {payload.get('col')}: masked"
+    if kind == "refused":
+        return f"Refused: {payload.get('error') or payload.get('command') or '?'}"
     return None
 
 

@@ -1,26 +1,33 @@
 """The display end to end: a real Mosquitto, the daemon in this process with
 a fake board on a pseudo-terminal, and the display's MQTT feed and
-``--screenshot`` path. The screenshots must show what the daemon published.
+``--screenshot`` path. The screenshots must show what the daemon published,
+and a command of the display's that the daemon refuses must show on screen.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import subprocess
 import sys
+import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import aiomqtt
 import pygame
 import pytest
 
-from display.app import EXIT_NO_STATE, render_state
+from display.app import EXIT_NO_STATE, DisplayApp, render_state
 from display.layout import Layout
 from display.scenes import X01Scene
+from display.scenes.base import NOTICE_SECONDS
 from display.state_feed import StateFeed
 from firmware_bridge import display_command
-from tests.daemon_harness import Running, Watcher, throw
+from tests.daemon_harness import TIMEOUT, Running, Watcher, throw
+from tests.display.test_scenes import key
 from tests.mosquitto_broker import MosquittoBroker
 
 OCHE = Path(sys.executable).parent / "oche"
@@ -149,6 +156,136 @@ async def test_feed_sends_commands_follows_availability_and_reconnects(
     assert not feed.connected
     done = feed.send_command({"command": "next"})
     assert done.result(1) is False  # closed: nothing is sent
+
+
+def drawn(app: DisplayApp, surface: pygame.Surface) -> list[str]:
+    """One frame of the app (what the feed brought taken in, the clock held
+    still so no notice expires), then the text of the scene drawn again."""
+    app.frame(surface, 0.0)
+    layout = Layout(*surface.get_size())
+    app.scene.draw(surface, layout)
+    return [text for text, _ in layout.drawn_text]
+
+
+async def drawn_when(
+    app: DisplayApp, surface: pygame.Surface, wanted: str, timeout: float = TIMEOUT
+) -> list[str]:
+    """The app's text once ``wanted`` is among it (fails after ``timeout`` s)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        shown = drawn(app, surface)
+        if wanted in shown:
+            return shown
+        assert time.monotonic() < deadline, f"{wanted!r} never shown; drawn: {shown}"
+        await asyncio.sleep(0.02)
+
+
+def refusals(shown: list[str]) -> list[str]:
+    return [text for text in shown if text.startswith("Refused")]
+
+
+async def test_a_command_the_daemon_refuses_shows_as_a_notice(
+    running: Running, watcher: Watcher, mosquitto: MosquittoBroker
+) -> None:
+    await watcher.state_where(lambda s: s["board"]["connected"])
+    surface = pygame.Surface(SIZE)
+    with StateFeed(mosquitto.url, "board1", "oche") as feed:
+        assert await asyncio.to_thread(feed.wait_for_state, 5.0) is not None
+        app = DisplayApp(feed, SIZE)
+        assert refusals(drawn(app, surface)) == []
+
+        # No game: the u key sends UNDO, and the daemon refuses it.
+        app.handle(key(pygame.K_u))
+        sent = await watcher.wait_for("cmd", lambda p: p.get("command") == "undo")
+        assert str(sent["id"]).startswith("display-")
+        answer = await watcher.wait_for("cmd/response", lambda p: p.get("id") == sent["id"])
+        assert answer == {"id": sent["id"], "ok": False, "error": answer["error"]}
+        assert answer["error"] == "no game: start one with new_game"
+        shown = await drawn_when(app, surface, "Refused: no game: start one with new_game")
+        assert refusals(shown) == ["Refused: no game: start one with new_game"]
+        app.frame(surface, NOTICE_SECONDS + 0.1)
+        assert refusals(drawn(app, surface)) == []  # gone after a few seconds
+
+        # A game: MISS (the m key) and UNDO are accepted and show nothing; another
+        # client's refused command shows nothing either; the second UNDO, with
+        # nothing left to undo, is refused. The daemon answers in order, so once
+        # that refusal is on screen every earlier answer has been taken in.
+        started = await watcher.command({"command": "new_game", "game": "x01", "players": ["A"]})
+        assert started["ok"], started
+        app.handle(key(pygame.K_m))
+        missed = await watcher.wait_for("cmd", lambda p: p.get("command") == "miss")
+        answer = await watcher.wait_for("cmd/response", lambda p: p.get("id") == missed["id"])
+        assert answer["ok"] is True, answer
+        other = await watcher.command({"command": "dart", "segment": "T25"})
+        assert other["ok"] is False and "T25" in other["error"]
+        app.handle(key(pygame.K_u))
+        app.handle(key(pygame.K_u))
+        undos = await watcher.count("cmd", lambda p: p.get("command") == "undo", 3)
+        assert undos == 3
+        last = [p for p in watcher.of("cmd") if p.get("command") == "undo"][-1]
+        answer = await watcher.wait_for("cmd/response", lambda p: p.get("id") == last["id"])
+        refused = f"Refused: {answer['error']}"
+        assert answer["error"].startswith("nothing to undo")
+        shown = await drawn_when(app, surface, refused)
+        assert refusals(shown) == [refused]
+        assert not any("T25" in text for text in shown)
+        assert [text for _, text in app.scene.notices] == [refused]
+
+
+async def next_command(messages: AsyncIterator[aiomqtt.Message]) -> dict[str, Any]:
+    """The next command the fake daemon below receives."""
+    message = await asyncio.wait_for(anext(messages), TIMEOUT)
+    command: dict[str, Any] = json.loads(bytes(message.payload))
+    return command
+
+
+async def test_only_the_displays_own_refusals_become_notices(mosquitto: MosquittoBroker) -> None:
+    """Two displays on one board and a fake daemon that answers by hand: each
+    display shows the refusals of its own commands and nothing else."""
+    surface = pygame.Surface(SIZE)
+    responses = "oche/board1/cmd/response"
+    async with aiomqtt.Client(mosquitto.host, mosquitto.port) as daemon:
+        await daemon.subscribe("oche/board1/cmd", qos=1)
+        messages = daemon.messages
+        with (
+            StateFeed(mosquitto.url, "board1", "oche") as one,
+            StateFeed(mosquitto.url, "board1", "oche") as two,
+        ):
+            for _ in range(200):
+                if one.connected and two.connected:
+                    break
+                await asyncio.sleep(0.02)
+            assert one.connected and two.connected
+            app_one, app_two = DisplayApp(one, SIZE), DisplayApp(two, SIZE)
+            app_one.handle(key(pygame.K_u))
+            first_one = await next_command(messages)
+            app_two.handle(key(pygame.K_u))
+            first_two = await next_command(messages)
+            assert first_one["command"] == first_two["command"] == "undo"
+            assert first_one["id"] != first_two["id"]  # each display has ids of its own
+
+            async def answer(command_id: object, error: str | None) -> None:
+                payload = {"id": command_id, "ok": error is None, "error": error}
+                await daemon.publish(responses, json.dumps(payload), qos=1)
+
+            await answer("phone-1", "refused for someone else")
+            await answer(None, "not JSON")
+            await answer(first_two["id"], "refused for two")
+            await answer(first_one["id"], None)  # accepted: nothing to show
+            app_one.handle(key(pygame.K_n))
+            second_one = await next_command(messages)
+            await answer(second_one["id"], "refused for one")
+            app_two.handle(key(pygame.K_n))
+            second_two = await next_command(messages)
+            await answer(second_two["id"], "refused again for two")
+
+            shown = await drawn_when(app_one, surface, "Refused: refused for one")
+            assert refusals(shown) == ["Refused: refused for one"]
+            shown = await drawn_when(app_two, surface, "Refused: refused again for two")
+            assert sorted(refusals(shown)) == [
+                "Refused: refused again for two",
+                "Refused: refused for two",
+            ]
 
 
 def test_oche_display_console_script(mosquitto: MosquittoBroker, tmp_path: Path) -> None:

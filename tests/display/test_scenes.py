@@ -439,6 +439,30 @@ def test_winner_banner_with_match_stats() -> None:
     assert "Red win!" in texts(layout)
 
 
+def test_winner_banner_leaves_out_darts_and_visits_where_no_dart_was_thrown() -> None:
+    """Domino cribbage is played by picking tiles: its darts and visits are 0
+    for everyone, so the table shows its own statistics instead."""
+    game = new_game("domino-cribbage", ["Ann", "Bob"], {"seed": 0, "computer": "both"})
+    while not game.is_finished:
+        game.end_visit()
+    won = {**game.state(), "phase": "finished", "board": board()}
+    assert all(p["stats"]["darts"] == p["stats"]["visits"] == 0 for p in won["players"])
+    assert "winner" in active_banners(won)
+    _, layout = render(won)
+    shown = texts(layout)
+    assert f"{won['players'][won['winner']]['name']} wins!" in shown
+    assert "darts" not in shown and "visits" not in shown
+    for label in ("pegged", "hands", "crib", "best hand"):
+        assert label in shown
+    assert str(won["players"][0]["stats"]["pegged"]) in shown
+
+    x01 = state_of("x01", "T20 T20 T20\nT20 T20 T20\nT20 T20 T20\nT20 T20 T20\nT20 T19 D12\n")
+    assert x01["finished"]
+    _, layout = render(x01)
+    assert "darts" in texts(layout)
+    assert "9" in texts(layout)  # Ann's nine-darter
+
+
 def test_board_disconnected_banner() -> None:
     plain = x01_state()
     gone = x01_state(connected=False)
@@ -539,6 +563,19 @@ def test_notices_from_events_show_for_a_few_seconds() -> None:
     layout = Layout(*SIZE)
     scene.draw(surface, layout)
     assert not any("not scored" in text for text in texts(layout))
+
+
+def test_a_refused_command_of_the_display_is_a_notice() -> None:
+    """The feed hands the display's refused commands over as ``refused``
+    payloads (display/state_feed.py); every scene shows them as notices."""
+    refused = {"type": "refused", "id": "display-1", "command": "undo", "error": "nothing to undo"}
+    for state in (x01_state(), {"game": None, "phase": "idle", "board": board()}):
+        scene: Scene = scene_for(state)
+        event = pygame.event.Event(MQTT_EVENT, payload=refused)
+        assert scene.process_event(event) is None
+        layout = Layout(*SIZE)
+        scene.draw(pygame.Surface(SIZE), layout)
+        assert "Refused: nothing to undo" in texts(layout)
 
 
 # ------------------------------------------------------------ the app loop
