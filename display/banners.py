@@ -26,7 +26,7 @@ from typing import Any
 import pygame
 
 from display.layout import COLORS, Color, Layout, split
-from display.scenes.base import format_value, player_label, stats_of
+from display.scenes.base import format_value, is_winner, player_label, stats_of
 
 __all__ = ["BANNERS", "active_banners", "banner_rect", "draw_banners"]
 
@@ -289,9 +289,7 @@ def _winner_text(
     for text, cell in zip(headers, cells(rows[0]), strict=True):
         layout.text(surface, text, cell, layout.font_size(26), COLORS["dim"], "right")
     for index, (player, row) in enumerate(zip(players, rows[1:], strict=False)):
-        won = index == winner or (
-            player.get("team") is not None and player.get("team") == winner_team
-        )
+        won = is_winner(state, index)
         colour = COLORS["accent"] if won else COLORS["text"]
         stats = stats_of(player)
         values = [

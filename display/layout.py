@@ -19,7 +19,7 @@ pygame-ce), loaded once per pixel size.
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Literal
@@ -31,6 +31,7 @@ __all__ = [
     "COLORS",
     "Color",
     "Layout",
+    "bands",
     "font",
     "grid",
     "render_text",
@@ -246,6 +247,20 @@ def split(rect: pygame.Rect, count: int, gap: int = 0, vertical: bool = False) -
             parts.append(pygame.Rect(rect.x, rect.y + start, rect.width, end - start))
         else:
             parts.append(pygame.Rect(rect.x + start, rect.y, end - start, rect.height))
+    return parts
+
+
+def bands(
+    rect: pygame.Rect, shares: Sequence[tuple[str, float]], rest: str
+) -> dict[str, pygame.Rect]:
+    """``rect`` cut into named bands stacked from the top, each ``share`` of
+    its height, and the ``rest`` below them: a card's name, score, stats..."""
+    parts: dict[str, pygame.Rect] = {}
+    y = rect.y
+    for name, share in shares:
+        parts[name] = pygame.Rect(rect.x, y, rect.width, round(rect.height * share))
+        y = parts[name].bottom
+    parts[rest] = pygame.Rect(rect.x, y, rect.width, max(0, rect.bottom - y))
     return parts
 
 

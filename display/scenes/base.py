@@ -44,6 +44,7 @@ __all__ = [
     "format_value",
     "game_title",
     "int_or_none",
+    "is_winner",
     "lit_darts",
     "player_label",
     "register_scene",
@@ -199,6 +200,14 @@ def stats_of(player: Any) -> Mapping[str, Any]:
     """The player's ``stats``, or an empty mapping."""
     stats = player.get("stats") if isinstance(player, Mapping) else None
     return stats if isinstance(stats, Mapping) else {}
+
+
+def is_winner(state: State, index: int) -> bool:
+    """Player ``index`` won: the winner, or a member of the winning team."""
+    players = state.get("players") or []
+    player = players[index] if 0 <= index < len(players) else None
+    team = player.get("team") if isinstance(player, Mapping) else None
+    return state.get("winner") == index or (team is not None and team == state.get("winner_team"))
 
 
 def int_or_none(value: Any) -> int | None:

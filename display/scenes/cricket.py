@@ -16,7 +16,7 @@ from typing import Any
 import pygame
 
 from display.layout import COLORS, Color, Layout, split
-from display.scenes.base import Scene, State, format_value, register_scene
+from display.scenes.base import Scene, State, format_value, is_winner, register_scene
 
 __all__ = ["ROWS", "CricketScene", "draw_mark"]
 
@@ -189,10 +189,7 @@ class CricketScene(Scene):
                 score_rect.y = name_rect.bottom
                 score_rect.height = header.bottom - name_rect.bottom
                 self.draw_name(surface, layout, name_rect, state, index, 34)
-                won = state.get("winner") == index or (
-                    player.get("team") is not None
-                    and player.get("team") == state.get("winner_team")
-                )
+                won = is_winner(state, index)
                 layout.text(
                     surface,
                     self.score_text(player),

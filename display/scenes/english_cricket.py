@@ -18,7 +18,7 @@ from typing import Any
 
 import pygame
 
-from display.layout import COLORS, Color, Layout, split
+from display.layout import COLORS, Color, Layout, bands, split
 from display.scenes.base import (
     Scene,
     State,
@@ -226,13 +226,10 @@ class EnglishCricketScene(Scene):
         border = COLORS["accent"] if is_current else COLORS["line"]
         layout.panel(surface, panel, colour, border, 4 if is_current else 1.5)
         inner = panel.inflate(-layout.px(20), -layout.px(14))
-        rows: dict[str, pygame.Rect] = {}
-        y = inner.y
-        for key, share in (("title", 0.17), ("role", 0.13), ("runs", 0.3), ("label", 0.08)):
-            rows[key] = pygame.Rect(inner.x, y, inner.width, round(inner.height * share))
-            y = rows[key].bottom
-        rows["members"] = pygame.Rect(inner.x, y + layout.px(6), inner.width, inner.bottom - y)
-        rows["members"].height -= layout.px(6)
+        shares = (("title", 0.17), ("role", 0.13), ("runs", 0.3), ("label", 0.08))
+        rows = bands(inner, shares, "members")
+        rows["members"].y += layout.px(6)
+        rows["members"].height = max(0, rows["members"].height - layout.px(6))
         with layout.on(colour):
             if state.get("teams"):
                 layout.text(

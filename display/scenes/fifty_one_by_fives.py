@@ -24,6 +24,7 @@ from display.scenes.base import (
     dart_points,
     format_value,
     int_or_none,
+    is_winner,
     player_label,
     register_scene,
     stats_of,
@@ -162,9 +163,7 @@ class FiftyOneByFivesScene(Scene):
             inner.bottom - bar.bottom - layout.px(4),
         )
         self.draw_name(surface, layout, name_rect, state, index)
-        won = state.get("winner") == index or (
-            player.get("team") is not None and player.get("team") == state.get("winner_team")
-        )
+        won = is_winner(state, index)
         big, small = split(score_rect, 2, layout.px(6))
         big.width = round(score_rect.width * 0.6)
         small.x, small.width = big.right + layout.px(6), score_rect.right - big.right - layout.px(6)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pygame
 
-from display.layout import COLORS, Layout, split
+from display.layout import COLORS, Layout, bands
 from display.scenes.base import Scene, State, format_value
 
 __all__ = ["GenericScene", "extra_items", "stat_items"]
@@ -61,11 +61,8 @@ class GenericScene(Scene):
         if not isinstance(player, Mapping):
             return
         inner = card.inflate(-layout.px(20), -layout.px(16))
-        name_rect, score_rect, details = split(inner, 3, 0, vertical=True)
-        name_rect.height = round(inner.height * 0.17)
-        score_rect.y, score_rect.height = name_rect.bottom, round(inner.height * 0.38)
-        details.y = score_rect.bottom
-        details.height = inner.bottom - score_rect.bottom
+        parts = bands(inner, (("name", 0.17), ("score", 0.38)), "details")
+        name_rect, score_rect, details = parts["name"], parts["score"], parts["details"]
         self.draw_name(surface, layout, name_rect, state, index)
         out = bool(player.get("out"))
         score_colour = COLORS["faint"] if out else COLORS["text"]

@@ -15,8 +15,8 @@ from typing import Any
 
 import pygame
 
-from display.layout import COLORS, Color, Layout, split
-from display.scenes.base import Scene, State, format_value, register_scene, stats_of
+from display.layout import COLORS, Color, Layout, bands, split
+from display.scenes.base import Scene, State, format_value, is_winner, register_scene, stats_of
 
 __all__ = [
     "KillerScene",
@@ -129,13 +129,8 @@ class KillerScene(Scene):
     def card_parts(layout: Layout, card: pygame.Rect) -> dict[str, pygame.Rect]:
         """Where a card's parts go: ``name``, ``number``, ``badge``, ``lives``, ``stats``."""
         inner = card.inflate(-layout.px(20), -layout.px(16))
-        parts: dict[str, pygame.Rect] = {}
-        y = inner.y
-        for key, share in (("name", 0.16), ("number", 0.32), ("badge", 0.14), ("lives", 0.16)):
-            parts[key] = pygame.Rect(inner.x, y, inner.width, round(inner.height * share))
-            y = parts[key].bottom
-        parts["stats"] = pygame.Rect(inner.x, y, inner.width, inner.bottom - y)
-        return parts
+        shares = (("name", 0.16), ("number", 0.32), ("badge", 0.14), ("lives", 0.16))
+        return bands(inner, shares, "stats")
 
     def card_part(self, layout: Layout, state: State, index: int, part: str) -> pygame.Rect:
         """Where ``part`` (see :meth:`card_parts`) of player ``index``'s card
@@ -161,9 +156,7 @@ class KillerScene(Scene):
         out = bool(player.get("out"))
         self.draw_name(surface, layout, parts["name"], state, index)
         number = player.get("number")
-        won = state.get("winner") == index or (
-            player.get("team") is not None and player.get("team") == state.get("winner_team")
-        )
+        won = is_winner(state, index)
         if isinstance(number, int):
             colour = COLORS["faint"] if out else COLORS["good"] if won else COLORS["text"]
             placed = layout.text(

@@ -13,12 +13,13 @@ from typing import Any
 
 import pygame
 
-from display.layout import COLORS, Color, Layout, split
+from display.layout import COLORS, Color, Layout, bands, split
 from display.scenes.base import (
     Scene,
     State,
     dart_points,
     format_value,
+    is_winner,
     player_label,
     register_scene,
     stats_of,
@@ -84,13 +85,8 @@ class LegsScene(Scene):
     def card_parts(layout: Layout, card: pygame.Rect) -> dict[str, pygame.Rect]:
         """Where a card's parts go: ``name``, ``lives`` (the hearts), ``count``, ``stats``."""
         inner = card.inflate(-layout.px(20), -layout.px(16))
-        parts: dict[str, pygame.Rect] = {}
-        y = inner.y
-        for key, share in (("name", 0.2), ("lives", 0.3), ("count", 0.16)):
-            parts[key] = pygame.Rect(inner.x, y, inner.width, round(inner.height * share))
-            y = parts[key].bottom
+        parts = bands(inner, (("name", 0.2), ("lives", 0.3), ("count", 0.16)), "stats")
         parts["lives"] = parts["lives"].inflate(0, -layout.px(8))
-        parts["stats"] = pygame.Rect(inner.x, y, inner.width, inner.bottom - y)
         return parts
 
     def card_part(self, layout: Layout, state: State, index: int, part: str) -> pygame.Rect:
@@ -180,9 +176,7 @@ class LegsScene(Scene):
         self.draw_name(surface, layout, parts["name"], state, index)
         left, total = lives_of(player), max_lives(state)
         draw_lives(surface, layout, parts["lives"], left, total, faded=out)
-        won = state.get("winner") == index or (
-            player.get("team") is not None and player.get("team") == state.get("winner_team")
-        )
+        won = is_winner(state, index)
         if out:
             placed = layout.text(
                 surface, "OUT", parts["count"], layout.font_size(40), COLORS["faint"]

@@ -11,12 +11,13 @@ from collections.abc import Mapping
 
 import pygame
 
-from display.layout import COLORS, Layout, split
+from display.layout import COLORS, Layout, bands, split
 from display.scenes.base import (
     Scene,
     State,
     format_value,
     int_or_none,
+    is_winner,
     player_label,
     register_scene,
     stats_of,
@@ -211,14 +212,10 @@ class ShanghaiNumbersScene(Scene):
         if not isinstance(player, Mapping):
             return
         inner = card.inflate(-layout.px(20), -layout.px(12))
-        name_rect, score_rect, stats_rect = split(inner, 3, 0, vertical=True)
-        name_rect.height = round(inner.height * 0.22)
-        score_rect.y, score_rect.height = name_rect.bottom, round(inner.height * 0.48)
-        stats_rect.y, stats_rect.height = score_rect.bottom, inner.bottom - score_rect.bottom
+        parts = bands(inner, (("name", 0.22), ("score", 0.48)), "stats")
+        name_rect, score_rect, stats_rect = parts["name"], parts["score"], parts["stats"]
         self.draw_name(surface, layout, name_rect, state, index)
-        won = state.get("winner") == index or (
-            player.get("team") is not None and player.get("team") == state.get("winner_team")
-        )
+        won = is_winner(state, index)
         layout.text(
             surface,
             format_value(player.get("score")),

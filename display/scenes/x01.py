@@ -16,12 +16,13 @@ from typing import Any
 
 import pygame
 
-from display.layout import COLORS, Layout, split
+from display.layout import COLORS, Layout, bands, split
 from display.scenes.base import (
     Scene,
     State,
     dart_points,
     format_value,
+    is_winner,
     register_scene,
     stats_of,
 )
@@ -112,17 +113,12 @@ class X01Scene(Scene):
     ) -> None:
         player = state["players"][index]
         inner = card.inflate(-layout.px(20), -layout.px(16))
-        name_rect = pygame.Rect(inner.x, inner.y, inner.width, round(inner.height * 0.16))
-        score_rect = pygame.Rect(inner.x, name_rect.bottom, inner.width, round(inner.height * 0.44))
-        stats_rect = pygame.Rect(inner.x, score_rect.bottom, inner.width, round(inner.height * 0.2))
-        route_rect = pygame.Rect(
-            inner.x, stats_rect.bottom, inner.width, inner.bottom - stats_rect.bottom
-        )
+        parts = bands(inner, (("name", 0.16), ("score", 0.44), ("stats", 0.2)), "route")
+        name_rect, score_rect = parts["name"], parts["score"]
+        stats_rect, route_rect = parts["stats"], parts["route"]
         self.draw_name(surface, layout, name_rect, state, index)
         score = player.get("score")
-        won = state.get("winner") == index or (
-            player.get("team") is not None and player.get("team") == state.get("winner_team")
-        )
+        won = is_winner(state, index)
         colour = COLORS["good"] if won else COLORS["text"]
         layout.text(
             surface,
