@@ -13,7 +13,6 @@ their first two tiles and Bob leads the play.
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Callable
 from typing import Any
@@ -41,6 +40,8 @@ from tests.display.test_scenes import (
     SIZE,
     SMALL,
     FakeFeed,
+    assert_fits,
+    assert_pure,
     board,
     pixels,
     render,
@@ -122,31 +123,13 @@ def test_the_scene_is_picked_for_domino_cribbage() -> None:
 @pytest.mark.parametrize("size", [SMALL, SIZE, LARGE], ids=["800x480", "1280x720", "3840x2160"])
 def test_renders_at_every_size_with_the_text_inside(name: str, size: tuple[int, int]) -> None:
     state = STATES[name]()
-    surface, layout = render(state, size)
-    bounds = surface.get_rect()
-    assert layout.drawn_text
-    for text, rect in layout.drawn_text:
-        assert bounds.contains(rect), (text, rect, size)
-    for player in state["players"]:
-        shown = visible(layout, player["name"])
-        assert shown.height >= size[1] // 60, (player["name"], shown)
+    layout = assert_fits(state, size)
     assert str(state["target"]) in texts(layout)  # the end of the peg track
 
 
 @pytest.mark.parametrize("name", sorted(STATES))
 def test_drawing_never_changes_the_state_and_is_a_pure_function(name: str) -> None:
-    state = STATES[name]()
-    before = copy.deepcopy(state)
-    scene = scene_for(state)
-    surface = pygame.Surface(SIZE)
-    for clock in (0.0, 0.7, 2.5):
-        scene.clock = clock
-        scene.draw(surface)
-    first, _ = render(state, clock=0.3)
-    render(STATES["show" if name != "show" else "play"]())
-    again, _ = render(state, clock=0.3)
-    assert state == before
-    assert pixels(first, first.get_rect()) == pixels(again, again.get_rect())
+    assert_pure(STATES[name](), STATES["show" if name != "show" else "play"]())
 
 
 def test_the_peg_track_moves_when_a_player_scores() -> None:

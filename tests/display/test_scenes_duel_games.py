@@ -8,14 +8,12 @@ imported, which this file does.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from typing import Any
 
 import pygame
 import pytest
 
-from display.app import render_state
 from display.layout import COLORS, Layout
 from display.scenes.base import scene_class_for, scene_for
 from display.scenes.english_cricket import EnglishCricketScene
@@ -25,6 +23,8 @@ from tests.display.test_scenes import (
     LARGE,
     SIZE,
     SMALL,
+    assert_fits,
+    assert_pure,
     pixels,
     render,
     state_of,
@@ -113,34 +113,12 @@ def test_the_game_gets_its_own_scene(name: str) -> None:
 def test_renders_with_all_text_inside_and_every_name_shown(
     name: str, size: tuple[int, int]
 ) -> None:
-    state = STATES[name]()
-    surface, layout = render(state, size)
-    assert surface.get_size() == size
-    bounds = surface.get_rect()
-    assert layout.drawn_text, "nothing was written"
-    for text, rect in layout.drawn_text:
-        assert bounds.contains(rect), (text, rect, size)
-    for player in state["players"]:
-        shown = [r for t, r in layout.drawn_text if t.startswith(player["name"])]
-        assert shown, f"{player['name']} is not on screen"
-        assert shown[0].height >= size[1] // 60, (player["name"], shown[0])
+    assert_fits(STATES[name](), size)
 
 
 @pytest.mark.parametrize("name", sorted(STATES))
 def test_drawing_never_changes_the_state_and_is_repeatable(name: str) -> None:
-    state = STATES[name]()
-    before = copy.deepcopy(state)
-    scene = scene_for(state)
-    surface = pygame.Surface(SIZE)
-    for clock in (0.0, 0.4, 1.3):
-        scene.clock = clock
-        scene.draw(surface)
-    first, _ = render(state, clock=0.3)
-    render(STATES["legs"](), clock=5.0)  # something else in between
-    second, _ = render(state, clock=0.3)
-    render_state(state, SIZE, "offline", 2.0)
-    assert state == before
-    assert pixels(first, first.get_rect()) == pixels(second, second.get_rect())
+    assert_pure(STATES[name](), STATES["legs" if name != "legs" else "killer"]())
 
 
 # ------------------------------------------------------------------ killer
