@@ -34,6 +34,8 @@ import pygame
 
 from display.layout import COLORS, Color, Layout, split
 from display.scenes.base import Scene, State, int_or_none, player_label, register_scene
+from engine.cribbage_scoring import THIRTY_ONE
+from engine.games.domino_cribbage import DEALT
 
 __all__ = [
     "HAND_SLOTS",
@@ -47,10 +49,7 @@ __all__ = [
     "tile_ends",
 ]
 
-THIRTY_ONE = 31
-"""The count never goes past it."""
-
-HAND_SLOTS = 6
+HAND_SLOTS = DEALT
 """Tiles dealt to a hand: a hand's row has room for this many, so tiles keep
 their size as the hand shrinks."""
 
