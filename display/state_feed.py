@@ -83,7 +83,9 @@ class BrokerAddress:
 def parse_broker_url(url: str) -> BrokerAddress:
     """``mqtt://[user[:pass]@]host[:port]``, ``mqtts://`` (TLS), ``ws://host[:port][/path]``
     or ``wss://``; ports default per scheme (1883, 8883, 80, 443) and the
-    websocket path to ``/mqtt``. A bad URL raises ``ValueError``."""
+    websocket path to ``/mqtt``. A bad URL raises ``ValueError``. The daemon's
+    link (firmware_bridge/mqtt_link.py) reads its URL here too, so a URL the
+    daemon takes is one the display takes."""
     try:
         parts = urllib.parse.urlsplit(url.strip())
         port = parts.port

@@ -20,19 +20,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import random
 import socket
 import ssl
 import time
-import urllib.parse
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import aiomqtt
 
+from display.state_feed import BrokerAddress, parse_broker_url
 from firmware_bridge.mqtt_api import (
     AVAILABILITY_OFFLINE,
     AVAILABILITY_ONLINE,
@@ -46,10 +47,6 @@ __all__ = ["LinkSettings", "MqttLink"]
 log = logging.getLogger(__name__)
 
 _NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
-
-_DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883, "ws": 80, "wss": 443}
-_TLS_SCHEMES = ("mqtts", "wss")
-_DEFAULT_WS_PATH = "/mqtt"
 
 
 @dataclass(frozen=True)
@@ -70,50 +67,17 @@ class LinkSettings:
     keepalive: int = 30
 
 
-@dataclass(frozen=True)
-class _Endpoint:
-    host: str
-    port: int
-    transport: Literal["tcp", "websockets"]
-    tls: bool
-    ws_path: str | None
-    username: str | None
-    password: str | None
-
-
-def _endpoint(settings: LinkSettings) -> _Endpoint:
-    try:
-        parts = urllib.parse.urlsplit(settings.url)
-        port = parts.port
-    except ValueError as exc:
-        raise ValueError(f"bad MQTT URL {settings.url!r}: {exc}") from None
-    scheme = parts.scheme.lower()
-    if scheme not in _DEFAULT_PORTS:
-        raise ValueError(
-            f"bad MQTT URL {settings.url!r}: the scheme must be mqtt, mqtts, ws or wss"
-        )
-    if not parts.hostname:
-        raise ValueError(f"bad MQTT URL {settings.url!r}: no host")
-    tls = scheme in _TLS_SCHEMES
-    if settings.ca_file is not None and not tls:
+def _endpoint(settings: LinkSettings) -> BrokerAddress:
+    """The broker to connect to: the URL read as the display reads it (one
+    parser for both), with the settings' user name and password taking the
+    place of the URL's, and a CA file only for TLS."""
+    address = parse_broker_url(settings.url)
+    if settings.ca_file is not None and not address.tls:
+        scheme = settings.url.split(":", 1)[0].lower()
         raise ValueError(f"ca_file is for TLS: use mqtts:// or wss://, not {scheme}://")
-    websockets = scheme in ("ws", "wss")
-    if not websockets and parts.path not in ("", "/"):
-        raise ValueError(f"bad MQTT URL {settings.url!r}: only ws:// and wss:// take a path")
-    username = settings.username
-    password = settings.password
-    if username is None and parts.username:
-        username = urllib.parse.unquote(parts.username)
-        password = urllib.parse.unquote(parts.password) if parts.password is not None else None
-    return _Endpoint(
-        host=parts.hostname,
-        port=port or _DEFAULT_PORTS[scheme],
-        transport="websockets" if websockets else "tcp",
-        tls=tls,
-        ws_path=(parts.path or _DEFAULT_WS_PATH) if websockets else None,
-        username=username,
-        password=password,
-    )
+    if settings.username is None:
+        return address
+    return dataclasses.replace(address, username=settings.username, password=settings.password)
 
 
 def _encode(payload: dict[str, Any] | str | bytes) -> bytes:
