@@ -263,7 +263,9 @@ def _winner_text(
     layout.text(surface, headline, head, layout.font_size(96), COLORS["accent"])
     sub = pygame.Rect(inner.x, head.bottom, inner.width, min(head_h * 5 // 13, layout.px(50)))
     round_number = state.get("round")
-    bits = [b for b in (result, f"round {round_number}" if round_number else "") if b]
+    # A game dealt in hands (domino cribbage) counts hands, not rounds.
+    period = "hand" if isinstance(state.get("hand"), int) else "round"
+    bits = [b for b in (result, f"{period} {round_number}" if round_number else "") if b]
     layout.text(surface, "  ·  ".join(bits), sub, layout.font_size(30), COLORS["dim"])
     table = pygame.Rect(
         inner.x, sub.bottom + layout.px(10), inner.width, inner.bottom - sub.bottom - layout.px(10)

@@ -463,6 +463,7 @@ def test_winner_banner_leaves_out_darts_and_visits_where_no_dart_was_thrown() ->
     for label in ("pegged", "hands", "crib", "best hand"):
         assert label in shown
     assert str(won["players"][0]["stats"]["pegged"]) in shown
+    assert f"target reached  ·  hand {won['hand']}" in shown
 
     x01 = state_of("x01", "T20 T20 T20\nT20 T20 T20\nT20 T20 T20\nT20 T20 T20\nT20 T19 D12\n")
     assert x01["finished"]
