@@ -37,6 +37,11 @@ COMPUTER_SEATS = {"none": (), "second": (1,), "both": (0, 1)}
 """The ``computer`` option: which players the computer plays."""
 
 
+def _by_value(tile: Tile) -> tuple[int, Tile]:
+    """Tiles in the order a hand is shown (and picked): by value, then by ends."""
+    return tile.value, tile
+
+
 class Stage:
     """Where a hand is (published as ``stage``)."""
 
@@ -90,16 +95,16 @@ class DominoCribbage(Game):
         for index in range(DEALT * 2):
             self._hands[order[index % 2]].append(stock[index])
         for hand in self._hands:
-            hand.sort(key=lambda tile: (tile.value, tile))
+            hand.sort(key=_by_value)
         self._next_starter = stock[DEALT * 2]
         self._starter: Tile | None = None
         self._crib: list[Tile] = []
         self._discarded: list[list[Tile]] = [[], []]
-        self._laid_this_hand: list[tuple[int, Tile]] = []
         self._kept: list[list[Tile]] = [[], []]
         self._count = 0
         self._laid: list[tuple[int, Tile]] = []
-        self._played: list[dict[str, Any]] = []
+        self._played: list[tuple[int, Tile, int, int]] = []
+        """Every tile laid this hand: (player, tile, the count after it, its points)."""
         self._go = [False, False]
         self._last_layer: int | None = None
         self._stage = Stage.DISCARD
@@ -192,7 +197,7 @@ class DominoCribbage(Game):
             self._player = self._dealer
             return
         self._kept = [list(hand) for hand in self._hands]
-        self._crib.sort(key=lambda t: (t.value, t))
+        self._crib.sort(key=_by_value)
         starter = self._next_starter
         self._starter = starter
         self._stage = Stage.PLAY
@@ -202,17 +207,12 @@ class DominoCribbage(Game):
 
     def _lay(self, tile: Tile) -> None:
         player = self._player
-        if self._count + tile.value > THIRTY_ONE:
-            raise MoveError(f"{tile} would take the count past {THIRTY_ONE} (count {self._count})")
         self._hands[player].remove(tile)
         self._count += tile.value
         self._laid.append((player, tile))
-        self._laid_this_hand.append((player, tile))
         self._last_layer = player
         score = peg_score([laid.value for _, laid in self._laid])
-        self._played.append(
-            {"player": player, "tile": tile.notation, "count": self._count, "points": score.points}
-        )
+        self._played.append((player, tile, self._count, score.points))
         for reason, points in score.lines:
             self._award(player, points, reason, pegged=True)
         if not self._go[1 - player]:
@@ -331,7 +331,7 @@ class DominoCribbage(Game):
         discarded), not the starter, not laid this hand."""
         player = self._player
         seen = {*self._hands[player], *self._kept[player], *self._discarded[player]}
-        seen |= {tile for _, tile in self._laid_this_hand}
+        seen |= {tile for _, tile, _, _ in self._played}
         if self._starter is not None:
             seen.add(self._starter)
         return [tile for tile in DOUBLE_SIX if tile not in seen]
@@ -354,7 +354,10 @@ class DominoCribbage(Game):
                 "count_tiles": [
                     {"player": player, "tile": tile.notation} for player, tile in self._laid
                 ],
-                "played": list(self._played),
+                "played": [
+                    {"player": player, "tile": tile.notation, "count": count, "points": points}
+                    for player, tile, count, points in self._played
+                ],
                 "to_discard": self._to_discard(),
                 "scoring": list(self._scoring),
                 "counts": list(self._counts),
