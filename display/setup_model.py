@@ -16,9 +16,9 @@ than two players is played in two teams. A count the game does not take is
 shown but refused with the game's rule.
 
 The command is checked with the engine (``engine.new_game``) before it is
-returned, so the daemon gets only a game it will start. Options in
-:data:`HIDDEN_OPTIONS` are neither offered nor sent: the engine's (or the
-daemon's) default stands for them.
+returned, so the daemon gets only a game it will start. ``per_game``
+options (a shuffle seed) are neither offered nor sent: the daemon draws a
+fresh value for each game.
 """
 
 from __future__ import annotations
@@ -32,7 +32,6 @@ from engine.lineup import MAX_PLAYERS
 
 __all__ = [
     "BUTTONS",
-    "HIDDEN_OPTIONS",
     "INT_STEPS",
     "STEPS",
     "Choice",
@@ -53,13 +52,6 @@ INT_STEPS = (0, 5, 10, 15, 20, 25, 30)
 
 MAX_NAME = 16
 """The longest player name typed on the display."""
-
-HIDDEN_OPTIONS = frozenset({"seed"})
-"""Options the setup neither offers nor sends. A ``seed`` fixes a shuffle so a
-deal can be replayed (tests, ``oche replay``); a game set up at the board is
-meant to be dealt afresh, and choosing a number for it from a list of tiles
-would only ever deal the same few games. Left out of the command, the daemon
-deals each new game from a fresh random seed (``SessionSetup.shuffled``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,8 +77,10 @@ def segment_number(segment: object) -> int | None:
 
 
 def offered_options(spec: Sequence[Option]) -> tuple[Option, ...]:
-    """The options of ``spec`` the setup offers: all but :data:`HIDDEN_OPTIONS`."""
-    return tuple(option for option in spec if option.name not in HIDDEN_OPTIONS)
+    """The options of ``spec`` the setup offers: all but the ``per_game`` ones
+    (choosing a shuffle seed from a few tiles would only ever deal the same
+    few games; left out, the daemon deals each game from a fresh seed)."""
+    return tuple(option for option in spec if not option.per_game)
 
 
 def option_values(option: Option) -> tuple[OptionValue, ...]:

@@ -22,7 +22,10 @@ _KIND_WORDS = {"bool": "true or false", "int": "a whole number", "str": "a word"
 @dataclass(frozen=True, slots=True)
 class Option:
     """One option of a game: its name, default (which fixes its type), the
-    allowed values (``choices``) or bounds (``minimum``, ``maximum``), and a help line."""
+    allowed values (``choices``) or bounds (``minimum``, ``maximum``), and a help line.
+    A ``per_game`` option (a shuffle seed) is not a player's choice: a caller
+    that starts games for players draws a fresh value for each game, within
+    the bounds, and does not offer it."""
 
     name: str
     default: OptionValue
@@ -30,6 +33,7 @@ class Option:
     choices: tuple[OptionValue, ...] = ()
     minimum: int | None = None
     maximum: int | None = None
+    per_game: bool = False
 
     @property
     def kind(self) -> str:

@@ -25,6 +25,7 @@ from engine import (
     EndVisit,
     EngineError,
     Game,
+    Option,
     Undo,
     game_class,
     new_game,
@@ -35,7 +36,6 @@ from engine.game import DARTS_PER_VISIT
 __all__ = ["GameSession", "Phase", "Refusal", "SessionSetup"]
 
 NEXT_TOKEN = str(END_VISIT)
-SEED_OPTION = "seed"
 
 
 class Phase:
@@ -61,16 +61,22 @@ class SessionSetup:
     teams: Mapping[str, Sequence[str]] | None = None
 
     def shuffled(self) -> SessionSetup:
-        """This setup with a fresh random ``seed`` when the game deals from a
-        shuffle (domino cribbage) and none was given: each new game and each
+        """This setup with a fresh random value for each ``per_game`` option
+        not given (domino cribbage's shuffle ``seed``): each new game and each
         rematch deals differently, and the journal, which keeps the options a
         game started with, still replays it exactly."""
-        seeded = any(option.name == SEED_OPTION for option in game_class(self.game).options_spec)
-        if not seeded or SEED_OPTION in self.options:
-            return self
-        return dataclasses.replace(
-            self, options={**self.options, SEED_OPTION: secrets.randbelow(2**31)}
-        )
+        drawn = {
+            option.name: _draw(option)
+            for option in game_class(self.game).options_spec
+            if option.per_game and option.name not in self.options
+        }
+        return dataclasses.replace(self, options={**self.options, **drawn}) if drawn else self
+
+
+def _draw(option: Option) -> int:
+    low = option.minimum or 0
+    high = option.maximum if option.maximum is not None else 2**31 - 1
+    return low + secrets.randbelow(high - low + 1)
 
 
 def _event(kind: str, now: float, /, **fields: Any) -> dict[str, Any]:

@@ -33,6 +33,9 @@ DEALT = 6
 DISCARDS = 2
 """Tiles each player puts in the crib."""
 
+SEED_MAX = 2**31 - 1
+"""The largest shuffle seed."""
+
 COMPUTER_SEATS = {"none": (), "second": (1,), "both": (0, 1)}
 """The ``computer`` option: which players the computer plays."""
 
@@ -65,7 +68,14 @@ class DominoCribbage(Game):
     teams_allowed = False
     options_spec = (
         Option("target", 61, "points that win the game", choices=(61, 121)),
-        Option("seed", 0, "shuffle seed: the same seed deals the same tiles", minimum=0),
+        Option(
+            "seed",
+            0,
+            "shuffle seed: the same seed deals the same tiles",
+            minimum=0,
+            maximum=SEED_MAX,
+            per_game=True,
+        ),
         Option("computer", "none", "players the computer plays", choices=tuple(COMPUTER_SEATS)),
     )
 
