@@ -131,9 +131,10 @@ class GameSession:
         """NEXT: end takeout, or end the visit early (unthrown darts are misses)."""
         if self.phase == Phase.FINISHED:
             raise Refusal("the game is over: start a new game or a rematch")
-        if not self.game.plays_in_visits:
+        if not self.game.plays_in_visits:  # Go, or the next deal: the game says which
             self._check(END_VISIT)
-        if self.phase == Phase.TAKEOUT or not self.game.plays_in_visits:
+            return [NEXT_TOKEN]
+        if self.phase == Phase.TAKEOUT:
             return [NEXT_TOKEN]
         # The darts not thrown are misses; the player has their darts in hand
         # already, so the misses that close the visit do not announce a takeout.
