@@ -1,10 +1,14 @@
 """The daemon: board events and MQTT commands in, a journaled game out.
 
-Every accepted input becomes journal tokens (a dart, ``NEXT``, ``UNDO``) that
-are written to the journal *before* the game applies them, so a crash loses
-nothing: on start the unfinished game is replayed from its tokens and its
-state republished unchanged. All changes go through one lock, one at a time;
-publishing is left to a queue so a slow broker never holds up a dart.
+Every accepted input becomes journal tokens (a dart, ``NEXT``, ``UNDO``). The
+game applies them, and what they decide (the tokens, and the game's finish
+with its result, or its reopening by an undo) is committed to the journal in
+one transaction *before* anything is published, so a crash loses nothing and
+never splits a dart from its consequences: on start the board's last game is
+replayed from its tokens, any finish or reopening a journal from an older
+Oche left undone is completed, and the state republished unchanged. All
+changes go through one lock, one at a time; publishing is left to a queue so
+a slow broker never holds up a dart.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ from engine.game_log import format_game_log
 from firmware_bridge.config import Config
 from firmware_bridge.embedded_broker import EmbeddedBroker
 from firmware_bridge.game_session import GameSession, Phase, Refusal, SessionSetup
-from firmware_bridge.journal import Journal
+from firmware_bridge.journal import Finish, Journal, JournalError, JournalGame
 from firmware_bridge.mqtt_api import (
     CommandError,
     discovery_messages,
@@ -133,30 +137,45 @@ class Daemon:
                 await self.broker.stop()
 
     def _resume(self) -> None:
-        """Replay the board's unfinished game from the journal, if there is one."""
-        unfinished = self.journal.unfinished_game(self.board_id)
-        if unfinished is None:
+        """Bring back the board's last game from the journal: replay it, and
+        complete a finish or an undo of the win that the journal did not record
+        (a journal written by an Oche that recorded them in two steps)."""
+        latest = self.journal.latest_game(self.board_id)
+        if latest is None or latest.status == "ended":
             return
-        setup = SessionSetup(
-            unfinished.game, unfinished.options, unfinished.players, unfinished.teams
+        self.last_setup = SessionSetup(latest.game, latest.options, latest.players, latest.teams)
+        session = self._replay(latest)
+        if latest.status == "finished":
+            if session.game.is_finished:
+                return  # a finished game: the board idles until the next one
+            log.warning("journal game %d: its win was undone; reopening it", latest.id)
+            self.journal.reopen_game(latest.id)
+        elif session.game.is_finished:
+            log.warning("journal game %d: its last dart won; recording the result", latest.id)
+            at = latest.last_event_at if latest.last_event_at is not None else self.clock()
+            self.started_at = latest.started_at
+            self.journal.record(latest.id, [], finish=self._finish_record(session, at))
+        self.session, self.game_row, self.started_at = session, latest.id, latest.started_at
+        log.info(
+            "resumed game %d (%s) after %d journaled events",
+            latest.id,
+            latest.game,
+            len(latest.events),
         )
+
+    def _replay(self, journaled: JournalGame) -> GameSession:
+        """A session with the journaled game's tokens applied, as they were live."""
+        setup = SessionSetup(journaled.game, journaled.options, journaled.players, journaled.teams)
         session = self._new_session(setup)
         now = self.clock()
-        for token in unfinished.events:
+        for token in journaled.events:
             try:
                 session.apply(token, now)
             except EngineError as error:
-                # Live play journals a token before applying it, so a token the
-                # engine refused then is in the journal: skip it here too.
-                log.warning("journal game %d: token %r skipped: %s", unfinished.id, token, error)
-        self.session, self.game_row, self.last_setup = session, unfinished.id, setup
-        self.started_at = unfinished.started_at
-        log.info(
-            "resumed game %d (%s) after %d journaled events",
-            unfinished.id,
-            unfinished.game,
-            len(unfinished.events),
-        )
+                # An older Oche journaled a token before applying it, so a token
+                # the engine refused then may be in the journal: skip it here too.
+                log.warning("journal game %d: token %r skipped: %s", journaled.id, token, error)
+        return session
 
     def _new_session(self, setup: SessionSetup) -> GameSession:
         visit = self.config.visit
@@ -334,7 +353,7 @@ class Daemon:
         if name in ("next", "undo", "miss") and self.session is not None:
             try:
                 self._apply(self._plan(name))
-            except Refusal as refusal:
+            except (Refusal, EngineError) as refusal:
                 self._publish("event", _event("error", now, kind="refused", message=str(refusal)))
 
     def _plan(self, name: str, segment: str | None = None) -> list[str]:
@@ -351,23 +370,43 @@ class Daemon:
         return session.plan_manual_dart(Bed.parse(segment))
 
     def _apply(self, tokens: list[str]) -> None:
-        """Journal each token, then apply it; publish what it caused."""
+        """Apply the tokens of one input, journal them together with the finish
+        or the reopening they cause in one transaction, then publish what they
+        caused. Tokens after the one that ends the game are dropped. If the
+        engine or the journal refuses, the game is rebuilt from the journal:
+        the input is lost as a whole, and nothing of it was published."""
         session, row = self.session, self.game_row
         assert session is not None and row is not None
         self._timer_changed.set()
-        for token in tokens:
-            now = self.clock()
-            self.journal.append(row, token, now)
-            was_finished = session.game.is_finished
-            self._publish_events(session.apply(token, now))
-            if session.game.is_finished and not was_finished:
-                self._finish(now)
-            elif was_finished and not session.game.is_finished:
-                self.journal.reopen_game(row)
+        was_finished = session.game.is_finished
+        applied: list[tuple[str, float]] = []
+        events: list[dict[str, Any]] = []
+        now = self.clock()
+        try:
+            for token in tokens:
+                if applied and session.game.is_finished:
+                    log.debug("game %d is over: %s dropped", row, ", ".join(tokens[len(applied) :]))
+                    break
+                now = self.clock()
+                events += session.apply(token, now)
+                applied.append((token, now))
+            finished = session.game.is_finished and not was_finished
+            self.journal.record(
+                row,
+                applied,
+                finish=self._finish_record(session, now) if finished else None,
+                reopen=was_finished and not session.game.is_finished,
+            )
+        except (EngineError, JournalError):
+            self.session = self._replay(self.journal.game(row))
+            raise
+        self._publish_events(events)
+        if finished:
+            self._background(self._deliver_results())
 
-    def _finish(self, now: float) -> None:
-        session, row = self.session, self.game_row
-        assert session is not None and row is not None
+    def _finish_record(self, session: GameSession, now: float) -> Finish:
+        """The journal's record of ``session``'s finished game: the result kept
+        with the game and the ``result`` payload for the outbox."""
         state = session.game.state()
         winner = state["winner"]
         result = {
@@ -387,14 +426,12 @@ class Daemon:
             "finished_at": now,
             "log": format_game_log(session.game.events, in_visits=session.game.plays_in_visits),
         }
-        self.journal.finish_game(
-            row,
+        return Finish(
             {"winner": winner, "result": state["result"]},
             now,
             result["result_id"],
             json.dumps(result),
         )
-        self._background(self._deliver_results())
 
     # ------------------------------------------------------------- commands
 

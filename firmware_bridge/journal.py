@@ -13,10 +13,11 @@ exception) nor a power cut loses an event the daemon went on to show. After
 a restart :meth:`Journal.unfinished_game` gives the game back with its
 tokens, and replaying them restores it exactly.
 
-Finishing a game is one transaction: the game's result and its outbox entry
-are written together or not at all, so a result is never lost between the
-game ending and the delivery, and never delivered for a game the journal
-does not show as finished.
+What one input decides is one transaction (:meth:`Journal.record`): the
+event tokens of a dart, a button or a command, and with them the game's
+finish (its result and outbox entry) or its reopening by an undo. They are
+written together or not at all, so a power cut can never leave a winning dart
+without its result, nor an undone win without the game reopened.
 
 The file identifies itself (``PRAGMA application_id``) and records its schema
 version (``PRAGMA user_version``); a newer version is refused, an older one is
@@ -33,7 +34,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +49,7 @@ __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "STATUSES",
+    "Finish",
     "Journal",
     "JournalError",
     "JournalGame",
@@ -90,6 +92,20 @@ class JournalGame:
     status: str
     result: dict[str, Any] | None
     events: list[str]
+    last_event_at: float | None = None
+    """When the last event was journaled (``None`` without events, and in
+    :meth:`Journal.games`, which leaves events out)."""
+
+
+@dataclass(frozen=True)
+class Finish:
+    """What finishing a game writes: the ``result`` kept with the game, and
+    the ``payload`` (JSON text) that enters the outbox under ``result_id``."""
+
+    result: dict[str, Any]
+    finished_at: float
+    result_id: str
+    payload: str
 
 
 def default_journal_path() -> Path:
@@ -325,25 +341,57 @@ class Journal:
         return its sequence number in the game (1 for the first). The event is
         committed, durably, when this returns. An ended game, an unknown id or
         a token that is not an event is a :class:`JournalError`."""
+        return self.record(game_id, [(event, at)])
+
+    def record(
+        self,
+        game_id: int,
+        events: Sequence[tuple[str, float]],
+        *,
+        finish: Finish | None = None,
+        reopen: bool = False,
+    ) -> int:
+        """Journal what one input decided, in ONE durable transaction: its
+        ``(token, at)`` events, then either the game's ``finish`` (see
+        :meth:`finish_game`) or, for an undo of the winning dart, its
+        reopening (see :meth:`reopen_game`). Either all of it is written or
+        none of it. Returns the sequence number of the last event (0 when
+        there are none)."""
+        if finish is not None and reopen:
+            raise self._error(f"game {game_id}: one input cannot both finish and reopen it")
+        rows = [(self._token(game_id, token), self._time(at)) for token, at in events]
+        result_json = None if finish is None else self._json(finish.result, "result")
+        with self._transaction() as connection:
+            seq = self._append_rows(connection, game_id, rows) if rows else 0
+            if reopen:
+                self._reopen_rows(connection, game_id)
+            if finish is not None:
+                assert result_json is not None
+                self._finish_rows(connection, game_id, finish, result_json)
+        return seq
+
+    def _token(self, game_id: int, event: str) -> str:
         try:
-            token = str(parse_event(event))
+            return str(parse_event(event))
         except NotationError as error:
             raise self._error(f"game {game_id}: {error}") from None
-        at = self._time(at)
-        with self._transaction() as connection:
-            status = self._status(connection, game_id)
-            if status == "ended":
-                raise self._error(f"game {game_id} has ended: no more events")
-            seq = int(
-                connection.execute(
-                    "SELECT coalesce(max(seq), 0) + 1 FROM events WHERE game_id = ?", (game_id,)
-                ).fetchone()[0]
-            )
+
+    def _append_rows(
+        self, connection: sqlite3.Connection, game_id: int, rows: list[tuple[str, float]]
+    ) -> int:
+        status = self._status(connection, game_id)
+        if status == "ended":
+            raise self._error(f"game {game_id} has ended: no more events")
+        last = int(
             connection.execute(
-                "INSERT INTO events (game_id, seq, token, at) VALUES (?, ?, ?, ?)",
-                (game_id, seq, token, at),
-            )
-        return seq
+                "SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?", (game_id,)
+            ).fetchone()[0]
+        )
+        connection.executemany(
+            "INSERT INTO events (game_id, seq, token, at) VALUES (?, ?, ?, ?)",
+            [(game_id, last + n, token, at) for n, (token, at) in enumerate(rows, start=1)],
+        )
+        return last + len(rows)
 
     def note_ignored(self, game_id: int | None, what: str, reason: str, at: float) -> None:
         """Keep a contact that was deliberately not scored (takeout, a coalesced
@@ -368,25 +416,29 @@ class Journal:
         ``result``, and ``result_payload`` goes into the outbox under
         ``result_id`` (see :meth:`pending_results`). Either both happen or
         neither does."""
-        result_json = self._json(result, "result")
-        finished_at = self._time(finished_at)
-        with self._transaction() as connection:
-            status = self._status(connection, game_id)
-            if status != "playing":
-                raise self._error(f"game {game_id} is {status}, not playing: cannot finish it")
-            taken = connection.execute(
-                "SELECT game_id FROM outbox WHERE result_id = ?", (str(result_id),)
-            ).fetchone()
-            if taken is not None:
-                raise self._error(f"result id {result_id!r} is already used (game {taken[0]})")
-            connection.execute(
-                "UPDATE games SET status = 'finished', finished_at = ?, result = ? WHERE id = ?",
-                (finished_at, result_json, game_id),
-            )
-            connection.execute(
-                "INSERT INTO outbox (result_id, game_id, payload, created_at) VALUES (?, ?, ?, ?)",
-                (str(result_id), game_id, str(result_payload), finished_at),
-            )
+        self.record(game_id, [], finish=Finish(result, finished_at, result_id, result_payload))
+
+    def _finish_rows(
+        self, connection: sqlite3.Connection, game_id: int, finish: Finish, result_json: str
+    ) -> None:
+        finished_at = self._time(finish.finished_at)
+        status = self._status(connection, game_id)
+        if status != "playing":
+            raise self._error(f"game {game_id} is {status}, not playing: cannot finish it")
+        result_id = str(finish.result_id)
+        taken = connection.execute(
+            "SELECT game_id FROM outbox WHERE result_id = ?", (result_id,)
+        ).fetchone()
+        if taken is not None:
+            raise self._error(f"result id {result_id!r} is already used (game {taken[0]})")
+        connection.execute(
+            "UPDATE games SET status = 'finished', finished_at = ?, result = ? WHERE id = ?",
+            (finished_at, result_json, game_id),
+        )
+        connection.execute(
+            "INSERT INTO outbox (result_id, game_id, payload, created_at) VALUES (?, ?, ?, ?)",
+            (result_id, game_id, str(finish.payload), finished_at),
+        )
 
     def end_game(self, game_id: int, at: float) -> None:
         """The ``playing`` game is abandoned: ``ended`` at ``at``, no result. A
@@ -405,29 +457,30 @@ class Journal:
         (a delivered result stays, marked delivered). Reopening a game that is
         playing does nothing; an ended game, or a finished one whose board has
         started another game since, is a :class:`JournalError`."""
-        with self._transaction() as connection:
-            status = self._status(connection, game_id)
-            if status == "playing":
-                return
-            if status != "finished":
-                raise self._error(f"game {game_id} is {status}: only a finished game reopens")
-            other = connection.execute(
-                "SELECT other.id FROM games AS this JOIN games AS other "
-                "ON other.board = this.board AND other.status = 'playing' WHERE this.id = ?",
-                (game_id,),
-            ).fetchone()
-            if other is not None:
-                raise self._error(
-                    f"game {game_id} cannot reopen: game {other[0]} is playing on its board"
-                )
-            connection.execute(
-                "UPDATE games SET status = 'playing', finished_at = NULL, result = NULL "
-                "WHERE id = ?",
-                (game_id,),
+        self.record(game_id, [], reopen=True)
+
+    def _reopen_rows(self, connection: sqlite3.Connection, game_id: int) -> None:
+        status = self._status(connection, game_id)
+        if status == "playing":
+            return
+        if status != "finished":
+            raise self._error(f"game {game_id} is {status}: only a finished game reopens")
+        other = connection.execute(
+            "SELECT other.id FROM games AS this JOIN games AS other "
+            "ON other.board = this.board AND other.status = 'playing' WHERE this.id = ?",
+            (game_id,),
+        ).fetchone()
+        if other is not None:
+            raise self._error(
+                f"game {game_id} cannot reopen: game {other[0]} is playing on its board"
             )
-            connection.execute(
-                "DELETE FROM outbox WHERE game_id = ? AND delivered_at IS NULL", (game_id,)
-            )
+        connection.execute(
+            "UPDATE games SET status = 'playing', finished_at = NULL, result = NULL WHERE id = ?",
+            (game_id,),
+        )
+        connection.execute(
+            "DELETE FROM outbox WHERE game_id = ? AND delivered_at IS NULL", (game_id,)
+        )
 
     def mark_delivered(self, result_id: str) -> None:
         """The result ``result_id`` was delivered: it leaves :meth:`pending_results`.
@@ -443,13 +496,22 @@ class Journal:
 
     def unfinished_game(self, board: str) -> JournalGame | None:
         """The ``playing`` game of ``board`` with its events, or ``None``."""
+        return self._newest(board, "status = 'playing'")
+
+    def latest_game(self, board: str) -> JournalGame | None:
+        """The newest game of ``board`` (whatever its status) with its events,
+        or ``None``: the daemon checks on start that it is what replaying it
+        says (playing or finished)."""
+        return self._newest(board, "1")
+
+    def _newest(self, board: str, condition: str) -> JournalGame | None:
         with self._reading() as connection:
             row = connection.execute(
-                f"SELECT {_GAME_COLUMNS} FROM games WHERE board = ? AND status = 'playing' "
+                f"SELECT {_GAME_COLUMNS} FROM games WHERE board = ? AND {condition} "
                 "ORDER BY id DESC LIMIT 1",
                 (str(board),),
             ).fetchone()
-            return None if row is None else self._game(row, self._events(connection, row[0]))
+            return None if row is None else self._game(row, *self._events(connection, row[0]))
 
     def game(self, game_id: int) -> JournalGame:
         """The game ``game_id`` with its events; a :class:`JournalError` naming
@@ -460,7 +522,7 @@ class Journal:
             ).fetchone()
             if row is None:
                 raise self._no_game(game_id)
-            return self._game(row, self._events(connection, game_id))
+            return self._game(row, *self._events(connection, game_id))
 
     def games(self, limit: int = 50, board: str | None = None) -> list[JournalGame]:
         """Up to ``limit`` games, newest first, of every board or of ``board``.
@@ -536,13 +598,16 @@ class Journal:
         return str(row[0])
 
     @staticmethod
-    def _events(connection: sqlite3.Connection, game_id: int) -> list[str]:
+    def _events(connection: sqlite3.Connection, game_id: int) -> tuple[list[str], float | None]:
+        """The game's tokens in order, and when the last one was journaled."""
         rows = connection.execute(
-            "SELECT token FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
-        )
-        return [str(token) for (token,) in rows]
+            "SELECT token, at FROM events WHERE game_id = ? ORDER BY seq", (game_id,)
+        ).fetchall()
+        return [str(token) for token, _ in rows], float(rows[-1][1]) if rows else None
 
-    def _game(self, row: tuple[Any, ...], events: list[str]) -> JournalGame:
+    def _game(
+        self, row: tuple[Any, ...], events: list[str], last_event_at: float | None = None
+    ) -> JournalGame:
         game_id, game, options, players, teams, board, started, finished, status, result = row
         try:
             return JournalGame(
@@ -557,6 +622,7 @@ class Journal:
                 status=str(status),
                 result=None if result is None else json.loads(result),
                 events=events,
+                last_event_at=last_event_at,
             )
         except (TypeError, ValueError) as error:
             raise self._error(f"game {game_id} is damaged: {error}") from None

@@ -245,6 +245,15 @@ class MqttLink:
             async for message in client.messages:
                 if not message.topic.matches(self._command_topic):
                     continue
+                if message.retain:
+                    # A retained command would run again at every (re)connect.
+                    log.warning(
+                        "MQTT: ignored a retained command on %s (a command is never retained;"
+                        " clear it with: mosquitto_pub -r -n -t %s)",
+                        self._command_topic,
+                        self._command_topic,
+                    )
+                    continue
                 try:
                     await self._on_command(_payload_bytes(message.payload))
                 except Exception:

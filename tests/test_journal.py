@@ -36,6 +36,7 @@ from firmware_bridge.history_command import export_text, replay_journal_game
 from firmware_bridge.journal import (
     APPLICATION_ID,
     SCHEMA_VERSION,
+    Finish,
     Journal,
     JournalError,
     JournalGame,
@@ -365,6 +366,7 @@ def test_unfinished_game_resumes_with_its_events_in_order(path: Path) -> None:
         status="playing",
         result=None,
         events=tokens,
+        last_event_at=T0 + len(tokens),
     )
     game = new_game(resumed.game, resumed.players, resumed.options, resumed.teams)
     game.push_all(parse_event(token) for token in resumed.events)
@@ -462,6 +464,58 @@ def test_finish_game_is_all_or_nothing_when_the_outbox_write_fails(
     journal.finish_game(game_id, {"winner": 0}, T0 + 60, "res-1", "{}")
     assert journal.game(game_id).status == "finished"
     assert journal.pending_results() == [("res-1", "{}")]
+
+
+def test_record_writes_the_winning_dart_and_the_finish_together_or_not_at_all(
+    journal: Journal, path: Path
+) -> None:
+    game_id = start_x01(journal)
+    finish = Finish({"winner": 0}, T0 + 2, "res-1", "{}")
+    with raw(path) as connection:
+        connection.execute(
+            "CREATE TRIGGER fail_outbox BEFORE INSERT ON outbox "
+            "BEGIN SELECT RAISE(ABORT, 'simulated disk failure'); END"
+        )
+    with pytest.raises(JournalError, match="simulated disk failure"):
+        journal.record(game_id, [("S1", T0 + 1), ("D20", T0 + 2)], finish=finish)
+    after = journal.game(game_id)
+    assert (after.status, after.events, journal.pending_results()) == ("playing", [], [])
+    with raw(path) as connection:
+        connection.execute("DROP TRIGGER fail_outbox")
+    assert journal.record(game_id, [("S1", T0 + 1), ("D20", T0 + 2)], finish=finish) == 2
+    after = journal.game(game_id)
+    assert (after.status, after.events, after.last_event_at) == ("finished", ["S1", "D20"], T0 + 2)
+    assert journal.pending_results() == [("res-1", "{}")]
+
+
+def test_record_writes_the_undo_of_a_win_and_the_reopening_together_or_not_at_all(
+    journal: Journal, path: Path
+) -> None:
+    game_id = start_x01(journal)
+    journal.record(game_id, [("D20", T0 + 1)], finish=Finish({"winner": 0}, T0 + 1, "r", "{}"))
+    with raw(path) as connection:
+        connection.execute(
+            "CREATE TRIGGER fail_reopen BEFORE UPDATE ON games WHEN NEW.status = 'playing' "
+            "BEGIN SELECT RAISE(ABORT, 'simulated disk failure'); END"
+        )
+    with pytest.raises(JournalError, match="simulated disk failure"):
+        journal.record(game_id, [("UNDO", T0 + 2)], reopen=True)
+    after = journal.game(game_id)
+    assert (after.status, after.events, journal.pending_results()) == (
+        "finished",
+        ["D20"],
+        [("r", "{}")],
+    )
+    with raw(path) as connection:
+        connection.execute("DROP TRIGGER fail_reopen")
+    journal.record(game_id, [("UNDO", T0 + 2)], reopen=True)
+    after = journal.game(game_id)
+    assert (after.status, after.events, journal.pending_results()) == (
+        "playing",
+        ["D20", "UNDO"],
+        [],
+    )
+    assert journal.latest_game("board-1") == after
 
 
 FINISHER = r"""
