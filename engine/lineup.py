@@ -7,14 +7,42 @@ throw in turn; within a team the members take the team's visits in turn
 
 from __future__ import annotations
 
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from engine.errors import LineupError
 
-__all__ = ["MAX_PLAYERS", "Lineup", "Team"]
+__all__ = ["MAX_NAME_LENGTH", "MAX_PLAYERS", "Lineup", "Team", "check_name"]
 
 MAX_PLAYERS = 8
+
+MAX_NAME_LENGTH = 24
+"""The longest player or team name a board takes: it has to fit a scoreboard."""
+
+_FORBIDDEN_CATEGORIES = {"Cc": "a control character", "Cs": "a lone surrogate"}
+
+
+def check_name(name: str, what: str = "player name") -> str:
+    """``name`` stripped, if a board can take it: not empty, at most
+    :data:`MAX_NAME_LENGTH` characters, no control characters or lone
+    surrogates. A :class:`LineupError` quotes the name (shortened) and says why."""
+    stripped = name.strip()
+    quoted = repr(
+        stripped if len(stripped) <= MAX_NAME_LENGTH else stripped[:MAX_NAME_LENGTH] + "…"
+    )
+    if not stripped:
+        raise LineupError(f"{what} {name!r} is empty")
+    if len(stripped) > MAX_NAME_LENGTH:
+        raise LineupError(
+            f"{what} {quoted} is {len(stripped)} characters long; the limit is {MAX_NAME_LENGTH}"
+        )
+    for character in stripped:
+        kind = _FORBIDDEN_CATEGORIES.get(unicodedata.category(character))
+        if kind is not None:
+            code = f"U+{ord(character):04X}"
+            raise LineupError(f"{what} {quoted} contains {kind} ({code})")
+    return stripped
 
 
 @dataclass(frozen=True, slots=True)

@@ -71,6 +71,8 @@ class Option:
         if isinstance(self.default, int):
             if isinstance(value, int) and not isinstance(value, bool):
                 return value
+            if isinstance(value, float) and value.is_integer():
+                return int(value)  # JSON has one number type: 301.0 is 301
             if isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
                 return int(value.strip())
             raise bad

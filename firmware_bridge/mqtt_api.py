@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine import Bed, NotationError
-from engine.lineup import MAX_PLAYERS
+from engine.errors import LineupError
+from engine.lineup import MAX_NAME_LENGTH, MAX_PLAYERS, check_name
 from engine.state_schema import BED_NOTATION_PATTERN, STATE_SCHEMA
 
 __all__ = [
@@ -90,6 +91,9 @@ BOARD_STATUSES = ("connected", "disconnected", "stuck")
 
 MAX_COMMAND_BYTES = 65536
 """Longer ``cmd`` payloads are refused unread."""
+
+MAX_COMMAND_DEPTH = 16
+"""Deeper nested ``cmd`` payloads are refused (a command needs three levels)."""
 
 
 def _check_base(base: str) -> None:
@@ -370,6 +374,13 @@ def _event_schema() -> dict[str, Any]:
 COMMANDS = ("new_game", "next", "undo", "miss", "dart", "end_game", "rematch")
 """The commands a board takes on ``{base}/{board}/cmd``."""
 
+_NAME_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "pattern": r"\S",
+    "maxLength": MAX_NAME_LENGTH,
+    "description": f"Up to {MAX_NAME_LENGTH} characters, no control characters.",
+}
+
 _COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {
     "new_game": {
         "game": {"description": "A game id: x01, cricket, ...", "type": "string", "minLength": 1},
@@ -380,7 +391,7 @@ _COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {
         "players": {
             "description": "1-8 player names, in order. Required unless teams is given.",
             "type": "array",
-            "items": {"type": "string", "pattern": r"\S"},
+            "items": _NAME_SCHEMA,
             "minItems": 1,
             "maxItems": MAX_PLAYERS,
         },
@@ -388,10 +399,10 @@ _COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {
             "description": "Team name -> member names in throwing order (at least two teams).",
             "type": "object",
             "minProperties": 2,
-            "propertyNames": {"pattern": r"\S"},
+            "propertyNames": _NAME_SCHEMA,
             "additionalProperties": {
                 "type": "array",
-                "items": {"type": "string", "pattern": r"\S"},
+                "items": _NAME_SCHEMA,
                 "minItems": 1,
                 "maxItems": MAX_PLAYERS,
             },
@@ -605,6 +616,37 @@ def _reject_constant(token: str) -> Any:
     raise ValueError(f"{token} is not valid JSON")
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _document_problem(document: Any) -> str | None:
+    """What JSON allows but a command must not carry: nesting deeper than
+    :data:`MAX_COMMAND_DEPTH`, or a string with a lone UTF-16 surrogate
+    (``"\\ud800"``), which is not Unicode text and could not be echoed back."""
+    pending: list[tuple[Any, int]] = [(document, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, dict | list):
+            if depth > MAX_COMMAND_DEPTH:
+                return f"command is nested too deeply; the limit is {MAX_COMMAND_DEPTH} levels"
+            items = [*value, *value.values()] if isinstance(value, dict) else value
+            pending.extend((item, depth + 1) for item in items)
+        elif isinstance(value, str) and (found := _SURROGATE.search(value)) is not None:
+            return (
+                f"command has a lone surrogate (\\u{ord(found.group()):04x}) in a string:"
+                " JSON text must be Unicode"
+            )
+    return None
+
+
+def _usable_id(document: Any) -> str | int | None:
+    """The command's id when it can be echoed back, else ``None``."""
+    raw_id = document.get("id") if isinstance(document, dict) else None
+    if isinstance(raw_id, int) and not isinstance(raw_id, bool):
+        return raw_id
+    return raw_id if isinstance(raw_id, str) and not _SURROGATE.search(raw_id) else None
+
+
 def parse_command(payload: bytes) -> Command:
     """Read and check one ``cmd`` payload; a :class:`CommandError` says what is wrong."""
     if len(payload) > MAX_COMMAND_BYTES:
@@ -615,8 +657,15 @@ def parse_command(payload: bytes) -> Command:
         raise CommandError(f"command is not UTF-8 text (byte {exc.start} is invalid)") from None
     try:
         document = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise CommandError(
+            f"command is nested too deeply; the limit is {MAX_COMMAND_DEPTH} levels"
+        ) from None
     except ValueError as exc:
         raise CommandError(f"command is not valid JSON: {exc}") from None
+    problem = _document_problem(document)
+    if problem is not None:
+        raise CommandError(problem, _usable_id(document))
     if not isinstance(document, dict):
         raise CommandError(f"command must be a JSON object, got {_json_type(document)}")
 
@@ -666,9 +715,15 @@ def _non_empty_names(value: Any, what: str) -> list[str]:
     for position, item in enumerate(value):
         if not isinstance(item, str):
             raise ValueError(f"{what}[{position}] must be a string, got {_json_type(item)}")
-        if not item.strip():
-            raise ValueError(f"{what}[{position}] is an empty name")
+        _check_name(item, f"{what}[{position}]")
     return value
+
+
+def _check_name(name: str, what: str) -> None:
+    try:
+        check_name(name, what)
+    except LineupError as error:
+        raise ValueError(str(error)) from None
 
 
 def _check_new_game(arguments: dict[str, Any]) -> dict[str, Any]:
@@ -690,8 +745,7 @@ def _check_new_game(arguments: dict[str, Any]) -> dict[str, Any]:
         if len(raw_teams) < 2:
             raise ValueError(f'"teams" needs at least two teams, got {len(raw_teams)}')
         for team_name, members in raw_teams.items():
-            if not team_name.strip():
-                raise ValueError('"teams" has a team with an empty name')
+            _check_name(team_name, '"teams" name')
             _non_empty_names(members, f'"teams"[{team_name!r}]')
             if not members:
                 raise ValueError(f'"teams"[{team_name!r}] has no players')

@@ -105,7 +105,7 @@ class Watcher:
                         )
                         try:
                             payload: Any = json.loads(text)
-                        except ValueError:
+                        except (ValueError, RecursionError):  # hostile commands are seen too
                             payload = text
                         self.messages.append((str(message.topic), payload))
                         self._changed.set()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import os
 import signal
 import subprocess
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import aiomqtt
+import pytest
 from jsonschema import Draft202012Validator
 
 from drivers.protocol import Released, Stuck
@@ -138,6 +140,40 @@ async def test_malformed_commands_are_answered_and_change_nothing(
     await watcher.command({"command": "dart", "segment": "S1"})  # a good one still works
     after = await watcher.state_where(lambda s: s.get("visit") == ["S20", "S1"])
     assert scores(after) == [scores(before)[0] - 1]
+
+
+async def test_hostile_commands_get_one_line_answers_and_change_nothing(
+    running: Running, watcher: Watcher, caplog: pytest.LogCaptureFixture
+) -> None:
+    await connected(watcher)
+    await watcher.command({"command": "new_game", "game": "x01", "players": ["Ann"]})
+    await watcher.command({"command": "dart", "segment": "S20"})
+    hostile = [
+        b"[" * 1000 + b"]" * 1000,
+        b'{"command": "reboot", "id": "\\ud800"}',
+        b'{"command": "new_game", "game": "x01", "players": ["\\ud800"]}',
+        json.dumps({"command": "new_game", "game": "x01", "players": ["A" * 5000]}).encode(),
+        json.dumps({"command": "new_game", "game": "x01", "players": ["Ann\u001b[2J"]}).encode(),
+    ]
+    for payload in hostile:
+        await watcher.send_raw(payload)
+    refused = lambda r: r.get("ok") is False  # noqa: E731
+    await watcher.count("cmd/response", refused, len(hostile))
+    errors = [r["error"] for r in watcher.of("cmd/response") if refused(r)]
+    assert errors[0] == "command is nested too deeply; the limit is 16 levels"
+    assert all("lone surrogate" in error for error in errors[1:3])
+    assert "5000 characters long; the limit is 24" in errors[3]
+    assert "control character (U+001B)" in errors[4]
+    state = await watcher.state_where(lambda s: s.get("visit") == ["S20"])
+    assert [p["name"] for p in state["players"]] == ["Ann"]
+    assert not [r for r in caplog.records if r.exc_info or r.levelno >= logging.ERROR]
+    # A whole number written as JSON's 301.0 is the option 301.
+    started = await watcher.command(
+        {"command": "new_game", "game": "x01", "options": {"start": 301.0}, "players": ["Bob"]}
+    )
+    assert started["ok"], started
+    state = await watcher.state_where(lambda s: s.get("players", [{}])[0].get("name") == "Bob")
+    assert (state["options"]["start"], scores(state)) == (301, [301])
 
 
 async def test_broker_outage_reconnects_republishes_and_delivers_queued_results(

@@ -243,6 +243,42 @@ def test_not_utf8() -> None:
     assert error.id is None
 
 
+@pytest.mark.parametrize(
+    "payload",
+    [
+        b"[" * 1000 + b"]" * 1000,  # deeper than the parser's recursion limit
+        b'{"command": "next", "id": 1, "x": ' + b"[" * 900 + b"]" * 900 + b"}",
+        b'{"command": "next", "id": 1, "x": ' + b'{"a": ' * 16 + b"1" + b"}" * 16 + b"}",
+    ],
+)
+def test_deeply_nested_json_is_refused_in_one_line(payload: bytes) -> None:
+    error = refused(payload)
+    assert str(error) == "command is nested too deeply; the limit is 16 levels"
+    assert error.id == (1 if payload.startswith(b"{") else None)
+
+
+def test_nesting_a_command_needs_is_taken() -> None:
+    nested = {"command": "new_game", "game": "x01", "teams": {"Red": ["Ann"], "Blue": ["Bob"]}}
+    assert parse_command(cmd(nested)).args["players"] == ["Ann", "Bob"]
+
+
+@pytest.mark.parametrize(
+    ("payload", "command_id"),
+    [
+        (b'{"command": "reboot", "id": "\\ud800"}', None),
+        (b'{"command": "new_game", "id": 7, "game": "x01", "players": ["\\udc00"]}', 7),
+        (b'{"command": "next", "id": "a", "\\ud83d": 1}', "a"),
+    ],
+)
+def test_a_lone_surrogate_is_refused_and_the_id_echoed_when_it_can_be(
+    payload: bytes, command_id: str | int | None
+) -> None:
+    error = refused(payload)
+    assert "lone surrogate" in str(error) and "must be Unicode" in str(error)
+    assert error.id == command_id
+    json.dumps(response_payload(error.id, False, str(error))).encode("utf-8")
+
+
 @pytest.mark.parametrize("payload", [b"", b"{", b"next", b'{"command": "next",}', b"NaN"])
 def test_not_json(payload: bytes) -> None:
     assert "not valid JSON" in str(refused(payload))
@@ -313,7 +349,7 @@ def test_unknown_keys_are_all_named() -> None:
     assert "game, options, players, teams" in str(error)
 
 
-BAD_NEW_GAMES: list[tuple[dict[str, Any], str]] = [
+BAD_NEW_GAMES: list[tuple[dict[str, Any], str | None]] = [
     ({}, "needs 'game'"),
     ({"game": 3, "players": ["A"]}, '"game" must be a string'),
     ({"game": " ", "players": ["A"]}, '"game" is empty'),
@@ -322,14 +358,22 @@ BAD_NEW_GAMES: list[tuple[dict[str, Any], str]] = [
     ({"game": "x01", "players": [f"P{i}" for i in range(9)]}, "1 to 8 names, got 9"),
     ({"game": "x01", "players": "Ann"}, '"players" must be a list'),
     ({"game": "x01", "players": ["Ann", 7]}, '"players"[1] must be a string, got integer'),
-    ({"game": "x01", "players": ["Ann", "  "]}, '"players"[1] is an empty name'),
+    ({"game": "x01", "players": ["Ann", "  "]}, """"players"[1] '  ' is empty"""),
+    (
+        {"game": "x01", "players": ["Ann", "B" * 5000]},
+        f""""players"[1] '{"B" * 24}…' is 5000 characters long; the limit is 24""",
+    ),
+    ({"game": "x01", "players": [" " + "C" * 24 + " "]}, None),
+    ({"game": "x01", "players": ["Ann\u0007"]}, "contains a control character (U+0007)"),
+    ({"game": "x01", "players": ["Ann\nBob"]}, "contains a control character (U+000A)"),
     ({"game": "x01", "players": ["A"], "options": [1]}, '"options" must be an object, got array'),
     ({"game": "x01", "teams": ["Red"]}, '"teams" must be an object'),
     ({"game": "x01", "teams": {"Red": ["Ann"]}}, "at least two teams, got 1"),
     ({"game": "x01", "teams": {"Red": ["Ann"], "Blue": []}}, "'Blue'] has no players"),
     ({"game": "x01", "teams": {"Red": ["Ann"], "Blue": "Bob"}}, "'Blue'] must be a list"),
     ({"game": "x01", "teams": {"Red": ["Ann"], "Blue": [5]}}, "'Blue'][0] must be a string"),
-    ({"game": "x01", "teams": {"Red": ["Ann"], " ": ["Bob"]}}, "empty name"),
+    ({"game": "x01", "teams": {"Red": ["Ann"], " ": ["Bob"]}}, """"teams" name ' ' is empty"""),
+    ({"game": "x01", "teams": {"Red": ["Ann"], "T" * 25: ["Bob"]}}, "25 characters long"),
     (
         {
             "game": "x01",
@@ -341,7 +385,10 @@ BAD_NEW_GAMES: list[tuple[dict[str, Any], str]] = [
 
 
 @pytest.mark.parametrize(("arguments", "complaint"), BAD_NEW_GAMES)
-def test_bad_new_game(arguments: dict[str, Any], complaint: str) -> None:
+def test_bad_new_game(arguments: dict[str, Any], complaint: str | None) -> None:
+    if complaint is None:  # on the limit: taken
+        assert parse_command(cmd({"command": "new_game", **arguments})).name == "new_game"
+        return
     error = refused(cmd({"command": "new_game", "id": "n", **arguments}))
     assert complaint in str(error)
     assert str(error).startswith("new_game")

@@ -3,6 +3,8 @@ what it is told when the setup is wrong."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from engine import (
@@ -18,6 +20,7 @@ from engine import (
     game_ids,
     new_game,
 )
+from engine.lineup import check_name
 
 GAME_IDS = (
     "x01",
@@ -87,8 +90,9 @@ def test_defaults_fill_the_options_not_given() -> None:
     assert game.state()["players"][0]["score"] == 301
 
 
-@pytest.mark.parametrize("value", ["301", " 301 ", 301])
+@pytest.mark.parametrize("value", ["301", " 301 ", 301, 301.0])
 def test_int_option_from_text_or_json(value: object) -> None:
+    """JSON has one number type: 301.0 is the whole number 301."""
     game = new_game("x01", ["Ann"], {"start": value})
     assert game.options["start"] == 301
     assert type(game.options["start"]) is int
@@ -143,7 +147,9 @@ def test_bool_option_rejects_other_values(value: object) -> None:
     assert "true or false" in message
 
 
-@pytest.mark.parametrize("value", [True, "1.5", 1.0, "abc", "", None])
+@pytest.mark.parametrize(
+    "value", [True, "1.5", 1.5, float("inf"), float("nan"), "1.0", "abc", "", None]
+)
 def test_int_option_rejects_non_integers(value: object) -> None:
     with pytest.raises(OptionError) as caught:
         new_game("cricket", ["Ann"], {"rounds": value})
@@ -258,6 +264,26 @@ def test_duplicate_names_rejected(names: list[str]) -> None:
     with pytest.raises(LineupError) as caught:
         Lineup.build(names)
     assert repr(names[-1]) in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("name", "complaint"),
+    [
+        ("A" * 25, "'AAAAAAAAAAAAAAAAAAAAAAAA…' is 25 characters long; the limit is 24"),
+        ("Ann\x00", "contains a control character (U+0000)"),
+        ("Ann\tBob", "contains a control character (U+0009)"),
+        ("\ud800", "contains a lone surrogate (U+D800)"),
+        ("   ", "is empty"),
+    ],
+)
+def test_check_name_refuses_what_a_scoreboard_cannot_show(name: str, complaint: str) -> None:
+    with pytest.raises(LineupError, match=re.escape(complaint)):
+        check_name(name)
+
+
+@pytest.mark.parametrize("name", ["A" * 24, "  Zoë Ødegård  ", "李小龍", "Ann 🎯"])
+def test_check_name_takes_names_up_to_the_limit(name: str) -> None:
+    assert check_name(name) == name.strip()
 
 
 @pytest.mark.parametrize("names", [[""], ["Ann", ""], ["Ann", "   "]])

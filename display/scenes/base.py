@@ -31,6 +31,7 @@ import pygame
 from display.dartboard import draw_board, draw_lit_beds
 from display.layout import COLORS, Color, Layout, grid, split
 from engine import EngineError, game_class
+from engine.lineup import MAX_NAME_LENGTH
 
 __all__ = [
     "MQTT_EVENT",
@@ -50,6 +51,7 @@ __all__ = [
     "register_scene",
     "scene_class_for",
     "scene_for",
+    "short_name",
     "shown_visit",
     "stats_of",
 ]
@@ -130,17 +132,25 @@ def game_title(state: State) -> str:
         return game_id.replace("-", " ").replace("_", " ").title() or "Game"
 
 
+def short_name(name: object) -> str:
+    """A player's or team's name as a scoreboard shows it: one that is longer
+    than a board takes (sent by another client, kept from an older Oche) is
+    cut to :data:`MAX_NAME_LENGTH` characters with an ellipsis."""
+    text = str(name)
+    return text if len(text) <= MAX_NAME_LENGTH else text[: MAX_NAME_LENGTH - 1] + "…"
+
+
 def player_label(state: State, index: int) -> str:
     """The player's name, with the team's name in a team game."""
     players = state.get("players") or []
     if not 0 <= index < len(players):
         return "?"
     player = players[index]
-    name = str(player.get("name", f"Player {index + 1}"))
+    name = short_name(player.get("name", f"Player {index + 1}"))
     teams = state.get("teams")
     team = player.get("team")
     if isinstance(teams, list) and isinstance(team, int) and 0 <= team < len(teams):
-        return f"{name} ({teams[team].get('name', '')})"
+        return f"{name} ({short_name(teams[team].get('name', ''))})"
     return name
 
 

@@ -16,7 +16,14 @@ from typing import Any
 import pygame
 
 from display.layout import COLORS, Color, HAlign, Layout, grid, split
-from display.scenes.base import Scene, State, format_value, int_or_none, register_scene
+from display.scenes.base import (
+    Scene,
+    State,
+    format_value,
+    int_or_none,
+    register_scene,
+    short_name,
+)
 
 __all__ = [
     "MAX_INNING_COLUMNS",
@@ -157,7 +164,7 @@ class SideRowsScene(Scene):
             columns = len(members)
         layout.text(
             surface,
-            str(team.get("name", "")),
+            short_name(team.get("name", "")),
             name_rect,
             layout.font_size(size),
             COLORS["text"],
@@ -170,7 +177,7 @@ class SideRowsScene(Scene):
             is_current = member == current and not finished
             layout.text(
                 surface,
-                str(_player(state, member).get("name", f"Player {member + 1}")),
+                short_name(_player(state, member).get("name", f"Player {member + 1}")),
                 cell,
                 layout.font_size(size * (0.7 if stacked else 0.8)),
                 COLORS["accent"] if is_current else COLORS["dim"],

@@ -26,6 +26,7 @@ from display.scenes.base import (
     format_value,
     player_label,
     register_scene,
+    short_name,
     shown_visit,
     stats_of,
 )
@@ -68,7 +69,7 @@ def side_name(state: State, side: int) -> str:
     """The team's name, or the player's."""
     teams = state.get("teams")
     if isinstance(teams, list) and 0 <= side < len(teams) and isinstance(teams[side], Mapping):
-        return str(teams[side].get("name", f"Side {side + 1}"))
+        return short_name(teams[side].get("name", f"Side {side + 1}"))
     return player_label(state, side)
 
 

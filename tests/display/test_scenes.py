@@ -34,7 +34,7 @@ from display.scenes import (
 )
 from display.scenes.base import NOTICE_SECONDS, Scene
 from display.scenes.x01 import checkout_route
-from engine import new_game, parse_event
+from engine import game_ids, new_game, parse_event
 from engine.game_log import replay_log
 
 SIZE = (1280, 720)
@@ -219,6 +219,19 @@ def test_eight_players_in_teams_fit_a_small_window() -> None:
         bounds = surface.get_rect()
         assert all(bounds.contains(rect) for _, rect in layout.drawn_text)
         assert "Ann (Red)" in texts(layout) and "Hal (Blue)" in texts(layout)
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_a_name_too_long_for_a_board_is_cut_with_an_ellipsis(game_id: str) -> None:
+    """Names come capped from the daemon, but a state may carry a longer one
+    (another publisher, a journal from an older Oche): every scene cuts it."""
+    state = state_of(game_id)
+    state["players"][0]["name"] = "A" * 5000
+    surface, layout = render(state, SMALL)
+    drawn = texts(layout)
+    assert any("A" * 23 + "…" in text for text in drawn), drawn
+    assert not any("A" * 24 in text for text in drawn)
+    assert all(surface.get_rect().contains(rect) for _, rect in layout.drawn_text)
 
 
 # ----------------------------------------------------- scores and marks
