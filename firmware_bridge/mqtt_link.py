@@ -331,6 +331,9 @@ class MqttLink:
         if client is None or lost is None:
             return False
         sending = asyncio.ensure_future(client.publish(topic, data, qos=qos, retain=retain))
+        # Whatever ends the publish once we stopped waiting for it (the connection
+        # dropped, the daemon shutting down) is expected: never log it as unretrieved.
+        sending.add_done_callback(_retrieve)
         watching = asyncio.ensure_future(lost.wait())
         try:
             await asyncio.wait((sending, watching), return_when=asyncio.FIRST_COMPLETED)
@@ -338,13 +341,19 @@ class MqttLink:
             watching.cancel()
             if not sending.done():
                 sending.cancel()
-        if sending.cancelled():
+        # A cancel() takes effect at the task's next step: not done yet is not sent.
+        if not sending.done() or sending.cancelled():
             return False
         error = sending.exception()
         if error is not None:
             log.debug("MQTT: publish to %s failed: %s", topic, str(error))
             return False
         return True
+
+
+def _retrieve(task: asyncio.Future[None]) -> None:
+    if not task.cancelled():
+        task.exception()
 
 
 def _payload_bytes(payload: Any) -> bytes:

@@ -273,6 +273,37 @@ async def test_kill_9_mid_visit_then_restart_gives_the_same_state(
         board.close()
 
 
+async def test_sigterm_right_after_a_burst_of_commands_shuts_down_without_a_traceback(
+    tmp_path: Path, mosquitto: MosquittoBroker, watcher: Watcher
+) -> None:
+    board = FakeBoard(tmp_path / "oche-board")
+    config = tmp_path / "oche.toml"
+    config.write_text(config_text(tmp_path, mosquitto.url, board.link), "utf-8")
+    try:
+        for _attempt in range(3):
+            watcher.messages.clear()
+            daemon = subprocess.Popen(
+                [str(OCHE), "run", "--config", str(config)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            try:
+                await watcher.wait_for("availability", lambda p: p == "online")
+                await watcher.send_raw(b'{"command": "new_game", "game": "x01", "players": ["A"]}')
+                for _ in range(20):
+                    await watcher.send_raw(b'{"command": "dart", "segment": "S1"}')
+                daemon.send_signal(signal.SIGTERM)
+                _, err = daemon.communicate(timeout=TIMEOUT)
+            finally:
+                if daemon.poll() is None:
+                    daemon.kill()
+            assert daemon.returncode == 0, err
+            assert "Traceback" not in err and "exception" not in err.lower(), err
+    finally:
+        board.close()
+
+
 async def test_a_bad_config_exits_2_naming_every_problem(tmp_path: Path) -> None:
     config = tmp_path / "oche.toml"
     config.write_text('[board]\ndriver = "telepathy"\n[visit]\ntakeout_s = -1\n', "utf-8")
