@@ -144,6 +144,7 @@ class Daemon:
         if latest is None or latest.status == "ended":
             return
         self.last_setup = SessionSetup(latest.game, latest.options, latest.players, latest.teams)
+        self.started_at = latest.started_at
         session = self._replay(latest)
         if latest.status == "finished":
             if session.game.is_finished:
@@ -153,9 +154,8 @@ class Daemon:
         elif session.game.is_finished:
             log.warning("journal game %d: its last dart won; recording the result", latest.id)
             at = latest.last_event_at if latest.last_event_at is not None else self.clock()
-            self.started_at = latest.started_at
             self.journal.record(latest.id, [], finish=self._finish_record(session, at))
-        self.session, self.game_row, self.started_at = session, latest.id, latest.started_at
+        self.session, self.game_row = session, latest.id
         log.info(
             "resumed game %d (%s) after %d journaled events",
             latest.id,
