@@ -14,7 +14,7 @@ from engine.errors import (
     UnknownGameError,
 )
 from engine.events import END_VISIT, UNDO, EndVisit, Event, Undo, parse_event
-from engine.game import Game, Outcome
+from engine.game import Game, Outcome, Reason, VisitOver
 from engine.games import X01, Cricket, CricketShanghai
 from engine.lineup import Lineup, Team
 from engine.options import Option, OptionValue
@@ -47,9 +47,11 @@ __all__ = [
     "OptionError",
     "OptionValue",
     "Outcome",
+    "Reason",
     "Team",
     "Undo",
     "UnknownGameError",
+    "VisitOver",
     "checkout",
     "checkout_text",
     "game_class",

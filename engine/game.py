@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any, ClassVar
 
 from engine.beds import Bed
@@ -19,11 +20,37 @@ from engine.events import END_VISIT, EndVisit, Event, Undo
 from engine.lineup import MAX_PLAYERS, Lineup
 from engine.options import Option, OptionValue, resolve_options
 
-__all__ = ["DARTS_PER_VISIT", "Game", "Outcome"]
+__all__ = ["DARTS_PER_VISIT", "Game", "Outcome", "Reason", "VisitOver"]
 
 DARTS_PER_VISIT = 3
 
 _NUMBER_WORDS = {1: "one", 2: "two", 3: "three", 4: "four"}
+
+
+class Reason(StrEnum):
+    """Why a game ended: ``Outcome.reason``, published as the state's ``result``."""
+
+    CHECKOUT = "checkout"
+    CLOSED_ALL = "closed-all"
+    ROUND_LIMIT = "round-limit"
+    EXTRA_INNINGS = "extra-innings"
+    LAST_STANDING = "last-standing"
+    ALL_OUT = "all-out"
+    SHANGHAI = "shanghai"
+    TARGET = "target"
+    BULL = "bull"
+    RUNS = "runs"
+
+
+class VisitOver(StrEnum):
+    """Why the visit in progress stopped scoring: the state's ``visit_over``."""
+
+    BUST = "bust"
+    WIN = "win"
+    ELIMINATION = "elimination"
+    GAME_OVER = "game-over"
+    NUMBER_CHOSEN = "number chosen"
+    INNINGS_OVER = "innings over"
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +61,7 @@ class Outcome:
 
     winner: int | None
     team: int | None
-    reason: str
+    reason: Reason
 
     @property
     def is_draw(self) -> bool:
@@ -60,9 +87,9 @@ class Game:
 
     _events: list[Event]
     _visit: list[Bed]
-    _visit_over: str | None
+    _visit_over: VisitOver | None
     _outcome: Outcome | None
-    _last_visit: tuple[int, list[Bed], str | None] | None
+    _last_visit: tuple[int, list[Bed], VisitOver | None] | None
 
     def __init__(
         self,
@@ -140,7 +167,7 @@ class Game:
 
     def _on_round_limit(self) -> None:
         """Decide the game when the round limit runs out (must call :meth:`_finish`)."""
-        self._finish(None, "round-limit")
+        self._finish(None, Reason.ROUND_LIMIT)
 
     def _side_state(self, side: int) -> dict[str, Any]:
         """The game's keys for a side (at least ``score``), shown for each member."""
@@ -152,12 +179,12 @@ class Game:
 
     # -------------------------------------------------- helpers for the hooks
 
-    def _end_visit_early(self, reason: str) -> None:
+    def _end_visit_early(self, reason: VisitOver) -> None:
         """The visit is over (bust, elimination): later darts in it are dead."""
         self._visit_live = False
         self._visit_over = reason
 
-    def _finish(self, side: int | None, reason: str) -> None:
+    def _finish(self, side: int | None, reason: Reason) -> None:
         """End the game: ``side`` wins, or ``None`` for a draw."""
         if side is None:
             self._outcome = Outcome(None, None, reason)
@@ -166,18 +193,18 @@ class Game:
             self._outcome = Outcome(self._sides[side][0], team, reason)
         self._visit_live = False
         if self._visit_over is None:
-            self._visit_over = "win" if side == self._side else "game-over"
+            self._visit_over = VisitOver.WIN if side == self._side else VisitOver.GAME_OVER
 
     def _eliminate(self, side: int) -> None:
         """Put a side out of the game; the last side left wins at once."""
         self._out[side] = True
         if side == self._side:
-            self._end_visit_early("elimination")
+            self._end_visit_early(VisitOver.ELIMINATION)
         left = [s for s in range(len(self._sides)) if not self._out[s]]
         if len(left) == 1:
-            self._finish(left[0], "last-standing")
+            self._finish(left[0], Reason.LAST_STANDING)
         elif not left:
-            self._finish(None, "all-out")
+            self._finish(None, Reason.ALL_OUT)
 
     # ------------------------------------------------------------ public API
 
@@ -306,12 +333,12 @@ class Game:
             "current_player": self._player,
             "round": self._round,
             "visit": [bed.notation for bed in self._visit],
-            "visit_over": self._visit_over,
+            "visit_over": _plain(self._visit_over),
             "last_visit": self._last_visit_json(),
             "finished": outcome is not None,
             "winner": outcome.winner if outcome else None,
             "winner_team": outcome.team if outcome else None,
-            "result": outcome.reason if outcome else None,
+            "result": str(outcome.reason) if outcome else None,
         }
 
     # --------------------------------------------------------------- internals
@@ -320,7 +347,8 @@ class Game:
         if self._last_visit is None:
             return None
         player, darts, over = self._last_visit
-        return {"player": player, "darts": [bed.notation for bed in darts], "visit_over": over}
+        darts_json = [bed.notation for bed in darts]
+        return {"player": player, "darts": darts_json, "visit_over": _plain(over)}
 
     def _reset(self) -> None:
         sides = len(self._sides)
@@ -365,3 +393,8 @@ class Game:
         self._visit = []
         self._visit_live = True
         self._visit_over = None
+
+
+def _plain(reason: VisitOver | None) -> str | None:
+    """A reason as the state JSON carries it: a plain string (or null)."""
+    return None if reason is None else str(reason)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.beds import BULL, Bed
-from engine.game import Game
+from engine.game import Game, Reason
 from engine.options import Option
 from engine.registry import register
 
@@ -49,7 +49,7 @@ class AroundTheWorld(Game):
         self._hits[self._player] += 1
         if target == BULL:
             self._score[side] += 1
-            self._finish(side, "bull")
+            self._finish(side, Reason.BULL)
             return
         step = bed.multiplier if self._multi else 1
         reached = target + step

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.beds import Bed
-from engine.game import Game
+from engine.game import Game, Reason
 from engine.options import Option
 from engine.registry import register
 
@@ -68,7 +68,7 @@ class Baseball(Game):
         best = max(self._score)
         leaders = [s for s, score in enumerate(self._score) if score == best]
         if len(leaders) == 1:
-            reason = "round-limit" if self._round == self._innings else "extra-innings"
+            reason = Reason.ROUND_LIMIT if self._round == self._innings else Reason.EXTRA_INNINGS
             self._finish(leaders[0], reason)
 
     def _side_state(self, side: int) -> dict[str, Any]:

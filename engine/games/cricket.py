@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.beds import BULL, Bed
-from engine.game import Game
+from engine.game import Game, Reason
 from engine.options import Option
 from engine.registry import register
 
@@ -106,7 +106,7 @@ class Cricket(Game):
                 or (self._mode == "standard" and all(mine >= o for o in others))
                 or (self._mode == "cut-throat" and all(mine <= o for o in others))
             ):
-                self._finish(side, "closed-all")
+                self._finish(side, Reason.CLOSED_ALL)
                 return
 
     def _on_round_limit(self) -> None:
@@ -120,7 +120,7 @@ class Cricket(Game):
 
         best = max(rank(s) for s in range(len(self._sides)))
         leaders = [s for s in range(len(self._sides)) if rank(s) == best]
-        self._finish(leaders[0] if len(leaders) == 1 else None, "round-limit")
+        self._finish(leaders[0] if len(leaders) == 1 else None, Reason.ROUND_LIMIT)
 
     def _side_state(self, side: int) -> dict[str, Any]:
         return {"score": self._score[side], "marks": marks_json(self._marks[side])}

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine.beds import BULL, Bed
-from engine.game import Game
+from engine.game import Game, Reason
 from engine.games.cricket import CRICKET_TARGETS, MARKS_TO_CLOSE, marks_json, target_index
 from engine.options import Option
 from engine.registry import register
@@ -82,7 +82,7 @@ class CricketShanghai(Game):
         self._elements[self._player] += sum(after) - sum(before)
         self._marks[side] = after
         if sum(after) == MARKS_TO_CLOSE * len(CRICKET_TARGETS):
-            self._finish(side, "closed-all")
+            self._finish(side, Reason.CLOSED_ALL)
 
     def _side_state(self, side: int) -> dict[str, Any]:
         marks = self._marks[side]

@@ -20,7 +20,7 @@ from engine.cribbage_computer import choose_discards, choose_play
 from engine.cribbage_scoring import THIRTY_ONE, count_hand, peg_score
 from engine.errors import GameOverError, MoveError, NothingToUndoError
 from engine.events import END_VISIT, UNDO, EndVisit, Event, Undo
-from engine.game import Game
+from engine.game import Game, Reason
 from engine.options import Option
 from engine.registry import register
 from engine.tiles import DOUBLE_SIX, Tile
@@ -311,7 +311,7 @@ class DominoCribbage(Game):
         self._scoring.append({"player": player, "points": points, "reason": reason})
         if self._scores[player] >= self._target:
             self._side = self._player = player  # the winner is the one who scored
-            self._finish(player, "target")
+            self._finish(player, Reason.TARGET)
             self._stage = Stage.OVER
 
     # ------------------------------------------------------------- computer

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.beds import Bed
-from engine.game import Game
+from engine.game import Game, Reason, VisitOver
 from engine.registry import register
 
 __all__ = ["INNINGS_OVER", "RUNS_FREE", "WICKETS", "EnglishCricket"]
@@ -18,7 +18,7 @@ RUNS_FREE = 40
 WICKETS = 10
 """Wickets that end an innings."""
 
-INNINGS_OVER = "innings over"
+INNINGS_OVER = VisitOver.INNINGS_OVER
 """``visit_over`` once the tenth wicket of the first innings has fallen."""
 
 
@@ -87,9 +87,9 @@ class EnglishCricket(Game):
     def _finish_on_runs(self) -> None:
         first, second = self._runs
         if first == second:
-            self._finish(None, "runs")
+            self._finish(None, Reason.RUNS)
         else:
-            self._finish(0 if first > second else 1, "runs")
+            self._finish(0 if first > second else 1, Reason.RUNS)
 
     def state(self) -> dict[str, Any]:
         return {**super().state(), "innings": self._innings, "wickets": self._wickets}

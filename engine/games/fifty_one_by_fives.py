@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.beds import Bed
-from engine.game import DARTS_PER_VISIT, Game
+from engine.game import DARTS_PER_VISIT, Game, Reason
 from engine.options import Option
 from engine.registry import register
 
@@ -60,7 +60,7 @@ class FiftyOneByFives(Game):
         self._fives[player] += fives
         self._scoring_visits[player] += 1
         if score == self._target:
-            self._finish(side, "target")
+            self._finish(side, Reason.TARGET)
 
     def _side_state(self, side: int) -> dict[str, Any]:
         return {"score": self._score[side], "target": self._target}

@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 from engine.beds import NUMBERS, Bed
-from engine.game import Game
+from engine.game import Game, VisitOver
 from engine.options import Option
 from engine.registry import register
 
 __all__ = ["NUMBER_CHOSEN", "Killer"]
 
-NUMBER_CHOSEN = "number chosen"
+NUMBER_CHOSEN = VisitOver.NUMBER_CHOSEN
 """The ``visit_over`` reason of a visit whose dart picked the side's number."""
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.beds import NUMBERS, Bed
-from engine.game import Game
+from engine.game import Game, Reason
 from engine.options import Option
 from engine.registry import register
 
@@ -57,7 +57,7 @@ class Shanghai(Game):
         self._points[self._player] += points
         self._rings.add(bed.multiplier)
         if self._rings >= SHANGHAI_RINGS:
-            self._finish(self._side, "shanghai")
+            self._finish(self._side, Reason.SHANGHAI)
 
     def _on_visit_end(self) -> None:
         self._rings = set()
@@ -65,7 +65,7 @@ class Shanghai(Game):
     def _on_round_limit(self) -> None:
         best = max(self._score)
         leaders = [s for s, score in enumerate(self._score) if score == best]
-        self._finish(leaders[0] if len(leaders) == 1 else None, "round-limit")
+        self._finish(leaders[0] if len(leaders) == 1 else None, Reason.ROUND_LIMIT)
 
     def _side_state(self, side: int) -> dict[str, Any]:
         return {"score": self._score[side], "target": self.target}

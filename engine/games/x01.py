@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.beds import Bed
-from engine.game import Game
+from engine.game import Game, Reason, VisitOver
 from engine.options import Option
 from engine.registry import register
 
@@ -64,13 +64,13 @@ class X01(Game):
             self._score[side] += self._visit_points
             self._points[self._player] -= self._visit_points
             self._visit_points = 0
-            self._end_visit_early("bust")
+            self._end_visit_early(VisitOver.BUST)
             return
         self._score[side] = left
         self._visit_points += points
         self._points[self._player] += points
         if left == 0:
-            self._finish(side, "checkout")
+            self._finish(side, Reason.CHECKOUT)
 
     def _on_visit_end(self) -> None:
         self._visit_points = 0
@@ -79,7 +79,7 @@ class X01(Game):
         live = [s for s in range(len(self._sides)) if not self._out[s]]
         best = min(self._score[s] for s in live)
         leaders = [s for s in live if self._score[s] == best]
-        self._finish(leaders[0] if len(leaders) == 1 else None, "round-limit")
+        self._finish(leaders[0] if len(leaders) == 1 else None, Reason.ROUND_LIMIT)
 
     def _side_state(self, side: int) -> dict[str, Any]:
         return {"score": self._score[side], "opened": self._opened[side]}
