@@ -420,6 +420,43 @@ async def test_unplug_and_replug_mid_stream(board: FakeBoard) -> None:
     assert source.decoder.counts["lost-frames"] == 0
 
 
+class ReplugOnWait(Backoff):
+    """A backoff that records every delay the source asks for and plugs the
+    board back in at the first one, so the board is there for the first retry."""
+
+    def __init__(self, board: FakeBoard) -> None:
+        super().__init__(0.02, 0.1)
+        self.board = board
+        self.delays: list[float] = []
+
+    def next_delay(self) -> float:
+        delay = super().next_delay()
+        self.delays.append(delay)
+        if not self.board.plugged:
+            self.board.plug()
+        return delay
+
+
+async def test_a_silent_board_replugged_again_and_again_is_back_at_the_first_retry(
+    board: FakeBoard,
+) -> None:
+    """A board that never sends a byte (no heartbeats, like dARts firmware):
+    each replug is found by the first retry after the loss, with the shortest
+    delay, because opening the port resets the backoff."""
+    backoff = ReplugOnWait(board)
+    source = SerialSource(str(board.link), protocol="darts-codes", backoff=backoff)
+    async with running(source) as events:
+        await connect(board, events)
+        for cycle in range(1, 5):
+            board.unplug()
+            await events.next_of(DisconnectedEvent)
+            await connect(board, events)
+            assert backoff.delays == [backoff.first] * cycle  # one wait, the shortest
+    assert len(events.of(ConnectedEvent)) == 5
+    assert len(events.of(DisconnectedEvent)) == 4
+    assert source.decoder.counts == {}
+
+
 async def test_a_missing_port_at_start_gives_one_event_then_connects(board: FakeBoard) -> None:
     board.unplug()
     source = serial(board)
