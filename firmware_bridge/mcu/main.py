@@ -253,7 +253,8 @@ class Firmware:
     # ------------------------------------------------------------ host input
 
     def feed_host(self, data: bytes) -> None:
-        """Bytes from the host: each complete line is handled."""
+        """Bytes from the host: each complete line is handled. A ``$`` starts
+        a new frame: an unfinished line before it is a bad frame (``E`` 1)."""
         for byte in data:
             if byte == 10:  # "\n"
                 line = bytes(self._line)
@@ -262,6 +263,11 @@ class Firmware:
                     self._discarding = False
                 elif line.strip():
                     self.host_line(line)
+            elif byte == 36:  # "$"
+                if not self._discarding and bytes(self._line).strip():
+                    self.send("E", (frames.ERR_BAD_FRAME,))
+                self._discarding = False
+                self._line = bytearray(b"$")
             elif not self._discarding:
                 self._line.append(byte)
                 if len(self._line) > frames.MAX_LINE + 1:  # room for a "\r"

@@ -323,7 +323,7 @@ async def test_bad_lines_among_good_frames_are_counted_never_hits(board: FakeBoa
             b"hello there\n",  # garbage
             b"$H,1,0,\x002*1234\n",  # garbage: a NUL byte
             b"\x00\x00\x00\n",  # garbage: NUL bytes only
-            b"\xff\xfe\xfd$H\n",  # garbage: not ASCII
+            b"\xff\xfe\xfd$H\n",  # garbage twice: not ASCII before "$", then "$H"
             b"$" + b"A" * 199 + b"\n",  # too-long: a 200-byte line
             b"$X,1,3,7*F116\n",  # unknown-type
         ]
@@ -337,7 +337,7 @@ async def test_bad_lines_among_good_frames_are_counted_never_hits(board: FakeBoa
     assert source.decoder.counts == {
         "frames": 4,  # the three hits and the unmapped cell
         "crc": 2,
-        "garbage": 4,
+        "garbage": 5,
         "too-long": 1,
         "unknown-type": 1,
         "out-of-range": 1,

@@ -11,6 +11,8 @@ import time
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from drivers import protocol
 from drivers.board_decoder import BoardDecoder
@@ -33,7 +35,12 @@ from tests.firmware.fake_machine import (
     SimulatedHost,
 )
 from tests.firmware.mcu import MCU_DIR, main, matrix_scan, oche_config
-from tests.protocol_vectors import InvalidVector, invalid_vectors
+from tests.protocol_vectors import (
+    InvalidVector,
+    StreamVector,
+    invalid_vectors,
+    stream_vectors,
+)
 
 ROWS = (2, 3, 4, 5)
 COLS = (10, 11, 12)
@@ -250,7 +257,35 @@ def test_a_bad_host_line_is_error_1_and_an_unknown_setting_error_2(
 ) -> None:
     rig.host.send(vector.line + b"\r\n")
     code = 2 if vector.line == b"$C,1,volume=3*D38F" else 1
-    assert kinds(rig.scan_ms(1)) == [("E", code)]
+    # A "$" inside a line starts a new frame: the piece before it is a bad frame too.
+    assert kinds(rig.scan_ms(1)) == [("E", code)] * max(1, vector.line.count(b"$"))
+
+
+@pytest.mark.parametrize("vector", stream_vectors(), ids=lambda v: v.line.decode())
+def test_noisy_and_torn_host_lines_cost_only_themselves(rig: Rig, vector: StreamVector) -> None:
+    rig.host.send(vector.line + b"\n")
+    sent = kinds(rig.scan_ms(1))
+    requests = sum(frame.startswith(b"$?,") for frame in vector.frames)
+    settings = sum(frame.startswith(b"$C,") for frame in vector.frames)
+    errors = vector.rejected + len(vector.frames) - requests - settings
+    assert sent.count(HELLO) == requests
+    assert sent.count(("E", 1)) == errors
+    assert len(sent) == requests + errors
+    for frame in vector.frames:
+        setting = protocol.decode_frame(frame)
+        if isinstance(setting, protocol.Configure):
+            assert getattr(rig.firmware, setting.key) == setting.value
+    assert rig.firmware.debounce_ms == 40  # a torn setting is never applied
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.binary(max_size=150).filter(lambda noise: b"\n" not in noise))
+def test_a_host_frame_after_any_noise_on_its_line_is_read(noise: bytes) -> None:
+    rig = Rig()
+    rig.boot()
+    rig.host.send(noise + host_line(protocol.Configure(3, "debounce_ms", 77)))
+    rig.scan_ms(1)
+    assert rig.firmware.debounce_ms == 77
 
 
 def test_an_overlong_host_line_is_one_error_and_the_next_line_works(rig: Rig) -> None:
