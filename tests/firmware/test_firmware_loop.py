@@ -34,7 +34,7 @@ from tests.firmware.fake_machine import (
     SimulatedClock,
     SimulatedHost,
 )
-from tests.firmware.mcu import MCU_DIR, main, matrix_scan, oche_config
+from tests.firmware.mcu import MCU_DIR, compat, main, matrix_scan, oche_config
 from tests.protocol_vectors import (
     InvalidVector,
     StreamVector,
@@ -57,9 +57,13 @@ class Rig:
     ``events`` what the host's decoder made of them."""
 
     def __init__(
-        self, buttons: tuple[int, ...] = (), start_us: int = 0, map_toml: str | None = None
+        self,
+        buttons: tuple[int, ...] = (),
+        start_us: int = 0,
+        map_toml: str | None = None,
+        period: int = compat.TICKS_PERIOD,
     ) -> None:
-        self.clock = SimulatedClock(start_us)
+        self.clock = SimulatedClock(start_us, period)
         self.board = SimulatedBoard(ROWS, COLS, buttons, self.clock)
         self.host = SimulatedHost()
         self.sent = bytearray()
@@ -163,10 +167,11 @@ def test_a_heartbeat_every_second_with_the_uptime(rig: Rig) -> None:
     assert rig.decoder.uptime_ms == 2000
 
 
-def test_the_heartbeat_goes_on_across_the_tick_wrap() -> None:
-    from tests.firmware.mcu import compat
-
-    rig = Rig(start_us=(compat.TICKS_PERIOD - 300) * 1000)  # ms ticks wrap in 300 ms
+@pytest.mark.parametrize("period", [1 << 16, 1 << 30, 1 << 62])
+def test_the_heartbeat_goes_on_across_the_tick_wrap(period: int) -> None:
+    """Right for any ticks period: 2**30 on a Pico or an ESP32, 2**62 on the
+    64-bit unix port (both ms and us ticks wrap within the run)."""
+    rig = Rig(start_us=(period - 300) * 1000, period=period)  # ms ticks wrap in 300 ms
     rig.boot()
     rig.scan_ms(250)
     rig.tap((0, 0))  # its lock spans the wrap
@@ -356,7 +361,9 @@ def test_the_scan_drives_reads_and_releases_each_row_in_turn() -> None:
     assert board.log == [("init", pin, IN, PULL_UP, None) for pin in (2, 3, 10, 11, 12)]
     board.log.clear()
     board.closed = {(1, 2)}
-    assert scanner.scan() == {(1, 2)}
+    assert scanner.scan() == 1
+    assert scanner.raw == bytearray([0, 0, 0, 0, 0, 1])
+    assert scanner.closed_cells() == {(1, 2)}
     row = [
         [
             ("init", pin, OUT, -1, 0),
@@ -372,18 +379,23 @@ def test_the_scan_drives_reads_and_releases_each_row_in_turn() -> None:
     assert board.driven_rows() == []
 
 
-def test_an_idle_scan_finds_nothing_and_allocates_nothing() -> None:
+def test_a_scan_rewrites_the_same_raw_matrix() -> None:
     board = SimulatedBoard((2, 3), (10, 11))
     scanner = matrix_scan.MatrixScanner((2, 3), (10, 11), 0, board.Pin, board.sleep_us)
-    assert scanner.scan() == ()
-    assert scanner.scan() is scanner.scan()
+    raw = scanner.raw
+    board.closed = {(0, 1), (1, 0)}
+    assert scanner.scan() == 2
+    board.closed = set()
+    assert scanner.scan() == 0
+    assert scanner.raw is raw and not any(raw)
 
 
 def test_several_closed_cells_are_all_found() -> None:
     board = SimulatedBoard(ROWS, COLS)
     scanner = matrix_scan.MatrixScanner(ROWS, COLS, 0, board.Pin, board.sleep_us)
     board.closed = {(0, 0), (3, 2), (2, 1)}
-    assert scanner.scan() == {(0, 0), (3, 2), (2, 1)}
+    assert scanner.scan() == 3
+    assert scanner.closed_cells() == {(0, 0), (3, 2), (2, 1)}
 
 
 def test_the_machine_module_is_used_when_no_pin_class_is_given(
@@ -395,8 +407,8 @@ def test_the_machine_module_is_used_when_no_pin_class_is_given(
     buttons = matrix_scan.ButtonReader(BUTTONS)
     board.closed = {(1, 1)}
     board.pressed = {1}
-    assert scanner.scan() == {(1, 1)}
-    assert buttons.scan() == {1}
+    assert scanner.scan() == 1 and scanner.closed_cells() == {(1, 1)}
+    assert buttons.scan() == 1 and buttons.pressed() == {1}
 
 
 def test_without_a_machine_module_the_scanner_says_so() -> None:
