@@ -78,6 +78,17 @@ class LineSplitter:
         position = 0
         while True:
             end = data.find(b"\n", position)
+            if end >= 0 and not self._buffer and not self._discarding:
+                # The common case, a whole line in one piece: no buffering.
+                line = data[position:end]
+                if len(line) <= self.max_line + 1 and (
+                    self.start is None or line.find(self.start, 1) < 0
+                ):
+                    line = line.removesuffix(b"\r")
+                    if line.strip():
+                        out.append(line)
+                    position = end + 1
+                    continue
             stop = len(data) if end < 0 else end
             if self.start is not None:
                 begin = data.find(self.start, position, stop)
