@@ -53,10 +53,19 @@ log = logging.getLogger(__name__)
 
 class LineSplitter:
     """Bytes in, complete lines out (without ``\\r\\n``). A line longer than
-    ``max_line`` is reported once and dropped up to its line end."""
+    ``max_line`` is reported once and dropped up to its line end.
 
-    def __init__(self, max_line: int) -> None:
+    With a ``start`` byte (``$`` for wire protocol v1) every start byte begins
+    a new line: what was buffered before it on the same line (noise, or a
+    frame torn by a board reset) is reported as ``garbage`` and dropped, so
+    the frame that follows is read. Blank input is ignored.
+    """
+
+    def __init__(self, max_line: int, start: bytes | None = None) -> None:
+        if start is not None and len(start) != 1:
+            raise ValueError("the start of a line is one byte")
         self.max_line = max_line
+        self.start = start
         self._buffer = bytearray()
         self._discarding = False
 
@@ -66,22 +75,29 @@ class LineSplitter:
 
     def feed(self, data: bytes) -> list[bytes | FrameError]:
         out: list[bytes | FrameError] = []
-        start = 0
+        position = 0
         while True:
-            end = data.find(b"\n", start)
-            chunk = data[start:] if end < 0 else data[start:end]
-            if not self._discarding:
-                self._buffer += chunk
-                if len(self._buffer) > self.max_line + 1:
-                    out.append(
-                        FrameError(
-                            "too-long",
-                            f"line longer than {self.max_line} bytes",
-                            bytes(self._buffer[:24]),
-                        )
-                    )
-                    self._buffer.clear()
-                    self._discarding = True
+            end = data.find(b"\n", position)
+            if end >= 0 and not self._buffer and not self._discarding:
+                # The common case, a whole line in one piece: no buffering.
+                line = data[position:end]
+                if len(line) <= self.max_line + 1 and (
+                    self.start is None or line.find(self.start, 1) < 0
+                ):
+                    line = line.removesuffix(b"\r")
+                    if line.strip():
+                        out.append(line)
+                    position = end + 1
+                    continue
+            stop = len(data) if end < 0 else end
+            if self.start is not None:
+                begin = data.find(self.start, position, stop)
+                while begin >= 0:
+                    self._take(data[position:begin], out)
+                    self._restart(out)
+                    position = begin
+                    begin = data.find(self.start, begin + 1, stop)
+            self._take(data[position:stop], out)
             if end < 0:
                 return out
             if self._discarding:
@@ -91,7 +107,37 @@ class LineSplitter:
                 self._buffer.clear()
                 if line.strip():
                     out.append(line)
-            start = end + 1
+            position = end + 1
+
+    def _take(self, chunk: bytes, out: list[bytes | FrameError]) -> None:
+        """Add ``chunk`` (no line end in it) to the line being read."""
+        if self._discarding or not chunk:
+            return
+        self._buffer += chunk
+        if len(self._buffer) > self.max_line + 1:
+            out.append(
+                FrameError(
+                    "too-long",
+                    f"line longer than {self.max_line} bytes",
+                    bytes(self._buffer[:24]),
+                )
+            )
+            self._buffer.clear()
+            self._discarding = True
+
+    def _restart(self, out: list[bytes | FrameError]) -> None:
+        """A start byte: drop the unfinished line before it, reporting it unless blank."""
+        dropped = bytes(self._buffer)
+        self._buffer.clear()
+        self._discarding = False
+        if not dropped.strip():
+            return
+        mark = (self.start or b"").decode("latin-1")
+        if self.start is not None and dropped.startswith(self.start):
+            message = f"frame cut off by the next {mark!r} (a torn frame)"
+        else:
+            message = f"bytes that are no frame before a {mark!r}"
+        out.append(FrameError("garbage", message, dropped))
 
 
 class ErrorLimiter:
@@ -140,7 +186,11 @@ class BoardDecoder:
         self.counts: Counter[str] = Counter()
         self.hello: Hello | None = None
         self.uptime_ms: int | None = None
-        self._splitter = LineSplitter(MAX_LINE if protocol == "oche" else COMPAT_MAX_LINE)
+        self._splitter = (
+            LineSplitter(MAX_LINE, start=b"$")
+            if protocol == "oche"
+            else LineSplitter(COMPAT_MAX_LINE)
+        )
         self._next_seq: int | None = None
         self._gap: ErrorEvent | None = None
 

@@ -4,7 +4,9 @@ A frame is one ASCII line ``$BODY*CRC`` ending in ``\\n`` (a ``\\r`` before it
 is ignored), at most :data:`MAX_LINE` bytes before the line end. CRC is four
 upper-case hex digits of CRC-16/CCITT-FALSE over BODY. BODY is a type letter,
 a sequence number (0-65535, wrapping) and the type's fields, comma-separated.
-The firmware reports matrix cells, never scores.
+Numbers are plain decimal without leading zeros; no field holds ``,``, ``*``
+or ``$``; a hello must say protocol 1. The firmware reports matrix cells,
+never scores.
 """
 
 from __future__ import annotations
@@ -199,6 +201,8 @@ def encode_frame(frame: Frame) -> bytes:
 def _number(text: str, low: int, high: int, what: str, line: bytes) -> int:
     if not text.isdigit() or not text.isascii() or len(text) > 10:
         raise FrameError("fields", f"{what} {text!r} is not a number", line)
+    if len(text) > 1 and text[0] == "0":
+        raise FrameError("fields", f"{what} {text!r} has a leading zero", line)
     value = int(text)
     if not low <= value <= high:
         raise FrameError("fields", f"{what} {value} is outside {low}-{high}", line)
@@ -218,6 +222,8 @@ def decode_frame(line: bytes) -> Frame:
         raise FrameError("crc", "CRC is not 4 upper-case hex digits", line)
     if int(crc_text, 16) != crc16(body):
         raise FrameError("crc", "CRC does not match", line)
+    if b"*" in body or b"$" in body:
+        raise FrameError("fields", "a field holds '*' or '$', which frames never carry", line)
     parts = body.decode("ascii").split(",")
     cls = FRAME_TYPES.get(parts[0])
     if cls is None:
@@ -227,9 +233,16 @@ def decode_frame(line: bytes) -> Frame:
     seq = _number(parts[1], 0, SEQ_MODULO - 1, "sequence number", line)
     args = parts[2:]
     if cls is Hello:
+        proto = _number(args[0], 0, 255, "protocol", line)
+        if proto != PROTOCOL_VERSION:
+            raise FrameError(
+                "fields",
+                f"the board speaks protocol {proto}; this host speaks {PROTOCOL_VERSION}",
+                line,
+            )
         return Hello(
             seq,
-            _number(args[0], 0, 255, "protocol", line),
+            proto,
             _number(args[1], 1, MAX_CELL + 1, "rows", line),
             _number(args[2], 1, MAX_CELL + 1, "cols", line),
             args[3],

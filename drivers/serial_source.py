@@ -6,7 +6,8 @@ the decoder yields. It survives the board going away: a read error, end of
 input or an ``EIO`` from a vanished device gives one
 :class:`~drivers.board_events.DisconnectedEvent`, then the port is reopened
 with a :class:`~drivers.source.Backoff` (0.2 s doubling to 5 s) until it
-works, which gives a :class:`~drivers.board_events.ConnectedEvent` again.
+works, which gives a :class:`~drivers.board_events.ConnectedEvent` again and
+resets the backoff (also for a board that never sends anything).
 Failed reopen attempts are quiet. Give it a stable name such as
 ``/dev/oche-board`` (see ``udev/``) so a replugged board is found again.
 
@@ -152,6 +153,10 @@ class SerialSource(BoardSource):
                 log.debug("serial %s: cannot open: %s", self.port, _reason(error))
                 await asyncio.sleep(self.backoff.next_delay())
                 continue
+            # The port is open: the board is back, so the next loss starts the
+            # retries afresh. A silent board (no heartbeats, e.g. dARts
+            # firmware) must not inherit the long delays of its last outage.
+            self.backoff.reset()
             reason = await self._session(reader, writer)
             log.info("serial %s: lost: %s", self.port, reason)
             self._emit(DisconnectedEvent(self.port, reason))
@@ -174,9 +179,6 @@ class SerialSource(BoardSource):
                     return _reason(error)
                 if not data:
                     return "end of input (the port was closed)"
-                # Only a port that delivers data resets the backoff, so one that
-                # opens and dies at once is retried ever more slowly.
-                self.backoff.reset()
                 for event in self.decoder.feed(data):
                     self._emit(event)
         finally:

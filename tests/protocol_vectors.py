@@ -23,6 +23,16 @@ class InvalidVector:
     kind: str
 
 
+@dataclass(frozen=True)
+class StreamVector:
+    """A line (its ``\\n`` not included) with noise or torn frames in it, the
+    valid frames read from it and how many pieces of it are rejected."""
+
+    line: bytes
+    frames: tuple[bytes, ...]
+    rejected: int
+
+
 def _table(heading: str) -> list[list[str]]:
     text = PROTOCOL_DOC.read_text("utf-8")
     section = text.split(heading, 1)[1]
@@ -49,3 +59,14 @@ def valid_vectors() -> list[ValidVector]:
 
 def invalid_vectors() -> list[InvalidVector]:
     return [InvalidVector(row[0].encode("ascii"), row[1]) for row in _table("Invalid lines")]
+
+
+def stream_vectors() -> list[StreamVector]:
+    return [
+        StreamVector(
+            row[0].encode("ascii"),
+            tuple(frame.encode("ascii") for frame in row[1].replace("`", " ").split()),
+            int(row[2]),
+        )
+        for row in _table("Torn and noisy lines")
+    ]

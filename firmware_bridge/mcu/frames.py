@@ -3,7 +3,9 @@ the two frames a host sends (``C`` and ``?``). See docs/protocol.md.
 
 A frame is ``$BODY*CRC`` and a line end; CRC is CRC-16/CCITT-FALSE over BODY
 in four upper-case hex digits; at most :data:`MAX_LINE` bytes before the line
-end. Sequence numbers count every frame sent and wrap at 65536.
+end. Numbers have no leading zeros; no field holds ``,``, ``*`` or ``$``; a
+``$`` always starts a new frame. Sequence numbers count every frame sent and
+wrap at 65536.
 """
 
 TYPE_CHECKING = False
@@ -94,7 +96,8 @@ class HostLineError(ValueError):
 
 
 def _digits(text: str) -> bool:
-    if not text or len(text) > 10:
+    """A number as frames spell it: decimal digits, no leading zero."""
+    if not text or len(text) > 10 or (len(text) > 1 and text[0] == "0"):
         return False
     return all("0" <= char <= "9" for char in text)
 
@@ -116,6 +119,8 @@ def decode_host(line: bytes) -> "tuple[str, int, str, int]":
     body = line[1:-5]
     if line[-4:] != _hex4(crc16(body)).encode():
         raise HostLineError(ERR_BAD_FRAME, "CRC does not match")
+    if b"*" in body or b"$" in body:
+        raise HostLineError(ERR_BAD_FRAME, "a field holds '*' or '$'")
     parts = body.decode().split(",")
     if len(parts) < 2 or not _digits(parts[1]) or int(parts[1]) >= SEQ_MODULO:
         raise HostLineError(ERR_BAD_FRAME, "bad sequence number")

@@ -135,8 +135,14 @@ class Firmware:
             config.row_pins, config.col_pins, config.settle_us, pin, self.clock.sleep_us
         )
         self.buttons = ButtonReader(config.button_pins, pin) if config.button_pins else None
-        self.cells = Debouncer(config.debounce_ms, config.stuck_ms)
-        self.button_states = Debouncer(config.debounce_ms, config.stuck_ms)
+        diff = self.clock.ticks_diff
+        self.cols = len(config.col_pins)
+        self.cells = Debouncer(
+            len(config.row_pins) * self.cols, config.debounce_ms, config.stuck_ms, diff
+        )
+        self.button_states = Debouncer(
+            len(config.button_pins), config.debounce_ms, config.stuck_ms, diff
+        )
         self.encoder = frames.Encoder()
         self.scan_hz = config.scan_hz
         self.period_us = 1000000 // config.scan_hz
@@ -199,7 +205,8 @@ class Firmware:
         self.hello()
 
     def tick(self) -> None:
-        """One scan: host input, matrix, buttons, heartbeat."""
+        """One scan: host input, matrix, buttons, heartbeat. A scan that sends
+        no frame allocates nothing (no garbage-collector pauses)."""
         now = self.clock.ticks_ms()
         elapsed = self.clock.ticks_diff(now, self._last_ms)
         self._last_ms = now
@@ -215,12 +222,20 @@ class Firmware:
             data = self.host.read()
             if data:
                 self.feed_host(data)
-        for kind, cell in self.cells.step(now, self.scanner.scan()):
-            self.send(kind, cell)
-        if self.buttons is not None:
-            for kind, button in self.button_states.step(now, self.buttons.scan()):
-                if kind == HIT:
-                    self.send("B", (button,))
+        scanner = self.scanner
+        reports = self.cells.step(now, scanner.raw, scanner.scan())
+        if reports:
+            cols = self.cols
+            for kind, cell in reports:
+                row = cell // cols
+                self.send(kind, (row, cell - row * cols))
+        buttons = self.buttons
+        if buttons is not None:
+            reports = self.button_states.step(now, buttons.raw, buttons.scan())
+            if reports:
+                for kind, button in reports:
+                    if kind == HIT:
+                        self.send("B", (button,))
         if second:
             self.send("K", (self.uptime_ms(),))
 
@@ -253,7 +268,8 @@ class Firmware:
     # ------------------------------------------------------------ host input
 
     def feed_host(self, data: bytes) -> None:
-        """Bytes from the host: each complete line is handled."""
+        """Bytes from the host: each complete line is handled. A ``$`` starts
+        a new frame: an unfinished line before it is a bad frame (``E`` 1)."""
         for byte in data:
             if byte == 10:  # "\n"
                 line = bytes(self._line)
@@ -262,6 +278,11 @@ class Firmware:
                     self._discarding = False
                 elif line.strip():
                     self.host_line(line)
+            elif byte == 36:  # "$"
+                if not self._discarding and bytes(self._line).strip():
+                    self.send("E", (frames.ERR_BAD_FRAME,))
+                self._discarding = False
+                self._line = bytearray(b"$")
             elif not self._discarding:
                 self._line.append(byte)
                 if len(self._line) > frames.MAX_LINE + 1:  # room for a "\r"

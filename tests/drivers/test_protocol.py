@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from drivers.board_decoder import BoardDecoder
-from drivers.board_events import HitEvent
+from drivers.board_events import ErrorEvent, HitEvent
 from drivers.protocol import (
     MAX_LINE,
     Configure,
@@ -19,7 +19,14 @@ from drivers.protocol import (
     decode_frame,
     encode_frame,
 )
-from tests.protocol_vectors import InvalidVector, ValidVector, invalid_vectors, valid_vectors
+from tests.protocol_vectors import (
+    InvalidVector,
+    StreamVector,
+    ValidVector,
+    invalid_vectors,
+    stream_vectors,
+    valid_vectors,
+)
 
 
 def bitwise_crc16(data: bytes) -> int:
@@ -128,3 +135,82 @@ def test_good_frames_survive_any_chunking(frames: list[bytes], data: st.DataObje
     assert [(hit.row, hit.col) for hit in hits] == [
         (frame.row, frame.col) for frame in expected if isinstance(frame, Hit)
     ]
+
+
+@pytest.mark.parametrize("vector", stream_vectors(), ids=lambda v: v.line.decode())
+def test_noisy_and_torn_lines_cost_only_themselves(vector: StreamVector) -> None:
+    decoder = BoardDecoder("oche")
+    events = decoder.feed(vector.line + b"\n")
+    frames = [decode_frame(frame) for frame in vector.frames]
+    assert decoder.counts["garbage"] == vector.rejected
+    host_frames = decoder.counts["unexpected-frame"]  # "?" and "C" are no board frames
+    assert decoder.counts["frames"] + host_frames == len(frames)
+    assert [(e.row, e.col) for e in events if isinstance(e, HitEvent)] == [
+        (f.row, f.col) for f in frames if isinstance(f, Hit)
+    ]
+    torn = [e for e in events if isinstance(e, ErrorEvent) and e.kind == "garbage"]
+    assert len(torn) == min(1, vector.rejected)  # rate-limited, but always reported
+
+
+def test_a_torn_frame_is_named_in_its_error() -> None:
+    [torn, hit] = BoardDecoder("oche").feed(b"$H,5,0,$H,1,3,7*C66D\n")
+    assert isinstance(torn, ErrorEvent) and torn.kind == "garbage"
+    assert "torn" in torn.message and "$H,5,0," in torn.message
+    assert hit == HitEvent(None, 3, 7)
+
+
+def test_a_hello_for_another_protocol_is_refused_and_says_which() -> None:
+    decoder = BoardDecoder("oche")
+    [error] = decoder.feed(b"$I,0,2,8,10,oche-mcu-2.0.0*D494\n")
+    assert isinstance(error, ErrorEvent) and error.kind == "fields"
+    assert "protocol 2" in error.message and "$I,0,2,8,10" in error.message
+    assert decoder.hello is None
+
+
+def noise() -> st.SearchStrategy[bytes]:
+    """Any bytes but a line end: what a board reset or line noise leaves."""
+    return st.binary(max_size=200).filter(lambda data: b"\n" not in data)
+
+
+@settings(max_examples=300)
+@given(noise(), valid_frames())
+def test_a_valid_frame_after_any_noise_on_its_line_is_decoded_exactly(
+    garbage: bytes, frame: bytes
+) -> None:
+    decoder = BoardDecoder("oche")
+    events = decoder.feed(garbage + frame + b"\n")
+    expected = decode_frame(frame)
+    assert isinstance(expected, Hit)
+    assert [e for e in events if isinstance(e, HitEvent)] == [
+        HitEvent(None, expected.row, expected.col)
+    ]
+    assert decoder.counts["frames"] == 1
+
+
+@settings(max_examples=100)
+@given(st.lists(st.tuples(noise(), valid_frames()), min_size=1, max_size=6), st.data())
+def test_frames_after_noise_survive_any_chunking(
+    lines: list[tuple[bytes, bytes]], data: st.DataObject
+) -> None:
+    stream = b"".join(garbage + frame + b"\n" for garbage, frame in lines)
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(stream)), max_size=10)))
+    decoder = BoardDecoder("oche")
+    events = []
+    for start, end in zip([0, *cuts], [*cuts, len(stream)], strict=True):
+        events += decoder.feed(stream[start:end])
+    hits = [(e.row, e.col) for e in events if isinstance(e, HitEvent)]
+    expected = [decode_frame(frame) for _, frame in lines]
+    assert hits == [(f.row, f.col) for f in expected if isinstance(f, Hit)]
+
+
+@settings(max_examples=200)
+@given(valid_frames(), st.integers(1, 12), valid_frames())
+def test_a_frame_torn_by_a_reset_costs_only_itself(first: bytes, cut: int, second: bytes) -> None:
+    decoder = BoardDecoder("oche")
+    events = decoder.feed(first[: max(1, len(first) - cut)] + second + b"\n")
+    expected = decode_frame(second)
+    assert isinstance(expected, Hit)
+    assert [e for e in events if isinstance(e, HitEvent)] == [
+        HitEvent(None, expected.row, expected.col)
+    ]
+    assert decoder.counts["garbage"] == 1

@@ -323,7 +323,7 @@ async def test_bad_lines_among_good_frames_are_counted_never_hits(board: FakeBoa
             b"hello there\n",  # garbage
             b"$H,1,0,\x002*1234\n",  # garbage: a NUL byte
             b"\x00\x00\x00\n",  # garbage: NUL bytes only
-            b"\xff\xfe\xfd$H\n",  # garbage: not ASCII
+            b"\xff\xfe\xfd$H\n",  # garbage twice: not ASCII before "$", then "$H"
             b"$" + b"A" * 199 + b"\n",  # too-long: a 200-byte line
             b"$X,1,3,7*F116\n",  # unknown-type
         ]
@@ -337,7 +337,7 @@ async def test_bad_lines_among_good_frames_are_counted_never_hits(board: FakeBoa
     assert source.decoder.counts == {
         "frames": 4,  # the three hits and the unmapped cell
         "crc": 2,
-        "garbage": 4,
+        "garbage": 5,
         "too-long": 1,
         "unknown-type": 1,
         "out-of-range": 1,
@@ -418,6 +418,43 @@ async def test_unplug_and_replug_mid_stream(board: FakeBoard) -> None:
     # Not glued to "$H,5,0," (which would be a T20 and a gap): the rest is garbage.
     assert source.decoder.counts["garbage"] == 1
     assert source.decoder.counts["lost-frames"] == 0
+
+
+class ReplugOnWait(Backoff):
+    """A backoff that records every delay the source asks for and plugs the
+    board back in at the first one, so the board is there for the first retry."""
+
+    def __init__(self, board: FakeBoard) -> None:
+        super().__init__(0.02, 0.1)
+        self.board = board
+        self.delays: list[float] = []
+
+    def next_delay(self) -> float:
+        delay = super().next_delay()
+        self.delays.append(delay)
+        if not self.board.plugged:
+            self.board.plug()
+        return delay
+
+
+async def test_a_silent_board_replugged_again_and_again_is_back_at_the_first_retry(
+    board: FakeBoard,
+) -> None:
+    """A board that never sends a byte (no heartbeats, like dARts firmware):
+    each replug is found by the first retry after the loss, with the shortest
+    delay, because opening the port resets the backoff."""
+    backoff = ReplugOnWait(board)
+    source = SerialSource(str(board.link), protocol="darts-codes", backoff=backoff)
+    async with running(source) as events:
+        await connect(board, events)
+        for cycle in range(1, 5):
+            board.unplug()
+            await events.next_of(DisconnectedEvent)
+            await connect(board, events)
+            assert backoff.delays == [backoff.first] * cycle  # one wait, the shortest
+    assert len(events.of(ConnectedEvent)) == 5
+    assert len(events.of(DisconnectedEvent)) == 4
+    assert source.decoder.counts == {}
 
 
 async def test_a_missing_port_at_start_gives_one_event_then_connects(board: FakeBoard) -> None:

@@ -26,22 +26,25 @@ class FloatingPinError(AssertionError):
 
 class SimulatedClock:
     """Microsecond ticks that only move when the firmware sleeps or a test
-    advances them; wraps like MicroPython's ticks."""
+    advances them; they wrap at ``period`` (default: this interpreter's
+    :data:`compat.TICKS_PERIOD`) with MicroPython's arithmetic, so any port's
+    period can be tried."""
 
-    def __init__(self, start_us: int = 0) -> None:
+    def __init__(self, start_us: int = 0, period: int = compat.TICKS_PERIOD) -> None:
         self.us = start_us
+        self.ticks = compat.Ticks(period)
 
     def ticks_ms(self) -> int:
-        return int((self.us // 1000) & (compat.TICKS_PERIOD - 1))
+        return int(self.ticks.wrap(self.us // 1000))
 
     def ticks_us(self) -> int:
-        return int(self.us & (compat.TICKS_PERIOD - 1))
+        return int(self.ticks.wrap(self.us))
 
     def ticks_diff(self, end: int, start: int) -> int:
-        return int(compat.ticks_diff(end, start))
+        return int(self.ticks.diff(end, start))
 
     def ticks_add(self, ticks: int, delta: int) -> int:
-        return int(compat.ticks_add(ticks, delta))
+        return int(self.ticks.add(ticks, delta))
 
     def sleep_us(self, us: int) -> None:
         if us > 0:

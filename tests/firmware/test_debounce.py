@@ -121,10 +121,41 @@ def first_scan_at_or_after(time_ms: float, hz: int) -> float:
     return math.ceil(time_ms * hz / 1000) * 1000 / hz
 
 
+class Grid:
+    """A debouncer over a ``rows`` x ``cols`` matrix, stepped with sets of
+    ``(row, col)`` cells as the scanner would fill its raw matrix, with the
+    ticks arithmetic of ``period``."""
+
+    def __init__(
+        self,
+        debounce_ms: int = 40,
+        stuck_ms: int = 2000,
+        rows: int = 4,
+        cols: int = 8,
+        period: int = compat.TICKS_PERIOD,
+    ) -> None:
+        self.cols = cols
+        self.ticks = compat.Ticks(period)
+        self.debouncer = debounce.Debouncer(rows * cols, debounce_ms, stuck_ms, self.ticks.diff)
+
+    def cell(self, index: int) -> Cell:
+        return (index // self.cols, index % self.cols)
+
+    def cells(self, indices: Iterable[int]) -> set[Cell]:
+        return {self.cell(index) for index in indices}
+
+    def step(self, now_ms: int, closed: Iterable[Cell]) -> list[tuple[str, Cell]]:
+        raw = bytearray(self.debouncer.size)
+        for row, col in closed:
+            raw[row * self.cols + col] = 1
+        reports = self.debouncer.step(now_ms, raw, sum(raw))
+        return [(kind, self.cell(index)) for kind, index in reports]
+
+
 def replay(
     inputs: Inputs,
     hz: int,
-    debouncer: object,
+    grid: Grid,
     end_ms: int | None = None,
     start_ms: int = 0,
 ) -> list[tuple[float, str, Cell]]:
@@ -141,8 +172,8 @@ def replay(
         while index < len(changes) and changes[index][0] <= t:
             raw = changes[index][1]
             index += 1
-        now_ms = compat.ticks_add(start_ms, int(t))
-        for kind, cell in debouncer.step(now_ms, raw):  # type: ignore[attr-defined]
+        now_ms = grid.ticks.add(start_ms, int(t))
+        for kind, cell in grid.step(now_ms, raw):
             reports.append((t, kind, cell))
     return reports
 
@@ -152,60 +183,106 @@ def replay(
 def test_time_table(case: str, hz: int) -> None:
     inputs, expected = CASES[case]
     end = max(t for t, _ in [*inputs, *((t, k) for t, k, _ in expected)]) + 200
-    got = replay(inputs, hz, debounce.Debouncer(debounce_ms=40, stuck_ms=2000), end_ms=end)
+    got = replay(inputs, hz, Grid(debounce_ms=40, stuck_ms=2000), end_ms=end)
     assert got == [(first_scan_at_or_after(t, hz), kind, cell) for t, kind, cell in expected]
 
 
+PERIODS = (1 << 16, 1 << 30, 1 << 62)
+"""Ticks periods to replay across: a short one, the rp2/esp32 ports', the 64-bit unix port's."""
+
+
+@pytest.mark.parametrize("period", PERIODS)
 @pytest.mark.parametrize("case", CASES)
-def test_time_table_across_the_tick_wrap(case: str) -> None:
-    """The same reports when the millisecond ticks wrap in the middle."""
+def test_time_table_across_the_tick_wrap(case: str, period: int) -> None:
+    """The same reports when the millisecond ticks wrap in the middle, for any period."""
     inputs, expected = CASES[case]
-    start = compat.TICKS_PERIOD - 1000
+    start = period - 1000
     end = max(t for t, _ in [*inputs, *((t, k) for t, k, _ in expected)]) + 200
-    got = replay(inputs, 1000, debounce.Debouncer(40, 2000), end_ms=end, start_ms=start)
+    got = replay(inputs, 1000, Grid(40, 2000, period=period), end_ms=end, start_ms=start)
     assert got == [(float(t), kind, cell) for t, kind, cell in expected]
+
+
+def test_the_native_ticks_period_is_found() -> None:
+    # CPython has no time.ticks_add: the stand-ins wrap as the rp2 and esp32 ports do.
+    assert compat.TICKS_PERIOD == 1 << 30
+    assert compat.ticks_add(0, -1) == compat.TICKS_PERIOD - 1
+    assert compat.ticks_diff(0, compat.TICKS_PERIOD - 1) == 1
+
+
+@pytest.mark.parametrize("period", PERIODS)
+def test_ticks_arithmetic_is_micropythons_for_any_period(period: int) -> None:
+    ticks = compat.Ticks(period)
+    top = period - 1
+    assert ticks.add(top, 1) == 0
+    assert ticks.add(0, -1) == top
+    assert ticks.diff(0, top) == 1
+    assert ticks.diff(top, 0) == -1
+    assert ticks.diff(period // 2 - 1, 0) == period // 2 - 1
+    assert ticks.diff(period // 2, 0) == -(period // 2)  # the far half counts as behind
+    assert ticks.diff(ticks.add(5, 1000), 5) == 1000
+
+
+@pytest.mark.parametrize("period", [0, 3, 1000, (1 << 30) + 1])
+def test_a_ticks_period_must_be_a_power_of_two(period: int) -> None:
+    with pytest.raises(ValueError, match="power of two"):
+        compat.Ticks(period)
 
 
 def test_a_longer_debounce_merges_hits_60_ms_apart() -> None:
     inputs = [(0, {A}), (5, set()), (60, {A}), (65, set())]
-    assert replay(inputs, 1000, debounce.Debouncer(debounce_ms=80)) == [(0.0, H, A)]
+    assert replay(inputs, 1000, Grid(debounce_ms=80)) == [(0.0, H, A)]
 
 
 def test_the_raw_matrix_and_the_debounced_state_are_kept_apart() -> None:
-    d = debounce.Debouncer(40, 2000)
-    d.step(0, {A})
-    d.step(3, set())  # bounced open inside the lock
-    assert d.raw == set()
-    assert d.debounced() == {A}
-    assert d.locked(3) == {A}
-    d.step(40, set())
+    grid = Grid(40, 2000)
+    d = grid.debouncer
+    grid.step(0, {A})
+    grid.step(3, set())  # bounced open inside the lock
+    assert not any(d.raw)
+    assert grid.cells(d.debounced()) == {A}
+    assert grid.cells(d.locked(3)) == {A}
+    grid.step(40, set())
     assert d.debounced() == set()
     assert d.locked(40) == set()
 
 
 def test_stuck_cells_are_listed_until_released() -> None:
-    d = debounce.Debouncer(40, 2000)
-    d.step(0, {A})
-    assert d.step(2000, {A}) == [(S, A)]
-    assert d.stuck() == {A}
-    assert d.step(2100, set()) == []
-    assert d.stuck() == {A}
-    assert d.step(2140, set()) == [(R, A)]
-    assert d.stuck() == set()
+    grid = Grid(40, 2000)
+    grid.step(0, {A})
+    assert grid.step(2000, {A}) == [(S, A)]
+    assert grid.cells(grid.debouncer.stuck()) == {A}
+    assert grid.step(2100, set()) == []
+    assert grid.cells(grid.debouncer.stuck()) == {A}
+    assert grid.step(2140, set()) == [(R, A)]
+    assert grid.debouncer.stuck() == set()
 
 
-def test_an_idle_board_allocates_no_reports() -> None:
-    d = debounce.Debouncer()
-    assert d.step(0, ()) is d.step(1, ())
-    assert not d.step(2, ())
+def test_a_scan_without_reports_returns_the_shared_empty_result() -> None:
+    d = debounce.Debouncer(4)
+    idle = bytearray(4)
+    assert d.step(0, idle, 0) is d.step(1, idle, 0)
+    assert not d.step(2, idle, 0)
+    held = bytearray(b"\x00\x01\x00\x00")
+    assert d.step(3, held, 1) == [(H, 1)]
+    assert d.step(4, held, 1) is d.step(5, held) is d.step(6, idle, 0)  # nothing new
+
+
+def test_reports_are_in_cell_order() -> None:
+    d = debounce.Debouncer(4)
+    assert d.step(0, bytearray(b"\x01\x00\x01\x01"), 3) == [(H, 0), (H, 2), (H, 3)]
+
+
+def test_an_uncounted_scan_is_read_whole() -> None:
+    d = debounce.Debouncer(3)
+    assert d.step(0, bytearray(b"\x00\x00\x01")) == [(H, 2)]
 
 
 def test_reset_forgets_every_cell() -> None:
-    d = debounce.Debouncer()
-    d.step(0, {A})
-    d.reset()
-    assert d.debounced() == set()
-    assert d.step(1, {A}) == [(H, A)]
+    grid = Grid()
+    grid.step(0, {A})
+    grid.debouncer.reset()
+    assert grid.debouncer.debounced() == set()
+    assert grid.step(1, {A}) == [(H, A)]
 
 
 segments = st.lists(st.tuples(st.integers(1, 40), st.booleans()), min_size=1, max_size=80)
@@ -228,8 +305,9 @@ def test_flicker_never_reports_more_hits_than_lock_windows(
         t += length
     inputs.append((t, set()))
     end = t + debounce_ms + 2
-    d = debounce.Debouncer(debounce_ms, stuck_ms)
-    reports = replay(inputs, hz, d, end_ms=end)
+    grid = Grid(debounce_ms, stuck_ms, rows=1, cols=1)
+    d = grid.debouncer
+    reports = replay(inputs, hz, grid, end_ms=end)
     hits = [time for time, kind, _ in reports if kind == H]
     # Hits on one cell are at least a lock apart, so there are no more of them
     # than lock windows fit in the flicker.

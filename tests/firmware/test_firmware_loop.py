@@ -11,6 +11,8 @@ import time
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from drivers import protocol
 from drivers.board_decoder import BoardDecoder
@@ -32,8 +34,13 @@ from tests.firmware.fake_machine import (
     SimulatedClock,
     SimulatedHost,
 )
-from tests.firmware.mcu import MCU_DIR, main, matrix_scan, oche_config
-from tests.protocol_vectors import InvalidVector, invalid_vectors
+from tests.firmware.mcu import MCU_DIR, compat, main, matrix_scan, oche_config
+from tests.protocol_vectors import (
+    InvalidVector,
+    StreamVector,
+    invalid_vectors,
+    stream_vectors,
+)
 
 ROWS = (2, 3, 4, 5)
 COLS = (10, 11, 12)
@@ -50,9 +57,13 @@ class Rig:
     ``events`` what the host's decoder made of them."""
 
     def __init__(
-        self, buttons: tuple[int, ...] = (), start_us: int = 0, map_toml: str | None = None
+        self,
+        buttons: tuple[int, ...] = (),
+        start_us: int = 0,
+        map_toml: str | None = None,
+        period: int = compat.TICKS_PERIOD,
     ) -> None:
-        self.clock = SimulatedClock(start_us)
+        self.clock = SimulatedClock(start_us, period)
         self.board = SimulatedBoard(ROWS, COLS, buttons, self.clock)
         self.host = SimulatedHost()
         self.sent = bytearray()
@@ -156,10 +167,11 @@ def test_a_heartbeat_every_second_with_the_uptime(rig: Rig) -> None:
     assert rig.decoder.uptime_ms == 2000
 
 
-def test_the_heartbeat_goes_on_across_the_tick_wrap() -> None:
-    from tests.firmware.mcu import compat
-
-    rig = Rig(start_us=(compat.TICKS_PERIOD - 300) * 1000)  # ms ticks wrap in 300 ms
+@pytest.mark.parametrize("period", [1 << 16, 1 << 30, 1 << 62])
+def test_the_heartbeat_goes_on_across_the_tick_wrap(period: int) -> None:
+    """Right for any ticks period: 2**30 on a Pico or an ESP32, 2**62 on the
+    64-bit unix port (both ms and us ticks wrap within the run)."""
+    rig = Rig(start_us=(period - 300) * 1000, period=period)  # ms ticks wrap in 300 ms
     rig.boot()
     rig.scan_ms(250)
     rig.tap((0, 0))  # its lock spans the wrap
@@ -250,7 +262,35 @@ def test_a_bad_host_line_is_error_1_and_an_unknown_setting_error_2(
 ) -> None:
     rig.host.send(vector.line + b"\r\n")
     code = 2 if vector.line == b"$C,1,volume=3*D38F" else 1
-    assert kinds(rig.scan_ms(1)) == [("E", code)]
+    # A "$" inside a line starts a new frame: the piece before it is a bad frame too.
+    assert kinds(rig.scan_ms(1)) == [("E", code)] * max(1, vector.line.count(b"$"))
+
+
+@pytest.mark.parametrize("vector", stream_vectors(), ids=lambda v: v.line.decode())
+def test_noisy_and_torn_host_lines_cost_only_themselves(rig: Rig, vector: StreamVector) -> None:
+    rig.host.send(vector.line + b"\n")
+    sent = kinds(rig.scan_ms(1))
+    requests = sum(frame.startswith(b"$?,") for frame in vector.frames)
+    settings = sum(frame.startswith(b"$C,") for frame in vector.frames)
+    errors = vector.rejected + len(vector.frames) - requests - settings
+    assert sent.count(HELLO) == requests
+    assert sent.count(("E", 1)) == errors
+    assert len(sent) == requests + errors
+    for frame in vector.frames:
+        setting = protocol.decode_frame(frame)
+        if isinstance(setting, protocol.Configure):
+            assert getattr(rig.firmware, setting.key) == setting.value
+    assert rig.firmware.debounce_ms == 40  # a torn setting is never applied
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.binary(max_size=150).filter(lambda noise: b"\n" not in noise))
+def test_a_host_frame_after_any_noise_on_its_line_is_read(noise: bytes) -> None:
+    rig = Rig()
+    rig.boot()
+    rig.host.send(noise + host_line(protocol.Configure(3, "debounce_ms", 77)))
+    rig.scan_ms(1)
+    assert rig.firmware.debounce_ms == 77
 
 
 def test_an_overlong_host_line_is_one_error_and_the_next_line_works(rig: Rig) -> None:
@@ -321,7 +361,9 @@ def test_the_scan_drives_reads_and_releases_each_row_in_turn() -> None:
     assert board.log == [("init", pin, IN, PULL_UP, None) for pin in (2, 3, 10, 11, 12)]
     board.log.clear()
     board.closed = {(1, 2)}
-    assert scanner.scan() == {(1, 2)}
+    assert scanner.scan() == 1
+    assert scanner.raw == bytearray([0, 0, 0, 0, 0, 1])
+    assert scanner.closed_cells() == {(1, 2)}
     row = [
         [
             ("init", pin, OUT, -1, 0),
@@ -337,18 +379,23 @@ def test_the_scan_drives_reads_and_releases_each_row_in_turn() -> None:
     assert board.driven_rows() == []
 
 
-def test_an_idle_scan_finds_nothing_and_allocates_nothing() -> None:
+def test_a_scan_rewrites_the_same_raw_matrix() -> None:
     board = SimulatedBoard((2, 3), (10, 11))
     scanner = matrix_scan.MatrixScanner((2, 3), (10, 11), 0, board.Pin, board.sleep_us)
-    assert scanner.scan() == ()
-    assert scanner.scan() is scanner.scan()
+    raw = scanner.raw
+    board.closed = {(0, 1), (1, 0)}
+    assert scanner.scan() == 2
+    board.closed = set()
+    assert scanner.scan() == 0
+    assert scanner.raw is raw and not any(raw)
 
 
 def test_several_closed_cells_are_all_found() -> None:
     board = SimulatedBoard(ROWS, COLS)
     scanner = matrix_scan.MatrixScanner(ROWS, COLS, 0, board.Pin, board.sleep_us)
     board.closed = {(0, 0), (3, 2), (2, 1)}
-    assert scanner.scan() == {(0, 0), (3, 2), (2, 1)}
+    assert scanner.scan() == 3
+    assert scanner.closed_cells() == {(0, 0), (3, 2), (2, 1)}
 
 
 def test_the_machine_module_is_used_when_no_pin_class_is_given(
@@ -360,8 +407,8 @@ def test_the_machine_module_is_used_when_no_pin_class_is_given(
     buttons = matrix_scan.ButtonReader(BUTTONS)
     board.closed = {(1, 1)}
     board.pressed = {1}
-    assert scanner.scan() == {(1, 1)}
-    assert buttons.scan() == {1}
+    assert scanner.scan() == 1 and scanner.closed_cells() == {(1, 1)}
+    assert buttons.scan() == 1 and buttons.pressed() == {1}
 
 
 def test_without_a_machine_module_the_scanner_says_so() -> None:
