@@ -31,15 +31,9 @@ def oche_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def run_oche(tmp_path: Path, *args: str, **options: object) -> subprocess.CompletedProcess[str]:
+def run_oche(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(OCHE), *args],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=oche_env(tmp_path),
-        check=False,
-        **options,  # type: ignore[call-overload]
+        [str(OCHE), *args], capture_output=True, text=True, timeout=60, env=oche_env(tmp_path)
     )
 
 
