@@ -31,7 +31,7 @@ from firmware_bridge import (
     udev_command,
 )
 from firmware_bridge.command_support import EXIT_BAD_INPUT, UsageError, key_values
-from firmware_bridge.log_setup import add_log_level_option, journal_prefix, setup_logging
+from firmware_bridge.log_setup import add_log_level_option, for_journal, setup_logging
 from firmware_bridge.scoreboard_text import render_scoreboard
 
 __all__ = ["DEMO_GAMES", "main"]
@@ -199,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         status: int = args.run(args)
     except (EngineError, DriverError, UsageError) as error:
-        sys.stderr.write(f"{journal_prefix(logging.ERROR)}oche {args.command}: {error}\n")
+        sys.stderr.write(for_journal(logging.ERROR, f"oche {args.command}: {error}\n"))
         return EXIT_BAD_INPUT
     return status
 

@@ -18,7 +18,7 @@ __all__ = [
     "DEFAULT_LOG_LEVEL",
     "LOG_LEVELS",
     "add_log_level_option",
-    "journal_prefix",
+    "for_journal",
     "log_level",
     "set_log_level",
     "setup_logging",
@@ -65,10 +65,16 @@ def _priority(level: int) -> int:
     return priority
 
 
-def journal_prefix(level: int) -> str:
-    """``<N>``, the priority prefix of a line at ``level`` for the journal,
-    or ``""`` when stderr is not the journal."""
-    return f"<{_priority(level)}>" if stderr_is_journal() else ""
+def _prefixed(level: int, text: str) -> str:
+    """Each line of ``text`` after the ``<N>`` priority prefix of ``level``."""
+    prefix = f"<{_priority(level)}>"
+    return "".join(prefix + line for line in text.splitlines(keepends=True))
+
+
+def for_journal(level: int, text: str) -> str:
+    """``text`` to write on stderr at ``level``: each line with its priority
+    prefix when stderr is the journal, else unchanged."""
+    return _prefixed(level, text) if stderr_is_journal() else text
 
 
 class _Formatter(logging.Formatter):
@@ -81,10 +87,7 @@ class _Formatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         text = super().format(record)
-        if not self.journal:
-            return text
-        prefix = f"<{_priority(record.levelno)}>"
-        return "\n".join(prefix + line for line in text.splitlines())
+        return _prefixed(record.levelno, text) if self.journal else text
 
 
 def log_level(text: str) -> str:
@@ -114,7 +117,8 @@ def set_log_level(level: str) -> None:
     number = logging.getLevelName(level.upper())
     logging.getLogger().setLevel(number)
     for library in _QUIET_LIBRARIES:
-        logging.getLogger(library).setLevel(max(number, logging.WARNING))
+        quiet = number if number <= logging.DEBUG else max(number, logging.WARNING)
+        logging.getLogger(library).setLevel(quiet)
 
 
 def add_log_level_option(parser: argparse.ArgumentParser, *, top: bool = True) -> None:

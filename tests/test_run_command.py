@@ -217,18 +217,16 @@ def test_a_bad_log_level_in_the_config_exits_2_naming_the_key(tmp_path: Path) ->
     )
 
 
-def journal_run(tmp_path: Path, port: int, stream: str | None) -> str:
-    """A failing ``oche run`` whose stderr is a file; with ``stream`` set to that
-    file's ``device:inode`` it is what systemd's journal looks like to oche."""
+def journal_run(tmp_path: Path, stream: str, *args: str) -> str:
+    """A failing ``oche run ARGS`` whose stderr is a file; with ``stream`` the
+    file's ``device:inode``, the file is what systemd's journal is to oche."""
     err = tmp_path / "stderr.txt"
     with err.open("w", encoding="utf-8") as handle:
         status = os.fstat(handle.fileno())
         env = oche_env(tmp_path)
-        if stream is not None:
-            env["JOURNAL_STREAM"] = stream.format(dev=status.st_dev, ino=status.st_ino)
-        argv = [str(OCHE), "run", "--set", "board.driver=simulated"]
+        env["JOURNAL_STREAM"] = stream.format(dev=status.st_dev, ino=status.st_ino)
         result = subprocess.run(
-            [*argv, "--set", f"mqtt.embedded_port={port}"],
+            [str(OCHE), "run", "--set", "board.driver=simulated", *args],
             stdout=subprocess.DEVNULL,
             stderr=handle,
             env=env,
@@ -242,15 +240,28 @@ def journal_run(tmp_path: Path, port: int, stream: str | None) -> str:
 def test_under_journald_each_line_carries_its_priority(
     tmp_path: Path, mosquitto: MosquittoBroker
 ) -> None:
-    lines = journal_run(tmp_path, mosquitto.port, "{dev}:{ino}").splitlines()
+    text = journal_run(tmp_path, "{dev}:{ino}", "--set", f"mqtt.embedded_port={mosquitto.port}")
+    lines = text.splitlines()
     assert "<6>oche: INFO firmware_bridge.daemon: board board1: simulated driver" in lines
     assert lines[-1].startswith("<3>oche run: cannot start the embedded MQTT broker")
     assert all(re.match(r"<[2-7]>", line) for line in lines), lines
 
 
+def test_under_journald_every_line_of_an_error_is_an_error(tmp_path: Path) -> None:
+    text = journal_run(
+        tmp_path, "{dev}:{ino}", "--set", "visit.takeout_s=-1", "--set", "log.level=x"
+    )
+    assert text.splitlines() == [
+        "<3>oche run: defaults: visit.takeout_s: must be at least 0, not -1 (from --set)",
+        '<3>defaults: log.level: "x" is not a log level; '
+        "use one of debug, info, warning, error, critical (from --set)",
+    ]
+
+
 def test_a_journal_stream_that_is_not_stderr_adds_no_priorities(
     tmp_path: Path, mosquitto: MosquittoBroker
 ) -> None:
-    text = journal_run(tmp_path, mosquitto.port, "{dev}:1")  # another file: a shell redirected it
+    # JOURNAL_STREAM names another file: a shell in between redirected stderr.
+    text = journal_run(tmp_path, "{dev}:1", "--set", f"mqtt.embedded_port={mosquitto.port}")
     assert "<" not in text
     assert text.splitlines()[-1].startswith("oche run: cannot start the embedded MQTT broker")
