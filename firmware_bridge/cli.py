@@ -30,7 +30,8 @@ from firmware_bridge import (
     run_command,
     udev_command,
 )
-from firmware_bridge.command_support import EXIT_BAD_INPUT, UsageError
+from firmware_bridge.command_support import EXIT_BAD_INPUT, UsageError, key_values
+from firmware_bridge.log_setup import add_log_level_option, for_journal, setup_logging
 from firmware_bridge.scoreboard_text import render_scoreboard
 
 __all__ = ["DEMO_GAMES", "main"]
@@ -44,20 +45,10 @@ DEMO_GAMES: tuple[tuple[str, tuple[str, ...], dict[str, str]], ...] = (
 Each log is ``firmware_bridge/samples/<game id>.log``."""
 
 
-def _key_values(pairs: Sequence[str], what: str) -> dict[str, str]:
-    result: dict[str, str] = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise UsageError(f"{what} {pair!r} is not KEY=VALUE")
-        result[key.strip()] = value.strip()
-    return result
-
-
 def _teams(pairs: Sequence[str]) -> dict[str, list[str]]:
     return {
         name: [member.strip() for member in members.split(",") if member.strip()]
-        for name, members in _key_values(pairs, "team").items()
+        for name, members in key_values(pairs, "team").items()
     }
 
 
@@ -86,7 +77,7 @@ def _replay(args: argparse.Namespace) -> int:
     game = new_game(
         args.game,
         players or ["Player 1", "Player 2"],
-        _key_values(args.option, "option"),
+        key_values(args.option, "option"),
         teams or None,
     )
     replay_log(game, _read_log(args.file))
@@ -194,8 +185,8 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one ``oche`` command; returns the exit status."""
-    logging.basicConfig(level=logging.WARNING, format="oche: %(name)s: %(message)s")
     parser = _parser()
+    add_log_level_option(parser)
     # Python 3.11's argparse cannot place an optional positional (replay's FILE)
     # after options (gh-59317), so a single leftover argument is taken as FILE.
     args, extra = parser.parse_known_args(argv)
@@ -204,10 +195,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.file = extra.pop()
     if extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    setup_logging(args.log_level)
     try:
         status: int = args.run(args)
     except (EngineError, DriverError, UsageError) as error:
-        sys.stderr.write(f"oche {args.command}: {error}\n")
+        sys.stderr.write(for_journal(logging.ERROR, f"oche {args.command}: {error}\n"))
         return EXIT_BAD_INPUT
     return status
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import logging
+from collections.abc import Sequence
 
 from drivers.board_decoder import PROTOCOLS
 from drivers.factory import DRIVERS, BoardSpec
@@ -13,6 +14,7 @@ __all__ = [
     "UsageError",
     "add_board_arguments",
     "board_spec",
+    "key_values",
     "quiet_board_logs",
 ]
 
@@ -21,6 +23,17 @@ EXIT_BAD_INPUT = 2
 
 class UsageError(Exception):
     """A command-line value that is not valid; the message says which."""
+
+
+def key_values(pairs: Sequence[str], what: str) -> dict[str, str]:
+    """``KEY=VALUE`` arguments (``-o``, ``-t``) as a dict; a bad one is a UsageError."""
+    result: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"{what} {pair!r} is not KEY=VALUE")
+        result[key.strip()] = value.strip()
+    return result
 
 
 def _hex_id(text: str) -> int:

@@ -1,4 +1,4 @@
-"""The daemon's one config file: TOML, five sections, every setting has a default.
+"""The daemon's one config file: TOML, seven sections, every setting has a default.
 
 The file is looked for at ``--config FILE``, else ``$OCHE_CONFIG``,
 ``$XDG_CONFIG_HOME/oche/oche.toml`` (default ``~/.config``) and
@@ -30,6 +30,7 @@ from urllib.parse import urlsplit
 from drivers.board_decoder import PROTOCOLS
 from drivers.errors import DriverError
 from drivers.factory import DRIVERS, BoardSpec
+from firmware_bridge.log_setup import DEFAULT_LOG_LEVEL, LOG_LEVELS
 
 __all__ = [
     "DEFAULT_PORTS",
@@ -41,6 +42,7 @@ __all__ = [
     "DisplayConfig",
     "HomeAssistantConfig",
     "JournalConfig",
+    "LogConfig",
     "MqttConfig",
     "VisitConfig",
     "config_search_path",
@@ -263,6 +265,13 @@ class DisplayConfig:
 
 
 @dataclass(frozen=True)
+class LogConfig:
+    """``[log]``: how much the daemon logs (``--log-level`` wins)."""
+
+    level: str = DEFAULT_LOG_LEVEL
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole config; ``source`` is the file it came from, or ``"defaults"``."""
 
@@ -272,6 +281,7 @@ class Config:
     journal: JournalConfig = field(default_factory=JournalConfig)
     homeassistant: HomeAssistantConfig = field(default_factory=HomeAssistantConfig)
     display: DisplayConfig = field(default_factory=DisplayConfig)
+    log: LogConfig = field(default_factory=LogConfig)
     source: str = "defaults"
 
     @property
@@ -287,6 +297,7 @@ SECTIONS: dict[str, type[Any]] = {
     "journal": JournalConfig,
     "homeassistant": HomeAssistantConfig,
     "display": DisplayConfig,
+    "log": LogConfig,
 }
 """The config file's sections, in the order they are documented and checked."""
 
@@ -657,6 +668,11 @@ def _loopback_host(value: str) -> str | None:
     )
 
 
+def _log_level(value: str) -> str | None:
+    """A level name, in any case (it is stored lower-case)."""
+    return _choice("log level", LOG_LEVELS)(value.lower())
+
+
 def _discovery_prefix(value: str) -> str | None:
     if not value:
         return "must not be empty"
@@ -712,6 +728,7 @@ _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
     "journal": {},
     "homeassistant": {"discovery_prefix": _discovery_prefix},
     "display": {"volume": _in_range(0, 1)},
+    "log": {"level": _log_level},
 }
 """Per-key checks of well-typed values: each returns the problem or ``None``."""
 
@@ -797,7 +814,7 @@ def parse_config(
                 checker.add(path, problem_text)
                 bad.add(path)
                 continue
-            if key in ("usb_vid", "usb_pid"):
+            if path in ("board.usb_vid", "board.usb_pid", "log.level"):
                 value = str(value).lower()
             defaults[key] = value
     _cross_checks(values, bad, checker)

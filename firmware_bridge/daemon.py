@@ -95,6 +95,11 @@ class Daemon:
 
     async def run(self) -> None:
         self.journal.open()
+        board, ha = self.config.board, self.config.homeassistant
+        where = {"serial": f" on {board.port}", "usb": f" {board.usb_vid}:{board.usb_pid}"}
+        log.info("board %s: %s driver%s", self.board_id, board.driver, where.get(board.driver, ""))
+        log.info("journal: %s", self.journal.path)
+        log.info("Home Assistant discovery: %s", "on" if ha.enabled else "off")
         try:
             self._resume()
             if self.session is None and self._first_game is not None:
@@ -106,6 +111,7 @@ class Daemon:
                 )
                 await self.broker.start()
                 url = self.broker.url
+            log.info("MQTT broker: %s%s", url, " (embedded)" if self.broker else "")
             mqtt = self.config.mqtt
             self.link = MqttLink(
                 LinkSettings(

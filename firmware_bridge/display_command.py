@@ -7,12 +7,14 @@ the command line is taken from the daemon's config file when there is one
 /etc/oche/oche.toml), else ``mqtt://127.0.0.1:1883``, ``board1`` and ``oche``.
 
 ``--screenshot PATH`` renders one frame of the retained state to a PNG and
-exits (status 2 when no state arrives within ``--wait`` seconds).
+exits (status 2 when no state arrives within ``--wait`` seconds). Without a
+screen, and without ``--screenshot``, it exits with status 2 at once.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import re
 from dataclasses import dataclass, field
@@ -20,17 +22,24 @@ from pathlib import Path
 
 from firmware_bridge.command_support import UsageError
 from firmware_bridge.config import ConfigError, DisplayConfig, load_config
+from firmware_bridge.log_setup import DEFAULT_LOG_LEVEL, use_config_level
 
 __all__ = [
     "DEFAULT_BASE",
     "DEFAULT_BOARD",
     "DEFAULT_URL",
+    "NO_SCREEN",
     "Target",
     "add_parser",
+    "find_screen",
+    "off_screen",
     "parse_size",
+    "prepare_pygame",
     "resolve_target",
     "run",
 ]
+
+log = logging.getLogger(__name__)
 
 DEFAULT_URL = "mqtt://127.0.0.1:1883"
 DEFAULT_BOARD = "board1"
@@ -38,6 +47,70 @@ DEFAULT_BASE = "oche"
 MIN_SIZE = (320, 200)
 MAX_SIZE = (7680, 4320)
 _SIZE = re.compile(r"^\s*(\d+)\s*[xX]\s*(\d+)\s*$")
+_OFF_SCREEN = ("dummy", "offscreen")
+"""SDL video drivers that draw into memory only."""
+
+NO_SCREEN = (
+    "there is no screen here (DISPLAY and WAYLAND_DISPLAY are unset): run it on the "
+    "desktop, set SDL_VIDEODRIVER (kmsdrm for a console), or use --screenshot PATH"
+)
+
+
+def _console_screen() -> bool:
+    """Whether SDL can draw on the console (kmsdrm, a Raspberry Pi without a
+    desktop); when it can, SDL_VIDEODRIVER is set to it for the display."""
+    if not any(Path("/dev/dri").glob("card*")):
+        return False
+    import pygame
+
+    os.environ["SDL_VIDEODRIVER"] = "kmsdrm"
+    try:
+        pygame.display.init()
+    except pygame.error:
+        del os.environ["SDL_VIDEODRIVER"]
+        return False
+    pygame.display.quit()
+    return True
+
+
+def find_screen() -> bool:
+    """Whether there is a screen to open a window on: a desktop (X11, Wayland),
+    the video driver the user chose in SDL_VIDEODRIVER, or the console. Without
+    one SDL would draw off-screen, unseen, for ever."""
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return True
+    if os.environ.get("SDL_VIDEODRIVER"):
+        return True
+    return _console_screen()
+
+
+def off_screen() -> bool:
+    """Whether pygame is to draw into memory only (SDL_VIDEODRIVER dummy or offscreen)."""
+    return os.environ.get("SDL_VIDEODRIVER") in _OFF_SCREEN
+
+
+def _sound_device() -> bool:
+    """Whether there is something to play sound on: a PulseAudio or PipeWire
+    server, or an ALSA playback device."""
+    if os.environ.get("PULSE_SERVER"):
+        return True
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and any((Path(runtime) / name).exists() for name in ("pulse/native", "pipewire-0")):
+        return True
+    return any(Path("/dev/snd").glob("pcmC*p"))
+
+
+def prepare_pygame(render_only: bool) -> None:
+    """The environment pygame starts with: no greeting on stdout; SDL's dummy
+    drivers when rendering only; the dummy audio driver when there is no
+    sound device, so ALSA does not print errors on stderr."""
+    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    if render_only:
+        os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+        os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    elif "SDL_AUDIODRIVER" not in os.environ and not _sound_device():
+        log.info("no sound device: the scoreboard is silent")
+        os.environ["SDL_AUDIODRIVER"] = "dummy"
 
 
 def parse_size(text: str) -> tuple[int, int]:
@@ -74,6 +147,7 @@ class Target:
     username: str | None = None
     password: str | None = None
     display: DisplayConfig = field(default_factory=DisplayConfig)
+    log_level: str = DEFAULT_LOG_LEVEL
 
 
 def resolve_target(
@@ -110,16 +184,21 @@ def resolve_target(
         username=username,
         password=password,
         display=loaded.display,
+        log_level=loaded.log.level,
     )
 
 
 def run(args: argparse.Namespace) -> int:
     """Run ``oche display`` for parsed ``args``; returns the exit status."""
-    # pygame loads only for this command, without its greeting on stdout.
-    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
+    target = resolve_target(args.mqtt, args.board, args.base, args.config)
+    use_config_level(getattr(args, "log_level", None), target.log_level)  # oche's own option
+    screen = find_screen()
+    if args.screenshot is None and not screen:
+        raise UsageError(NO_SCREEN)
+    # pygame loads only for this command, once its environment is set.
+    prepare_pygame(render_only=not screen)
     from display.app import run_display
 
-    target = resolve_target(args.mqtt, args.board, args.base, args.config)
     try:
         return run_display(
             target.url,

@@ -11,18 +11,44 @@ from __future__ import annotations
 import errno
 import ipaddress
 import logging
+import socket
 from typing import Any
 
 from amqtt.broker import Broker  # type: ignore[import-untyped]
 from amqtt.errors import BrokerError  # type: ignore[import-untyped]
 
-__all__ = ["EmbeddedBroker", "EmbeddedBrokerError"]
+__all__ = ["EmbeddedBroker", "EmbeddedBrokerError", "address_in_use"]
 
 log = logging.getLogger(__name__)
 
 
 class EmbeddedBrokerError(RuntimeError):
-    """The embedded broker could not start (the port is taken, ...)."""
+    """The embedded broker could not start; ``in_use`` when its port is taken."""
+
+    def __init__(self, message: str, *, in_use: bool = False) -> None:
+        super().__init__(message)
+        self.in_use = in_use
+
+
+def address_in_use(host: str, port: int) -> bool:
+    """Whether something already listens on loopback ``host:port`` (probed by
+    binding it as the broker will)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as asyncio does
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            return error.errno == errno.EADDRINUSE
+    return False
+
+
+class _StartupFailure(logging.Filter):
+    """Drops amqtt's own traceback of a failed start: :meth:`EmbeddedBroker.start`
+    reports the failure itself, in one line."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.msg != "Broker startup failed"
 
 
 def _loopback_host(host: str) -> str:
@@ -71,9 +97,15 @@ class EmbeddedBroker:
     def config(self) -> dict[str, Any]:
         """The amqtt configuration: one TCP listener on this address, anonymous
         clients, no $SYS topics and no persistence plugin."""
+        # Unbracketed: amqtt 0.12 splits "host:port" at the last colon, but
+        # hands "[::1]" to asyncio with its brackets, which no resolver knows.
         return {
             "listeners": {
-                "default": {"type": "tcp", "bind": self.address, "max_connections": 0},
+                "default": {
+                    "type": "tcp",
+                    "bind": f"{self.host}:{self.port}",
+                    "max_connections": 0,
+                },
             },
             "plugins": {
                 "amqtt.plugins.authentication.AnonymousAuthPlugin": {"allow_anonymous": True},
@@ -86,6 +118,9 @@ class EmbeddedBroker:
         if self._broker is not None:
             return
         broker = Broker(self.config())
+        amqtt_log = logging.getLogger("amqtt.broker")
+        quiet = _StartupFailure()
+        amqtt_log.addFilter(quiet)
         try:
             await broker.start()
         except BrokerError as exc:
@@ -93,13 +128,16 @@ class EmbeddedBroker:
             if isinstance(cause, OSError) and cause.errno == errno.EADDRINUSE:
                 raise EmbeddedBrokerError(
                     f"cannot start the embedded MQTT broker: {self.address} is already in use "
-                    "(is another broker running? use it instead, or pick another port)"
-                ) from exc
+                    "(another MQTT broker?)",
+                    in_use=True,
+                ) from None
             raise EmbeddedBrokerError(
                 f"cannot start the embedded MQTT broker on {self.address}: {cause or exc}"
-            ) from exc
+            ) from None
+        finally:
+            amqtt_log.removeFilter(quiet)
         self._broker = broker
-        log.info("embedded MQTT broker listening on %s", self.address)
+        log.debug("embedded MQTT broker listening on %s", self.address)
 
     async def stop(self) -> None:
         """Disconnect every client and close the listener. Idempotent."""
@@ -107,4 +145,4 @@ class EmbeddedBroker:
         if broker is None:
             return
         await broker.shutdown()
-        log.info("embedded MQTT broker on %s stopped", self.address)
+        log.debug("embedded MQTT broker on %s stopped", self.address)

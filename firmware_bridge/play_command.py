@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import concurrent.futures
 import dataclasses
-import os
+import logging
 import shutil
+import socket
 import sys
 import tempfile
 import threading
@@ -21,11 +23,22 @@ import time
 from pathlib import Path
 from typing import Any
 
+from drivers.errors import DriverError
+from engine import EngineError
 from firmware_bridge.command_support import UsageError
 from firmware_bridge.config import Config, ConfigError, load_config
 from firmware_bridge.daemon import Daemon
-from firmware_bridge.display_command import add_sound_arguments, parse_size
+from firmware_bridge.display_command import (
+    add_sound_arguments,
+    find_screen,
+    off_screen,
+    parse_size,
+    prepare_pygame,
+)
+from firmware_bridge.embedded_broker import EmbeddedBroker, EmbeddedBrokerError, address_in_use
 from firmware_bridge.game_session import SessionSetup
+from firmware_bridge.log_setup import use_config_level
+from firmware_bridge.run_command import broker_error
 from firmware_bridge.scoreboard_text import render_scoreboard
 
 __all__ = ["DEMO_GAME", "DEMO_SCRIPT", "add_parser"]
@@ -40,22 +53,36 @@ DEMO_SCRIPT = (
 """A 301 game on the simulated board: Ann busts on 98 (S20 leaves zero on a
 single), then checks out 98 with T20 D19. The pause lets the display connect first."""
 
+log = logging.getLogger(__name__)
+
 DEMO_SECONDS_PER_DART = 0.6
 HEADLESS_TIMEOUT_S = 90.0
 
 
-def _headless() -> bool:
-    if os.environ.get("SDL_VIDEODRIVER") in ("dummy", "offscreen"):
-        return True
-    return not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
-
-
-def _free_loopback_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
+def _free_loopback_port(host: str = "127.0.0.1") -> int:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family) as probe:
+        probe.bind((host, 0))
         return int(probe.getsockname()[1])
+
+
+def _free_broker_port(config: Config) -> Config:
+    """The config, with the embedded broker on a free port when its own is
+    taken (say by a Mosquitto installed on this machine): a home user need not
+    know about ports. ``oche run``, a service, does not move; it says why."""
+    mqtt = config.mqtt
+    if not mqtt.embedded:
+        return config
+    host = EmbeddedBroker(mqtt.embedded_host, mqtt.embedded_port).host
+    if not address_in_use(host, mqtt.embedded_port):
+        return config
+    port = _free_loopback_port(host)
+    log.info(
+        "port %d is taken (another MQTT broker?): the embedded broker uses port %d instead",
+        mqtt.embedded_port,
+        port,
+    )
+    return dataclasses.replace(config, mqtt=dataclasses.replace(mqtt, embedded_port=port))
 
 
 def _demo_config(config: Config) -> Config:
@@ -64,7 +91,8 @@ def _demo_config(config: Config) -> Config:
     journal = Path(tempfile.mkdtemp(prefix="oche-demo-")) / "journal.sqlite3"
     mqtt = config.mqtt
     if mqtt.embedded:
-        mqtt = dataclasses.replace(mqtt, embedded_port=_free_loopback_port())
+        host = EmbeddedBroker(mqtt.embedded_host, mqtt.embedded_port).host
+        mqtt = dataclasses.replace(mqtt, embedded_port=_free_loopback_port(host))
     return dataclasses.replace(
         config,
         board=dataclasses.replace(
@@ -101,15 +129,28 @@ class DaemonThread:
     def start(self) -> None:
         self._thread.start()
 
-    def wait_for_broker(self, timeout: float = 5.0) -> None:
-        """Return once the daemon is connected to its broker (or has failed, or
-        ``timeout`` s passed), so the display's first connect finds it there."""
+    def wait_for_state(self, timeout: float = 15.0) -> bool:
+        """Wait until the broker holds this daemon's state: once connected, the
+        daemon publishes it once more and the broker acknowledges it. So the
+        display, which subscribes after this, never shows a state retained
+        from before (another daemon's). False when the daemon failed (see
+        :attr:`error`) or ``timeout`` s passed."""
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline and self._thread.is_alive():
             link = self.daemon.link
             if link is not None and link.connected:
-                return
+                try:
+                    published = asyncio.run_coroutine_threadsafe(self._publish_state(), self.loop)
+                    if published.result(max(0.1, deadline - time.monotonic())):
+                        return True
+                except (RuntimeError, concurrent.futures.TimeoutError):  # loop closed, or slow
+                    pass
             time.sleep(0.02)
+        return False
+
+    async def _publish_state(self) -> bool:
+        link = self.daemon.link
+        return link is not None and await link.publish("state", self.daemon.state())
 
     def stop(self, timeout: float = 10.0) -> None:
         if self._task is not None and not self.loop.is_closed():
@@ -117,11 +158,15 @@ class DaemonThread:
         self._thread.join(timeout)
 
 
-def _broker_url(config: Config) -> str:
-    mqtt = config.mqtt
-    if mqtt.embedded:
-        return f"mqtt://{mqtt.embedded_host}:{mqtt.embedded_port}"
-    return mqtt.url
+def _daemon_failed(daemon: DaemonThread, config: Config) -> UsageError:
+    """Why the daemon published no state, in one line."""
+    error = daemon.error
+    if isinstance(error, EmbeddedBrokerError):
+        return broker_error(error, config)
+    if isinstance(error, EngineError | DriverError | ConfigError | UsageError):
+        return UsageError(str(error))
+    why = f": {error}" if error else f" (is the broker at {config.mqtt.url} running?)"
+    return UsageError(f"the daemon did not publish its state{why}")
 
 
 def _play(args: argparse.Namespace) -> int:
@@ -129,22 +174,21 @@ def _play(args: argparse.Namespace) -> int:
         config = load_config(args.config, args.set)
     except ConfigError as error:
         raise UsageError(str(error)) from None
-    if args.demo:
-        config = _demo_config(config)
-    os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
-    headless = args.screenshot is not None or _headless()
-    if headless:
-        os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
-        os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+    use_config_level(args.log_level, config.log.level)
+    config = _demo_config(config) if args.demo else _free_broker_port(config)
+    headless = args.screenshot is not None or not find_screen() or off_screen()
+    prepare_pygame(render_only=headless)
     from display.app import open_app, render_state
     from display.state_feed import StateFeed
 
     daemon = DaemonThread(Daemon(config, first_game=DEMO_GAME if args.demo else None))
     daemon.start()
-    daemon.wait_for_broker()
+    if not daemon.wait_for_state():
+        daemon.stop()
+        raise _daemon_failed(daemon, config)
     mqtt = config.mqtt
     feed = StateFeed(
-        _broker_url(config),
+        daemon.daemon.broker.url if daemon.daemon.broker else mqtt.url,
         config.board.id,
         mqtt.base,
         username=mqtt.username or None,
@@ -154,8 +198,7 @@ def _play(args: argparse.Namespace) -> int:
     try:
         state = feed.wait_for_state(15.0)
         if state is None:
-            why = f": {daemon.error}" if daemon.error else ""
-            raise UsageError(f"the daemon did not publish its state{why}")
+            raise UsageError(f"the scoreboard cannot read the daemon's state at {feed.address}")
         if not headless:
             shown = config.display
             return open_app(

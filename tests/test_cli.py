@@ -340,3 +340,27 @@ def test_no_command_is_a_usage_error() -> None:
     assert result.returncode == 2
     assert result.stdout == ""
     assert "usage" in result.stderr.lower()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--log-level", "debug", "replay", "x01", "-o", "start=301"],
+        ["replay", "--log-level", "WARNING", "x01", "-o", "start=301"],
+        ["udev", "print", "--log-level", "error"],  # a command of a command too
+    ],
+)
+def test_log_level_goes_before_or_after_any_command(args: list[str], log_file: Path) -> None:
+    result = oche(*args, stdin=log_file.read_text("utf-8"))
+    assert result.returncode == 0, result.stderr
+    assert "unrecognized" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args", [["--log-level", "verbose", "games"], ["games", "--log-level", ""]]
+)
+def test_a_bad_log_level_is_a_usage_error(args: list[str]) -> None:
+    result = oche(*args)
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert "argument --log-level:" in result.stderr and "is not a log level" in result.stderr

@@ -75,6 +75,14 @@ def test_defaults() -> None:
     assert config.journal.path == ""
     assert config.homeassistant.enabled is False
     assert config.homeassistant.discovery_prefix == "homeassistant"
+    assert config.log.level == "info"
+
+
+@pytest.mark.parametrize("written", ["debug", "WARNING", "Error", "critical"])
+def test_the_log_level_is_any_level_name_in_any_case(written: str) -> None:
+    config = parse_config(f'[log]\nlevel = "{written}"', "log.toml")
+    assert config.log.level == written.lower()
+    assert parse_config("", "x", [f"log.level={written}"]).log.level == written.lower()
 
 
 def test_no_file_anywhere_gives_the_defaults(tmp_path: Path) -> None:
@@ -494,6 +502,12 @@ def test_five_mistakes_are_all_reported_with_their_key_paths(tmp_path: Path) -> 
             "homeassistant.discovery_prefix: must not start or end with '/' or have empty levels",
         ),
         ('board = "serial"', 'board: expected a table ([board]), got a string ("serial")'),
+        (
+            '[log]\nlevel = "warn"',
+            'log.level: "warn" is not a log level (did you mean "warning"?); '
+            "use one of debug, info, warning, error, critical",
+        ),
+        ("[log]\nlevel = 10", "log.level: expected a string, got an integer (10)"),
     ],
 )
 def test_each_mistake_has_its_message(text: str, expected: str) -> None:
@@ -545,7 +559,7 @@ def test_unknown_sections_and_keys_get_suggestions() -> None:
         'boards: unknown section; did you mean "board"?',
         'homeassistent: unknown section; did you mean "homeassistant"?',
         "weather: unknown section; the sections are board, mqtt, visit, journal, "
-        "homeassistant, display",
+        "homeassistant, display, log",
         'board.protocl: unknown key; did you mean "protocol"?',
         "board.url: unknown key in [board]; did you mean mqtt.url?",
         "board.colour: unknown key; the keys of [board] are id, name, driver, port, baudrate, "
