@@ -85,12 +85,6 @@ class Game:
     """False for a game played by picking, not throwing (domino cribbage): no
     three-dart visits, so the board has no takeout and MISS means nothing."""
 
-    _events: list[Event]
-    _visit: list[Bed]
-    _visit_over: VisitOver | None
-    _outcome: Outcome | None
-    _last_visit: tuple[int, list[Bed], VisitOver | None] | None
-
     def __init__(
         self,
         players: Sequence[str] | Lineup,
@@ -105,7 +99,23 @@ class Game:
         for side, members in enumerate(self._sides):
             for player in members:
                 self._side_of[player] = side
-        self._reset()
+        # The play so far; :meth:`_reset` puts it back to this.
+        sides, players_count = len(self._sides), len(self.lineup.players)
+        self._events: list[Event] = []
+        self._side = 0
+        self._player = self._sides[0][0]
+        self._side_visits = [0] * sides
+        self._out = [False] * sides
+        self._round = 1
+        self._visit: list[Bed] = []
+        self._visit_live = True
+        self._visit_over: VisitOver | None = None
+        self._visit_closed = False
+        self._last_visit: tuple[int, list[Bed], VisitOver | None] | None = None
+        self._outcome: Outcome | None = None
+        self._darts = [0] * players_count
+        self._visits = [0] * players_count
+        self._setup()
 
     @classmethod
     def lineup_rule(cls) -> str:
@@ -351,23 +361,8 @@ class Game:
         return {"player": player, "darts": darts_json, "visit_over": _plain(over)}
 
     def _reset(self) -> None:
-        sides = len(self._sides)
-        players = len(self.lineup.players)
-        self._events = []
-        self._side = 0
-        self._player = self._sides[0][0]
-        self._side_visits = [0] * sides
-        self._out = [False] * sides
-        self._round = 1
-        self._visit = []
-        self._visit_live = True
-        self._visit_over = None
-        self._visit_closed = False
-        self._last_visit = None
-        self._outcome = None
-        self._darts = [0] * players
-        self._visits = [0] * players
-        self._setup()
+        """Back to the start, as :meth:`__init__` left the game (undo replays from here)."""
+        self.__dict__.update(type(self)(self.lineup, self.options).__dict__)
 
     def _close_visit(self) -> None:
         """The visit ends (third dart or NEXT): settle it and pass the turn."""

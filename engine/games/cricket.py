@@ -10,7 +10,14 @@ from engine.game import Game, Reason
 from engine.options import Option
 from engine.registry import register
 
-__all__ = ["CRICKET_TARGETS", "MARKS_KEYS", "Cricket", "marks_json", "target_index"]
+__all__ = [
+    "CRICKET_TARGETS",
+    "MARKS_KEYS",
+    "Cricket",
+    "marks_json",
+    "marks_stats",
+    "target_index",
+]
 
 CRICKET_TARGETS = (15, 16, 17, 18, 19, 20, BULL)
 """The cricket family's numbers in marks order; the bull is the last."""
@@ -34,6 +41,11 @@ MARKS_KEYS = tuple("bull" if number == BULL else str(number) for number in CRICK
 def marks_json(marks: list[int]) -> dict[str, int]:
     """Marks per target as the state JSON shows them: ``"15"``-``"20"`` and ``"bull"``."""
     return dict(zip(MARKS_KEYS, marks, strict=True))
+
+
+def marks_stats(marks: int, visits: int) -> dict[str, Any]:
+    """The cricket family's statistics: marks scored and marks per round (visit)."""
+    return {"marks": marks, "mpr": round(marks / visits, 2) if visits else 0.0}
 
 
 @register
@@ -126,6 +138,4 @@ class Cricket(Game):
         return {"score": self._score[side], "marks": marks_json(self._marks[side])}
 
     def _player_stats(self, player: int) -> dict[str, Any]:
-        visits = self._visits[player]
-        marks = self._marks_scored[player]
-        return {"marks": marks, "mpr": round(marks / visits, 2) if visits else 0.0}
+        return marks_stats(self._marks_scored[player], self._visits[player])

@@ -8,7 +8,13 @@ from typing import Any
 
 from engine.beds import BULL, Bed
 from engine.game import Game, Reason
-from engine.games.cricket import CRICKET_TARGETS, MARKS_TO_CLOSE, marks_json, target_index
+from engine.games.cricket import (
+    CRICKET_TARGETS,
+    MARKS_TO_CLOSE,
+    marks_json,
+    marks_stats,
+    target_index,
+)
 from engine.options import Option
 from engine.registry import register
 
@@ -96,6 +102,4 @@ class CricketShanghai(Game):
         }
 
     def _player_stats(self, player: int) -> dict[str, Any]:
-        visits = self._visits[player]
-        done = self._elements[player]
-        return {"marks": done, "mpr": round(done / visits, 2) if visits else 0.0}
+        return marks_stats(self._elements[player], self._visits[player])
