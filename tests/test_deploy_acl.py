@@ -808,3 +808,53 @@ def test_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
     complaints = [line for line in result.stderr.splitlines() if "oche@" in line]
     assert result.returncode == 0, result.stderr
     assert not complaints, "\n".join(complaints)
+
+
+UNIT_EXPOSURE_LIMIT = 3.0
+"""The most ``systemd-analyze security`` may rate the unit (0 is locked down, 10 exposed)."""
+
+
+def unit_exposure() -> float:
+    """``systemd-analyze security --offline`` on the unit as deployed: its overall exposure."""
+    analyze = systemd_analyze()
+    assert analyze is not None
+    result = subprocess.run(
+        [analyze, "security", "--offline=true", "--no-pager", str(UNIT)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    found = re.search(r"Overall exposure level for oche@\S*: (\d+\.\d+)", result.stdout)
+    assert found is not None, result.stdout + result.stderr
+    return float(found.group(1))
+
+
+@pytest.mark.skipif(systemd_analyze() is None, reason="no systemd-analyze on this machine")
+def test_unit_sandbox_rates_3_or_better_as_docs_deploy_says() -> None:
+    exposure = unit_exposure()
+    assert exposure <= UNIT_EXPOSURE_LIMIT, f"systemd-analyze security rates the unit {exposure}"
+    doc = DEPLOY_DOC.read_text("utf-8")
+    assert f"rates it **{exposure:.1f}**" in doc, "docs/deploy.md must give the measured rating"
+
+
+def test_unit_lets_the_daemon_reach_only_its_board_and_the_broker() -> None:
+    service = parse_unit(UNIT.read_text("utf-8"))["Service"]
+    assert values(service, "DevicePolicy") == ["closed"]
+    assert values(service, "CapabilityBoundingSet") == [""]
+    (families,) = values(service, "RestrictAddressFamilies")
+    # asyncio's self-pipe is an AF_UNIX socket pair; MQTT is IPv4 or IPv6; libusb's
+    # hot-plug monitor and getaddrinfo's address check use netlink.
+    assert set(families.split()) == {"AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK"}
+    assert values(service, "SystemCallFilter")[0] == "@system-service"
+    assert values(service, "SystemCallErrorNumber") == ["EPERM"]
+    assert values(service, "UMask") == ["0077"]
+    for key in (
+        "ProtectClock",
+        "ProtectKernelLogs",
+        "ProtectHostname",
+        "RestrictNamespaces",
+        "RestrictRealtime",
+        "LockPersonality",
+    ):
+        assert values(service, key) == ["yes"], key
