@@ -111,7 +111,7 @@ class Daemon:
                     username=mqtt.username or None,
                     password=mqtt.password() if mqtt.password_file else None,
                     ca_file=mqtt.ca_file or None,
-                    client_id=mqtt.client_id or f"oche-{self.board_id}",
+                    client_id=self.config.client_id,
                     keepalive=mqtt.keepalive,
                 ),
                 on_command=self._on_command,
