@@ -18,6 +18,8 @@ denied message declared never delivered.
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import queue
 import re
 import shutil
@@ -27,7 +29,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
@@ -38,13 +40,18 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.reasoncodes import ReasonCode
 
+from tests import unit_sandbox
+from tests.daemon_harness import config_text, press, throw
+from tests.drivers.pty_board import FakeBoard
 from tests.mosquitto_broker import MosquittoBroker, free_port, mosquitto_binary
+from tests.unit_sandbox import parse_unit
 
 ROOT = Path(__file__).resolve().parent.parent
 ACL = ROOT / "deploy" / "mosquitto" / "acl"
 MOSQUITTO_CONF = ROOT / "deploy" / "mosquitto" / "oche.conf"
 UNIT = ROOT / "deploy" / "systemd" / "oche@.service"
 DEPLOY_DOC = ROOT / "docs" / "deploy.md"
+OCHE = Path(sys.executable).parent / "oche"
 
 ACCOUNTS = (
     "board1",
@@ -244,6 +251,25 @@ class Peer:
                     return seen
             left = deadline - time.monotonic()
             assert left > 0, f"{self.name} never got {what or payload!r}"
+            with contextlib.suppress(queue.Empty):
+                self.seen.append(self.messages.get(timeout=min(left, 0.05)))
+
+    def wait_until(self, topic: str, predicate: Callable[[Any], bool], what: str = "") -> Any:
+        """The first JSON (or plain text) payload on ``topic`` for which ``predicate`` holds."""
+        deadline = time.monotonic() + TIMEOUT
+        checked = 0
+        while True:
+            self._drain()
+            for seen_topic, payload, _ in self.seen[checked:]:
+                try:
+                    value: Any = json.loads(payload)
+                except ValueError:
+                    value = payload.decode("utf-8", "replace")
+                if seen_topic == topic and predicate(value):
+                    return value
+            checked = len(self.seen)
+            left = deadline - time.monotonic()
+            assert left > 0, f"{self.name} never got {what or topic}"
             with contextlib.suppress(queue.Empty):
                 self.seen.append(self.messages.get(timeout=min(left, 0.05)))
 
@@ -752,26 +778,6 @@ def test_deployed_mosquitto_conf_serves_tls_and_websockets(
 # --- deploy/systemd/oche@.service -------------------------------------------
 
 
-def parse_unit(text: str) -> dict[str, list[tuple[str, str]]]:
-    """systemd's unit syntax: [Section] headers, Key=Value lines (a key may
-    repeat), # and ; comments."""
-    sections: dict[str, list[tuple[str, str]]] = {}
-    current: list[tuple[str, str]] | None = None
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith(("#", ";")):
-            continue
-        if line.startswith("[") and line.endswith("]"):
-            current = sections.setdefault(line[1:-1], [])
-            continue
-        assert current is not None, f"line {number} is outside any section: {raw}"
-        assert "=" in line and not raw.endswith("\\"), f"line {number} is not Key=Value: {raw}"
-        key, value = line.split("=", 1)
-        assert re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", key.strip()), f"line {number}: bad key {key!r}"
-        current.append((key.strip(), value.strip()))
-    return sections
-
-
 def values(section: list[tuple[str, str]], key: str) -> list[str]:
     return [value for name, value in section if name == key]
 
@@ -880,8 +886,8 @@ def test_unit_lets_the_daemon_reach_only_its_board_and_the_broker() -> None:
     assert values(service, "DevicePolicy") == ["closed"]
     assert values(service, "CapabilityBoundingSet") == [""]
     (families,) = values(service, "RestrictAddressFamilies")
-    # asyncio's self-pipe is an AF_UNIX socket pair; MQTT is IPv4 or IPv6; libusb's
-    # hot-plug monitor and getaddrinfo's address check use netlink.
+    # MQTT is IPv4 or IPv6; name services (systemd-resolved, nscd) answer on
+    # AF_UNIX; libusb's hot-plug monitor and getaddrinfo's address check use netlink.
     assert set(families.split()) == {"AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK"}
     assert values(service, "SystemCallFilter")[0] == "@system-service"
     assert values(service, "SystemCallErrorNumber") == ["EPERM"]
@@ -895,3 +901,99 @@ def test_unit_lets_the_daemon_reach_only_its_board_and_the_broker() -> None:
         "LockPersonality",
     ):
         assert values(service, key) == ["yes"], key
+
+
+@needs_mosquitto
+@pytest.mark.skipif(
+    unit_sandbox.available() is not None or os.geteuid() != 0,
+    reason=f"cannot apply the unit's sandbox here: {unit_sandbox.available() or 'not root'}",
+)
+async def test_the_daemon_plays_under_the_units_sandbox_as_board1(
+    tmp_path: Path, deployed: Deployed, connect: Connect
+) -> None:
+    # The real oche executable, under the unit's system-call filter, socket
+    # families, empty capability bounding set and umask (tests/unit_sandbox.py:
+    # what systemd would apply), talks MQTT over TLS to the deployed broker as
+    # board1 and reads a board on a pty (a serial device, as ttyACM/ttyUSB are).
+    board = FakeBoard(tmp_path / "oche-board")
+    secret = tmp_path / "board1.password"
+    secret.write_text(password("board1") + "\n", "utf-8")
+    url = f"mqtts://localhost:{deployed.ports['8883']}"
+    text = config_text(tmp_path, url, board.link).replace(
+        "[mqtt]\n",
+        f'[mqtt]\nusername = "board1"\npassword_file = "{secret}"\nca_file = "{deployed.ca}"\n',
+    )
+    config = tmp_path / "board1.toml"
+    config.write_text(text, "utf-8")
+    display = connect("display1").connected()
+    display.subscribe("oche/board1/availability", "oche/board1/state", "oche/board1/cmd/response")
+    command = [str(OCHE), "run", "--config", str(config)]
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "tests.unit_sandbox", str(UNIT), "--", *command],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        display.wait_until("oche/board1/availability", lambda p: p == "online", "online")
+        display.wait_until("oche/board1/state", lambda s: s["board"]["connected"], "the board")
+        new_game = {"command": "new_game", "id": "sandboxed", "game": "x01", "players": ["Ann"]}
+        assert display.publish("oche/board1/cmd", json.dumps(new_game).encode()) in ACCEPTED
+        response = display.wait_until(
+            "oche/board1/cmd/response", lambda p: p.get("id") == "sandboxed", "the response"
+        )
+        assert response["ok"], response
+        await throw(board, "T20", "T20")
+        await press(board, 2)  # MISS
+        state = display.wait_until(
+            "oche/board1/state", lambda s: s.get("phase") == "takeout", "the visit's end"
+        )
+        assert state["players"][0]["score"] == 501 - 120
+        daemon.terminate()  # systemctl stop
+        assert daemon.wait(TIMEOUT) == 0
+        display.wait_until("oche/board1/availability", lambda p: p == "offline", "offline")
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+        board.close()
+    errors = daemon.stderr.read() if daemon.stderr else ""
+    assert "not permitted" not in errors and "Errno 1]" not in errors, errors
+    assert (tmp_path / "journal.sqlite3").stat().st_mode & 0o077 == 0, "UMask=0077"
+
+
+@pytest.mark.skipif(unit_sandbox.available() is not None, reason="cannot apply the sandbox here")
+def test_the_units_sandbox_refuses_what_the_daemon_must_not_do() -> None:
+    # The sandbox of the test above is live: a privileged call and a socket
+    # family the unit does not allow fail with EPERM (SystemCallErrorNumber).
+    probe = (
+        "import os, socket\n"
+        "for name, attempt in [\n"
+        "    ('chroot', lambda: os.chroot('/')),\n"
+        "    ('packet socket', lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW)),\n"
+        "    ('sched_setaffinity', lambda: os.sched_setaffinity(0, {0})),\n"
+        "]:\n"
+        "    try:\n"
+        "        attempt()\n"
+        "        print(name, 'allowed')\n"
+        "    except PermissionError:\n"
+        "        print(name, 'refused')\n"
+        "socket.socket(socket.AF_INET6, socket.SOCK_STREAM).close()\n"
+        "print('inet6 allowed')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "tests.unit_sandbox", str(UNIT), "--", sys.executable, "-c", probe],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n") == [
+        "chroot refused",
+        "packet socket refused",
+        "sched_setaffinity refused",
+        "inet6 allowed",
+        "",
+    ]
