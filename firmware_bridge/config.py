@@ -286,7 +286,9 @@ class Config:
 
     @property
     def client_id(self) -> str:
-        """The MQTT client id: ``mqtt.client_id``, or ``oche-<board id>``."""
+        """The MQTT client id the daemon asks for: ``mqtt.client_id``, or
+        ``oche-<board id>``. Oche's deployed Mosquitto (use_username_as_clientid)
+        replaces it with the account name (docs/deploy.md)."""
         return self.mqtt.client_id or f"oche-{self.board.id}"
 
 

@@ -43,6 +43,7 @@ from firmware_bridge.journal import Finish, Journal, JournalError, JournalGame
 from firmware_bridge.mqtt_api import (
     CommandError,
     discovery_messages,
+    discovery_removals,
     parse_command,
     response_payload,
 )
@@ -88,6 +89,8 @@ class Daemon:
         self._timer_changed = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
         self._delivering = asyncio.Lock()
+        self._discovering = asyncio.Lock()
+        self._discovered_players: int | None = None
         self.link: MqttLink | None = None
         self.broker: EmbeddedBroker | None = None
 
@@ -121,7 +124,7 @@ class Daemon:
                     username=mqtt.username or None,
                     password=mqtt.password() if mqtt.password_file else None,
                     ca_file=mqtt.ca_file or None,
-                    client_id=mqtt.client_id or f"oche-{self.board_id}",
+                    client_id=self.config.client_id,
                     keepalive=mqtt.keepalive,
                 ),
                 on_command=self._on_command,
@@ -240,17 +243,27 @@ class Daemon:
         await self.link.publish(name, payload)
 
     async def _publish_discovery(self) -> None:
+        """Home Assistant discovery for the current game's players, then the
+        removal of the score sensors the game before had and this one has not
+        (all of them after a restart, when that is not known). One message at
+        a time, each awaiting its PUBACK, and one run at a time: a new game
+        never piles up publishes, and two quick games cannot interleave."""
         if self.link is None or not self.config.homeassistant.enabled:
             return
-        players = len(self.session.setup.players) if self.session else 0
-        for topic, config in discovery_messages(
-            self.config.homeassistant.discovery_prefix,
-            self.config.mqtt.base,
-            self.board_id,
-            self.config.board.name,
-            players,
-        ):
-            await self.link.publish_raw(topic, config, retain=True)
+        async with self._discovering:
+            players = len(self.session.setup.players) if self.session else 0
+            prefix = self.config.homeassistant.discovery_prefix
+            messages: list[tuple[str, dict[str, Any] | str]] = [
+                *discovery_messages(
+                    prefix, self.config.mqtt.base, self.board_id, self.config.board.name, players
+                ),
+                *discovery_removals(prefix, self.board_id, players, self._discovered_players),
+            ]
+            for topic, config in messages:
+                if not await self.link.publish_raw(topic, config, retain=True):
+                    self._discovered_players = None  # what the broker keeps is unknown
+                    return
+            self._discovered_players = players
 
     async def _on_connect(self) -> None:
         """After every (re)connect: discovery, the retained state, owed results."""
@@ -474,6 +487,7 @@ class Daemon:
                 self.journal.end_game(self.game_row, now)
                 self._publish("event", _event("game_over", now, result="ended", winner=None))
             self.session, self.game_row = None, None
+            self._background(self._publish_discovery())  # no game: no score sensors
         elif name == "dart":
             try:
                 tokens = self._plan("dart", args["segment"])

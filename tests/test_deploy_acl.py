@@ -18,6 +18,8 @@ denied message declared never delivered.
 from __future__ import annotations
 
 import contextlib
+import json
+import os
 import queue
 import re
 import shutil
@@ -27,7 +29,8 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -37,15 +40,28 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.reasoncodes import ReasonCode
 
+from tests import unit_sandbox
+from tests.daemon_harness import config_text, press, throw
+from tests.drivers.pty_board import FakeBoard
 from tests.mosquitto_broker import MosquittoBroker, free_port, mosquitto_binary
+from tests.unit_sandbox import parse_unit
 
 ROOT = Path(__file__).resolve().parent.parent
 ACL = ROOT / "deploy" / "mosquitto" / "acl"
 MOSQUITTO_CONF = ROOT / "deploy" / "mosquitto" / "oche.conf"
 UNIT = ROOT / "deploy" / "systemd" / "oche@.service"
 DEPLOY_DOC = ROOT / "docs" / "deploy.md"
+OCHE = Path(sys.executable).parent / "oche"
 
-ACCOUNTS = ("board1", "board2", "display1", "display2", "leaderboard", "homeassistant")
+ACCOUNTS = (
+    "board1",
+    "board2",
+    "display1",
+    "display2",
+    "leaderboard1",
+    "leaderboard2",
+    "homeassistant",
+)
 TIMEOUT = 5.0  # for anything that must happen
 GRACE = 0.3  # after the marker, for anything that must not
 
@@ -115,11 +131,12 @@ class Peer:
         ca_file: Path | None = None,
         will: tuple[str, bytes] | None = None,
         threaded: bool = True,
+        client_id: str | None = None,
     ) -> None:
         self.name = username or "anonymous"
         self.client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
-            client_id=f"{self.name}-{uuid.uuid4().hex[:8]}",
+            client_id=client_id or f"{self.name}-{uuid.uuid4().hex[:8]}",
             protocol=protocol,
             transport=transport,
         )
@@ -237,29 +254,128 @@ class Peer:
             with contextlib.suppress(queue.Empty):
                 self.seen.append(self.messages.get(timeout=min(left, 0.05)))
 
+    def wait_until(self, topic: str, predicate: Callable[[Any], bool], what: str = "") -> Any:
+        """The first JSON (or plain text) payload on ``topic`` for which ``predicate`` holds."""
+        deadline = time.monotonic() + TIMEOUT
+        checked = 0
+        while True:
+            self._drain()
+            for seen_topic, payload, _ in self.seen[checked:]:
+                try:
+                    value: Any = json.loads(payload)
+                except ValueError:
+                    value = payload.decode("utf-8", "replace")
+                if seen_topic == topic and predicate(value):
+                    return value
+            checked = len(self.seen)
+            left = deadline - time.monotonic()
+            assert left > 0, f"{self.name} never got {what or topic}"
+            with contextlib.suppress(queue.Empty):
+                self.seen.append(self.messages.get(timeout=min(left, 0.05)))
+
     def close(self) -> None:
         self.client.disconnect()
         if self.threaded:
             self.client.loop_stop()
 
 
-# --- the broker with the deployed ACL ---------------------------------------
+# --- the broker as deployed: oche.conf with the ACL --------------------------
+
+
+def wait_listening(port: int) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            assert time.monotonic() < deadline, f"nothing listens on {port}"
+            time.sleep(0.05)
+
+
+def make_certificates(directory: Path) -> tuple[Path, Path, Path]:
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("needs openssl to make a test CA for the TLS listeners")
+    ca_key, ca, key, csr, cert = (
+        directory / name for name in ("ca.key", "ca.crt", "server.key", "server.csr", "server.crt")
+    )
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    extensions = directory / "server.ext"
+    extensions.write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n", "utf-8")
+    for command in (
+        [
+            "req",
+            "-x509",
+            *ec,
+            "-keyout",
+            ca_key,
+            "-out",
+            ca,
+            "-days",
+            "2",
+            "-subj",
+            "/CN=Oche test CA",
+        ],
+        ["req", *ec, "-keyout", key, "-out", csr, "-subj", "/CN=localhost"],
+        [
+            *("x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial"),
+            *("-out", cert, "-days", "2", "-extfile", extensions),
+        ],
+    ):
+        subprocess.run([openssl, *map(str, command)], check=True, capture_output=True, timeout=30)
+    return ca, cert, key
+
+
+@dataclass(frozen=True)
+class Deployed:
+    """Mosquitto running ``deploy/mosquitto/oche.conf`` and ``deploy/mosquitto/acl``
+    unchanged but for paths and ports: ``ports`` maps each listener's port in
+    oche.conf (1883, 8883, 8884) to the one it listens on here; ``broker.port`` is
+    one more plain listener under the same settings."""
+
+    broker: MosquittoBroker
+    ports: dict[str, int]
+    ca: Path
 
 
 @pytest.fixture(scope="module")
-def acl_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MosquittoBroker]:
-    workdir = tmp_path_factory.mktemp("acl-broker")
+def deployed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployed]:
+    if mosquitto_binary() is None or MOSQUITTO_PASSWD is None:
+        pytest.skip("needs mosquitto and mosquitto_passwd (apt-get install -y mosquitto)")
+    workdir = tmp_path_factory.mktemp("deployed-broker")
+    ca, cert, key = make_certificates(workdir)
     passwd = workdir / "passwd"
     make_password_file(passwd, ACCOUNTS)
     acl = workdir / "acl"
     shutil.copyfile(ACL, acl)  # the very file docs/deploy.md installs
-    broker = MosquittoBroker(
-        workdir / "mosquitto",
-        extra_config=f"password_file {passwd}\nacl_file {acl}\n",
-    )
+    paths = {
+        "/etc/mosquitto/oche/passwd": passwd,
+        "/etc/mosquitto/oche/acl": acl,
+        "/etc/mosquitto/certs/ca.crt": ca,
+        "/etc/mosquitto/certs/server.crt": cert,
+        "/etc/mosquitto/certs/server.key": key,
+    }
+    ports: dict[str, int] = {}
+
+    def relisten(match: re.Match[str]) -> str:
+        ports[match.group(1)] = free_port()
+        return f"listener {ports[match.group(1)]} 127.0.0.1"
+
+    config = MOSQUITTO_CONF.read_text("utf-8")
+    for path, local in paths.items():
+        assert path in config, path
+        config = config.replace(path, str(local))
+    config = re.sub(r"^listener (\d+)(?: \S+)?$", relisten, config, flags=re.MULTILINE)
+    assert set(ports) == {"1883", "8883", "8884"}
+    assert "/etc/" not in "".join(line for line in config.splitlines() if not line.startswith("#"))
+
+    broker = MosquittoBroker(workdir / "mosquitto", extra_config=config)
     broker.start()
     try:
-        yield broker
+        for port in ports.values():  # start() waited for the first listener only
+            wait_listening(port)
+        yield Deployed(broker, ports, ca)
     finally:
         broker.stop()
 
@@ -269,14 +385,17 @@ class Connect(Protocol):
 
 
 @pytest.fixture
-def connect(acl_broker: MosquittoBroker) -> Iterator[Connect]:
-    """connect(account, **options) -> a connected Peer, closed after the test."""
+def connect(deployed: Deployed) -> Iterator[Connect]:
+    """connect(account, **options) -> a Peer, closed after the test; on the
+    broker's plain listener unless ``host`` and ``port`` say otherwise."""
     peers: list[Peer] = []
 
     def factory(account: str | None, secret: str | None = None, **options: Any) -> Peer:
         if account is not None and secret is None:
             secret = password(account)
-        peer = Peer(acl_broker.host, acl_broker.port, account, secret, **options)
+        host = options.pop("host", deployed.broker.host)
+        port = options.pop("port", deployed.broker.port)
+        peer = Peer(host, port, account, secret, **options)
         peers.append(peer)
         return peer
 
@@ -352,7 +471,7 @@ def test_board_publishes_its_own_topics(connect: Connect) -> None:
         "oche/board1/availability",
         "oche/board1/cmd/response",
     )
-    leaderboard = connect("leaderboard").connected().subscribe("oche/+/result")
+    leaderboard = connect("leaderboard1").connected().subscribe("oche/+/result")
     homeassistant = connect("homeassistant").connected()
     homeassistant.subscribe("homeassistant/#", "oche/+/state", "oche/+/availability")
     board = connect("board1").connected()
@@ -379,7 +498,7 @@ def test_board_publishes_its_own_topics(connect: Connect) -> None:
 def test_board_cannot_publish_another_boards_topics(connect: Connect, protocol: int) -> None:
     display2 = connect("display2").connected()
     display2.subscribe("oche/board2/state", "oche/board2/event", "oche/board2/availability")
-    leaderboard = connect("leaderboard").connected().subscribe("oche/+/result")
+    leaderboard = connect("leaderboard1").connected().subscribe("oche/+/result")
     homeassistant = connect("homeassistant").connected()
     homeassistant.subscribe("homeassistant/#", "oche/+/state")
     board1 = connect("board1", protocol=protocol).connected()
@@ -440,6 +559,33 @@ def test_last_will_marks_the_board_offline(connect: Connect) -> None:
     topic, _, _ = display.wait_for(offline, "the will")
     assert topic == "oche/board1/availability"
     connect("board1").connected().publish("oche/board1/availability", b"", retain=True)
+
+
+@needs_mosquitto
+@pytest.mark.parametrize("stolen_id", ["oche-board1", "board1"])
+def test_no_other_account_can_knock_a_board_offline(connect: Connect, stolen_id: str) -> None:
+    # Mosquitto drops a connected client when another connects with its client
+    # id, and publishes the dropped client's will. oche.conf makes every
+    # client's id its account name, so asking for board1's id (the daemon's
+    # default oche-board1, or board1, the id the broker gives it) gets nothing.
+    display1 = connect("display1").connected().subscribe("oche/board1/availability")
+    will = marker()
+    board = connect(
+        "board1", client_id=stolen_id, will=("oche/board1/availability", will)
+    ).connected()
+    board.subscribe("oche/board1/cmd")
+    intruders = [
+        connect(account, client_id=stolen_id).connected()
+        for account in ("display2", "board2", "leaderboard1", "homeassistant")
+    ]
+    for intruder in intruders:  # connected, with ids of their own
+        intruder.subscribe("oche/+/state")
+    command = marker()
+    assert display1.publish("oche/board1/cmd", command) in ACCEPTED
+    board.wait_for(command, "a command after the intruders connected")
+    assert board.client.is_connected()
+    assert_never_got(display1, [will], board, "oche/board1/availability")
+    board.publish("oche/board1/availability", b"", retain=True)
 
 
 # --- displays ----------------------------------------------------------------
@@ -517,8 +663,8 @@ def test_retained_state_is_filtered_too(connect: Connect) -> None:
 
 @needs_mosquitto
 def test_leaderboard_reads_every_result_and_writes_nothing(connect: Connect) -> None:
-    leaderboard = connect("leaderboard").connected().subscribe("oche/+/result")
-    watcher = connect("leaderboard").connected().subscribe("oche/+/result")
+    leaderboard = connect("leaderboard1").connected().subscribe("oche/+/result")
+    watcher = connect("leaderboard2").connected().subscribe("oche/+/result")
     board1 = connect("board1").connected().subscribe("oche/board1/cmd")
     board2 = connect("board2").connected()
     homeassistant = (
@@ -535,12 +681,12 @@ def test_leaderboard_reads_every_result_and_writes_nothing(connect: Connect) -> 
     forged: list[bytes] = []
     for topic in [
         "oche/board1/result",
-        "oche/leaderboard/result",  # what a `pattern write oche/%u/result` line would allow
+        "oche/leaderboard1/result",  # what a `pattern write oche/%u/result` line would allow
         "oche/board1/state",
         "oche/board1/cmd",
         "homeassistant/status",
-        "homeassistant/sensor/oche_leaderboard/x/config",
-        "leaderboard/anything",
+        "homeassistant/sensor/oche_leaderboard1/x/config",
+        "leaderboard1/anything",
     ]:
         forged.append(marker())
         assert leaderboard.publish(topic, forged[-1]) == NOT_AUTHORIZED, topic
@@ -552,20 +698,21 @@ def test_leaderboard_reads_every_result_and_writes_nothing(connect: Connect) -> 
 
 @needs_mosquitto
 def test_leaderboards_share_results_through_a_shared_subscription(connect: Connect) -> None:
-    # docs/deploy.md: each result goes to one member of a group; every group,
-    # and every plain subscriber, gets every result. Mosquitto has shared
-    # subscriptions too, so the ACL is checked against them here.
-    group = [connect("leaderboard").connected() for _ in range(2)]
+    # docs/deploy.md: each result goes to one member of a group. Mosquitto has
+    # shared subscriptions too, so the ACL is checked against them here; each
+    # member has an account of its own (the account is the client id).
+    group = [connect(f"leaderboard{n}").connected() for n in (1, 2)]
     for member in group:
         member.subscribe("$share/leaderboard/oche/+/result")
-    other_group = connect("leaderboard").connected().subscribe("$share/archive/oche/+/result")
     board = connect("board1").connected()
 
     results = [marker() for _ in range(6)]
     for result in results:
         assert board.publish("oche/board1/result", result) in ACCEPTED
-    for result in results:
-        other_group.wait_for(result)
+    deadline = time.monotonic() + TIMEOUT
+    while set(results) - group[0].payloads() - group[1].payloads():
+        assert time.monotonic() < deadline, "the group did not get every result"
+        time.sleep(0.05)
     time.sleep(GRACE)
     got = [member.payloads() & set(results) for member in group]
     assert got[0] | got[1] == set(results)
@@ -607,132 +754,28 @@ def test_home_assistant_reads_discovery_and_state_only(connect: Connect) -> None
 # --- deploy/mosquitto/oche.conf, with TLS and websockets -------------------
 
 
-def wait_listening(port: int) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            assert time.monotonic() < deadline, f"nothing listens on {port}"
-            time.sleep(0.05)
-
-
-def make_certificates(directory: Path) -> tuple[Path, Path, Path]:
-    openssl = shutil.which("openssl")
-    if openssl is None:
-        pytest.skip("needs openssl to make a test CA for the TLS listeners")
-    ca_key, ca, key, csr, cert = (
-        directory / name for name in ("ca.key", "ca.crt", "server.key", "server.csr", "server.crt")
-    )
-    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-    extensions = directory / "server.ext"
-    extensions.write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n", "utf-8")
-    for command in (
-        [
-            "req",
-            "-x509",
-            *ec,
-            "-keyout",
-            ca_key,
-            "-out",
-            ca,
-            "-days",
-            "2",
-            "-subj",
-            "/CN=Oche test CA",
-        ],
-        ["req", *ec, "-keyout", key, "-out", csr, "-subj", "/CN=localhost"],
-        [
-            *("x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial"),
-            *("-out", cert, "-days", "2", "-extfile", extensions),
-        ],
-    ):
-        subprocess.run([openssl, *map(str, command)], check=True, capture_output=True, timeout=30)
-    return ca, cert, key
-
-
 @needs_mosquitto
-def test_deployed_mosquitto_conf_starts_and_serves_tls_and_websockets(tmp_path: Path) -> None:
-    ca, cert, key = make_certificates(tmp_path)
-    passwd = tmp_path / "passwd"
-    make_password_file(passwd, ACCOUNTS)
-    acl = tmp_path / "acl"
-    shutil.copyfile(ACL, acl)
-    paths = {
-        "/etc/mosquitto/oche/passwd": passwd,
-        "/etc/mosquitto/oche/acl": acl,
-        "/etc/mosquitto/certs/ca.crt": ca,
-        "/etc/mosquitto/certs/server.crt": cert,
-        "/etc/mosquitto/certs/server.key": key,
-    }
-    ports: dict[str, int] = {}
-
-    def relisten(match: re.Match[str]) -> str:
-        ports[match.group(1)] = free_port()
-        return f"listener {ports[match.group(1)]} 127.0.0.1"
-
-    config = MOSQUITTO_CONF.read_text("utf-8")
-    for path, local in paths.items():
-        assert path in config, path
-        config = config.replace(path, str(local))
-    config = re.sub(r"^listener (\d+)(?: \S+)?$", relisten, config, flags=re.MULTILINE)
-    assert set(ports) == {"1883", "8883", "8884"}
-    assert "/etc/" not in "".join(line for line in config.splitlines() if not line.startswith("#"))
-
-    broker = MosquittoBroker(tmp_path / "mosquitto", extra_config=config)
-    broker.start()
-    peers: list[Peer] = []
-    try:
-        for port in ports.values():  # start() waited for the first listener only
-            wait_listening(port)
-        plain = Peer("127.0.0.1", ports["1883"], "display1", password("display1"))
-        tls = Peer("localhost", ports["8883"], "board1", password("board1"), ca_file=ca)
-        ws = Peer(
-            "localhost",
-            ports["8884"],
-            "display1",
-            password("display1"),
-            transport="websockets",
-            ca_file=ca,
-        )
-        anonymous_tls = Peer("localhost", ports["8883"], None, ca_file=ca)
-        peers += [plain, tls, ws, anonymous_tls]
-        assert anonymous_tls.wait_connack().is_failure
-        plain.connected().subscribe("oche/board1/state")
-        ws.connected().subscribe("oche/board1/state")
-        state = marker()
-        assert tls.connected().publish("oche/board1/state", state) in ACCEPTED
-        plain.wait_for(state, "state over TLS, read on the loopback listener")
-        ws.wait_for(state, "state over TLS, read over secure websockets")
-        assert ws.publish("oche/board1/state", marker()) == NOT_AUTHORIZED  # the same ACL
-    finally:
-        for peer in peers:
-            peer.close()
-        broker.stop()
+def test_deployed_mosquitto_conf_serves_tls_and_websockets(
+    deployed: Deployed, connect: Connect
+) -> None:
+    ports, ca = deployed.ports, deployed.ca
+    plain = connect("homeassistant", host="127.0.0.1", port=ports["1883"])
+    tls = connect("board1", host="localhost", port=ports["8883"], ca_file=ca)
+    ws = connect(
+        "display1", host="localhost", port=ports["8884"], transport="websockets", ca_file=ca
+    )
+    anonymous_tls = connect(None, host="localhost", port=ports["8883"], ca_file=ca)
+    assert anonymous_tls.wait_connack().is_failure
+    plain.connected().subscribe("oche/board1/state")
+    ws.connected().subscribe("oche/board1/state")
+    state = marker()
+    assert tls.connected().publish("oche/board1/state", state) in ACCEPTED
+    plain.wait_for(state, "state over TLS, read on the loopback listener")
+    ws.wait_for(state, "state over TLS, read over secure websockets")
+    assert ws.publish("oche/board1/state", marker()) == NOT_AUTHORIZED  # the same ACL
 
 
 # --- deploy/systemd/oche@.service -------------------------------------------
-
-
-def parse_unit(text: str) -> dict[str, list[tuple[str, str]]]:
-    """systemd's unit syntax: [Section] headers, Key=Value lines (a key may
-    repeat), # and ; comments."""
-    sections: dict[str, list[tuple[str, str]]] = {}
-    current: list[tuple[str, str]] | None = None
-    for number, raw in enumerate(text.splitlines(), 1):
-        line = raw.strip()
-        if not line or line.startswith(("#", ";")):
-            continue
-        if line.startswith("[") and line.endswith("]"):
-            current = sections.setdefault(line[1:-1], [])
-            continue
-        assert current is not None, f"line {number} is outside any section: {raw}"
-        assert "=" in line and not raw.endswith("\\"), f"line {number} is not Key=Value: {raw}"
-        key, value = line.split("=", 1)
-        assert re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", key.strip()), f"line {number}: bad key {key!r}"
-        current.append((key.strip(), value.strip()))
-    return sections
 
 
 def values(section: list[tuple[str, str]], key: str) -> list[str]:
@@ -775,7 +818,7 @@ def test_deploy_doc_shows_the_unit_and_the_files_as_they_are() -> None:
         "docs/deploy.md must show oche.conf verbatim"
     )
     acl = ACL.read_text("utf-8")
-    for account in ("board1", "display1", "leaderboard", "homeassistant"):
+    for account in ("board1", "display1", "leaderboard1", "homeassistant"):
         start = acl.index(f"user {account}\n")
         block = acl[start:].split("\n\n", 1)[0].strip()
         assert block in doc, f"docs/deploy.md must show the ACL block of {account} verbatim"
@@ -808,3 +851,149 @@ def test_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
     complaints = [line for line in result.stderr.splitlines() if "oche@" in line]
     assert result.returncode == 0, result.stderr
     assert not complaints, "\n".join(complaints)
+
+
+UNIT_EXPOSURE_LIMIT = 3.0
+"""The most ``systemd-analyze security`` may rate the unit (0 is locked down, 10 exposed)."""
+
+
+def unit_exposure() -> float:
+    """``systemd-analyze security --offline`` on the unit as deployed: its overall exposure."""
+    analyze = systemd_analyze()
+    assert analyze is not None
+    result = subprocess.run(
+        [analyze, "security", "--offline=true", "--no-pager", str(UNIT)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    found = re.search(r"Overall exposure level for oche@\S*: (\d+\.\d+)", result.stdout)
+    assert found is not None, result.stdout + result.stderr
+    return float(found.group(1))
+
+
+@pytest.mark.skipif(systemd_analyze() is None, reason="no systemd-analyze on this machine")
+def test_unit_sandbox_rates_3_or_better_as_docs_deploy_says() -> None:
+    exposure = unit_exposure()
+    assert exposure <= UNIT_EXPOSURE_LIMIT, f"systemd-analyze security rates the unit {exposure}"
+    doc = DEPLOY_DOC.read_text("utf-8")
+    assert f"rates it **{exposure:.1f}**" in doc, "docs/deploy.md must give the measured rating"
+
+
+def test_unit_lets_the_daemon_reach_only_its_board_and_the_broker() -> None:
+    service = parse_unit(UNIT.read_text("utf-8"))["Service"]
+    assert values(service, "DevicePolicy") == ["closed"]
+    assert values(service, "CapabilityBoundingSet") == [""]
+    (families,) = values(service, "RestrictAddressFamilies")
+    # MQTT is IPv4 or IPv6; name services (systemd-resolved, nscd) answer on
+    # AF_UNIX; libusb's hot-plug monitor and getaddrinfo's address check use netlink.
+    assert set(families.split()) == {"AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK"}
+    assert values(service, "SystemCallFilter")[0] == "@system-service"
+    assert values(service, "SystemCallErrorNumber") == ["EPERM"]
+    assert values(service, "UMask") == ["0077"]
+    for key in (
+        "ProtectClock",
+        "ProtectKernelLogs",
+        "ProtectHostname",
+        "RestrictNamespaces",
+        "RestrictRealtime",
+        "LockPersonality",
+    ):
+        assert values(service, key) == ["yes"], key
+
+
+@needs_mosquitto
+@pytest.mark.skipif(
+    unit_sandbox.available() is not None or os.geteuid() != 0,
+    reason=f"cannot apply the unit's sandbox here: {unit_sandbox.available() or 'not root'}",
+)
+async def test_the_daemon_plays_under_the_units_sandbox_as_board1(
+    tmp_path: Path, deployed: Deployed, connect: Connect
+) -> None:
+    # The real oche executable, under the unit's system-call filter, socket
+    # families, empty capability bounding set and umask (tests/unit_sandbox.py:
+    # what systemd would apply), talks MQTT over TLS to the deployed broker as
+    # board1 and reads a board on a pty (a serial device, as ttyACM/ttyUSB are).
+    board = FakeBoard(tmp_path / "oche-board")
+    secret = tmp_path / "board1.password"
+    secret.write_text(password("board1") + "\n", "utf-8")
+    url = f"mqtts://localhost:{deployed.ports['8883']}"
+    text = config_text(tmp_path, url, board.link).replace(
+        "[mqtt]\n",
+        f'[mqtt]\nusername = "board1"\npassword_file = "{secret}"\nca_file = "{deployed.ca}"\n',
+    )
+    config = tmp_path / "board1.toml"
+    config.write_text(text, "utf-8")
+    display = connect("display1").connected()
+    display.subscribe("oche/board1/availability", "oche/board1/state", "oche/board1/cmd/response")
+    command = [str(OCHE), "run", "--config", str(config)]
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "tests.unit_sandbox", str(UNIT), "--", *command],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        display.wait_until("oche/board1/availability", lambda p: p == "online", "online")
+        display.wait_until("oche/board1/state", lambda s: s["board"]["connected"], "the board")
+        new_game = {"command": "new_game", "id": "sandboxed", "game": "x01", "players": ["Ann"]}
+        assert display.publish("oche/board1/cmd", json.dumps(new_game).encode()) in ACCEPTED
+        response = display.wait_until(
+            "oche/board1/cmd/response", lambda p: p.get("id") == "sandboxed", "the response"
+        )
+        assert response["ok"], response
+        await throw(board, "T20", "T20")
+        await press(board, 2)  # MISS
+        state = display.wait_until(
+            "oche/board1/state", lambda s: s.get("phase") == "takeout", "the visit's end"
+        )
+        assert state["players"][0]["score"] == 501 - 120
+        daemon.terminate()  # systemctl stop
+        assert daemon.wait(TIMEOUT) == 0
+        display.wait_until("oche/board1/availability", lambda p: p == "offline", "offline")
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+        board.close()
+    errors = daemon.stderr.read() if daemon.stderr else ""
+    assert "not permitted" not in errors and "Errno 1]" not in errors, errors
+    assert (tmp_path / "journal.sqlite3").stat().st_mode & 0o077 == 0, "UMask=0077"
+
+
+@pytest.mark.skipif(unit_sandbox.available() is not None, reason="cannot apply the sandbox here")
+def test_the_units_sandbox_refuses_what_the_daemon_must_not_do() -> None:
+    # The sandbox of the test above is live: a privileged call and a socket
+    # family the unit does not allow fail with EPERM (SystemCallErrorNumber).
+    probe = (
+        "import os, socket\n"
+        "for name, attempt in [\n"
+        "    ('chroot', lambda: os.chroot('/')),\n"
+        "    ('packet socket', lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW)),\n"
+        "    ('sched_setaffinity', lambda: os.sched_setaffinity(0, {0})),\n"
+        "]:\n"
+        "    try:\n"
+        "        attempt()\n"
+        "        print(name, 'allowed')\n"
+        "    except PermissionError:\n"
+        "        print(name, 'refused')\n"
+        "socket.socket(socket.AF_INET6, socket.SOCK_STREAM).close()\n"
+        "print('inet6 allowed')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "tests.unit_sandbox", str(UNIT), "--", sys.executable, "-c", probe],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n") == [
+        "chroot refused",
+        "packet socket refused",
+        "sched_setaffinity refused",
+        "inet6 allowed",
+        "",
+    ]

@@ -674,6 +674,9 @@ def test_discovery_messages() -> None:
             r"homeassistant/sensor/[A-Za-z0-9_-]+/[A-Za-z0-9_-]+/config", discovery_topic
         )
         assert config["default_entity_id"] == f"sensor.oche_b1_{what}"
+        # Home Assistant before 2025.10 ignores default_entity_id: without
+        # object_id the entity would be sensor.pub_board_player_1_score.
+        assert config["object_id"] == f"oche_b1_{what}"
         assert config["state_topic"] == "oche/b1/state"
         assert config["availability_topic"] == "oche/b1/availability"
         assert (config["payload_available"], config["payload_not_available"]) == (
@@ -695,6 +698,7 @@ def test_discovery_entity_ids_are_lower_case() -> None:
     messages = discovery_messages("ha", "home/darts", "Pub-2", "Pub", 1)
     for discovery_topic, config in messages:
         assert re.fullmatch(r"sensor\.[a-z0-9_]+", config["default_entity_id"])
+        assert f"sensor.{config['object_id']}" == config["default_entity_id"]
         assert config["unique_id"].startswith("oche_Pub-2_")
         assert discovery_topic.startswith("ha/sensor/oche_Pub-2/")
         assert config["state_topic"] == "home/darts/Pub-2/state"
@@ -718,6 +722,12 @@ def test_discovery_removals() -> None:
     ]
     assert len(discovery_removals("homeassistant", "b1", 0)) == 8
     assert discovery_removals("homeassistant", "b1", 8) == []
+    assert discovery_removals("homeassistant", "b1", 3, None) == discovery_removals(
+        "homeassistant", "b1", 3, 8
+    )
+    assert discovery_removals("homeassistant", "b1", 3, 2) == []  # a bigger game removes none
+    with pytest.raises(ValueError, match="previous_count"):
+        discovery_removals("homeassistant", "b1", 3, 9)
     published = {t for t, _ in discovery_messages("homeassistant", "oche", "b1", "B", 2)}
     assert not published & {t for t, _ in discovery_removals("homeassistant", "b1", 2)}
 
