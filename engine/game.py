@@ -81,6 +81,12 @@ class Game:
     """How many sides (players, or teams in a team game) the game takes."""
     teams_allowed: ClassVar[bool] = True
     """Whether the game can be played in teams."""
+    state_schema: ClassVar[dict[str, Any]] = {}
+    """What the game adds to the state JSON, as a JSON Schema the state also
+    matches (``{}``: nothing of its own). It may refer to ``#/$defs/NAME`` for
+    a name in :attr:`schema_defs`; :mod:`engine.state_schema` gathers them."""
+    schema_defs: ClassVar[dict[str, dict[str, Any]]] = {}
+    """The definitions :attr:`state_schema` refers to."""
     plays_in_visits: ClassVar[bool] = True
     """False for a game played by picking, not throwing (domino cribbage): no
     three-dart visits, so the board has no takeout and MISS means nothing."""

@@ -3,12 +3,13 @@ while an opponent still has them open."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.beds import BULL, Bed
 from engine.game import Game, Reason
 from engine.options import Option
 from engine.registry import register
+from engine.schema_parts import NON_NEGATIVE_INT, NON_NEGATIVE_NUMBER, every_player
 
 __all__ = [
     "CRICKET_TARGETS",
@@ -43,6 +44,27 @@ def marks_json(marks: list[int]) -> dict[str, int]:
     return dict(zip(MARKS_KEYS, marks, strict=True))
 
 
+MARKS_SCHEMA: dict[str, Any] = {
+    "description": "Marks per cricket target, 0 (open) to 3 (closed).",
+    "type": "object",
+    "properties": {key: {"type": "integer", "minimum": 0, "maximum": 3} for key in MARKS_KEYS},
+    "required": [*MARKS_KEYS],
+    "additionalProperties": False,
+}
+
+CRICKET_PLAYER_SCHEMA: dict[str, Any] = {
+    "properties": {
+        "score": {"minimum": 0},
+        "marks": {"$ref": "#/$defs/marks"},
+        "stats": {
+            "properties": {"marks": NON_NEGATIVE_INT, "mpr": NON_NEGATIVE_NUMBER},
+            "required": ["marks", "mpr"],
+        },
+    },
+    "required": ["marks"],
+}
+
+
 def marks_stats(marks: int, visits: int) -> dict[str, Any]:
     """The cricket family's statistics: marks scored and marks per round (visit)."""
     return {"marks": marks, "mpr": round(marks / visits, 2) if visits else 0.0}
@@ -56,6 +78,11 @@ class Cricket(Game):
     id = "cricket"
     name = "Cricket"
     summary = "Close 15-20 and the bull; score on them until everyone has closed them."
+    state_schema: ClassVar[dict[str, Any]] = every_player({"$ref": "#/$defs/cricket_player"})
+    schema_defs: ClassVar[dict[str, dict[str, Any]]] = {
+        "marks": MARKS_SCHEMA,
+        "cricket_player": CRICKET_PLAYER_SCHEMA,
+    }
     options_spec = (
         Option(
             "mode",

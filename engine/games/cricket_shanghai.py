@@ -4,12 +4,14 @@ the chain S -> D -> T (bull: 25 -> 25 -> 50), judged at the end of each visit.""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.beds import BULL, Bed
 from engine.game import Game, Reason
 from engine.games.cricket import (
+    CRICKET_PLAYER_SCHEMA,
     CRICKET_TARGETS,
+    MARKS_SCHEMA,
     MARKS_TO_CLOSE,
     marks_json,
     marks_stats,
@@ -17,6 +19,7 @@ from engine.games.cricket import (
 )
 from engine.options import Option
 from engine.registry import register
+from engine.schema_parts import every_player
 
 __all__ = ["BULL_CHAIN", "NUMBER_CHAIN", "CricketShanghai", "resolve_visit"]
 
@@ -58,6 +61,15 @@ def resolve_visit(
     return after
 
 
+CRICKET_SHANGHAI_PLAYER_SCHEMA: dict[str, Any] = {
+    "properties": {
+        "score": {"description": "Elements closed, 0-21.", "maximum": 21},
+        "marks_after_visit": {"$ref": "#/$defs/marks"},
+    },
+    "required": ["marks_after_visit"],
+}
+
+
 @register
 class CricketShanghai(Game):
     """No points: one dart is at most one element, and a sector needs S, D and
@@ -67,6 +79,14 @@ class CricketShanghai(Game):
     id = "cricket-shanghai"
     name = "Cricket-Shanghai"
     summary = "NDL format: close 20-15 with S, D, T and the bull with 25, 25, 50; no points."
+    state_schema: ClassVar[dict[str, Any]] = every_player(
+        {"allOf": [{"$ref": "#/$defs/cricket_player"}, {"$ref": "#/$defs/cricket_shanghai_player"}]}
+    )
+    schema_defs: ClassVar[dict[str, dict[str, Any]]] = {
+        "marks": MARKS_SCHEMA,
+        "cricket_player": CRICKET_PLAYER_SCHEMA,
+        "cricket_shanghai_player": CRICKET_SHANGHAI_PLAYER_SCHEMA,
+    }
     options_spec = (
         Option(
             "bull_order",

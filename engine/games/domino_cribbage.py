@@ -13,7 +13,7 @@ engine/cribbage_scoring.py, the computer in engine/cribbage_computer.py.
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.beds import NUMBERS, Bed
 from engine.cribbage_computer import choose_discards, choose_play
@@ -23,6 +23,7 @@ from engine.events import END_VISIT, UNDO, EndVisit, Event, Undo
 from engine.game import Game, Reason
 from engine.options import Option
 from engine.registry import register
+from engine.schema_parts import NON_NEGATIVE_INT, TILE_NOTATION_PATTERN
 from engine.tiles import DOUBLE_SIX, Tile
 
 __all__ = ["COMPUTER_SEATS", "DEALT", "DISCARDS", "DominoCribbage", "Stage"]
@@ -54,6 +55,115 @@ class Stage:
     OVER = "over"
 
 
+_TILES: dict[str, Any] = {"type": "array", "items": {"$ref": "#/$defs/tile"}}
+_SCORING_LINE: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "player": NON_NEGATIVE_INT,
+        "points": {"type": "integer", "minimum": 1},
+        "reason": {"type": "string", "minLength": 1},
+    },
+    "required": ["player", "points", "reason"],
+}
+_COMBINATIONS: dict[str, Any] = {
+    "type": "object",
+    "properties": {"points": NON_NEGATIVE_INT, "combinations": {"type": "array"}},
+    "required": ["points", "combinations"],
+}
+
+DOMINO_CRIBBAGE_SCHEMA: dict[str, Any] = {
+    "description": "Domino cribbage's own keys (docs/games/domino-cribbage.md).",
+    "properties": {
+        "stage": {"enum": ["discard", "play", "show", "over"]},
+        "dealer": NON_NEGATIVE_INT,
+        "hand": {"description": "The hand (deal) number, from 1.", "type": "integer", "minimum": 1},
+        "target": {"type": "integer", "minimum": 1},
+        "seed": NON_NEGATIVE_INT,
+        "starter": {"oneOf": [{"type": "null"}, {"$ref": "#/$defs/tile"}]},
+        "crib": {**_TILES, "maxItems": 4},
+        "count": {"type": "integer", "minimum": 0, "maximum": 31},
+        "count_tiles": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {"player": NON_NEGATIVE_INT, "tile": {"$ref": "#/$defs/tile"}},
+                "required": ["player", "tile"],
+            },
+        },
+        "played": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "player": NON_NEGATIVE_INT,
+                    "tile": {"$ref": "#/$defs/tile"},
+                    "count": {"type": "integer", "minimum": 0, "maximum": 31},
+                    "points": NON_NEGATIVE_INT,
+                },
+                "required": ["player", "tile", "count", "points"],
+            },
+            "maxItems": 8,
+        },
+        "to_discard": {"type": "integer", "minimum": 0, "maximum": 2},
+        "scoring": {"type": "array", "items": _SCORING_LINE},
+        "counts": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "player": NON_NEGATIVE_INT,
+                    "what": {"enum": ["hand", "crib"]},
+                    "tiles": {**_TILES, "maxItems": 4},
+                    "fifteens": _COMBINATIONS,
+                    "pairs": _COMBINATIONS,
+                    "runs": _COMBINATIONS,
+                    "total": NON_NEGATIVE_INT,
+                },
+                "required": ["player", "what", "tiles", "fifteens", "pairs", "runs", "total"],
+            },
+            "maxItems": 3,
+        },
+        "players": {
+            "minItems": 2,
+            "maxItems": 2,
+            "items": {
+                "properties": {
+                    "score": {"minimum": 0},
+                    "previous_score": NON_NEGATIVE_INT,
+                    "hand": {**_TILES, "maxItems": 6},
+                    "kept": {**_TILES, "maxItems": 4},
+                    "go": {"type": "boolean"},
+                    "computer": {"type": "boolean"},
+                    "stats": {
+                        "properties": {
+                            key: NON_NEGATIVE_INT
+                            for key in ("pegged", "hands", "crib", "best_hand", "gos")
+                        },
+                        "required": ["pegged", "hands", "crib", "best_hand", "gos"],
+                    },
+                },
+                "required": ["previous_score", "hand", "kept", "go", "computer"],
+            },
+        },
+    },
+    "required": [
+        "stage",
+        "dealer",
+        "hand",
+        "target",
+        "seed",
+        "starter",
+        "crib",
+        "count",
+        "count_tiles",
+        "played",
+        "to_discard",
+        "scoring",
+        "counts",
+    ],
+}
+
+
 @register
 class DominoCribbage(Game):
     """Deal six, discard two to the dealer's crib, turn the starter, peg to 31
@@ -63,6 +173,15 @@ class DominoCribbage(Game):
     id = "domino-cribbage"
     name = "Domino Cribbage"
     summary = "Cribbage with a double-six domino set: peg to 31, count 15s, pairs, runs; 61 wins."
+    state_schema: ClassVar[dict[str, Any]] = {"$ref": "#/$defs/domino_cribbage"}
+    schema_defs: ClassVar[dict[str, dict[str, Any]]] = {
+        "tile": {
+            "description": "A domino, low end first: 0-0 to 6-6.",
+            "type": "string",
+            "pattern": TILE_NOTATION_PATTERN,
+        },
+        "domino_cribbage": DOMINO_CRIBBAGE_SCHEMA,
+    }
     plays_in_visits = False
     sides_range = (2, 2)
     teams_allowed = False

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from engine.beds import Bed
 from engine.game import Game, Reason, VisitOver
 from engine.options import Option
 from engine.registry import register
+from engine.schema_parts import NON_NEGATIVE_INT, NON_NEGATIVE_NUMBER, every_player
 
 __all__ = ["RING_RULES", "X01"]
 
@@ -22,6 +23,23 @@ _ALLOWED_MULTIPLIERS = {
 }
 
 
+X01_PLAYER_SCHEMA: dict[str, Any] = {
+    "properties": {
+        "score": {"description": "Points still to score.", "minimum": 0},
+        "opened": {"description": "The side has scored its opening dart.", "type": "boolean"},
+        "stats": {
+            "properties": {
+                "points": NON_NEGATIVE_INT,
+                "points_per_dart": NON_NEGATIVE_NUMBER,
+                "average": NON_NEGATIVE_NUMBER,
+            },
+            "required": ["points", "points_per_dart", "average"],
+        },
+    },
+    "required": ["opened"],
+}
+
+
 @register
 class X01(Game):
     """Each side counts down from ``start``; reaching exactly zero with the
@@ -30,6 +48,8 @@ class X01(Game):
     id = "x01"
     name = "X01"
     summary = "Count down from 301-1001 to exactly zero; double out by default."
+    state_schema: ClassVar[dict[str, Any]] = every_player({"$ref": "#/$defs/x01_player"})
+    schema_defs: ClassVar[dict[str, dict[str, Any]]] = {"x01_player": X01_PLAYER_SCHEMA}
     options_spec = (
         Option("start", 501, "points each side starts from", (301, 401, 501, 601, 701, 901, 1001)),
         Option("in", "straight", "dart that opens scoring", RING_RULES),
