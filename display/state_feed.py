@@ -41,81 +41,24 @@ import contextlib
 import itertools
 import json
 import logging
-import re
 import secrets
 import socket
 import ssl
 import threading
-import urllib.parse
-from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import aiomqtt
 
-__all__ = ["BrokerAddress", "StateFeed", "parse_broker_url"]
+from firmware_bridge.mqtt_api import check_base, check_board_id, parse_broker_url
+
+__all__ = ["StateFeed"]
 
 log = logging.getLogger(__name__)
 
-_DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883, "ws": 80, "wss": 443}
-_LEVEL = re.compile(r"^[A-Za-z0-9_-]+$")
 _MAX_EVENTS = 256
 _MAX_PENDING = 256
 """How many sent commands the feed remembers while their answers are due."""
 _SUBSCRIPTIONS = ("availability", "state", "event", "cmd/response")
-
-
-@dataclass(frozen=True)
-class BrokerAddress:
-    """A broker URL taken apart."""
-
-    host: str
-    port: int
-    transport: Literal["tcp", "websockets"]
-    tls: bool
-    ws_path: str | None
-    username: str | None
-    password: str | None
-
-    def __str__(self) -> str:
-        return f"{self.host}:{self.port}"
-
-
-def parse_broker_url(url: str) -> BrokerAddress:
-    """``mqtt://[user[:pass]@]host[:port]``, ``mqtts://`` (TLS), ``ws://host[:port][/path]``
-    or ``wss://``; ports default per scheme (1883, 8883, 80, 443) and the
-    websocket path to ``/mqtt``. A bad URL raises ``ValueError``. The daemon's
-    link (firmware_bridge/mqtt_link.py) reads its URL here too, so a URL the
-    daemon takes is one the display takes."""
-    try:
-        parts = urllib.parse.urlsplit(url.strip())
-        port = parts.port
-    except ValueError as error:
-        raise ValueError(f"bad MQTT URL {url!r}: {error}") from None
-    scheme = parts.scheme.lower()
-    if scheme not in _DEFAULT_PORTS:
-        raise ValueError(f"bad MQTT URL {url!r}: the scheme must be mqtt, mqtts, ws or wss")
-    if not parts.hostname:
-        raise ValueError(f"bad MQTT URL {url!r}: no host")
-    websockets = scheme in ("ws", "wss")
-    if not websockets and parts.path not in ("", "/"):
-        raise ValueError(f"bad MQTT URL {url!r}: only ws:// and wss:// take a path")
-    return BrokerAddress(
-        host=parts.hostname,
-        port=port or _DEFAULT_PORTS[scheme],
-        transport="websockets" if websockets else "tcp",
-        tls=scheme in ("mqtts", "wss"),
-        ws_path=(parts.path or "/mqtt") if websockets else None,
-        username=urllib.parse.unquote(parts.username) if parts.username else None,
-        password=urllib.parse.unquote(parts.password) if parts.password is not None else None,
-    )
-
-
-def _check_topic_levels(base: str, board: str) -> None:
-    if not _LEVEL.fullmatch(board):
-        raise ValueError(f"bad board id {board!r}: letters, digits, '_' and '-' only")
-    levels = base.split("/")
-    if not base or not all(_LEVEL.fullmatch(level) for level in levels):
-        raise ValueError(f"bad base {base!r}: topic levels of letters, digits, '_' and '-'")
 
 
 class StateFeed:
@@ -136,7 +79,8 @@ class StateFeed:
         keepalive: int = 30,
     ) -> None:
         self.address = parse_broker_url(url)
-        _check_topic_levels(base, board)
+        check_base(base)
+        check_board_id(board)
         self.url = url
         self.board = board
         self.base = base

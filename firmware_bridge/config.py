@@ -25,15 +25,20 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, get_type_hints
-from urllib.parse import urlsplit
 
 from drivers.board_decoder import PROTOCOLS
 from drivers.errors import DriverError
 from drivers.factory import DRIVERS, BoardSpec
 from firmware_bridge.log_setup import DEFAULT_LOG_LEVEL, LOG_LEVELS
+from firmware_bridge.mqtt_api import (
+    BrokerAddress,
+    BrokerUrlError,
+    base_problem,
+    board_id_problem,
+    parse_broker_url,
+)
 
 __all__ = [
-    "DEFAULT_PORTS",
     "SECTIONS",
     "USB_REPORTS",
     "BoardConfig",
@@ -55,14 +60,6 @@ log = logging.getLogger(__name__)
 USB_REPORTS = ("line", "cells")
 """USB report formats (``drivers.usb_source.REPORT_FORMATS``; not imported
 from there because that module loads pyusb)."""
-
-DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883, "ws": 80, "wss": 443}
-"""The MQTT URL schemes and the port each uses when the URL names none."""
-
-TLS_SCHEMES = ("mqtts", "wss")
-
-MAX_TOPIC_LEVEL = 64
-"""Longest ``board.id`` and ``mqtt.base``."""
 
 
 class ConfigError(ValueError):
@@ -181,21 +178,19 @@ class MqttConfig:
         """Whether the daemon runs its own broker (``url`` is empty)."""
         return not self.url
 
-    def endpoint(self) -> tuple[str, str, int, str]:
-        """Where to connect: ``(scheme, host, port, path)``.
-
-        The port defaults per scheme (:data:`DEFAULT_PORTS`); the path is ``""``
-        for ``mqtt``/``mqtts`` and at least ``"/"`` for ``ws``/``wss``. With
-        the embedded broker it is ``("mqtt", embedded_host, embedded_port, "")``,
-        with a wildcard listen address replaced by loopback."""
+    def address(self) -> BrokerAddress:
+        """Where to connect, read by the MQTT contract's parser (as the daemon and
+        the display read it). With the embedded broker it is
+        ``mqtt://embedded_host:embedded_port``, a wildcard listen address
+        replaced by loopback."""
         if self.embedded:
             host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(
                 self.embedded_host, self.embedded_host
             )
-            return ("mqtt", host, self.embedded_port, "")
+            return BrokerAddress(host, self.embedded_port, "tcp", tls=False, ws_path=None)
         try:
-            return _split_url(self.url)
-        except _Invalid as problem:
+            return parse_broker_url(self.url)
+        except ValueError as problem:
             raise ConfigError(f"mqtt.url: {problem}") from None
 
     def password(self) -> str | None:
@@ -544,60 +539,6 @@ def _apply_overrides(
             table[key] = value
 
 
-def _topic_level_problem(value: str) -> str | None:
-    """Why ``value`` cannot be one MQTT topic level, or ``None``."""
-    if not value:
-        return "must not be empty"
-    if len(value) > MAX_TOPIC_LEVEL:
-        return f"must be at most {MAX_TOPIC_LEVEL} characters, not {len(value)}"
-    bad = [c for c in "/+#" if c in value]
-    if bad:
-        return (
-            f"must not contain {' or '.join(repr(c) for c in bad)}: "
-            "it is one level of an MQTT topic"
-        )
-    if value.startswith("$"):
-        return "must not start with '$' (MQTT reserves those topics)"
-    if any(ord(c) < 32 or ord(c) == 127 for c in value):
-        return "must not contain control characters"
-    return None
-
-
-def _split_url(url: str) -> tuple[str, str, int, str]:
-    """``(scheme, host, port, path)`` of a broker URL, or :class:`_Invalid`."""
-    if "://" not in url:
-        raise _Invalid(f'{_show(url)} has no scheme; write it like "mqtt://{url}"')
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
-        raise _Invalid(f"{_show(url)} has a bad port; use 1 to 65535") from None
-    scheme = parts.scheme.lower()
-    if scheme not in DEFAULT_PORTS:
-        raise _Invalid(f'scheme "{parts.scheme}://" is not mqtt://, mqtts://, ws:// or wss://')
-    if parts.username is not None or parts.password is not None:
-        raise _Invalid(
-            "do not put credentials in the URL; use mqtt.username and mqtt.password_file"
-        )
-    host = parts.hostname or ""
-    if not host or any(c.isspace() for c in host):
-        raise _Invalid(f"{_show(url)} has no valid host")
-    if port is None:
-        port = DEFAULT_PORTS[scheme]
-    elif not 1 <= port <= 65535:
-        raise _Invalid(f"port {port} is not 1 to 65535")
-    if parts.query or parts.fragment:
-        raise _Invalid(f"{_show(url)} must not have a query or fragment")
-    path = parts.path
-    if scheme in ("mqtt", "mqtts"):
-        if path not in ("", "/"):
-            raise _Invalid(f"{scheme}:// URLs have no path ({_show(path)})")
-        path = ""
-    else:
-        path = path or "/"
-    return scheme, host, port, path
-
-
 def _in_range(low: float, high: float | None = None) -> Callable[[float], str | None]:
     def check(value: float) -> str | None:
         if value < low or (high is not None and value > high):
@@ -691,9 +632,11 @@ def _url(value: str) -> str | None:
     if not value:
         return None
     try:
-        _split_url(value)
-    except _Invalid as problem:
-        return str(problem)
+        address = parse_broker_url(value)
+    except BrokerUrlError as error:
+        return error.problem
+    if address.username is not None or address.password is not None:
+        return "do not put credentials in the URL; use mqtt.username and mqtt.password_file"
     return None
 
 
@@ -701,7 +644,7 @@ _PORT = _in_range(1, 65535)
 
 _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
     "board": {
-        "id": _topic_level_problem,
+        "id": board_id_problem,
         "name": _not_blank,
         "driver": _choice("driver", DRIVERS),
         "baudrate": _in_range(1),
@@ -716,7 +659,7 @@ _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
     },
     "mqtt": {
         "url": _url,
-        "base": _topic_level_problem,
+        "base": base_problem,
         "password_file": _existing_file,
         "ca_file": _existing_file,
         "keepalive": _in_range(5, 3600),
@@ -745,13 +688,12 @@ def _cross_checks(values: dict[str, dict[str, Any]], bad: set[str], checker: _Ch
             for key in ("usb_vid", "usb_pid"):
                 if f"board.{key}" not in bad and not board[key]:
                     checker.add(f"board.{key}", "the usb driver needs usb_vid and usb_pid")
-    if mqtt["ca_file"] and not ({"mqtt.url", "mqtt.ca_file"} & bad):
-        scheme = mqtt["url"].partition("://")[0].lower() if mqtt["url"] else "mqtt"
-        if scheme not in TLS_SCHEMES:
-            checker.add(
-                "mqtt.ca_file",
-                "a CA file is only used with TLS: make mqtt.url mqtts:// or wss://",
-            )
+    tls = bool(mqtt["url"]) and "mqtt.url" not in bad and parse_broker_url(mqtt["url"]).tls
+    if mqtt["ca_file"] and not ({"mqtt.url", "mqtt.ca_file"} & bad) and not tls:
+        checker.add(
+            "mqtt.ca_file",
+            "a CA file is only used with TLS: make mqtt.url mqtts:// or wss://",
+        )
 
 
 def parse_config(

@@ -168,10 +168,7 @@ def resolve_target(
         return Target(url or DEFAULT_URL, board or DEFAULT_BOARD, base or DEFAULT_BASE)
     username = password = None
     if url is None:
-        scheme, host, port, path = loaded.mqtt.endpoint()
-        if ":" in host and not host.startswith("["):
-            host = f"[{host}]"
-        url = f"{scheme}://{host}:{port}{path}"
+        url = loaded.mqtt.address().url
         username = loaded.mqtt.username or None
         try:
             password = loaded.mqtt.password()

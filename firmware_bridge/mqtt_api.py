@@ -1,4 +1,6 @@
-"""Oche's MQTT API: topics, payload schemas, commands and Home Assistant discovery.
+"""Oche's MQTT contract: the broker address, topics, payload schemas, commands
+and Home Assistant discovery. The daemon, its config loader and the display all
+read URLs, bases and board ids here, so what one takes, the others take.
 
 Every board publishes under ``{base}/{board}/`` (zigbee2mqtt style)::
 
@@ -21,8 +23,9 @@ import copy
 import json
 import re
 import time
+import urllib.parse
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from engine import Bed, NotationError
 from engine.errors import LineupError
@@ -38,19 +41,25 @@ __all__ = [
     "COMMANDS",
     "COMMAND_TOPIC",
     "DEFAULT_DISCOVERY_PREFIX",
+    "DEFAULT_PORTS",
     "DISCOVERY_SENSORS",
     "EVENT_TYPES",
     "MAX_COMMAND_BYTES",
+    "MAX_TOPIC_LEVEL",
     "PHASES",
     "TOPICS",
     "TOPIC_NAMES",
+    "BrokerAddress",
     "Command",
     "CommandError",
     "TopicSpec",
+    "check_base",
+    "check_board_id",
     "check_subtopic",
     "discovery_messages",
     "discovery_removals",
     "event_payload",
+    "parse_broker_url",
     "parse_command",
     "response_payload",
     "topic",
@@ -61,13 +70,18 @@ __all__ = [
 TOPIC_NAMES = ("state", "event", "availability", "cmd", "cmd/response", "result")
 """The topics of one board, relative to ``{base}/{board}/``."""
 
-BOARD_ID_PATTERN = r"[A-Za-z0-9_-]+"
-"""A board id: one topic level of letters, digits, ``_`` and ``-`` (what Home
-Assistant accepts as a discovery node id)."""
+MAX_TOPIC_LEVEL = 64
+"""The longest base level or board id, in characters."""
 
-BASE_PATTERN = r"(?!\$)[^/+#\s]+(?:/[^/+#\s]+)*"
-"""The base topic: one or more non-empty levels, no wildcards (``+``, ``#``), no
-white space, not starting with ``$`` (reserved for brokers)."""
+BOARD_ID_PATTERN = r"[A-Za-z0-9_-]{1,64}"
+"""A board id: one topic level of letters, digits, ``_`` and ``-`` (what Home
+Assistant accepts as a discovery node id), at most 64 characters."""
+
+_LEVEL_PATTERN = r"[^/+#\s\x00-\x1f\x7f]{1,64}"
+BASE_PATTERN = rf"(?!\$){_LEVEL_PATTERN}(?:/{_LEVEL_PATTERN})*"
+"""The base topic: one or more levels of 1-64 characters, no wildcards (``+``,
+``#``), white space or control characters, not starting with ``$`` (reserved
+for brokers)."""
 
 COMMAND_TOPIC: re.Pattern[str] = re.compile(
     rf"^(?P<base>{BASE_PATTERN})/(?P<board>{BOARD_ID_PATTERN})/cmd$"
@@ -96,24 +110,147 @@ MAX_COMMAND_DEPTH = 16
 """Deeper nested ``cmd`` payloads are refused (a command needs three levels)."""
 
 
-def _check_base(base: str) -> None:
-    if not isinstance(base, str) or not _BASE_RE.match(base):
-        raise ValueError(
-            f"bad MQTT base topic {base!r}: one or more non-empty levels separated by '/', "
-            "no '+', '#' or white space, not starting with '$'"
+def board_id_problem(board: str) -> str | None:
+    """Why ``board`` cannot be a board id (:data:`BOARD_ID_PATTERN`), or ``None``."""
+    if not board:
+        return "must not be empty"
+    if len(board) > MAX_TOPIC_LEVEL:
+        return f"must be at most {MAX_TOPIC_LEVEL} characters, not {len(board)}"
+    if not _BOARD_RE.match(board):
+        bad = "".join(
+            sorted({c for c in board if not (c.isascii() and (c.isalnum() or c in "_-"))})
         )
+        return (
+            f"must be letters, digits, '_' and '-' only, not {bad!r}: it is one MQTT topic "
+            "level and part of Home Assistant's ids"
+        )
+    return None
 
 
-def _check_board(board: str) -> None:
-    if not isinstance(board, str) or not _BOARD_RE.match(board):
-        raise ValueError(f"bad board id {board!r}: use letters, digits, '_' and '-' only")
+def base_problem(base: str) -> str | None:
+    """Why ``base`` cannot be a base topic (:data:`BASE_PATTERN`), or ``None``."""
+    if not base:
+        return "must not be empty"
+    if base.startswith("$"):
+        return "must not start with '$' (MQTT reserves those topics)"
+    wildcards = [c for c in "+#" if c in base]
+    if wildcards:
+        return f"must not contain {' or '.join(repr(c) for c in wildcards)}: MQTT wildcards"
+    if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in base):
+        return "must not contain white space or control characters"
+    levels = base.split("/")
+    if not all(levels):
+        return "must not have an empty level (a leading, trailing or double '/')"
+    longest = max(len(level) for level in levels)
+    if longest > MAX_TOPIC_LEVEL:
+        return f"levels must be at most {MAX_TOPIC_LEVEL} characters, not {longest}"
+    return None
+
+
+def check_board_id(board: str) -> str:
+    """``board`` if it is a board id, else a ValueError saying why."""
+    problem = board_id_problem(board) if isinstance(board, str) else "must be a string"
+    if problem:
+        raise ValueError(f"bad board id {board!r}: {problem}")
+    return board
+
+
+def check_base(base: str) -> str:
+    """``base`` if it is a base topic, else a ValueError saying why."""
+    problem = base_problem(base) if isinstance(base, str) else "must be a string"
+    if problem:
+        raise ValueError(f"bad MQTT base topic {base!r}: {problem}")
+    return base
+
+
+# ---------------------------------------------------------------- the broker
+
+DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883, "ws": 80, "wss": 443}
+"""The port of each URL scheme when the URL gives none."""
+
+DEFAULT_WS_PATH = "/mqtt"
+"""The websocket path when a ``ws://`` or ``wss://`` URL gives none (Mosquitto's
+and most brokers' convention)."""
+
+
+@dataclass(frozen=True)
+class BrokerAddress:
+    """A broker URL taken apart: where and how to connect."""
+
+    host: str
+    port: int
+    transport: Literal["tcp", "websockets"]
+    tls: bool
+    ws_path: str | None
+    username: str | None = None
+    password: str | None = None
+
+    @property
+    def scheme(self) -> str:
+        if self.transport == "websockets":
+            return "wss" if self.tls else "ws"
+        return "mqtts" if self.tls else "mqtt"
+
+    @property
+    def url(self) -> str:
+        """The address as a URL without credentials, every part spelled out."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.scheme}://{host}:{self.port}{self.ws_path or ''}"
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+class BrokerUrlError(ValueError):
+    """A broker URL that cannot be used; ``problem`` says why, without the URL."""
+
+    def __init__(self, url: str, problem: str) -> None:
+        super().__init__(f"bad MQTT URL {url!r}: {problem}")
+        self.problem = problem
+
+
+def parse_broker_url(url: str) -> BrokerAddress:
+    """``mqtt://[user[:pass]@]host[:port]``, ``mqtts://`` (TLS), ``ws://host[:port][/path]``
+    or ``wss://``. Ports default per scheme (:data:`DEFAULT_PORTS`) and the
+    websocket path to :data:`DEFAULT_WS_PATH`. A :class:`BrokerUrlError` says
+    what is wrong."""
+    text = url.strip() if isinstance(url, str) else ""
+    if "://" not in text:
+        raise BrokerUrlError(url, f'no scheme; write it like "mqtt://{text}"')
+    try:
+        parts = urllib.parse.urlsplit(text)
+        port = parts.port
+    except ValueError:
+        port = -1
+    if port is not None and not 1 <= port <= 65535:
+        raise BrokerUrlError(url, "the port must be a number from 1 to 65535")
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS:
+        raise BrokerUrlError(url, f'scheme "{parts.scheme}://" is not mqtt, mqtts, ws or wss')
+    host = parts.hostname or ""
+    if not host or any(c.isspace() for c in host):
+        raise BrokerUrlError(url, "no valid host")
+    if parts.query or parts.fragment:
+        raise BrokerUrlError(url, "no query or fragment")
+    websockets = scheme in ("ws", "wss")
+    if not websockets and parts.path not in ("", "/"):
+        raise BrokerUrlError(url, f"{scheme}:// URLs have no path ({parts.path!r})")
+    return BrokerAddress(
+        host=host,
+        port=port or DEFAULT_PORTS[scheme],
+        transport="websockets" if websockets else "tcp",
+        tls=scheme in ("mqtts", "wss"),
+        ws_path=(parts.path or DEFAULT_WS_PATH) if websockets else None,
+        username=urllib.parse.unquote(parts.username) if parts.username else None,
+        password=urllib.parse.unquote(parts.password) if parts.password is not None else None,
+    )
 
 
 def topic(base: str, board: str, name: str) -> str:
     """The full topic of ``name`` (one of :data:`TOPIC_NAMES`) for ``board``:
     ``{base}/{board}/{name}``. A ValueError names a bad base, board or name."""
-    _check_base(base)
-    _check_board(board)
+    check_base(base)
+    check_board_id(board)
     if name not in TOPIC_NAMES:
         raise ValueError(f"unknown topic {name!r}; topics are {', '.join(TOPIC_NAMES)}")
     return f"{base}/{board}/{name}"
@@ -933,7 +1070,7 @@ def discovery_removals(
     a restart) clears every score sensor a board could have had from
     ``player_count`` on; removing a sensor that never existed does nothing."""
     _check_prefix(prefix)
-    _check_board(board_id)
+    check_board_id(board_id)
     if not 0 <= player_count <= MAX_PLAYERS:
         raise ValueError(f"player_count must be 0 to {MAX_PLAYERS}, got {player_count}")
     previous = MAX_PLAYERS if previous_count is None else previous_count

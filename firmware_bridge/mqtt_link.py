@@ -33,12 +33,13 @@ from typing import Any
 
 import aiomqtt
 
-from display.state_feed import BrokerAddress, parse_broker_url
 from firmware_bridge.mqtt_api import (
     AVAILABILITY_OFFLINE,
     AVAILABILITY_ONLINE,
     TOPICS,
+    BrokerAddress,
     check_subtopic,
+    parse_broker_url,
     topic,
 )
 
@@ -68,8 +69,8 @@ class LinkSettings:
 
 
 def _endpoint(settings: LinkSettings) -> BrokerAddress:
-    """The broker to connect to: the URL read as the display reads it (one
-    parser for both), with the settings' user name and password taking the
+    """The broker to connect to: the URL read by the contract's parser (the
+    display and the config read it there too), with the settings' user name and password taking the
     place of the URL's, and a CA file only for TLS."""
     address = parse_broker_url(settings.url)
     if settings.ca_file is not None and not address.tls:

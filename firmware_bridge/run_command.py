@@ -39,10 +39,8 @@ def broker_error(error: EmbeddedBrokerError, config: Config) -> UsageError:
     port is taken (use the broker that holds it, or another port)."""
     if not error.in_use:
         return UsageError(str(error))
-    scheme, host, port, _ = config.mqtt.endpoint()
-    host = f"[{host}]" if ":" in host else host
     return UsageError(
-        f"{error}: use that broker with --set mqtt.url={scheme}://{host}:{port}, "
+        f"{error}: use that broker with --set mqtt.url={config.mqtt.address().url}, "
         "or give the embedded one another port with --set mqtt.embedded_port=PORT"
     )
 

@@ -32,6 +32,8 @@ EMBEDDED_HINT = (
     " for a network, run Mosquitto and set mqtt.url"
 )
 
+HA_LEVEL = "it is one MQTT topic level and part of Home Assistant's ids"
+
 
 def errors_of(text: str, overrides: tuple[str, ...] = ()) -> list[str]:
     with pytest.raises(ConfigError) as caught:
@@ -68,7 +70,7 @@ def test_defaults() -> None:
     assert config.mqtt.url == "" and config.mqtt.embedded
     assert config.mqtt.base == "oche"
     assert config.mqtt.keepalive == 30
-    assert config.mqtt.endpoint() == ("mqtt", "127.0.0.1", 1883, "")
+    assert config.mqtt.address().url == "mqtt://127.0.0.1:1883"
     assert config.mqtt.password() is None
     assert config.client_id == "oche-board1"
     assert (config.visit.takeout_s, config.visit.coalesce_ms) == (0.0, 30)
@@ -130,7 +132,7 @@ def test_the_documented_examples_load_except_for_their_files() -> None:
     bar, home, _mistakes = blocks
     home_config = parse_config(home, "home")
     assert home_config.board.driver == "simulated"
-    assert home_config.mqtt.endpoint() == ("mqtt", "127.0.0.1", 1883, "")
+    assert home_config.mqtt.address().url == "mqtt://127.0.0.1:1883"
     assert home_config.homeassistant.enabled
     # The bar example names files that exist only on the bar's machine.
     assert all("does not exist" in error for error in errors_of(bar))
@@ -212,7 +214,7 @@ def test_a_full_file_loads(tmp_path: Path) -> None:
         usb_report="cells",
     )
     assert config.board.usb_vid == "2e8a"
-    assert config.mqtt.endpoint() == ("mqtts", "broker.example", 8883, "")
+    assert config.mqtt.address().url == "mqtts://broker.example:8883"
     assert config.mqtt.password() == "s3cret"
     assert config.mqtt.ca_file == str(tmp_path / "ca.pem")
     assert config.client_id == "lane-3"
@@ -432,17 +434,29 @@ def test_five_mistakes_are_all_reported_with_their_key_paths(tmp_path: Path) -> 
         ('[board]\nname = " "', "board.name: must not be empty"),
         ("[board]\nid = [1]", "board.id: expected a string, got an array"),
         ('[board]\nid = ""', "board.id: must not be empty"),
-        ('[board]\nid = "a/b"', "board.id: must not contain '/': it is one level of an MQTT topic"),
         (
-            '[board]\nid = "a+#"',
-            "board.id: must not contain '+' or '#': it is one level of an MQTT topic",
+            '[board]\nid = "a/b"',
+            "board.id: must be letters, digits, '_' and '-' only, not '/': " + HA_LEVEL,
+        ),
+        (
+            '[board]\nid = "a+#.b"',
+            "board.id: must be letters, digits, '_' and '-' only, not '#+.': " + HA_LEVEL,
         ),
         (f'[board]\nid = "{"x" * 65}"', "board.id: must be at most 64 characters, not 65"),
-        ('[board]\nid = "$SYS"', "board.id: must not start with '$' (MQTT reserves those topics)"),
         (
-            '[mqtt]\nbase = "oche/x"',
-            "mqtt.base: must not contain '/': it is one level of an MQTT topic",
+            '[board]\nid = "$SYS"',
+            "board.id: must be letters, digits, '_' and '-' only, not '$': " + HA_LEVEL,
         ),
+        (
+            '[mqtt]\nbase = "$SYS/x"',
+            "mqtt.base: must not start with '$' (MQTT reserves those topics)",
+        ),
+        ('[mqtt]\nbase = "oche/#"', "mqtt.base: must not contain '#': MQTT wildcards"),
+        (
+            '[mqtt]\nbase = "oche//x"',
+            "mqtt.base: must not have an empty level (a leading, trailing or double '/')",
+        ),
+        ('[mqtt]\nbase = "a b"', "mqtt.base: must not contain white space or control characters"),
         (
             '[board]\nprotocol = "darts"',
             'board.protocol: "darts" is not a protocol (did you mean "darts-codes"?); '
@@ -517,16 +531,16 @@ def test_each_mistake_has_its_message(text: str, expected: str) -> None:
 @pytest.mark.parametrize(
     ("url", "message"),
     [
-        ("broker.local", 'has no scheme; write it like "mqtt://broker.local"'),
-        ("http://broker.local", 'scheme "http://" is not mqtt://, mqtts://, ws:// or wss://'),
-        ("mqtt://", "has no valid host"),
-        ("mqtt://:1883", "has no valid host"),
-        ("mqtt://broker:99999", "has a bad port"),
-        ("mqtt://broker:0", "port 0 is not 1 to 65535"),
-        ("mqtt://broker:abc", "has a bad port"),
+        ("broker.local", 'no scheme; write it like "mqtt://broker.local"'),
+        ("http://broker.local", 'scheme "http://" is not mqtt, mqtts, ws or wss'),
+        ("mqtt://", "no valid host"),
+        ("mqtt://:1883", "no valid host"),
+        ("mqtt://broker:99999", "the port must be a number from 1 to 65535"),
+        ("mqtt://broker:0", "the port must be a number from 1 to 65535"),
+        ("mqtt://broker:abc", "the port must be a number from 1 to 65535"),
         ("mqtt://user:pw@broker", "do not put credentials in the URL"),
-        ("mqtt://broker/path", 'mqtt:// URLs have no path ("/path")'),
-        ("ws://broker/mqtt?x=1", "must not have a query or fragment"),
+        ("mqtt://broker/path", "mqtt:// URLs have no path ('/path')"),
+        ("ws://broker/mqtt?x=1", "no query or fragment"),
     ],
 )
 def test_bad_urls(url: str, message: str) -> None:
@@ -610,33 +624,31 @@ def test_only_config_errors_escape_for_odd_input() -> None:
 
 
 @pytest.mark.parametrize(
-    ("url", "endpoint"),
+    ("url", "address"),
     [
-        ("mqtt://broker", ("mqtt", "broker", 1883, "")),
-        ("mqtts://broker", ("mqtts", "broker", 8883, "")),
-        ("ws://broker", ("ws", "broker", 80, "/")),
-        ("wss://broker", ("wss", "broker", 443, "/")),
-        ("mqtt://broker:1884/", ("mqtt", "broker", 1884, "")),
-        ("MQTTS://Broker.Example:8884", ("mqtts", "broker.example", 8884, "")),
-        ("ws://broker:9001/mqtt", ("ws", "broker", 9001, "/mqtt")),
-        ("wss://[::1]/mqtt", ("wss", "::1", 443, "/mqtt")),
+        ("mqtt://broker", "mqtt://broker:1883"),
+        ("mqtts://broker", "mqtts://broker:8883"),
+        ("ws://broker", "ws://broker:80/mqtt"),
+        ("wss://broker", "wss://broker:443/mqtt"),
+        ("mqtt://broker:1884/", "mqtt://broker:1884"),
+        ("MQTTS://Broker.Example:8884", "mqtts://broker.example:8884"),
+        ("ws://broker:9001/", "ws://broker:9001/"),
+        ("ws://broker:9001/mqtt", "ws://broker:9001/mqtt"),
+        ("wss://[::1]/mqtt", "wss://[::1]:443/mqtt"),
     ],
 )
-def test_endpoint_defaults_per_scheme(url: str, endpoint: tuple[str, str, int, str]) -> None:
-    assert parse_config(f'[mqtt]\nurl = "{url}"', "x").mqtt.endpoint() == endpoint
+def test_address_defaults_per_scheme(url: str, address: str) -> None:
+    assert parse_config(f'[mqtt]\nurl = "{url}"', "x").mqtt.address().url == address
 
 
-def test_embedded_endpoint_connects_to_loopback() -> None:
-    assert MqttConfig(embedded_host="0.0.0.0", embedded_port=1884).endpoint() == (
-        "mqtt",
-        "127.0.0.1",
-        1884,
-        "",
+def test_embedded_address_connects_to_loopback() -> None:
+    assert MqttConfig(embedded_host="0.0.0.0", embedded_port=1884).address().url == (
+        "mqtt://127.0.0.1:1884"
     )
-    assert MqttConfig(embedded_host="::").endpoint()[1] == "::1"
-    assert MqttConfig(embedded_host="192.168.1.5").endpoint()[1] == "192.168.1.5"
+    assert MqttConfig(embedded_host="::").address().host == "::1"
+    assert MqttConfig(embedded_host="192.168.1.5").address().host == "192.168.1.5"
     with pytest.raises(ConfigError, match=r"^mqtt\.url: "):
-        MqttConfig(url="http://x").endpoint()
+        MqttConfig(url="http://x").address()
 
 
 def test_password_file(tmp_path: Path) -> None:

@@ -448,7 +448,7 @@ def test_settings_are_checked_without_io() -> None:
     for url, complaint in [
         ("http://broker", "scheme"),
         ("broker:1883", "scheme"),
-        ("mqtt://", "no host"),
+        ("mqtt://", "no valid host"),
         ("mqtt://broker:99999", "bad MQTT URL"),
         ("mqtt://broker/path", "path"),
     ]:
