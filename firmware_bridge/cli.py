@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
 from importlib import resources
@@ -18,7 +19,8 @@ from typing import Any
 
 from drivers.errors import DriverError
 from engine import EngineError, Game, game_class, game_ids, new_game
-from engine.game_log import replay_log
+from engine.game_log import parse_log_header, replay_log
+from engine.options import resolve_options
 from firmware_bridge import (
     calibrate_command,
     cribbage_command,
@@ -80,16 +82,57 @@ def _print_state(state: dict[str, Any], pretty: bool) -> None:
         sys.stdout.write(json.dumps(state, ensure_ascii=False) + "\n")
 
 
+def _positionals(args: argparse.Namespace) -> tuple[str | None, str]:
+    """The game id and the log file from ``oche replay [GAME] [FILE]``: a lone
+    argument that is no game id is the file (an exported log names its game)."""
+    game: str | None = args.game
+    if args.file is not None or game is None or game in game_ids():
+        return game, args.file or "-"
+    if game != "-" and not os.path.exists(game):
+        raise UsageError(f"{game!r} is neither a game id ({', '.join(game_ids())}) nor a file")
+    return None, game
+
+
+def _agreed(field: str, header: object, given: object) -> None:
+    """A command-line value that contradicts the log's header is an error naming
+    it (compared as JSON, so the teams' order counts: it is the throwing order)."""
+    said, asked = json.dumps(header, ensure_ascii=False), json.dumps(given, ensure_ascii=False)
+    if said != asked:
+        raise UsageError(f"{field}: the log's header says {said}, the command line says {asked}")
+
+
 def _replay(args: argparse.Namespace) -> int:
+    game_id, path = _positionals(args)
+    text = _read_log(path)
+    where = "stdin" if path == "-" else repr(path)
+    empty = UsageError(f"the log on {where} is empty: nothing to replay")
     teams = _teams(args.team)
-    players = args.player or [m for members in teams.values() for m in members]
-    game = new_game(
-        args.game,
-        players or ["Player 1", "Player 2"],
-        _key_values(args.option, "option"),
-        teams or None,
-    )
-    replay_log(game, _read_log(args.file))
+    options: dict[str, object] = dict(_key_values(args.option, "option"))
+    header = parse_log_header(text)
+    if header is not None:
+        if game_id is not None:
+            _agreed("game", header.game, game_id)
+        if args.player:
+            _agreed("players", header.players, args.player)
+        if teams:
+            _agreed("teams", header.teams, teams)
+        spec = game_class(header.game).options_spec
+        ours = resolve_options(spec, header.options, header.game)
+        theirs = resolve_options(spec, options, header.game)
+        for name in {key.strip().lower() for key in options}:
+            _agreed(f"option {name}", ours[name], theirs[name])
+        game_id, players, options = header.game, header.players, dict(header.options)
+        teams = header.teams or {}
+    elif game_id is None:
+        if not text.strip():
+            raise empty
+        raise UsageError("which game? give its id (oche replay GAME ...), or replay an oche export")
+    else:
+        players = args.player or [m for members in teams.values() for m in members]
+    game = new_game(game_id, players or ["Player 1", "Player 2"], options, teams or None)
+    if not text.strip():  # the command before a pipe failed: say so, print no state
+        raise empty
+    replay_log(game, text)
     _print_state(game.state(), args.pretty)
     return 0
 
@@ -149,9 +192,17 @@ def _parser() -> argparse.ArgumentParser:
         "replay",
         help="re-score a game log and print the final state",
         description="Replay a game log (one visit per line, darts separated by spaces, "
-        "'#' comments, UNDO takes back a dart) and print the final state JSON.",
+        "'#' comments, UNDO takes back a dart) and print the final state JSON. A log "
+        "written by 'oche export' names its game, players, teams and options, so "
+        "'oche export N | oche replay -' re-scores it exactly; a flag that contradicts "
+        "it is an error. Empty input is an error.",
     )
-    replay.add_argument("game", help=f"game id: {', '.join(game_ids())}")
+    replay.add_argument(
+        "game",
+        nargs="?",
+        metavar="GAME",
+        help=f"game id: {', '.join(game_ids())} (default: the one an exported log names)",
+    )
     replay.add_argument(
         "-p", "--player", action="append", default=[], help="player name, in throwing order"
     )
@@ -167,7 +218,7 @@ def _parser() -> argparse.ArgumentParser:
         help="a team and its players; teams alternate",
     )
     replay.add_argument("--pretty", action="store_true", help="print a scoreboard, not JSON")
-    replay.add_argument("file", nargs="?", default="-", help="the log file ('-': stdin)")
+    replay.add_argument("file", nargs="?", metavar="FILE", help="the log file (default '-': stdin)")
     replay.set_defaults(run=_replay)
 
     games = commands.add_parser("games", help="list the games and their options")
@@ -200,7 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     # after options (gh-59317), so a single leftover argument is taken as FILE.
     args, extra = parser.parse_known_args(argv)
     lone = extra[0] if len(extra) == 1 else None
-    if args.command == "replay" and args.file == "-" and lone and (lone == "-" or lone[0] != "-"):
+    if args.command == "replay" and args.file is None and lone and (lone == "-" or lone[0] != "-"):
         args.file = extra.pop()
     if extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")

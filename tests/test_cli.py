@@ -340,3 +340,19 @@ def test_no_command_is_a_usage_error() -> None:
     assert result.returncode == 2
     assert result.stdout == ""
     assert "usage" in result.stderr.lower()
+
+
+def test_a_broken_export_header_exits_2_naming_its_line() -> None:
+    log = '# Oche journal game 1 on board "b": finished\n# game: x01 (X01)\n# players: [Ann\nT20\n'
+    result = oche("replay", stdin=log)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("oche replay: line 3, 'players': the header's players are")
+
+
+def test_replay_without_a_game_or_a_header_exits_2() -> None:
+    result = oche("replay", "-p", "Ann", stdin="T20\n")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "which game?" in result.stderr
+    typo = oche("replay", "x02", stdin="T20\n")
+    assert typo.returncode == 2
+    assert "'x02' is neither a game id (x01, " in typo.stderr
