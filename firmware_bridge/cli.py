@@ -1,6 +1,6 @@
-"""The ``oche`` command line. ``replay``, ``games`` and ``demo`` live here; the
-board commands (``monitor``, ``calibrate``, ``firmware``, ``udev``) each live in
-their own ``*_command`` module, which adds its parser.
+"""The ``oche`` command line. ``replay`` and ``games`` live here; the other
+commands each live in their own ``*_command`` module, which adds its parser.
+``oche`` alone prints the command list; ``oche --version`` the version.
 
 Bad input exits with status 2 and one line on stderr naming what was wrong;
 nothing is printed on stdout then.
@@ -14,7 +14,7 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from importlib import resources
+from importlib import metadata
 from typing import Any
 
 from drivers.errors import DriverError
@@ -35,15 +35,7 @@ from firmware_bridge import (
 from firmware_bridge.command_support import EXIT_BAD_INPUT, UsageError
 from firmware_bridge.scoreboard_text import render_scoreboard
 
-__all__ = ["DEMO_GAMES", "main"]
-
-DEMO_GAMES: tuple[tuple[str, tuple[str, ...], dict[str, str]], ...] = (
-    ("x01", ("Ann", "Bob"), {"start": "301"}),
-    ("cricket", ("Ann", "Bob"), {}),
-    ("cricket-shanghai", ("Ann", "Bob"), {}),
-)
-"""The bundled sample games ``oche demo`` replays: game id, players, options.
-Each log is ``firmware_bridge/samples/<game id>.log``."""
+__all__ = ["main"]
 
 
 def _key_values(pairs: Sequence[str], what: str) -> dict[str, str]:
@@ -172,21 +164,21 @@ def _games(args: argparse.Namespace) -> int:
     return 0
 
 
-def _demo(args: argparse.Namespace) -> int:
-    samples = resources.files("firmware_bridge") / "samples"
-    for game_id, players, options in DEMO_GAMES:
-        game = replay_log(
-            new_game(game_id, players, options), (samples / f"{game_id}.log").read_text("utf-8")
-        )
-        sys.stdout.write(render_scoreboard(game.state()) + "\n")
-    return 0
+def _version() -> str:
+    try:
+        return metadata.version("oche")
+    except metadata.PackageNotFoundError:  # a checkout that was never installed
+        return "unknown (not installed)"
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="oche", description="Oche: the open controller for soft-tip dartboards."
+        prog="oche",
+        description="Oche: the open controller for soft-tip dartboards. "
+        "'oche COMMAND --help' says more about each command.",
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser.add_argument("--version", action="version", version=f"oche {_version()}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     replay = commands.add_parser(
         "replay",
@@ -221,12 +213,15 @@ def _parser() -> argparse.ArgumentParser:
     replay.add_argument("file", nargs="?", metavar="FILE", help="the log file (default '-': stdin)")
     replay.set_defaults(run=_replay)
 
-    games = commands.add_parser("games", help="list the games and their options")
+    games = commands.add_parser(
+        "games",
+        help="list the games and their options",
+        description="List every game Oche plays: its id (for 'oche replay GAME' and the "
+        "daemon's new_game command), its name, a line of rules, and each option with its "
+        "default and allowed values (give them as -o NAME=VALUE).",
+    )
     games.add_argument("--json", action="store_true", help="print JSON")
     games.set_defaults(run=_games)
-
-    demo = commands.add_parser("demo", help="replay the bundled sample games")
-    demo.set_defaults(run=_demo)
 
     for module in (
         play_command,
@@ -255,6 +250,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.file = extra.pop()
     if extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if args.command is None:  # plain `oche`: the command list
+        parser.print_help()
+        return 0
     try:
         status: int = args.run(args)
     except (EngineError, DriverError, UsageError) as error:

@@ -36,10 +36,27 @@ def _hex_id(text: str) -> int:
 def add_board_arguments(parser: argparse.ArgumentParser, default_driver: str = "serial") -> None:
     """The options that choose a board: driver, port, protocol, map, USB ids, script."""
     group = parser.add_argument_group("board")
-    group.add_argument("--driver", choices=DRIVERS, default=default_driver)
+    group.add_argument(
+        "--driver",
+        choices=DRIVERS,
+        default=default_driver,
+        help=f"how the board is read (default {default_driver}): serial port, USB HID, "
+        "a simulated script, or the keyboard",
+    )
     group.add_argument("--port", help="serial port, e.g. /dev/oche-board or /dev/ttyACM0")
-    group.add_argument("--baudrate", type=int, default=115200)
-    group.add_argument("--protocol", choices=PROTOCOLS, default="oche")
+    group.add_argument(
+        "--baudrate",
+        type=int,
+        default=115200,
+        help="serial speed in bits/s (default 115200; a USB CDC board ignores it)",
+    )
+    group.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        default="oche",
+        help="what the board sends (default oche, Oche's firmware; darts-codes and "
+        "row-col for boards flashed with dARts/DaSCR-style firmware)",
+    )
     group.add_argument("--map", dest="map_path", metavar="FILE", help="matrix map (TOML)")
     group.add_argument("--vid", type=_hex_id, help="USB vendor id (hex)")
     group.add_argument("--pid", type=_hex_id, help="USB product id (hex)")

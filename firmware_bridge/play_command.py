@@ -24,7 +24,7 @@ from typing import Any
 from firmware_bridge.command_support import UsageError
 from firmware_bridge.config import Config, ConfigError, load_config
 from firmware_bridge.daemon import Daemon
-from firmware_bridge.display_command import add_sound_arguments, parse_size
+from firmware_bridge.display_command import KEYS_HELP, add_sound_arguments, parse_size
 from firmware_bridge.game_session import SessionSetup
 from firmware_bridge.scoreboard_text import render_scoreboard
 
@@ -200,7 +200,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="home setup: daemon, broker and display in one command (--demo: no board)",
         description="Run the daemon (with its own broker unless mqtt.url is set) and the "
         "scoreboard together. --demo plays a scripted game on a simulated board. Without a "
-        "screen, the scoreboard is rendered off-screen and saved as a PNG.",
+        f"screen, the scoreboard is rendered off-screen and saved as a PNG. {KEYS_HELP}",
     )
     parser.add_argument("--demo", action="store_true", help="play a scripted demo game")
     parser.add_argument("--config", metavar="FILE", help="the config file (TOML)")
@@ -208,7 +208,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--set", action="append", default=[], metavar="SECTION.KEY=VALUE", help="override a key"
     )
     parser.add_argument("--fullscreen", action="store_true", help="start fullscreen")
-    parser.add_argument("--size", type=parse_size, default=(1280, 720), metavar="WxH")
+    parser.add_argument(
+        "--size",
+        type=parse_size,
+        default=(1280, 720),
+        metavar="WxH",
+        help="window or screenshot size (default 1280x720)",
+    )
     parser.add_argument(
         "--screenshot", metavar="PATH", help="render off-screen and save the last state here"
     )
