@@ -32,7 +32,7 @@ from firmware_bridge import (
     run_command,
     udev_command,
 )
-from firmware_bridge.command_support import EXIT_BAD_INPUT, UsageError
+from firmware_bridge.command_support import EXIT_BAD_INPUT, UsageError, missing_extra
 from firmware_bridge.scoreboard_text import render_scoreboard
 
 __all__ = ["main"]
@@ -257,6 +257,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         status: int = args.run(args)
     except (EngineError, DriverError, UsageError) as error:
         sys.stderr.write(f"oche {args.command}: {error}\n")
+        return EXIT_BAD_INPUT
+    except ModuleNotFoundError as error:  # an optional extra is not installed
+        line = missing_extra(error)
+        if line is None:
+            raise
+        sys.stderr.write(f"oche {args.command}: {line}\n")
         return EXIT_BAD_INPUT
     return status
 

@@ -1,4 +1,5 @@
-"""What the ``oche`` subcommands share: the usage error and the board options."""
+"""What the ``oche`` subcommands share: the usage error, the board options and
+the message for a module of an optional extra that is not installed."""
 
 from __future__ import annotations
 
@@ -10,13 +11,36 @@ from drivers.factory import DRIVERS, BoardSpec
 
 __all__ = [
     "EXIT_BAD_INPUT",
+    "EXTRAS",
     "UsageError",
     "add_board_arguments",
     "board_spec",
+    "missing_extra",
     "quiet_board_logs",
 ]
 
 EXIT_BAD_INPUT = 2
+
+EXTRAS = {
+    "pygame": "display",
+    "numpy": "display",
+    "usb": "usb",
+    "libusb_package": "usb",
+    "amqtt": "broker",
+    "mpremote": "firmware",
+}
+"""The top-level modules of Oche's optional extras (pyproject.toml), by the
+extra that installs them: a Pi running only the daemon needs none of them."""
+
+
+def missing_extra(error: ModuleNotFoundError) -> str | None:
+    """The line that says which extra to install for the module ``error`` could
+    not import, or None when that module is no extra's (a broken install)."""
+    module = (error.name or "").partition(".")[0]
+    extra = EXTRAS.get(module)
+    if extra is None:
+        return None
+    return f"this needs {module}, which is not installed: pip install 'oche[{extra}]'"
 
 
 class UsageError(Exception):

@@ -3,7 +3,8 @@ on the network: the scoreboard display on the same machine connects to it.
 
 It listens on a loopback address only (never on the network), lets anyone
 connect without a password and keeps nothing on disk: retained messages live
-as long as the broker runs.
+as long as the broker runs. amqtt (the ``oche[broker]`` extra) is imported
+only when the broker starts, so a daemon with an external broker never loads it.
 """
 
 from __future__ import annotations
@@ -12,9 +13,6 @@ import errno
 import ipaddress
 import logging
 from typing import Any
-
-from amqtt.broker import Broker  # type: ignore[import-untyped]
-from amqtt.errors import BrokerError  # type: ignore[import-untyped]
 
 __all__ = ["EmbeddedBroker", "EmbeddedBrokerError"]
 
@@ -85,6 +83,9 @@ class EmbeddedBroker:
         address when it is taken or cannot be bound."""
         if self._broker is not None:
             return
+        from amqtt.broker import Broker  # type: ignore[import-untyped]
+        from amqtt.errors import BrokerError  # type: ignore[import-untyped]
+
         broker = Broker(self.config())
         try:
             await broker.start()

@@ -152,6 +152,8 @@ def _play(args: argparse.Namespace) -> int:
     )
     feed.start()
     try:
+        if isinstance(daemon.error, ModuleNotFoundError):  # the embedded broker's amqtt
+            raise daemon.error
         state = feed.wait_for_state(15.0)
         if state is None:
             why = f": {daemon.error}" if daemon.error else ""
