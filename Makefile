@@ -12,7 +12,7 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -e '.[all,test]'
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -30,10 +30,13 @@ typecheck: $(STAMP)
 unit: $(STAMP) mosquitto
 	$(BIN)/pytest
 
-# The MQTT tests start their own Mosquitto; install Debian's when it is missing.
+# The MQTT tests start their own Mosquitto; install Debian's when it is missing
+# (through sudo unless make runs as root).
+SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
+
 mosquitto:
 	@command -v mosquitto >/dev/null || test -x /usr/sbin/mosquitto || \
-		{ apt-get update -qq && apt-get install -y -qq mosquitto; }
+		{ $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq mosquitto; }
 
 bench: $(STAMP) mosquitto
 	$(BIN)/python -m benchmarks.engine

@@ -376,7 +376,12 @@ class HitResults:
 
 
 async def hit_to_state(
-    workdir: Path, port: int, hits: int, gap_s: float, profile: Path | None = None
+    workdir: Path,
+    port: int,
+    hits: int,
+    gap_s: float,
+    profile: Path | None = None,
+    idle_s: float = IDLE_S,
 ) -> HitResults:
     """The hit -> state latencies, then the idle CPU and memory of the same daemon."""
     workdir.mkdir()
@@ -428,8 +433,8 @@ async def hit_to_state(
                     board.drain()
                 results.cpu_per_dart_ms = (cpu_seconds(process.pid) - cpu_before) / hits * 1000
                 idle_start = cpu_seconds(process.pid)
-                await asyncio.sleep(IDLE_S)
-                results.idle_cpu_percent = (cpu_seconds(process.pid) - idle_start) / IDLE_S * 100
+                await asyncio.sleep(idle_s)
+                results.idle_cpu_percent = (cpu_seconds(process.pid) - idle_start) / idle_s * 100
                 results.rss_mib = rss_mib(process.pid)
             except BaseException:
                 print(f"daemon log:\n{tail(log)}", file=sys.stderr)
@@ -457,7 +462,9 @@ async def run(args: argparse.Namespace) -> None:
             bare = await bare_round_trip_ms(port, args.hits, gap_s)
             empty = await startup_ms(workdir / "start-empty", port, 0, args.starts)
             resumed = await startup_ms(workdir / "start-1000", port, 1000, args.starts)
-            hits = await hit_to_state(workdir / "hits", port, args.hits, gap_s, args.profile)
+            hits = await hit_to_state(
+                workdir / "hits", port, args.hits, gap_s, args.profile, args.idle_s
+            )
 
     hit_p50, hit_p99 = statistics.median(hits.latencies), percentile(hits.latencies, 0.99)
     bare_p50, bare_p99 = statistics.median(bare), percentile(bare, 0.99)
@@ -495,7 +502,7 @@ async def run(args: argparse.Namespace) -> None:
             f"start-up, 1,000-dart journal (median of {args.starts})",
             f"{statistics.median(resumed):.0f} ms",
         ),
-        (f"idle CPU over {IDLE_S:g} s", f"{hits.idle_cpu_percent:.2f} %"),
+        (f"idle CPU over {args.idle_s:g} s", f"{hits.idle_cpu_percent:.2f} %"),
         ("idle RSS (VmRSS)", f"{hits.rss_mib:.1f} MiB"),
     ]
     print(
@@ -519,6 +526,9 @@ def main() -> None:
     )
     parser.add_argument("--starts", type=int, default=3, help="launches per start-up measure")
     parser.add_argument(
+        "--idle-s", type=float, default=IDLE_S, help="seconds the idle CPU is measured over"
+    )
+    parser.add_argument(
         "--profile",
         type=Path,
         metavar="FILE",
@@ -526,8 +536,8 @@ def main() -> None:
         "(the latencies are then slower than without)",
     )
     args = parser.parse_args()
-    if args.hits < 1 or args.starts < 1:
-        parser.error("--hits and --starts must be at least 1")
+    if args.hits < 1 or args.starts < 1 or args.idle_s <= 0:
+        parser.error("--hits and --starts must be at least 1, --idle-s more than 0")
     asyncio.run(run(args))
 
 

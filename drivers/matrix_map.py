@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import tomli_w
+
 from drivers.errors import DriverError
 from drivers.protocol import MAX_BUTTON, MAX_CELL
 from engine import Bed, NotationError
@@ -167,28 +169,19 @@ def load_map(path: str | os.PathLike[str]) -> MatrixMap:
     return parse_map(text, str(path))
 
 
-def _toml_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
 def dump_map(matrix: MatrixMap, path: str | os.PathLike[str]) -> None:
     """Write ``matrix`` as TOML atomically (a reader sees the old file or the new
-    one), keeping an existing file's permissions (a new file gets the umask's)."""
-    lines = [
-        "[board]",
-        f"name = {_toml_string(matrix.name)}",
-        f"rows = {matrix.rows}",
-        f"cols = {matrix.cols}",
-        "",
-        "[cells]",
-    ]
-    for (row, col), target in sorted(matrix.cells.items()):
-        lines.append(f'"{row},{col}" = "{target}"')
+    one), keeping an existing file's permissions (a new file gets the umask's).
+    tomli-w writes the strings, so any board name (control characters too)
+    reads back as it was."""
+    document: dict[str, Any] = {
+        "board": {"name": matrix.name, "rows": matrix.rows, "cols": matrix.cols},
+        "cells": {
+            f"{row},{col}": str(target) for (row, col), target in sorted(matrix.cells.items())
+        },
+    }
     if matrix.buttons:
-        lines += ["", "[buttons]"]
-        lines += [
-            f"{index} = {_toml_string(name)}" for index, name in sorted(matrix.buttons.items())
-        ]
+        document["buttons"] = {str(index): name for index, name in sorted(matrix.buttons.items())}
     target_path = Path(path)
     try:
         mode = target_path.stat().st_mode & 0o777
@@ -199,7 +192,7 @@ def dump_map(matrix: MatrixMap, path: str | os.PathLike[str]) -> None:
     handle, temporary = tempfile.mkstemp(dir=target_path.parent, prefix=f".{target_path.name}.")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write("\n".join(lines) + "\n")
+            out.write(tomli_w.dumps(document))
             out.flush()
             os.fchmod(out.fileno(), mode)
             os.fsync(out.fileno())

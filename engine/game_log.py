@@ -5,6 +5,10 @@ comment; ``UNDO`` takes back the last dart and ``NEXT`` ends a visit inside a
 line. This is what ``oche replay`` reads and ``oche export`` writes, so any
 result can be re-scored.
 
+A log that ``oche export`` wrote starts with a header of comment lines; its
+``game:``, ``players:``, ``teams:`` and ``options:`` lines say what was played,
+so ``oche replay`` re-scores it with nothing more (:func:`parse_log_header`).
+
 A game not played in visits (domino cribbage: a dart picks a tile) has no
 visits to end: there a line's end means nothing and ``NEXT`` is written and
 read as a token of its own.
@@ -12,15 +16,100 @@ read as a token of its own.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from engine.beds import Bed
 from engine.errors import EngineError, GameLogError, NotationError
 from engine.events import END_VISIT, EndVisit, Event, parse_event
 from engine.game import DARTS_PER_VISIT, Game
 
-__all__ = ["LoggedEvent", "format_game_log", "parse_game_log", "replay_log"]
+__all__ = [
+    "HEADER_MARK",
+    "LogHeader",
+    "LoggedEvent",
+    "format_game_log",
+    "header_json",
+    "parse_game_log",
+    "parse_log_header",
+    "replay_log",
+]
+
+HEADER_MARK = "Oche journal game "
+"""What the first line of an exported log says after its ``# ``; only such a
+log has a header."""
+
+
+@dataclass(frozen=True, slots=True)
+class LogHeader:
+    """What an exported log's header says was played: the game id, the players
+    in throwing order, the teams (or None) and every option's value."""
+
+    game: str
+    players: list[str]
+    teams: dict[str, list[str]] | None = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+def header_json(value: object) -> str:
+    """``value`` as JSON with every character printable (a name's control or
+    invisible character is written as its ``\\u`` escape), so a header line
+    shows it and :func:`parse_log_header` reads it back exactly."""
+    text = json.dumps(value, ensure_ascii=False)
+    return "".join(char if char.isprintable() else json.dumps(char)[1:-1] for char in text)
+
+
+def _header_value(number: int, key: str, text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise GameLogError(number, key, f"the header's {key} are not JSON: {error.msg}") from None
+
+
+def _names(number: int, key: str, value: object) -> list[str]:
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        raise GameLogError(number, key, f"the header's {key} are not a list of names")
+    return value
+
+
+def parse_log_header(text: str) -> LogHeader | None:
+    """The header of a log ``oche export`` wrote, or None for a log without one.
+    A header that lacks the game or the players, or whose values are not what
+    export writes, raises :class:`GameLogError` naming its line."""
+    lines = text.splitlines()
+    if not lines or not lines[0].startswith(f"# {HEADER_MARK}"):
+        return None
+    found: dict[str, tuple[int, str]] = {}
+    for number, line in enumerate(lines, start=1):
+        if not line.startswith("#"):
+            break
+        key, sep, value = line[1:].strip().partition(": ")
+        if sep and key in ("game", "players", "teams", "options") and key not in found:
+            found[key] = (number, value.strip())
+    for key in ("game", "players"):
+        if key not in found:
+            raise GameLogError(1, "", f"the export header has no '# {key}:' line")
+    game = found["game"][1].split(" ", 1)[0]
+    number, value = found["players"]
+    players = _names(number, "players", _header_value(number, "players", value))
+    teams: dict[str, list[str]] | None = None
+    if "teams" in found:
+        number, value = found["teams"]
+        raw = _header_value(number, "teams", value)
+        if raw is not None:
+            if not isinstance(raw, dict):
+                raise GameLogError(number, "teams", "the header's teams are not a JSON object")
+            teams = {name: _names(number, "teams", members) for name, members in raw.items()}
+    options: dict[str, Any] = {}
+    if "options" in found:
+        number, value = found["options"]
+        raw = _header_value(number, "options", value)
+        if not isinstance(raw, dict):
+            raise GameLogError(number, "options", "the header's options are not a JSON object")
+        options = raw
+    return LogHeader(game, players, teams, options)
 
 
 @dataclass(frozen=True, slots=True)

@@ -230,14 +230,14 @@ class _Session:
         while (hello := self.board.hello) is None:
             now = loop.time()
             if now >= deadline:
-                hint = (
-                    f" (the board is not connected: {self.last_disconnect})"
-                    if self.last_disconnect
-                    else ""
-                )
+                if self.last_disconnect:
+                    raise UsageError(
+                        f"the board is not connected ({self.last_disconnect}); "
+                        "check that it is plugged in and that --port names it"
+                    )
                 raise UsageError(
                     f"the board did not report its matrix size within "
-                    f"{self.hello_timeout:g} s{hint}; give --rows and --cols"
+                    f"{self.hello_timeout:g} s; give --rows and --cols"
                 )
             if now >= next_request:
                 await self.board.request_hello()
@@ -373,6 +373,16 @@ def _matrix_size(args: argparse.Namespace) -> tuple[int | None, int | None]:
     return rows, cols
 
 
+def _check_port(port: str) -> None:
+    """The wizard needs the board there now: a port that does not exist is an
+    error at once, not a wait for a hello that cannot come."""
+    if not os.path.exists(port):
+        raise UsageError(
+            f"no serial port {port}: is the board plugged in, and is that its port? "
+            "(a Pico is usually /dev/ttyACM0, or /dev/oche-board after 'oche udev install')"
+        )
+
+
 def _prepare(
     args: argparse.Namespace,
 ) -> tuple[BoardSpec, Calibration, str, int | None, int | None]:
@@ -389,6 +399,8 @@ def _prepare(
             "a darts-codes board reports beds, not matrix cells: it needs no matrix map"
         )
     spec = dataclasses.replace(board_spec(args), map_path=None)
+    if spec.driver == "serial" and spec.port and "://" not in spec.port:
+        _check_port(spec.port)
     rows, cols = _matrix_size(args)
     out = Path(args.out)
     if not out.parent.is_dir():

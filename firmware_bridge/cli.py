@@ -1,6 +1,6 @@
-"""The ``oche`` command line. ``replay``, ``games`` and ``demo`` live here; the
-board commands (``monitor``, ``calibrate``, ``firmware``, ``udev``) each live in
-their own ``*_command`` module, which adds its parser.
+"""The ``oche`` command line. ``replay`` and ``games`` live here; the other
+commands each live in their own ``*_command`` module, which adds its parser.
+``oche`` alone prints the command list; ``oche --version`` the version.
 
 Bad input exits with status 2 and one line on stderr naming what was wrong;
 nothing is printed on stdout then.
@@ -11,14 +11,16 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from collections.abc import Sequence
-from importlib import resources
+from importlib import metadata
 from typing import Any
 
 from drivers.errors import DriverError
 from engine import EngineError, Game, game_class, game_ids, new_game
-from engine.game_log import replay_log
+from engine.game_log import parse_log_header, replay_log
+from engine.options import resolve_options
 from firmware_bridge import (
     calibrate_command,
     cribbage_command,
@@ -30,19 +32,11 @@ from firmware_bridge import (
     run_command,
     udev_command,
 )
-from firmware_bridge.command_support import EXIT_BAD_INPUT, UsageError, key_values
+from firmware_bridge.command_support import EXIT_BAD_INPUT, UsageError, key_values, missing_extra
 from firmware_bridge.log_setup import add_log_level_option, for_journal, setup_logging
 from firmware_bridge.scoreboard_text import render_scoreboard
 
-__all__ = ["DEMO_GAMES", "main"]
-
-DEMO_GAMES: tuple[tuple[str, tuple[str, ...], dict[str, str]], ...] = (
-    ("x01", ("Ann", "Bob"), {"start": "301"}),
-    ("cricket", ("Ann", "Bob"), {}),
-    ("cricket-shanghai", ("Ann", "Bob"), {}),
-)
-"""The bundled sample games ``oche demo`` replays: game id, players, options.
-Each log is ``firmware_bridge/samples/<game id>.log``."""
+__all__ = ["main"]
 
 
 def _teams(pairs: Sequence[str]) -> dict[str, list[str]]:
@@ -71,16 +65,57 @@ def _print_state(state: dict[str, Any], pretty: bool) -> None:
         sys.stdout.write(json.dumps(state, ensure_ascii=False) + "\n")
 
 
+def _positionals(args: argparse.Namespace) -> tuple[str | None, str]:
+    """The game id and the log file from ``oche replay [GAME] [FILE]``: a lone
+    argument that is no game id is the file (an exported log names its game)."""
+    game: str | None = args.game
+    if args.file is not None or game is None or game in game_ids():
+        return game, args.file or "-"
+    if game != "-" and not os.path.exists(game):
+        raise UsageError(f"{game!r} is neither a game id ({', '.join(game_ids())}) nor a file")
+    return None, game
+
+
+def _agreed(field: str, header: object, given: object) -> None:
+    """A command-line value that contradicts the log's header is an error naming
+    it (compared as JSON, so the teams' order counts: it is the throwing order)."""
+    said, asked = json.dumps(header, ensure_ascii=False), json.dumps(given, ensure_ascii=False)
+    if said != asked:
+        raise UsageError(f"{field}: the log's header says {said}, the command line says {asked}")
+
+
 def _replay(args: argparse.Namespace) -> int:
+    game_id, path = _positionals(args)
+    text = _read_log(path)
+    where = "stdin" if path == "-" else repr(path)
+    empty = UsageError(f"the log on {where} is empty: nothing to replay")
     teams = _teams(args.team)
-    players = args.player or [m for members in teams.values() for m in members]
-    game = new_game(
-        args.game,
-        players or ["Player 1", "Player 2"],
-        key_values(args.option, "option"),
-        teams or None,
-    )
-    replay_log(game, _read_log(args.file))
+    options: dict[str, object] = dict(key_values(args.option, "option"))
+    header = parse_log_header(text)
+    if header is not None:
+        if game_id is not None:
+            _agreed("game", header.game, game_id)
+        if args.player:
+            _agreed("players", header.players, args.player)
+        if teams:
+            _agreed("teams", header.teams, teams)
+        spec = game_class(header.game).options_spec
+        ours = resolve_options(spec, header.options, header.game)
+        theirs = resolve_options(spec, options, header.game)
+        for name in {key.strip().lower() for key in options}:
+            _agreed(f"option {name}", ours[name], theirs[name])
+        game_id, players, options = header.game, header.players, dict(header.options)
+        teams = header.teams or {}
+    elif game_id is None:
+        if not text.strip():
+            raise empty
+        raise UsageError("which game? give its id (oche replay GAME ...), or replay an oche export")
+    else:
+        players = args.player or [m for members in teams.values() for m in members]
+    game = new_game(game_id, players or ["Player 1", "Player 2"], options, teams or None)
+    if not text.strip():  # the command before a pipe failed: say so, print no state
+        raise empty
+    replay_log(game, text)
     _print_state(game.state(), args.pretty)
     return 0
 
@@ -120,29 +155,37 @@ def _games(args: argparse.Namespace) -> int:
     return 0
 
 
-def _demo(args: argparse.Namespace) -> int:
-    samples = resources.files("firmware_bridge") / "samples"
-    for game_id, players, options in DEMO_GAMES:
-        game = replay_log(
-            new_game(game_id, players, options), (samples / f"{game_id}.log").read_text("utf-8")
-        )
-        sys.stdout.write(render_scoreboard(game.state()) + "\n")
-    return 0
+def _version() -> str:
+    try:
+        return metadata.version("oche")
+    except metadata.PackageNotFoundError:  # a checkout that was never installed
+        return "unknown (not installed)"
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="oche", description="Oche: the open controller for soft-tip dartboards."
+        prog="oche",
+        description="Oche: the open controller for soft-tip dartboards. "
+        "'oche COMMAND --help' says more about each command.",
     )
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    parser.add_argument("--version", action="version", version=f"oche {_version()}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     replay = commands.add_parser(
         "replay",
         help="re-score a game log and print the final state",
         description="Replay a game log (one visit per line, darts separated by spaces, "
-        "'#' comments, UNDO takes back a dart) and print the final state JSON.",
+        "'#' comments, UNDO takes back a dart) and print the final state JSON. A log "
+        "written by 'oche export' names its game, players, teams and options, so "
+        "'oche export N | oche replay -' re-scores it exactly; a flag that contradicts "
+        "it is an error. Empty input is an error.",
     )
-    replay.add_argument("game", help=f"game id: {', '.join(game_ids())}")
+    replay.add_argument(
+        "game",
+        nargs="?",
+        metavar="GAME",
+        help=f"game id: {', '.join(game_ids())} (default: the one an exported log names)",
+    )
     replay.add_argument(
         "-p", "--player", action="append", default=[], help="player name, in throwing order"
     )
@@ -158,15 +201,18 @@ def _parser() -> argparse.ArgumentParser:
         help="a team and its players; teams alternate",
     )
     replay.add_argument("--pretty", action="store_true", help="print a scoreboard, not JSON")
-    replay.add_argument("file", nargs="?", default="-", help="the log file ('-': stdin)")
+    replay.add_argument("file", nargs="?", metavar="FILE", help="the log file (default '-': stdin)")
     replay.set_defaults(run=_replay)
 
-    games = commands.add_parser("games", help="list the games and their options")
+    games = commands.add_parser(
+        "games",
+        help="list the games and their options",
+        description="List every game Oche plays: its id (for 'oche replay GAME' and the "
+        "daemon's new_game command), its name, a line of rules, and each option with its "
+        "default and allowed values (give them as -o NAME=VALUE).",
+    )
     games.add_argument("--json", action="store_true", help="print JSON")
     games.set_defaults(run=_games)
-
-    demo = commands.add_parser("demo", help="replay the bundled sample games")
-    demo.set_defaults(run=_demo)
 
     for module in (
         play_command,
@@ -191,15 +237,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     # after options (gh-59317), so a single leftover argument is taken as FILE.
     args, extra = parser.parse_known_args(argv)
     lone = extra[0] if len(extra) == 1 else None
-    if args.command == "replay" and args.file == "-" and lone and (lone == "-" or lone[0] != "-"):
+    if args.command == "replay" and args.file is None and lone and (lone == "-" or lone[0] != "-"):
         args.file = extra.pop()
     if extra:
         parser.error(f"unrecognized arguments: {' '.join(extra)}")
     setup_logging(args.log_level)
+    if args.command is None:  # plain `oche`: the command list
+        parser.print_help()
+        return 0
     try:
         status: int = args.run(args)
     except (EngineError, DriverError, UsageError) as error:
         sys.stderr.write(for_journal(logging.ERROR, f"oche {args.command}: {error}\n"))
+        return EXIT_BAD_INPUT
+    except ModuleNotFoundError as error:  # an optional extra is not installed
+        line = missing_extra(error)
+        if line is None:
+            raise
+        sys.stderr.write(f"oche {args.command}: {line}\n")
         return EXIT_BAD_INPUT
     return status
 

@@ -1,4 +1,5 @@
-"""What the ``oche`` subcommands share: the usage error and the board options."""
+"""What the ``oche`` subcommands share: the usage error, the board options and
+the message for a module of an optional extra that is not installed."""
 
 from __future__ import annotations
 
@@ -11,14 +12,37 @@ from drivers.factory import DRIVERS, BoardSpec
 
 __all__ = [
     "EXIT_BAD_INPUT",
+    "EXTRAS",
     "UsageError",
     "add_board_arguments",
     "board_spec",
     "key_values",
+    "missing_extra",
     "quiet_board_logs",
 ]
 
 EXIT_BAD_INPUT = 2
+
+EXTRAS = {
+    "pygame": "display",
+    "numpy": "display",
+    "usb": "usb",
+    "libusb_package": "usb",
+    "amqtt": "broker",
+    "mpremote": "firmware",
+}
+"""The top-level modules of Oche's optional extras (pyproject.toml), by the
+extra that installs them: a Pi running only the daemon needs none of them."""
+
+
+def missing_extra(error: ModuleNotFoundError) -> str | None:
+    """The line that says which extra to install for the module ``error`` could
+    not import, or None when that module is no extra's (a broken install)."""
+    module = (error.name or "").partition(".")[0]
+    extra = EXTRAS.get(module)
+    if extra is None:
+        return None
+    return f"this needs {module}, which is not installed: pip install 'oche[{extra}]'"
 
 
 class UsageError(Exception):
@@ -49,10 +73,27 @@ def _hex_id(text: str) -> int:
 def add_board_arguments(parser: argparse.ArgumentParser, default_driver: str = "serial") -> None:
     """The options that choose a board: driver, port, protocol, map, USB ids, script."""
     group = parser.add_argument_group("board")
-    group.add_argument("--driver", choices=DRIVERS, default=default_driver)
+    group.add_argument(
+        "--driver",
+        choices=DRIVERS,
+        default=default_driver,
+        help=f"how the board is read (default {default_driver}): serial port, USB HID, "
+        "a simulated script, or the keyboard",
+    )
     group.add_argument("--port", help="serial port, e.g. /dev/oche-board or /dev/ttyACM0")
-    group.add_argument("--baudrate", type=int, default=115200)
-    group.add_argument("--protocol", choices=PROTOCOLS, default="oche")
+    group.add_argument(
+        "--baudrate",
+        type=int,
+        default=115200,
+        help="serial speed in bits/s (default 115200; a USB CDC board ignores it)",
+    )
+    group.add_argument(
+        "--protocol",
+        choices=PROTOCOLS,
+        default="oche",
+        help="what the board sends (default oche, Oche's firmware; darts-codes and "
+        "row-col for boards flashed with dARts/DaSCR-style firmware)",
+    )
     group.add_argument("--map", dest="map_path", metavar="FILE", help="matrix map (TOML)")
     group.add_argument("--vid", type=_hex_id, help="USB vendor id (hex)")
     group.add_argument("--pid", type=_hex_id, help="USB product id (hex)")

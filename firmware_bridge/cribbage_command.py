@@ -19,6 +19,7 @@ from typing import Any
 from engine.cribbage_scoring import THIRTY_ONE, count_hand, peg_score
 from engine.errors import MoveError
 from engine.tiles import parse_tiles
+from firmware_bridge.command_support import UsageError
 
 __all__ = ["add_parser", "count_json", "peg_json"]
 
@@ -62,6 +63,12 @@ def peg_json(tiles: list[str]) -> dict[str, Any]:
 
 
 def _count(args: argparse.Namespace) -> int:
+    if len(args.tiles) != HAND_TILES:
+        given = " ".join(args.tiles)
+        raise UsageError(
+            f"a hand is {HAND_TILES} tiles (the starter goes in --starter); "
+            f"{len(args.tiles)} given: {given}"
+        )
     _print(count_json(args.tiles, args.starter, args.crib))
     return 0
 
@@ -89,7 +96,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Print the count of four tiles with the starter: every 15 scores 2, "
         "every pair 2, every run 1 a tile. A crib counts the same as a hand.",
     )
-    count.add_argument("tiles", nargs=HAND_TILES, metavar="TILE", help="the four tiles, a-b")
+    count.add_argument("tiles", nargs="+", metavar="TILE", help="the four tiles, a-b")
     count.add_argument("--starter", required=True, metavar="TILE", help="the starter tile")
     count.add_argument("--crib", action="store_true", help="the tiles are the crib")
     count.set_defaults(run=_count)

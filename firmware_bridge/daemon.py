@@ -97,12 +97,10 @@ class Daemon:
     # ------------------------------------------------------------------ run
 
     async def run(self) -> None:
+        if not self.config.mqtt.url:
+            EmbeddedBroker.require()  # a missing oche[broker] stops us before anything starts
         self.journal.open()
-        board, ha = self.config.board, self.config.homeassistant
-        where = {"serial": f" on {board.port}", "usb": f" {board.usb_vid}:{board.usb_pid}"}
-        log.info("board %s: %s driver%s", self.board_id, board.driver, where.get(board.driver, ""))
-        log.info("journal: %s", self.journal.path)
-        log.info("Home Assistant discovery: %s", "on" if ha.enabled else "off")
+        self._log_start_up()
         try:
             self._resume()
             if self.session is None and self._first_game is not None:
@@ -144,6 +142,15 @@ class Daemon:
             self.journal.close()
             if self.broker is not None:
                 await self.broker.stop()
+
+    def _log_start_up(self) -> None:
+        """One INFO line for each of the board, the journal and discovery (the
+        broker's follows once it is known)."""
+        board, ha = self.config.board, self.config.homeassistant
+        where = {"serial": f" on {board.port}", "usb": f" {board.usb_vid}:{board.usb_pid}"}
+        log.info("board %s: %s driver%s", self.board_id, board.driver, where.get(board.driver, ""))
+        log.info("journal: %s", self.journal.path)
+        log.info("Home Assistant discovery: %s", "on" if ha.enabled else "off")
 
     def _resume(self) -> None:
         """Bring back the board's last game from the journal: replay it, and

@@ -28,6 +28,7 @@ __all__ = [
     "DEFAULT_BASE",
     "DEFAULT_BOARD",
     "DEFAULT_URL",
+    "KEYS_HELP",
     "NO_SCREEN",
     "Target",
     "add_parser",
@@ -40,6 +41,12 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+KEYS_HELP = (
+    "Keys: Esc/q quit, f fullscreen, n next, u undo, m miss, + and - volume, s sound on/off; "
+    "with no game running, g (or any other key) opens the game setup."
+)
+"""The scoreboard's keys, for the help of ``oche display`` and ``oche play``."""
 
 DEFAULT_URL = "mqtt://127.0.0.1:1883"
 DEFAULT_BOARD = "board1"
@@ -219,10 +226,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = commands.add_parser(
         "display",
         help="show the scoreboard (pygame window, or --screenshot to a PNG)",
-        description="Show one board's scoreboard, fed by the daemon over MQTT. Keys: Esc/q "
-        "quit, f fullscreen, n next, u undo, m miss, + and - volume, s sound on/off. "
-        "Options not given come from the daemon's config file when there is one "
-        "(see docs/display.md).",
+        description="Show one board's scoreboard, fed by the daemon over MQTT. "
+        f"{KEYS_HELP} Options not given come from the daemon's config file when there is "
+        "one (see docs/display.md).",
     )
     parser.add_argument("--mqtt", metavar="URL", help=f"broker URL (default {DEFAULT_URL})")
     parser.add_argument("--board", metavar="ID", help=f"board id (default {DEFAULT_BOARD})")

@@ -3,7 +3,8 @@ on the network: the scoreboard display on the same machine connects to it.
 
 It listens on a loopback address only (never on the network), lets anyone
 connect without a password and keeps nothing on disk: retained messages live
-as long as the broker runs.
+as long as the broker runs. amqtt (the ``oche[broker]`` extra) is imported
+only when the broker starts, so a daemon with an external broker never loads it.
 """
 
 from __future__ import annotations
@@ -13,9 +14,6 @@ import ipaddress
 import logging
 import socket
 from typing import Any
-
-from amqtt.broker import Broker  # type: ignore[import-untyped]
-from amqtt.errors import BrokerError  # type: ignore[import-untyped]
 
 __all__ = ["EmbeddedBroker", "EmbeddedBrokerError", "address_in_use"]
 
@@ -112,11 +110,20 @@ class EmbeddedBroker:
             },
         }
 
+    @staticmethod
+    def require() -> None:
+        """Import amqtt (the ``oche[broker]`` extra), or raise the
+        ModuleNotFoundError that tells the CLI which extra to install."""
+        import amqtt.broker  # noqa: F401
+
     async def start(self) -> None:
         """Listen on ``host:port``. An :class:`EmbeddedBrokerError` names the
         address when it is taken or cannot be bound."""
         if self._broker is not None:
             return
+        from amqtt.broker import Broker  # type: ignore[import-untyped]
+        from amqtt.errors import BrokerError  # type: ignore[import-untyped]
+
         broker = Broker(self.config())
         amqtt_log = logging.getLogger("amqtt.broker")
         quiet = _StartupFailure()

@@ -58,7 +58,9 @@ def _find_mpremote(given: str | None) -> str:
         "mpremote"
     )
     if found is None:
-        raise UsageError("mpremote is not installed: pip install mpremote, or pass --mpremote PATH")
+        raise UsageError(
+            "mpremote is not installed: pip install 'oche[firmware]', or pass --mpremote PATH"
+        )
     return found
 
 

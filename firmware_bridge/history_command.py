@@ -2,11 +2,12 @@
 
 ``oche history`` lists past games, newest first: id, start time (local),
 game, status, winner, darts thrown and players (``--json`` for everything).
-``oche export GAME_ID`` prints one game as an ``oche replay`` log: comment
-lines naming the game, players, teams and options and the exact command that
-re-scores it, then one visit per line, so
+``oche export GAME_ID`` prints one game as an ``oche replay`` log: a header
+of comment lines naming the game, players, teams and options (see
+:func:`engine.game_log.parse_log_header`) and the command that re-scores it,
+then one visit per line, so
 
-    oche export 3 | oche replay x01 -p Ann -p Bob -o start=501 ...
+    oche export 3 | oche replay -
 
 gives the same final state as the game had. Both read the journal at
 ``--journal PATH``, else the one the daemon's config names (``--config``, or
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import Bed, EngineError, Game, new_game, parse_event
-from engine.game_log import format_game_log
+from engine.game_log import HEADER_MARK, format_game_log, header_json
 from firmware_bridge.command_support import UsageError
 from firmware_bridge.config import ConfigError, load_config
 from firmware_bridge.journal import Journal, JournalError, JournalGame, default_journal_path
@@ -35,7 +36,6 @@ __all__ = [
     "export_text",
     "history_entries",
     "history_table",
-    "replay_command",
     "replay_journal_game",
 ]
 
@@ -152,45 +152,12 @@ def _unsafe(text: str) -> bool:
     return any(not char.isprintable() for char in text)
 
 
-def _flag(short: str, long: str, value: str) -> list[str]:
-    # A value starting with '-' would be read as an option: attach it.
-    return [f"{long}={value}"] if value.startswith("-") else [short, value]
-
-
-def _option_text(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-def replay_command(entry: JournalGame, game: Game) -> list[str] | None:
-    """The ``oche replay`` arguments that re-score ``entry``'s log (with every
-    option the game was played with, defaults included), or None if a name
-    cannot be written on its command line (a team name with ``=``, a team
-    member with ``,``, a control character)."""
-    command = ["oche", "replay", game.id]
-    for name in entry.players:
-        command += _flag("-p", "--player", name)
-    for team, members in (entry.teams or {}).items():
-        if "=" in team or any("," in member for member in members):
-            return None
-        command += _flag("-t", "--team", f"{team}={','.join(members)}")
-    for key, value in game.options.items():
-        command += _flag("-o", "--option", f"{key}={_option_text(value)}")
-    if any(_unsafe(part) for part in command):
-        return None
-    return command
-
-
-def _json_line(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
 def export_text(entry: JournalGame, journal_arg: str | None = None) -> str:
-    """The ``oche replay`` log of a journaled game: comment lines describing
-    it and the command that re-scores it, then its effective events (undone
-    darts left out) one visit per line. ``journal_arg`` is the ``--journal``
-    value to repeat in that command, if one was given."""
+    """The ``oche replay`` log of a journaled game: a header describing it
+    (which ``oche replay`` reads) and the command that re-scores it, then its
+    effective events (undone darts left out) one visit per line.
+    ``journal_arg`` is the ``--journal`` value to repeat in that command, if
+    one was given."""
     try:
         game, refused = replay_journal_game(entry)
     except EngineError as error:
@@ -199,24 +166,22 @@ def export_text(entry: JournalGame, journal_arg: str | None = None) -> str:
     export = ["oche", "export", str(entry.id)]
     if journal_arg is not None:
         export += ["--journal", journal_arg]
-    replay = replay_command(entry, game)
     over = f", {entry.status} {_local(entry.finished_at, True)}" if entry.finished_at else ""
     lines = [
-        f"Oche journal game {entry.id} on board {_json_line(entry.board)}: {entry.status}",
+        f"{HEADER_MARK}{entry.id} on board {header_json(entry.board)}: {entry.status}",
         f"game: {game.id} ({game.name})",
         f"started: {_local(entry.started_at, True)}{over} (local time)",
-        f"players: {_json_line(entry.players)}",
-        f"teams: {_json_line(entry.teams)}",
-        f"options: {_json_line(game.options)}",
+        f"players: {header_json(entry.players)}",
+        f"teams: {header_json(entry.teams)}",
+        f"options: {header_json(game.options)}",
     ]
     if state["finished"]:
         lines.append(f"winner: {_winner(state)} ({state['result']})")
     if entry.result is not None:
-        lines.append(f"result: {_json_line(entry.result)}")
-    if replay is None or _unsafe(shlex.join(export)):
-        lines.append("re-score: oche replay with these players, teams and options")
-    else:
-        lines.append(f"re-score: {shlex.join(export)} | {shlex.join(replay)}")
+        lines.append(f"result: {header_json(entry.result)}")
+    unsafe = _unsafe(shlex.join(export))
+    rescore = f"oche export {entry.id} --journal PATH" if unsafe else shlex.join(export)
+    lines.append(f"re-score: {rescore} | oche replay -")
     lines += [f"note: {note}" for note in refused]
     if not state["finished"] and game.visit:
         darts = " ".join(bed.notation for bed in game.visit)

@@ -29,6 +29,7 @@ from firmware_bridge.command_support import UsageError
 from firmware_bridge.config import Config, ConfigError, load_config
 from firmware_bridge.daemon import Daemon
 from firmware_bridge.display_command import (
+    KEYS_HELP,
     add_sound_arguments,
     find_screen,
     off_screen,
@@ -185,6 +186,8 @@ def _play(args: argparse.Namespace) -> int:
     daemon.start()
     if not daemon.wait_for_state():
         daemon.stop()
+        if isinstance(daemon.error, ModuleNotFoundError):  # the embedded broker's amqtt
+            raise daemon.error  # the CLI names the extra to install
         raise _daemon_failed(daemon, config)
     mqtt = config.mqtt
     feed = StateFeed(
@@ -243,7 +246,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="home setup: daemon, broker and display in one command (--demo: no board)",
         description="Run the daemon (with its own broker unless mqtt.url is set) and the "
         "scoreboard together. --demo plays a scripted game on a simulated board. Without a "
-        "screen, the scoreboard is rendered off-screen and saved as a PNG.",
+        f"screen, the scoreboard is rendered off-screen and saved as a PNG. {KEYS_HELP}",
     )
     parser.add_argument("--demo", action="store_true", help="play a scripted demo game")
     parser.add_argument("--config", metavar="FILE", help="the config file (TOML)")
@@ -251,7 +254,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--set", action="append", default=[], metavar="SECTION.KEY=VALUE", help="override a key"
     )
     parser.add_argument("--fullscreen", action="store_true", help="start fullscreen")
-    parser.add_argument("--size", type=parse_size, default=(1280, 720), metavar="WxH")
+    parser.add_argument(
+        "--size",
+        type=parse_size,
+        default=(1280, 720),
+        metavar="WxH",
+        help="window or screenshot size (default 1280x720)",
+    )
     parser.add_argument(
         "--screenshot", metavar="PATH", help="render off-screen and save the last state here"
     )

@@ -177,7 +177,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     actions = udev.add_subparsers(dest="udev_command", required=True, metavar="ACTION")
 
-    show = actions.add_parser("print", help="print the rules")
+    show = actions.add_parser(
+        "print",
+        help="print the rules",
+        description=f"Print the udev rules ({RULES_NAME}) on standard output, to read them "
+        f"or to install them by hand: oche udev print | sudo tee {DEFAULT_RULES_DIR}/"
+        f"{RULES_NAME}. Changes nothing.",
+    )
     show.set_defaults(run=_print)
 
     install = actions.add_parser(

@@ -349,6 +349,24 @@ def test_no_hello_and_no_size_is_a_clear_error(tmp_path: Path, wizards: list[Wiz
     assert not (tmp_path / "board.toml").exists()
 
 
+@pytest.mark.parametrize("size", [(), ("--rows", "8", "--cols", "12")], ids=["hello", "sized"])
+def test_a_missing_port_is_named_at_once(
+    tmp_path: Path, wizards: list[Wizard], size: tuple[str, ...]
+) -> None:
+    """Once this waited for a hello and then asked for --rows and --cols (or,
+    with them, waited for the board for ever)."""
+    missing = tmp_path / "ttyACM9"
+    wizard = start(wizards, tmp_path, "--port", str(missing), *size)
+    status, stderr = wizard.finish()
+    assert status == 2
+    assert stderr == (
+        f"oche calibrate: no serial port {missing}: is the board plugged in, and is that its "
+        "port? (a Pico is usually /dev/ttyACM0, or /dev/oche-board after 'oche udev install')\n"
+    )
+    assert wizard.terminal.text() == ""
+    assert not (tmp_path / "board.toml").exists()
+
+
 @pytest.mark.parametrize(
     ("setup", "args", "message"),
     [

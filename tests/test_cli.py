@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from firmware_bridge import cli
 from tests.test_registry_options import GAME_IDS
 
 OCHE = Path(sys.executable).parent / "oche"
@@ -322,24 +326,79 @@ def test_games_json_describes_the_options() -> None:
     assert x01_options["rounds"]["type"] == "int"
 
 
-def test_demo_prints_three_finished_scoreboards(tmp_path: Path) -> None:
-    result = oche("demo", cwd=tmp_path)  # the samples ship with the package
-    assert result.returncode == 0, result.stderr
-    out = result.stdout
-    assert out.count("Winner:") == 3
-    headers = [line for line in out.splitlines() if ", round " in line]
-    assert [header.split(" ")[0] for header in headers] == ["x01", "cricket", "cricket-shanghai"]
-    for block in out.strip().split("\n\n"):
-        assert "Ann" in block
-        assert "Bob" in block
-        assert "Winner:" in block
+COMMANDS = ["replay", "games", "play", "run", "display", "history", "export", "monitor",
+            "calibrate", "firmware", "udev", "cribbage"]  # fmt: skip
 
 
-def test_no_command_is_a_usage_error() -> None:
+def test_plain_oche_prints_the_command_list() -> None:
     result = oche()
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert result.stdout.startswith("usage: oche ")
+    lines = result.stdout.splitlines()
+    listed = [line.split()[0] for line in lines if line[:4] == "    " and line[4] != " "]
+    assert listed == COMMANDS
+
+
+def test_version() -> None:
+    result = oche("--version")
+    assert (result.returncode, result.stderr) == (0, "")
+    assert result.stdout == f"oche {metadata.version('oche')}\n"
+
+
+def test_oche_demo_is_gone_in_favour_of_play_demo() -> None:
+    result = oche("demo")
     assert result.returncode == 2
-    assert result.stdout == ""
-    assert "usage" in result.stderr.lower()
+    assert "invalid choice: 'demo'" in result.stderr
+    root = Path(__file__).resolve().parent.parent
+    users = [root / "README.md", root / "Makefile", *sorted((root / "docs").rglob("*.md"))]
+    assert [path.name for path in users if "oche demo" in path.read_text("utf-8")] == []
+
+
+def parsers(parser: argparse.ArgumentParser) -> Iterator[tuple[str, argparse.ArgumentParser]]:
+    """Every (sub)command's parser, by its prog name, depth first."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield sub.prog, sub
+                yield from parsers(sub)
+
+
+def test_every_command_and_option_has_help() -> None:
+    missing = [
+        f"{prog}: description" for prog, sub in parsers(cli._parser()) if not sub.description
+    ]
+    missing += [
+        f"{prog} {action.option_strings[-1]}"
+        for prog, sub in parsers(cli._parser())
+        for action in sub._actions
+        if action.option_strings and not action.help
+    ]
+    assert missing == []
+
+
+def test_play_help_lists_the_keys_and_the_size() -> None:
+    result = oche("play", "--help")
+    assert result.returncode == 0
+    text = " ".join(result.stdout.split())
+    assert "Keys: Esc/q quit, f fullscreen, n next, u undo, m miss, + and - volume" in text
+    assert "--size WxH window or screenshot size (default 1280x720)" in text
+
+
+def test_a_broken_export_header_exits_2_naming_its_line() -> None:
+    log = '# Oche journal game 1 on board "b": finished\n# game: x01 (X01)\n# players: [Ann\nT20\n'
+    result = oche("replay", stdin=log)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("oche replay: line 3, 'players': the header's players are")
+
+
+def test_replay_without_a_game_or_a_header_exits_2() -> None:
+    result = oche("replay", "-p", "Ann", stdin="T20\n")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "which game?" in result.stderr
+    typo = oche("replay", "x02", stdin="T20\n")
+    assert typo.returncode == 2
+    assert "'x02' is neither a game id (x01, " in typo.stderr
 
 
 @pytest.mark.parametrize(

@@ -289,3 +289,15 @@ def test_oche_cribbage_bad_input_exits_2_naming_the_tile(args: list[str], named:
     lines = result.stderr.splitlines()
     assert len(lines) == 1, result.stderr
     assert named in lines[0]
+
+
+@pytest.mark.parametrize("tiles", [["1-6", "2-6", "3-6"], ["1-6", "2-6", "3-6", "4-5", "5-5"]])
+def test_oche_cribbage_count_of_a_hand_that_is_not_four_tiles(tiles: list[str]) -> None:
+    """Three tiles once said 'the following arguments are required: TILE'."""
+    result = _oche("count", *tiles, "--starter", "0-0")
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        f"oche cribbage: a hand is 4 tiles (the starter goes in --starter); "
+        f"{len(tiles)} given: {' '.join(tiles)}\n"
+    )

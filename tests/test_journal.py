@@ -800,14 +800,21 @@ def export(path: Path, game_id: int, capsys: pytest.CaptureFixture[str]) -> str:
     return out
 
 
-def rescore_command(text: str) -> list[str]:
-    """The ``oche replay ...`` arguments from an export's ``# re-score:`` line."""
-    line = next(line for line in text.splitlines() if line.startswith("# re-score: "))
-    export_part, pipe, replay_part = line.removeprefix("# re-score: ").partition(" | ")
-    assert pipe and shlex.split(export_part)[:2] == ["oche", "export"]
-    words = shlex.split(replay_part)
-    assert words[:2] == ["oche", "replay"]
-    return words[2:]
+def oche(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    """The installed ``oche`` console script, run as a user runs it."""
+    return subprocess.run(
+        [str(OCHE), *args], input=stdin, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def replayed(text: str, *flags: str) -> dict[str, Any]:
+    """``oche replay FLAGS -`` of an exported log: its final state."""
+    result = oche("replay", *flags, "-", stdin=text)
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    state = json.loads(result.stdout)
+    assert isinstance(state, dict)
+    return state
 
 
 @pytest.mark.parametrize("which", ["x01", "teams"])
@@ -817,18 +824,9 @@ def test_export_replays_to_the_journaled_games_state(
     text = export(path, played[which], capsys)
     with Journal(path) as journal:
         expected = live_state(journal.game(played[which]))
-    # `oche export N | oche replay <the command in the export>`, replay being
-    # the installed console script.
-    result = subprocess.run(
-        [str(OCHE), "replay", *rescore_command(text)],
-        input=text,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    assert json.loads(result.stdout) == expected
+    # `oche export N | oche replay -`: the header names the game, players,
+    # teams and options.
+    assert replayed(text) == expected
 
 
 def test_export_text(
@@ -848,7 +846,7 @@ def test_export_text(
         "# winner: Ann (checkout)",
         '# result: {"winner": "Ann"}',
         f"# re-score: oche export {played['x01']} --journal {shlex.quote(str(path))} "
-        "| oche replay x01 -p Ann -p Bob -o start=301 -o in=straight -o out=double -o rounds=0",
+        "| oche replay -",
     ]
     # The undone S1 is gone: the log is the sample's visits.
     sample = (resources.files("firmware_bridge") / "samples" / "x01.log").read_text("utf-8")
@@ -856,15 +854,17 @@ def test_export_text(
     assert len(x01) > len(log)
 
 
-def test_export_names_teams_in_the_command(
+def test_export_names_the_teams_and_replay_keeps_their_order(
     path: Path, played: dict[str, int], capsys: pytest.CaptureFixture[str]
 ) -> None:
     text = export(path, played["teams"], capsys)
     assert '# teams: {"Reds": ["Ann", "Cat"], "Blues": ["Bob", "Dan"]}' in text
     assert "# winner: Reds (" in text
-    command = rescore_command(text)
-    assert command[:9] == ["cricket", "-p", "Ann", "-p", "Bob", "-p", "Cat", "-p", "Dan"]
-    assert command[9:13] == ["-t", "Reds=Ann,Cat", "-t", "Blues=Bob,Dan"]
+    same = replayed(text, "-t", "Reds=Ann,Cat", "-t", "Blues=Bob,Dan")
+    assert same["winner_team"] == 0
+    swapped = oche("replay", "-t", "Blues=Bob,Dan", "-t", "Reds=Ann,Cat", "-", stdin=text)
+    assert swapped.returncode == EXIT_BAD_INPUT and swapped.stdout == ""
+    assert swapped.stderr.startswith("oche replay: teams: the log's header says ")
 
 
 def test_export_of_a_game_in_progress_says_its_visit_is_open(
@@ -905,25 +905,24 @@ def test_export_of_a_missing_game_is_a_usage_error(
     assert err == f"oche export: journal {path}: no game 99\n"
 
 
-def test_export_quotes_awkward_names(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    players = ["Ann O'Neil", "-dash", "Bob Smith"]
+def test_export_keeps_awkward_names_exactly(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    players = ["Ann O'Neil", "-dash", 'Bob "the" Smith', "Zo\u200be\x7f", "Tab\tby"]
     with Journal(path) as journal:
-        game_id = journal.start_game("x01", {"start": "301"}, players, None, "b", T0)
+        game_id = journal.start_game("x01", {"start": "301"}, players, None, "b\x01", T0)
         append_all(journal, game_id, ["T20", "T20", "T20", "NEXT", "S1"])
         expected = live_state(journal.game(game_id))
     text = export(path, game_id, capsys)
-    command = rescore_command(text)
-    assert command[:7] == ["x01", "-p", "Ann O'Neil", "--player=-dash", "-p", "Bob Smith", "-o"]
-    result = subprocess.run(
-        [str(OCHE), "replay", *command],
-        input=text,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+    header = [line for line in text.splitlines() if line.startswith("#")]
+    assert all(line.isprintable() for line in header)
+    assert (
+        "# players: "
+        + json.dumps(players, ensure_ascii=False)
+        .replace("\u200b", "\\u200b")
+        .replace("\x7f", "\\u007f")
+        in header
     )
-    assert result.returncode == 0, result.stderr
-    state = json.loads(result.stdout)
+    state = replayed(text)
+    assert [p["name"] for p in state["players"]] == players
     # The last visit (S1) was open; the replay ends it. Scores are the same.
     assert [p["score"] for p in state["players"]] == [p["score"] for p in expected["players"]]
 
@@ -969,6 +968,70 @@ def test_the_console_script_pipeline(path: Path, played: dict[str, int]) -> None
     assert result.returncode == 0, result.stderr
     with Journal(path) as journal:
         assert json.loads(result.stdout) == live_state(journal.game(played["x01"]))
+
+
+def pipeline(command: str) -> subprocess.CompletedProcess[str]:
+    """A shell pipeline of ``oche`` commands, with the installed script on PATH
+    (no ``pipefail``: the pipeline's status is the last command's)."""
+    env = {**os.environ, "PATH": f"{OCHE.parent}{os.pathsep}{os.environ.get('PATH', '')}"}
+    return subprocess.run(
+        command, shell=True, capture_output=True, text=True, timeout=60, env=env, check=False
+    )
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        pytest.param("-", id="the header alone"),
+        pytest.param("x01 -p Ann -p Bob", id="flags that agree"),
+        pytest.param("x01 -o start=301 -o OUT=Double -", id="options that agree"),
+    ],
+)
+def test_an_exported_301_game_replays_as_301(
+    path: Path, played: dict[str, int], flags: str
+) -> None:
+    """``oche export N | oche replay x01 -p Ann -p Bob`` once re-scored the 301
+    game as 501: the header's options now count."""
+    result = pipeline(f"oche export {played['x01']} --journal {shlex.quote(str(path))} | "
+                      f"oche replay {flags}")  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    state = json.loads(result.stdout)
+    with Journal(path) as journal:
+        assert state == live_state(journal.game(played["x01"]))
+    assert state["options"]["start"] == 301
+    assert (state["finished"], state["winner"], state["result"]) == (True, 0, "checkout")
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        pytest.param(("cricket",), "game: ", id="game"),
+        pytest.param(("-p", "Bob", "-p", "Ann"), "players: ", id="players"),
+        pytest.param(("-o", "start=501"), "option start: ", id="option"),
+        pytest.param(("-t", "A=Ann", "-t", "B=Bob"), "teams: ", id="teams"),
+    ],
+)
+def test_flags_that_contradict_the_header_exit_2_naming_the_field(
+    path: Path, played: dict[str, int], capsys: pytest.CaptureFixture[str], flags: tuple[str, ...],
+    named: str
+) -> None:  # fmt: skip
+    text = export(path, played["x01"], capsys)
+    result = oche("replay", *flags, "-", stdin=text)
+    assert result.returncode == EXIT_BAD_INPUT
+    assert result.stdout == ""
+    assert result.stderr.startswith(f"oche replay: {named}the log's header says ")
+    assert result.stderr.count("\n") == 1
+
+
+def test_a_failed_export_fails_the_replay_after_it(path: Path, played: dict[str, int]) -> None:
+    result = pipeline(f"oche export 99 --journal {shlex.quote(str(path))} | oche replay -")
+    assert result.returncode == EXIT_BAD_INPUT
+    assert result.stdout == ""
+    assert "oche export: journal" in result.stderr
+    assert "oche replay: the log on stdin is empty: nothing to replay" in result.stderr
+    empty = oche("replay", "x01", "-p", "Ann", stdin="")
+    assert empty.returncode == EXIT_BAD_INPUT
+    assert empty.stderr == "oche replay: the log on stdin is empty: nothing to replay\n"
 
 
 def test_the_module_functions_match_the_command(path: Path, played: dict[str, int]) -> None:

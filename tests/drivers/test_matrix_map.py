@@ -7,6 +7,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from drivers.matrix_map import ButtonCell, MapError, MatrixMap, dump_map, load_map, parse_map
 from engine import Bed
@@ -90,6 +92,21 @@ def test_dump_quotes_awkward_names(tmp_path: Path) -> None:
     matrix = MatrixMap('The "Oche" \\ bar', 2, 2, {(0, 0): Bed.parse("DB")})
     dump_map(matrix, tmp_path / "m.toml")
     assert load_map(tmp_path / "m.toml").name == 'The "Oche" \\ bar'
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(name=st.text())
+def test_any_board_name_round_trips(tmp_path: Path, name: str) -> None:
+    """Control characters too: the writer once escaped only backslash and quote,
+    so a name with a control character gave a file load_map refused."""
+    matrix = MatrixMap(
+        name, 2, 2, {(0, 0): Bed.parse("DB"), (1, 1): ButtonCell("next")}, {3: "undo"}
+    )
+    path = tmp_path / "m.toml"
+    dump_map(matrix, path)
+    assert load_map(path) == matrix
 
 
 def test_dump_keeps_the_mode_of_an_existing_map(tmp_path: Path) -> None:

@@ -1,0 +1,58 @@
+"""Every benchmark runs to its end with a tiny count, so ``make bench`` cannot
+rot: each game is thrown what it accepts, and each module's ``main`` prints
+its table. The figures are not checked (speed lives in docs/benchmarks.md)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks.engine import dart_stream, darts_per_second, game_moves
+from engine import game_ids, new_game
+from tests.mosquitto_broker import mosquitto_binary
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def bench(module: str, *args: str) -> str:
+    """``python -m benchmarks.MODULE ARGS`` from the checkout, as ``make bench`` runs it."""
+    result = subprocess.run(
+        [sys.executable, "-m", f"benchmarks.{module}", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return result.stdout
+
+
+@pytest.mark.parametrize("game_id", game_ids())
+def test_each_game_is_thrown_moves_it_accepts(game_id: str) -> None:
+    moves = game_moves(game_id, dart_stream(400))
+    assert sum(len(events) for _, events in moves) == 400
+    for options, events in moves:
+        new_game(game_id, ("Ann", "Bob"), options).push_all(events)  # raises on a refused move
+    rate, games = darts_per_second(game_id, moves, with_json=True)
+    assert rate > 0 and games == len(moves)
+
+
+def test_the_engine_benchmark_runs_every_game() -> None:
+    out = bench("engine", "--darts", "300")
+    listed = [line.split()[0] for line in out.splitlines()[2:]]
+    assert listed == list(game_ids())
+
+
+def test_the_drivers_benchmark_runs() -> None:
+    out = bench("drivers", "--frames", "200", "--hits", "5")
+    assert "frames/s" in out and "over 5 hits" in out
+
+
+@pytest.mark.skipif(mosquitto_binary() is None, reason="needs a mosquitto binary")
+def test_the_latency_benchmark_runs() -> None:
+    out = bench("latency", "--hits", "7", "--starts", "1", "--gap-ms", "0", "--idle-s", "0.1")
+    assert "hit -> state, p99" in out and "idle RSS" in out
