@@ -114,14 +114,14 @@ class EmbeddedBroker:
     def require() -> None:
         """Import amqtt (the ``oche[broker]`` extra), or raise the
         ModuleNotFoundError that tells the CLI which extra to install."""
-        import amqtt.broker  # noqa: F401
+        import amqtt.broker  # type: ignore[import-untyped]  # noqa: F401
 
     async def start(self) -> None:
         """Listen on ``host:port``. An :class:`EmbeddedBrokerError` names the
         address when it is taken or cannot be bound."""
         if self._broker is not None:
             return
-        from amqtt.broker import Broker  # type: ignore[import-untyped]
+        from amqtt.broker import Broker
         from amqtt.errors import BrokerError  # type: ignore[import-untyped]
 
         broker = Broker(self.config())
