@@ -17,12 +17,12 @@ if TYPE_CHECKING:  # mypy sees the modules of firmware_bridge/mcu/ as a package
 
     from firmware_bridge.mcu import frames
     from firmware_bridge.mcu.compat import Clock
-    from firmware_bridge.mcu.debounce import HIT, Debouncer
+    from firmware_bridge.mcu.debounce import Debouncer
     from firmware_bridge.mcu.matrix_scan import ButtonReader, MatrixScanner
 else:  # on the board they are top-level modules
     import frames
     from compat import Clock
-    from debounce import HIT, Debouncer
+    from debounce import Debouncer
     from matrix_scan import ButtonReader, MatrixScanner
 
 VERSION = "0.1.0"
@@ -186,7 +186,7 @@ class Firmware:
 
     def hello(self) -> None:
         rows, cols = len(self.config.row_pins), len(self.config.col_pins)
-        self.send("I", (frames.PROTOCOL_VERSION, rows, cols, FIRMWARE))
+        self.send(frames.HELLO, (frames.PROTOCOL_VERSION, rows, cols, FIRMWARE))
 
     def uptime_ms(self) -> int:
         """Milliseconds since :meth:`boot`, wrapping at 2**32 as the ``K``
@@ -226,18 +226,21 @@ class Firmware:
         reports = self.cells.step(now, scanner.raw, scanner.scan())
         if reports:
             cols = self.cols
+            letters = frames.CELL_FRAMES
             for kind, cell in reports:
                 row = cell // cols
-                self.send(kind, (row, cell - row * cols))
+                self.send(letters[kind], (row, cell - row * cols))
         buttons = self.buttons
         if buttons is not None:
             reports = self.button_states.step(now, buttons.raw, buttons.scan())
             if reports:
+                letters = frames.BUTTON_FRAMES
                 for kind, button in reports:
-                    if kind == HIT:
-                        self.send("B", (button,))
+                    letter = letters.get(kind)
+                    if letter is not None:
+                        self.send(letter, (button,))
         if second:
-            self.send("K", (self.uptime_ms(),))
+            self.send(frames.HEARTBEAT, (self.uptime_ms(),))
 
     def run(self, scans: int = -1) -> None:
         """Boot, then :meth:`loop`."""
@@ -262,7 +265,7 @@ class Firmware:
             elif late >= period:
                 if self._uptime_s != self._overrun_reported_s:
                     self._overrun_reported_s = self._uptime_s
-                    self.send("E", (frames.ERR_OVERRUN,))
+                    self.send(frames.ERROR, (frames.ERR_OVERRUN,))
                 deadline = clock.ticks_us()
 
     # ------------------------------------------------------------ host input
@@ -280,7 +283,7 @@ class Firmware:
                     self.host_line(line)
             elif byte == 36:  # "$"
                 if not self._discarding and bytes(self._line).strip():
-                    self.send("E", (frames.ERR_BAD_FRAME,))
+                    self.send(frames.ERROR, (frames.ERR_BAD_FRAME,))
                 self._discarding = False
                 self._line = bytearray(b"$")
             elif not self._discarding:
@@ -288,21 +291,21 @@ class Firmware:
                 if len(self._line) > frames.MAX_LINE + 1:  # room for a "\r"
                     self._line = bytearray()
                     self._discarding = True
-                    self.send("E", (frames.ERR_BAD_FRAME,))
+                    self.send(frames.ERROR, (frames.ERR_BAD_FRAME,))
 
     def host_line(self, line: bytes) -> None:
         """One line from the host (without ``\\n``): ``?`` or ``C``."""
         try:
             kind, _seq, key, value = frames.decode_host(line)
         except frames.HostLineError as error:
-            self.send("E", (error.code,))
+            self.send(frames.ERROR, (error.code,))
             return
-        if kind == "?":
+        if kind == frames.HELLO_REQUEST:
             self.hello()
             return
         code = self.apply(key, value)
         if code:
-            self.send("E", (code,))
+            self.send(frames.ERROR, (code,))
 
 
 class StreamInput:
