@@ -17,9 +17,11 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 __all__ = [
+    "CONFIG_KEYS",
     "MAX_LINE",
     "PROTOCOL_VERSION",
     "SEQ_MODULO",
+    "SETTINGS",
     "Button",
     "Configure",
     "FirmwareError",
@@ -30,7 +32,9 @@ __all__ = [
     "HelloRequest",
     "Hit",
     "Released",
+    "Setting",
     "Stuck",
+    "check_setting",
     "crc16",
     "decode_frame",
     "encode_frame",
@@ -45,8 +49,50 @@ MAX_CELL = 255
 MAX_BUTTON = 15
 _PRINTABLE = re.compile(rb"[\x20-\x7e]*")
 _CRC_DIGITS = re.compile(rb"[0-9A-F]{4}")
-CONFIG_KEYS = ("debounce_ms", "stuck_ms", "scan_hz")
-"""Settings a host may change with a ``C`` frame."""
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    """A firmware setting a host may change with a ``C`` frame: its unit, its
+    range (both ends allowed) and the firmware's default, as the settings
+    table of docs/protocol.md gives them."""
+
+    name: str
+    unit: str
+    minimum: int
+    maximum: int
+    default: int
+
+
+SETTINGS: dict[str, Setting] = {
+    setting.name: setting
+    for setting in (
+        Setting("debounce_ms", "ms", 1, 250, 40),
+        Setting("stuck_ms", "ms", 250, 600_000, 2000),
+        Setting("scan_hz", "Hz", 100, 10_000, 1000),
+    )
+}
+"""The settings a host may change with a ``C`` frame, by name."""
+CONFIG_KEYS = tuple(SETTINGS)
+"""Their names."""
+
+
+def check_setting(key: str, value: object) -> int:
+    """``value`` if setting ``key`` may take it, else a ValueError naming the
+    setting and its range: the host never sends what the firmware refuses."""
+    setting = SETTINGS.get(key)
+    if setting is None:
+        raise ValueError(f"unknown board setting {key!r}; the settings are {', '.join(SETTINGS)}")
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int)
+        or not setting.minimum <= value <= setting.maximum
+    ):
+        raise ValueError(
+            f"{key} must be a whole number from {setting.minimum} to {setting.maximum} "
+            f"({setting.unit}), not {value!r}"
+        )
+    return value
 
 
 class FrameError(ValueError):
@@ -263,7 +309,8 @@ def decode_frame(line: bytes) -> Frame:
         return FirmwareError(seq, _number(args[0], 0, 65535, "error code", line))
     if cls is Configure:
         key, sep, value = args[0].partition("=")
-        if not sep or key not in CONFIG_KEYS:
+        setting = SETTINGS.get(key) if sep else None
+        if setting is None:
             raise FrameError("fields", f"unknown setting {args[0]!r}", line)
-        return Configure(seq, key, _number(value, 0, 1_000_000, key, line))
+        return Configure(seq, key, _number(value, setting.minimum, setting.maximum, key, line))
     return HelloRequest(seq)

@@ -27,11 +27,11 @@ from drivers.board_decoder import BoardDecoder
 from drivers.board_events import ConnectedEvent, DisconnectedEvent
 from drivers.matrix_map import MatrixMap
 from drivers.protocol import (
-    CONFIG_KEYS,
     SEQ_MODULO,
     Configure,
     Frame,
     HelloRequest,
+    check_setting,
     encode_frame,
 )
 from drivers.source import Backoff, BoardSource
@@ -127,11 +127,9 @@ class SerialSource(BoardSource):
     async def configure(self, key: str, value: int) -> bool:
         """Change a firmware setting (``C`` frame): ``debounce_ms``, ``stuck_ms``
         or ``scan_hz``. Only for the ``oche`` protocol and while connected;
-        returns whether the frame was written. An unknown key is a ValueError."""
-        if key not in CONFIG_KEYS:
-            raise ValueError(f"unknown board setting {key!r}; the settings are {CONFIG_KEYS}")
-        if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 1_000_000:
-            raise ValueError(f"{key} must be a whole number from 0 to 1000000, not {value!r}")
+        returns whether the frame was written. An unknown key, or a value
+        outside the setting's range (docs/protocol.md), is a ValueError."""
+        check_setting(key, value)
         if self.protocol != "oche" or not self.connected:
             return False
         await self._send_frame(Configure(self.next_seq(), key, value))

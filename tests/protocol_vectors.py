@@ -1,5 +1,5 @@
-"""The protocol test vectors, read from the tables in docs/protocol.md so the
-document and the tests cannot drift apart."""
+"""The protocol test vectors and the settings table, read from the tables in
+docs/protocol.md so the document and the tests cannot drift apart."""
 
 from __future__ import annotations
 
@@ -31,6 +31,19 @@ class StreamVector:
     line: bytes
     frames: tuple[bytes, ...]
     rejected: int
+
+
+@dataclass(frozen=True)
+class SettingRow:
+    """One row of the settings table: a firmware setting, its unit, range
+    (both ends allowed) and default, and whether a ``C`` frame may set it."""
+
+    name: str
+    unit: str
+    minimum: int
+    maximum: int
+    default: int
+    host_may_set: bool
 
 
 def _table(heading: str) -> list[list[str]]:
@@ -69,4 +82,13 @@ def stream_vectors() -> list[StreamVector]:
             int(row[2]),
         )
         for row in _table("Torn and noisy lines")
+    ]
+
+
+def settings_table() -> list[SettingRow]:
+    rows = _table("## Settings")
+    assert all(row[5] in ("yes", "no") for row in rows), rows
+    return [
+        SettingRow(row[0], row[1], int(row[2]), int(row[3]), int(row[4]), row[5] == "yes")
+        for row in rows
     ]

@@ -35,12 +35,17 @@ if TYPE_CHECKING:  # mypy sees the modules of firmware_bridge/mcu/ as a package
 else:  # on the board they are top-level modules
     from compat import ticks_diff
 
-HIT = "H"
+# Report kinds: names of what happened, not the wire protocol's letters
+# (frames.py alone maps them to those). Short strings are interned on
+# MicroPython, so reporting and comparing them allocates nothing.
+HIT = "hit"
 """Report kind: the cell closed (a hit, or a press of a button)."""
-STUCK = "S"
+STUCK = "stuck"
 """Report kind: the cell has been closed ``stuck_ms``; masked from now on."""
-RELEASED = "R"
+RELEASED = "released"
 """Report kind: the stuck cell has been open for ``debounce_ms``; armed again."""
+KINDS = (HIT, STUCK, RELEASED)
+"""Every kind :meth:`Debouncer.step` reports."""
 
 # A cell's state (Debouncer._state).
 _OPEN = 0  # open and armed: the next closed scan is a hit

@@ -9,8 +9,32 @@ wrap at 65536.
 """
 
 TYPE_CHECKING = False
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # mypy sees the modules of firmware_bridge/mcu/ as a package
     from collections.abc import Sequence
+
+    from firmware_bridge.mcu import debounce
+else:  # on the board they are top-level modules
+    import debounce
+
+# The frame type letters: this module alone spells them; the rest of the
+# firmware names frames by these constants.
+HELLO = "I"
+HIT = "H"
+BUTTON = "B"
+STUCK = "S"
+RELEASED = "R"
+HEARTBEAT = "K"
+ERROR = "E"
+CONFIGURE = "C"
+HELLO_REQUEST = "?"
+LETTERS = (HELLO, HIT, BUTTON, STUCK, RELEASED, HEARTBEAT, ERROR, CONFIGURE, HELLO_REQUEST)
+"""Every frame type of protocol v1, both directions."""
+
+CELL_FRAMES = {debounce.HIT: HIT, debounce.STUCK: STUCK, debounce.RELEASED: RELEASED}
+"""The frame sent for each kind the matrix cells' debouncer reports."""
+BUTTON_FRAMES = {debounce.HIT: BUTTON}
+"""The frame sent for each kind a dedicated button reports: only its press
+(a held button is not a stuck contact, so its stuck and release are not sent)."""
 
 PROTOCOL_VERSION = 1
 MAX_LINE = 64
@@ -125,10 +149,10 @@ def decode_host(line: bytes) -> "tuple[str, int, str, int]":
     if len(parts) < 2 or not _digits(parts[1]) or int(parts[1]) >= SEQ_MODULO:
         raise HostLineError(ERR_BAD_FRAME, "bad sequence number")
     seq = int(parts[1])
-    if parts[0] == "?" and len(parts) == 2:
-        return ("?", seq, "", 0)
-    if parts[0] == "C" and len(parts) == 3:
+    if parts[0] == HELLO_REQUEST and len(parts) == 2:
+        return (HELLO_REQUEST, seq, "", 0)
+    if parts[0] == CONFIGURE and len(parts) == 3:
         key, sep, value = parts[2].partition("=")
         if sep and key and _digits(value):
-            return ("C", seq, key, int(value))
+            return (CONFIGURE, seq, key, int(value))
     raise HostLineError(ERR_BAD_FRAME, "not a C or ? frame")

@@ -17,25 +17,28 @@ if TYPE_CHECKING:  # mypy sees the modules of firmware_bridge/mcu/ as a package
 
     from firmware_bridge.mcu import frames
     from firmware_bridge.mcu.compat import Clock
-    from firmware_bridge.mcu.debounce import HIT, Debouncer
+    from firmware_bridge.mcu.debounce import Debouncer
     from firmware_bridge.mcu.matrix_scan import ButtonReader, MatrixScanner
 else:  # on the board they are top-level modules
     import frames
     from compat import Clock
-    from debounce import HIT, Debouncer
+    from debounce import Debouncer
     from matrix_scan import ButtonReader, MatrixScanner
 
 VERSION = "0.1.0"
 FIRMWARE = "oche-mcu-" + VERSION
 """The hello frame's firmware field."""
 
-LIMITS = {
-    "debounce_ms": (1, 250),
-    "stuck_ms": (250, 600000),
-    "scan_hz": (100, 10000),
+SETTINGS = {
+    "debounce_ms": (1, 250, 40),
+    "stuck_ms": (250, 600000, 2000),
+    "scan_hz": (100, 10000, 1000),
+    "settle_us": (0, 1000, 10),
 }
-"""The settings a host may change with a ``C`` frame, and their ranges."""
-SETTLE_LIMITS = (0, 1000)
+"""Every numeric setting: ``(minimum, maximum, default)``, both ends allowed.
+The settings table of docs/protocol.md, which the host obeys too."""
+HOST_SETTINGS = ("debounce_ms", "stuck_ms", "scan_hz")
+"""The settings a host may change with a ``C`` frame."""
 MAX_LINES = 256
 """Most rows, and most columns, a frame can carry (cells 0-255)."""
 MAX_BUTTONS = 16
@@ -57,10 +60,10 @@ class Config:
         row_pins: "Sequence[Any]",
         col_pins: "Sequence[Any]",
         button_pins: "Sequence[Any]" = (),
-        debounce_ms: int = 40,
-        stuck_ms: int = 2000,
-        scan_hz: int = 1000,
-        settle_us: int = 10,
+        debounce_ms: int = SETTINGS["debounce_ms"][2],
+        stuck_ms: int = SETTINGS["stuck_ms"][2],
+        scan_hz: int = SETTINGS["scan_hz"][2],
+        settle_us: int = SETTINGS["settle_us"][2],
     ) -> None:
         self.row_pins = tuple(row_pins)
         self.col_pins = tuple(col_pins)
@@ -73,15 +76,16 @@ class Config:
 
     @staticmethod
     def from_module(module: "Any") -> "Config":
-        """The settings of a config module such as ``oche_config``."""
+        """The settings of a config module such as ``oche_config``; a setting
+        it leaves out has its default."""
         return Config(
             getattr(module, "row_pins", ()),
             getattr(module, "col_pins", ()),
             getattr(module, "button_pins", ()),
-            getattr(module, "debounce_ms", 40),
-            getattr(module, "stuck_ms", 2000),
-            getattr(module, "scan_hz", 1000),
-            getattr(module, "settle_us", 10),
+            getattr(module, "debounce_ms", SETTINGS["debounce_ms"][2]),
+            getattr(module, "stuck_ms", SETTINGS["stuck_ms"][2]),
+            getattr(module, "scan_hz", SETTINGS["scan_hz"][2]),
+            getattr(module, "settle_us", SETTINGS["settle_us"][2]),
         )
 
     def check(self) -> None:
@@ -96,17 +100,14 @@ class Config:
         for pin in every:
             if every.count(pin) > 1:
                 raise ValueError(f"oche_config: pin {pin} is used twice")
-        for name in LIMITS:
-            self._check_range(name, getattr(self, name), LIMITS[name])
-        self._check_range("settle_us", self.settle_us, SETTLE_LIMITS)
-
-    @staticmethod
-    def _check_range(name: str, value: "Any", limits: "tuple[int, int]") -> None:
-        if not _whole(value, limits[0], limits[1]):
-            raise ValueError(
-                f"oche_config: {name} must be a whole number from {limits[0]} to {limits[1]}, "
-                f"not {value!r}"
-            )
+        for name in SETTINGS:
+            low, high, _ = SETTINGS[name]
+            value = getattr(self, name)
+            if not _whole(value, low, high):
+                raise ValueError(
+                    f"oche_config: {name} must be a whole number from {low} to {high}, "
+                    f"not {value!r}"
+                )
 
 
 class Firmware:
@@ -165,10 +166,10 @@ class Firmware:
 
     def apply(self, key: str, value: int) -> int:
         """Set one setting as a ``C`` frame asks; 0, or the ``E`` code."""
-        limits = LIMITS.get(key)
-        if limits is None:
+        if key not in HOST_SETTINGS:
             return frames.ERR_UNKNOWN_SETTING
-        if not limits[0] <= value <= limits[1]:
+        low, high, _ = SETTINGS[key]
+        if not low <= value <= high:
             return frames.ERR_OUT_OF_RANGE
         if key == "debounce_ms":
             self.cells.debounce_ms = self.button_states.debounce_ms = value
@@ -186,7 +187,7 @@ class Firmware:
 
     def hello(self) -> None:
         rows, cols = len(self.config.row_pins), len(self.config.col_pins)
-        self.send("I", (frames.PROTOCOL_VERSION, rows, cols, FIRMWARE))
+        self.send(frames.HELLO, (frames.PROTOCOL_VERSION, rows, cols, FIRMWARE))
 
     def uptime_ms(self) -> int:
         """Milliseconds since :meth:`boot`, wrapping at 2**32 as the ``K``
@@ -226,18 +227,21 @@ class Firmware:
         reports = self.cells.step(now, scanner.raw, scanner.scan())
         if reports:
             cols = self.cols
+            letters = frames.CELL_FRAMES
             for kind, cell in reports:
                 row = cell // cols
-                self.send(kind, (row, cell - row * cols))
+                self.send(letters[kind], (row, cell - row * cols))
         buttons = self.buttons
         if buttons is not None:
             reports = self.button_states.step(now, buttons.raw, buttons.scan())
             if reports:
+                letters = frames.BUTTON_FRAMES
                 for kind, button in reports:
-                    if kind == HIT:
-                        self.send("B", (button,))
+                    letter = letters.get(kind)
+                    if letter is not None:
+                        self.send(letter, (button,))
         if second:
-            self.send("K", (self.uptime_ms(),))
+            self.send(frames.HEARTBEAT, (self.uptime_ms(),))
 
     def run(self, scans: int = -1) -> None:
         """Boot, then :meth:`loop`."""
@@ -262,7 +266,7 @@ class Firmware:
             elif late >= period:
                 if self._uptime_s != self._overrun_reported_s:
                     self._overrun_reported_s = self._uptime_s
-                    self.send("E", (frames.ERR_OVERRUN,))
+                    self.send(frames.ERROR, (frames.ERR_OVERRUN,))
                 deadline = clock.ticks_us()
 
     # ------------------------------------------------------------ host input
@@ -280,7 +284,7 @@ class Firmware:
                     self.host_line(line)
             elif byte == 36:  # "$"
                 if not self._discarding and bytes(self._line).strip():
-                    self.send("E", (frames.ERR_BAD_FRAME,))
+                    self.send(frames.ERROR, (frames.ERR_BAD_FRAME,))
                 self._discarding = False
                 self._line = bytearray(b"$")
             elif not self._discarding:
@@ -288,21 +292,21 @@ class Firmware:
                 if len(self._line) > frames.MAX_LINE + 1:  # room for a "\r"
                     self._line = bytearray()
                     self._discarding = True
-                    self.send("E", (frames.ERR_BAD_FRAME,))
+                    self.send(frames.ERROR, (frames.ERR_BAD_FRAME,))
 
     def host_line(self, line: bytes) -> None:
         """One line from the host (without ``\\n``): ``?`` or ``C``."""
         try:
             kind, _seq, key, value = frames.decode_host(line)
         except frames.HostLineError as error:
-            self.send("E", (error.code,))
+            self.send(frames.ERROR, (error.code,))
             return
-        if kind == "?":
+        if kind == frames.HELLO_REQUEST:
             self.hello()
             return
         code = self.apply(key, value)
         if code:
-            self.send("E", (code,))
+            self.send(frames.ERROR, (code,))
 
 
 class StreamInput:

@@ -29,7 +29,8 @@ col_pins = (10, 11, 12, 13, 14, 15, 16, 17, 18, 19)
 # the matrix map's [buttons] table. Empty when the board has none.
 button_pins = ()
 
-# --- Timing (a host may change the first three at run time, see docs/firmware.md)
+# --- Timing (a host may change the first three at run time; the ranges are
+# the settings table of docs/protocol.md)
 # After a hit a cell ignores its own changes for this many milliseconds
 # (1-250). Longer hides more bounce but merges darts that land on the same
 # cell quicker than this.

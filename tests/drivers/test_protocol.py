@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from drivers import protocol
 from drivers.board_decoder import BoardDecoder
 from drivers.board_events import ErrorEvent, HitEvent
 from drivers.protocol import (
@@ -19,14 +20,20 @@ from drivers.protocol import (
     decode_frame,
     encode_frame,
 )
+from drivers.serial_source import SerialSource
 from tests.protocol_vectors import (
     InvalidVector,
+    SettingRow,
     StreamVector,
     ValidVector,
     invalid_vectors,
+    settings_table,
     stream_vectors,
     valid_vectors,
 )
+
+SETTINGS = settings_table()
+HOST_SETTINGS = [row for row in SETTINGS if row.host_may_set]
 
 
 def bitwise_crc16(data: bytes) -> int:
@@ -82,6 +89,53 @@ def test_encoding_refuses_fields_that_would_break_the_frame() -> None:
 def test_configure_frames_only_carry_known_settings() -> None:
     line = encode_frame(Configure(9, "debounce_ms", 25))
     assert decode_frame(line.rstrip(b"\n")) == Configure(9, "debounce_ms", 25)
+
+
+def test_the_host_knows_the_documented_settings_a_c_frame_may_set() -> None:
+    assert len(HOST_SETTINGS) >= 3 and len(SETTINGS) > len(HOST_SETTINGS)
+    assert tuple(row.name for row in HOST_SETTINGS) == protocol.CONFIG_KEYS
+    assert [
+        (s.name, s.unit, s.minimum, s.maximum, s.default) for s in protocol.SETTINGS.values()
+    ] == [(row.name, row.unit, row.minimum, row.maximum, row.default) for row in HOST_SETTINGS]
+
+
+@pytest.mark.parametrize("row", HOST_SETTINGS, ids=lambda row: row.name)
+async def test_the_host_accepts_exactly_the_documented_range(row: SettingRow) -> None:
+    """The check, what the serial source agrees to send and what the decoder
+    reads all take minimum..maximum and refuse one past either end, with an
+    error that names the setting and its range."""
+    source = SerialSource("/dev/null")  # never connected: checks, then sends nothing
+    for value in (row.minimum, row.maximum):
+        assert protocol.check_setting(row.name, value) == value
+        assert await source.configure(row.name, value) is False
+        frame = Configure(1, row.name, value)
+        assert decode_frame(encode_frame(frame)[:-1]) == frame
+    refused = f"{row.name} must be a whole number from {row.minimum} to {row.maximum} "
+    for value in (row.minimum - 1, row.maximum + 1):
+        with pytest.raises(ValueError, match=refused):
+            protocol.check_setting(row.name, value)
+        with pytest.raises(ValueError, match=refused):
+            await source.configure(row.name, value)
+        if value >= 0:  # a frame cannot carry a negative number
+            with pytest.raises(FrameError, match=f"{row.name} {value} is outside") as caught:
+                decode_frame(encode_frame(Configure(1, row.name, value))[:-1])
+            assert caught.value.kind == "fields"
+    for value in (True, str(row.default), float(row.default)):
+        with pytest.raises(ValueError, match=refused):
+            protocol.check_setting(row.name, value)
+
+
+@pytest.mark.parametrize(
+    "row", [row for row in SETTINGS if not row.host_may_set], ids=lambda row: row.name
+)
+async def test_the_host_never_sends_a_setting_only_oche_config_holds(row: SettingRow) -> None:
+    with pytest.raises(ValueError, match=f"unknown board setting '{row.name}'"):
+        protocol.check_setting(row.name, row.default)
+    with pytest.raises(ValueError, match=f"unknown board setting '{row.name}'"):
+        await SerialSource("/dev/null").configure(row.name, row.default)
+    with pytest.raises(FrameError, match="unknown setting") as caught:
+        decode_frame(encode_frame(Configure(1, row.name, row.default))[:-1])
+    assert caught.value.kind == "fields"
 
 
 def valid_frames() -> st.SearchStrategy[bytes]:

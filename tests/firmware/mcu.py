@@ -14,7 +14,7 @@ from pathlib import Path
 from types import ModuleType
 
 MCU_DIR = Path(__file__).resolve().parents[2] / "firmware_bridge" / "mcu"
-NAMES = ("compat", "frames", "debounce", "matrix_scan", "oche_config", "main")
+NAMES = ("compat", "debounce", "frames", "matrix_scan", "oche_config", "main")
 """Every firmware module, dependencies first."""
 
 

@@ -41,7 +41,7 @@ for case in range(30):
             cell = rnd(2) * 2 + rnd(2)
             raw[cell] = 1 - raw[cell]
         for kind, cell in d.step(add(start, t), raw, sum(raw)):
-            print(f"{case} {t} {kind} {cell // 2},{cell % 2}")
+            print(f"{case} {t} {frames.CELL_FRAMES[kind]} {cell // 2},{cell % 2}")
     print(f"{case} debounced {sorted(d.debounced())}")
 
 print(f"crc {frames.crc16(b'123456789'):04X}")

@@ -3,12 +3,15 @@ vectors of docs/protocol.md and against the host's codec (drivers.protocol)."""
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from drivers import protocol
-from tests.firmware.mcu import frames
+from tests.firmware.mcu import MCU_DIR, debounce, frames
 from tests.protocol_vectors import InvalidVector, ValidVector, invalid_vectors, valid_vectors
 
 VALID = valid_vectors()
@@ -19,6 +22,55 @@ HOST_TYPES = ("C", "?")
 def test_the_vector_tables_were_read() -> None:
     assert len(VALID) >= 15
     assert len(INVALID) >= 11
+
+
+def _string_constants_and_imports(path: Path) -> tuple[set[str], set[str]]:
+    """Every string constant of a firmware module, and the modules it imports."""
+    constants: set[str] = set()
+    imports: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            constants.add(node.value)
+        elif isinstance(node, ast.Import):
+            imports.update(alias.name.rsplit(".", 1)[-1] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            imports.add(node.module.rsplit(".", 1)[-1])
+            imports.update(alias.name for alias in node.names)
+    return constants, imports
+
+
+def test_only_frames_py_spells_the_frame_letters() -> None:
+    """The debouncer and the scan loop name what happened; frames.py alone
+    turns that into the wire's type letters, so they are written once."""
+    letters = set(protocol.FRAME_TYPES)
+    others = sorted(path for path in MCU_DIR.glob("*.py") if path.name != "frames.py")
+    assert [path.name for path in others] == [
+        "compat.py",
+        "debounce.py",
+        "main.py",
+        "matrix_scan.py",
+        "oche_config.py",
+    ]
+    for path in others:
+        constants, _ = _string_constants_and_imports(path)
+        assert not constants & letters, f"{path.name} spells frame letters {constants & letters}"
+    _, imported = _string_constants_and_imports(MCU_DIR / "debounce.py")
+    assert "frames" not in imported
+    assert set(frames.LETTERS) == letters
+
+
+def test_frames_py_maps_every_kind_the_debouncer_reports() -> None:
+    kinds = debounce.KINDS
+    assert set(kinds) == {debounce.HIT, debounce.STUCK, debounce.RELEASED}
+    assert len(set(kinds)) == len(kinds)
+    assert not set(kinds) & set(protocol.FRAME_TYPES)  # names, not letters
+    assert frames.CELL_FRAMES == {
+        debounce.HIT: protocol.Hit.TYPE,
+        debounce.STUCK: protocol.Stuck.TYPE,
+        debounce.RELEASED: protocol.Released.TYPE,
+    }
+    # A button's hit is a B frame; a held button is never stuck or released.
+    assert frames.BUTTON_FRAMES == {debounce.HIT: protocol.Button.TYPE}
 
 
 def test_crc_check_value() -> None:
