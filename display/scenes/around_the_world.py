@@ -13,8 +13,9 @@ from collections.abc import Mapping, Sequence
 import pygame
 
 from display.layout import COLORS, Color, Layout, split
-from display.scenes.base import State, int_or_none, register_scene, stats_of
+from display.scenes.base import State, int_or_none, stats_of
 from display.scenes.baseball import SideRowsScene, sides_of
+from display.scenes.registry import register_scene
 
 __all__ = ["BULL", "TRACK", "AroundTheWorldScene", "cell_kind"]
 

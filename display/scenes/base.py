@@ -24,7 +24,7 @@ the keyboard) puts it in its :attr:`Scene.outbox`, and the app sends it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 import pygame
 
@@ -48,9 +48,6 @@ __all__ = [
     "is_winner",
     "lit_darts",
     "player_label",
-    "register_scene",
-    "scene_class_for",
-    "scene_for",
     "short_name",
     "shown_visit",
     "stats_of",
@@ -67,46 +64,11 @@ SETUP_HINT = "Press GAME or any key to set up a game"
 NOTICE_SECONDS = 3.0
 """How long a notice (a contact not scored, an error, a refused command) stays on screen."""
 
-_SCENES: dict[str, type[Scene]] = {}
-
-S = TypeVar("S", bound="type[Scene]")
-
-
-def register_scene(*game_ids: str) -> Callable[[S], S]:
-    """Class decorator: the scene for these game ids."""
-
-    def decorate(cls: S) -> S:
-        for game_id in game_ids:
-            _SCENES[game_id] = cls
-        return cls
-
-    return decorate
-
-
-def scene_class_for(state: State | None) -> type[Scene]:
-    """The scene class that shows ``state``: idle without a game, the game's
-    own scene, else the generic scoreboard."""
-    from display.scenes.generic import GenericScene
-    from display.scenes.idle import IdleScene
-
-    if not state or not state.get("game") or state.get("phase") == "idle":
-        return IdleScene
-    if not isinstance(state.get("players"), list) or not state["players"]:
-        return IdleScene
-    return _SCENES.get(str(state["game"]), GenericScene)
-
 
 def can_set_up(state: State | None) -> bool:
     """Whether a new game may be set up on the display: the daemon's state
     shows no game (phase ``idle``) or a finished one."""
     return bool(state) and (state or {}).get("phase") in ("idle", "finished")
-
-
-def scene_for(state: State | None) -> Scene:
-    """A new scene showing ``state`` (see :func:`scene_class_for`)."""
-    scene = scene_class_for(state)()
-    scene.set_state(state)
-    return scene
 
 
 # ----------------------------------------------------------------- helpers

@@ -16,14 +16,8 @@ from typing import Any
 import pygame
 
 from display.layout import COLORS, Color, HAlign, Layout, grid, split
-from display.scenes.base import (
-    Scene,
-    State,
-    format_value,
-    int_or_none,
-    register_scene,
-    short_name,
-)
+from display.scenes.base import Scene, State, format_value, int_or_none, short_name
+from display.scenes.registry import register_scene
 
 __all__ = [
     "MAX_INNING_COLUMNS",

@@ -4,7 +4,7 @@ a circled ``X`` closed), the points above and the marks per round below.
 
 With two players the targets sit between them, as on a chalk board; with
 more they form the first column. A target every side has closed is greyed.
-:class:`display.scenes.shanghai.ShanghaiScene` reuses the grid and draws its
+:class:`display.scenes.cricket_shanghai.CricketShanghaiScene` reuses the grid and draws its
 cells differently.
 """
 
@@ -16,7 +16,8 @@ from typing import Any
 import pygame
 
 from display.layout import COLORS, Color, Layout, split
-from display.scenes.base import Scene, State, format_value, is_winner, register_scene
+from display.scenes.base import Scene, State, format_value, is_winner
+from display.scenes.registry import register_scene
 
 __all__ = ["ROWS", "CricketScene", "draw_mark"]
 

@@ -25,11 +25,11 @@ from display.scenes.base import (
     dart_points,
     format_value,
     player_label,
-    register_scene,
     short_name,
     shown_visit,
     stats_of,
 )
+from display.scenes.registry import register_scene
 from engine.games.english_cricket import INNINGS_OVER, RUNS_FREE, WICKETS
 
 __all__ = [

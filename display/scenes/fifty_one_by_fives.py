@@ -26,9 +26,9 @@ from display.scenes.base import (
     int_or_none,
     is_winner,
     player_label,
-    register_scene,
     stats_of,
 )
+from display.scenes.registry import register_scene
 
 __all__ = ["FIVE", "MAX_VISIT", "FiftyOneByFivesScene", "VisitJudgement", "judge_visit"]
 

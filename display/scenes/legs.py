@@ -21,10 +21,10 @@ from display.scenes.base import (
     format_value,
     is_winner,
     player_label,
-    register_scene,
     stats_of,
 )
 from display.scenes.killer import draw_lives, lives_of, lives_text, max_lives, strike
+from display.scenes.registry import register_scene
 
 __all__ = ["LegsScene", "to_beat", "visit_total"]
 

@@ -17,15 +17,8 @@ from typing import Any
 import pygame
 
 from display.layout import COLORS, Layout, bands, split
-from display.scenes.base import (
-    Scene,
-    State,
-    dart_points,
-    format_value,
-    is_winner,
-    register_scene,
-    stats_of,
-)
+from display.scenes.base import Scene, State, dart_points, format_value, is_winner, stats_of
+from display.scenes.registry import register_scene
 
 __all__ = ["MAX_CHECKOUT", "X01Scene", "checkout_route"]
 
