@@ -21,7 +21,9 @@ from collections.abc import Iterable
 
 import pygame
 
+from display.darts import bed_of
 from display.layout import Color, render_text
+from engine import DB, SB, Bed
 
 __all__ = [
     "BOARD_ORDER",
@@ -47,12 +49,12 @@ FACE = 0.80
 """The playing face's radius as a fraction of half the square; the numbers
 ring takes the rest."""
 
-RINGS: dict[str, tuple[tuple[float, float], ...]] = {
-    "S": ((OUTER_BULL, TRIPLE_IN), (TRIPLE_OUT, DOUBLE_IN)),
-    "T": ((TRIPLE_IN, TRIPLE_OUT),),
-    "D": ((DOUBLE_IN, DOUBLE_OUT),),
+RINGS: dict[int, tuple[tuple[float, float], ...]] = {
+    1: ((OUTER_BULL, TRIPLE_IN), (TRIPLE_OUT, DOUBLE_IN)),
+    3: ((TRIPLE_IN, TRIPLE_OUT),),
+    2: ((DOUBLE_IN, DOUBLE_OUT),),
 }
-"""The radial extent of each numbered bed kind (a single has two parts)."""
+"""The radial extent of a numbered bed by its multiplier (a single has two parts)."""
 
 DARK: Color = (26, 26, 28)
 LIGHT: Color = (232, 220, 190)
@@ -65,6 +67,14 @@ LIT: Color = (255, 226, 40)
 """The colour of a lit bed, unlike any of the board's own."""
 LIT_EDGE: Color = (150, 96, 0)
 """The outline of a lit bed, so two lit neighbours stay apart."""
+
+_FACE_BEDS = (
+    *(Bed(number, multiplier) for number in BOARD_ORDER for multiplier in (1, 3, 2)),
+    SB,
+    DB,
+)
+"""The beds in the order they are painted: each number's single, triple and
+double, then the bulls over the middle."""
 
 _SUPERSAMPLE = 2
 _ARC_STEPS = 8
@@ -98,32 +108,25 @@ def _annular_sector(
     return outer + inner
 
 
-def _parse(notation: str) -> tuple[str, int] | None:
-    """``("S"|"D"|"T", number)`` for a numbered bed, ``("SB"|"DB", 25)`` for a
-    bull, ``None`` for a miss or anything else."""
-    text = notation.strip().upper()
-    if text in ("SB", "DB"):
-        return text, 25
-    if len(text) >= 2 and text[0] in "SDT" and text[1:].isdigit():
-        number = int(text[1:])
-        if 1 <= number <= 20:
-            return text[0], number
-    return None
+def _board_bed(notation: str | Bed) -> Bed | None:
+    """The bed ``notation`` names when it is on the board; ``None`` for a
+    miss or what the engine cannot read."""
+    bed = notation if isinstance(notation, Bed) else bed_of(notation)
+    return None if bed is None or bed.is_miss else bed
 
 
 def bed_polygons(
-    centre: tuple[float, float], face: float, notation: str
+    centre: tuple[float, float], face: float, notation: str | Bed
 ) -> list[list[tuple[float, float]]]:
     """The outline(s) of bed ``notation`` on a board whose playing face has
     radius ``face`` pixels around ``centre``; ``[]`` for a miss. The bulls are
     polygons with many sides."""
-    parsed = _parse(notation)
-    if parsed is None:
+    bed = _board_bed(notation)
+    if bed is None:
         return []
-    kind, number = parsed
     cx, cy = centre
-    if kind in ("SB", "DB"):
-        r_in, r_out = (0.0, INNER_BULL) if kind == "DB" else (INNER_BULL, OUTER_BULL)
+    if bed.is_bull:
+        r_in, r_out = (0.0, INNER_BULL) if bed.is_double else (INNER_BULL, OUTER_BULL)
         steps = 48
         outer = [
             (
@@ -142,11 +145,11 @@ def bed_polygons(
             for i in range(steps + 1)
         ]
         return [outer + inner]
-    angle = _sector_angle(number)
+    angle = _sector_angle(bed.number)
     half = math.radians(9)
     return [
         _annular_sector(cx, cy, face * r_in, face * r_out, angle - half, angle + half)
-        for r_in, r_out in RINGS[kind]
+        for r_in, r_out in RINGS[bed.multiplier]
     ]
 
 
@@ -158,30 +161,29 @@ def _square(rect: pygame.Rect) -> tuple[int, tuple[int, int]]:
 def bed_centre(rect: pygame.Rect, notation: str) -> tuple[int, int] | None:
     """The pixel at the middle of bed ``notation`` on the board drawn in
     ``rect`` (for a single, of its outer part); ``None`` for a miss."""
-    parsed = _parse(notation)
-    if parsed is None:
+    bed = _board_bed(notation)
+    if bed is None:
         return None
     size, (left, top) = _square(rect)
     face = size / 2 * FACE
     cx, cy = left + size / 2, top + size / 2
-    kind, number = parsed
-    if kind == "DB":
+    if bed == DB:
         return round(cx), round(cy)
-    if kind == "SB":
+    if bed == SB:
         radius, angle = (INNER_BULL + OUTER_BULL) / 2, -math.pi / 2
     else:
-        r_in, r_out = RINGS[kind][-1]
-        radius, angle = (r_in + r_out) / 2, _sector_angle(number)
+        r_in, r_out = RINGS[bed.multiplier][-1]
+        radius, angle = (r_in + r_out) / 2, _sector_angle(bed.number)
     return round(cx + face * radius * math.cos(angle)), round(cy + face * radius * math.sin(angle))
 
 
-def _colours(kind: str, number: int) -> Color:
-    if kind == "DB":
+def _colour(bed: Bed) -> Color:
+    if bed == DB:
         return RED
-    if kind == "SB":
+    if bed == SB:
         return GREEN
-    even = BOARD_ORDER.index(number) % 2 == 0
-    if kind == "S":
+    even = BOARD_ORDER.index(bed.number) % 2 == 0
+    if bed.multiplier == 1:
         return DARK if even else LIGHT
     return RED if even else GREEN
 
@@ -192,13 +194,9 @@ def _draw_board(size: int) -> pygame.Surface:
     centre = (big / 2, big / 2)
     face = big / 2 * FACE
     pygame.draw.circle(canvas, SURROUND, (round(centre[0]), round(centre[1])), big // 2)
-    for number in BOARD_ORDER:
-        for kind in ("S", "T", "D"):
-            for polygon in bed_polygons(centre, face, f"{kind}{number}"):
-                pygame.draw.polygon(canvas, _colours(kind, number), polygon)
-    for bull in ("SB", "DB"):
-        for polygon in bed_polygons(centre, face, bull):
-            pygame.draw.polygon(canvas, _colours(bull, 25), polygon)
+    for bed in _FACE_BEDS:
+        for polygon in bed_polygons(centre, face, bed):
+            pygame.draw.polygon(canvas, _colour(bed), polygon)
     wire = max(1, round(big / 400))
     for number in BOARD_ORDER:
         angle = _sector_angle(number) - math.radians(9)
@@ -271,9 +269,9 @@ def lit_beds(visit: Iterable[str]) -> tuple[str, ...]:
     """The distinct beds of ``visit`` to light, in order; misses dropped."""
     seen: list[str] = []
     for notation in visit:
-        text = str(notation).strip().upper()
-        if _parse(text) is not None and text not in seen:
-            seen.append(text)
+        bed = _board_bed(str(notation))
+        if bed is not None and bed.notation not in seen:
+            seen.append(bed.notation)
     return tuple(seen)
 
 

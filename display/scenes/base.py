@@ -29,6 +29,7 @@ from typing import Any, ClassVar
 import pygame
 
 from display.dartboard import draw_board, draw_lit_beds
+from display.darts import total_points
 from display.layout import COLORS, Color, Layout, grid, split
 from engine import EngineError, game_class
 from engine.lineup import MAX_NAME_LENGTH
@@ -41,8 +42,8 @@ __all__ = [
     "State",
     "board_status",
     "can_set_up",
-    "dart_points",
     "format_value",
+    "game_option",
     "game_title",
     "int_or_none",
     "is_winner",
@@ -94,6 +95,19 @@ def game_title(state: State) -> str:
         return game_id.replace("-", " ").replace("_", " ").title() or "Game"
 
 
+def game_option(state: State, name: str) -> Any:
+    """Option ``name`` of the state's game: the state's value, else the
+    engine's default for the game (``None`` for an option it does not have)."""
+    options = state.get("options")
+    if isinstance(options, Mapping) and options.get(name) is not None:
+        return options[name]
+    try:
+        spec = game_class(str(state.get("game") or "")).options_spec
+    except EngineError:
+        return None
+    return next((option.default for option in spec if option.name == name), None)
+
+
 def short_name(name: object) -> str:
     """A player's or team's name as a scoreboard shows it: one that is longer
     than a board takes (sent by another client, kept from an older Oche) is
@@ -114,19 +128,6 @@ def player_label(state: State, index: int) -> str:
     if isinstance(teams, list) and isinstance(team, int) and 0 <= team < len(teams):
         return f"{name} ({short_name(teams[team].get('name', ''))})"
     return name
-
-
-def dart_points(notation: str) -> int:
-    """Face value of a dart in notation (T20 is 60, SB 25, DB 50, M 0)."""
-    text = notation.strip().upper()
-    if text == "SB":
-        return 25
-    if text == "DB":
-        return 50
-    if len(text) >= 2 and text[0] in "SDT" and text[1:].isdigit():
-        number = int(text[1:])
-        return number * ("SDT".index(text[0]) + 1) if 1 <= number <= 20 else 0
-    return 0
 
 
 def shown_visit(state: State) -> tuple[list[str], int | None, bool]:
@@ -378,14 +379,14 @@ class Scene:
                 layout.text(surface, dart, top, layout.font_size(44), tone)
                 layout.text(
                     surface,
-                    str(dart_points(dart)),
+                    str(total_points([dart])),
                     bottom.move(0, bottom.height // 4),
                     layout.font_size(24),
                     COLORS["dim"],
                 )
         if self.show_visit_total and darts:
             over = state.get("visit_over") if not is_last else _last_over(state)
-            total = "Bust" if over == "bust" else f"Total {sum(dart_points(d) for d in darts)}"
+            total = "Bust" if over == "bust" else f"Total {total_points(darts)}"
             colour = COLORS["bad"] if over == "bust" else COLORS["text"]
             layout.text(surface, total, rows[3], layout.font_size(34), colour)
 

@@ -16,34 +16,39 @@ from typing import Any
 import pygame
 
 from display.layout import COLORS, Layout, split
-from display.scenes.base import State
-from display.scenes.cricket import CLOSED, ROWS, CricketScene, _mark_count, marks_of
+from display.scenes.base import State, game_option
+from display.scenes.cricket import BULL_KEY, ROWS, CricketScene, mark_count, marks_of
 from display.scenes.registry import register_scene
+from engine.beds import BULL, RING_PREFIX, Bed
+from engine.games.cricket import CRICKET_TARGETS, MARKS_TO_CLOSE
+from engine.games.cricket_shanghai import BULL_CHAIN, NUMBER_CHAIN
 
 __all__ = ["BULL_STAGES", "STAGES", "CricketShanghaiScene", "box_states"]
 
-STAGES = ("S", "D", "T")
-BULL_STAGES = ("25", "25", "50")
-ELEMENTS = 21
+STAGES = tuple(RING_PREFIX[multiplier] for multiplier in NUMBER_CHAIN)
+"""The labels of a number's stage boxes, the engine's chain: S, D, T."""
+BULL_STAGES = tuple(str(Bed(BULL, multiplier).points) for multiplier in BULL_CHAIN)
+"""The labels of the bull's stage boxes, by points: 25, 25, 50."""
+ELEMENTS = len(CRICKET_TARGETS) * MARKS_TO_CLOSE
+"""Stage boxes per side: the score to complete (21)."""
 
 
 def box_states(player: Mapping[str, Any], target: str) -> list[str]:
     """For each stage box of ``target``: ``"done"``, ``"pending"`` (the visit
     in progress will fill it) or ``"open"``."""
-    done = _mark_count(marks_of(player), target)
+    done = mark_count(marks_of(player), target)
     after = marks_of(player, "marks_after_visit")
-    pending = _mark_count(after, target) if after else done
+    pending = mark_count(after, target) if after else done
     return [
         "done" if stage < done else "pending" if stage < pending else "open"
-        for stage in range(CLOSED)
+        for stage in range(MARKS_TO_CLOSE)
     ]
 
 
 @register_scene("cricket-shanghai")
 class CricketShanghaiScene(CricketScene):
     def subtitle(self, state: State) -> str:
-        options = state.get("options")
-        order = options.get("bull_order", "visit") if isinstance(options, Mapping) else "visit"
+        order = game_option(state, "bull_order")
         return "S-D-T, bull 25-25-50" + ("  ·  bull in throw order" if order == "strict" else "")
 
     def score_text(self, player: Mapping[str, Any]) -> str:
@@ -52,8 +57,8 @@ class CricketShanghaiScene(CricketScene):
 
     def footer_text(self, player: Mapping[str, Any]) -> str:
         after = marks_of(player, "marks_after_visit")
-        gained = sum(_mark_count(after, k) for k in after) - sum(
-            _mark_count(marks_of(player), k) for k in after
+        gained = sum(mark_count(after, k) for k in after) - sum(
+            mark_count(marks_of(player), k) for k in after
         )
         base = super().footer_text(player)
         return f"{base}  ·  +{gained} this visit" if gained > 0 else base
@@ -70,7 +75,7 @@ class CricketShanghaiScene(CricketScene):
         player = state["players"][index]
         if not isinstance(player, Mapping):
             return
-        labels = BULL_STAGES if target == "bull" else STAGES
+        labels = BULL_STAGES if target == BULL_KEY else STAGES
         closed_row = self.row_closed(state, target)
         radius = layout.px(6)
         for label, kind, box in zip(
@@ -130,7 +135,7 @@ class CricketShanghaiScene(CricketScene):
                 kinds = box_states(player, target)
                 if "pending" not in kinds:
                     continue
-                labels = BULL_STAGES if target == "bull" else STAGES
+                labels = BULL_STAGES if target == BULL_KEY else STAGES
                 boxes = self.box_rects(layout, self.cell_rect(layout, state, index, target))
                 for label, kind, box in zip(labels, kinds, boxes, strict=True):
                     if kind == "pending":

@@ -9,7 +9,7 @@ import pygame
 from display.dartboard import BOARD_ORDER, draw_board, draw_lit_beds
 from display.layout import COLORS, Layout, split
 from display.scenes.base import SETUP_HINT, Scene, State, board_status
-from engine import game_class, game_ids
+from engine import Bed, game_class, game_ids
 
 __all__ = ["IdleScene"]
 
@@ -35,7 +35,8 @@ class IdleScene(Scene):
         board_rect, _ = self.board_and_text(layout, self.regions(layout)["main"])
         step = int(self.clock * SECTORS_PER_SECOND) % len(BOARD_ORDER)
         number = BOARD_ORDER[step]
-        draw_lit_beds(surface, board_rect, (f"S{number}", f"T{number}", f"D{number}"), self.clock)
+        sector = tuple(Bed(number, multiplier).notation for multiplier in (1, 3, 2))
+        draw_lit_beds(surface, board_rect, sector, self.clock)
         super().draw_animated(surface, layout)
 
     def draw_body(

@@ -11,39 +11,39 @@ from collections.abc import Mapping
 
 import pygame
 
+from display.darts import bed_of
 from display.layout import COLORS, Layout, bands, split
 from display.scenes.base import (
     Scene,
     State,
     format_value,
+    game_option,
     int_or_none,
     is_winner,
     player_label,
     stats_of,
 )
 from display.scenes.registry import register_scene
+from engine.beds import NUMBERS, RING_PREFIX
+from engine.games.shanghai import SHANGHAI_RINGS
 
 __all__ = ["RINGS", "ShanghaiScene", "rings_hit", "round_targets"]
 
-RINGS = ("S", "D", "T")
-"""The rings a Shanghai needs, in the order of their boxes."""
-
-LAST_NUMBER = 20
+RINGS = tuple(RING_PREFIX[multiplier] for multiplier in sorted(SHANGHAI_RINGS))
+"""The rings a Shanghai needs (the engine's), in the order of their boxes: S, D, T."""
 
 
 def _options(state: State) -> tuple[int, int]:
     """``(rounds, start)`` from the state's options, with the game's defaults."""
-    options = state.get("options")
-    options = options if isinstance(options, Mapping) else {}
-    rounds = int_or_none(options.get("rounds")) or 7
-    start = int_or_none(options.get("start")) or 1
+    rounds = int_or_none(game_option(state, "rounds")) or 1
+    start = int_or_none(game_option(state, "start")) or 1
     return rounds, start
 
 
 def round_targets(state: State) -> list[int]:
     """The target number of each round, first round first (after 20 they go on at 1)."""
     rounds, start = _options(state)
-    return [(start + n - 1) % LAST_NUMBER + 1 for n in range(rounds)]
+    return [(start + n - 1) % NUMBERS[-1] + 1 for n in range(rounds)]
 
 
 def target_of(state: State) -> int:
@@ -62,9 +62,9 @@ def rings_hit(state: State) -> set[str]:
     target = target_of(state)
     hit: set[str] = set()
     for dart in state.get("visit") or []:
-        text = str(dart).strip().upper()
-        if text[:1] in RINGS and text[1:] == str(target):
-            hit.add(text[0])
+        bed = bed_of(dart)
+        if bed is not None and bed.number == target and bed.multiplier in SHANGHAI_RINGS:
+            hit.add(RING_PREFIX[bed.multiplier])
     return hit
 
 
