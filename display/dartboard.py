@@ -8,21 +8,23 @@ engine's notation: ``S20`` lights both single beds of the 20, ``T20`` its
 triple, ``SB``/``DB`` the bulls; ``M`` lights nothing.
 
 The plain board is drawn once per size, supersampled twice for smooth edges,
-and cached; so is each lit bed's overlay. A frame blits the cached board and
-the overlays of the beds to light, which keeps the dartboard well under a
-millisecond per frame.
+and kept in the caller's :class:`display.sprites.Sprites`; so is each lit
+bed's overlay. A frame blits the kept board and the overlays of the beds to
+light, which keeps the dartboard well under a millisecond per frame. This
+module keeps nothing itself.
 """
 
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from collections.abc import Iterable
+from functools import partial
 
 import pygame
 
 from display.darts import bed_of
 from display.layout import Color, render_text
+from display.sprites import Sprites
 from engine import DB, SB, Bed
 
 __all__ = [
@@ -78,9 +80,6 @@ double, then the bulls over the middle."""
 
 _SUPERSAMPLE = 2
 _ARC_STEPS = 8
-_CACHE_SIZE = 64
-_BOARDS: OrderedDict[int, pygame.Surface] = OrderedDict()
-_OVERLAYS: OrderedDict[tuple[int, str], tuple[pygame.Surface, tuple[int, int]]] = OrderedDict()
 
 
 def _sector_angle(number: int) -> float:
@@ -222,23 +221,9 @@ def _draw_board(size: int) -> pygame.Surface:
     return board
 
 
-def _board(size: int) -> pygame.Surface:
-    cached = _BOARDS.get(size)
-    if cached is None:
-        cached = _BOARDS[size] = _draw_board(size)
-        if len(_BOARDS) > 8:
-            _BOARDS.popitem(last=False)
-    else:
-        _BOARDS.move_to_end(size)
-    return cached
-
-
-def _overlay(size: int, notation: str) -> tuple[pygame.Surface, tuple[int, int]] | None:
-    key = (size, notation)
-    cached = _OVERLAYS.get(key)
-    if cached is not None:
-        _OVERLAYS.move_to_end(key)
-        return cached
+def _draw_overlay(size: int, notation: str) -> tuple[pygame.Surface, tuple[int, int]] | None:
+    """Bed ``notation`` lit, on a transparent surface as small as the bed, and
+    where it goes on a board of ``size``; ``None`` for a miss."""
     big = size * _SUPERSAMPLE
     polygons = bed_polygons((big / 2, big / 2), big / 2 * FACE, notation)
     if not polygons:
@@ -258,11 +243,7 @@ def _overlay(size: int, notation: str) -> tuple[pygame.Surface, tuple[int, int]]
         pygame.draw.polygon(canvas, LIT, shifted)
         pygame.draw.polygon(canvas, LIT_EDGE, shifted, edge)
     overlay = pygame.transform.smoothscale(canvas, (width // _SUPERSAMPLE, height // _SUPERSAMPLE))
-    result = (overlay, (left // _SUPERSAMPLE, top // _SUPERSAMPLE))
-    _OVERLAYS[key] = result
-    if len(_OVERLAYS) > _CACHE_SIZE:
-        _OVERLAYS.popitem(last=False)
-    return result
+    return overlay, (left // _SUPERSAMPLE, top // _SUPERSAMPLE)
 
 
 def lit_beds(visit: Iterable[str]) -> tuple[str, ...]:
@@ -280,35 +261,47 @@ def draw_dartboard(
     rect: pygame.Rect,
     lit: Iterable[str] = (),
     clock: float = 0.0,
+    sprites: Sprites | None = None,
 ) -> pygame.Rect:
     """Draw the board in the largest square centred in ``rect``, with the beds
     in ``lit`` (notation) lit; they pulse gently with ``clock`` (seconds).
     Returns the square drawn in. The same as :func:`draw_board` then
     :func:`draw_lit_beds`."""
-    square = draw_board(surface, rect)
-    draw_lit_beds(surface, rect, lit, clock)
+    sprites = sprites if sprites is not None else Sprites()
+    square = draw_board(surface, rect, sprites)
+    draw_lit_beds(surface, rect, lit, clock, sprites)
     return square
 
 
-def draw_board(surface: pygame.Surface, rect: pygame.Rect) -> pygame.Rect:
-    """The plain board in the largest square centred in ``rect``; returns the square."""
+def draw_board(
+    surface: pygame.Surface, rect: pygame.Rect, sprites: Sprites | None = None
+) -> pygame.Rect:
+    """The plain board in the largest square centred in ``rect``; returns the
+    square. The face is kept in ``sprites`` (none: drawn afresh)."""
     size, (left, top) = _square(rect)
     if size < 8:
         return pygame.Rect(left, top, 0, 0)
-    surface.blit(_board(size), (left, top))
+    sprites = sprites if sprites is not None else Sprites()
+    surface.blit(sprites.get("board", size, partial(_draw_board, size)), (left, top))
     return pygame.Rect(left, top, size, size)
 
 
 def draw_lit_beds(
-    surface: pygame.Surface, rect: pygame.Rect, lit: Iterable[str], clock: float = 0.0
+    surface: pygame.Surface,
+    rect: pygame.Rect,
+    lit: Iterable[str],
+    clock: float = 0.0,
+    sprites: Sprites | None = None,
 ) -> None:
-    """Light the beds in ``lit`` on a board drawn in ``rect`` (by :func:`draw_board`)."""
+    """Light the beds in ``lit`` on a board drawn in ``rect`` (by
+    :func:`draw_board`). The lit beds are kept in ``sprites`` (none: drawn afresh)."""
     size, (left, top) = _square(rect)
     if size < 8:
         return
+    sprites = sprites if sprites is not None else Sprites()
     alpha = 215 + round(40 * (0.5 + 0.5 * math.sin(clock * 2 * math.pi)))
     for notation in lit_beds(lit):
-        overlay = _overlay(size, notation)
+        overlay = sprites.get("bed", (size, notation), partial(_draw_overlay, size, notation))
         if overlay is None:
             continue
         image, (dx, dy) = overlay

@@ -31,6 +31,7 @@ import pygame
 from display.dartboard import draw_board, draw_lit_beds
 from display.darts import total_points
 from display.layout import COLORS, Color, Layout, grid, split
+from display.sprites import SHARED_SPRITES, Sprites
 from engine import EngineError, game_class
 from engine.lineup import MAX_NAME_LENGTH
 
@@ -220,7 +221,10 @@ class Scene:
     """Whether the side column shows the dartboard and the visit."""
     show_visit_total: ClassVar[bool] = False
 
-    def __init__(self) -> None:
+    def __init__(self, sprites: Sprites | None = None) -> None:
+        self.sprites = sprites if sprites is not None else SHARED_SPRITES
+        """Where the scene keeps the pictures it draws once and blits after
+        (display/sprites.py): the app's, or the shared one."""
         self.state: State | None = None
         self.clock = 0.0
         self.notices: list[tuple[float, str]] = []
@@ -266,7 +270,7 @@ class Scene:
             self.draw_header(surface, layout, regions["header"], state)
         with layout.on(COLORS["background"]):
             if self.show_board:
-                draw_board(surface, regions["board"])
+                draw_board(surface, regions["board"], self.sprites)
                 self.draw_visit(surface, layout, regions["visit"], state)
             self.draw_body(surface, layout, regions["main"], state)
 
@@ -275,7 +279,8 @@ class Scene:
         lit beds (they pulse) and the notices (they expire)."""
         state = self.state or {}
         if self.show_board:
-            draw_lit_beds(surface, self.regions(layout)["board"], lit_darts(state), self.clock)
+            board = self.regions(layout)["board"]
+            draw_lit_beds(surface, board, lit_darts(state), self.clock, self.sprites)
         with layout.on(COLORS["panel"]):
             self.draw_notices(surface, layout)
 

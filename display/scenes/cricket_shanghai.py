@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from functools import partial
 from typing import Any
 
 import pygame
@@ -84,13 +85,18 @@ class CricketShanghaiScene(CricketScene):
             if kind == "pending":  # drawn again, pulsing, by draw_animated
                 self.draw_pending(surface, layout, box, label, 0.0)
                 continue
-            key = (box.size, kind, label, closed_row, layout.background, layout.font_size(30))
-            sprite = _BOX_SPRITES.get(key)
-            if sprite is None:
-                sprite = _box_sprite(layout, box.size, kind, label, closed_row, radius)
-                _BOX_SPRITES[key] = sprite
-                if len(_BOX_SPRITES) > _BOX_SPRITES_MAX:
-                    _BOX_SPRITES.pop(next(iter(_BOX_SPRITES)))
+            key = (
+                box.size,
+                kind,
+                label,
+                closed_row,
+                layout.background,
+                layout.font_size(30),
+                radius,
+            )
+            sprite = self.sprites.get(
+                "box", key, partial(_box_sprite, layout, box.size, kind, label, closed_row, radius)
+            )
             surface.blit(sprite, box)
             layout.drawn_text.append((label, box.inflate(-layout.px(6), -layout.px(6))))
 
@@ -140,10 +146,6 @@ class CricketShanghaiScene(CricketScene):
                 for label, kind, box in zip(labels, kinds, boxes, strict=True):
                     if kind == "pending":
                         self.draw_pending(surface, layout, box, label, pulse)
-
-
-_BOX_SPRITES: dict[tuple[Any, ...], pygame.Surface] = {}
-_BOX_SPRITES_MAX = 256
 
 
 def _box_sprite(

@@ -36,14 +36,14 @@ class IdleScene(Scene):
         step = int(self.clock * SECTORS_PER_SECOND) % len(BOARD_ORDER)
         number = BOARD_ORDER[step]
         sector = tuple(Bed(number, multiplier).notation for multiplier in (1, 3, 2))
-        draw_lit_beds(surface, board_rect, sector, self.clock)
+        draw_lit_beds(surface, board_rect, sector, self.clock, self.sprites)
         super().draw_animated(surface, layout)
 
     def draw_body(
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
     ) -> None:
         board_rect, text_rect = self.board_and_text(layout, rect)
-        draw_board(surface, board_rect)
+        draw_board(surface, board_rect, self.sprites)
         lines = split(text_rect.inflate(0, -text_rect.height // 5), 5, layout.px(8), vertical=True)
         if self.state is None:
             headline, hint = "Waiting for the daemon...", "No state from the MQTT broker yet"

@@ -14,6 +14,7 @@ from typing import TypeVar
 from display.scenes.base import Scene, State
 from display.scenes.generic import GenericScene
 from display.scenes.idle import IdleScene
+from display.sprites import Sprites
 
 __all__ = ["register_scene", "registered_scenes", "scene_class_for", "scene_for"]
 
@@ -49,8 +50,9 @@ def scene_class_for(state: State | None) -> type[Scene]:
     return _SCENES.get(str(state["game"]), GenericScene)
 
 
-def scene_for(state: State | None) -> Scene:
-    """A new scene showing ``state`` (see :func:`scene_class_for`)."""
-    scene = scene_class_for(state)()
+def scene_for(state: State | None, sprites: Sprites | None = None) -> Scene:
+    """A new scene showing ``state`` (see :func:`scene_class_for`), keeping
+    its pictures in ``sprites`` (none: the shared render cache)."""
+    scene = scene_class_for(state)(sprites)
     scene.set_state(state)
     return scene
