@@ -3,9 +3,10 @@
 :class:`DisplayApp` runs the loop (at most 60 frames a second): it hands
 pygame events and the feed's MQTT events to the scene, switches scenes when
 the game changes, advances the scene's clock, draws the scene and the
-banners, and flips. Keys: Esc or q quits, f toggles fullscreen, n, u and m
-send ``next``, ``undo`` and ``miss`` to the daemon; other keys go to the
-scene, and the commands a scene queues in its ``outbox`` (a tile picked with
+banners, and flips. Keys (one table, :data:`KEYS`, for a game and the
+setup): Esc or q quits, f toggles fullscreen, n, u and m send ``next``,
+``undo`` and ``miss`` to the daemon, + and - set the volume and s mutes;
+other keys go to the scene, and the commands a scene queues in its ``outbox`` (a tile picked with
 a digit key in Domino Cribbage) are sent. The daemon's refusal of any of
 these commands comes back among the feed's events and shows as a notice
 (display/state_feed.py). With no game running (or a finished one), ``g``,
