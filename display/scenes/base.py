@@ -1,13 +1,14 @@
-"""The scene base class, the scene registry and what every scoreboard shares.
+"""The scene base class and what every scoreboard shares.
 
 A scene is one screen, in the manner of Tuxemon's states: the app hands it
 pygame events (``process_event``), advances its clock (``update``) and asks
 it to ``draw`` itself. Drawing never changes anything: a frame is a pure
 function of the latest state (the MQTT ``state`` payload), the daemon's
 availability, the animation clock and the short-lived notices the scene was
-told about. The scene for a state is picked by game id (:func:`scene_for`);
-a game without a scene of its own gets the generic scoreboard, and no game
-(phase ``idle``, or no state yet) the attract screen.
+told about. The scene for a state is picked by game id
+(:func:`display.scenes.registry.scene_for`); a game without a scene of its
+own gets the generic scoreboard, and no game (phase ``idle``, or no state
+yet) the attract screen.
 
 MQTT events reach a scene as pygame events of type :data:`MQTT_EVENT` with
 the payload in ``event.payload``; the base class turns the ones worth a word

@@ -2,14 +2,12 @@
 average; the darts of the visit; and, for the player to throw, a checkout
 route once the remaining score is 170 or less.
 
-The route comes from ``engine.checkout`` when the engine has it (imported
-lazily, so the display works with or without it); without it no route is
-shown.
+The route comes from ``engine.checkout`` (its tables are the engine's;
+the scene keeps nothing).
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Mapping, Sequence
 
 import pygame
@@ -22,8 +20,6 @@ from engine import checkout
 from engine.game import DARTS_PER_VISIT
 
 __all__ = ["MAX_CHECKOUT", "X01Scene", "checkout_route"]
-
-log = logging.getLogger(__name__)
 
 MAX_CHECKOUT = 170
 """The highest score finished in three darts (double out): routes are shown at or below it."""
