@@ -3,9 +3,10 @@
 :class:`DisplayApp` runs the loop (at most 60 frames a second): it hands
 pygame events and the feed's MQTT events to the scene, switches scenes when
 the game changes, advances the scene's clock, draws the scene and the
-banners, and flips. Keys: Esc or q quits, f toggles fullscreen, n, u and m
-send ``next``, ``undo`` and ``miss`` to the daemon; other keys go to the
-scene, and the commands a scene queues in its ``outbox`` (a tile picked with
+banners, and flips. Keys (one table, :data:`KEYS`, for a game and the
+setup): Esc or q quits, f toggles fullscreen, n, u and m send ``next``,
+``undo`` and ``miss`` to the daemon, + and - set the volume and s mutes;
+other keys go to the scene, and the commands a scene queues in its ``outbox`` (a tile picked with
 a digit key in Domino Cribbage) are sent. The daemon's refusal of any of
 these commands comes back among the feed's events and shows as a notice
 (display/state_feed.py). With no game running (or a finished one), ``g``,
@@ -41,12 +42,14 @@ from display.scenes import (
     scene_for,
 )
 from display.sound_bank import Caller, SoundBank
+from display.sprites import Sprites
 from display.state_feed import StateFeed
 
 __all__ = [
     "DEFAULT_SIZE",
     "EXIT_NO_STATE",
     "FPS",
+    "KEYS",
     "KEY_COMMANDS",
     "DisplayApp",
     "open_app",
@@ -59,18 +62,35 @@ log = logging.getLogger(__name__)
 FPS = 60
 DEFAULT_SIZE = (1280, 720)
 EXIT_NO_STATE = 2
-KEY_COMMANDS = {pygame.K_n: "next", pygame.K_u: "undo", pygame.K_m: "miss"}
-"""Keys that send a command to the daemon."""
-QUIT_KEYS = (pygame.K_ESCAPE, pygame.K_q)
 VOLUME_STEP = 0.1
-SOUND_KEYS = {
-    pygame.K_PLUS: VOLUME_STEP,
-    pygame.K_EQUALS: VOLUME_STEP,
-    pygame.K_KP_PLUS: VOLUME_STEP,
-    pygame.K_MINUS: -VOLUME_STEP,
-    pygame.K_KP_MINUS: -VOLUME_STEP,
+
+KEYS: dict[int, tuple[str | None, str | None]] = {
+    pygame.K_ESCAPE: ("quit", "leave_setup"),
+    pygame.K_q: ("quit", None),
+    pygame.K_f: ("fullscreen", "fullscreen"),
+    pygame.K_n: ("next", None),
+    pygame.K_u: ("undo", None),
+    pygame.K_m: ("miss", None),
+    pygame.K_s: ("mute", None),
+    pygame.K_PLUS: ("louder", "louder"),
+    pygame.K_EQUALS: ("louder", "louder"),
+    pygame.K_KP_PLUS: ("louder", "louder"),
+    pygame.K_MINUS: ("softer", "softer"),
+    pygame.K_KP_MINUS: ("softer", "softer"),
 }
-"""Keys that change the volume; ``s`` mutes and unmutes (``m`` is MISS)."""
+"""The app's own keys, the one place they are defined: what each does
+``(in a game or the attract screen, in the setup)``; ``None`` leaves the key
+to the screen (``q`` and ``s`` are letters of a name in the setup). In a game
+the app's keys come first; the setup takes every key first and leaves these
+to the app. ``n``, ``u`` and ``m`` send that command to the daemon."""
+
+COMMAND_ACTIONS = ("next", "undo", "miss")
+"""The actions that send the command of that name."""
+SOUND_ACTIONS = ("mute", "louder", "softer")
+"""The actions that need the sound bank (without one, the key is the screen's)."""
+
+KEY_COMMANDS = {key: action for key, (action, _) in KEYS.items() if action in COMMAND_ACTIONS}
+"""Keys that send a command to the daemon (from :data:`KEYS`)."""
 
 
 def _availability(feed_availability: str | None, connected: bool) -> str:
@@ -103,14 +123,17 @@ def render_state(
     availability: str = "online",
     clock: float = 0.0,
     layout: Layout | None = None,
+    sprites: Sprites | None = None,
 ) -> pygame.Surface:
     """The frame the display shows for ``state`` (an MQTT state payload, or
     ``None`` before one arrived) in a ``size`` window, at animation time
     ``clock``, with the daemon ``availability`` (``online``, ``offline`` or
-    ``no-broker``). Reads ``state`` only. Pass ``layout`` to see where text went."""
+    ``no-broker``). Reads ``state`` only. Pass ``layout`` to see where text
+    went, ``sprites`` for a render cache of the caller's (none: the shared one,
+    display/sprites.py)."""
     surface = pygame.Surface(size)
     layout = layout or Layout(*size)
-    scene = scene_for(state)
+    scene = scene_for(state, sprites)
     scene.clock = clock
     scene.draw(surface, layout)
     draw_banners(surface, layout, state, availability, clock)
@@ -134,7 +157,9 @@ class DisplayApp:
         self._heard: Mapping[str, Any] | None = None
         self.size = size
         self.fullscreen = fullscreen
-        self.scene: Scene = scene_for(None)
+        self.sprites = Sprites()
+        """The render cache of every scene the app makes, for as long as it runs."""
+        self.scene: Scene = scene_for(None, self.sprites)
         self.running = False
         self._serial = -1
         self._screen: pygame.Surface | None = None
@@ -162,7 +187,7 @@ class DisplayApp:
 
     def open_setup(self) -> None:
         """Show the game setup screen."""
-        scene = SetupScene()
+        scene = SetupScene(sprites=self.sprites)
         scene.set_state(self.scene.state)
         scene.size = self._window_size()
         self.scene = scene
@@ -170,7 +195,7 @@ class DisplayApp:
     def close_setup(self) -> None:
         """Leave the setup for the scene of the daemon's state."""
         state = self.scene.state
-        self.scene = scene_class_for(state)()
+        self.scene = scene_class_for(state)(self.sprites)
         self.scene.set_state(state)
 
     def _window_size(self) -> tuple[int, int]:
@@ -181,52 +206,60 @@ class DisplayApp:
         while self.scene.outbox:
             self.feed.send_command(self.scene.outbox.pop(0))
 
-    def _handle_setup(self, event: pygame.event.Event) -> None:
-        assert isinstance(self.scene, SetupScene)
-        self.scene.size = self._window_size()
+    def _to_scene(self, event: pygame.event.Event) -> bool:
+        """Hand ``event`` to the scene and send what it queued; whether it used it."""
         rest = self.scene.process_event(event)
         self._send_outbox()
-        if rest is None or event.type != pygame.KEYDOWN:
-            return
-        if event.key == pygame.K_ESCAPE:
-            self.close_setup()
-        elif event.key == pygame.K_f:
+        return rest is None
+
+    def key_action(self, event: pygame.event.Event) -> str | None:
+        """What the app does with key ``event`` on the screen showing now
+        (:data:`KEYS`), ``open_setup`` for a key that opens the setup, or
+        ``None`` when the key is the scene's."""
+        in_game, in_setup = KEYS.get(event.key, (None, None))
+        action = in_setup if self.in_setup else in_game
+        if action in SOUND_ACTIONS and self.sound is None:
+            action = None
+        opens = not self.in_setup and can_set_up(self.scene.state) and _opens_setup(event)
+        return "open_setup" if action is None and opens else action
+
+    def do(self, action: str) -> None:
+        """Carry out a key's ``action`` (see :meth:`key_action`)."""
+        if action == "quit":
+            self.running = False
+        elif action == "fullscreen":
             self.toggle_fullscreen()
-        elif self.sound is not None and event.key in SOUND_KEYS:
-            self.sound.set_volume(self.sound.volume + SOUND_KEYS[event.key])
+        elif action == "open_setup":
+            self.open_setup()
+        elif action == "leave_setup":
+            self.close_setup()
+        elif action in COMMAND_ACTIONS:
+            self.feed.send_command({"command": action})
+        elif self.sound is not None and action == "mute":
+            self.sound.toggle_mute()
+        elif self.sound is not None and action in ("louder", "softer"):
+            step = VOLUME_STEP if action == "louder" else -VOLUME_STEP
+            self.sound.set_volume(self.sound.volume + step)
 
     def handle(self, event: pygame.event.Event) -> None:
-        """One pygame event: quit, keys, window changes; the rest goes to the scene."""
+        """One pygame event: quit, window changes and the keys, for a game
+        and the setup alike; the rest goes to the scene. The setup sees every
+        event first (digits pick, letters spell names) and leaves the app
+        what it does not use; in a game the app's keys come first."""
         if event.type == pygame.QUIT:
             self.running = False
             return
         if event.type == pygame.VIDEORESIZE and not self.fullscreen:
             self.size = (max(320, event.w), max(200, event.h))
-        if self.in_setup:
-            self._handle_setup(event)
-            return
-        if event.type == pygame.KEYDOWN:
-            if event.key in QUIT_KEYS:
-                self.running = False
+        if isinstance(self.scene, SetupScene):
+            self.scene.size = self._window_size()  # to find the tile under a click
+            if self._to_scene(event):
                 return
-            if event.key == pygame.K_f:
-                self.toggle_fullscreen()
-                return
-            if self.sound is not None and event.key in SOUND_KEYS:
-                self.sound.set_volume(self.sound.volume + SOUND_KEYS[event.key])
-                return
-            if self.sound is not None and event.key == pygame.K_s:
-                self.sound.toggle_mute()
-                return
-            command = KEY_COMMANDS.get(event.key)
-            if command is not None:
-                self.feed.send_command({"command": command})
-                return
-            if can_set_up(self.scene.state) and _opens_setup(event):
-                self.open_setup()
-                return
-        self.scene.process_event(event)
-        self._send_outbox()
+        action = self.key_action(event) if event.type == pygame.KEYDOWN else None
+        if action is not None:
+            self.do(action)
+        elif not self.in_setup:
+            self._to_scene(event)
 
     def sync(self) -> tuple[Mapping[str, Any] | None, str]:
         """Take the feed's latest state and events into the scene; returns the
@@ -237,7 +270,7 @@ class DisplayApp:
             wanted = scene_class_for(state)
             running = (state or {}).get("phase") in ("throwing", "takeout")
             if type(self.scene) is not wanted and (not self.in_setup or running):
-                self.scene = wanted()
+                self.scene = wanted(self.sprites)
             self.scene.set_state(state)
         events = self.feed.events()
         for payload in events:

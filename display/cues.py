@@ -12,14 +12,18 @@ so cues do not pile up on each other.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Iterable, Mapping
 from functools import cache
 from typing import Any
 
+from display.darts import bed_of
+from engine import Bed, NotationError, checkout
+from engine.beds import ALL_BEDS
+from engine.games.cricket import MARKS_KEYS, MARKS_TO_CLOSE
+from engine.games.x01 import ALLOWED_MULTIPLIERS, RING_RULES
+
 __all__ = [
     "ANNOUNCEMENT_PRIORITY",
-    "CRICKET_TARGETS",
     "CUES",
     "RING_CUES",
     "caller_text",
@@ -69,27 +73,30 @@ ANNOUNCEMENT_PRIORITY: tuple[str, ...] = (
 )
 """The other cues, most important first (see :func:`collapse`)."""
 
-CRICKET_TARGETS: tuple[str, ...] = ("15", "16", "17", "18", "19", "20", "bull")
-"""The keys of a cricket-family player's ``marks``; 3 marks close a target."""
-
-CLOSED = 3
-
 # ---------------------------------------------------------------- the cues
 
 State = Mapping[str, Any]
 
 
-def ring_cue(segment: str) -> str:
-    """The cue of a dart in ``segment`` (``M``, ``SB``, ``DB``, ``S20``, ``D5``, ``T19``)."""
-    bed = segment.strip().upper()
-    if bed == "M":
+_RING_CUES = {1: "single", 2: "double", 3: "triple"}
+
+
+def _cue_of(bed: Bed) -> str:
+    if bed.is_miss:
         return "miss"
-    if bed in ("SB", "DB"):
+    if bed.is_bull:
         return "bull"
-    ring = {"S": "single", "D": "double", "T": "triple"}.get(bed[:1])
-    if ring is None:
-        raise ValueError(f"not a segment: {segment!r} (S1-S20, D1-D20, T1-T20, SB, DB, M)")
-    return ring
+    return _RING_CUES[bed.multiplier]
+
+
+def ring_cue(segment: str) -> str:
+    """The cue of a dart in ``segment`` (``M``, ``SB``, ``DB``, ``S20``, ``D5``,
+    ``T19``), read with ``Bed.parse``; a ``ValueError`` for anything else."""
+    try:
+        bed = Bed.parse(segment)
+    except NotationError as error:
+        raise ValueError(f"not a segment: {segment!r} ({error.reason})") from error
+    return _cue_of(bed)
 
 
 def ton_cue(points: int) -> str | None:
@@ -154,9 +161,9 @@ def closed_targets(old: State | None, new: State | None) -> list[str]:
         if side in seen_sides:
             continue  # team members share one set of marks
         seen_sides.add(side)
-        for target in CRICKET_TARGETS:
+        for target in MARKS_KEYS:
             was, now = marks_before.get(target, 0), marks_after.get(target, 0)
-            if was < CLOSED <= now and target not in closed:
+            if was < MARKS_TO_CLOSE <= now and target not in closed:
                 closed.append(target)
     return closed
 
@@ -211,8 +218,9 @@ def cues_for(
     kind = event.get("type")
     cues: list[str] = []
     if kind == "dart":
-        if event.get("scored", True) is not False and isinstance(event.get("segment"), str):
-            cues.append(ring_cue(event["segment"]))
+        bed = bed_of(event.get("segment"))
+        if event.get("scored", True) is not False and bed is not None:
+            cues.append(_cue_of(bed))
     elif kind == "visit_end":
         if _game(state_after, state_before) == "x01" and event.get("visit_over") is None:
             ton = ton_cue(visit_points(event))
@@ -295,14 +303,15 @@ def number_words(n: int) -> str:
     return head + (" and " if rest < 100 else " ") + number_words(rest)
 
 
-_SINGLES = (*range(1, 21), 25)
-_DOUBLES = (*(2 * n for n in range(1, 21)), 50)
-_TRIPLES = tuple(3 * n for n in range(1, 21))
 _FINISHING = {
-    "double": _DOUBLES,
-    "master": (*_DOUBLES, *_TRIPLES),
-    "straight": (*_SINGLES, *_DOUBLES, *_TRIPLES),
+    rule: tuple(
+        bed.points
+        for bed in ALL_BEDS
+        if not bed.is_miss and bed.multiplier in ALLOWED_MULTIPLIERS[rule]
+    )
+    for rule in RING_RULES
 }
+"""The points of the darts that may finish under each out rule (the engine's rules)."""
 
 
 @cache
@@ -310,7 +319,7 @@ def _finishes(out: str) -> frozenset[int]:
     finishing = _FINISHING.get(out)
     if finishing is None:
         raise ValueError(f"unknown out rule {out!r}; the rules are: {', '.join(_FINISHING)}")
-    setup = {0, *_SINGLES, *_DOUBLES, *_TRIPLES}  # 0: a dart not needed
+    setup = {bed.points for bed in ALL_BEDS}  # a miss: a dart not needed
     return frozenset(a + b + last for a in setup for b in setup for last in finishing)
 
 
@@ -325,13 +334,8 @@ def reachable_finish(remaining: int, out: str = "double") -> bool:
 
 @cache
 def _engine_checkout() -> Callable[..., Any] | None:
-    """``engine.checkout.checkout`` when the engine has it, else ``None``."""
-    try:
-        module = importlib.import_module("engine.checkout")
-    except ImportError:
-        return None
-    function = getattr(module, "checkout", None)
-    return function if callable(function) else None
+    """``engine.checkout.checkout``; tests take it away to check the fallback."""
+    return checkout
 
 
 def is_checkout(remaining: int, out: str = "double") -> bool:

@@ -8,20 +8,24 @@ engine's notation: ``S20`` lights both single beds of the 20, ``T20`` its
 triple, ``SB``/``DB`` the bulls; ``M`` lights nothing.
 
 The plain board is drawn once per size, supersampled twice for smooth edges,
-and cached; so is each lit bed's overlay. A frame blits the cached board and
-the overlays of the beds to light, which keeps the dartboard well under a
-millisecond per frame.
+and kept in the caller's :class:`display.sprites.Sprites`; so is each lit
+bed's overlay. A frame blits the kept board and the overlays of the beds to
+light, which keeps the dartboard well under a millisecond per frame. This
+module keeps nothing itself.
 """
 
 from __future__ import annotations
 
 import math
-from collections import OrderedDict
 from collections.abc import Iterable
+from functools import partial
 
 import pygame
 
+from display.darts import bed_of
 from display.layout import Color, render_text
+from display.sprites import Sprites
+from engine import DB, SB, Bed
 
 __all__ = [
     "BOARD_ORDER",
@@ -47,12 +51,12 @@ FACE = 0.80
 """The playing face's radius as a fraction of half the square; the numbers
 ring takes the rest."""
 
-RINGS: dict[str, tuple[tuple[float, float], ...]] = {
-    "S": ((OUTER_BULL, TRIPLE_IN), (TRIPLE_OUT, DOUBLE_IN)),
-    "T": ((TRIPLE_IN, TRIPLE_OUT),),
-    "D": ((DOUBLE_IN, DOUBLE_OUT),),
+RINGS: dict[int, tuple[tuple[float, float], ...]] = {
+    1: ((OUTER_BULL, TRIPLE_IN), (TRIPLE_OUT, DOUBLE_IN)),
+    3: ((TRIPLE_IN, TRIPLE_OUT),),
+    2: ((DOUBLE_IN, DOUBLE_OUT),),
 }
-"""The radial extent of each numbered bed kind (a single has two parts)."""
+"""The radial extent of a numbered bed by its multiplier (a single has two parts)."""
 
 DARK: Color = (26, 26, 28)
 LIGHT: Color = (232, 220, 190)
@@ -66,11 +70,16 @@ LIT: Color = (255, 226, 40)
 LIT_EDGE: Color = (150, 96, 0)
 """The outline of a lit bed, so two lit neighbours stay apart."""
 
+_FACE_BEDS = (
+    *(Bed(number, multiplier) for number in BOARD_ORDER for multiplier in (1, 3, 2)),
+    SB,
+    DB,
+)
+"""The beds in the order they are painted: each number's single, triple and
+double, then the bulls over the middle."""
+
 _SUPERSAMPLE = 2
 _ARC_STEPS = 8
-_CACHE_SIZE = 64
-_BOARDS: OrderedDict[int, pygame.Surface] = OrderedDict()
-_OVERLAYS: OrderedDict[tuple[int, str], tuple[pygame.Surface, tuple[int, int]]] = OrderedDict()
 
 
 def _sector_angle(number: int) -> float:
@@ -98,32 +107,25 @@ def _annular_sector(
     return outer + inner
 
 
-def _parse(notation: str) -> tuple[str, int] | None:
-    """``("S"|"D"|"T", number)`` for a numbered bed, ``("SB"|"DB", 25)`` for a
-    bull, ``None`` for a miss or anything else."""
-    text = notation.strip().upper()
-    if text in ("SB", "DB"):
-        return text, 25
-    if len(text) >= 2 and text[0] in "SDT" and text[1:].isdigit():
-        number = int(text[1:])
-        if 1 <= number <= 20:
-            return text[0], number
-    return None
+def _board_bed(notation: str | Bed) -> Bed | None:
+    """The bed ``notation`` names when it is on the board; ``None`` for a
+    miss or what the engine cannot read."""
+    bed = notation if isinstance(notation, Bed) else bed_of(notation)
+    return None if bed is None or bed.is_miss else bed
 
 
 def bed_polygons(
-    centre: tuple[float, float], face: float, notation: str
+    centre: tuple[float, float], face: float, notation: str | Bed
 ) -> list[list[tuple[float, float]]]:
     """The outline(s) of bed ``notation`` on a board whose playing face has
     radius ``face`` pixels around ``centre``; ``[]`` for a miss. The bulls are
     polygons with many sides."""
-    parsed = _parse(notation)
-    if parsed is None:
+    bed = _board_bed(notation)
+    if bed is None:
         return []
-    kind, number = parsed
     cx, cy = centre
-    if kind in ("SB", "DB"):
-        r_in, r_out = (0.0, INNER_BULL) if kind == "DB" else (INNER_BULL, OUTER_BULL)
+    if bed.is_bull:
+        r_in, r_out = (0.0, INNER_BULL) if bed.is_double else (INNER_BULL, OUTER_BULL)
         steps = 48
         outer = [
             (
@@ -142,11 +144,11 @@ def bed_polygons(
             for i in range(steps + 1)
         ]
         return [outer + inner]
-    angle = _sector_angle(number)
+    angle = _sector_angle(bed.number)
     half = math.radians(9)
     return [
         _annular_sector(cx, cy, face * r_in, face * r_out, angle - half, angle + half)
-        for r_in, r_out in RINGS[kind]
+        for r_in, r_out in RINGS[bed.multiplier]
     ]
 
 
@@ -158,30 +160,29 @@ def _square(rect: pygame.Rect) -> tuple[int, tuple[int, int]]:
 def bed_centre(rect: pygame.Rect, notation: str) -> tuple[int, int] | None:
     """The pixel at the middle of bed ``notation`` on the board drawn in
     ``rect`` (for a single, of its outer part); ``None`` for a miss."""
-    parsed = _parse(notation)
-    if parsed is None:
+    bed = _board_bed(notation)
+    if bed is None:
         return None
     size, (left, top) = _square(rect)
     face = size / 2 * FACE
     cx, cy = left + size / 2, top + size / 2
-    kind, number = parsed
-    if kind == "DB":
+    if bed == DB:
         return round(cx), round(cy)
-    if kind == "SB":
+    if bed == SB:
         radius, angle = (INNER_BULL + OUTER_BULL) / 2, -math.pi / 2
     else:
-        r_in, r_out = RINGS[kind][-1]
-        radius, angle = (r_in + r_out) / 2, _sector_angle(number)
+        r_in, r_out = RINGS[bed.multiplier][-1]
+        radius, angle = (r_in + r_out) / 2, _sector_angle(bed.number)
     return round(cx + face * radius * math.cos(angle)), round(cy + face * radius * math.sin(angle))
 
 
-def _colours(kind: str, number: int) -> Color:
-    if kind == "DB":
+def _colour(bed: Bed) -> Color:
+    if bed == DB:
         return RED
-    if kind == "SB":
+    if bed == SB:
         return GREEN
-    even = BOARD_ORDER.index(number) % 2 == 0
-    if kind == "S":
+    even = BOARD_ORDER.index(bed.number) % 2 == 0
+    if bed.multiplier == 1:
         return DARK if even else LIGHT
     return RED if even else GREEN
 
@@ -192,13 +193,9 @@ def _draw_board(size: int) -> pygame.Surface:
     centre = (big / 2, big / 2)
     face = big / 2 * FACE
     pygame.draw.circle(canvas, SURROUND, (round(centre[0]), round(centre[1])), big // 2)
-    for number in BOARD_ORDER:
-        for kind in ("S", "T", "D"):
-            for polygon in bed_polygons(centre, face, f"{kind}{number}"):
-                pygame.draw.polygon(canvas, _colours(kind, number), polygon)
-    for bull in ("SB", "DB"):
-        for polygon in bed_polygons(centre, face, bull):
-            pygame.draw.polygon(canvas, _colours(bull, 25), polygon)
+    for bed in _FACE_BEDS:
+        for polygon in bed_polygons(centre, face, bed):
+            pygame.draw.polygon(canvas, _colour(bed), polygon)
     wire = max(1, round(big / 400))
     for number in BOARD_ORDER:
         angle = _sector_angle(number) - math.radians(9)
@@ -224,23 +221,9 @@ def _draw_board(size: int) -> pygame.Surface:
     return board
 
 
-def _board(size: int) -> pygame.Surface:
-    cached = _BOARDS.get(size)
-    if cached is None:
-        cached = _BOARDS[size] = _draw_board(size)
-        if len(_BOARDS) > 8:
-            _BOARDS.popitem(last=False)
-    else:
-        _BOARDS.move_to_end(size)
-    return cached
-
-
-def _overlay(size: int, notation: str) -> tuple[pygame.Surface, tuple[int, int]] | None:
-    key = (size, notation)
-    cached = _OVERLAYS.get(key)
-    if cached is not None:
-        _OVERLAYS.move_to_end(key)
-        return cached
+def _draw_overlay(size: int, notation: str) -> tuple[pygame.Surface, tuple[int, int]] | None:
+    """Bed ``notation`` lit, on a transparent surface as small as the bed, and
+    where it goes on a board of ``size``; ``None`` for a miss."""
     big = size * _SUPERSAMPLE
     polygons = bed_polygons((big / 2, big / 2), big / 2 * FACE, notation)
     if not polygons:
@@ -260,20 +243,16 @@ def _overlay(size: int, notation: str) -> tuple[pygame.Surface, tuple[int, int]]
         pygame.draw.polygon(canvas, LIT, shifted)
         pygame.draw.polygon(canvas, LIT_EDGE, shifted, edge)
     overlay = pygame.transform.smoothscale(canvas, (width // _SUPERSAMPLE, height // _SUPERSAMPLE))
-    result = (overlay, (left // _SUPERSAMPLE, top // _SUPERSAMPLE))
-    _OVERLAYS[key] = result
-    if len(_OVERLAYS) > _CACHE_SIZE:
-        _OVERLAYS.popitem(last=False)
-    return result
+    return overlay, (left // _SUPERSAMPLE, top // _SUPERSAMPLE)
 
 
 def lit_beds(visit: Iterable[str]) -> tuple[str, ...]:
     """The distinct beds of ``visit`` to light, in order; misses dropped."""
     seen: list[str] = []
     for notation in visit:
-        text = str(notation).strip().upper()
-        if _parse(text) is not None and text not in seen:
-            seen.append(text)
+        bed = _board_bed(str(notation))
+        if bed is not None and bed.notation not in seen:
+            seen.append(bed.notation)
     return tuple(seen)
 
 
@@ -282,35 +261,47 @@ def draw_dartboard(
     rect: pygame.Rect,
     lit: Iterable[str] = (),
     clock: float = 0.0,
+    sprites: Sprites | None = None,
 ) -> pygame.Rect:
     """Draw the board in the largest square centred in ``rect``, with the beds
     in ``lit`` (notation) lit; they pulse gently with ``clock`` (seconds).
     Returns the square drawn in. The same as :func:`draw_board` then
     :func:`draw_lit_beds`."""
-    square = draw_board(surface, rect)
-    draw_lit_beds(surface, rect, lit, clock)
+    sprites = sprites if sprites is not None else Sprites()
+    square = draw_board(surface, rect, sprites)
+    draw_lit_beds(surface, rect, lit, clock, sprites)
     return square
 
 
-def draw_board(surface: pygame.Surface, rect: pygame.Rect) -> pygame.Rect:
-    """The plain board in the largest square centred in ``rect``; returns the square."""
+def draw_board(
+    surface: pygame.Surface, rect: pygame.Rect, sprites: Sprites | None = None
+) -> pygame.Rect:
+    """The plain board in the largest square centred in ``rect``; returns the
+    square. The face is kept in ``sprites`` (none: drawn afresh)."""
     size, (left, top) = _square(rect)
     if size < 8:
         return pygame.Rect(left, top, 0, 0)
-    surface.blit(_board(size), (left, top))
+    sprites = sprites if sprites is not None else Sprites()
+    surface.blit(sprites.get("board", size, partial(_draw_board, size)), (left, top))
     return pygame.Rect(left, top, size, size)
 
 
 def draw_lit_beds(
-    surface: pygame.Surface, rect: pygame.Rect, lit: Iterable[str], clock: float = 0.0
+    surface: pygame.Surface,
+    rect: pygame.Rect,
+    lit: Iterable[str],
+    clock: float = 0.0,
+    sprites: Sprites | None = None,
 ) -> None:
-    """Light the beds in ``lit`` on a board drawn in ``rect`` (by :func:`draw_board`)."""
+    """Light the beds in ``lit`` on a board drawn in ``rect`` (by
+    :func:`draw_board`). The lit beds are kept in ``sprites`` (none: drawn afresh)."""
     size, (left, top) = _square(rect)
     if size < 8:
         return
+    sprites = sprites if sprites is not None else Sprites()
     alpha = 215 + round(40 * (0.5 + 0.5 * math.sin(clock * 2 * math.pi)))
     for notation in lit_beds(lit):
-        overlay = _overlay(size, notation)
+        overlay = sprites.get("bed", (size, notation), partial(_draw_overlay, size, notation))
         if overlay is None:
             continue
         image, (dx, dy) = overlay

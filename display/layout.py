@@ -8,9 +8,15 @@ largest factor at which that canvas fits the window.
 
 Text goes through :meth:`Layout.text`, which shrinks a string until it fits
 its rect and clips it there, so nothing is ever drawn outside the rect it was
-given. Rendered strings are cached (by text, size and colour): a scoreboard
+given. Rendered strings are cached (by text, size and colours): a scoreboard
 frame shows the same few dozen strings again and again, and rendering them
-anew each frame would cost more than drawing the rest of the frame.
+anew each frame would cost more than drawing the rest of the frame. This text
+cache (with the fonts, by size) is the one module-level cache the drawing
+fills, on purpose: it is a render cache, not state. Its key is everything the
+picture depends on, it is bounded, and it decides nothing about what is
+drawn: a frame drawn with it empty has the same pixels. (The other pictures
+drawn once, the dartboard and the like, go to a :class:`display.sprites.Sprites`
+the scene is given.)
 
 Fonts are pygame's default font (``freesansbold.ttf``, shipped with
 pygame-ce), loaded once per pixel size.

@@ -27,7 +27,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from display.darts import bed_of
 from engine import EngineError, Option, OptionValue, game_class, game_ids, new_game
+from engine.beds import NUMBERS
 from engine.lineup import MAX_PLAYERS
 
 __all__ = [
@@ -67,13 +69,8 @@ class Choice:
 def segment_number(segment: object) -> int | None:
     """The number of a bed in notation (``S5``, ``D5`` and ``T5`` are 5);
     ``None`` for a miss, the bulls and anything else."""
-    if not isinstance(segment, str):
-        return None
-    text = segment.strip().upper()
-    if len(text) >= 2 and text[0] in "SDT" and text[1:].isdigit():
-        number = int(text[1:])
-        return number if 1 <= number <= 20 else None
-    return None
+    bed = bed_of(segment)
+    return bed.number if bed is not None and bed.number in NUMBERS else None
 
 
 def offered_options(spec: Sequence[Option]) -> tuple[Option, ...]:

@@ -18,6 +18,7 @@ __all__ = [
     "DB",
     "MISS",
     "NUMBERS",
+    "RING_PREFIX",
     "SB",
     "Bed",
 ]
@@ -28,7 +29,8 @@ BULL = 25
 NUMBERS = tuple(range(1, 21))
 """The twenty numbered sectors."""
 
-_PREFIX = {1: "S", 2: "D", 3: "T"}
+RING_PREFIX = {1: "S", 2: "D", 3: "T"}
+"""The letter of each ring (multiplier) in a numbered bed's notation."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,7 +76,7 @@ class Bed:
             return "M"
         if self.number == BULL:
             return "SB" if self.multiplier == 1 else "DB"
-        return f"{_PREFIX[self.multiplier]}{self.number}"
+        return f"{RING_PREFIX[self.multiplier]}{self.number}"
 
     def __str__(self) -> str:
         return self.notation

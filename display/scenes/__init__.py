@@ -10,6 +10,7 @@ from display.scenes import (
     around_the_world,
     baseball,
     cricket,
+    cricket_shanghai,
     domino_cribbage,
     english_cricket,
     fifty_one_by_fives,
@@ -19,20 +20,13 @@ from display.scenes import (
     legs,
     setup,
     shanghai,
-    shanghai_numbers,
     x01,
 )
 from display.scenes.around_the_world import AroundTheWorldScene
-from display.scenes.base import (
-    MQTT_EVENT,
-    Scene,
-    can_set_up,
-    register_scene,
-    scene_class_for,
-    scene_for,
-)
+from display.scenes.base import MQTT_EVENT, Scene, can_set_up
 from display.scenes.baseball import BaseballScene
 from display.scenes.cricket import CricketScene
+from display.scenes.cricket_shanghai import CricketShanghaiScene
 from display.scenes.domino_cribbage import DominoCribbageScene
 from display.scenes.english_cricket import EnglishCricketScene
 from display.scenes.fifty_one_by_fives import FiftyOneByFivesScene
@@ -40,9 +34,9 @@ from display.scenes.generic import GenericScene
 from display.scenes.idle import IdleScene
 from display.scenes.killer import KillerScene
 from display.scenes.legs import LegsScene
+from display.scenes.registry import register_scene, scene_class_for, scene_for
 from display.scenes.setup import SetupScene
 from display.scenes.shanghai import ShanghaiScene
-from display.scenes.shanghai_numbers import ShanghaiNumbersScene
 from display.scenes.x01 import X01Scene
 
 __all__ = [
@@ -50,6 +44,7 @@ __all__ = [
     "AroundTheWorldScene",
     "BaseballScene",
     "CricketScene",
+    "CricketShanghaiScene",
     "DominoCribbageScene",
     "EnglishCricketScene",
     "FiftyOneByFivesScene",
@@ -59,13 +54,13 @@ __all__ = [
     "LegsScene",
     "Scene",
     "SetupScene",
-    "ShanghaiNumbersScene",
     "ShanghaiScene",
     "X01Scene",
     "around_the_world",
     "baseball",
     "can_set_up",
     "cricket",
+    "cricket_shanghai",
     "domino_cribbage",
     "english_cricket",
     "fifty_one_by_fives",
@@ -78,6 +73,5 @@ __all__ = [
     "scene_for",
     "setup",
     "shanghai",
-    "shanghai_numbers",
     "x01",
 ]

@@ -13,24 +13,22 @@ from collections.abc import Mapping, Sequence
 import pygame
 
 from display.layout import COLORS, Color, Layout, split
-from display.scenes.base import State, int_or_none, register_scene, stats_of
+from display.scenes.base import State, game_option, int_or_none, stats_of
 from display.scenes.baseball import SideRowsScene, sides_of
+from display.scenes.registry import register_scene
+from engine.beds import BULL
+from engine.games.around_the_world import LAST_NUMBER
 
 __all__ = ["BULL", "TRACK", "AroundTheWorldScene", "cell_kind"]
 
-BULL = 25
-"""The bull's number in the state (``target: 25``)."""
-
-TRACK: tuple[int, ...] = (*range(1, 21), BULL)
+TRACK: tuple[int, ...] = (*range(1, LAST_NUMBER + 1), BULL)
 """The track's cells, left to right: 1 to 20, then the bull."""
 
 
 def _options(state: State) -> tuple[bool, int]:
     """``(multi, start)`` from the state's options, with the game's defaults."""
-    options = state.get("options")
-    options = options if isinstance(options, Mapping) else {}
-    start = int_or_none(options.get("start"))
-    return bool(options.get("multi", False)), start if start is not None else 1
+    start = int_or_none(game_option(state, "start"))
+    return bool(game_option(state, "multi")), start if start is not None else 1
 
 
 def cell_kind(number: int, target: int | None, start: int, finished_side: bool) -> str:

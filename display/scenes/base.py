@@ -1,13 +1,14 @@
-"""The scene base class, the scene registry and what every scoreboard shares.
+"""The scene base class and what every scoreboard shares.
 
 A scene is one screen, in the manner of Tuxemon's states: the app hands it
 pygame events (``process_event``), advances its clock (``update``) and asks
 it to ``draw`` itself. Drawing never changes anything: a frame is a pure
 function of the latest state (the MQTT ``state`` payload), the daemon's
 availability, the animation clock and the short-lived notices the scene was
-told about. The scene for a state is picked by game id (:func:`scene_for`);
-a game without a scene of its own gets the generic scoreboard, and no game
-(phase ``idle``, or no state yet) the attract screen.
+told about. The scene for a state is picked by game id
+(:func:`display.scenes.registry.scene_for`); a game without a scene of its
+own gets the generic scoreboard, and no game (phase ``idle``, or no state
+yet) the attract screen.
 
 MQTT events reach a scene as pygame events of type :data:`MQTT_EVENT` with
 the payload in ``event.payload``; the base class turns the ones worth a word
@@ -24,12 +25,14 @@ the keyboard) puts it in its :attr:`Scene.outbox`, and the app sends it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, ClassVar, TypeVar
+from typing import Any, ClassVar
 
 import pygame
 
 from display.dartboard import draw_board, draw_lit_beds
+from display.darts import total_points
 from display.layout import COLORS, Color, Layout, grid, split
+from display.sprites import SHARED_SPRITES, Sprites
 from engine import EngineError, game_class
 from engine.lineup import MAX_NAME_LENGTH
 
@@ -41,16 +44,13 @@ __all__ = [
     "State",
     "board_status",
     "can_set_up",
-    "dart_points",
     "format_value",
+    "game_option",
     "game_title",
     "int_or_none",
     "is_winner",
     "lit_darts",
     "player_label",
-    "register_scene",
-    "scene_class_for",
-    "scene_for",
     "short_name",
     "shown_visit",
     "stats_of",
@@ -67,46 +67,11 @@ SETUP_HINT = "Press GAME or any key to set up a game"
 NOTICE_SECONDS = 3.0
 """How long a notice (a contact not scored, an error, a refused command) stays on screen."""
 
-_SCENES: dict[str, type[Scene]] = {}
-
-S = TypeVar("S", bound="type[Scene]")
-
-
-def register_scene(*game_ids: str) -> Callable[[S], S]:
-    """Class decorator: the scene for these game ids."""
-
-    def decorate(cls: S) -> S:
-        for game_id in game_ids:
-            _SCENES[game_id] = cls
-        return cls
-
-    return decorate
-
-
-def scene_class_for(state: State | None) -> type[Scene]:
-    """The scene class that shows ``state``: idle without a game, the game's
-    own scene, else the generic scoreboard."""
-    from display.scenes.generic import GenericScene
-    from display.scenes.idle import IdleScene
-
-    if not state or not state.get("game") or state.get("phase") == "idle":
-        return IdleScene
-    if not isinstance(state.get("players"), list) or not state["players"]:
-        return IdleScene
-    return _SCENES.get(str(state["game"]), GenericScene)
-
 
 def can_set_up(state: State | None) -> bool:
     """Whether a new game may be set up on the display: the daemon's state
     shows no game (phase ``idle``) or a finished one."""
     return bool(state) and (state or {}).get("phase") in ("idle", "finished")
-
-
-def scene_for(state: State | None) -> Scene:
-    """A new scene showing ``state`` (see :func:`scene_class_for`)."""
-    scene = scene_class_for(state)()
-    scene.set_state(state)
-    return scene
 
 
 # ----------------------------------------------------------------- helpers
@@ -132,6 +97,19 @@ def game_title(state: State) -> str:
         return game_id.replace("-", " ").replace("_", " ").title() or "Game"
 
 
+def game_option(state: State, name: str) -> Any:
+    """Option ``name`` of the state's game: the state's value, else the
+    engine's default for the game (``None`` for an option it does not have)."""
+    options = state.get("options")
+    if isinstance(options, Mapping) and options.get(name) is not None:
+        return options[name]
+    try:
+        spec = game_class(str(state.get("game") or "")).options_spec
+    except EngineError:
+        return None
+    return next((option.default for option in spec if option.name == name), None)
+
+
 def short_name(name: object) -> str:
     """A player's or team's name as a scoreboard shows it: one that is longer
     than a board takes (sent by another client, kept from an older Oche) is
@@ -152,19 +130,6 @@ def player_label(state: State, index: int) -> str:
     if isinstance(teams, list) and isinstance(team, int) and 0 <= team < len(teams):
         return f"{name} ({short_name(teams[team].get('name', ''))})"
     return name
-
-
-def dart_points(notation: str) -> int:
-    """Face value of a dart in notation (T20 is 60, SB 25, DB 50, M 0)."""
-    text = notation.strip().upper()
-    if text == "SB":
-        return 25
-    if text == "DB":
-        return 50
-    if len(text) >= 2 and text[0] in "SDT" and text[1:].isdigit():
-        number = int(text[1:])
-        return number * ("SDT".index(text[0]) + 1) if 1 <= number <= 20 else 0
-    return 0
 
 
 def shown_visit(state: State) -> tuple[list[str], int | None, bool]:
@@ -257,7 +222,10 @@ class Scene:
     """Whether the side column shows the dartboard and the visit."""
     show_visit_total: ClassVar[bool] = False
 
-    def __init__(self) -> None:
+    def __init__(self, sprites: Sprites | None = None) -> None:
+        self.sprites = sprites if sprites is not None else SHARED_SPRITES
+        """Where the scene keeps the pictures it draws once and blits after
+        (display/sprites.py): the app's, or the shared one."""
         self.state: State | None = None
         self.clock = 0.0
         self.notices: list[tuple[float, str]] = []
@@ -303,7 +271,7 @@ class Scene:
             self.draw_header(surface, layout, regions["header"], state)
         with layout.on(COLORS["background"]):
             if self.show_board:
-                draw_board(surface, regions["board"])
+                draw_board(surface, regions["board"], self.sprites)
                 self.draw_visit(surface, layout, regions["visit"], state)
             self.draw_body(surface, layout, regions["main"], state)
 
@@ -312,7 +280,8 @@ class Scene:
         lit beds (they pulse) and the notices (they expire)."""
         state = self.state or {}
         if self.show_board:
-            draw_lit_beds(surface, self.regions(layout)["board"], lit_darts(state), self.clock)
+            board = self.regions(layout)["board"]
+            draw_lit_beds(surface, board, lit_darts(state), self.clock, self.sprites)
         with layout.on(COLORS["panel"]):
             self.draw_notices(surface, layout)
 
@@ -416,14 +385,14 @@ class Scene:
                 layout.text(surface, dart, top, layout.font_size(44), tone)
                 layout.text(
                     surface,
-                    str(dart_points(dart)),
+                    str(total_points([dart])),
                     bottom.move(0, bottom.height // 4),
                     layout.font_size(24),
                     COLORS["dim"],
                 )
         if self.show_visit_total and darts:
             over = state.get("visit_over") if not is_last else _last_over(state)
-            total = "Bust" if over == "bust" else f"Total {sum(dart_points(d) for d in darts)}"
+            total = "Bust" if over == "bust" else f"Total {total_points(darts)}"
             colour = COLORS["bad"] if over == "bust" else COLORS["text"]
             layout.text(surface, total, rows[3], layout.font_size(34), colour)
 

@@ -16,14 +16,9 @@ from typing import Any
 import pygame
 
 from display.layout import COLORS, Color, HAlign, Layout, grid, split
-from display.scenes.base import (
-    Scene,
-    State,
-    format_value,
-    int_or_none,
-    register_scene,
-    short_name,
-)
+from display.scenes.base import Scene, State, format_value, int_or_none, short_name
+from display.scenes.registry import register_scene
+from engine.beds import NUMBERS
 
 __all__ = [
     "MAX_INNING_COLUMNS",
@@ -41,7 +36,7 @@ around the inning being played (the total counts every inning)."""
 MIN_INNING_SLOTS = 9
 """The inning columns are as wide as nine would be, however few innings there are."""
 
-LAST_NUMBER = 20
+LAST_NUMBER = NUMBERS[-1]
 """Innings above this have no number to score on (see docs/games/baseball.md)."""
 
 

@@ -4,7 +4,7 @@ a circled ``X`` closed), the points above and the marks per round below.
 
 With two players the targets sit between them, as on a chalk board; with
 more they form the first column. A target every side has closed is greyed.
-:class:`display.scenes.shanghai.ShanghaiScene` reuses the grid and draws its
+:class:`display.scenes.cricket_shanghai.CricketShanghaiScene` reuses the grid and draws its
 cells differently.
 """
 
@@ -16,32 +16,34 @@ from typing import Any
 import pygame
 
 from display.layout import COLORS, Color, Layout, split
-from display.scenes.base import Scene, State, format_value, is_winner, register_scene
+from display.scenes.base import Scene, State, format_value, is_winner
+from display.scenes.registry import register_scene
+from engine.beds import BULL
+from engine.games.cricket import CRICKET_TARGETS, MARKS_KEYS, MARKS_TO_CLOSE
 
-__all__ = ["ROWS", "CricketScene", "draw_mark"]
+__all__ = ["BULL_KEY", "ROWS", "CricketScene", "draw_mark", "mark_count", "marks_of"]
+
+BULL_KEY = MARKS_KEYS[CRICKET_TARGETS.index(BULL)]
+"""The bull's key in ``marks``."""
 
 ROWS: tuple[tuple[str, str], ...] = (
-    ("20", "20"),
-    ("19", "19"),
-    ("18", "18"),
-    ("17", "17"),
-    ("16", "16"),
-    ("15", "15"),
-    ("bull", "Bull"),
+    *((key, key) for key in reversed(MARKS_KEYS) if key != BULL_KEY),
+    (BULL_KEY, "Bull"),
 )
-"""The grid's rows top to bottom: ``(marks key, label)``."""
-
-CLOSED = 3
+"""The grid's rows top to bottom, the engine's targets high to low with the
+bull last: ``(marks key, label)``."""
 
 
 def marks_of(player: Any, key: str = "marks") -> Mapping[str, Any]:
+    """A player's ``marks`` (or ``marks_after_visit``), or an empty mapping."""
     marks = player.get(key) if isinstance(player, Mapping) else None
     return marks if isinstance(marks, Mapping) else {}
 
 
-def _mark_count(marks: Mapping[str, Any], target: str) -> int:
+def mark_count(marks: Mapping[str, Any], target: str) -> int:
+    """The marks on ``target`` (a ``marks`` key), 0 to :data:`MARKS_TO_CLOSE`."""
     value = marks.get(target, 0)
-    return max(0, min(CLOSED, value)) if isinstance(value, int) else 0
+    return max(0, min(MARKS_TO_CLOSE, value)) if isinstance(value, int) else 0
 
 
 def draw_mark(surface: pygame.Surface, rect: pygame.Rect, count: int, colour: Color) -> None:
@@ -53,11 +55,11 @@ def draw_mark(surface: pygame.Surface, rect: pygame.Rect, count: int, colour: Co
         return
     width = max(1, round(size / 9))
     cx, cy = rect.center
-    half = size / 2 * (0.62 if count >= CLOSED else 0.8)
+    half = size / 2 * (0.62 if count >= MARKS_TO_CLOSE else 0.8)
     pygame.draw.line(surface, colour, (cx - half, cy + half), (cx + half, cy - half), width)
     if count >= 2:
         pygame.draw.line(surface, colour, (cx - half, cy - half), (cx + half, cy + half), width)
-    if count >= CLOSED:
+    if count >= MARKS_TO_CLOSE:
         pygame.draw.circle(surface, colour, (cx, cy), round(size / 2), width)
 
 
@@ -113,7 +115,9 @@ class CricketScene(Scene):
     def row_closed(self, state: State, target: str) -> bool:
         """Every side has closed ``target``: the row is greyed."""
         players = state.get("players") or []
-        return bool(players) and all(_mark_count(marks_of(p), target) >= CLOSED for p in players)
+        return bool(players) and all(
+            mark_count(marks_of(p), target) >= MARKS_TO_CLOSE for p in players
+        )
 
     def draw_cell(
         self,
@@ -126,7 +130,7 @@ class CricketScene(Scene):
     ) -> None:
         """Player ``index``'s marks on ``target``."""
         player = state["players"][index]
-        count = _mark_count(marks_of(player), target)
+        count = mark_count(marks_of(player), target)
         colour = COLORS["faint"] if self.row_closed(state, target) else COLORS["mark"]
         draw_mark(surface, rect, count, colour)
 

@@ -33,7 +33,8 @@ from typing import Any
 import pygame
 
 from display.layout import COLORS, Color, Layout, split
-from display.scenes.base import Scene, State, int_or_none, player_label, register_scene
+from display.scenes.base import Scene, State, int_or_none, player_label
+from display.scenes.registry import register_scene
 from engine.cribbage_scoring import THIRTY_ONE
 from engine.games.domino_cribbage import DEALT
 

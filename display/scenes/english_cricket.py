@@ -18,18 +18,18 @@ from typing import Any
 
 import pygame
 
+from display.darts import bed_of, total_points
 from display.layout import COLORS, Color, Layout, bands, split
 from display.scenes.base import (
     Scene,
     State,
-    dart_points,
     format_value,
     player_label,
-    register_scene,
     short_name,
     shown_visit,
     stats_of,
 )
+from display.scenes.registry import register_scene
 from engine.games.english_cricket import INNINGS_OVER, RUNS_FREE, WICKETS
 
 __all__ = [
@@ -39,8 +39,6 @@ __all__ = [
     "side_of",
     "visit_summary",
 ]
-
-_BULL_WICKETS = {"SB": 1, "DB": 2}
 
 
 def int_or_none(value: Any, default: int = 0) -> int:
@@ -118,7 +116,7 @@ def visit_summary(state: State) -> VisitSummary | None:
                 f"{prefix}{name} takes the tenth wicket: {all_out} all out for {runs}",
                 COLORS["accent"],
             )
-        took = sum(_BULL_WICKETS.get(str(dart).upper(), 0) for dart in darts)
+        took = sum(bed.multiplier for bed in map(bed_of, darts) if bed is not None and bed.is_bull)
         took = min(took, wickets)
         verb = "took" if is_last else "bowls:"
         return VisitSummary(
@@ -126,7 +124,7 @@ def visit_summary(state: State) -> VisitSummary | None:
             COLORS["accent"] if took else COLORS["dim"],
             took,
         )
-    total = sum(dart_points(str(dart)) for dart in darts)
+    total = total_points(darts)
     runs = max(0, total - RUNS_FREE)
     verb = "made" if is_last else "bats:"
     if runs:

@@ -17,33 +17,33 @@ from dataclasses import dataclass
 
 import pygame
 
+from display.darts import bed_of
 from display.layout import COLORS, Color, Layout, split
 from display.scenes.base import (
     Scene,
     State,
-    dart_points,
     format_value,
+    game_option,
     int_or_none,
     is_winner,
     player_label,
-    register_scene,
     stats_of,
 )
+from display.scenes.registry import register_scene
+from engine import ALL_BEDS
+from engine.game import DARTS_PER_VISIT
+from engine.games.fifty_one_by_fives import FIVE
 
 __all__ = ["FIVE", "MAX_VISIT", "FiftyOneByFivesScene", "VisitJudgement", "judge_visit"]
 
-FIVE = 5
-DARTS = 3
-MAX_VISIT = 180
+MAX_VISIT = DARTS_PER_VISIT * max(bed.points for bed in ALL_BEDS)
 """The most three darts can score (T20 T20 T20)."""
 
 
 def target_of(state: State) -> int:
     players = state.get("players") or []
     first = players[0] if players and isinstance(players[0], Mapping) else {}
-    options = state.get("options")
-    option = int_or_none(options.get("target")) if isinstance(options, Mapping) else None
-    return int_or_none(first.get("target")) or option or 51
+    return int_or_none(first.get("target")) or int_or_none(game_option(state, "target")) or FIVE
 
 
 @dataclass(frozen=True)
@@ -95,9 +95,9 @@ def judge_visit(state: State) -> VisitJudgement | None:
     if current is None or not 0 <= current < len(players):
         return None
     player = players[current] if isinstance(players[current], Mapping) else {}
-    darts = [str(d).strip().upper() for d in state.get("visit") or []]
+    darts = [bed_of(dart) for dart in state.get("visit") or []]
     score = int_or_none(player.get("score")) or 0
-    total = sum(dart_points(d) for d in darts)
+    total = sum(bed.points for bed in darts if bed is not None)
     target = target_of(state)
     if state.get("finished") and state.get("winner") is not None:
         # the winning visit stays in ``visit``: the score already has it
@@ -105,7 +105,7 @@ def judge_visit(state: State) -> VisitJudgement | None:
     return VisitJudgement(
         darts=len(darts),
         total=total,
-        scoring=sum(1 for d in darts if d != "M"),
+        scoring=sum(1 for bed in darts if bed is None or not bed.is_miss),
         score=score,
         target=target,
     )
@@ -268,20 +268,20 @@ class FiftyOneByFivesScene(Scene):
         )
         layout.text(surface, str(judgement.total), value, layout.font_size(110), COLORS["text"])
 
-        darts_ok = judgement.scoring == DARTS
+        darts_ok = judgement.scoring == DARTS_PER_VISIT
         if judgement.missed:
             darts_text, darts_colour = "a miss: not all scored", COLORS["bad"]
         else:
-            darts_text = f"{judgement.scoring} of 3 darts scored"
+            darts_text = f"{judgement.scoring} of {DARTS_PER_VISIT} darts scored"
             darts_colour = COLORS["good"] if darts_ok else COLORS["dim"]
         if judgement.darts == 0:
             five_text, five_colour = "total a multiple of 5", COLORS["dim"]
         elif judgement.divisible:
-            five_text = f"{judgement.total} = {judgement.fives} x 5"
+            five_text = f"{judgement.total} = {judgement.fives} x {FIVE}"
             five_colour = COLORS["good"]
         else:
-            five_text = f"{judgement.total} is not a multiple of 5"
-            five_colour = COLORS["bad"] if judgement.darts == DARTS else COLORS["dim"]
+            five_text = f"{judgement.total} is not a multiple of {FIVE}"
+            five_colour = COLORS["bad"] if judgement.darts == DARTS_PER_VISIT else COLORS["dim"]
         for (text, colour), line in zip(
             ((darts_text, darts_colour), (five_text, five_colour)),
             split(checks_col.inflate(0, -layout.px(8)), 2, layout.px(6), vertical=True),

@@ -9,7 +9,7 @@ import pygame
 from display.dartboard import BOARD_ORDER, draw_board, draw_lit_beds
 from display.layout import COLORS, Layout, split
 from display.scenes.base import SETUP_HINT, Scene, State, board_status
-from engine import game_class, game_ids
+from engine import Bed, game_class, game_ids
 
 __all__ = ["IdleScene"]
 
@@ -35,14 +35,15 @@ class IdleScene(Scene):
         board_rect, _ = self.board_and_text(layout, self.regions(layout)["main"])
         step = int(self.clock * SECTORS_PER_SECOND) % len(BOARD_ORDER)
         number = BOARD_ORDER[step]
-        draw_lit_beds(surface, board_rect, (f"S{number}", f"T{number}", f"D{number}"), self.clock)
+        sector = tuple(Bed(number, multiplier).notation for multiplier in (1, 3, 2))
+        draw_lit_beds(surface, board_rect, sector, self.clock, self.sprites)
         super().draw_animated(surface, layout)
 
     def draw_body(
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
     ) -> None:
         board_rect, text_rect = self.board_and_text(layout, rect)
-        draw_board(surface, board_rect)
+        draw_board(surface, board_rect, self.sprites)
         lines = split(text_rect.inflate(0, -text_rect.height // 5), 5, layout.px(8), vertical=True)
         if self.state is None:
             headline, hint = "Waiting for the daemon...", "No state from the MQTT broker yet"

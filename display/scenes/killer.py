@@ -16,7 +16,8 @@ from typing import Any
 import pygame
 
 from display.layout import COLORS, Color, Layout, bands, split
-from display.scenes.base import Scene, State, format_value, is_winner, register_scene, stats_of
+from display.scenes.base import Scene, State, format_value, is_winner, stats_of
+from display.scenes.registry import register_scene
 
 __all__ = [
     "KillerScene",

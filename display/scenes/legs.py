@@ -13,18 +13,18 @@ from typing import Any
 
 import pygame
 
+from display.darts import total_points
 from display.layout import COLORS, Color, Layout, bands, split
 from display.scenes.base import (
     Scene,
     State,
-    dart_points,
     format_value,
     is_winner,
     player_label,
-    register_scene,
     stats_of,
 )
 from display.scenes.killer import draw_lives, lives_of, lives_text, max_lives, strike
+from display.scenes.registry import register_scene
 
 __all__ = ["LegsScene", "to_beat", "visit_total"]
 
@@ -40,7 +40,7 @@ def to_beat(state: State) -> int | None:
 
 def visit_total(state: State) -> int:
     """The total of the visit in progress so far."""
-    return sum(dart_points(str(dart)) for dart in state.get("visit") or [])
+    return total_points(state.get("visit") or [])
 
 
 @register_scene("legs")

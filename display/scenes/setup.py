@@ -22,6 +22,7 @@ import pygame
 from display.layout import COLORS, Layout, grid, split
 from display.scenes.base import MQTT_EVENT, Scene, State
 from display.setup_model import BUTTONS, SetupModel, segment_number
+from display.sprites import Sprites
 
 __all__ = ["SetupScene", "tile_rects"]
 
@@ -53,8 +54,8 @@ class SetupScene(Scene):
     title = "New game"
     show_board = False
 
-    def __init__(self, model: SetupModel | None = None) -> None:
-        super().__init__()
+    def __init__(self, model: SetupModel | None = None, sprites: Sprites | None = None) -> None:
+        super().__init__(sprites)
         self.model = model or SetupModel()
         self.editing: int | None = None
         """The player whose name is being typed, or ``None``."""

@@ -1,163 +1,231 @@
-"""Cricket-Shanghai: the cricket grid with three stage boxes per target and
-player, S, D and T (the bull: 25, 25, 50), filled as the chain is completed.
-
-Cricket-Shanghai judges a visit's darts together when the visit ends, so
-during a visit the boxes it will fill (``marks_after_visit`` beyond
-``marks``) are drawn as pending: outlined in the accent colour, pulsing,
-and filled only once the visit ends.
+"""Shanghai (the numbers game, not Cricket-Shanghai): the round's target
+number, big, with the rounds' targets in a strip below it and how many rounds
+are left; the single, double and triple of the target the visit in progress
+has hit (all three in one visit is a Shanghai, and wins); and a card per
+player with the side's total.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
-from typing import Any
 
 import pygame
 
-from display.layout import COLORS, Layout, split
-from display.scenes.base import State, register_scene
-from display.scenes.cricket import CLOSED, ROWS, CricketScene, _mark_count, marks_of
+from display.darts import bed_of
+from display.layout import COLORS, Layout, bands, split
+from display.scenes.base import (
+    Scene,
+    State,
+    format_value,
+    game_option,
+    int_or_none,
+    is_winner,
+    player_label,
+    stats_of,
+)
+from display.scenes.registry import register_scene
+from engine.beds import NUMBERS, RING_PREFIX
+from engine.games.shanghai import SHANGHAI_RINGS
 
-__all__ = ["BULL_STAGES", "STAGES", "ShanghaiScene", "box_states"]
+__all__ = ["RINGS", "ShanghaiScene", "rings_hit", "round_targets"]
 
-STAGES = ("S", "D", "T")
-BULL_STAGES = ("25", "25", "50")
-ELEMENTS = 21
-
-
-def box_states(player: Mapping[str, Any], target: str) -> list[str]:
-    """For each stage box of ``target``: ``"done"``, ``"pending"`` (the visit
-    in progress will fill it) or ``"open"``."""
-    done = _mark_count(marks_of(player), target)
-    after = marks_of(player, "marks_after_visit")
-    pending = _mark_count(after, target) if after else done
-    return [
-        "done" if stage < done else "pending" if stage < pending else "open"
-        for stage in range(CLOSED)
-    ]
+RINGS = tuple(RING_PREFIX[multiplier] for multiplier in sorted(SHANGHAI_RINGS))
+"""The rings a Shanghai needs (the engine's), in the order of their boxes: S, D, T."""
 
 
-@register_scene("cricket-shanghai")
-class ShanghaiScene(CricketScene):
+def _options(state: State) -> tuple[int, int]:
+    """``(rounds, start)`` from the state's options, with the game's defaults."""
+    rounds = int_or_none(game_option(state, "rounds")) or 1
+    start = int_or_none(game_option(state, "start")) or 1
+    return rounds, start
+
+
+def round_targets(state: State) -> list[int]:
+    """The target number of each round, first round first (after 20 they go on at 1)."""
+    rounds, start = _options(state)
+    return [(start + n - 1) % NUMBERS[-1] + 1 for n in range(rounds)]
+
+
+def target_of(state: State) -> int:
+    """The number the round being played scores on."""
+    players = state.get("players") or []
+    first = players[0] if players and isinstance(players[0], Mapping) else {}
+    target = int_or_none(first.get("target"))
+    if target is not None:
+        return target
+    targets = round_targets(state)
+    return targets[min(max((int_or_none(state.get("round")) or 1) - 1, 0), len(targets) - 1)]
+
+
+def rings_hit(state: State) -> set[str]:
+    """The rings of the target (``S``, ``D``, ``T``) hit in the visit in progress."""
+    target = target_of(state)
+    hit: set[str] = set()
+    for dart in state.get("visit") or []:
+        bed = bed_of(dart)
+        if bed is not None and bed.number == target and bed.multiplier in SHANGHAI_RINGS:
+            hit.add(RING_PREFIX[bed.multiplier])
+    return hit
+
+
+@register_scene("shanghai")
+class ShanghaiScene(Scene):
+    target_share = 0.4
+    """The share of the scoreboard's height for the target panel."""
+
     def subtitle(self, state: State) -> str:
-        options = state.get("options")
-        order = options.get("bull_order", "visit") if isinstance(options, Mapping) else "visit"
-        return "S-D-T, bull 25-25-50" + ("  ·  bull in throw order" if order == "strict" else "")
+        rounds, start = _options(state)
+        return f"{rounds} rounds  ·  start {start}"
 
-    def score_text(self, player: Mapping[str, Any]) -> str:
-        score = player.get("score")
-        return f"{score}/{ELEMENTS}" if isinstance(score, int) else "-"
+    # ----------------------------------------------------------- geometry
 
-    def footer_text(self, player: Mapping[str, Any]) -> str:
-        after = marks_of(player, "marks_after_visit")
-        gained = sum(_mark_count(after, k) for k in after) - sum(
-            _mark_count(marks_of(player), k) for k in after
+    def panel_rects(self, layout: Layout, rect: pygame.Rect) -> tuple[pygame.Rect, pygame.Rect]:
+        """The target panel and the players' cards area in ``rect``."""
+        gap = layout.px(14)
+        top = pygame.Rect(rect.x, rect.y, rect.width, round(rect.height * self.target_share))
+        cards = pygame.Rect(rect.x, top.bottom + gap, rect.width, rect.bottom - top.bottom - gap)
+        return top, cards
+
+    def target_rects(
+        self, layout: Layout, panel: pygame.Rect
+    ) -> tuple[pygame.Rect, pygame.Rect, list[pygame.Rect], pygame.Rect, pygame.Rect]:
+        """In the target panel: the number, the caption over the boxes, the
+        S, D and T boxes, the rounds strip and the rounds-left line."""
+        inner = panel.inflate(-layout.px(24), -layout.px(16))
+        number = pygame.Rect(inner.x, inner.y, round(inner.width * 0.26), inner.height)
+        right = pygame.Rect(
+            number.right + layout.px(16), inner.y, inner.right - number.right - layout.px(16), 0
         )
-        base = super().footer_text(player)
-        return f"{base}  ·  +{gained} this visit" if gained > 0 else base
+        caption = pygame.Rect(right.x, inner.y, right.width, round(inner.height * 0.18))
+        boxes_rect = pygame.Rect(right.x, caption.bottom, right.width, round(inner.height * 0.44))
+        width = min(boxes_rect.width, round(boxes_rect.height * 1.5 * 3))
+        boxes_rect.width = width
+        boxes = split(boxes_rect.inflate(0, -layout.px(8)), 3, layout.px(12))
+        strip_top = boxes_rect.bottom + layout.px(4)
+        strip = pygame.Rect(right.x, strip_top, round(right.width * 0.74), inner.bottom - strip_top)
+        left = pygame.Rect(
+            strip.right + layout.px(12),
+            strip_top,
+            right.right - strip.right - layout.px(12),
+            strip.height,
+        )
+        return number, caption, boxes, strip, left
 
-    def draw_cell(
+    def target_rect(self, layout: Layout) -> pygame.Rect:
+        """Where the round's target number is written in a window of ``layout``."""
+        panel, _ = self.panel_rects(layout, self.regions(layout)["main"])
+        return self.target_rects(layout, panel)[0]
+
+    def ring_boxes(self, layout: Layout) -> list[pygame.Rect]:
+        """The S, D and T boxes in a window of ``layout``."""
+        panel, _ = self.panel_rects(layout, self.regions(layout)["main"])
+        return self.target_rects(layout, panel)[2]
+
+    # ------------------------------------------------------------ drawing
+
+    def draw_body(
+        self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
+    ) -> None:
+        panel, cards = self.panel_rects(layout, rect)
+        layout.panel(surface, panel, COLORS["panel"], COLORS["line"], 1.5)
+        with layout.on(COLORS["panel"]):
+            self.draw_target(surface, layout, panel, state)
+        self.draw_cards(surface, layout, cards, state, self.draw_card)
+
+    def draw_target(
+        self, surface: pygame.Surface, layout: Layout, panel: pygame.Rect, state: State
+    ) -> None:
+        target = target_of(state)
+        number, caption, boxes, strip, left = self.target_rects(layout, panel)
+        label = pygame.Rect(number.x, number.y, number.width, round(number.height * 0.2))
+        big = pygame.Rect(number.x, label.bottom, number.width, number.bottom - label.bottom)
+        layout.text(surface, "Target", label, layout.font_size(26), COLORS["dim"])
+        layout.text(surface, str(target), big, layout.font_size(220), COLORS["accent"])
+
+        hit = rings_hit(state)
+        current = int_or_none(state.get("current_player"))
+        if state.get("result") == "shanghai":
+            text, colour = "Shanghai!", COLORS["good"]
+        elif state.get("finished"):
+            text, colour = "Game over", COLORS["dim"]
+        elif current is not None:
+            verb = "'s visit" if state.get("visit") else " to throw"
+            text = f"{player_label(state, current)}{verb}: single, double and triple of {target}"
+            colour = COLORS["dim"]
+        else:
+            text, colour = "", COLORS["dim"]
+        layout.text(surface, text, caption, layout.font_size(26), colour, "left")
+        for ring, box in zip(RINGS, boxes, strict=True):
+            done = ring in hit
+            fill = COLORS["good"] if done else COLORS["panel_out"]
+            layout.panel(surface, box, fill, COLORS["good"] if done else COLORS["line"], 2)
+            with layout.on(fill):
+                layout.text(
+                    surface,
+                    f"{ring}{target}",
+                    box.inflate(-layout.px(10), -layout.px(8)),
+                    layout.font_size(48),
+                    COLORS["background"] if done else COLORS["faint"],
+                )
+        self.draw_rounds(surface, layout, strip, left, state)
+
+    def draw_rounds(
         self,
         surface: pygame.Surface,
         layout: Layout,
-        rect: pygame.Rect,
+        strip: pygame.Rect,
+        left: pygame.Rect,
         state: State,
-        index: int,
-        target: str,
+    ) -> None:
+        """A cell per round with its target, the round being played
+        outlined, rounds done dimmed; and how many rounds are left."""
+        targets = round_targets(state)
+        played = int_or_none(state.get("round")) or 1
+        finished = bool(state.get("finished"))
+        cells = split(strip.inflate(0, -layout.px(6)), len(targets), layout.px(3))
+        height = max(round(min(cell.width for cell in cells) * 1.3), layout.font_size(26))
+        for number, (target, cell) in enumerate(zip(targets, cells, strict=True), start=1):
+            cell = cell.inflate(0, min(0, height - cell.height))
+            is_current = number == played and not finished
+            done = number < played or (finished and number <= played)
+            if is_current:
+                pygame.draw.rect(surface, COLORS["accent"], cell, layout.px(2), layout.px(4))
+            colour = COLORS["accent"] if is_current else COLORS["faint"] if done else COLORS["dim"]
+            layout.text(
+                surface,
+                str(target),
+                cell.inflate(-layout.px(4), -layout.px(4)),
+                layout.font_size(26),
+                colour,
+            )
+        if finished:
+            text = f"{played} of {len(targets)} rounds played"
+        else:
+            rounds_left = len(targets) - played + 1
+            text = "last round" if rounds_left <= 1 else f"{rounds_left} rounds left"
+        layout.text(surface, text, left, layout.font_size(28), COLORS["text"], "right")
+
+    def draw_card(
+        self, surface: pygame.Surface, layout: Layout, card: pygame.Rect, state: State, index: int
     ) -> None:
         player = state["players"][index]
         if not isinstance(player, Mapping):
             return
-        labels = BULL_STAGES if target == "bull" else STAGES
-        closed_row = self.row_closed(state, target)
-        radius = layout.px(6)
-        for label, kind, box in zip(
-            labels, box_states(player, target), self.box_rects(layout, rect), strict=True
-        ):
-            if kind == "pending":  # drawn again, pulsing, by draw_animated
-                self.draw_pending(surface, layout, box, label, 0.0)
-                continue
-            key = (box.size, kind, label, closed_row, layout.background, layout.font_size(30))
-            sprite = _BOX_SPRITES.get(key)
-            if sprite is None:
-                sprite = _box_sprite(layout, box.size, kind, label, closed_row, radius)
-                _BOX_SPRITES[key] = sprite
-                if len(_BOX_SPRITES) > _BOX_SPRITES_MAX:
-                    _BOX_SPRITES.pop(next(iter(_BOX_SPRITES)))
-            surface.blit(sprite, box)
-            layout.drawn_text.append((label, box.inflate(-layout.px(6), -layout.px(6))))
-
-    def box_rects(self, layout: Layout, cell: pygame.Rect) -> list[pygame.Rect]:
-        """The S, D and T boxes in a cell."""
-        width = min(cell.width, round(cell.height * 1.6 * 3))
-        boxes = pygame.Rect(0, cell.y, width, cell.height)
-        boxes.centerx = cell.centerx
-        return split(boxes, 3, layout.px(6))
-
-    def draw_pending(
-        self, surface: pygame.Surface, layout: Layout, box: pygame.Rect, label: str, pulse: float
-    ) -> None:
-        """A box the visit in progress will fill, glowing with ``pulse`` (0-1)."""
-        radius = layout.px(6)
-        glow = tuple(
-            round(a + (b - a) * (0.35 + 0.3 * pulse))
-            for a, b in zip(COLORS["panel"], COLORS["pending"], strict=True)
+        inner = card.inflate(-layout.px(20), -layout.px(12))
+        parts = bands(inner, (("name", 0.22), ("score", 0.48)), "stats")
+        name_rect, score_rect, stats_rect = parts["name"], parts["score"], parts["stats"]
+        self.draw_name(surface, layout, name_rect, state, index)
+        won = is_winner(state, index)
+        layout.text(
+            surface,
+            format_value(player.get("score")),
+            score_rect,
+            layout.font_size(200),
+            COLORS["good"] if won else COLORS["text"],
         )
-        pygame.draw.rect(surface, glow, box, border_radius=radius)
-        pygame.draw.rect(surface, COLORS["pending"], box, layout.px(3), radius)
-        with layout.on(None):
-            layout.text(
-                surface,
-                label,
-                box.inflate(-layout.px(6), -layout.px(6)),
-                layout.font_size(30),
-                COLORS["text"],
-            )
-
-    def draw_animated(self, surface: pygame.Surface, layout: Layout) -> None:
-        """The pending boxes pulse: they are drawn again over the static picture."""
-        super().draw_animated(surface, layout)
-        state = self.state or {}
-        pulse = 0.5 + 0.5 * math.sin(self.clock * 2 * math.pi * 1.2)
-        for index, player in enumerate(state.get("players") or []):
-            if not isinstance(player, Mapping) or player.get("marks") == player.get(
-                "marks_after_visit"
-            ):
-                continue
-            for target, _ in ROWS:
-                kinds = box_states(player, target)
-                if "pending" not in kinds:
-                    continue
-                labels = BULL_STAGES if target == "bull" else STAGES
-                boxes = self.box_rects(layout, self.cell_rect(layout, state, index, target))
-                for label, kind, box in zip(labels, kinds, boxes, strict=True):
-                    if kind == "pending":
-                        self.draw_pending(surface, layout, box, label, pulse)
-
-
-_BOX_SPRITES: dict[tuple[Any, ...], pygame.Surface] = {}
-_BOX_SPRITES_MAX = 256
-
-
-def _box_sprite(
-    layout: Layout, size: tuple[int, int], kind: str, label: str, closed_row: bool, radius: int
-) -> pygame.Surface:
-    """A done or open stage box, drawn once and blitted after: 42 boxes a
-    frame cost a blit each instead of two rects and a string."""
-    background = layout.background
-    sprite = pygame.Surface(size, 0 if background is not None else pygame.SRCALPHA)
-    sprite.fill(background if background is not None else (0, 0, 0, 0))
-    box = sprite.get_rect()
-    scratch = Layout(layout.width, layout.height)
-    inner = box.inflate(-layout.px(6), -layout.px(6))
-    if kind == "done":
-        fill = COLORS["faint"] if closed_row else COLORS["good"]
-        pygame.draw.rect(sprite, fill, box, border_radius=radius)
-        with scratch.on(fill):
-            scratch.text(sprite, label, inner, layout.font_size(30), COLORS["background"])
-    else:
-        pygame.draw.rect(sprite, COLORS["line"], box, layout.px(2), radius)
-        with scratch.on(background):
-            scratch.text(sprite, label, inner, layout.font_size(30), COLORS["faint"])
-    return sprite
+        stats = stats_of(player)
+        items = [
+            ("points", format_value(stats.get("points", 0))),
+            ("per visit", format_value(float(stats.get("points_per_visit", 0.0)))),
+        ]
+        self.draw_stats(surface, layout, stats_rect, items, 20)

@@ -2,72 +2,45 @@
 average; the darts of the visit; and, for the player to throw, a checkout
 route once the remaining score is 170 or less.
 
-The route comes from ``engine.checkout`` when the engine has it (imported
-lazily, so the display works with or without it); without it no route is
-shown.
+The route comes from ``engine.checkout`` (its tables are the engine's;
+the scene keeps nothing).
 """
 
 from __future__ import annotations
 
-import importlib
-import logging
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 import pygame
 
+from display.darts import total_points
 from display.layout import COLORS, Layout, bands, split
-from display.scenes.base import (
-    Scene,
-    State,
-    dart_points,
-    format_value,
-    is_winner,
-    register_scene,
-    stats_of,
-)
+from display.scenes.base import Scene, State, format_value, game_option, is_winner, stats_of
+from display.scenes.registry import register_scene
+from engine import checkout
+from engine.game import DARTS_PER_VISIT
 
 __all__ = ["MAX_CHECKOUT", "X01Scene", "checkout_route"]
-
-log = logging.getLogger(__name__)
 
 MAX_CHECKOUT = 170
 """The highest score finished in three darts (double out): routes are shown at or below it."""
 
-_NOT_LOADED: Any = object()
-_suggester: Any = _NOT_LOADED
 
-
-def _find_suggester() -> Callable[..., Any] | None:
-    """``engine.checkout.checkout`` when the engine has it, else ``None``."""
-    try:
-        module = importlib.import_module("engine.checkout")
-    except ImportError:
-        return None
-    except Exception as error:  # a broken table must not take the scoreboard down
-        log.warning("engine.checkout failed to load (%s): no checkout routes", error)
-        return None
-    function = getattr(module, "checkout", None)
-    return function if callable(function) else None
-
-
-def checkout_route(remaining: int, darts: int = 3, out: str = "double") -> list[str] | None:
+def checkout_route(
+    remaining: int, darts: int = DARTS_PER_VISIT, out: str = "double"
+) -> list[str] | None:
     """The suggested darts that finish ``remaining`` in at most ``darts``
     darts under the ``out`` rule, in notation (``["T20", "T20", "DB"]``),
-    from ``engine.checkout``; ``None`` when there is none, above
-    :data:`MAX_CHECKOUT`, or when the engine has no checkout table."""
-    global _suggester
-    if _suggester is _NOT_LOADED:
-        _suggester = _find_suggester()
-    if _suggester is None or not 0 < remaining <= MAX_CHECKOUT or not 1 <= darts <= 3:
+    from ``engine.checkout``; ``None`` when there is none or above
+    :data:`MAX_CHECKOUT`."""
+    if not 0 < remaining <= MAX_CHECKOUT or not 1 <= darts <= DARTS_PER_VISIT:
         return None
     try:
-        route = _suggester(remaining, darts, out)
+        route = checkout(remaining, darts, out)
     except ValueError:  # an out rule the table does not know
         return None
     if not route:
         return None
-    return [str(getattr(dart, "notation", dart)) for dart in route]
+    return [dart.notation for dart in route]
 
 
 @register_scene("x01")
@@ -99,9 +72,8 @@ class X01Scene(Scene):
         remaining = player.get("score")
         if not isinstance(remaining, int) or remaining > MAX_CHECKOUT:
             return None
-        options = state.get("options") or {}
-        darts_left = 3 - len(state.get("visit") or [])
-        return checkout_route(remaining, darts_left, str(options.get("out", "double")))
+        darts_left = DARTS_PER_VISIT - len(state.get("visit") or [])
+        return checkout_route(remaining, darts_left, str(game_option(state, "out")))
 
     def draw_body(
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
@@ -134,7 +106,7 @@ class X01Scene(Scene):
         ]
         last = state.get("last_visit")
         if isinstance(last, Mapping) and last.get("player") == index and last.get("darts"):
-            total = sum(dart_points(str(d)) for d in last["darts"])
+            total = total_points(last["darts"])
             items.append(("last", "bust" if last.get("visit_over") == "bust" else str(total)))
         self.draw_stats(surface, layout, stats_rect, items, 26)
         if not player.get("opened", True):

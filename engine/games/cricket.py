@@ -14,6 +14,7 @@ from engine.schema_parts import NON_NEGATIVE_INT, NON_NEGATIVE_NUMBER, every_pla
 __all__ = [
     "CRICKET_TARGETS",
     "MARKS_KEYS",
+    "MARKS_TO_CLOSE",
     "Cricket",
     "marks_json",
     "marks_stats",
@@ -24,6 +25,7 @@ CRICKET_TARGETS = (15, 16, 17, 18, 19, 20, BULL)
 """The cricket family's numbers in marks order; the bull is the last."""
 
 MARKS_TO_CLOSE = 3
+"""Marks that close a target (the third and later score in Cricket)."""
 
 _INDEX = [-1] * (BULL + 1)
 for _i, _number in enumerate(CRICKET_TARGETS):

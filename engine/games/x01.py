@@ -10,17 +10,18 @@ from engine.options import Option
 from engine.registry import register
 from engine.schema_parts import NON_NEGATIVE_INT, NON_NEGATIVE_NUMBER, every_player
 
-__all__ = ["RING_RULES", "X01"]
+__all__ = ["ALLOWED_MULTIPLIERS", "RING_RULES", "X01"]
 
 RING_RULES = ("straight", "double", "master")
 
-# Multipliers a dart needs to open (``in``) or finish (``out``) under each rule.
-# The inner bull has multiplier 2, so it is a double everywhere.
-_ALLOWED_MULTIPLIERS = {
+ALLOWED_MULTIPLIERS = {
     "straight": frozenset({0, 1, 2, 3}),
     "double": frozenset({2}),
     "master": frozenset({2, 3}),
 }
+"""Multipliers a dart needs to open (``in``) or finish (``out``) under each
+rule of :data:`RING_RULES`. The inner bull has multiplier 2, so it is a
+double everywhere."""
 
 
 X01_PLAYER_SCHEMA: dict[str, Any] = {
@@ -62,8 +63,8 @@ class X01(Game):
         sides = len(self._sides)
         self._score = [start] * sides
         self._opened = [self.options["in"] == "straight"] * sides
-        self._in_ok = _ALLOWED_MULTIPLIERS[str(self.options["in"])]
-        self._out_ok = _ALLOWED_MULTIPLIERS[str(self.options["out"])]
+        self._in_ok = ALLOWED_MULTIPLIERS[str(self.options["in"])]
+        self._out_ok = ALLOWED_MULTIPLIERS[str(self.options["out"])]
         self._one_busts = self.options["out"] != "straight"
         self._visit_points = 0
         self._points = [0] * len(self.lineup.players)

@@ -22,7 +22,6 @@ import pytest
 
 from display.app import DisplayApp
 from display.layout import Layout
-from display.scenes.base import scene_class_for, scene_for
 from display.scenes.domino_cribbage import (
     PEG_COLOURS,
     TILE_BACK,
@@ -30,6 +29,7 @@ from display.scenes.domino_cribbage import (
     TILE_PIP,
     DominoCribbageScene,
 )
+from display.scenes.registry import scene_class_for, scene_for
 from display.scenes.x01 import X01Scene
 from display.setup_model import SetupModel
 from engine import new_game, parse_event

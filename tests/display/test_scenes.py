@@ -25,9 +25,9 @@ from display.layout import Layout
 from display.scenes import (
     MQTT_EVENT,
     CricketScene,
+    CricketShanghaiScene,
     GenericScene,
     IdleScene,
-    ShanghaiScene,
     X01Scene,
     scene_class_for,
     scene_for,
@@ -179,8 +179,8 @@ def assert_pure(state: Mapping[str, Any] | None, other: Mapping[str, Any] | None
 def test_the_scene_is_picked_by_game_id_with_fallbacks() -> None:
     assert scene_class_for(SCENE_STATES["x01"]()) is X01Scene
     assert scene_class_for(SCENE_STATES["cricket"]()) is CricketScene
-    assert scene_class_for(SCENE_STATES["cricket-shanghai"]()) is ShanghaiScene
-    assert issubclass(ShanghaiScene, CricketScene)
+    assert scene_class_for(SCENE_STATES["cricket-shanghai"]()) is CricketShanghaiScene
+    assert issubclass(CricketShanghaiScene, CricketScene)
     assert scene_class_for(generic_state()) is GenericScene
     assert scene_class_for(SCENE_STATES["idle"]()) is IdleScene
     assert scene_class_for(None) is IdleScene
@@ -341,12 +341,12 @@ def test_shanghai_shows_what_the_visit_will_fill_then_fills_it() -> None:
     assert ann["marks"]["18"] == 0 and ann["marks_after_visit"]["18"] == 2
     assert ended["players"][0]["marks"]["18"] == 2
     layout = Layout(*SIZE)
-    cell = ShanghaiScene().cell_rect(layout, start, 0, "18")
+    cell = CricketShanghaiScene().cell_rect(layout, start, 0, "18")
     images = [pixels(render(state)[0], cell) for state in (start, during, ended)]
     assert images[0] != images[1] != images[2]
     assert images[0] != images[2]
     # 17 is untouched by the visit: its boxes look the same throughout.
-    cell_17 = ShanghaiScene().cell_rect(layout, start, 0, "17")
+    cell_17 = CricketShanghaiScene().cell_rect(layout, start, 0, "17")
     assert pixels(render(start)[0], cell_17) == pixels(render(during)[0], cell_17)
     _, shown = render(during)
     assert "6/21" in texts(shown)

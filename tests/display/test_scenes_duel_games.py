@@ -15,10 +15,10 @@ import pygame
 import pytest
 
 from display.layout import COLORS, Layout
-from display.scenes.base import scene_class_for, scene_for
 from display.scenes.english_cricket import EnglishCricketScene
 from display.scenes.killer import KillerScene
 from display.scenes.legs import LegsScene
+from display.scenes.registry import scene_class_for, scene_for
 from tests.display.test_scenes import (
     LARGE,
     SIZE,

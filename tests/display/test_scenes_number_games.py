@@ -18,10 +18,11 @@ import pytest
 
 from display.layout import Layout
 from display.scenes.around_the_world import AroundTheWorldScene
-from display.scenes.base import Scene, scene_class_for, scene_for
+from display.scenes.base import Scene
 from display.scenes.baseball import BaseballScene
 from display.scenes.fifty_one_by_fives import FiftyOneByFivesScene
-from display.scenes.shanghai_numbers import ShanghaiNumbersScene
+from display.scenes.registry import scene_class_for, scene_for
+from display.scenes.shanghai import ShanghaiScene
 from tests.display.test_scenes import (
     LARGE,
     SIZE,
@@ -67,7 +68,7 @@ def fifty(darts: tuple[str, ...] = (), log: str = FIFTY_LOG, **kw: Any) -> dict[
 
 GAMES: dict[str, tuple[type[Scene], Callable[..., dict[str, Any]]]] = {
     "baseball": (BaseballScene, baseball),
-    "shanghai": (ShanghaiNumbersScene, shanghai),
+    "shanghai": (ShanghaiScene, shanghai),
     "around-the-world": (AroundTheWorldScene, around),
     "fifty-one-by-fives": (FiftyOneByFivesScene, fifty),
 }
@@ -212,7 +213,7 @@ def test_baseball_team_is_one_row_with_its_members() -> None:
 
 
 def test_shanghai_shows_the_rounds_target_big() -> None:
-    scene = ShanghaiNumbersScene()
+    scene = ShanghaiScene()
     target_rect = scene.target_rect(Layout(*SIZE))
     for state, target in (
         (shanghai(), 3),
@@ -229,7 +230,7 @@ def test_shanghai_shows_the_rounds_target_big() -> None:
 
 
 def test_shanghai_boxes_light_the_rings_hit_this_visit() -> None:
-    scene = ShanghaiNumbersScene()
+    scene = ShanghaiScene()
     boxes = scene.ring_boxes(Layout(*SIZE))
     start, _ = render(shanghai())
     two, two_layout = render(shanghai(("S3", "D3")))

@@ -22,6 +22,7 @@ from display.setup_model import (
     option_values,
     segment_number,
 )
+from display.sound_bank import SoundBank
 from display.state_feed import StateFeed
 from engine import game_class, game_ids, new_game
 from firmware_bridge.mqtt_api import parse_command
@@ -304,6 +305,66 @@ def test_app_opens_setup_sends_and_follows_the_game() -> None:
     feed.show({**game.state(), "phase": "throwing", "board": board()})
     app.frame(surface, 0.1)
     assert not isinstance(app.scene, SetupScene)
+
+
+def test_app_keys_in_a_game_and_in_the_setup() -> None:
+    """Every key of the app's own, in a game and in the setup: commands and
+    quitting only in a game (q is a letter in the setup), fullscreen and the
+    volume in both, Esc leaves the setup, any key but a modifier opens it."""
+    idle = {"game": None, "phase": "idle", "board": board()}
+    running = {**new_game("x01", ["Ann", "Bob"]).state(), "phase": "throwing", "board": board()}
+    feed = FakeFeed(running)
+    bank = SoundBank(volume=0.5)
+    app = DisplayApp(feed, (800, 480), sound=bank)  # type: ignore[arg-type]
+    surface = pygame.Surface((800, 480))
+    pygame.display.init()
+    try:
+        app._open_window()
+        app.frame(surface, 0.1)
+        app.running = True
+        for code, command in ((pygame.K_n, "next"), (pygame.K_u, "undo"), (pygame.K_m, "miss")):
+            app.handle(key(code))
+            assert feed.sent[-1] == {"command": command}
+        app.handle(key(pygame.K_PLUS))
+        assert bank.volume == pytest.approx(0.6)
+        app.handle(key(pygame.K_MINUS))
+        app.handle(key(pygame.K_KP_MINUS))
+        assert bank.volume == pytest.approx(0.4)
+        app.handle(key(pygame.K_EQUALS))
+        app.handle(key(pygame.K_KP_PLUS))
+        assert bank.volume == pytest.approx(0.6)
+        app.handle(key(pygame.K_s, "s"))
+        assert bank.muted
+        app.handle(key(pygame.K_s, "s"))
+        assert not bank.muted
+        app.handle(key(pygame.K_f, "f"))
+        assert app.fullscreen
+        app.handle(key(pygame.K_f, "f"))
+        assert not app.fullscreen
+        app.handle(key(pygame.K_g, "g"))
+        assert not app.in_setup  # a game is running
+        assert app.running and len(feed.sent) == 3
+
+        feed.show(dict(idle))
+        app.frame(surface, 0.1)
+        app.handle(key(pygame.K_LSHIFT))
+        assert not app.in_setup  # a modifier alone opens nothing
+        app.handle(key(pygame.K_x, "x"))
+        assert app.in_setup
+        for code in (pygame.K_n, pygame.K_u, pygame.K_m, pygame.K_q, pygame.K_s):
+            app.handle(key(code, chr(code)))
+        assert app.running and app.in_setup and not bank.muted and len(feed.sent) == 3
+        app.handle(key(pygame.K_MINUS))
+        assert bank.volume == pytest.approx(0.5)
+        app.handle(key(pygame.K_f, "f"))
+        assert app.fullscreen and app.in_setup
+        app.handle(key(pygame.K_f, "f"))
+        app.handle(key(pygame.K_ESCAPE))
+        assert not app.in_setup and app.running
+        app.handle(key(pygame.K_ESCAPE))
+        assert not app.running
+    finally:
+        pygame.display.quit()
 
 
 # ------------------------------------------------------------- end to end
