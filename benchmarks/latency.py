@@ -55,7 +55,7 @@ from benchmarks.drivers import percentile
 from drivers.matrix_map import MatrixMap, dump_map
 from drivers.protocol import SEQ_MODULO, Button, Frame, Hit, encode_frame
 from engine import ALL_BEDS, MISS, Bed
-from firmware_bridge.journal import Journal
+from firmware_bridge.daemon.journal import Journal
 
 BOARD = "board1"
 STATE_TOPIC = f"oche/{BOARD}/state"

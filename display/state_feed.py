@@ -49,7 +49,7 @@ from typing import Any
 
 import aiomqtt
 
-from firmware_bridge.mqtt_api import check_base, check_board_id, parse_broker_url
+from firmware_bridge.mqtt_contract import check_base, check_board_id, parse_broker_url
 
 __all__ = ["StateFeed"]
 

@@ -9,7 +9,7 @@ bed, or a button wired into the matrix, written ``button:NAME``) or, for a
 button, a dedicated button of a ``B`` frame (written to ``[buttons]``).
 
 :class:`Calibration` holds the answers and knows which prompt comes next; it
-does no I/O, so the terminal wizard (``firmware_bridge.calibrate_command``)
+does no I/O, so the terminal wizard (``firmware_bridge.cli.calibrate_command``)
 and the tests drive it the same way.
 """
 

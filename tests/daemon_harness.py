@@ -14,8 +14,8 @@ import aiomqtt
 
 from drivers.matrix_map import MatrixMap, dump_map
 from engine import ALL_BEDS, MISS, Bed
-from firmware_bridge.config import parse_config
-from firmware_bridge.daemon import Daemon
+from firmware_bridge.daemon.board_daemon import Daemon
+from firmware_bridge.daemon.config import parse_config
 from tests.drivers.pty_board import FakeBoard
 from tests.mosquitto_broker import MosquittoBroker
 

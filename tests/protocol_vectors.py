@@ -4,9 +4,10 @@ docs/protocol.md so the document and the tests cannot drift apart."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 
-PROTOCOL_DOC = Path(__file__).parent.parent / "docs" / "protocol.md"
+from tests.paths import REPO
+
+PROTOCOL_DOC = REPO / "docs" / "protocol.md"
 
 
 @dataclass(frozen=True)

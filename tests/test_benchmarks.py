@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from benchmarks.engine import dart_stream, darts_per_second, game_moves
 from engine import game_ids, new_game
 from tests.mosquitto_broker import mosquitto_binary
+from tests.paths import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 
 
 def bench(module: str, *args: str) -> str:

@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from engine import game_ids
-from firmware_bridge.command_support import EXTRAS
+from firmware_bridge.cli.command_support import EXTRAS
+from tests.paths import REPO
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = REPO
 
 
 def test_the_distribution_ships_the_mit_licence() -> None:
@@ -91,8 +92,6 @@ def test_docs_display_names_every_scene_module() -> None:
         if line.startswith("| `scenes/` |")
     )
     modules = {
-        path.stem
-        for path in (ROOT / "display" / "scenes").glob("*.py")
-        if path.stem != "__init__"
+        path.stem for path in (ROOT / "display" / "scenes").glob("*.py") if path.stem != "__init__"
     }
     assert {name for name in modules if f"`{name}.py`" not in row} == set()

@@ -25,7 +25,7 @@ from display.layout import Layout
 from display.scenes import X01Scene
 from display.scenes.base import NOTICE_SECONDS
 from display.state_feed import StateFeed
-from firmware_bridge import display_command
+from firmware_bridge.cli import display_command
 from tests.daemon_harness import TIMEOUT, Running, Watcher, throw
 from tests.display.test_scenes import key
 from tests.mosquitto_broker import MosquittoBroker
@@ -290,16 +290,16 @@ async def test_only_the_displays_own_refusals_become_notices(mosquitto: Mosquitt
 
 def test_oche_display_console_script(mosquitto: MosquittoBroker, tmp_path: Path) -> None:
     """Through the installed ``oche`` script, once cli.py registers the command."""
-    from firmware_bridge import cli
+    from firmware_bridge.cli import main as cli
 
     help_text = subprocess.run(
-        [sys.executable, "-c", "from firmware_bridge.cli import main; main(['--help'])"],
+        [sys.executable, "-c", "from firmware_bridge.cli.main import main; main(['--help'])"],
         capture_output=True,
         text=True,
         check=False,
     ).stdout
     if " display" not in help_text or not OCHE.exists():
-        pytest.skip("oche display is not registered in firmware_bridge/cli.py yet")
+        pytest.skip("oche display is not registered in firmware_bridge/cli/main.py yet")
     assert cli is not None
     result = subprocess.run(
         [str(OCHE), "display", "--mqtt", mosquitto.url, "--board", "ghost", "--screenshot",

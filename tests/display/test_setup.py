@@ -25,7 +25,7 @@ from display.setup_model import (
 from display.sound_bank import SoundBank
 from display.state_feed import StateFeed
 from engine import game_class, game_ids, new_game
-from firmware_bridge.mqtt_api import parse_command
+from firmware_bridge.mqtt_contract import parse_command
 from tests.display.test_scenes import FakeFeed, board
 
 SIZES = [(800, 480), (1920, 1080)]
@@ -401,7 +401,7 @@ async def test_setup_on_the_display_starts_the_game_on_the_daemon(
 
 
 def test_the_display_section_of_the_config_reaches_the_display(tmp_path: Path) -> None:
-    from firmware_bridge.display_command import resolve_target
+    from firmware_bridge.cli.display_command import resolve_target
 
     config = tmp_path / "oche.toml"
     config.write_text(

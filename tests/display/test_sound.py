@@ -55,10 +55,10 @@ from display.sound_bank import (
     synthesize,
 )
 from engine import new_game, parse_event
-from firmware_bridge.game_session import GameSession, SessionSetup
-from firmware_bridge.mqtt_api import EVENT_TYPES, TOPICS
+from firmware_bridge.daemon.game_session import GameSession, SessionSetup
+from firmware_bridge.mqtt_contract import EVENT_TYPES, TOPICS
+from tests.paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 PEAK_LIMIT = 10 ** (-1 / 20) * 32768  # -1 dBFS in 16-bit samples
 EVENT_SCHEMA = Draft202012Validator(TOPICS["event"].schema)
 

@@ -39,6 +39,7 @@ from drivers.serial_source import SerialSource
 from drivers.source import Backoff
 from engine import Bed
 from tests.drivers.pty_board import FakeBoard
+from tests.paths import REPO
 
 pytestmark = pytest.mark.skipif(
     not hasattr(os, "openpty") or not os.path.isdir("/proc/self/fd"),
@@ -70,7 +71,6 @@ WAIT = 3.0
 """Seconds any single expected event may take."""
 
 OCHE = Path(sys.executable).parent / "oche"
-REPO = Path(__file__).resolve().parents[2]
 DEFAULT_SIGINT = (
     sys.executable,
     "-c",

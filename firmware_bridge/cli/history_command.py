@@ -1,0 +1,289 @@
+"""``oche history`` and ``oche export``: the games in the daemon's journal.
+
+``oche history`` lists past games, newest first: id, start time (local),
+game, status, winner, darts thrown and players (``--json`` for everything).
+``oche export GAME_ID`` prints one game as an ``oche replay`` log: a header
+of comment lines naming the game, players, teams and options (see
+:func:`engine.game_log.parse_log_header`) and the command that re-scores it,
+then one visit per line, so
+
+    oche export 3 | oche replay -
+
+gives the same final state as the game had. Both read the journal at
+``--journal PATH``, else the one the daemon's config names (``--config``, or
+the config ``oche run`` would find), else ``$XDG_STATE_HOME/oche/journal.sqlite3``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from engine import Bed, EngineError, Game, new_game, parse_event
+from engine.game_log import HEADER_MARK, format_game_log, header_json
+from firmware_bridge.cli.command_support import UsageError
+from firmware_bridge.daemon.config import ConfigError, load_config
+from firmware_bridge.daemon.journal import Journal, JournalError, JournalGame, default_journal_path
+
+__all__ = [
+    "add_parser",
+    "export_text",
+    "history_entries",
+    "history_table",
+    "replay_journal_game",
+]
+
+
+def replay_journal_game(entry: JournalGame) -> tuple[Game, list[str]]:
+    """The engine game the journaled tokens give, and a note for each token the
+    engine refused (such a token changed nothing live either, so it is left
+    out). A game or options the engine does not know raise EngineError."""
+    game = new_game(entry.game, entry.players, entry.options, entry.teams)
+    refused: list[str] = []
+    for seq, token in enumerate(entry.events, start=1):
+        try:
+            game.push(parse_event(token))
+        except EngineError as error:
+            refused.append(f"event {seq} ({token}) was refused by the engine: {error}")
+    return game, refused
+
+
+def _darts(game: Game) -> int:
+    return sum(isinstance(event, Bed) for event in game.events)
+
+
+def _winner(state: dict[str, Any]) -> str | None:
+    """The winning team's or player's name, ``draw``, or None while not over."""
+    if not state["finished"]:
+        return None
+    if state["winner_team"] is not None and state["teams"]:
+        return str(state["teams"][state["winner_team"]]["name"])
+    if state["winner"] is not None:
+        return str(state["players"][state["winner"]]["name"])
+    return "draw"
+
+
+def _local(timestamp: float | None, seconds: bool = False) -> str:
+    if timestamp is None:
+        return ""
+    return time.strftime("%Y-%m-%d %H:%M" + (":%S" if seconds else ""), time.localtime(timestamp))
+
+
+def _iso(timestamp: float | None) -> str | None:
+    if timestamp is None:
+        return None
+    return datetime.fromtimestamp(timestamp).astimezone().isoformat(timespec="seconds")
+
+
+def history_entries(
+    journal: Journal, limit: int = 50, board: str | None = None
+) -> list[dict[str, Any]]:
+    """One JSON object per game, newest first: what ``oche history --json``
+    prints. ``winner`` and ``darts`` (darts thrown, undone ones not counted)
+    come from replaying the game; both are None if the engine cannot."""
+    entries: list[dict[str, Any]] = []
+    for listed in journal.games(limit, board):
+        entry = journal.game(listed.id)
+        winner: str | None = None
+        darts: int | None = None
+        try:
+            game, _ = replay_journal_game(entry)
+        except EngineError:
+            pass
+        else:
+            winner, darts = _winner(game.state()), _darts(game)
+        entries.append(
+            {
+                "id": entry.id,
+                "board": entry.board,
+                "game": entry.game,
+                "status": entry.status,
+                "started_at": entry.started_at,
+                "started_local": _iso(entry.started_at),
+                "finished_at": entry.finished_at,
+                "finished_local": _iso(entry.finished_at),
+                "players": entry.players,
+                "teams": entry.teams,
+                "options": entry.options,
+                "winner": winner,
+                "darts": darts,
+                "events": len(entry.events),
+                "result": entry.result,
+            }
+        )
+    return entries
+
+
+def history_table(entries: list[dict[str, Any]]) -> str:
+    """The text table ``oche history`` prints (start times in local time)."""
+    header = ("ID", "STARTED", "GAME", "STATUS", "WINNER", "DARTS", "PLAYERS")
+    rows = [
+        (
+            str(entry["id"]),
+            _local(entry["started_at"]),
+            entry["game"],
+            entry["status"],
+            entry["winner"] or ("?" if entry["darts"] is None else "-"),
+            "?" if entry["darts"] is None else str(entry["darts"]),
+            ", ".join(entry["players"]),
+        )
+        for entry in entries
+    ]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
+    right = {0, 5}  # the numbers
+
+    def line(row: tuple[str, ...]) -> str:
+        cells = [
+            cell.rjust(width) if i in right else cell.ljust(width)
+            for i, (cell, width) in enumerate(zip(row, widths, strict=False))
+        ]
+        return "  ".join([*cells, row[-1]]).rstrip() + "\n"
+
+    return "".join(line(row) for row in [header, *rows])
+
+
+def _unsafe(text: str) -> bool:
+    return any(not char.isprintable() for char in text)
+
+
+def export_text(entry: JournalGame, journal_arg: str | None = None) -> str:
+    """The ``oche replay`` log of a journaled game: a header describing it
+    (which ``oche replay`` reads) and the command that re-scores it, then its
+    effective events (undone darts left out) one visit per line.
+    ``journal_arg`` is the ``--journal`` value to repeat in that command, if
+    one was given."""
+    try:
+        game, refused = replay_journal_game(entry)
+    except EngineError as error:
+        raise UsageError(f"game {entry.id} cannot be replayed: {error}") from None
+    state = game.state()
+    export = ["oche", "export", str(entry.id)]
+    if journal_arg is not None:
+        export += ["--journal", journal_arg]
+    over = f", {entry.status} {_local(entry.finished_at, True)}" if entry.finished_at else ""
+    lines = [
+        f"{HEADER_MARK}{entry.id} on board {header_json(entry.board)}: {entry.status}",
+        f"game: {game.id} ({game.name})",
+        f"started: {_local(entry.started_at, True)}{over} (local time)",
+        f"players: {header_json(entry.players)}",
+        f"teams: {header_json(entry.teams)}",
+        f"options: {header_json(game.options)}",
+    ]
+    if state["finished"]:
+        lines.append(f"winner: {_winner(state)} ({state['result']})")
+    if entry.result is not None:
+        lines.append(f"result: {header_json(entry.result)}")
+    unsafe = _unsafe(shlex.join(export))
+    rescore = f"oche export {entry.id} --journal PATH" if unsafe else shlex.join(export)
+    lines.append(f"re-score: {rescore} | oche replay -")
+    lines += [f"note: {note}" for note in refused]
+    if not state["finished"] and game.visit:
+        darts = " ".join(bed.notation for bed in game.visit)
+        lines.append(f"note: the last visit ({darts}) was in progress; a replay ends it")
+    header = "".join(f"# {_printable(line)}\n" for line in lines)
+    return header + format_game_log(game.events, in_visits=game.plays_in_visits)
+
+
+def _printable(text: str) -> str:
+    return "".join(char if char.isprintable() else repr(char)[1:-1] for char in text)
+
+
+# ---------------------------------------------------------------- commands
+
+
+def _journal_path(args: argparse.Namespace) -> Path:
+    """``--journal``, else the journal of the daemon's config (``--config``, or
+    the file ``oche run`` would find), else the default path."""
+    if args.journal is not None:
+        return Path(args.journal).expanduser()
+    try:
+        return load_config(args.config).journal.resolved_path()
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+
+
+def _journal(args: argparse.Namespace) -> Journal:
+    path = _journal_path(args)
+    if not path.is_file():
+        hint = "" if args.journal is not None else " (no game has been journaled yet)"
+        raise UsageError(f"no journal at {path}{hint}")
+    return Journal(path)
+
+
+def _history(args: argparse.Namespace) -> int:
+    try:
+        with _journal(args) as journal:
+            entries = history_entries(journal, args.limit, args.board)
+    except JournalError as error:
+        raise UsageError(str(error)) from None
+    if args.json:
+        sys.stdout.write(json.dumps(entries, ensure_ascii=False, indent=2) + "\n")
+    elif entries:
+        sys.stdout.write(history_table(entries))
+    else:
+        where = f" on board {args.board!r}" if args.board is not None else ""
+        sys.stdout.write(f"no games{where}\n")
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    try:
+        with _journal(args) as journal:
+            entry = journal.game(args.game_id)
+    except JournalError as error:
+        raise UsageError(str(error)) from None
+    sys.stdout.write(export_text(entry, args.journal))
+    return 0
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not 1 or more")
+    return value
+
+
+def _journal_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--journal",
+        metavar="PATH",
+        help="the journal file (default: the one in the daemon's config, "
+        f"else {default_journal_path()})",
+    )
+    parser.add_argument("--config", metavar="FILE", help="the daemon's config file")
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    history = commands.add_parser(
+        "history",
+        help="list past games from the journal",
+        description="List the journaled games, newest first: id, start time (local), game, "
+        "status, winner, darts thrown and players.",
+    )
+    _journal_argument(history)
+    history.add_argument("--board", metavar="ID", help="only this board's games")
+    history.add_argument(
+        "--limit", type=_positive, default=50, metavar="N", help="at most N games (default 50)"
+    )
+    history.add_argument("--json", action="store_true", help="print JSON")
+    history.set_defaults(run=_history)
+
+    export = commands.add_parser(
+        "export",
+        help="print a journaled game as an oche replay log",
+        description="Print a journaled game as a game log for 'oche replay': comment lines "
+        "naming the game, players, teams, options and the command that re-scores it, then "
+        "one visit per line.",
+    )
+    export.add_argument("game_id", metavar="GAME_ID", type=int, help="the id oche history shows")
+    _journal_argument(export)
+    export.set_defaults(run=_export)

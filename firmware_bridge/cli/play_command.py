@@ -1,0 +1,272 @@
+"""``oche play``: the one command for a home setup. It runs the daemon (with
+its embedded broker unless one is configured) and the display in one process.
+
+``--demo`` plays a scripted game on the simulated board, so a newcomer sees the
+whole pipeline work with no hardware. On a machine without a screen the
+display renders off-screen: the demo runs to its end, then writes a
+screenshot and prints the scoreboard.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import concurrent.futures
+import dataclasses
+import logging
+import shutil
+import socket
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from drivers.errors import DriverError
+from engine import EngineError
+from firmware_bridge.cli.command_support import UsageError
+from firmware_bridge.cli.display_command import (
+    KEYS_HELP,
+    add_sound_arguments,
+    find_screen,
+    off_screen,
+    parse_size,
+    prepare_pygame,
+)
+from firmware_bridge.cli.run_command import broker_error
+from firmware_bridge.cli.scoreboard_text import render_scoreboard
+from firmware_bridge.daemon.board_daemon import Daemon
+from firmware_bridge.daemon.config import Config, ConfigError, load_config
+from firmware_bridge.daemon.embedded_broker import (
+    EmbeddedBroker,
+    EmbeddedBrokerError,
+    address_in_use,
+)
+from firmware_bridge.daemon.game_session import SessionSetup
+from firmware_bridge.daemon.log_setup import use_config_level
+
+__all__ = ["DEMO_GAME", "DEMO_SCRIPT", "add_parser"]
+
+DEMO_GAME = SessionSetup("x01", {"start": 301}, ("Ann", "Bob"))
+"""Started by the daemon itself before it reads the board, so the script's
+first dart can never arrive before the game does."""
+DEMO_SCRIPT = (
+    "+2 T20 S20 S5 button:next S20 S1 S18 button:next T20 T19 S1 button:next "
+    "T20 T20 S20 button:next T20 S18 S20 button:next T20 S2 D20 button:next T20 D19"
+)
+"""A 301 game on the simulated board: Ann busts on 98 (S20 leaves zero on a
+single), then checks out 98 with T20 D19. The pause lets the display connect first."""
+
+log = logging.getLogger(__name__)
+
+DEMO_SECONDS_PER_DART = 0.6
+HEADLESS_TIMEOUT_S = 90.0
+
+
+def _free_loopback_port(host: str = "127.0.0.1") -> int:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family) as probe:
+        probe.bind((host, 0))
+        return int(probe.getsockname()[1])
+
+
+def _free_broker_port(config: Config) -> Config:
+    """The config, with the embedded broker on a free port when its own is
+    taken (say by a Mosquitto installed on this machine): a home user need not
+    know about ports. ``oche run``, a service, does not move; it says why."""
+    mqtt = config.mqtt
+    if not mqtt.embedded:
+        return config
+    host = EmbeddedBroker(mqtt.embedded_host, mqtt.embedded_port).host
+    if not address_in_use(host, mqtt.embedded_port):
+        return config
+    port = _free_loopback_port(host)
+    log.info(
+        "port %d is taken (another MQTT broker?): the embedded broker uses port %d instead",
+        mqtt.embedded_port,
+        port,
+    )
+    return dataclasses.replace(config, mqtt=dataclasses.replace(mqtt, embedded_port=port))
+
+
+def _demo_config(config: Config) -> Config:
+    """The configured daemon, but on the simulated board with the demo script, a
+    throwaway journal and (when embedded) a free port, so it touches nothing."""
+    journal = Path(tempfile.mkdtemp(prefix="oche-demo-")) / "journal.sqlite3"
+    mqtt = config.mqtt
+    if mqtt.embedded:
+        host = EmbeddedBroker(mqtt.embedded_host, mqtt.embedded_port).host
+        mqtt = dataclasses.replace(mqtt, embedded_port=_free_loopback_port(host))
+    return dataclasses.replace(
+        config,
+        board=dataclasses.replace(
+            config.board, driver="simulated", script=DEMO_SCRIPT, delay=DEMO_SECONDS_PER_DART
+        ),
+        mqtt=mqtt,
+        journal=dataclasses.replace(config.journal, path=str(journal)),
+    )
+
+
+class DaemonThread:
+    """The daemon on its own event loop in a background thread, so pygame can
+    own the main thread."""
+
+    def __init__(self, daemon: Daemon) -> None:
+        self.daemon = daemon
+        self.loop = asyncio.new_event_loop()
+        self.error: BaseException | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._thread = threading.Thread(target=self._main, name="oche-daemon", daemon=True)
+
+    def _main(self) -> None:
+        asyncio.set_event_loop(self.loop)
+        self._task = self.loop.create_task(self.daemon.run())
+        try:
+            self.loop.run_until_complete(self._task)
+        except asyncio.CancelledError:
+            pass
+        except BaseException as error:  # reported by the main thread
+            self.error = error
+        finally:
+            self.loop.close()
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def wait_for_state(self, timeout: float = 15.0) -> bool:
+        """Wait until the broker holds this daemon's state: once connected, the
+        daemon publishes it once more and the broker acknowledges it. So the
+        display, which subscribes after this, never shows a state retained
+        from before (another daemon's). False when the daemon failed (see
+        :attr:`error`) or ``timeout`` s passed."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and self._thread.is_alive():
+            link = self.daemon.link
+            if link is not None and link.connected:
+                try:
+                    published = asyncio.run_coroutine_threadsafe(self._publish_state(), self.loop)
+                    if published.result(max(0.1, deadline - time.monotonic())):
+                        return True
+                except (RuntimeError, concurrent.futures.TimeoutError):  # loop closed, or slow
+                    pass
+            time.sleep(0.02)
+        return False
+
+    async def _publish_state(self) -> bool:
+        link = self.daemon.link
+        return link is not None and await link.publish("state", self.daemon.state())
+
+    def stop(self, timeout: float = 10.0) -> None:
+        if self._task is not None and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self._task.cancel)
+        self._thread.join(timeout)
+
+
+def _daemon_failed(daemon: DaemonThread, config: Config) -> UsageError:
+    """Why the daemon published no state, in one line."""
+    error = daemon.error
+    if isinstance(error, EmbeddedBrokerError):
+        return broker_error(error, config)
+    if isinstance(error, EngineError | DriverError | ConfigError | UsageError):
+        return UsageError(str(error))
+    why = f": {error}" if error else f" (is the broker at {config.mqtt.url} running?)"
+    return UsageError(f"the daemon did not publish its state{why}")
+
+
+def _play(args: argparse.Namespace) -> int:
+    try:
+        config = load_config(args.config, args.set)
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+    use_config_level(args.log_level, config.log.level)
+    config = _demo_config(config) if args.demo else _free_broker_port(config)
+    headless = args.screenshot is not None or not find_screen() or off_screen()
+    prepare_pygame(render_only=headless)
+    from display.app import open_app, render_state
+    from display.state_feed import StateFeed
+
+    daemon = DaemonThread(Daemon(config, first_game=DEMO_GAME if args.demo else None))
+    daemon.start()
+    if not daemon.wait_for_state():
+        daemon.stop()
+        if isinstance(daemon.error, ModuleNotFoundError):  # the embedded broker's amqtt
+            raise daemon.error  # the CLI names the extra to install
+        raise _daemon_failed(daemon, config)
+    mqtt = config.mqtt
+    feed = StateFeed(
+        daemon.daemon.broker.url if daemon.daemon.broker else mqtt.url,
+        config.board.id,
+        mqtt.base,
+        username=mqtt.username or None,
+        password=mqtt.password() if mqtt.password_file else None,
+    )
+    feed.start()
+    try:
+        state = feed.wait_for_state(15.0)
+        if state is None:
+            raise UsageError(f"the scoreboard cannot read the daemon's state at {feed.address}")
+        if not headless:
+            shown = config.display
+            return open_app(
+                feed,
+                args.size,
+                args.fullscreen or shown.fullscreen,
+                sound=not (args.no_sound or shown.muted),
+                caller=args.caller or shown.caller,
+                volume=shown.volume,
+            ).run()
+        return _play_headless(feed, args, render_state)
+    finally:
+        feed.close()
+        daemon.stop()
+        if args.demo:  # the demo's journal was a throwaway
+            shutil.rmtree(Path(config.journal.path).parent, ignore_errors=True)
+
+
+def _play_headless(feed: Any, args: argparse.Namespace, render_state: Any) -> int:
+    """No screen: wait for the game to end (or the timeout), then save a
+    screenshot of the last state and print the scoreboard."""
+    import pygame
+
+    deadline = time.monotonic() + (HEADLESS_TIMEOUT_S if args.demo else 0.0)
+    state = feed.state
+    while time.monotonic() < deadline:
+        state = feed.state
+        if state and state.get("game") and state.get("finished"):
+            break
+        time.sleep(0.1)
+    path = Path(args.screenshot or "oche-demo.png")
+    pygame.image.save(render_state(state, args.size), str(path))
+    if state and state.get("game"):
+        sys.stdout.write(render_scoreboard(state))
+    sys.stdout.write(f"No screen here: the scoreboard was saved to {path}\n")
+    return 0
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "play",
+        help="home setup: daemon, broker and display in one command (--demo: no board)",
+        description="Run the daemon (with its own broker unless mqtt.url is set) and the "
+        "scoreboard together. --demo plays a scripted game on a simulated board. Without a "
+        f"screen, the scoreboard is rendered off-screen and saved as a PNG. {KEYS_HELP}",
+    )
+    parser.add_argument("--demo", action="store_true", help="play a scripted demo game")
+    parser.add_argument("--config", metavar="FILE", help="the config file (TOML)")
+    parser.add_argument(
+        "--set", action="append", default=[], metavar="SECTION.KEY=VALUE", help="override a key"
+    )
+    parser.add_argument("--fullscreen", action="store_true", help="start fullscreen")
+    parser.add_argument(
+        "--size",
+        type=parse_size,
+        default=(1280, 720),
+        metavar="WxH",
+        help="window or screenshot size (default 1280x720)",
+    )
+    parser.add_argument(
+        "--screenshot", metavar="PATH", help="render off-screen and save the last state here"
+    )
+    add_sound_arguments(parser)
+    parser.set_defaults(run=_play)

@@ -1,0 +1,99 @@
+"""``oche run``: start the daemon for one board; Ctrl-C or SIGTERM stops it
+cleanly (availability offline, board released, journal closed)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import signal
+
+from engine import new_game
+from firmware_bridge.cli.command_support import UsageError, key_values
+from firmware_bridge.daemon.board_daemon import Daemon
+from firmware_bridge.daemon.config import Config, ConfigError, load_config
+from firmware_bridge.daemon.embedded_broker import EmbeddedBrokerError
+from firmware_bridge.daemon.game_session import SessionSetup
+from firmware_bridge.daemon.log_setup import use_config_level
+
+__all__ = ["add_parser", "broker_error", "run_daemon"]
+
+
+async def run_daemon(daemon: Daemon) -> None:
+    """Run ``daemon`` until SIGINT or SIGTERM, then let it shut down."""
+    loop = asyncio.get_running_loop()
+    main = asyncio.current_task()
+    assert main is not None
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, main.cancel)
+    try:
+        with contextlib.suppress(asyncio.CancelledError):
+            await daemon.run()
+    finally:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            loop.remove_signal_handler(signum)
+
+
+def broker_error(error: EmbeddedBrokerError, config: Config) -> UsageError:
+    """The embedded broker did not start: one line, with the way out when its
+    port is taken (use the broker that holds it, or another port)."""
+    if not error.in_use:
+        return UsageError(str(error))
+    return UsageError(
+        f"{error}: use that broker with --set mqtt.url={config.mqtt.address().url}, "
+        "or give the embedded one another port with --set mqtt.embedded_port=PORT"
+    )
+
+
+def _first_game(args: argparse.Namespace) -> SessionSetup | None:
+    """The game ``--game`` asks for (players default to two), or ``None``."""
+    if args.game is None:
+        if args.player or args.option:
+            raise UsageError("--player and --option need --game")
+        return None
+    setup = SessionSetup(
+        args.game, key_values(args.option, "option"), args.player or ["Player 1", "Player 2"]
+    )
+    new_game(setup.game, setup.players, setup.options)  # a bad game, option or player raises here
+    return setup
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        config = load_config(args.config, args.set)
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+    use_config_level(args.log_level, config.log.level)
+    try:
+        asyncio.run(run_daemon(Daemon(config, first_game=_first_game(args))))
+    except EmbeddedBrokerError as error:
+        raise broker_error(error, config) from None
+    return 0
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "run",
+        help="run the daemon: board in, journaled game, MQTT out",
+        description="Run the Oche daemon for one board. The config file is --config, "
+        "$OCHE_CONFIG, $XDG_CONFIG_HOME/oche/oche.toml or /etc/oche/oche.toml "
+        "(see docs/config.md); any key can be set with --set section.key=value. "
+        "--game starts a game before the board is read, unless an unfinished game "
+        "resumes from the journal.",
+    )
+    parser.add_argument("--config", metavar="FILE", help="the config file (TOML)")
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="SECTION.KEY=VALUE",
+        help="override one config key, e.g. --set board.driver=simulated",
+    )
+    parser.add_argument("--game", metavar="GAME", help="start this game (see `oche games`)")
+    parser.add_argument(
+        "-p", "--player", action="append", default=[], help="with --game: a player, in order"
+    )
+    parser.add_argument(
+        "-o", "--option", action="append", default=[], metavar="KEY=VALUE", help="a game option"
+    )
+    parser.set_defaults(run=_run)

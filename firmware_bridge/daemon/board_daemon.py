@@ -1,0 +1,529 @@
+"""The daemon: board events and MQTT commands in, a journaled game out.
+
+Every accepted input becomes journal tokens (a dart, ``NEXT``, ``UNDO``). The
+game applies them, and what they decide (the tokens, and the game's finish
+with its result, or its reopening by an undo) is committed to the journal in
+one transaction *before* anything is published, so a crash loses nothing and
+never splits a dart from its consequences: on start the board's last game is
+replayed from its tokens, any finish or reopening a journal from an older
+Oche left undone is completed, and the state republished unchanged. All
+changes go through one lock, one at a time; publishing is left to a queue so
+a slow broker never holds up a dart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import time
+import uuid
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from drivers.board_events import (
+    BoardEvent,
+    ButtonEvent,
+    ConnectedEvent,
+    DisconnectedEvent,
+    ErrorEvent,
+    HitEvent,
+    ReleasedEvent,
+    StuckEvent,
+)
+from drivers.factory import open_board
+from drivers.source import BoardSource
+from engine import Bed, EngineError, NotationError
+from engine.game_log import format_game_log
+from firmware_bridge.daemon.config import Config
+from firmware_bridge.daemon.embedded_broker import EmbeddedBroker
+from firmware_bridge.daemon.game_session import GameSession, Phase, Refusal, SessionSetup
+from firmware_bridge.daemon.home_assistant import discovery_messages, discovery_removals
+from firmware_bridge.daemon.journal import Finish, Journal, JournalError, JournalGame
+from firmware_bridge.daemon.mqtt_link import LinkSettings, MqttLink
+from firmware_bridge.mqtt_contract import (
+    CommandError,
+    parse_command,
+    response_payload,
+)
+
+__all__ = ["Daemon"]
+
+log = logging.getLogger(__name__)
+
+
+def _event(kind: str, now: float, /, **fields: Any) -> dict[str, Any]:
+    return {"type": kind, "at": now, **fields}
+
+
+class Daemon:
+    """One board's daemon. The constructor does no I/O; :meth:`run` runs until
+    cancelled and then shuts down cleanly (availability offline, journal closed).
+    ``first_game`` is started before the board is read unless a journaled game
+    resumes (``oche play --demo`` uses it so no dart can beat the game's start)."""
+
+    def __init__(
+        self,
+        config: Config,
+        clock: Callable[[], float] = time.time,
+        source: BoardSource | None = None,
+        first_game: SessionSetup | None = None,
+    ) -> None:
+        self.config = config
+        self._first_game = first_game
+        self.clock = clock
+        self.board_id = config.board.id
+        self.journal = Journal(config.journal.resolved_path())
+        self.session: GameSession | None = None
+        self.game_row: int | None = None
+        self.started_at: float | None = None
+        self.last_setup: SessionSetup | None = None
+        self.board_connected = False
+        self.stuck_cells: set[tuple[int, int]] = set()
+        self._source = source
+        self._lock = asyncio.Lock()
+        self._outgoing: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
+        self._state_queued = False
+        self._timer_changed = asyncio.Event()
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._delivering = asyncio.Lock()
+        self._discovering = asyncio.Lock()
+        self._discovered_players: int | None = None
+        self.link: MqttLink | None = None
+        self.broker: EmbeddedBroker | None = None
+
+    # ------------------------------------------------------------------ run
+
+    async def run(self) -> None:
+        if not self.config.mqtt.url:
+            EmbeddedBroker.require()  # a missing oche[broker] stops us before anything starts
+        self.journal.open()
+        self._log_start_up()
+        try:
+            self._resume()
+            if self.session is None and self._first_game is not None:
+                self._start(self._first_game, self.clock())
+            url = self.config.mqtt.url
+            if not url:
+                self.broker = EmbeddedBroker(
+                    self.config.mqtt.embedded_host, self.config.mqtt.embedded_port
+                )
+                await self.broker.start()
+                url = self.broker.url
+            log.info("MQTT broker: %s%s", url, " (embedded)" if self.broker else "")
+            mqtt = self.config.mqtt
+            self.link = MqttLink(
+                LinkSettings(
+                    url=url,
+                    base=mqtt.base,
+                    board=self.board_id,
+                    username=mqtt.username or None,
+                    password=mqtt.password() if mqtt.password_file else None,
+                    ca_file=mqtt.ca_file or None,
+                    client_id=self.config.client_id,
+                    keepalive=mqtt.keepalive,
+                ),
+                on_command=self._on_command,
+                on_connect=self._on_connect,
+            )
+            source = self._source or open_board(self.config.board.spec())
+            try:
+                async with asyncio.TaskGroup() as tasks:
+                    tasks.create_task(self.link.run())
+                    tasks.create_task(self._publisher())
+                    tasks.create_task(self._read_board(source))
+                    tasks.create_task(self._ticker())
+            finally:
+                await source.close()
+                await self.link.close()
+        finally:
+            self.journal.close()
+            if self.broker is not None:
+                await self.broker.stop()
+
+    def _log_start_up(self) -> None:
+        """One INFO line for each of the board, the journal and discovery (the
+        broker's follows once it is known)."""
+        board, ha = self.config.board, self.config.homeassistant
+        where = {"serial": f" on {board.port}", "usb": f" {board.usb_vid}:{board.usb_pid}"}
+        log.info("board %s: %s driver%s", self.board_id, board.driver, where.get(board.driver, ""))
+        log.info("journal: %s", self.journal.path)
+        log.info("Home Assistant discovery: %s", "on" if ha.enabled else "off")
+
+    def _resume(self) -> None:
+        """Bring back the board's last game from the journal: replay it, and
+        complete a finish or an undo of the win that the journal did not record
+        (a journal written by an Oche that recorded them in two steps)."""
+        latest = self.journal.latest_game(self.board_id)
+        if latest is None or latest.status == "ended":
+            return
+        self.last_setup = SessionSetup(latest.game, latest.options, latest.players, latest.teams)
+        self.started_at = latest.started_at
+        session = self._replay(latest)
+        if latest.status == "finished":
+            if session.game.is_finished:
+                return  # a finished game: the board idles until the next one
+            log.warning("journal game %d: its win was undone; reopening it", latest.id)
+            self.journal.reopen_game(latest.id)
+        elif session.game.is_finished:
+            log.warning("journal game %d: its last dart won; recording the result", latest.id)
+            at = latest.last_event_at if latest.last_event_at is not None else self.clock()
+            self.journal.record(latest.id, [], finish=self._finish_record(session, at))
+        self.session, self.game_row = session, latest.id
+        log.info(
+            "resumed game %d (%s) after %d journaled events",
+            latest.id,
+            latest.game,
+            len(latest.events),
+        )
+
+    def _replay(self, journaled: JournalGame) -> GameSession:
+        """A session with the journaled game's tokens applied, as they were live."""
+        setup = SessionSetup(journaled.game, journaled.options, journaled.players, journaled.teams)
+        session = self._new_session(setup)
+        now = self.clock()
+        for token in journaled.events:
+            try:
+                session.apply(token, now)
+            except EngineError as error:
+                # An older Oche journaled a token before applying it, so a token
+                # the engine refused then may be in the journal: skip it here too.
+                log.warning("journal game %d: token %r skipped: %s", journaled.id, token, error)
+        return session
+
+    def _new_session(self, setup: SessionSetup) -> GameSession:
+        visit = self.config.visit
+        return GameSession(setup, coalesce_ms=visit.coalesce_ms, takeout_s=visit.takeout_s)
+
+    # -------------------------------------------------------------- outputs
+
+    def state(self) -> dict[str, Any]:
+        """The ``state`` payload: the game's state JSON, the phase and the board."""
+        board = {
+            "id": self.board_id,
+            "name": self.config.board.name,
+            "connected": self.board_connected,
+            "status": (
+                "disconnected"
+                if not self.board_connected
+                else ("stuck" if self.stuck_cells else "connected")
+            ),
+            "stuck_cells": [list(cell) for cell in sorted(self.stuck_cells)],
+        }
+        if self.session is None:
+            return {"game": None, "phase": Phase.IDLE, "board": board}
+        return {**self.session.state(), "board": board}
+
+    def _publish(self, name: str, payload: dict[str, Any]) -> None:
+        self._outgoing.put_nowait((name, payload))
+
+    def _publish_state(self) -> None:
+        """Queue a state publish; the publisher sends the state as it is then, so
+        a burst of changes costs one message."""
+        if not self._state_queued:
+            self._state_queued = True
+            self._outgoing.put_nowait(("state", {}))
+
+    def _publish_events(self, events: list[dict[str, Any]]) -> None:
+        for event in events:
+            self._publish("event", event)
+
+    async def _publisher(self) -> None:
+        """Publish queued messages in order. While the broker is away they are
+        dropped: the retained state is republished on reconnect."""
+        assert self.link is not None
+        while True:
+            name, payload = await self._outgoing.get()
+            if name == "state":
+                self._state_queued = False
+                payload = self.state()
+            if self.link.connected:
+                # Started in queue order, so paho sends them in that order, but
+                # not one PUBACK at a time: a dart's state need not wait for the
+                # acknowledgement of the events before it.
+                self._background(self._send(name, payload))
+
+    async def _send(self, name: str, payload: dict[str, Any]) -> None:
+        assert self.link is not None
+        await self.link.publish(name, payload)
+
+    async def _publish_discovery(self) -> None:
+        """Home Assistant discovery for the current game's players, then the
+        removal of the score sensors the game before had and this one has not
+        (all of them after a restart, when that is not known). One message at
+        a time, each awaiting its PUBACK, and one run at a time: a new game
+        never piles up publishes, and two quick games cannot interleave."""
+        if self.link is None or not self.config.homeassistant.enabled:
+            return
+        async with self._discovering:
+            players = len(self.session.setup.players) if self.session else 0
+            prefix = self.config.homeassistant.discovery_prefix
+            messages: list[tuple[str, dict[str, Any] | str]] = [
+                *discovery_messages(
+                    prefix, self.config.mqtt.base, self.board_id, self.config.board.name, players
+                ),
+                *discovery_removals(prefix, self.board_id, players, self._discovered_players),
+            ]
+            for topic, config in messages:
+                if not await self.link.publish_raw(topic, config, retain=True):
+                    self._discovered_players = None  # what the broker keeps is unknown
+                    return
+            self._discovered_players = players
+
+    async def _on_connect(self) -> None:
+        """After every (re)connect: discovery, the retained state, owed results."""
+        assert self.link is not None
+        await self._publish_discovery()
+        await self.link.publish("state", self.state())
+        self._background(self._deliver_results())
+
+    def _background(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(coroutine)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _deliver_results(self) -> None:
+        """Send every result the broker has not acknowledged yet (oldest first)."""
+        if self.link is None:
+            return
+        async with self._delivering:
+            for result_id, payload in self.journal.pending_results(self.board_id):
+                if not self.link.connected or not await self.link.publish(
+                    "result", json.loads(payload)
+                ):
+                    return
+                self.journal.mark_delivered(result_id)
+
+    # --------------------------------------------------------------- inputs
+
+    async def _read_board(self, source: BoardSource) -> None:
+        async for event in source:
+            async with self._lock:
+                self._board_event(event)
+            self._publish_state()
+
+    async def _ticker(self) -> None:
+        """Ends takeout when its timer runs out. Sleeps until the deadline (or
+        until the session changes), so an idle daemon does not wake up."""
+        while True:
+            deadline = self.session.takeout_deadline if self.session else None
+            self._timer_changed.clear()
+            timeout = None if deadline is None else max(0.0, deadline - self.clock())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._timer_changed.wait(), timeout)
+            if self.session is None:
+                continue
+            async with self._lock:
+                tokens = self.session.due(self.clock())
+                if tokens:
+                    self._apply(tokens)
+                    self._publish_state()
+
+    def _board_event(self, event: BoardEvent) -> None:
+        now = self.clock()
+        if isinstance(event, HitEvent):
+            self._hit(event, now)
+        elif isinstance(event, ButtonEvent):
+            self._button(event.button, now)
+        elif isinstance(event, ConnectedEvent):
+            self.board_connected = True
+            self._publish("event", _event("board_connected", now, source=event.source))
+        elif isinstance(event, DisconnectedEvent):
+            self.board_connected = False
+            self._publish(
+                "event",
+                _event("board_disconnected", now, source=event.source, reason=event.reason),
+            )
+        elif isinstance(event, StuckEvent):
+            self.stuck_cells.add((event.row, event.col))
+            self._publish("event", _event("stuck", now, row=event.row, col=event.col))
+        elif isinstance(event, ReleasedEvent):
+            self.stuck_cells.discard((event.row, event.col))
+            self._publish("event", _event("released", now, row=event.row, col=event.col))
+        elif isinstance(event, ErrorEvent):
+            self._publish("event", _event("error", now, kind=event.kind, message=event.message))
+
+    def _hit(self, event: HitEvent, now: float) -> None:
+        bed = event.segment
+        if bed is None:
+            self._publish(
+                "event",
+                _event(
+                    "error",
+                    now,
+                    kind="unmapped-cell",
+                    message=f"cell {event.row},{event.col}: no matrix map is loaded",
+                ),
+            )
+            return
+        if self.session is None:
+            self._ignored(bed.notation, "no game", now)
+            return
+        try:
+            tokens = self.session.plan_hit(bed, now)
+        except Refusal as refusal:
+            self._ignored(bed.notation, str(refusal), now)
+            return
+        self._apply(tokens)
+
+    def _ignored(self, segment: str, reason: str, now: float) -> None:
+        """A contact that is not scored: journaled for audit and shown (a display
+        picks menu items by throwing while idle)."""
+        self.journal.note_ignored(self.game_row, segment, reason, now)
+        self._publish("event", _event("hit", now, segment=segment, scored=False, reason=reason))
+
+    def _button(self, name: str, now: float) -> None:
+        self._publish("event", _event("button", now, button=name))
+        if name in ("next", "undo", "miss") and self.session is not None:
+            try:
+                self._apply(self._plan(name))
+            except (Refusal, EngineError) as refusal:
+                self._publish("event", _event("error", now, kind="refused", message=str(refusal)))
+
+    def _plan(self, name: str, segment: str | None = None) -> list[str]:
+        session = self.session
+        if session is None:
+            raise Refusal("no game: start one with new_game")
+        if name == "next":
+            return session.plan_next()
+        if name == "undo":
+            return session.plan_undo()
+        if name == "miss":
+            return session.plan_miss()
+        assert segment is not None
+        return session.plan_manual_dart(Bed.parse(segment))
+
+    def _apply(self, tokens: list[str]) -> None:
+        """Apply the tokens of one input, journal them together with the finish
+        or the reopening they cause in one transaction, then publish what they
+        caused. Tokens after the one that ends the game are dropped. If the
+        engine or the journal refuses, the game is rebuilt from the journal:
+        the input is lost as a whole, and nothing of it was published."""
+        session, row = self.session, self.game_row
+        assert session is not None and row is not None
+        self._timer_changed.set()
+        was_finished = session.game.is_finished
+        applied: list[tuple[str, float]] = []
+        events: list[dict[str, Any]] = []
+        now = self.clock()
+        try:
+            for token in tokens:
+                if applied and session.game.is_finished:
+                    log.debug("game %d is over: %s dropped", row, ", ".join(tokens[len(applied) :]))
+                    break
+                now = self.clock()
+                events += session.apply(token, now)
+                applied.append((token, now))
+            finished = session.game.is_finished and not was_finished
+            self.journal.record(
+                row,
+                applied,
+                finish=self._finish_record(session, now) if finished else None,
+                reopen=was_finished and not session.game.is_finished,
+            )
+        except (EngineError, JournalError):
+            self.session = self._replay(self.journal.game(row))
+            raise
+        self._publish_events(events)
+        if finished:
+            self._background(self._deliver_results())
+
+    def _finish_record(self, session: GameSession, now: float) -> Finish:
+        """The journal's record of ``session``'s finished game: the result kept
+        with the game and the ``result`` payload for the outbox."""
+        state = session.game.state()
+        winner = state["winner"]
+        result = {
+            "result_id": str(uuid.uuid4()),
+            "board": self.board_id,
+            "game": state["game"],
+            "options": state["options"],
+            "players": [
+                {k: p[k] for k in ("name", "team", "score", "stats")} for p in state["players"]
+            ],
+            "teams": state["teams"],
+            "winner": winner,
+            "winner_name": state["players"][winner]["name"] if winner is not None else None,
+            "winner_team": state["winner_team"],
+            "result": state["result"],
+            "started_at": self.started_at,
+            "finished_at": now,
+            "log": format_game_log(session.game.events, in_visits=session.game.plays_in_visits),
+        }
+        return Finish(
+            {"winner": winner, "result": state["result"]},
+            now,
+            result["result_id"],
+            json.dumps(result),
+        )
+
+    # ------------------------------------------------------------- commands
+
+    async def _on_command(self, payload: bytes) -> None:
+        command_id: str | int | None = None
+        try:
+            command = parse_command(payload)
+            command_id = command.id
+            async with self._lock:
+                self._command(command.name, command.args)
+            response = response_payload(command_id, True)
+        except (CommandError, Refusal, EngineError, ValueError) as error:
+            command_id = getattr(error, "id", command_id)
+            response = response_payload(command_id, False, str(error))
+        self._publish("cmd/response", response)
+        self._publish_state()
+
+    def _command(self, name: str, args: dict[str, Any]) -> None:
+        now = self.clock()
+        if name == "new_game":
+            teams = args.get("teams")
+            players = args.get("players") or [
+                m for members in (teams or {}).values() for m in members
+            ]
+            self._start(SessionSetup(args["game"], args.get("options") or {}, players, teams), now)
+        elif name == "rematch":
+            if self.last_setup is None:
+                raise Refusal("no game to rematch yet")
+            self._start(self.last_setup, now)
+        elif name == "end_game":
+            if self.session is None or self.game_row is None:
+                raise Refusal("no game is running")
+            if not self.session.game.is_finished:
+                self.journal.end_game(self.game_row, now)
+                self._publish("event", _event("game_over", now, result="ended", winner=None))
+            self.session, self.game_row = None, None
+            self._background(self._publish_discovery())  # no game: no score sensors
+        elif name == "dart":
+            try:
+                tokens = self._plan("dart", args["segment"])
+            except NotationError as error:
+                raise Refusal(f"segment {error}") from None
+            self._apply(tokens)
+        else:
+            self._apply(self._plan(name))
+
+    def _start(self, setup: SessionSetup, now: float) -> None:
+        session = self._new_session(setup.shuffled())  # bad game, options or players raise here
+        # The journal ends the board's unfinished game, if any, as this one starts.
+        self.game_row = self.journal.start_game(
+            setup.game,
+            dict(session.game.options),
+            list(session.game.lineup.players),
+            {k: list(v) for k, v in setup.teams.items()} if setup.teams else None,
+            self.board_id,
+            now,
+        )
+        self.session, self.last_setup, self.started_at = session, setup, now
+        self._publish(
+            "event",
+            _event(
+                "game_started",
+                now,
+                game=setup.game,
+                options=dict(session.game.options),
+                players=list(session.game.lineup.players),
+                teams=session.game.state()["teams"],
+            ),
+        )
+        self._background(self._publish_discovery())

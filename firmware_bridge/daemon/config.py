@@ -1,0 +1,771 @@
+"""The daemon's one config file: TOML, seven sections, every setting has a default.
+
+The file is looked for at ``--config FILE``, else ``$OCHE_CONFIG``,
+``$XDG_CONFIG_HOME/oche/oche.toml`` (default ``~/.config``) and
+``/etc/oche/oche.toml``, first found wins; with none the defaults are used.
+``--set section.key=value`` options are applied on top of the file.
+
+Loading checks everything at once and raises one :class:`ConfigError` listing
+every problem as ``key.path: what is wrong``; bad input never raises anything
+else. Relative paths in a file are relative to that file's directory, ``~`` is
+expanded. ``docs/config.md`` documents every key.
+"""
+
+from __future__ import annotations
+
+import difflib
+import ipaddress
+import json
+import logging
+import math
+import os
+import re
+import tomllib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any, get_type_hints
+
+from drivers.board_decoder import PROTOCOLS
+from drivers.errors import DriverError
+from drivers.factory import DRIVERS, BoardSpec
+from firmware_bridge.daemon.log_setup import DEFAULT_LOG_LEVEL, LOG_LEVELS
+from firmware_bridge.mqtt_contract import (
+    BrokerAddress,
+    BrokerUrlError,
+    base_problem,
+    board_id_problem,
+    parse_broker_url,
+)
+
+__all__ = [
+    "SECTIONS",
+    "USB_REPORTS",
+    "BoardConfig",
+    "Config",
+    "ConfigError",
+    "DisplayConfig",
+    "HomeAssistantConfig",
+    "JournalConfig",
+    "LogConfig",
+    "MqttConfig",
+    "VisitConfig",
+    "config_search_path",
+    "load_config",
+    "parse_config",
+]
+
+log = logging.getLogger(__name__)
+
+USB_REPORTS = ("line", "cells")
+"""USB report formats (``drivers.usb_source.REPORT_FORMATS``; not imported
+from there because that module loads pyusb)."""
+
+
+class ConfigError(ValueError):
+    """Everything wrong with a config, each as ``key.path: what is wrong``.
+
+    ``str()`` gives one line per problem, each after ``<origin>: `` (the file,
+    ``defaults`` or nothing when ``origin`` is empty)."""
+
+    def __init__(self, errors: str | Iterable[str], origin: str = "") -> None:
+        self.errors: list[str] = [errors] if isinstance(errors, str) else list(errors)
+        self.origin = origin
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        prefix = f"{self.origin}: " if self.origin else ""
+        return "\n".join(prefix + error for error in self.errors)
+
+
+def _show(value: object) -> str:
+    """A value as TOML would spell it (strings in double quotes), shortened."""
+    if isinstance(value, bool):
+        text = "true" if value else "false"
+    elif isinstance(value, str):
+        text = json.dumps(value, ensure_ascii=False)
+    else:
+        text = str(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _suggest(word: str, choices: Iterable[str]) -> str | None:
+    matches = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return matches[0] if matches else None
+
+
+def _home(env: Mapping[str, str]) -> Path | None:
+    home = env.get("HOME")
+    if home and os.path.isabs(home):
+        return Path(home)
+    try:
+        return Path.home()
+    except RuntimeError:
+        return None
+
+
+def _xdg_dir(env: Mapping[str, str], variable: str, default: str) -> Path | None:
+    """``$variable`` if set to an absolute path (as the XDG spec says), else ``~/default``."""
+    value = env.get(variable, "")
+    if value and os.path.isabs(value):
+        return Path(value)
+    home = _home(env)
+    return home / default if home is not None else None
+
+
+# --- the sections ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BoardConfig:
+    """``[board]``: which board to read and how (see ``docs/drivers.md``)."""
+
+    id: str = "board1"
+    name: str = "Dartboard"
+    driver: str = "serial"
+    port: str = "/dev/oche-board"
+    baudrate: int = 115200
+    protocol: str = "oche"
+    map: str = ""
+    usb_vid: str = ""
+    usb_pid: str = ""
+    usb_interface: int = 0
+    usb_report: str = "line"
+    script: str = ""
+    delay: float = 0.0
+
+    def spec(self) -> BoardSpec:
+        """The :class:`drivers.factory.BoardSpec` for ``drivers.factory.open_board``.
+        Empty strings become ``None``; the USB ids are parsed from hex."""
+        ids: dict[str, int | None] = {}
+        for key in ("usb_vid", "usb_pid"):
+            text: str = getattr(self, key)
+            if text and not _USB_ID.fullmatch(text):
+                raise ConfigError(f"board.{key}: {_show(text)} is not 4 hex digits such as 2e8a")
+            ids[key] = int(text, 16) if text else None
+        return BoardSpec(
+            driver=self.driver,
+            port=self.port or None,
+            baudrate=self.baudrate,
+            protocol=self.protocol,
+            map_path=self.map or None,
+            script=self.script,
+            delay=self.delay,
+            usb_vid=ids["usb_vid"],
+            usb_pid=ids["usb_pid"],
+            usb_interface=self.usb_interface,
+            usb_report=self.usb_report,
+        )
+
+
+@dataclass(frozen=True)
+class MqttConfig:
+    """``[mqtt]``: the broker. An empty ``url`` starts the embedded broker on
+    ``embedded_host:embedded_port``."""
+
+    url: str = ""
+    base: str = "oche"
+    username: str = ""
+    password_file: str = ""
+    ca_file: str = ""
+    client_id: str = ""
+    keepalive: int = 30
+    embedded_host: str = "127.0.0.1"
+    embedded_port: int = 1883
+
+    @property
+    def embedded(self) -> bool:
+        """Whether the daemon runs its own broker (``url`` is empty)."""
+        return not self.url
+
+    def address(self) -> BrokerAddress:
+        """Where to connect, read by the MQTT contract's parser (as the daemon and
+        the display read it). With the embedded broker it is
+        ``mqtt://embedded_host:embedded_port``, a wildcard listen address
+        replaced by loopback."""
+        if self.embedded:
+            host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(
+                self.embedded_host, self.embedded_host
+            )
+            return BrokerAddress(host, self.embedded_port, "tcp", tls=False, ws_path=None)
+        try:
+            return parse_broker_url(self.url)
+        except ValueError as problem:
+            raise ConfigError(f"mqtt.url: {problem}") from None
+
+    def password(self) -> str | None:
+        """The password from ``password_file`` without its trailing newline;
+        ``None`` when there is no password file. A file that cannot be read
+        (or is empty) is a :class:`ConfigError` naming it."""
+        if not self.password_file:
+            return None
+        path = os.path.expanduser(self.password_file)
+        try:
+            with open(path, encoding="utf-8") as handle:
+                text = handle.read()
+        except OSError as error:
+            reason = error.strerror or str(error)
+            raise ConfigError(f"mqtt.password_file: cannot read {path}: {reason}") from None
+        except UnicodeDecodeError:
+            raise ConfigError(f"mqtt.password_file: {path} is not UTF-8 text") from None
+        password = text.rstrip("\r\n")
+        if not password:
+            raise ConfigError(f"mqtt.password_file: {path} is empty")
+        return password
+
+
+@dataclass(frozen=True)
+class VisitConfig:
+    """``[visit]``: when a visit ends."""
+
+    takeout_s: float = 0.0
+    coalesce_ms: int = 30
+
+
+@dataclass(frozen=True)
+class JournalConfig:
+    """``[journal]``: where the game journal (SQLite) is kept."""
+
+    path: str = ""
+
+    def resolved_path(self, env: Mapping[str, str] | None = None) -> Path:
+        """``path``, or ``$XDG_STATE_HOME/oche/journal.sqlite3`` (default
+        ``~/.local/state``) when it is empty. ``env`` defaults to ``os.environ``."""
+        if self.path:
+            return Path(os.path.expanduser(self.path))
+        state = _xdg_dir(os.environ if env is None else env, "XDG_STATE_HOME", ".local/state")
+        if state is None:
+            raise ConfigError(
+                "journal.path: there is no home directory; set journal.path or XDG_STATE_HOME"
+            )
+        return state / "oche" / "journal.sqlite3"
+
+
+@dataclass(frozen=True)
+class HomeAssistantConfig:
+    """``[homeassistant]``: MQTT discovery for Home Assistant."""
+
+    enabled: bool = False
+    discovery_prefix: str = "homeassistant"
+
+
+@dataclass(frozen=True)
+class DisplayConfig:
+    """``[display]``: the scoreboard of ``oche display`` and ``oche play``."""
+
+    volume: float = 0.8
+    muted: bool = False
+    caller: bool = False
+    fullscreen: bool = False
+
+
+@dataclass(frozen=True)
+class LogConfig:
+    """``[log]``: how much the daemon logs (``--log-level`` wins)."""
+
+    level: str = DEFAULT_LOG_LEVEL
+
+
+@dataclass(frozen=True)
+class Config:
+    """The whole config; ``source`` is the file it came from, or ``"defaults"``."""
+
+    board: BoardConfig = field(default_factory=BoardConfig)
+    mqtt: MqttConfig = field(default_factory=MqttConfig)
+    visit: VisitConfig = field(default_factory=VisitConfig)
+    journal: JournalConfig = field(default_factory=JournalConfig)
+    homeassistant: HomeAssistantConfig = field(default_factory=HomeAssistantConfig)
+    display: DisplayConfig = field(default_factory=DisplayConfig)
+    log: LogConfig = field(default_factory=LogConfig)
+    source: str = "defaults"
+
+    @property
+    def client_id(self) -> str:
+        """The MQTT client id the daemon asks for: ``mqtt.client_id``, or
+        ``oche-<board id>``. Oche's deployed Mosquitto (use_username_as_clientid)
+        replaces it with the account name (docs/deploy.md)."""
+        return self.mqtt.client_id or f"oche-{self.board.id}"
+
+
+SECTIONS: dict[str, type[Any]] = {
+    "board": BoardConfig,
+    "mqtt": MqttConfig,
+    "visit": VisitConfig,
+    "journal": JournalConfig,
+    "homeassistant": HomeAssistantConfig,
+    "display": DisplayConfig,
+    "log": LogConfig,
+}
+"""The config file's sections, in the order they are documented and checked."""
+
+_KINDS: dict[str, dict[str, type[Any]]] = {
+    name: {f.name: get_type_hints(cls)[f.name] for f in fields(cls)}
+    for name, cls in SECTIONS.items()
+}
+"""Each section's keys and their types (str, int, float or bool)."""
+
+_PATH_KEYS = {("board", "map"), ("mqtt", "password_file"), ("mqtt", "ca_file"), ("journal", "path")}
+"""Keys holding file paths: ``~`` expanded, relative to the config file."""
+
+_USB_ID = re.compile(r"[0-9a-fA-F]{4}")
+
+
+# --- locating and reading ----------------------------------------------------
+
+
+def config_search_path(env: Mapping[str, str] | None = None) -> list[Path]:
+    """Where the config file is looked for, in order: ``$OCHE_CONFIG`` (when
+    set), ``$XDG_CONFIG_HOME/oche/oche.toml`` (default ``~/.config``), then
+    ``/etc/oche/oche.toml``. ``env`` defaults to ``os.environ``."""
+    env = os.environ if env is None else env
+    paths = []
+    if env.get("OCHE_CONFIG"):
+        paths.append(Path(os.path.expanduser(env["OCHE_CONFIG"])))
+    config_home = _xdg_dir(env, "XDG_CONFIG_HOME", ".config")
+    if config_home is not None:
+        paths.append(config_home / "oche" / "oche.toml")
+    paths.append(Path("/etc/oche/oche.toml"))
+    return paths
+
+
+def _exists(path: Path) -> bool:
+    try:
+        return path.exists()
+    except OSError:  # e.g. a directory we may not search: let reading say so
+        return True
+
+
+def load_config(
+    path: str | None = None,
+    overrides: Sequence[str] = (),
+    env: Mapping[str, str] | None = None,
+) -> Config:
+    """The config from ``path`` (``--config``: it must exist), else from the
+    first existing file of :func:`config_search_path`, else the defaults; then
+    ``overrides`` (``--set section.key=value``) on top. Raises
+    :class:`ConfigError` listing every problem."""
+    if path is not None:
+        file = Path(os.path.expanduser(path))
+        if not _exists(file):
+            raise ConfigError("no such config file", origin=path)
+    else:
+        search = config_search_path(env)
+        found = [candidate for candidate in search if _exists(candidate)]
+        if env is None:
+            env = os.environ
+        if env.get("OCHE_CONFIG") and search[0] not in found:
+            log.warning("OCHE_CONFIG names %s, which does not exist", search[0])
+        if not found:
+            return parse_config("", "defaults", overrides)
+        file = found[0]
+    origin = str(file)
+    try:
+        data = file.read_bytes()
+    except OSError as error:
+        raise ConfigError(f"cannot read: {error.strerror or error}", origin=origin) from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"not UTF-8 text (bad byte at offset {error.start})", origin=origin
+        ) from None
+    return parse_config(text, origin, overrides, base_dir=file.parent)
+
+
+# --- parsing and checking ----------------------------------------------------
+
+
+class _Invalid(Exception):
+    """One value's problem, without its key path."""
+
+
+_TOML_ERROR_AT = re.compile(r"^(.*?)\s*\(at line (\d+), column (\d+)\)$", re.DOTALL)
+_TOML_ERROR_EOF = re.compile(r"^(.*?)\s*\(at end of document\)$", re.DOTALL)
+
+
+def _syntax_error(error: tomllib.TOMLDecodeError) -> str:
+    message = str(error)
+    at = _TOML_ERROR_AT.match(message)
+    if at:
+        return f"line {at.group(2)}, column {at.group(3)}: not valid TOML: {at.group(1)}"
+    eof = _TOML_ERROR_EOF.match(message)
+    if eof:
+        return f"end of file: not valid TOML: {eof.group(1)}"
+    return f"not valid TOML: {message}"
+
+
+def _what(value: object) -> str:
+    """What a TOML value is, for "expected X, got Y"."""
+    if isinstance(value, bool):
+        return f"a boolean ({_show(value)})"
+    if isinstance(value, int):
+        return f"an integer ({value})"
+    if isinstance(value, float):
+        return f"a number ({value})"
+    if isinstance(value, str):
+        return f"a string ({_show(value)})"
+    if isinstance(value, dict):
+        return "a table"
+    if isinstance(value, list):
+        return "an array"
+    return f"a date/time ({value})"
+
+
+_EXPECTED = {str: "a string", int: "an integer", float: "a number", bool: "true or false"}
+
+
+def _typed(value: object, kind: type[Any]) -> object:
+    """``value`` as ``kind`` (an integer is also a float), or :class:`_Invalid`."""
+    if kind is float and isinstance(value, int | float) and not isinstance(value, bool):
+        if not math.isfinite(value):
+            raise _Invalid(f"expected a finite number, got {value}")
+        return float(value)
+    if kind is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, kind)
+    if not ok:
+        raise _Invalid(f"expected {_EXPECTED[kind]}, got {_what(value)}")
+    return value
+
+
+def _toml_scalar(text: str) -> object:
+    """``text`` read as a TOML value, or :class:`_Invalid`."""
+    if "\n" in text or "\r" in text:
+        raise _Invalid("a value must be on one line")
+    try:
+        document = tomllib.loads(f"value = {text}")
+    except tomllib.TOMLDecodeError:
+        raise _Invalid(f"{_show(text)} is not a valid value") from None
+    if list(document) != ["value"]:
+        raise _Invalid(f"{_show(text)} is not a valid value")
+    return document["value"]
+
+
+def _override_value(text: str, kind: type[Any]) -> object:
+    """A ``--set`` value read with its key's type: ``true``/``false``, numbers,
+    and strings bare or in TOML quotes."""
+    if kind is str:
+        if text[:1] in ('"', "'"):
+            value = _toml_scalar(text)
+            if not isinstance(value, str):
+                raise _Invalid(f"{_show(text)} is not a quoted string")
+            return value
+        return text
+    if kind is bool:
+        lowered = text.lower()
+        if lowered in ("true", "false"):
+            return lowered == "true"
+        raise _Invalid(f"expected true or false, got {_show(text)}")
+    try:
+        value = _toml_scalar(text)
+    except _Invalid:
+        raise _Invalid(f"expected {_EXPECTED[kind]}, got {_show(text)}") from None
+    if isinstance(value, str):  # e.g. a quoted number
+        raise _Invalid(f"expected {_EXPECTED[kind]}, got {_show(text)}")
+    return _typed(value, kind)
+
+
+def _unknown_key(section: str, key: str) -> str:
+    """The message for an unknown key of ``section``, with the best suggestion."""
+    close = _suggest(key, _KINDS[section])
+    if close:
+        return f'unknown key; did you mean "{close}"?'
+    elsewhere = [name for name, keys in _KINDS.items() if key in keys]
+    if elsewhere:
+        return f"unknown key in [{section}]; did you mean {elsewhere[0]}.{key}?"
+    return f"unknown key; the keys of [{section}] are {', '.join(_KINDS[section])}"
+
+
+def _unknown_top(key: str, value: object) -> str:
+    """The message for an unknown top-level key or section."""
+    sections = ", ".join(SECTIONS)
+    homes = [name for name, keys in _KINDS.items() if key in keys]
+    if homes and not isinstance(value, dict):
+        return f"not in a section; did you mean {homes[0]}.{key} (under [{homes[0]}])?"
+    close = _suggest(key, SECTIONS)
+    if close:
+        return f'unknown section; did you mean "{close}"?'
+    return f"unknown section; the sections are {sections}"
+
+
+class _Checker:
+    """Collects problems as ``key.path: message``, marking ``--set`` values."""
+
+    def __init__(self, from_set: set[str]) -> None:
+        self.errors: list[str] = []
+        self.from_set = from_set
+
+    def add(self, path: str, message: str) -> None:
+        suffix = " (from --set)" if path in self.from_set else ""
+        self.errors.append(f"{path}: {message}{suffix}")
+
+
+def _apply_overrides(
+    raw: dict[str, Any], overrides: Sequence[str], checker: _Checker, from_set: set[str]
+) -> None:
+    for override in overrides:
+        name, sep, text = override.partition("=")
+        name, text = name.strip(), text.strip()
+        if not sep or not name:
+            checker.add(f"--set {override}", "expected section.key=value")
+            continue
+        section, dot, key = name.partition(".")
+        if section not in SECTIONS:
+            if not dot:
+                homes = [s for s, keys in _KINDS.items() if name in keys]
+                hint = f"did you mean {homes[0]}.{name}?" if homes else "expected section.key"
+                checker.add(name, f"--set needs section.key=value; {hint}")
+            else:
+                checker.add(section, _unknown_top(section, {}) + " (from --set)")
+            continue
+        if not key:
+            checker.add(name, "--set needs section.key=value")
+            continue
+        if key not in _KINDS[section]:
+            checker.add(name, _unknown_key(section, key) + " (from --set)")
+            continue
+        from_set.add(name)
+        try:
+            value = _override_value(text, _KINDS[section][key])
+        except _Invalid as problem:
+            checker.add(name, str(problem))
+            from_set.discard(name)  # the file's value, if bad too, is not blamed on --set
+            continue
+        if (section, key) in _PATH_KEYS and isinstance(value, str) and value:
+            value = os.path.expanduser(value)  # relative to the current directory
+        table = raw.setdefault(section, {})
+        if isinstance(table, dict):
+            table[key] = value
+
+
+def _in_range(low: float, high: float | None = None) -> Callable[[float], str | None]:
+    def check(value: float) -> str | None:
+        if value < low or (high is not None and value > high):
+            wanted = f"{low:g} to {high:g}" if high is not None else f"at least {low:g}"
+            return f"must be {wanted}, not {value:g}"
+        return None
+
+    return check
+
+
+def _choice(what: str, choices: Sequence[str]) -> Callable[[str], str | None]:
+    def check(value: str) -> str | None:
+        if value in choices:
+            return None
+        close = _suggest(value, choices)
+        hint = f' (did you mean "{close}"?)' if close else ""
+        return f"{_show(value)} is not a {what}{hint}; use one of {', '.join(choices)}"
+
+    return check
+
+
+def _existing_file(value: str) -> str | None:
+    if not value:
+        return None
+    try:
+        if os.path.isfile(value):
+            return None
+        if os.path.exists(value):
+            return f"{value} is not a file"
+    except (OSError, ValueError):
+        pass
+    return f"{value} does not exist"
+
+
+def _usb_id(value: str) -> str | None:
+    if not value or _USB_ID.fullmatch(value):
+        return None
+    return f'{_show(value)} is not a USB id: write 4 hex digits such as "2e8a"'
+
+
+def _script(value: str) -> str | None:
+    if not value:
+        return None
+    from drivers.simulated import parse_script
+
+    try:
+        parse_script(value)
+    except (DriverError, ValueError) as error:
+        return f"bad simulated-board script: {error}"
+    return None
+
+
+def _not_blank(value: str) -> str | None:
+    return "must not be empty" if not value.strip() else None
+
+
+def _loopback_host(value: str) -> str | None:
+    """The embedded broker is for this machine only (amqtt is not hardened for
+    a network); a LAN needs a real broker such as Mosquitto."""
+    if value.strip().lower() == "localhost":
+        return None
+    try:
+        if ipaddress.ip_address(value.strip()).is_loopback:
+            return None
+    except ValueError:
+        pass
+    return (
+        f"{value!r} is not a loopback address: the embedded broker listens on this "
+        "machine only (127.0.0.1, ::1); for a network, run Mosquitto and set mqtt.url"
+    )
+
+
+def _log_level(value: str) -> str | None:
+    """A level name, in any case (it is stored lower-case)."""
+    return _choice("log level", LOG_LEVELS)(value.lower())
+
+
+def _discovery_prefix(value: str) -> str | None:
+    if not value:
+        return "must not be empty"
+    if "+" in value or "#" in value:
+        return "must not contain MQTT wildcards ('+' or '#')"
+    if value.startswith("/") or value.endswith("/") or "//" in value:
+        return "must not start or end with '/' or have empty levels"
+    if any(ord(c) < 32 or ord(c) == 127 for c in value):
+        return "must not contain control characters"
+    return None
+
+
+def _url(value: str) -> str | None:
+    if not value:
+        return None
+    try:
+        address = parse_broker_url(value)
+    except BrokerUrlError as error:
+        return error.problem
+    if address.username is not None or address.password is not None:
+        return "do not put credentials in the URL; use mqtt.username and mqtt.password_file"
+    return None
+
+
+_PORT = _in_range(1, 65535)
+
+_CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
+    "board": {
+        "id": board_id_problem,
+        "name": _not_blank,
+        "driver": _choice("driver", DRIVERS),
+        "baudrate": _in_range(1),
+        "protocol": _choice("protocol", PROTOCOLS),
+        "map": _existing_file,
+        "usb_vid": _usb_id,
+        "usb_pid": _usb_id,
+        "usb_interface": _in_range(0, 255),
+        "usb_report": _choice("USB report format", USB_REPORTS),
+        "script": _script,
+        "delay": _in_range(0, 3600),
+    },
+    "mqtt": {
+        "url": _url,
+        "base": base_problem,
+        "password_file": _existing_file,
+        "ca_file": _existing_file,
+        "keepalive": _in_range(5, 3600),
+        "embedded_host": _loopback_host,
+        "embedded_port": _PORT,
+    },
+    "visit": {
+        "takeout_s": _in_range(0),
+        "coalesce_ms": _in_range(0, 1000),
+    },
+    "journal": {},
+    "homeassistant": {"discovery_prefix": _discovery_prefix},
+    "display": {"volume": _in_range(0, 1)},
+    "log": {"level": _log_level},
+}
+"""Per-key checks of well-typed values: each returns the problem or ``None``."""
+
+
+def _cross_checks(values: dict[str, dict[str, Any]], bad: set[str], checker: _Checker) -> None:
+    """Checks that involve more than one key (skipped when a key involved is bad)."""
+    board, mqtt = values["board"], values["mqtt"]
+    if "board.driver" not in bad:
+        if board["driver"] == "serial" and "board.port" not in bad and not board["port"]:
+            checker.add("board.port", "the serial driver needs a port, such as /dev/oche-board")
+        if board["driver"] == "usb":
+            for key in ("usb_vid", "usb_pid"):
+                if f"board.{key}" not in bad and not board[key]:
+                    checker.add(f"board.{key}", "the usb driver needs usb_vid and usb_pid")
+    tls = bool(mqtt["url"]) and "mqtt.url" not in bad and parse_broker_url(mqtt["url"]).tls
+    if mqtt["ca_file"] and not ({"mqtt.url", "mqtt.ca_file"} & bad) and not tls:
+        checker.add(
+            "mqtt.ca_file",
+            "a CA file is only used with TLS: make mqtt.url mqtts:// or wss://",
+        )
+
+
+def parse_config(
+    text: str,
+    origin: str,
+    overrides: Sequence[str] = (),
+    *,
+    base_dir: Path | None = None,
+) -> Config:
+    """The config a TOML ``text`` describes, with ``overrides`` applied.
+
+    ``origin`` names the text in errors and becomes ``Config.source``.
+    Relative paths in ``text`` are taken relative to ``base_dir`` (when given);
+    relative paths in ``overrides`` relative to the current directory.
+    Raises :class:`ConfigError` listing every problem."""
+    try:
+        raw: dict[str, Any] = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(_syntax_error(error), origin=origin) from None
+
+    # Paths in the file: ~ expanded, relative to the file's directory.
+    for section, key in _PATH_KEYS:
+        table = raw.get(section)
+        if isinstance(table, dict) and isinstance(table.get(key), str) and table[key]:
+            path = os.path.expanduser(table[key])
+            table[key] = os.path.join(base_dir, path) if base_dir is not None else path
+
+    from_set: set[str] = set()
+    checker = _Checker(from_set)
+    _apply_overrides(raw, overrides, checker, from_set)
+
+    for key, value in raw.items():
+        if key not in SECTIONS:
+            checker.add(key, _unknown_top(key, value))
+
+    values: dict[str, dict[str, Any]] = {}
+    bad: set[str] = set()
+    for section, cls in SECTIONS.items():
+        defaults = {f.name: f.default for f in fields(cls)}
+        values[section] = defaults
+        table = raw.get(section, {})
+        if not isinstance(table, dict):
+            checker.add(section, f"expected a table ([{section}]), got {_what(table)}")
+            bad.update(f"{section}.{key}" for key in defaults)
+            continue
+        for key in table:
+            if key not in defaults:
+                checker.add(f"{section}.{key}", _unknown_key(section, key))
+        for key, kind in _KINDS[section].items():
+            if key not in table:
+                continue
+            path = f"{section}.{key}"
+            try:
+                value = _typed(table[key], kind)
+            except _Invalid as problem:
+                checker.add(path, str(problem))
+                bad.add(path)
+                continue
+            check = _CHECKS[section].get(key)
+            problem_text = check(value) if check is not None else None
+            if problem_text is not None:
+                checker.add(path, problem_text)
+                bad.add(path)
+                continue
+            if path in ("board.usb_vid", "board.usb_pid", "log.level"):
+                value = str(value).lower()
+            defaults[key] = value
+    _cross_checks(values, bad, checker)
+
+    if checker.errors:
+        order = {section: index for index, section in enumerate(SECTIONS, 1)}
+        errors = sorted(checker.errors, key=lambda error: order.get(re.split("[.:]", error)[0], 0))
+        raise ConfigError(errors, origin=origin)
+    built = {section: cls(**values[section]) for section, cls in SECTIONS.items()}
+    return Config(**built, source=origin)

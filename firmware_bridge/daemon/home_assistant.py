@@ -1,0 +1,172 @@
+"""Home Assistant MQTT discovery for one board: the retained configuration
+messages that make a board a device with its sensors (game, current player,
+last dart, phase, one score per player), and the removals that clear the
+score sensors a smaller game no longer has. Pure: :class:`Daemon` publishes them.
+See docs/mqtt.md (Home Assistant)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.lineup import MAX_PLAYERS
+from firmware_bridge.mqtt_contract import (
+    AVAILABILITY_OFFLINE,
+    AVAILABILITY_ONLINE,
+    base_problem,
+    check_board_id,
+    topic,
+)
+
+__all__ = [
+    "DEFAULT_DISCOVERY_PREFIX",
+    "DISCOVERY_SENSORS",
+    "discovery_messages",
+    "discovery_removals",
+]
+
+DEFAULT_DISCOVERY_PREFIX = "homeassistant"
+
+# Every template reads the state through value_json.get() and tests before it
+# indexes, so no state (idle, throwing, takeout, finished) makes Home Assistant
+# log "Template variable warning: 'dict object' has no attribute ...". "None"
+# is Home Assistant's word for no value: the sensor shows unknown.
+DISCOVERY_SENSORS: dict[str, tuple[str, str, str]] = {
+    # what: (name, icon, value_template over the state JSON)
+    "game": ("Game", "mdi:bullseye-arrow", "{{ value_json.get('game') or 'None' }}"),
+    "current_player": (
+        "Current player",
+        "mdi:account",
+        "{% set players = value_json.get('players') or [] %}"
+        "{% set current = value_json.get('current_player') %}"
+        "{% if current is integer and current < players | length %}"
+        "{{ players[current].get('name') or 'None' }}"
+        "{% else %}None{% endif %}",
+    ),
+    "last_dart": (
+        "Last dart",
+        "mdi:target",
+        "{% set visit = value_json.get('visit') or [] %}"
+        "{% set last_visit = value_json.get('last_visit') or {} %}"
+        "{% set last_darts = last_visit.get('darts') or [] %}"
+        "{% if visit %}{{ visit[-1] }}"
+        "{% elif last_darts %}{{ last_darts[-1] }}"
+        "{% else %}None{% endif %}",
+    ),
+    "phase": ("Phase", "mdi:progress-clock", "{{ value_json.get('phase') or 'None' }}"),
+}
+"""The board-wide sensors; one ``score_<i>`` sensor per player is added."""
+
+
+def _player_template(index: int, found: str, missing: str) -> str:
+    """A template giving ``found`` (over ``player``, the state's player ``index``)
+    when the state has that player, else ``missing``."""
+    return (
+        "{% set players = value_json.get('players') or [] %}"
+        f"{{% if players | length > {index} %}}{{% set player = players[{index}] %}}{found}"
+        f"{{% else %}}{missing}{{% endif %}}"
+    )
+
+
+def _score_template(index: int) -> str:
+    return _player_template(index, "{{ player.get('score', 'None') }}", "None")
+
+
+def _score_attributes_template(index: int) -> str:
+    return _player_template(index, "{{ {'player': player.get('name')} | tojson }}", "{}")
+
+
+def _check_prefix(prefix: str) -> None:
+    if not isinstance(prefix, str) or base_problem(prefix) is not None:
+        raise ValueError(f"bad discovery prefix {prefix!r}")
+
+
+def _discovery_topic(prefix: str, board_id: str, what: str) -> str:
+    return f"{prefix}/sensor/oche_{board_id}/{what}/config"
+
+
+def _object_id(board_id: str, what: str) -> str:
+    """The entity id without its domain, as Home Assistant would slug it."""
+    return f"oche_{board_id}_{what}".lower().replace("-", "_")
+
+
+def discovery_messages(
+    prefix: str, base: str, board_id: str, board_name: str, player_count: int
+) -> list[tuple[str, dict[str, Any]]]:
+    """Home Assistant MQTT discovery: ``(topic, config)`` pairs to publish
+    retained. One device per board with the sensors game, current_player,
+    last_dart, phase and score_0 .. score_<player_count - 1>, all reading the
+    state topic and unavailable while the availability topic says offline.
+    They are text sensors (no state_class, no unit): a score is not a
+    measurement to keep long-term statistics of."""
+    _check_prefix(prefix)
+    if not 0 <= player_count <= MAX_PLAYERS:
+        raise ValueError(f"player_count must be 0 to {MAX_PLAYERS}, got {player_count}")
+    state_topic = topic(base, board_id, "state")
+    availability_topic = topic(base, board_id, "availability")
+    device = {
+        "identifiers": [f"oche_{board_id}"],
+        "name": board_name,
+        "manufacturer": "Oche",
+        "model": "Soft-tip dartboard",
+    }
+    sensors: list[tuple[str, str, str, str, dict[str, Any]]] = [
+        (what, name, icon, template, {})
+        for what, (name, icon, template) in DISCOVERY_SENSORS.items()
+    ]
+    for index in range(player_count):
+        sensors.append(
+            (
+                f"score_{index}",
+                f"Player {index + 1} score",
+                "mdi:scoreboard",
+                _score_template(index),
+                {
+                    "json_attributes_topic": state_topic,
+                    "json_attributes_template": _score_attributes_template(index),
+                },
+            )
+        )
+    messages = []
+    for what, name, icon, template, extra in sensors:
+        config: dict[str, Any] = {
+            "name": name,
+            "unique_id": f"oche_{board_id}_{what}",
+            # default_entity_id for Home Assistant 2025.10 and later, object_id
+            # for the versions before, which ignore default_entity_id.
+            "default_entity_id": f"sensor.{_object_id(board_id, what)}",
+            "object_id": _object_id(board_id, what),
+            "has_entity_name": True,
+            "icon": icon,
+            "state_topic": state_topic,
+            "value_template": template,
+            **extra,
+            "availability_topic": availability_topic,
+            "payload_available": AVAILABILITY_ONLINE,
+            "payload_not_available": AVAILABILITY_OFFLINE,
+            "qos": 1,
+            "device": device,
+            "origin": {"name": "Oche"},
+        }
+        messages.append((_discovery_topic(prefix, board_id, what), config))
+    return messages
+
+
+def discovery_removals(
+    prefix: str, board_id: str, player_count: int, previous_count: int | None = None
+) -> list[tuple[str, str]]:
+    """``(topic, "")`` pairs to publish retained: the empty payload removes the
+    score sensors of players ``player_count`` .. ``previous_count - 1`` (those a
+    smaller game no longer has). ``previous_count`` None (not known, e.g. after
+    a restart) clears every score sensor a board could have had from
+    ``player_count`` on; removing a sensor that never existed does nothing."""
+    _check_prefix(prefix)
+    check_board_id(board_id)
+    if not 0 <= player_count <= MAX_PLAYERS:
+        raise ValueError(f"player_count must be 0 to {MAX_PLAYERS}, got {player_count}")
+    previous = MAX_PLAYERS if previous_count is None else previous_count
+    if not 0 <= previous <= MAX_PLAYERS:
+        raise ValueError(f"previous_count must be 0 to {MAX_PLAYERS}, got {previous_count}")
+    return [
+        (_discovery_topic(prefix, board_id, f"score_{index}"), "")
+        for index in range(player_count, previous)
+    ]

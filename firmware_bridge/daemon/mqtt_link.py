@@ -1,0 +1,365 @@
+"""The daemon's MQTT connection (aiomqtt): availability with a last will,
+commands in, typed publishes out, and reconnection with backoff.
+
+:class:`MqttLink` owns one broker connection at a time. :meth:`MqttLink.run`
+connects, marks the board ``online``, subscribes to ``{base}/{board}/cmd``,
+calls ``on_connect`` (where the daemon republishes its retained state, the
+Home Assistant discovery and the results not yet acknowledged) and then hands
+each command payload to ``on_command``, one at a time, in order. When the
+connection drops it reconnects with jittered exponential backoff. The broker
+publishes the last will (``offline``, retained) if the daemon dies without
+saying goodbye; :meth:`MqttLink.close` says it explicitly.
+
+Publishing never raises for a lost connection: :meth:`MqttLink.publish`
+returns ``True`` once the broker acknowledged the message (QoS 1 PUBACK) and
+``False`` when it could not be delivered, so the caller can keep what must
+be delivered (results) and send it again from ``on_connect``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import json
+import logging
+import random
+import socket
+import ssl
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import aiomqtt
+
+from firmware_bridge.mqtt_contract import (
+    AVAILABILITY_OFFLINE,
+    AVAILABILITY_ONLINE,
+    TOPICS,
+    BrokerAddress,
+    check_subtopic,
+    parse_broker_url,
+    topic,
+)
+
+__all__ = ["LinkSettings", "MqttLink"]
+
+log = logging.getLogger(__name__)
+
+_NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
+
+
+@dataclass(frozen=True)
+class LinkSettings:
+    """Where and how to connect. ``url`` is ``mqtt://host[:port]``,
+    ``mqtts://`` (TLS, verified against ``ca_file`` or the system CAs),
+    ``ws://host[:port][/path]`` or ``wss://``; the websocket path defaults to
+    ``/mqtt``. A user name and password in the URL are used when
+    ``username`` is not given. An empty ``client_id`` lets the broker choose."""
+
+    url: str
+    base: str
+    board: str
+    username: str | None = None
+    password: str | None = None
+    ca_file: str | None = None
+    client_id: str = ""
+    keepalive: int = 30
+
+
+def _endpoint(settings: LinkSettings) -> BrokerAddress:
+    """The broker to connect to: the URL read by the contract's parser (the
+    display and the config read it there too), with the settings' user name and password taking the
+    place of the URL's, and a CA file only for TLS."""
+    address = parse_broker_url(settings.url)
+    if settings.ca_file is not None and not address.tls:
+        scheme = settings.url.split(":", 1)[0].lower()
+        raise ValueError(f"ca_file is for TLS: use mqtts:// or wss://, not {scheme}://")
+    if settings.username is None:
+        return address
+    return dataclasses.replace(address, username=settings.username, password=settings.password)
+
+
+def _encode(payload: dict[str, Any] | str | bytes) -> bytes:
+    if isinstance(payload, bytes):
+        return payload
+    if isinstance(payload, str):
+        return payload.encode("utf-8")
+    if isinstance(payload, dict):
+        return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    raise TypeError(f"an MQTT payload is a dict, str or bytes, not {type(payload).__name__}")
+
+
+class MqttLink:
+    """One board's connection to the broker; see the module docstring."""
+
+    BACKOFF_START = 0.5
+    """Seconds before the first reconnection attempt; doubles per failure."""
+    BACKOFF_MAX = 30.0
+    """The longest wait between attempts."""
+    BACKOFF_JITTER = 0.25
+    """Each wait is scaled by a random factor in 1 +- this."""
+    TIMEOUT = 10.0
+    """Seconds to wait for CONNACK, SUBACK or a PUBACK."""
+    CLOSE_TIMEOUT = 3.0
+    """Seconds close() waits for the offline message and the disconnection."""
+
+    def __init__(
+        self,
+        settings: LinkSettings,
+        on_command: Callable[[bytes], Awaitable[None]],
+        on_connect: Callable[[], Awaitable[None]],
+    ) -> None:
+        self.settings = settings
+        self._endpoint = _endpoint(settings)
+        self._availability_topic = topic(settings.base, settings.board, "availability")
+        self._command_topic = topic(settings.base, settings.board, "cmd")
+        if settings.keepalive < 1:
+            raise ValueError(f"keepalive must be at least 1 s, got {settings.keepalive}")
+        self._on_command = on_command
+        self._on_connect = on_connect
+        self._client: aiomqtt.Client | None = None
+        self._lost: asyncio.Event | None = None
+        self._stop: asyncio.Event | None = None
+        self._closed = False
+        self._running = False
+        self._tls_context: ssl.SSLContext | None = None
+
+    # ------------------------------------------------------------ properties
+
+    @property
+    def connected(self) -> bool:
+        """Connected, announced online and subscribed to commands."""
+        return self._client is not None
+
+    @property
+    def server(self) -> str:
+        """``host:port`` of the broker, for messages."""
+        return f"{self._endpoint.host}:{self._endpoint.port}"
+
+    # ------------------------------------------------------------ connection
+
+    async def run(self) -> None:
+        """Stay connected until cancelled or closed; see the module docstring.
+        A configuration error (an unreadable ``ca_file``) raises; connection
+        failures never do."""
+        if self._closed:
+            return
+        if self._running:
+            raise RuntimeError("MqttLink.run() is already running")
+        self._running = True
+        try:
+            await self._run()
+        finally:
+            self._running = False
+
+    async def _run(self) -> None:
+        self._stop = stop = asyncio.Event()
+        if self._endpoint.tls and self._tls_context is None:
+            # Loading CA files blocks; a bad ca_file is a configuration error and raises.
+            self._tls_context = await asyncio.to_thread(
+                ssl.create_default_context, cafile=self.settings.ca_file
+            )
+        failures = 0
+        outage_since: float | None = None
+        ever_connected = False
+        while not self._closed:
+            client = self._new_client()
+            try:
+                async with client:
+                    if outage_since is not None:
+                        log.info(
+                            "MQTT: connected to %s again after %.1f s",
+                            self.server,
+                            time.monotonic() - outage_since,
+                        )
+                    else:
+                        log.info("MQTT: connected to %s", self.server)
+                    ever_connected = True
+                    failures = 0
+                    outage_since = None
+                    await self._serve(client)
+            except aiomqtt.MqttError as exc:
+                self._drop_connection()
+                if self._closed:
+                    return
+                # Log the text only: a record holding the exception would keep its
+                # traceback (and paho's sockets) alive as long as the record lives.
+                reason = str(exc) or type(exc).__name__
+                if outage_since is None:
+                    outage_since = time.monotonic()
+                    verb = "lost the connection to" if ever_connected else "cannot connect to"
+                    log.warning("MQTT: %s %s (%s); retrying", verb, self.server, reason)
+                else:
+                    log.debug("MQTT: %s still unreachable (%s)", self.server, reason)
+            except BaseException:
+                self._drop_connection()
+                raise
+            if self._closed:
+                return
+            delay = self._backoff(failures)
+            failures += 1
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), delay)
+
+    def _backoff(self, failures: int) -> float:
+        delay = min(self.BACKOFF_MAX, self.BACKOFF_START * 2.0**failures)
+        return delay * random.uniform(1 - self.BACKOFF_JITTER, 1 + self.BACKOFF_JITTER)
+
+    def _new_client(self) -> aiomqtt.Client:
+        endpoint = self._endpoint
+        return aiomqtt.Client(
+            endpoint.host,
+            endpoint.port,
+            username=endpoint.username,
+            password=endpoint.password,
+            identifier=self.settings.client_id or None,
+            will=aiomqtt.Will(self._availability_topic, AVAILABILITY_OFFLINE, qos=1, retain=True),
+            clean_session=True,
+            transport=endpoint.transport,
+            timeout=self.TIMEOUT,
+            keepalive=self.settings.keepalive,
+            tls_context=self._tls_context if endpoint.tls else None,
+            websocket_path=endpoint.ws_path,
+            logger=logging.getLogger(f"{__name__}.paho"),
+            # Small packets at once: without this, Nagle's algorithm holds a
+            # dart's state behind the ACK of the previous packet (tens of ms).
+            socket_options=None if endpoint.transport == "websockets" else _NO_DELAY,
+        )
+
+    async def _serve(self, client: aiomqtt.Client) -> None:
+        """One connection: announce, subscribe, on_connect, then commands until it drops."""
+        try:
+            if self._closed:
+                # close() ran while we were connecting: leave cleanly.
+                await self._goodbye(client)
+                return
+            await client.publish(self._availability_topic, AVAILABILITY_ONLINE, qos=1, retain=True)
+            await client.subscribe(self._command_topic, qos=1)
+            self._lost = asyncio.Event()
+            self._client = client
+            try:
+                await self._on_connect()
+            except Exception:
+                log.exception("MQTT: on_connect failed")
+            async for message in client.messages:
+                if not message.topic.matches(self._command_topic):
+                    continue
+                if message.retain:
+                    # A retained command would run again at every (re)connect.
+                    log.warning(
+                        "MQTT: ignored a retained command on %s (a command is never retained;"
+                        " clear it with: mosquitto_pub -r -n -t %s)",
+                        self._command_topic,
+                        self._command_topic,
+                    )
+                    continue
+                try:
+                    await self._on_command(_payload_bytes(message.payload))
+                except Exception:
+                    log.exception("MQTT: a command handler failed")
+        except asyncio.CancelledError:
+            # run() is being cancelled: say offline before the context manager
+            # disconnects cleanly (a clean disconnect discards the last will).
+            if not self._closed:
+                self._drop_connection()
+                await self._goodbye(client)
+            raise
+
+    async def _goodbye(self, client: aiomqtt.Client) -> None:
+        """Publish availability offline on ``client``; best effort, bounded in time."""
+        try:
+            await asyncio.wait_for(
+                client.publish(self._availability_topic, AVAILABILITY_OFFLINE, qos=1, retain=True),
+                self.CLOSE_TIMEOUT,
+            )
+        except (aiomqtt.MqttError, TimeoutError) as exc:
+            log.debug("MQTT: could not publish offline: %s", str(exc))
+
+    def _drop_connection(self) -> None:
+        self._client = None
+        if self._lost is not None:
+            self._lost.set()
+
+    async def close(self) -> None:
+        """Publish availability ``offline`` (retained), disconnect cleanly (so the
+        broker discards the last will) and stop :meth:`run`. Idempotent."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._stop is not None:
+            self._stop.set()
+        client = self._client
+        if client is None:
+            return
+        await self._goodbye(client)
+        try:
+            # The client's context manager is the documented way to disconnect;
+            # run() sees the disconnection and returns.
+            await asyncio.wait_for(client.__aexit__(None, None, None), self.CLOSE_TIMEOUT)
+        except (aiomqtt.MqttError, TimeoutError) as exc:
+            log.debug("MQTT: unclean disconnect: %s", str(exc))
+        self._drop_connection()
+
+    # ---------------------------------------------------------- publishing
+
+    async def publish(
+        self, name: str, payload: dict[str, Any] | str, *, subtopic: str | None = None
+    ) -> bool:
+        """Publish on ``{base}/{board}/{name}[/{subtopic}]`` with the retain flag
+        and QoS of ``TOPICS[name]``; dicts are sent as JSON. True once the
+        broker acknowledged it; False when not connected or the connection
+        failed before the acknowledgement."""
+        spec = TOPICS.get(name)
+        if spec is None:
+            raise ValueError(f"unknown topic {name!r}; topics are {', '.join(TOPICS)}")
+        full = topic(self.settings.base, self.settings.board, name)
+        if subtopic is not None:
+            full = f"{full}/{check_subtopic(subtopic)}"
+        return await self.publish_raw(full, payload, retain=spec.retain, qos=spec.qos)
+
+    async def publish_raw(
+        self, topic: str, payload: dict[str, Any] | str | bytes, retain: bool, qos: int = 1
+    ) -> bool:
+        """Publish on any topic (Home Assistant discovery). ``""`` or ``b""``
+        sends an empty payload (retained, it deletes the retained message).
+        Same result as :meth:`publish`."""
+        if qos not in (0, 1, 2):
+            raise ValueError(f"qos must be 0, 1 or 2, got {qos}")
+        data = _encode(payload)
+        client, lost = self._client, self._lost
+        if client is None or lost is None:
+            return False
+        sending = asyncio.ensure_future(client.publish(topic, data, qos=qos, retain=retain))
+        # Whatever ends the publish once we stopped waiting for it (the connection
+        # dropped, the daemon shutting down) is expected: never log it as unretrieved.
+        sending.add_done_callback(_retrieve)
+        watching = asyncio.ensure_future(lost.wait())
+        try:
+            await asyncio.wait((sending, watching), return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            watching.cancel()
+            if not sending.done():
+                sending.cancel()
+        # A cancel() takes effect at the task's next step: not done yet is not sent.
+        if not sending.done() or sending.cancelled():
+            return False
+        error = sending.exception()
+        if error is not None:
+            log.debug("MQTT: publish to %s failed: %s", topic, str(error))
+            return False
+        return True
+
+
+def _retrieve(task: asyncio.Future[None]) -> None:
+    if not task.cancelled():
+        task.exception()
+
+
+def _payload_bytes(payload: Any) -> bytes:
+    if isinstance(payload, bytes | bytearray):
+        return bytes(payload)
+    if payload is None:
+        return b""
+    return str(payload).encode("utf-8")

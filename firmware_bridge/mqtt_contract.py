@@ -1,0 +1,929 @@
+"""Oche's MQTT contract: the broker address, topics, payload schemas and
+commands. The daemon, its config loader and the display all read URLs, bases
+and board ids here, so what one takes, the others take. Home Assistant
+discovery is the daemon's (firmware_bridge/daemon/home_assistant.py).
+
+Every board publishes under ``{base}/{board}/`` (zigbee2mqtt style)::
+
+    {base}/{board}/state          retained, QoS 1: the game state plus "board" and "phase"
+    {base}/{board}/event          QoS 1: one message per thing that happened
+    {base}/{board}/availability   retained, QoS 1: "online" / "offline" (plain strings)
+    {base}/{board}/cmd            QoS 1: commands to the board (JSON objects)
+    {base}/{board}/cmd/response   QoS 1: the answer to each command
+    {base}/{board}/result         QoS 1: finished games, at least once (dedupe by result_id)
+
+:data:`TOPICS` maps each topic name to its retain flag, QoS and the JSON Schema
+(draft 2020-12) of its payload; ``docs/mqtt.md`` prints those schemas. This
+module is pure: it does no I/O. :mod:`firmware_bridge.daemon.mqtt_link` moves the
+bytes.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import time
+import urllib.parse
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from engine import Bed, NotationError
+from engine.errors import LineupError
+from engine.lineup import MAX_NAME_LENGTH, MAX_PLAYERS, check_name
+from engine.state_schema import BED_NOTATION_PATTERN, STATE_SCHEMA
+
+__all__ = [
+    "AVAILABILITY_OFFLINE",
+    "AVAILABILITY_ONLINE",
+    "BASE_PATTERN",
+    "BOARD_ID_PATTERN",
+    "BOARD_STATUSES",
+    "COMMANDS",
+    "COMMAND_TOPIC",
+    "DEFAULT_PORTS",
+    "EVENT_TYPES",
+    "MAX_COMMAND_BYTES",
+    "MAX_TOPIC_LEVEL",
+    "PHASES",
+    "TOPICS",
+    "TOPIC_NAMES",
+    "BrokerAddress",
+    "Command",
+    "CommandError",
+    "TopicSpec",
+    "check_base",
+    "check_board_id",
+    "check_subtopic",
+    "event_payload",
+    "parse_broker_url",
+    "parse_command",
+    "response_payload",
+    "topic",
+]
+
+# ---------------------------------------------------------------- topic names
+
+TOPIC_NAMES = ("state", "event", "availability", "cmd", "cmd/response", "result")
+"""The topics of one board, relative to ``{base}/{board}/``."""
+
+MAX_TOPIC_LEVEL = 64
+"""The longest base level or board id, in characters."""
+
+BOARD_ID_PATTERN = r"[A-Za-z0-9_-]{1,64}"
+"""A board id: one topic level of letters, digits, ``_`` and ``-`` (what Home
+Assistant accepts as a discovery node id), at most 64 characters."""
+
+_LEVEL_PATTERN = r"[^/+#\s\x00-\x1f\x7f]{1,64}"
+BASE_PATTERN = rf"(?!\$){_LEVEL_PATTERN}(?:/{_LEVEL_PATTERN})*"
+"""The base topic: one or more levels of 1-64 characters, no wildcards (``+``,
+``#``), white space or control characters, not starting with ``$`` (reserved
+for brokers)."""
+
+COMMAND_TOPIC: re.Pattern[str] = re.compile(
+    rf"^(?P<base>{BASE_PATTERN})/(?P<board>{BOARD_ID_PATTERN})/cmd$"
+)
+"""Parses ``{base}/{board}/cmd`` into its ``base`` and ``board`` groups. The board
+is the level before ``cmd``; the base is everything before it (it may have
+several levels, e.g. ``home/darts``)."""
+
+_BASE_RE = re.compile(rf"^{BASE_PATTERN}$")
+_BOARD_RE = re.compile(rf"^{BOARD_ID_PATTERN}$")
+_SUBTOPIC_RE = re.compile(r"^[^/+#\s]+(?:/[^/+#\s]+)*$")
+
+AVAILABILITY_ONLINE = "online"
+AVAILABILITY_OFFLINE = "offline"
+
+PHASES = ("idle", "throwing", "takeout", "finished")
+"""The board's phase, published as ``phase`` in the state."""
+
+BOARD_STATUSES = ("connected", "disconnected", "stuck")
+"""``board.status`` in the state: ``stuck`` is connected with stuck cells masked."""
+
+MAX_COMMAND_BYTES = 65536
+"""Longer ``cmd`` payloads are refused unread."""
+
+MAX_COMMAND_DEPTH = 16
+"""Deeper nested ``cmd`` payloads are refused (a command needs three levels)."""
+
+
+def board_id_problem(board: str) -> str | None:
+    """Why ``board`` cannot be a board id (:data:`BOARD_ID_PATTERN`), or ``None``."""
+    if not board:
+        return "must not be empty"
+    if len(board) > MAX_TOPIC_LEVEL:
+        return f"must be at most {MAX_TOPIC_LEVEL} characters, not {len(board)}"
+    if not _BOARD_RE.match(board):
+        bad = "".join(
+            sorted({c for c in board if not (c.isascii() and (c.isalnum() or c in "_-"))})
+        )
+        return (
+            f"must be letters, digits, '_' and '-' only, not {bad!r}: it is one MQTT topic "
+            "level and part of Home Assistant's ids"
+        )
+    return None
+
+
+def base_problem(base: str) -> str | None:
+    """Why ``base`` cannot be a base topic (:data:`BASE_PATTERN`), or ``None``."""
+    if not base:
+        return "must not be empty"
+    if base.startswith("$"):
+        return "must not start with '$' (MQTT reserves those topics)"
+    wildcards = [c for c in "+#" if c in base]
+    if wildcards:
+        return f"must not contain {' or '.join(repr(c) for c in wildcards)}: MQTT wildcards"
+    if any(c.isspace() or ord(c) < 32 or ord(c) == 127 for c in base):
+        return "must not contain white space or control characters"
+    levels = base.split("/")
+    if not all(levels):
+        return "must not have an empty level (a leading, trailing or double '/')"
+    longest = max(len(level) for level in levels)
+    if longest > MAX_TOPIC_LEVEL:
+        return f"levels must be at most {MAX_TOPIC_LEVEL} characters, not {longest}"
+    return None
+
+
+def check_board_id(board: str) -> str:
+    """``board`` if it is a board id, else a ValueError saying why."""
+    problem = board_id_problem(board) if isinstance(board, str) else "must be a string"
+    if problem:
+        raise ValueError(f"bad board id {board!r}: {problem}")
+    return board
+
+
+def check_base(base: str) -> str:
+    """``base`` if it is a base topic, else a ValueError saying why."""
+    problem = base_problem(base) if isinstance(base, str) else "must be a string"
+    if problem:
+        raise ValueError(f"bad MQTT base topic {base!r}: {problem}")
+    return base
+
+
+# ---------------------------------------------------------------- the broker
+
+DEFAULT_PORTS = {"mqtt": 1883, "mqtts": 8883, "ws": 80, "wss": 443}
+"""The port of each URL scheme when the URL gives none."""
+
+DEFAULT_WS_PATH = "/mqtt"
+"""The websocket path when a ``ws://`` or ``wss://`` URL gives none (Mosquitto's
+and most brokers' convention)."""
+
+
+@dataclass(frozen=True)
+class BrokerAddress:
+    """A broker URL taken apart: where and how to connect."""
+
+    host: str
+    port: int
+    transport: Literal["tcp", "websockets"]
+    tls: bool
+    ws_path: str | None
+    username: str | None = None
+    password: str | None = None
+
+    @property
+    def scheme(self) -> str:
+        if self.transport == "websockets":
+            return "wss" if self.tls else "ws"
+        return "mqtts" if self.tls else "mqtt"
+
+    @property
+    def url(self) -> str:
+        """The address as a URL without credentials, every part spelled out."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{self.scheme}://{host}:{self.port}{self.ws_path or ''}"
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+class BrokerUrlError(ValueError):
+    """A broker URL that cannot be used; ``problem`` says why, without the URL."""
+
+    def __init__(self, url: str, problem: str) -> None:
+        super().__init__(f"bad MQTT URL {url!r}: {problem}")
+        self.problem = problem
+
+
+def parse_broker_url(url: str) -> BrokerAddress:
+    """``mqtt://[user[:pass]@]host[:port]``, ``mqtts://`` (TLS), ``ws://host[:port][/path]``
+    or ``wss://``. Ports default per scheme (:data:`DEFAULT_PORTS`) and the
+    websocket path to :data:`DEFAULT_WS_PATH`. A :class:`BrokerUrlError` says
+    what is wrong."""
+    text = url.strip() if isinstance(url, str) else ""
+    if "://" not in text:
+        raise BrokerUrlError(url, f'no scheme; write it like "mqtt://{text}"')
+    try:
+        parts = urllib.parse.urlsplit(text)
+        port = parts.port
+    except ValueError:
+        port = -1
+    if port is not None and not 1 <= port <= 65535:
+        raise BrokerUrlError(url, "the port must be a number from 1 to 65535")
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS:
+        raise BrokerUrlError(url, f'scheme "{parts.scheme}://" is not mqtt, mqtts, ws or wss')
+    host = parts.hostname or ""
+    if not host or any(c.isspace() for c in host):
+        raise BrokerUrlError(url, "no valid host")
+    if parts.query or parts.fragment:
+        raise BrokerUrlError(url, "no query or fragment")
+    websockets = scheme in ("ws", "wss")
+    if not websockets and parts.path not in ("", "/"):
+        raise BrokerUrlError(url, f"{scheme}:// URLs have no path ({parts.path!r})")
+    return BrokerAddress(
+        host=host,
+        port=port or DEFAULT_PORTS[scheme],
+        transport="websockets" if websockets else "tcp",
+        tls=scheme in ("mqtts", "wss"),
+        ws_path=(parts.path or DEFAULT_WS_PATH) if websockets else None,
+        username=urllib.parse.unquote(parts.username) if parts.username else None,
+        password=urllib.parse.unquote(parts.password) if parts.password is not None else None,
+    )
+
+
+def topic(base: str, board: str, name: str) -> str:
+    """The full topic of ``name`` (one of :data:`TOPIC_NAMES`) for ``board``:
+    ``{base}/{board}/{name}``. A ValueError names a bad base, board or name."""
+    check_base(base)
+    check_board_id(board)
+    if name not in TOPIC_NAMES:
+        raise ValueError(f"unknown topic {name!r}; topics are {', '.join(TOPIC_NAMES)}")
+    return f"{base}/{board}/{name}"
+
+
+def check_subtopic(subtopic: str) -> str:
+    """``subtopic`` if it is one or more non-empty topic levels without wildcards."""
+    if not isinstance(subtopic, str) or not _SUBTOPIC_RE.match(subtopic):
+        raise ValueError(
+            f"bad subtopic {subtopic!r}: non-empty levels separated by '/', "
+            "no '+', '#' or white space"
+        )
+    return subtopic
+
+
+# ------------------------------------------------------------------- schemas
+
+_DRAFT = "https://json-schema.org/draft/2020-12/schema"
+_INDEX: dict[str, Any] = {"type": "integer", "minimum": 0}
+_BED: dict[str, Any] = {"type": "string", "pattern": BED_NOTATION_PATTERN}
+_TIMESTAMP: dict[str, Any] = {
+    "description": "Unix time in seconds (float).",
+    "type": "number",
+    "minimum": 0,
+}
+_COMMAND_ID: dict[str, Any] = {
+    "description": "Chosen by the sender; echoed in the response.",
+    "type": ["string", "integer"],
+}
+_BED_ANY_CASE = (
+    r"^\s*([SsDdTt]([1-9]|1[0-9]|20)|[Ss][Bb]|[Dd][Bb]|[Mm])\s*$"  # what Bed.parse reads
+)
+
+
+def _state_body() -> dict[str, Any]:
+    """STATE_SCHEMA without its draft and $defs (those go to the document root)."""
+    body = copy.deepcopy(STATE_SCHEMA)
+    body.pop("$schema", None)
+    body.pop("$defs", None)
+    return body
+
+
+_BOARD: dict[str, Any] = {
+    "description": "The physical board.",
+    "type": "object",
+    "properties": {
+        "id": {"description": "The board id, as in the topics.", "type": "string"},
+        "name": {"description": "A display name.", "type": "string"},
+        "connected": {"description": "The daemon can talk to the board.", "type": "boolean"},
+        "status": {
+            "description": "connected; disconnected; or stuck (connected, with stuck cells "
+            "masked until they are released).",
+            "enum": [*BOARD_STATUSES],
+        },
+        "stuck_cells": {
+            "description": "Matrix cells [row, col] stuck closed and masked.",
+            "type": "array",
+            "items": {
+                "type": "array",
+                "prefixItems": [_INDEX, _INDEX],
+                "minItems": 2,
+                "maxItems": 2,
+            },
+        },
+    },
+    "required": ["id", "name", "connected", "status", "stuck_cells"],
+    "allOf": [
+        {
+            "if": {"properties": {"status": {"const": "disconnected"}}, "required": ["status"]},
+            "then": {"properties": {"connected": {"const": False}}},
+            "else": {"properties": {"connected": {"const": True}}},
+        }
+    ],
+}
+
+
+def _state_topic_schema() -> dict[str, Any]:
+    body = _state_body()
+    game_keys = list(body["required"])
+    body["title"] = "Oche state topic"
+    body["description"] = (
+        "The retained state of a board: the game state (docs/state.md) plus board and "
+        "phase. In phase idle there is no game: game is null and the other game keys "
+        "are absent."
+    )
+    game = {**body["properties"]["game"], "type": ["string", "null"]}
+    game["description"] = "The game id, e.g. x01, cricket; null in phase idle."
+    body["properties"] = {
+        **body["properties"],
+        "game": game,
+        "board": _BOARD,
+        "phase": {
+            "description": "idle (no game), throwing, takeout (darts being removed), finished.",
+            "enum": [*PHASES],
+        },
+    }
+    body["required"] = ["board", "phase"]
+    body["allOf"] = [
+        {
+            "if": {"properties": {"phase": {"const": "idle"}}, "required": ["phase"]},
+            "then": {"properties": {"game": {"type": "null"}}},
+            "else": {"required": game_keys, "properties": {"game": {"type": "string"}}},
+        },
+        {
+            "if": {"properties": {"phase": {"const": "finished"}}, "required": ["phase"]},
+            "then": {"properties": {"finished": {"const": True}}},
+        },
+        {
+            "if": {
+                "properties": {"phase": {"enum": ["throwing", "takeout"]}},
+                "required": ["phase"],
+            },
+            "then": {"properties": {"finished": {"const": False}}},
+        },
+        *body["allOf"],
+    ]
+    return {"$schema": _DRAFT, **body, "$defs": copy.deepcopy(STATE_SCHEMA["$defs"])}
+
+
+EVENT_TYPES = (
+    "game_started",
+    "dart",
+    "bust",
+    "visit_end",
+    "takeout",
+    "player_change",
+    "points",
+    "undo",
+    "winner",
+    "game_over",
+    "stuck",
+    "released",
+    "board_connected",
+    "board_disconnected",
+    "error",
+    "hit",
+    "button",
+)
+"""The ``type`` of every ``event`` payload."""
+
+_PLAYER_FIELD = {"description": "Player index into the state's players.", **_INDEX}
+_NULLABLE_INDEX: dict[str, Any] = {"type": ["integer", "null"], "minimum": 0}
+
+_EVENT_FIELDS: dict[str, tuple[dict[str, Any], list[str]]] = {
+    # type: (properties, required)
+    "game_started": (
+        {
+            "game": {"type": "string", "minLength": 1},
+            "options": {"type": "object"},
+            "players": {"type": "array", "items": {"type": "string"}, "minItems": 1},
+            "teams": {
+                "description": "As in the state: null, or the teams with player indices.",
+                "type": ["array", "null"],
+                "items": {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string"},
+                        "players": {"type": "array", "items": _INDEX},
+                    },
+                    "required": ["name", "players"],
+                },
+            },
+        },
+        ["game", "players"],
+    ),
+    "dart": (
+        {
+            "player": _PLAYER_FIELD,
+            "segment": _BED,
+            "points": {"description": "Face value (T20 is 60).", **_INDEX},
+            "dart": {"description": "1-3 within the visit.", "type": "integer", "minimum": 1},
+            "scored": {"description": "False for a dead dart.", "type": "boolean"},
+        },
+        ["player", "segment"],
+    ),
+    "bust": ({"player": _PLAYER_FIELD}, ["player"]),
+    "visit_end": (
+        {
+            "player": _PLAYER_FIELD,
+            "darts": {"type": "array", "items": _BED, "maxItems": 3},
+            "total": {"type": "integer"},
+            "score_change": {
+                "description": "The side's score change, or null when unknown (after an undo).",
+                "type": ["integer", "null"],
+            },
+            "visit_over": {"type": ["string", "null"]},
+        },
+        ["player", "darts"],
+    ),
+    "takeout": ({"player": _PLAYER_FIELD}, ["player"]),
+    "player_change": ({"player": _PLAYER_FIELD, "previous": _PLAYER_FIELD}, ["player"]),
+    "points": (
+        {
+            "player": _PLAYER_FIELD,
+            "points": {"type": "integer", "minimum": 1},
+            "reason": {
+                "description": "What scored, e.g. fifteen, pair, run of 3, go, hand, crib.",
+                "type": "string",
+                "minLength": 1,
+            },
+        },
+        ["player", "points", "reason"],
+    ),
+    "undo": ({"player": _PLAYER_FIELD}, []),
+    "winner": ({"player": _PLAYER_FIELD, "team": _NULLABLE_INDEX}, ["player"]),
+    "game_over": (
+        {"result": {"type": "string"}, "winner": _NULLABLE_INDEX},
+        ["result"],
+    ),
+    "stuck": ({"row": _INDEX, "col": _INDEX}, ["row", "col"]),
+    "released": ({"row": _INDEX, "col": _INDEX}, ["row", "col"]),
+    "board_connected": ({"source": {"type": "string"}}, []),
+    "board_disconnected": (
+        {"source": {"type": "string"}, "reason": {"type": "string"}},
+        [],
+    ),
+    "error": (
+        {
+            "kind": {"description": "Stable, for counting (crc, garbage, ...).", "type": "string"},
+            "message": {"type": "string"},
+        },
+        ["kind", "message"],
+    ),
+    "hit": (
+        {
+            "segment": _BED,
+            "scored": {"description": "Always false: a contact not scored.", "const": False},
+            "reason": {"description": "Why: no game, takeout, a bounce.", "type": "string"},
+        },
+        ["segment", "scored", "reason"],
+    ),
+    "button": ({"button": {"type": "string", "minLength": 1}}, ["button"]),
+}
+
+
+def _event_schema() -> dict[str, Any]:
+    clauses = []
+    for kind in EVENT_TYPES:
+        properties, required = _EVENT_FIELDS[kind]
+        then: dict[str, Any] = {"properties": properties}
+        if required:
+            then["required"] = required
+        clauses.append(
+            {"if": {"properties": {"type": {"const": kind}}, "required": ["type"]}, "then": then}
+        )
+    return {
+        "$schema": _DRAFT,
+        "title": "Oche event topic",
+        "description": "Something that happened on the board. Events are open: clients "
+        "ignore keys they do not know.",
+        "type": "object",
+        "properties": {"type": {"enum": [*EVENT_TYPES]}, "at": _TIMESTAMP},
+        "required": ["type", "at"],
+        "allOf": clauses,
+    }
+
+
+COMMANDS = ("new_game", "next", "undo", "miss", "dart", "end_game", "rematch")
+"""The commands a board takes on ``{base}/{board}/cmd``."""
+
+_NAME_SCHEMA: dict[str, Any] = {
+    "type": "string",
+    "pattern": r"\S",
+    "maxLength": MAX_NAME_LENGTH,
+    "description": f"Up to {MAX_NAME_LENGTH} characters, no control characters.",
+}
+
+_COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {
+    "new_game": {
+        "game": {"description": "A game id: x01, cricket, ...", "type": "string", "minLength": 1},
+        "options": {
+            "description": "Game options (see the game's docs); defaults fill the rest.",
+            "type": "object",
+        },
+        "players": {
+            "description": "1-8 player names, in order. Required unless teams is given.",
+            "type": "array",
+            "items": _NAME_SCHEMA,
+            "minItems": 1,
+            "maxItems": MAX_PLAYERS,
+        },
+        "teams": {
+            "description": "Team name -> member names in throwing order (at least two teams).",
+            "type": "object",
+            "minProperties": 2,
+            "propertyNames": _NAME_SCHEMA,
+            "additionalProperties": {
+                "type": "array",
+                "items": _NAME_SCHEMA,
+                "minItems": 1,
+                "maxItems": MAX_PLAYERS,
+            },
+        },
+    },
+    "dart": {
+        "segment": {
+            "description": "The bed, in any case: S1-S20, D1-D20, T1-T20, SB, DB or M.",
+            "type": "string",
+            "pattern": _BED_ANY_CASE,
+        }
+    },
+}
+_REQUIRED_ARGUMENTS: dict[str, tuple[str, ...]] = {"new_game": ("game",), "dart": ("segment",)}
+
+
+def _command_schema() -> dict[str, Any]:
+    properties: dict[str, Any] = {
+        "command": {"enum": [*COMMANDS]},
+        "id": _COMMAND_ID,
+    }
+    clauses: list[dict[str, Any]] = []
+    for name in COMMANDS:
+        arguments = _COMMAND_ARGUMENTS.get(name, {})
+        properties.update(arguments)
+        then: dict[str, Any] = {"propertyNames": {"enum": ["command", "id", *arguments]}}
+        if name in _REQUIRED_ARGUMENTS:
+            then["required"] = [*_REQUIRED_ARGUMENTS[name]]
+        if name == "new_game":
+            then["anyOf"] = [{"required": ["players"]}, {"required": ["teams"]}]
+        clauses.append(
+            {
+                "if": {"properties": {"command": {"const": name}}, "required": ["command"]},
+                "then": then,
+            }
+        )
+    return {
+        "$schema": _DRAFT,
+        "title": "Oche cmd topic",
+        "description": f"A command to the board: a JSON object of at most {MAX_COMMAND_BYTES} "
+        "bytes (UTF-8). Keys a command does not take are refused.",
+        "type": "object",
+        "properties": properties,
+        "required": ["command"],
+        "allOf": clauses,
+    }
+
+
+def _response_schema() -> dict[str, Any]:
+    return {
+        "$schema": _DRAFT,
+        "title": "Oche cmd/response topic",
+        "description": "The answer to one command.",
+        "type": "object",
+        "properties": {
+            "id": {
+                "description": "The command's id, or null when it had none or it could not "
+                "be read.",
+                "type": ["string", "integer", "null"],
+            },
+            "ok": {"type": "boolean"},
+            "error": {
+                "description": "Why the command was refused, or null when ok.",
+                "type": ["string", "null"],
+            },
+        },
+        "required": ["id", "ok", "error"],
+        "additionalProperties": False,
+        "if": {"properties": {"ok": {"const": True}}},
+        "then": {"properties": {"error": {"type": "null"}}},
+        "else": {"properties": {"error": {"type": "string", "minLength": 1}}},
+    }
+
+
+def _result_schema() -> dict[str, Any]:
+    player = {
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "minLength": 1},
+            "team": {"description": "Index into teams, or null.", **_NULLABLE_INDEX},
+            "score": {"description": "The side's final score.", "type": "integer"},
+            "stats": {"description": "As in the state (docs/state.md).", "type": "object"},
+        },
+        "required": ["name", "score"],
+    }
+    return {
+        "$schema": _DRAFT,
+        "title": "Oche result topic",
+        "description": "A finished game, for leaderboards. Delivered at least once: the same "
+        "result may arrive again (after a reconnect or a restart of the daemon); dedupe by "
+        "result_id.",
+        "type": "object",
+        "properties": {
+            "result_id": {
+                "description": "Unique per finished game; the same on every redelivery.",
+                "type": "string",
+                "minLength": 1,
+            },
+            "board": {"description": "The board id.", "type": "string"},
+            "game": {"description": "The game id.", "type": "string", "minLength": 1},
+            "options": {"description": "The game's options, defaults filled in.", "type": "object"},
+            "players": {
+                "type": "array",
+                "items": player,
+                "minItems": 1,
+                "maxItems": MAX_PLAYERS,
+            },
+            "teams": STATE_SCHEMA["properties"]["teams"],
+            "winner": {"description": "Winning player index, null for a draw.", **_NULLABLE_INDEX},
+            "winner_name": {"type": ["string", "null"]},
+            "winner_team": _NULLABLE_INDEX,
+            "result": {
+                "description": "How the game ended: checkout, closed-all, round-limit, ...",
+                "type": "string",
+            },
+            "started_at": {"description": "Unix seconds.", "type": ["number", "null"]},
+            "finished_at": _TIMESTAMP,
+            "log": {"description": "The game log (oche replay reads it).", "type": "string"},
+        },
+        "required": ["result_id", "board", "game", "players", "winner", "result", "finished_at"],
+        "$defs": {"team": copy.deepcopy(STATE_SCHEMA["$defs"]["team"])},
+    }
+
+
+_AVAILABILITY_SCHEMA: dict[str, Any] = {
+    "$schema": _DRAFT,
+    "title": "Oche availability topic",
+    "description": "A plain string, not JSON: online while the daemon is connected; "
+    "offline after it stops or (last will) loses its connection.",
+    "type": "string",
+    "enum": [AVAILABILITY_ONLINE, AVAILABILITY_OFFLINE],
+}
+
+
+@dataclass(frozen=True)
+class TopicSpec:
+    """One topic of a board: its name under ``{base}/{board}/``, whether the
+    daemon publishes it retained, its QoS and the JSON Schema of its payload."""
+
+    name: str
+    retain: bool
+    qos: int
+    schema: dict[str, Any]
+
+
+TOPICS: dict[str, TopicSpec] = {
+    "state": TopicSpec("state", retain=True, qos=1, schema=_state_topic_schema()),
+    "event": TopicSpec("event", retain=False, qos=1, schema=_event_schema()),
+    "availability": TopicSpec("availability", retain=True, qos=1, schema=_AVAILABILITY_SCHEMA),
+    "cmd": TopicSpec("cmd", retain=False, qos=1, schema=_command_schema()),
+    "cmd/response": TopicSpec("cmd/response", retain=False, qos=1, schema=_response_schema()),
+    "result": TopicSpec("result", retain=False, qos=1, schema=_result_schema()),
+}
+"""Topic name -> :class:`TopicSpec`, in the order of :data:`TOPIC_NAMES`."""
+
+
+# -------------------------------------------------------------------- events
+
+
+def event_payload(type: str, **fields: Any) -> dict[str, Any]:
+    """An ``event`` payload: ``{"type": type, "at": <now, Unix seconds>, **fields}``.
+    ``at`` may be given in ``fields``. An unknown ``type`` is a ValueError. The
+    fields each type carries are in ``TOPICS["event"].schema``; they are not
+    checked here."""
+    if type not in EVENT_TYPES:
+        raise ValueError(f"unknown event type {type!r}; event types are {', '.join(EVENT_TYPES)}")
+    return {"type": type, "at": time.time(), **fields}
+
+
+# ------------------------------------------------------------------ commands
+
+
+class CommandError(ValueError):
+    """A ``cmd`` payload that cannot be run. The message names what was wrong;
+    ``id`` is the command's id when it could be read (echo it in the response)."""
+
+    def __init__(self, message: str, id: str | int | None = None) -> None:
+        super().__init__(message)
+        self.id = id
+
+
+@dataclass(frozen=True)
+class Command:
+    """A checked command. ``args`` holds the command's arguments (none for most):
+    ``new_game`` always has ``game`` and ``players`` (worked out from ``teams``
+    when not given) and ``options``, ``teams`` when given; ``dart`` has
+    ``segment`` in canonical notation."""
+
+    id: str | int | None
+    name: str
+    args: dict[str, Any]
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def _reject_constant(token: str) -> Any:
+    raise ValueError(f"{token} is not valid JSON")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _document_problem(document: Any) -> str | None:
+    """What JSON allows but a command must not carry: nesting deeper than
+    :data:`MAX_COMMAND_DEPTH`, or a string with a lone UTF-16 surrogate
+    (``"\\ud800"``), which is not Unicode text and could not be echoed back."""
+    pending: list[tuple[Any, int]] = [(document, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, dict | list):
+            if depth > MAX_COMMAND_DEPTH:
+                return f"command is nested too deeply; the limit is {MAX_COMMAND_DEPTH} levels"
+            items = [*value, *value.values()] if isinstance(value, dict) else value
+            pending.extend((item, depth + 1) for item in items)
+        elif isinstance(value, str) and (found := _SURROGATE.search(value)) is not None:
+            return (
+                f"command has a lone surrogate (\\u{ord(found.group()):04x}) in a string:"
+                " JSON text must be Unicode"
+            )
+    return None
+
+
+def _usable_id(document: Any) -> str | int | None:
+    """The command's id when it can be echoed back, else ``None``."""
+    raw_id = document.get("id") if isinstance(document, dict) else None
+    if isinstance(raw_id, int) and not isinstance(raw_id, bool):
+        return raw_id
+    return raw_id if isinstance(raw_id, str) and not _SURROGATE.search(raw_id) else None
+
+
+def parse_command(payload: bytes) -> Command:
+    """Read and check one ``cmd`` payload; a :class:`CommandError` says what is wrong."""
+    if len(payload) > MAX_COMMAND_BYTES:
+        raise CommandError(f"command is {len(payload)} bytes; the limit is {MAX_COMMAND_BYTES}")
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CommandError(f"command is not UTF-8 text (byte {exc.start} is invalid)") from None
+    try:
+        document = json.loads(text, parse_constant=_reject_constant)
+    except RecursionError:
+        raise CommandError(
+            f"command is nested too deeply; the limit is {MAX_COMMAND_DEPTH} levels"
+        ) from None
+    except ValueError as exc:
+        raise CommandError(f"command is not valid JSON: {exc}") from None
+    problem = _document_problem(document)
+    if problem is not None:
+        raise CommandError(problem, _usable_id(document))
+    if not isinstance(document, dict):
+        raise CommandError(f"command must be a JSON object, got {_json_type(document)}")
+
+    command_id: str | int | None = None
+    if "id" in document:
+        raw_id = document["id"]
+        if isinstance(raw_id, bool) or not isinstance(raw_id, str | int):
+            raise CommandError(f'"id" must be a string or an integer, got {_json_type(raw_id)}')
+        command_id = raw_id
+
+    def fail(message: str) -> CommandError:
+        return CommandError(message, command_id)
+
+    valid = ", ".join(COMMANDS)
+    if "command" not in document:
+        raise fail(f'missing "command"; valid commands: {valid}')
+    name = document["command"]
+    if not isinstance(name, str):
+        raise fail(f'"command" must be a string, got {_json_type(name)}; valid commands: {valid}')
+    if name not in COMMANDS:
+        raise fail(f"unknown command {name!r}; valid commands: {valid}")
+
+    allowed = _COMMAND_ARGUMENTS.get(name, {})
+    unknown = [key for key in document if key not in ("command", "id") and key not in allowed]
+    if unknown:
+        keys = ", ".join(repr(key) for key in unknown)
+        takes = f"it takes {', '.join(allowed)}" if allowed else "it takes no arguments"
+        raise fail(f"unknown key{'s' if len(unknown) > 1 else ''} {keys} for {name}; {takes}")
+    missing = [key for key in _REQUIRED_ARGUMENTS.get(name, ()) if key not in document]
+    if missing:
+        raise fail(f"{name} needs {', '.join(repr(key) for key in missing)}")
+
+    arguments = {key: document[key] for key in allowed if key in document}
+    try:
+        if name == "new_game":
+            arguments = _check_new_game(arguments)
+        elif name == "dart":
+            arguments = _check_dart(arguments)
+    except ValueError as exc:
+        raise fail(f"{name}: {exc}") from None
+    return Command(command_id, name, arguments)
+
+
+def _non_empty_names(value: Any, what: str) -> list[str]:
+    if not isinstance(value, list):
+        raise ValueError(f"{what} must be a list of names, got {_json_type(value)}")
+    for position, item in enumerate(value):
+        if not isinstance(item, str):
+            raise ValueError(f"{what}[{position}] must be a string, got {_json_type(item)}")
+        _check_name(item, f"{what}[{position}]")
+    return value
+
+
+def _check_name(name: str, what: str) -> None:
+    try:
+        check_name(name, what)
+    except LineupError as error:
+        raise ValueError(str(error)) from None
+
+
+def _check_new_game(arguments: dict[str, Any]) -> dict[str, Any]:
+    game = arguments["game"]
+    if not isinstance(game, str):
+        raise ValueError(f'"game" must be a string, got {_json_type(game)}')
+    if not game.strip():
+        raise ValueError('"game" is empty')
+    if "options" in arguments and not isinstance(arguments["options"], dict):
+        raise ValueError(f'"options" must be an object, got {_json_type(arguments["options"])}')
+    teams: dict[str, list[str]] | None = None
+    if "teams" in arguments:
+        raw_teams = arguments["teams"]
+        if not isinstance(raw_teams, dict):
+            raise ValueError(
+                f'"teams" must be an object of team name -> player names, '
+                f"got {_json_type(raw_teams)}"
+            )
+        if len(raw_teams) < 2:
+            raise ValueError(f'"teams" needs at least two teams, got {len(raw_teams)}')
+        for team_name, members in raw_teams.items():
+            _check_name(team_name, '"teams" name')
+            _non_empty_names(members, f'"teams"[{team_name!r}]')
+            if not members:
+                raise ValueError(f'"teams"[{team_name!r}] has no players')
+        teams = raw_teams
+    if "players" in arguments:
+        players = _non_empty_names(arguments["players"], '"players"')
+        if not 1 <= len(players) <= MAX_PLAYERS:
+            raise ValueError(f'"players" must list 1 to {MAX_PLAYERS} names, got {len(players)}')
+    elif teams is not None:
+        players = _interleave(teams)
+        if len(players) > MAX_PLAYERS:
+            raise ValueError(f'"teams" name {len(players)} players; the limit is {MAX_PLAYERS}')
+    else:
+        raise ValueError('needs "players" (1 to 8 names) or "teams"')
+    return {**arguments, "players": players}
+
+
+def _interleave(teams: dict[str, list[str]]) -> list[str]:
+    """The players in throwing order: each team's first, then each team's second, ..."""
+    rosters = list(teams.values())
+    longest = max(len(roster) for roster in rosters)
+    return [roster[i] for i in range(longest) for roster in rosters if i < len(roster)]
+
+
+def _check_dart(arguments: dict[str, Any]) -> dict[str, Any]:
+    segment = arguments["segment"]
+    if not isinstance(segment, str):
+        raise ValueError(f'"segment" must be a string, got {_json_type(segment)}')
+    try:
+        bed = Bed.parse(segment)
+    except NotationError:
+        raise ValueError(
+            f'"segment" {segment!r} is not a bed: expected S1-S20, D1-D20, T1-T20, SB, DB or M'
+        ) from None
+    return {"segment": bed.notation}
+
+
+def response_payload(
+    command_id: str | int | None, ok: bool, error: str | None = None
+) -> dict[str, Any]:
+    """The ``cmd/response`` payload ``{"id", "ok", "error"}``: ``error`` is null
+    when ok and required (non-empty) when not."""
+    if ok and error is not None:
+        raise ValueError("a successful response carries no error")
+    if not ok and not error:
+        raise ValueError("a refused command needs an error message")
+    return {"id": command_id, "ok": ok, "error": error}

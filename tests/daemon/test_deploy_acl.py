@@ -1,0 +1,1000 @@
+"""The deployment files under ``deploy/``, exercised for real.
+
+``deploy/mosquitto/acl`` is loaded, unchanged, into a private Mosquitto with a
+password file made by ``mosquitto_passwd``, and every account of a two-board
+bar connects and tries what it may and may not do. ``deploy/mosquitto/oche.conf``
+is started with its paths and ports pointed at temporary files (its TLS and
+websockets listeners with a throw-away CA). ``deploy/systemd/oche@.service`` is
+parsed and, where this machine has ``systemd-analyze``, verified.
+
+Mosquitto drops a denied publish without telling an MQTT 3.1.1 client, and never
+delivers a message to a client that may not read it; an MQTT 5 client gets
+"Not authorized" (0x87) in the PUBACK. Absence is checked with a marker: after
+the denied publish has been acknowledged, an allowed message is sent to the
+same watcher, and only once the marker has arrived (plus a short grace) is the
+denied message declared never delivered.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.reasoncodes import ReasonCode
+
+from tests import unit_sandbox
+from tests.daemon_harness import config_text, press, throw
+from tests.drivers.pty_board import FakeBoard
+from tests.mosquitto_broker import MosquittoBroker, free_port, mosquitto_binary
+from tests.paths import REPO
+from tests.unit_sandbox import parse_unit
+
+ROOT = REPO
+ACL = ROOT / "deploy" / "mosquitto" / "acl"
+MOSQUITTO_CONF = ROOT / "deploy" / "mosquitto" / "oche.conf"
+UNIT = ROOT / "deploy" / "systemd" / "oche@.service"
+DEPLOY_DOC = ROOT / "docs" / "deploy.md"
+OCHE = Path(sys.executable).parent / "oche"
+
+ACCOUNTS = (
+    "board1",
+    "board2",
+    "display1",
+    "display2",
+    "leaderboard1",
+    "leaderboard2",
+    "homeassistant",
+)
+TIMEOUT = 5.0  # for anything that must happen
+GRACE = 0.3  # after the marker, for anything that must not
+
+NOT_AUTHORIZED = 0x87
+# PUBACK reason codes of a publish the broker took: success, and MQTT 5's
+# "no matching subscribers" (0x10).
+ACCEPTED = (0, 0x10)
+GRANTED_QOS_1 = 1
+
+
+def mosquitto_passwd_binary() -> str | None:
+    found = shutil.which("mosquitto_passwd")
+    if found is None and Path("/usr/bin/mosquitto_passwd").exists():
+        found = "/usr/bin/mosquitto_passwd"
+    return found
+
+
+MOSQUITTO_PASSWD = mosquitto_passwd_binary()
+
+needs_mosquitto = pytest.mark.skipif(
+    mosquitto_binary() is None or MOSQUITTO_PASSWD is None,
+    reason="needs mosquitto and mosquitto_passwd (apt-get install -y mosquitto)",
+)
+
+
+def password(account: str) -> str:
+    return f"{account}-secret"
+
+
+def acl_users() -> list[str]:
+    return [
+        line.split()[1] for line in ACL.read_text("utf-8").splitlines() if line.startswith("user ")
+    ]
+
+
+def make_password_file(path: Path, accounts: tuple[str, ...]) -> None:
+    assert MOSQUITTO_PASSWD is not None
+    for index, account in enumerate(accounts):
+        create = ["-c"] if index == 0 else []
+        subprocess.run(
+            [MOSQUITTO_PASSWD, *create, "-b", str(path), account, password(account)],
+            check=True,
+            capture_output=True,
+            timeout=30,
+        )
+
+
+def marker() -> bytes:
+    return uuid.uuid4().hex.encode()
+
+
+# --- an MQTT client that waits for its acknowledgements --------------------
+
+
+class Peer:
+    """One paho client on its own network thread, with every message it gets."""
+
+    def __init__(
+        self,
+        broker_host: str,
+        port: int,
+        username: str | None,
+        secret: str | None = None,
+        *,
+        protocol: mqtt.MQTTProtocolVersion = mqtt.MQTTv5,
+        transport: str = "tcp",
+        ca_file: Path | None = None,
+        will: tuple[str, bytes] | None = None,
+        threaded: bool = True,
+        client_id: str | None = None,
+    ) -> None:
+        self.name = username or "anonymous"
+        self.client = mqtt.Client(
+            CallbackAPIVersion.VERSION2,
+            client_id=client_id or f"{self.name}-{uuid.uuid4().hex[:8]}",
+            protocol=protocol,
+            transport=transport,
+        )
+        self.client.reconnect_delay_set(30, 30)  # a refused client must not retry within a test
+        if username is not None:
+            self.client.username_pw_set(username, secret)
+        if ca_file is not None:
+            self.client.tls_set(ca_certs=str(ca_file))
+        if will is not None:
+            self.client.will_set(will[0], will[1], qos=1, retain=True)
+        self.messages: queue.Queue[tuple[str, bytes, bool]] = queue.Queue()
+        self.seen: list[tuple[str, bytes, bool]] = []
+        self.connack: ReasonCode | None = None
+        self._connected = threading.Event()
+        self._acks: dict[int, tuple[threading.Event, list[ReasonCode]]] = {}
+        self._lock = threading.Lock()
+        self.client.on_connect = self._on_connect
+        self.client.on_message = self._on_message
+        self.client.on_publish = self._on_publish
+        self.client.on_subscribe = self._on_subscribe
+        self.threaded = threaded
+        if threaded:
+            self.client.connect_async(broker_host, port, keepalive=30)
+            self.client.loop_start()
+        else:  # driven by wait_connack: no reconnect thread to stop afterwards
+            self.client.connect(broker_host, port, keepalive=30)
+
+    # callbacks, on paho's thread
+
+    def _on_connect(
+        self, client: Any, userdata: Any, flags: Any, reason_code: ReasonCode, properties: Any
+    ) -> None:
+        if self.connack is None:
+            self.connack = reason_code
+        self._connected.set()
+
+    def _on_message(self, client: Any, userdata: Any, message: mqtt.MQTTMessage) -> None:
+        self.messages.put((message.topic, message.payload, bool(message.retain)))
+
+    def _ack(self, mid: int, codes: list[ReasonCode]) -> None:
+        with self._lock:
+            waiter = self._acks.setdefault(mid, (threading.Event(), []))
+        waiter[1].extend(codes)
+        waiter[0].set()
+
+    def _on_publish(
+        self, client: Any, userdata: Any, mid: int, reason_code: ReasonCode, properties: Any
+    ) -> None:
+        self._ack(mid, [reason_code])
+
+    def _on_subscribe(
+        self, client: Any, userdata: Any, mid: int, reason_codes: list[ReasonCode], properties: Any
+    ) -> None:
+        self._ack(mid, list(reason_codes))
+
+    def _wait_ack(self, mid: int, what: str) -> list[ReasonCode]:
+        with self._lock:
+            waiter = self._acks.setdefault(mid, (threading.Event(), []))
+        assert waiter[0].wait(TIMEOUT), f"{self.name}: no acknowledgement for {what}"
+        return waiter[1]
+
+    # the test's side
+
+    def wait_connack(self) -> ReasonCode:
+        deadline = time.monotonic() + TIMEOUT
+        while not self.threaded and not self._connected.is_set() and time.monotonic() < deadline:
+            self.client.loop(timeout=0.05)
+        assert self._connected.wait(TIMEOUT), f"{self.name}: no CONNACK within {TIMEOUT} s"
+        assert self.connack is not None
+        return self.connack
+
+    def connected(self) -> Peer:
+        code = self.wait_connack()
+        assert not code.is_failure, f"{self.name} was refused: {code}"
+        return self
+
+    def subscribe(self, *topics: str) -> Peer:
+        for topic in topics:
+            result, mid = self.client.subscribe(topic, qos=1)
+            assert result == mqtt.MQTT_ERR_SUCCESS
+            codes = self._wait_ack(mid, f"SUBSCRIBE {topic}")
+            # Mosquitto 2.0's ACL file grants every subscription and filters
+            # what it delivers (later versions may refuse it in the SUBACK).
+            assert len(codes) == 1
+            assert codes[0].value in (GRANTED_QOS_1, NOT_AUTHORIZED), codes
+        return self
+
+    def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> int:
+        """Publish at QoS 1 and return the PUBACK reason code (always 0 for MQTT 3.1.1)."""
+        info = self.client.publish(topic, payload, qos=1, retain=retain)
+        assert info.rc == mqtt.MQTT_ERR_SUCCESS, info.rc
+        (code,) = self._wait_ack(info.mid, f"PUBLISH {topic}")
+        return int(code.value)
+
+    def _drain(self) -> None:
+        while True:
+            try:
+                self.seen.append(self.messages.get_nowait())
+            except queue.Empty:
+                return
+
+    def payloads(self) -> set[bytes]:
+        self._drain()
+        return {payload for _, payload, _ in self.seen}
+
+    def wait_for(self, payload: bytes, what: str = "") -> tuple[str, bytes, bool]:
+        deadline = time.monotonic() + TIMEOUT
+        while True:
+            self._drain()
+            for seen in self.seen:
+                if seen[1] == payload:
+                    return seen
+            left = deadline - time.monotonic()
+            assert left > 0, f"{self.name} never got {what or payload!r}"
+            with contextlib.suppress(queue.Empty):
+                self.seen.append(self.messages.get(timeout=min(left, 0.05)))
+
+    def wait_until(self, topic: str, predicate: Callable[[Any], bool], what: str = "") -> Any:
+        """The first JSON (or plain text) payload on ``topic`` for which ``predicate`` holds."""
+        deadline = time.monotonic() + TIMEOUT
+        checked = 0
+        while True:
+            self._drain()
+            for seen_topic, payload, _ in self.seen[checked:]:
+                try:
+                    value: Any = json.loads(payload)
+                except ValueError:
+                    value = payload.decode("utf-8", "replace")
+                if seen_topic == topic and predicate(value):
+                    return value
+            checked = len(self.seen)
+            left = deadline - time.monotonic()
+            assert left > 0, f"{self.name} never got {what or topic}"
+            with contextlib.suppress(queue.Empty):
+                self.seen.append(self.messages.get(timeout=min(left, 0.05)))
+
+    def close(self) -> None:
+        self.client.disconnect()
+        if self.threaded:
+            self.client.loop_stop()
+
+
+# --- the broker as deployed: oche.conf with the ACL --------------------------
+
+
+def wait_listening(port: int) -> None:
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            assert time.monotonic() < deadline, f"nothing listens on {port}"
+            time.sleep(0.05)
+
+
+def make_certificates(directory: Path) -> tuple[Path, Path, Path]:
+    openssl = shutil.which("openssl")
+    if openssl is None:
+        pytest.skip("needs openssl to make a test CA for the TLS listeners")
+    ca_key, ca, key, csr, cert = (
+        directory / name for name in ("ca.key", "ca.crt", "server.key", "server.csr", "server.crt")
+    )
+    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    extensions = directory / "server.ext"
+    extensions.write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n", "utf-8")
+    for command in (
+        [
+            "req",
+            "-x509",
+            *ec,
+            "-keyout",
+            ca_key,
+            "-out",
+            ca,
+            "-days",
+            "2",
+            "-subj",
+            "/CN=Oche test CA",
+        ],
+        ["req", *ec, "-keyout", key, "-out", csr, "-subj", "/CN=localhost"],
+        [
+            *("x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial"),
+            *("-out", cert, "-days", "2", "-extfile", extensions),
+        ],
+    ):
+        subprocess.run([openssl, *map(str, command)], check=True, capture_output=True, timeout=30)
+    return ca, cert, key
+
+
+@dataclass(frozen=True)
+class Deployed:
+    """Mosquitto running ``deploy/mosquitto/oche.conf`` and ``deploy/mosquitto/acl``
+    unchanged but for paths and ports: ``ports`` maps each listener's port in
+    oche.conf (1883, 8883, 8884) to the one it listens on here; ``broker.port`` is
+    one more plain listener under the same settings."""
+
+    broker: MosquittoBroker
+    ports: dict[str, int]
+    ca: Path
+
+
+@pytest.fixture(scope="module")
+def deployed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployed]:
+    if mosquitto_binary() is None or MOSQUITTO_PASSWD is None:
+        pytest.skip("needs mosquitto and mosquitto_passwd (apt-get install -y mosquitto)")
+    workdir = tmp_path_factory.mktemp("deployed-broker")
+    ca, cert, key = make_certificates(workdir)
+    passwd = workdir / "passwd"
+    make_password_file(passwd, ACCOUNTS)
+    acl = workdir / "acl"
+    shutil.copyfile(ACL, acl)  # the very file docs/deploy.md installs
+    paths = {
+        "/etc/mosquitto/oche/passwd": passwd,
+        "/etc/mosquitto/oche/acl": acl,
+        "/etc/mosquitto/certs/ca.crt": ca,
+        "/etc/mosquitto/certs/server.crt": cert,
+        "/etc/mosquitto/certs/server.key": key,
+    }
+    ports: dict[str, int] = {}
+
+    def relisten(match: re.Match[str]) -> str:
+        ports[match.group(1)] = free_port()
+        return f"listener {ports[match.group(1)]} 127.0.0.1"
+
+    config = MOSQUITTO_CONF.read_text("utf-8")
+    for path, local in paths.items():
+        assert path in config, path
+        config = config.replace(path, str(local))
+    config = re.sub(r"^listener (\d+)(?: \S+)?$", relisten, config, flags=re.MULTILINE)
+    assert set(ports) == {"1883", "8883", "8884"}
+    assert "/etc/" not in "".join(line for line in config.splitlines() if not line.startswith("#"))
+
+    broker = MosquittoBroker(workdir / "mosquitto", extra_config=config)
+    broker.start()
+    try:
+        for port in ports.values():  # start() waited for the first listener only
+            wait_listening(port)
+        yield Deployed(broker, ports, ca)
+    finally:
+        broker.stop()
+
+
+class Connect(Protocol):
+    def __call__(self, account: str | None, secret: str | None = None, **options: Any) -> Peer: ...
+
+
+@pytest.fixture
+def connect(deployed: Deployed) -> Iterator[Connect]:
+    """connect(account, **options) -> a Peer, closed after the test; on the
+    broker's plain listener unless ``host`` and ``port`` say otherwise."""
+    peers: list[Peer] = []
+
+    def factory(account: str | None, secret: str | None = None, **options: Any) -> Peer:
+        if account is not None and secret is None:
+            secret = password(account)
+        host = options.pop("host", deployed.broker.host)
+        port = options.pop("port", deployed.broker.port)
+        peer = Peer(host, port, account, secret, **options)
+        peers.append(peer)
+        return peer
+
+    yield factory
+    for peer in peers:
+        peer.close()
+
+
+def assert_never_got(watcher: Peer, denied: list[bytes], publisher: Peer, topic: str) -> None:
+    """Prove ``watcher`` never got ``denied``: send it an allowed marker on
+    ``topic`` after the denied publishes were acknowledged, wait for the marker,
+    then a grace period."""
+    flag = marker()
+    assert publisher.publish(topic, flag) in ACCEPTED
+    watcher.wait_for(flag, f"the marker on {topic}")
+    time.sleep(GRACE)
+    leaked = set(denied) & watcher.payloads()
+    assert not leaked, f"{watcher.name} got messages it must not: {leaked}"
+
+
+# --- the ACL file itself ------------------------------------------------------
+
+
+def test_acl_names_every_account_and_grants_nothing_to_anonymous() -> None:
+    lines = [
+        line.strip()
+        for line in ACL.read_text("utf-8").splitlines()
+        if line.strip() and not line.lstrip().startswith("#")
+    ]
+    assert lines[0].startswith("user "), (
+        "topic lines before the first user are for anonymous clients"
+    )
+    assert sorted(acl_users()) == sorted(ACCOUNTS)
+    # No pattern lines: they apply to every account (see the file's header).
+    assert not [line for line in lines if line.startswith("pattern")]
+    for line in lines:
+        words = line.split()
+        assert words[0] in ("user", "topic"), line
+        if words[0] == "topic":
+            assert len(words) == 3 and words[1] in ("read", "write"), f"explicit access: {line}"
+
+
+# --- connections -----------------------------------------------------------------
+
+
+@needs_mosquitto
+@pytest.mark.parametrize("protocol", [mqtt.MQTTv311, mqtt.MQTTv5], ids=["mqtt3.1.1", "mqtt5"])
+@pytest.mark.parametrize(
+    ("account", "secret"),
+    [(None, None), ("board1", "wrong-password"), ("stranger", "stranger-secret")],
+    ids=["anonymous", "wrong-password", "unknown-account"],
+)
+def test_connection_refused(
+    connect: Connect, account: str | None, secret: str | None, protocol: int
+) -> None:
+    peer = connect(account, secret, protocol=protocol, threaded=False)
+    code = peer.wait_connack()
+    assert code.is_failure, f"{account or 'anonymous'} was let in"
+    # Mosquitto answers "not authorised" (3.1.1: 5, which paho reports as MQTT
+    # 5's 0x87) to all three; 0x86 would be "bad user name or password".
+    assert code.value in (0x86, NOT_AUTHORIZED), code
+
+
+# --- boards --------------------------------------------------------------------
+
+
+@needs_mosquitto
+def test_board_publishes_its_own_topics(connect: Connect) -> None:
+    display = connect("display1").connected()
+    display.subscribe(
+        "oche/board1/state",
+        "oche/board1/event",
+        "oche/board1/availability",
+        "oche/board1/cmd/response",
+    )
+    leaderboard = connect("leaderboard1").connected().subscribe("oche/+/result")
+    homeassistant = connect("homeassistant").connected()
+    homeassistant.subscribe("homeassistant/#", "oche/+/state", "oche/+/availability")
+    board = connect("board1").connected()
+
+    for topic, watcher in [
+        ("oche/board1/state", display),
+        ("oche/board1/event", display),
+        ("oche/board1/availability", display),
+        ("oche/board1/cmd/response", display),
+        ("oche/board1/result", leaderboard),
+        ("oche/board1/state", homeassistant),
+        ("oche/board1/availability", homeassistant),
+        ("homeassistant/sensor/oche_board1/score_0/config", homeassistant),  # docs/mqtt.md
+        ("homeassistant/sensor/oche_board1/game/config", homeassistant),
+        ("homeassistant/device/oche_board1/config", homeassistant),
+    ]:
+        payload = marker()
+        assert board.publish(topic, payload) in ACCEPTED, topic
+        assert watcher.wait_for(payload, topic)[0] == topic
+
+
+@needs_mosquitto
+@pytest.mark.parametrize("protocol", [mqtt.MQTTv311, mqtt.MQTTv5], ids=["mqtt3.1.1", "mqtt5"])
+def test_board_cannot_publish_another_boards_topics(connect: Connect, protocol: int) -> None:
+    display2 = connect("display2").connected()
+    display2.subscribe("oche/board2/state", "oche/board2/event", "oche/board2/availability")
+    leaderboard = connect("leaderboard1").connected().subscribe("oche/+/result")
+    homeassistant = connect("homeassistant").connected()
+    homeassistant.subscribe("homeassistant/#", "oche/+/state")
+    board1 = connect("board1", protocol=protocol).connected()
+    board1.subscribe("oche/board1/cmd")
+    board2 = connect("board2").connected()
+
+    attempts = {
+        "oche/board2/state": display2,
+        "oche/board2/event": display2,
+        "oche/board2/availability": display2,
+        "oche/board2/result": leaderboard,
+        "homeassistant/sensor/oche_board2/score_0/config": homeassistant,
+        "homeassistant/sensor/board1/score_0/config": homeassistant,
+        "homeassistant/status": homeassistant,
+        "oche/board1/cmd": board1,  # a board does not command itself
+    }
+    denied: dict[str, bytes] = {}
+    for topic in attempts:
+        denied[topic] = marker()
+        code = board1.publish(topic, denied[topic])
+        # MQTT 5 is told; MQTT 3.1.1 gets a plain PUBACK and the message is dropped.
+        assert code == (NOT_AUTHORIZED if protocol == mqtt.MQTTv5 else 0), topic
+
+    display1 = connect("display1").connected()
+    assert_never_got(display2, list(denied.values()), board2, "oche/board2/state")
+    assert_never_got(leaderboard, list(denied.values()), board2, "oche/board2/result")
+    assert_never_got(homeassistant, list(denied.values()), board2, "oche/board2/state")
+    assert_never_got(board1, list(denied.values()), display1, "oche/board1/cmd")
+
+
+@needs_mosquitto
+def test_board_receives_only_its_own_commands(connect: Connect) -> None:
+    board1 = connect("board1").connected()
+    board1.subscribe("oche/board1/cmd", "oche/board2/cmd", "oche/+/cmd")
+    board2 = connect("board2").connected().subscribe("oche/board2/cmd")
+    display1 = connect("display1").connected()
+    display2 = connect("display2").connected()
+
+    for_board2 = marker()
+    assert display2.publish("oche/board2/cmd", for_board2) in ACCEPTED
+    assert board2.wait_for(for_board2)[0] == "oche/board2/cmd"  # it was sent, and delivered
+    for_board1 = marker()
+    assert display1.publish("oche/board1/cmd", for_board1) in ACCEPTED
+    assert board1.wait_for(for_board1)[0] == "oche/board1/cmd"
+    assert_never_got(board1, [for_board2], display1, "oche/board1/cmd")
+
+
+@needs_mosquitto
+def test_last_will_marks_the_board_offline(connect: Connect) -> None:
+    display = connect("display1").connected().subscribe("oche/board1/availability")
+    offline = marker()
+    board = connect("board1", will=("oche/board1/availability", offline)).connected()
+    # An MQTT 5 disconnect with reason 0x04 makes the broker publish the will,
+    # as if the board had dropped off the network.
+    board.client.disconnect(
+        reasoncode=ReasonCode(PacketTypes.DISCONNECT, "Disconnect with will message")
+    )
+    topic, _, _ = display.wait_for(offline, "the will")
+    assert topic == "oche/board1/availability"
+    connect("board1").connected().publish("oche/board1/availability", b"", retain=True)
+
+
+@needs_mosquitto
+@pytest.mark.parametrize("stolen_id", ["oche-board1", "board1"])
+def test_no_other_account_can_knock_a_board_offline(connect: Connect, stolen_id: str) -> None:
+    # Mosquitto drops a connected client when another connects with its client
+    # id, and publishes the dropped client's will. oche.conf makes every
+    # client's id its account name, so asking for board1's id (the daemon's
+    # default oche-board1, or board1, the id the broker gives it) gets nothing.
+    display1 = connect("display1").connected().subscribe("oche/board1/availability")
+    will = marker()
+    board = connect(
+        "board1", client_id=stolen_id, will=("oche/board1/availability", will)
+    ).connected()
+    board.subscribe("oche/board1/cmd")
+    intruders = [
+        connect(account, client_id=stolen_id).connected()
+        for account in ("display2", "board2", "leaderboard1", "homeassistant")
+    ]
+    for intruder in intruders:  # connected, with ids of their own
+        intruder.subscribe("oche/+/state")
+    command = marker()
+    assert display1.publish("oche/board1/cmd", command) in ACCEPTED
+    board.wait_for(command, "a command after the intruders connected")
+    assert board.client.is_connected()
+    assert_never_got(display1, [will], board, "oche/board1/availability")
+    board.publish("oche/board1/availability", b"", retain=True)
+
+
+# --- displays ----------------------------------------------------------------
+
+
+@needs_mosquitto
+def test_display_reads_its_board_and_sends_it_commands(connect: Connect) -> None:
+    board1 = connect("board1").connected().subscribe("oche/board1/cmd")
+    display = connect("display1").connected()
+    display.subscribe("oche/board1/state", "oche/board1/event", "oche/board1/availability")
+
+    state = marker()
+    assert board1.publish("oche/board1/state", state) in ACCEPTED
+    assert display.wait_for(state)[0] == "oche/board1/state"
+    command = marker()
+    assert display.publish("oche/board1/cmd", command) in ACCEPTED
+    assert board1.wait_for(command)[0] == "oche/board1/cmd"
+
+
+@needs_mosquitto
+def test_display_cannot_write_state_nor_another_boards_commands(connect: Connect) -> None:
+    homeassistant = connect("homeassistant").connected().subscribe("oche/+/state")
+    board2 = connect("board2").connected().subscribe("oche/board2/cmd")
+    display1 = connect("display1").connected()
+    display2 = connect("display2").connected()
+    board1 = connect("board1").connected()
+
+    forged_state = marker()
+    assert display1.publish("oche/board1/state", forged_state) == NOT_AUTHORIZED
+    forged_result = marker()
+    assert display1.publish("oche/board1/result", forged_result) == NOT_AUTHORIZED
+    foreign_command = marker()
+    assert display1.publish("oche/board2/cmd", foreign_command) == NOT_AUTHORIZED
+
+    assert_never_got(homeassistant, [forged_state], board1, "oche/board1/state")
+    assert_never_got(board2, [foreign_command], display2, "oche/board2/cmd")
+
+
+@needs_mosquitto
+def test_display_cannot_read_another_board(connect: Connect) -> None:
+    display1 = connect("display1").connected()
+    display1.subscribe("oche/board2/state", "oche/+/state", "oche/#")
+    display2 = connect("display2").connected().subscribe("oche/board2/state")
+    board1 = connect("board1").connected()
+    board2 = connect("board2").connected()
+
+    other = marker()
+    assert board2.publish("oche/board2/state", other) in ACCEPTED
+    assert display2.wait_for(other)[0] == "oche/board2/state"  # published, and readable by display2
+    assert_never_got(display1, [other], board1, "oche/board1/state")
+
+
+@needs_mosquitto
+def test_retained_state_is_filtered_too(connect: Connect) -> None:
+    board1 = connect("board1").connected()
+    board2 = connect("board2").connected()
+    mine, theirs = marker(), marker()
+    assert board2.publish("oche/board2/state", theirs, retain=True) in ACCEPTED
+    assert board1.publish("oche/board1/state", mine, retain=True) in ACCEPTED
+    try:
+        # A display that starts later gets its own board's retained state,
+        # never the other board's, even through a wildcard.
+        display1 = connect("display1").connected().subscribe("oche/+/state", "oche/board2/state")
+        topic, _, retained = display1.wait_for(mine, "the retained state")
+        assert (topic, retained) == ("oche/board1/state", True)
+        time.sleep(GRACE)
+        assert theirs not in display1.payloads()
+    finally:
+        board1.publish("oche/board1/state", b"", retain=True)
+        board2.publish("oche/board2/state", b"", retain=True)
+
+
+# --- leaderboards and Home Assistant --------------------------------------
+
+
+@needs_mosquitto
+def test_leaderboard_reads_every_result_and_writes_nothing(connect: Connect) -> None:
+    leaderboard = connect("leaderboard1").connected().subscribe("oche/+/result")
+    watcher = connect("leaderboard2").connected().subscribe("oche/+/result")
+    board1 = connect("board1").connected().subscribe("oche/board1/cmd")
+    board2 = connect("board2").connected()
+    homeassistant = (
+        connect("homeassistant").connected().subscribe("homeassistant/#", "oche/+/state")
+    )
+    display1 = connect("display1").connected()
+
+    for board in (board1, board2):
+        result = marker()
+        topic = f"oche/{board.name}/result"
+        assert board.publish(topic, result) in ACCEPTED
+        assert leaderboard.wait_for(result)[0] == topic
+
+    forged: list[bytes] = []
+    for topic in [
+        "oche/board1/result",
+        "oche/leaderboard1/result",  # what a `pattern write oche/%u/result` line would allow
+        "oche/board1/state",
+        "oche/board1/cmd",
+        "homeassistant/status",
+        "homeassistant/sensor/oche_leaderboard1/x/config",
+        "leaderboard1/anything",
+    ]:
+        forged.append(marker())
+        assert leaderboard.publish(topic, forged[-1]) == NOT_AUTHORIZED, topic
+
+    assert_never_got(watcher, forged, board1, "oche/board1/result")
+    assert_never_got(homeassistant, forged, board1, "oche/board1/state")
+    assert_never_got(board1, forged, display1, "oche/board1/cmd")
+
+
+@needs_mosquitto
+def test_leaderboards_share_results_through_a_shared_subscription(connect: Connect) -> None:
+    # docs/deploy.md: each result goes to one member of a group. Mosquitto has
+    # shared subscriptions too, so the ACL is checked against them here; each
+    # member has an account of its own (the account is the client id).
+    group = [connect(f"leaderboard{n}").connected() for n in (1, 2)]
+    for member in group:
+        member.subscribe("$share/leaderboard/oche/+/result")
+    board = connect("board1").connected()
+
+    results = [marker() for _ in range(6)]
+    for result in results:
+        assert board.publish("oche/board1/result", result) in ACCEPTED
+    deadline = time.monotonic() + TIMEOUT
+    while set(results) - group[0].payloads() - group[1].payloads():
+        assert time.monotonic() < deadline, "the group did not get every result"
+        time.sleep(0.05)
+    time.sleep(GRACE)
+    got = [member.payloads() & set(results) for member in group]
+    assert got[0] | got[1] == set(results)
+    assert not got[0] & got[1], "a result went to two members of one group"
+    assert sum(len(member.seen) for member in group) == len(results)
+
+
+@needs_mosquitto
+def test_home_assistant_reads_discovery_and_state_only(connect: Connect) -> None:
+    homeassistant = connect("homeassistant").connected()
+    homeassistant.subscribe("homeassistant/#", "oche/#")
+    board1 = connect("board1").connected().subscribe("oche/board1/cmd", "homeassistant/status")
+    board2 = connect("board2").connected()
+    display1 = connect("display1").connected()
+
+    for board, topic in [
+        (board1, "homeassistant/sensor/oche_board1/score_0/config"),
+        (board1, "oche/board1/state"),
+        (board2, "oche/board2/state"),
+        (board2, "oche/board2/availability"),
+    ]:
+        payload = marker()
+        assert board.publish(topic, payload) in ACCEPTED
+        assert homeassistant.wait_for(payload)[0] == topic
+    # Its birth message goes to Home Assistant itself, not to the boards
+    # (their discovery configurations are retained).
+    birth = marker()
+    assert homeassistant.publish("homeassistant/status", birth) in ACCEPTED
+    assert homeassistant.wait_for(birth)[0] == "homeassistant/status"
+
+    event, result = marker(), marker()
+    assert board1.publish("oche/board1/event", event) in ACCEPTED
+    assert board1.publish("oche/board1/result", result) in ACCEPTED
+    assert homeassistant.publish("oche/board1/cmd", marker()) == NOT_AUTHORIZED
+    assert_never_got(homeassistant, [event, result], board1, "oche/board1/state")
+    assert_never_got(board1, [birth], display1, "oche/board1/cmd")
+
+
+# --- deploy/mosquitto/oche.conf, with TLS and websockets -------------------
+
+
+@needs_mosquitto
+def test_deployed_mosquitto_conf_serves_tls_and_websockets(
+    deployed: Deployed, connect: Connect
+) -> None:
+    ports, ca = deployed.ports, deployed.ca
+    plain = connect("homeassistant", host="127.0.0.1", port=ports["1883"])
+    tls = connect("board1", host="localhost", port=ports["8883"], ca_file=ca)
+    ws = connect(
+        "display1", host="localhost", port=ports["8884"], transport="websockets", ca_file=ca
+    )
+    anonymous_tls = connect(None, host="localhost", port=ports["8883"], ca_file=ca)
+    assert anonymous_tls.wait_connack().is_failure
+    plain.connected().subscribe("oche/board1/state")
+    ws.connected().subscribe("oche/board1/state")
+    state = marker()
+    assert tls.connected().publish("oche/board1/state", state) in ACCEPTED
+    plain.wait_for(state, "state over TLS, read on the loopback listener")
+    ws.wait_for(state, "state over TLS, read over secure websockets")
+    assert ws.publish("oche/board1/state", marker()) == NOT_AUTHORIZED  # the same ACL
+
+
+# --- deploy/systemd/oche@.service -------------------------------------------
+
+
+def values(section: list[tuple[str, str]], key: str) -> list[str]:
+    return [value for name, value in section if name == key]
+
+
+def test_unit_runs_one_board_per_instance() -> None:
+    unit = parse_unit(UNIT.read_text("utf-8"))
+    assert list(unit) == ["Unit", "Service", "Install"]
+    service = unit["Service"]
+    (exec_start,) = values(service, "ExecStart")
+    binary, *arguments = exec_start.split()
+    assert binary.startswith("/") and Path(binary).name == "oche"
+    assert arguments == ["run", "--config", "/etc/oche/%i.toml"]
+    expected = {
+        "User": "oche",
+        "Group": "dialout",
+        "Restart": "on-failure",
+        "RestartSec": "2",
+        "NoNewPrivileges": "yes",
+        "ProtectSystem": "strict",
+        "ProtectHome": "yes",
+        "PrivateTmp": "yes",
+        "StateDirectory": "oche",
+        "KillSignal": "SIGTERM",
+    }
+    for key, value in expected.items():
+        assert values(service, key) == [value], key
+    assert "XDG_STATE_HOME=/var/lib/oche" in " ".join(values(service, "Environment"))
+    devices = {value.split()[0] for value in values(service, "DeviceAllow")}
+    assert {"char-ttyACM", "char-ttyUSB", "char-usb_device"} <= devices
+    assert not values(service, "PrivateDevices"), "PrivateDevices would hide the board"
+    assert values(unit["Install"], "WantedBy") == ["multi-user.target"]
+
+
+def test_deploy_doc_shows_the_unit_and_the_files_as_they_are() -> None:
+    doc = DEPLOY_DOC.read_text("utf-8")
+    assert UNIT.read_text("utf-8").strip() in doc, "docs/deploy.md must show oche@.service verbatim"
+    assert MOSQUITTO_CONF.read_text("utf-8").strip() in doc, (
+        "docs/deploy.md must show oche.conf verbatim"
+    )
+    acl = ACL.read_text("utf-8")
+    for account in ("board1", "display1", "leaderboard1", "homeassistant"):
+        start = acl.index(f"user {account}\n")
+        block = acl[start:].split("\n\n", 1)[0].strip()
+        assert block in doc, f"docs/deploy.md must show the ACL block of {account} verbatim"
+    for link in ("../deploy/systemd/oche@.service", "../deploy/mosquitto/acl", "config.md"):
+        assert f"]({link}" in doc, link
+
+
+def systemd_analyze() -> str | None:
+    return shutil.which("systemd-analyze")
+
+
+@pytest.mark.skipif(systemd_analyze() is None, reason="no systemd-analyze on this machine")
+def test_unit_passes_systemd_analyze_verify(tmp_path: Path) -> None:
+    # verify checks that ExecStart's program exists: point it at this checkout's
+    # oche (or any executable), keeping the rest of the unit unchanged.
+    text = UNIT.read_text("utf-8")
+    installed = Path(sys.executable).parent / "oche"
+    stand_in = str(installed) if installed.exists() else shutil.which("true") or "/bin/true"
+    unit = tmp_path / "oche@.service"
+    unit.write_text(text.replace("/opt/oche/bin/oche", stand_in), "utf-8")
+    assert unit.read_text("utf-8") != text
+    assert systemd_analyze() is not None
+    result = subprocess.run(
+        [str(systemd_analyze()), "verify", "--man=no", str(unit)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    complaints = [line for line in result.stderr.splitlines() if "oche@" in line]
+    assert result.returncode == 0, result.stderr
+    assert not complaints, "\n".join(complaints)
+
+
+UNIT_EXPOSURE_LIMIT = 3.0
+"""The most ``systemd-analyze security`` may rate the unit (0 is locked down, 10 exposed)."""
+
+
+def unit_exposure() -> float:
+    """``systemd-analyze security --offline`` on the unit as deployed: its overall exposure."""
+    analyze = systemd_analyze()
+    assert analyze is not None
+    result = subprocess.run(
+        [analyze, "security", "--offline=true", "--no-pager", str(UNIT)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    found = re.search(r"Overall exposure level for oche@\S*: (\d+\.\d+)", result.stdout)
+    assert found is not None, result.stdout + result.stderr
+    return float(found.group(1))
+
+
+@pytest.mark.skipif(systemd_analyze() is None, reason="no systemd-analyze on this machine")
+def test_unit_sandbox_rates_3_or_better_as_docs_deploy_says() -> None:
+    exposure = unit_exposure()
+    assert exposure <= UNIT_EXPOSURE_LIMIT, f"systemd-analyze security rates the unit {exposure}"
+    doc = DEPLOY_DOC.read_text("utf-8")
+    assert f"rates it **{exposure:.1f}**" in doc, "docs/deploy.md must give the measured rating"
+
+
+def test_unit_lets_the_daemon_reach_only_its_board_and_the_broker() -> None:
+    service = parse_unit(UNIT.read_text("utf-8"))["Service"]
+    assert values(service, "DevicePolicy") == ["closed"]
+    assert values(service, "CapabilityBoundingSet") == [""]
+    (families,) = values(service, "RestrictAddressFamilies")
+    # MQTT is IPv4 or IPv6; name services (systemd-resolved, nscd) answer on
+    # AF_UNIX; libusb's hot-plug monitor and getaddrinfo's address check use netlink.
+    assert set(families.split()) == {"AF_UNIX", "AF_INET", "AF_INET6", "AF_NETLINK"}
+    assert values(service, "SystemCallFilter")[0] == "@system-service"
+    assert values(service, "SystemCallErrorNumber") == ["EPERM"]
+    assert values(service, "UMask") == ["0077"]
+    for key in (
+        "ProtectClock",
+        "ProtectKernelLogs",
+        "ProtectHostname",
+        "RestrictNamespaces",
+        "RestrictRealtime",
+        "LockPersonality",
+    ):
+        assert values(service, key) == ["yes"], key
+
+
+@needs_mosquitto
+@pytest.mark.skipif(
+    unit_sandbox.available() is not None or os.geteuid() != 0,
+    reason=f"cannot apply the unit's sandbox here: {unit_sandbox.available() or 'not root'}",
+)
+async def test_the_daemon_plays_under_the_units_sandbox_as_board1(
+    tmp_path: Path, deployed: Deployed, connect: Connect
+) -> None:
+    # The real oche executable, under the unit's system-call filter, socket
+    # families, empty capability bounding set and umask (tests/unit_sandbox.py:
+    # what systemd would apply), talks MQTT over TLS to the deployed broker as
+    # board1 and reads a board on a pty (a serial device, as ttyACM/ttyUSB are).
+    board = FakeBoard(tmp_path / "oche-board")
+    secret = tmp_path / "board1.password"
+    secret.write_text(password("board1") + "\n", "utf-8")
+    url = f"mqtts://localhost:{deployed.ports['8883']}"
+    text = config_text(tmp_path, url, board.link).replace(
+        "[mqtt]\n",
+        f'[mqtt]\nusername = "board1"\npassword_file = "{secret}"\nca_file = "{deployed.ca}"\n',
+    )
+    config = tmp_path / "board1.toml"
+    config.write_text(text, "utf-8")
+    display = connect("display1").connected()
+    display.subscribe("oche/board1/availability", "oche/board1/state", "oche/board1/cmd/response")
+    command = [str(OCHE), "run", "--config", str(config)]
+    daemon = subprocess.Popen(
+        [sys.executable, "-m", "tests.unit_sandbox", str(UNIT), "--", *command],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        display.wait_until("oche/board1/availability", lambda p: p == "online", "online")
+        display.wait_until("oche/board1/state", lambda s: s["board"]["connected"], "the board")
+        new_game = {"command": "new_game", "id": "sandboxed", "game": "x01", "players": ["Ann"]}
+        assert display.publish("oche/board1/cmd", json.dumps(new_game).encode()) in ACCEPTED
+        response = display.wait_until(
+            "oche/board1/cmd/response", lambda p: p.get("id") == "sandboxed", "the response"
+        )
+        assert response["ok"], response
+        await throw(board, "T20", "T20")
+        await press(board, 2)  # MISS
+        state = display.wait_until(
+            "oche/board1/state", lambda s: s.get("phase") == "takeout", "the visit's end"
+        )
+        assert state["players"][0]["score"] == 501 - 120
+        daemon.terminate()  # systemctl stop
+        assert daemon.wait(TIMEOUT) == 0
+        display.wait_until("oche/board1/availability", lambda p: p == "offline", "offline")
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+        board.close()
+    errors = daemon.stderr.read() if daemon.stderr else ""
+    assert "not permitted" not in errors and "Errno 1]" not in errors, errors
+    assert (tmp_path / "journal.sqlite3").stat().st_mode & 0o077 == 0, "UMask=0077"
+
+
+@pytest.mark.skipif(unit_sandbox.available() is not None, reason="cannot apply the sandbox here")
+def test_the_units_sandbox_refuses_what_the_daemon_must_not_do() -> None:
+    # The sandbox of the test above is live: a privileged call and a socket
+    # family the unit does not allow fail with EPERM (SystemCallErrorNumber).
+    probe = (
+        "import os, socket\n"
+        "for name, attempt in [\n"
+        "    ('chroot', lambda: os.chroot('/')),\n"
+        "    ('packet socket', lambda: socket.socket(socket.AF_PACKET, socket.SOCK_RAW)),\n"
+        "    ('sched_setaffinity', lambda: os.sched_setaffinity(0, {0})),\n"
+        "]:\n"
+        "    try:\n"
+        "        attempt()\n"
+        "        print(name, 'allowed')\n"
+        "    except PermissionError:\n"
+        "        print(name, 'refused')\n"
+        "socket.socket(socket.AF_INET6, socket.SOCK_STREAM).close()\n"
+        "print('inet6 allowed')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "tests.unit_sandbox", str(UNIT), "--", sys.executable, "-c", probe],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split("\n") == [
+        "chroot refused",
+        "packet socket refused",
+        "sched_setaffinity refused",
+        "inet6 allowed",
+        "",
+    ]
