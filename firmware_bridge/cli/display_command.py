@@ -32,6 +32,8 @@ __all__ = [
     "NO_SCREEN",
     "Target",
     "add_parser",
+    "add_sound_arguments",
+    "add_window_arguments",
     "find_screen",
     "off_screen",
     "parse_size",
@@ -234,17 +236,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--board", metavar="ID", help=f"board id (default {DEFAULT_BOARD})")
     parser.add_argument("--base", metavar="BASE", help=f"topic base (default {DEFAULT_BASE})")
     parser.add_argument("--config", metavar="FILE", help="read the defaults from this config")
-    parser.add_argument("--fullscreen", action="store_true", help="start fullscreen")
-    parser.add_argument(
-        "--size",
-        type=parse_size,
-        default=(1280, 720),
-        metavar="WxH",
-        help="window or screenshot size (default 1280x720)",
-    )
-    parser.add_argument(
-        "--screenshot", metavar="PATH", help="render the current state to a PNG and exit"
-    )
+    add_window_arguments(parser, "render the current state to a PNG and exit")
     parser.add_argument(
         "--wait",
         type=_seconds,
@@ -254,6 +246,20 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     add_sound_arguments(parser)
     parser.set_defaults(run=run)
+
+
+def add_window_arguments(parser: argparse.ArgumentParser, screenshot_help: str) -> None:
+    """``--fullscreen``, ``--size`` and ``--screenshot``, shared by ``oche display``
+    and ``oche play`` (which say differently what a screenshot is)."""
+    parser.add_argument("--fullscreen", action="store_true", help="start fullscreen")
+    parser.add_argument(
+        "--size",
+        type=parse_size,
+        default=(1280, 720),
+        metavar="WxH",
+        help="window or screenshot size (default 1280x720)",
+    )
+    parser.add_argument("--screenshot", metavar="PATH", help=screenshot_help)
 
 
 def add_sound_arguments(parser: argparse.ArgumentParser) -> None:

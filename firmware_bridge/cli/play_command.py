@@ -29,9 +29,9 @@ from firmware_bridge.cli.command_support import UsageError
 from firmware_bridge.cli.display_command import (
     KEYS_HELP,
     add_sound_arguments,
+    add_window_arguments,
     find_screen,
     off_screen,
-    parse_size,
     prepare_pygame,
 )
 from firmware_bridge.cli.run_command import broker_error
@@ -257,16 +257,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--set", action="append", default=[], metavar="SECTION.KEY=VALUE", help="override a key"
     )
-    parser.add_argument("--fullscreen", action="store_true", help="start fullscreen")
-    parser.add_argument(
-        "--size",
-        type=parse_size,
-        default=(1280, 720),
-        metavar="WxH",
-        help="window or screenshot size (default 1280x720)",
-    )
-    parser.add_argument(
-        "--screenshot", metavar="PATH", help="render off-screen and save the last state here"
-    )
+    add_window_arguments(parser, "render off-screen and save the last state here")
     add_sound_arguments(parser)
     parser.set_defaults(run=_play)
