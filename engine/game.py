@@ -248,6 +248,24 @@ class Game:
         return tuple(self._visit)
 
     @property
+    def visit_over(self) -> VisitOver | None:
+        """Why the visit in progress stopped scoring (the state's ``visit_over``)."""
+        return self._visit_over
+
+    @property
+    def last_visit(self) -> tuple[int, tuple[Bed, ...], VisitOver | None] | None:
+        """The last visit that passed the turn: its player, darts and ``visit_over``."""
+        if self._last_visit is None:
+            return None
+        player, darts, over = self._last_visit
+        return player, tuple(darts), over
+
+    def score(self, player: int) -> int:
+        """The score the state shows for ``player`` (their side's)."""
+        score: int = self._side_state(self._side_of[player])["score"]
+        return score
+
+    @property
     def is_finished(self) -> bool:
         return self._outcome is not None
 

@@ -301,6 +301,11 @@ class DominoCribbage(Game):
     def can_undo(self) -> bool:
         return bool(self._events)
 
+    @property
+    def scoring(self) -> tuple[tuple[int, int, str], ...]:
+        """The points the last move scored, in order: (player, points, reason)."""
+        return tuple((line["player"], line["points"], line["reason"]) for line in self._scoring)
+
     def accepts_darts(self) -> bool:
         return self._outcome is None
 

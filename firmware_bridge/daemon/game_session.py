@@ -3,10 +3,12 @@
 A :class:`GameSession` wraps an engine game and adds the board's *phase*:
 ``throwing`` while darts score, ``takeout`` after a visit ends (contacts made
 while pulling darts out are never scored) until NEXT or the takeout timer, and
-``finished``. Everything it accepts is a journal token (a dart, ``NEXT`` or
-``UNDO``); :meth:`apply` is the only way the game changes, live and when a
-journal is replayed after a crash, so the phase and the state come back
-exactly as they were. No I/O: the clock is passed in.
+``finished``. Everything it accepts is a journal event (a dart, ``NEXT`` or
+``UNDO``, journaled as its token); :meth:`apply` is the only way the game
+changes, live and when a journal is replayed after a crash, so the phase and
+the state come back exactly as they were. It returns typed events
+(:mod:`firmware_bridge.daemon.events`) built from what the game did. No I/O:
+the clock is passed in.
 """
 
 from __future__ import annotations
@@ -24,18 +26,29 @@ from engine import (
     Bed,
     EndVisit,
     EngineError,
+    Event,
     Game,
     Option,
     Undo,
+    VisitOver,
     game_class,
     new_game,
-    parse_event,
 )
 from engine.game import DARTS_PER_VISIT
+from firmware_bridge.daemon.events import (
+    Bust,
+    DaemonEvent,
+    Dart,
+    GameOver,
+    PlayerChange,
+    Points,
+    Takeout,
+    Undone,
+    VisitEnd,
+    Winner,
+)
 
 __all__ = ["GameSession", "Phase", "Refusal", "SessionSetup"]
-
-NEXT_TOKEN = str(END_VISIT)
 
 
 class Phase:
@@ -79,8 +92,9 @@ def _draw(option: Option) -> int:
     return low + secrets.randbelow(high - low + 1)
 
 
-def _event(kind: str, now: float, /, **fields: Any) -> dict[str, Any]:
-    return {"type": kind, "at": now, **fields}
+def _scoring(game: Game) -> tuple[tuple[int, int, str], ...]:
+    scoring: tuple[tuple[int, int, str], ...] = getattr(game, "scoring", ())
+    return scoring
 
 
 class GameSession:
@@ -98,10 +112,10 @@ class GameSession:
         self._visit_start_score: int | None = None
 
     # ------------------------------------------------------------- planning
-    # Board and command input becomes journal tokens here; nothing changes yet.
+    # Board and command input becomes journal events here; nothing changes yet.
 
-    def plan_hit(self, bed: Bed, now: float) -> list[str]:
-        """Tokens for a dart the board detected; a :class:`Refusal` says why it
+    def plan_hit(self, bed: Bed, now: float) -> list[Event]:
+        """Events for a dart the board detected; a :class:`Refusal` says why it
         is not scored (takeout, finished, a bounce within ``coalesce_ms``)."""
         if self.phase == Phase.TAKEOUT:
             raise Refusal("takeout: contacts while removing darts are not scored")
@@ -112,46 +126,47 @@ class GameSession:
             raise Refusal(f"a second contact within {self.coalesce_s * 1000:g} ms: one dart")
         self._check(bed)
         self._last_hit_at = now
-        return [bed.notation]
+        return [bed]
 
-    def plan_manual_dart(self, bed: Bed) -> list[str]:
-        """Tokens for a dart entered by hand (a dead segment): no coalescing."""
+    def plan_manual_dart(self, bed: Bed) -> list[Event]:
+        """Events for a dart entered by hand (a dead segment): no coalescing."""
         self._require_throwing("a dart")
         self._check(bed)
-        return [bed.notation]
+        return [bed]
 
-    def plan_miss(self) -> list[str]:
+    def plan_miss(self) -> list[Event]:
         """MISS: a dart that missed the board or bounced out."""
         self._require_throwing("a miss")
         if not self.game.plays_in_visits:
             raise Refusal(f"{self.game.name} has no misses: hit a number to pick, NEXT for Go")
-        return [MISS.notation]
+        return [MISS]
 
-    def plan_next(self) -> list[str]:
+    def plan_next(self) -> list[Event]:
         """NEXT: end takeout, or end the visit early (unthrown darts are misses)."""
         if self.phase == Phase.FINISHED:
             raise Refusal("the game is over: start a new game or a rematch")
         if not self.game.plays_in_visits:  # Go, or the next deal: the game says which
             self._check(END_VISIT)
-            return [NEXT_TOKEN]
+            return [END_VISIT]
         if self.phase == Phase.TAKEOUT:
-            return [NEXT_TOKEN]
+            return [END_VISIT]
         # The darts not thrown are misses; the player has their darts in hand
         # already, so the misses that close the visit do not announce a takeout.
         self._quiet_takeout = True
         thrown = len(self.game.visit)
-        return [MISS.notation] * (DARTS_PER_VISIT - thrown) + [NEXT_TOKEN]
+        misses: list[Event] = [MISS] * (DARTS_PER_VISIT - thrown)
+        return [*misses, END_VISIT]
 
-    def plan_undo(self) -> list[str]:
+    def plan_undo(self) -> list[Event]:
         if not self.game.can_undo():
             raise Refusal("nothing to undo: no dart has been thrown")
-        return [str(UNDO)]
+        return [UNDO]
 
-    def due(self, now: float) -> list[str]:
-        """Tokens the takeout timer owes at ``now`` (``NEXT`` once it ran out)."""
+    def due(self, now: float) -> list[Event]:
+        """Events the takeout timer owes at ``now`` (``NEXT`` once it ran out)."""
         deadline = self.takeout_deadline
         if self.phase == Phase.TAKEOUT and deadline is not None and now >= deadline:
-            return [NEXT_TOKEN]
+            return [END_VISIT]
         return []
 
     def _check(self, event: Bed | EndVisit) -> None:
@@ -170,113 +185,93 @@ class GameSession:
 
     # -------------------------------------------------------------- applying
 
-    def apply(self, token: str, now: float) -> list[dict[str, Any]]:
-        """Apply one journal token; returns the events it caused (MQTT ``event``
-        payloads). The same tokens in the same order always give the same game
+    def apply(self, event: Event, now: float) -> list[DaemonEvent]:
+        """Apply one journal event; returns the events it caused (MQTT ``event``
+        payloads). The same events in the same order always give the same game
         and phase."""
-        before = self.game.state()
-        event = parse_event(token)
-        events: list[dict[str, Any]] = []
+        game = self.game
+        player, thrown = game.current_player, len(game.visit)
+        over, finished = game.visit_over, game.is_finished
+        events: list[DaemonEvent] = []
         if isinstance(event, Undo):
-            self.game.undo()
+            game.undo()
             self._visit_start_score = None  # the visit it reopens may have begun earlier
-            events.append(_event("undo", now, player=self.game.current_player))
+            events.append(Undone(now, game.current_player))
         elif isinstance(event, EndVisit):
-            self.game.end_visit()
+            game.end_visit()
         else:
-            self.game.dart(event)
-        after = self.game.state()
-        if self.game.plays_in_visits:
-            events += self._dart_events(event, before, after, now)
-        else:
-            events += [_event("points", now, **line) for line in after.get("scoring", ())]
-        events += self._settle(event, before, after, now)
+            if game.plays_in_visits and not thrown:
+                self._visit_start_score = game.score(player)
+            game.dart(event)
+        if not game.plays_in_visits:
+            events += [Points(now, *line) for line in _scoring(game)]
+        elif isinstance(event, Bed):
+            events += self._dart_events(event, player, thrown, over, now)
+        events += self._settle(event, player, thrown, finished, now)
         return events
 
     def _dart_events(
-        self, event: object, before: dict[str, Any], after: dict[str, Any], now: float
-    ) -> list[dict[str, Any]]:
-        if not isinstance(event, Bed):
-            return []
-        player = before["current_player"]
-        if not before["visit"]:
-            self._visit_start_score = before["players"][player]["score"]
-        number = len(before["visit"]) + 1
-        dead = before["visit_over"] is not None
-        events = [
-            _event(
-                "dart",
-                now,
-                player=player,
-                segment=event.notation,
-                points=event.points,
-                dart=number,
-                scored=not dead,
-            )
+        self, bed: Bed, player: int, thrown: int, over: VisitOver | None, now: float
+    ) -> list[DaemonEvent]:
+        """The dart, and the bust and visit end it caused."""
+        number = thrown + 1
+        events: list[DaemonEvent] = [
+            Dart(now, player, bed.notation, bed.points, number, over is None)
         ]
-        if after["visit_over"] == "bust" and before["visit_over"] != "bust":
-            events.append(_event("bust", now, player=player))
-        if number == DARTS_PER_VISIT or (after["visit"] == [] and before["visit"]):
-            events.append(self._visit_end(player, before, after, now))
+        if self.game.visit_over == VisitOver.BUST and over != VisitOver.BUST:
+            events.append(Bust(now, player))
+        if number == DARTS_PER_VISIT or not self.game.visit:
+            events.append(self._visit_end(player, now))
         return events
 
-    def _visit_end(
-        self, player: int, before: dict[str, Any], after: dict[str, Any], now: float
-    ) -> dict[str, Any]:
-        last = after["last_visit"] if after["visit"] == [] else None
-        darts = last["darts"] if last else after["visit"]
-        over = last["visit_over"] if last else after["visit_over"]
+    def _visit_end(self, player: int, now: float) -> VisitEnd:
+        """The visit just ended (or, once the game is over, the one still shown)."""
+        game = self.game
+        last = game.last_visit if not game.visit else None
+        darts, over = (last[1], last[2]) if last else (game.visit, game.visit_over)
         start = self._visit_start_score
-        score_after = after["players"][player]["score"]
-        return _event(
-            "visit_end",
+        return VisitEnd(
             now,
-            player=player,
-            darts=darts,
-            total=0 if over == "bust" else sum(Bed.parse(d).points for d in darts),
-            score_change=None if start is None else score_after - start,
-            visit_over=over,
+            player,
+            tuple(bed.notation for bed in darts),
+            0 if over == VisitOver.BUST else sum(bed.points for bed in darts),
+            None if start is None else game.score(player) - start,
+            None if over is None else str(over),
         )
 
     def _settle(
-        self, event: object, before: dict[str, Any], after: dict[str, Any], now: float
-    ) -> list[dict[str, Any]]:
-        """The phase after ``event``, and the events its change causes."""
+        self, event: Event, player: int, thrown: int, finished: bool, now: float
+    ) -> list[DaemonEvent]:
+        """The phase after ``event``, and the events its change causes; ``player``,
+        ``thrown`` and ``finished`` are the turn, visit length and finish before it."""
+        game = self.game
         old = self.phase
-        events: list[dict[str, Any]] = []
-        if after["visit_over"] is None and before["visit"] and isinstance(event, EndVisit):
-            events.append(self._visit_end(before["current_player"], before, after, now))
-        if self.game.is_finished:
+        events: list[DaemonEvent] = []
+        if game.visit_over is None and thrown and isinstance(event, EndVisit):
+            events.append(self._visit_end(player, now))
+        if game.is_finished:
             self.phase = Phase.FINISHED
-        elif not self.game.plays_in_visits or isinstance(event, EndVisit):
+        elif not game.plays_in_visits or isinstance(event, EndVisit):
             self.phase = Phase.THROWING
-        elif isinstance(event, Bed) and (after["visit"] == [] or after["visit_over"]):
+        elif isinstance(event, Bed) and (not game.visit or game.visit_over):
             self.phase = Phase.TAKEOUT
         elif isinstance(event, Undo):
-            self.phase = Phase.TAKEOUT if after["visit_over"] else Phase.THROWING
+            self.phase = Phase.TAKEOUT if game.visit_over else Phase.THROWING
         if self.phase == Phase.TAKEOUT and old != Phase.TAKEOUT:
             self.takeout_deadline = now + self.takeout_s if self.takeout_s > 0 else None
             if not self._quiet_takeout:
-                events.append(_event("takeout", now, player=before["current_player"]))
+                events.append(Takeout(now, player))
         if isinstance(event, EndVisit):
             self._quiet_takeout = False
         elif self.phase != Phase.TAKEOUT:
             self.takeout_deadline = None
-        if after["current_player"] != before["current_player"] and not self.game.is_finished:
-            events.append(
-                _event(
-                    "player_change",
-                    now,
-                    player=after["current_player"],
-                    previous=before["current_player"],
-                )
-            )
-        if self.game.is_finished and not before["finished"]:
-            if after["winner"] is not None:
-                events.append(
-                    _event("winner", now, player=after["winner"], team=after["winner_team"])
-                )
-            events.append(_event("game_over", now, result=after["result"], winner=after["winner"]))
+        if game.current_player != player and not game.is_finished:
+            events.append(PlayerChange(now, game.current_player, player))
+        outcome = game.outcome()
+        if outcome is not None and not finished:
+            if outcome.winner is not None:
+                events.append(Winner(now, outcome.winner, outcome.team))
+            events.append(GameOver(now, str(outcome.reason), outcome.winner))
         return events
 
     # ---------------------------------------------------------------- views

@@ -99,7 +99,7 @@ def play(
     steps = []
     for at, token in enumerate(tokens.split()):
         before = session.state()
-        events = session.apply(token, float(at))
+        events = [event.to_json() for event in session.apply(parse_event(token), float(at))]
         steps.append(Step(token, events, before, session.state()))
     return steps
 
