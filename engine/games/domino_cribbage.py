@@ -13,6 +13,7 @@ engine/cribbage_scoring.py, the computer in engine/cribbage_computer.py.
 from __future__ import annotations
 
 import random
+from enum import StrEnum
 from typing import Any, ClassVar
 
 from engine.beds import NUMBERS, Bed
@@ -46,8 +47,8 @@ def _by_value(tile: Tile) -> tuple[int, Tile]:
     return tile.value, tile
 
 
-class Stage:
-    """Where a hand is (published as ``stage``)."""
+class Stage(StrEnum):
+    """Where a hand is (published as ``stage``, a plain string)."""
 
     DISCARD = "discard"
     PLAY = "play"
@@ -74,7 +75,7 @@ _COMBINATIONS: dict[str, Any] = {
 DOMINO_CRIBBAGE_SCHEMA: dict[str, Any] = {
     "description": "Domino cribbage's own keys (docs/games/domino-cribbage.md).",
     "properties": {
-        "stage": {"enum": ["discard", "play", "show", "over"]},
+        "stage": {"enum": [stage.value for stage in Stage]},
         "dealer": NON_NEGATIVE_INT,
         "hand": {"description": "The hand (deal) number, from 1.", "type": "integer", "minimum": 1},
         "target": {"type": "integer", "minimum": 1},
@@ -477,7 +478,7 @@ class DominoCribbage(Game):
         starter = self._starter
         state.update(
             {
-                "stage": self._stage,
+                "stage": self._stage.value,
                 "dealer": self._dealer,
                 "hand": self._round,
                 "target": self._target,

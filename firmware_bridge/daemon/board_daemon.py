@@ -60,7 +60,7 @@ from firmware_bridge.mqtt_contract import (
     response_payload,
 )
 
-__all__ = ["Daemon"]
+__all__ = ["COMMAND_HANDLERS", "GAME_BUTTONS", "Daemon"]
 
 log = logging.getLogger(__name__)
 
@@ -220,7 +220,7 @@ class Daemon:
             "stuck_cells": [list(cell) for cell in sorted(self.stuck_cells)],
         }
         if self.session is None:
-            return {"game": None, "phase": Phase.IDLE, "board": board}
+            return {"game": None, "phase": Phase.IDLE.value, "board": board}
         return {**self.session.state(), "board": board}
 
     def _publish(self, name: str, payload: dict[str, Any]) -> None:
@@ -372,24 +372,17 @@ class Daemon:
 
     def _button(self, name: str, now: float) -> None:
         self._publish_event(ButtonPressed(now, name))
-        if name in ("next", "undo", "miss") and self.session is not None:
+        if name in GAME_BUTTONS and self.session is not None:
             try:
-                self._apply(self._plan(name))
+                COMMAND_HANDLERS[name](self, {}, now)
             except (Refusal, EngineError) as refusal:
                 self._publish_event(ErrorReported(now, "refused", str(refusal)))
 
-    def _plan(self, name: str, segment: str | None = None) -> list[Event]:
-        session = self.session
-        if session is None:
+    def _session(self) -> GameSession:
+        """The game in progress; a :class:`Refusal` when there is none."""
+        if self.session is None:
             raise Refusal("no game: start one with new_game")
-        if name == "next":
-            return session.plan_next()
-        if name == "undo":
-            return session.plan_undo()
-        if name == "miss":
-            return session.plan_miss()
-        assert segment is not None
-        return session.plan_manual_dart(Bed.parse(segment))
+        return self.session
 
     def _apply(self, planned: list[Event]) -> None:
         """Apply the events of one input, journal their tokens together with the
@@ -474,33 +467,44 @@ class Daemon:
         self._publish_state()
 
     def _command(self, name: str, args: dict[str, Any]) -> None:
-        now = self.clock()
-        if name == "new_game":
-            teams = args.get("teams")
-            players = args.get("players") or [
-                m for members in (teams or {}).values() for m in members
-            ]
-            self._start(SessionSetup(args["game"], args.get("options") or {}, players, teams), now)
-        elif name == "rematch":
-            if self.last_setup is None:
-                raise Refusal("no game to rematch yet")
-            self._start(self.last_setup, now)
-        elif name == "end_game":
-            if self.session is None or self.game_row is None:
-                raise Refusal("no game is running")
-            if not self.session.game.is_finished:
-                self.journal.end_game(self.game_row, now)
-                self._publish_event(GameOver(now, "ended", None))
-            self.session, self.game_row = None, None
-            self._background(self._publish_discovery())  # no game: no score sensors
-        elif name == "dart":
-            try:
-                planned = self._plan("dart", args["segment"])
-            except NotationError as error:
-                raise Refusal(f"segment {error}") from None
-            self._apply(planned)
-        else:
-            self._apply(self._plan(name))
+        COMMAND_HANDLERS[name](self, args, self.clock())
+
+    def _new_game(self, args: dict[str, Any], now: float) -> None:
+        setup = SessionSetup(
+            args["game"], args.get("options") or {}, args["players"], args.get("teams")
+        )
+        self._start(setup, now)
+
+    def _rematch(self, args: dict[str, Any], now: float) -> None:
+        if self.last_setup is None:
+            raise Refusal("no game to rematch yet")
+        self._start(self.last_setup, now)
+
+    def _end_game(self, args: dict[str, Any], now: float) -> None:
+        if self.session is None or self.game_row is None:
+            raise Refusal("no game is running")
+        if not self.session.game.is_finished:
+            self.journal.end_game(self.game_row, now)
+            self._publish_event(GameOver(now, "ended", None))
+        self.session, self.game_row = None, None
+        self._background(self._publish_discovery())  # no game: no score sensors
+
+    def _dart(self, args: dict[str, Any], now: float) -> None:
+        session = self._session()
+        try:
+            bed = Bed.parse(args["segment"])
+        except NotationError as error:
+            raise Refusal(f"segment {error}") from None
+        self._apply(session.plan_manual_dart(bed))
+
+    def _next(self, args: dict[str, Any], now: float) -> None:
+        self._apply(self._session().plan_next())
+
+    def _undo(self, args: dict[str, Any], now: float) -> None:
+        self._apply(self._session().plan_undo())
+
+    def _miss(self, args: dict[str, Any], now: float) -> None:
+        self._apply(self._session().plan_miss())
 
     def _start(self, setup: SessionSetup, now: float) -> None:
         session = self._new_session(setup.shuffled())  # bad game, options or players raise here
@@ -524,3 +528,20 @@ class Daemon:
             )
         )
         self._background(self._publish_discovery())
+
+
+COMMAND_HANDLERS: dict[str, Callable[[Daemon, dict[str, Any], float], None]] = {
+    "new_game": Daemon._new_game,
+    "rematch": Daemon._rematch,
+    "end_game": Daemon._end_game,
+    "dart": Daemon._dart,
+    "next": Daemon._next,
+    "undo": Daemon._undo,
+    "miss": Daemon._miss,
+}
+"""Each command name (``mqtt_contract.COMMANDS``) -> its handler, given the
+command's arguments and the time; the board's NEXT, UNDO and MISS buttons use
+the same handlers."""
+
+GAME_BUTTONS = ("next", "undo", "miss")
+"""The board buttons that act on the game, by their command's name."""

@@ -17,6 +17,7 @@ import dataclasses
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from engine import (
@@ -51,8 +52,8 @@ from firmware_bridge.daemon.events import (
 __all__ = ["GameSession", "Phase", "Refusal", "SessionSetup"]
 
 
-class Phase:
-    """The phases a board is in (plain strings, as published)."""
+class Phase(StrEnum):
+    """The phases a board is in (published as their plain strings)."""
 
     IDLE = "idle"
     THROWING = "throwing"
@@ -278,4 +279,4 @@ class GameSession:
 
     def state(self) -> dict[str, Any]:
         """The engine's state JSON plus the board phase."""
-        return {**self.game.state(), "phase": self.phase}
+        return {**self.game.state(), "phase": self.phase.value}

@@ -3,6 +3,7 @@ journal replay that brings the phase back exactly."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -10,6 +11,7 @@ import pytest
 
 from engine import Bed, Event, parse_event
 from firmware_bridge.daemon.game_session import GameSession, Phase, Refusal, SessionSetup
+from firmware_bridge.mqtt_contract import PHASES
 
 X01 = SessionSetup("x01", {"start": 301}, ["Ann", "Bob"])
 T20 = Bed.parse("T20")
@@ -154,3 +156,10 @@ def test_replaying_the_tokens_gives_the_same_state_and_phase() -> None:
     play(a, mid_takeout)
     play(b, mid_takeout)
     assert a.phase == b.phase == Phase.TAKEOUT
+
+
+def test_the_phases_are_the_contracts_and_publish_as_plain_strings() -> None:
+    assert tuple(Phase) == PHASES
+    state = GameSession(X01).state()
+    assert type(state["phase"]) is str
+    assert json.dumps(state["phase"]) == '"throwing"'
