@@ -20,7 +20,7 @@ from engine.events import END_VISIT, EndVisit, Event, Undo
 from engine.lineup import MAX_PLAYERS, Lineup
 from engine.options import Option, OptionValue, resolve_options
 
-__all__ = ["DARTS_PER_VISIT", "Game", "Outcome", "Reason", "VisitOver"]
+__all__ = ["DARTS_PER_VISIT", "Game", "Outcome", "PickingGame", "Reason", "VisitOver"]
 
 DARTS_PER_VISIT = 3
 
@@ -88,8 +88,8 @@ class Game:
     schema_defs: ClassVar[dict[str, dict[str, Any]]] = {}
     """The definitions :attr:`state_schema` refers to."""
     plays_in_visits: ClassVar[bool] = True
-    """False for a game played by picking, not throwing (domino cribbage): no
-    three-dart visits, so the board has no takeout and MISS means nothing."""
+    """Whether the game is thrown in three-dart visits: False exactly for a
+    :class:`PickingGame` (set there, never by a game)."""
 
     def __init__(
         self,
@@ -412,6 +412,26 @@ class Game:
         self._visit = []
         self._visit_live = True
         self._visit_over = None
+
+
+class PickingGame(Game):
+    """A game played by picking, not throwing (domino cribbage): a dart at a
+    number picks something and ``NEXT`` is the game's own move (Go, the next
+    deal). No three-dart visits, so the board has no takeout, MISS means
+    nothing, and undo takes back the last move of any kind."""
+
+    plays_in_visits: ClassVar[bool] = False
+
+    @property
+    def scoring(self) -> tuple[tuple[int, int, str], ...]:
+        """The points the last move scored, in order: (player, points, reason)."""
+        return ()
+
+    def can_undo(self) -> bool:
+        return bool(self._events)
+
+    def accepts_darts(self) -> bool:
+        return self._outcome is None
 
 
 def _plain(reason: VisitOver | None) -> str | None:

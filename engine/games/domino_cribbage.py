@@ -21,7 +21,7 @@ from engine.cribbage_computer import choose_discards, choose_play
 from engine.cribbage_scoring import THIRTY_ONE, count_hand, peg_score
 from engine.errors import GameOverError, MoveError, NothingToUndoError
 from engine.events import END_VISIT, UNDO, EndVisit, Event, Undo
-from engine.game import Game, Reason
+from engine.game import PickingGame, Reason
 from engine.options import Option
 from engine.registry import register
 from engine.schema_parts import NON_NEGATIVE_INT, TILE_NOTATION_PATTERN
@@ -166,7 +166,7 @@ DOMINO_CRIBBAGE_SCHEMA: dict[str, Any] = {
 
 
 @register
-class DominoCribbage(Game):
+class DominoCribbage(PickingGame):
     """Deal six, discard two to the dealer's crib, turn the starter, peg to 31
     with Go, count hands and crib with the starter, pass the deal; the first to
     the target wins the moment the point is scored."""
@@ -183,7 +183,6 @@ class DominoCribbage(Game):
         },
         "domino_cribbage": DOMINO_CRIBBAGE_SCHEMA,
     }
-    plays_in_visits = False
     sides_range = (2, 2)
     teams_allowed = False
     options_spec = (
@@ -299,16 +298,9 @@ class DominoCribbage(Game):
         self._reset()
         self.push_all(kept)
 
-    def can_undo(self) -> bool:
-        return bool(self._events)
-
     @property
     def scoring(self) -> tuple[tuple[int, int, str], ...]:
-        """The points the last move scored, in order: (player, points, reason)."""
         return tuple((line["player"], line["points"], line["reason"]) for line in self._scoring)
-
-    def accepts_darts(self) -> bool:
-        return self._outcome is None
 
     # ------------------------------------------------------------ the moves
 

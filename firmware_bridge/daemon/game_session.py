@@ -18,7 +18,7 @@ import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine import (
     END_VISIT,
@@ -30,6 +30,7 @@ from engine import (
     Event,
     Game,
     Option,
+    PickingGame,
     Undo,
     VisitOver,
     game_class,
@@ -49,7 +50,17 @@ from firmware_bridge.daemon.events import (
     Winner,
 )
 
-__all__ = ["GameSession", "Phase", "Refusal", "SessionSetup"]
+__all__ = [
+    "Before",
+    "GameSession",
+    "Phase",
+    "PickingPlay",
+    "PlayStyle",
+    "Refusal",
+    "SessionSetup",
+    "VisitPlay",
+    "play_style",
+]
 
 
 class Phase(StrEnum):
@@ -93,9 +104,144 @@ def _draw(option: Option) -> int:
     return low + secrets.randbelow(high - low + 1)
 
 
-def _scoring(game: Game) -> tuple[tuple[int, int, str], ...]:
-    scoring: tuple[tuple[int, int, str], ...] = getattr(game, "scoring", ())
-    return scoring
+class Before(NamedTuple):
+    """The game just before an event: whose turn, darts thrown in the visit,
+    why the visit stopped scoring, and whether the game was over."""
+
+    player: int
+    thrown: int
+    over: VisitOver | None
+    finished: bool
+
+
+class PlayStyle:
+    """How a kind of game is played on the board; :class:`GameSession` picks
+    one at construction (:func:`play_style`) and asks it, never the game's kind."""
+
+    quiet_takeout = False
+    """True while a NEXT's misses close a visit: the player holds their darts."""
+
+    def miss(self) -> list[Event]:
+        """The events for MISS, or a :class:`Refusal`."""
+        raise NotImplementedError
+
+    def next(self, phase: Phase) -> list[Event]:
+        """The events for NEXT while the game is on."""
+        raise NotImplementedError
+
+    def before(self, event: Event, before: Before) -> None:
+        """Note what ``event`` will need once applied."""
+
+    def caused(self, event: Event, before: Before, now: float) -> list[DaemonEvent]:
+        """What the applied ``event`` did, before the phase and turn settle."""
+        raise NotImplementedError
+
+    def phase_after(self, event: Event, phase: Phase) -> Phase:
+        """The phase after ``event``, the game still on."""
+        raise NotImplementedError
+
+
+class VisitPlay(PlayStyle):
+    """A game thrown in three-dart visits: a visit ends after its third dart
+    (then takeout: contacts are not scored until NEXT or the timer) or at NEXT,
+    whose darts not thrown are misses."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.quiet_takeout = False
+        self._start_score: int | None = None
+
+    def miss(self) -> list[Event]:
+        return [MISS]
+
+    def next(self, phase: Phase) -> list[Event]:
+        if phase == Phase.TAKEOUT:
+            return [END_VISIT]
+        # The darts not thrown are misses; the player has their darts in hand
+        # already, so the misses that close the visit do not announce a takeout.
+        self.quiet_takeout = True
+        misses: list[Event] = [MISS] * (DARTS_PER_VISIT - len(self.game.visit))
+        return [*misses, END_VISIT]
+
+    def before(self, event: Event, before: Before) -> None:
+        if isinstance(event, Undo):
+            self._start_score = None  # the visit it reopens may have begun earlier
+        elif isinstance(event, Bed) and not before.thrown:
+            self._start_score = self.game.score(before.player)
+
+    def caused(self, event: Event, before: Before, now: float) -> list[DaemonEvent]:
+        if isinstance(event, Bed):
+            return self._dart_events(event, before, now)
+        if isinstance(event, EndVisit) and before.thrown and self.game.visit_over is None:
+            return [self._visit_end(before.player, now)]
+        return []
+
+    def phase_after(self, event: Event, phase: Phase) -> Phase:
+        game = self.game
+        if isinstance(event, EndVisit):
+            return Phase.THROWING
+        if isinstance(event, Bed) and (not game.visit or game.visit_over):
+            return Phase.TAKEOUT
+        if isinstance(event, Undo):
+            return Phase.TAKEOUT if game.visit_over else Phase.THROWING
+        return phase
+
+    def _dart_events(self, bed: Bed, before: Before, now: float) -> list[DaemonEvent]:
+        """The dart, and the bust and visit end it caused."""
+        player, over = before.player, before.over
+        number = before.thrown + 1
+        events: list[DaemonEvent] = [
+            Dart(now, player, bed.notation, bed.points, number, over is None)
+        ]
+        if self.game.visit_over == VisitOver.BUST and over != VisitOver.BUST:
+            events.append(Bust(now, player))
+        if number == DARTS_PER_VISIT or not self.game.visit:
+            events.append(self._visit_end(player, now))
+        return events
+
+    def _visit_end(self, player: int, now: float) -> VisitEnd:
+        """The visit just ended (or, once the game is over, the one still shown)."""
+        game = self.game
+        last = game.last_visit if not game.visit else None
+        darts, over = (last[1], last[2]) if last else (game.visit, game.visit_over)
+        start = self._start_score
+        return VisitEnd(
+            now,
+            player,
+            tuple(bed.notation for bed in darts),
+            0 if over == VisitOver.BUST else sum(bed.points for bed in darts),
+            None if start is None else game.score(player) - start,
+            None if over is None else str(over),
+        )
+
+
+class PickingPlay(PlayStyle):
+    """A game played by picking (:class:`~engine.PickingGame`): no visits, so
+    no takeout and no MISS; NEXT is the game's own move (Go, the next deal)."""
+
+    def __init__(self, game: PickingGame) -> None:
+        self.game = game
+
+    def miss(self) -> list[Event]:
+        raise Refusal(f"{self.game.name} has no misses: hit a number to pick, NEXT for Go")
+
+    def next(self, phase: Phase) -> list[Event]:
+        try:
+            self.game.check(END_VISIT)
+        except EngineError as error:
+            raise Refusal(str(error)) from None
+        return [END_VISIT]
+
+    def caused(self, event: Event, before: Before, now: float) -> list[DaemonEvent]:
+        return [Points(now, *line) for line in self.game.scoring]
+
+    def phase_after(self, event: Event, phase: Phase) -> Phase:
+        return Phase.THROWING
+
+
+def play_style(game: Game) -> PlayStyle:
+    """The way ``game`` is played on the board: by picking or in visits."""
+    return PickingPlay(game) if isinstance(game, PickingGame) else VisitPlay(game)
 
 
 class GameSession:
@@ -109,8 +255,7 @@ class GameSession:
         self.phase = Phase.THROWING
         self.takeout_deadline: float | None = None
         self._last_hit_at: float | None = None
-        self._quiet_takeout = False
-        self._visit_start_score: int | None = None
+        self.play = play_style(self.game)
 
     # ------------------------------------------------------------- planning
     # Board and command input becomes journal events here; nothing changes yet.
@@ -138,25 +283,14 @@ class GameSession:
     def plan_miss(self) -> list[Event]:
         """MISS: a dart that missed the board or bounced out."""
         self._require_throwing("a miss")
-        if not self.game.plays_in_visits:
-            raise Refusal(f"{self.game.name} has no misses: hit a number to pick, NEXT for Go")
-        return [MISS]
+        return self.play.miss()
 
     def plan_next(self) -> list[Event]:
-        """NEXT: end takeout, or end the visit early (unthrown darts are misses)."""
+        """NEXT: end takeout, or end the visit early (unthrown darts are misses);
+        Go or the next deal in a game played by picking."""
         if self.phase == Phase.FINISHED:
             raise Refusal("the game is over: start a new game or a rematch")
-        if not self.game.plays_in_visits:  # Go, or the next deal: the game says which
-            self._check(END_VISIT)
-            return [END_VISIT]
-        if self.phase == Phase.TAKEOUT:
-            return [END_VISIT]
-        # The darts not thrown are misses; the player has their darts in hand
-        # already, so the misses that close the visit do not announce a takeout.
-        self._quiet_takeout = True
-        thrown = len(self.game.visit)
-        misses: list[Event] = [MISS] * (DARTS_PER_VISIT - thrown)
-        return [*misses, END_VISIT]
+        return self.play.next(self.phase)
 
     def plan_undo(self) -> list[Event]:
         if not self.game.can_undo():
@@ -170,9 +304,9 @@ class GameSession:
             return [END_VISIT]
         return []
 
-    def _check(self, event: Bed | EndVisit) -> None:
-        """A move the game would refuse (a domino past 31, a Go while a tile
-        fits) is refused here, before it is journaled."""
+    def _check(self, event: Bed) -> None:
+        """A dart the game would refuse (a domino past 31) is refused here,
+        before it is journaled."""
         try:
             self.game.check(event)
         except EngineError as error:
@@ -191,85 +325,38 @@ class GameSession:
         payloads). The same events in the same order always give the same game
         and phase."""
         game = self.game
-        player, thrown = game.current_player, len(game.visit)
-        over, finished = game.visit_over, game.is_finished
+        before = Before(game.current_player, len(game.visit), game.visit_over, game.is_finished)
+        self.play.before(event, before)
         events: list[DaemonEvent] = []
         if isinstance(event, Undo):
             game.undo()
-            self._visit_start_score = None  # the visit it reopens may have begun earlier
             events.append(Undone(now, game.current_player))
         elif isinstance(event, EndVisit):
             game.end_visit()
         else:
-            if game.plays_in_visits and not thrown:
-                self._visit_start_score = game.score(player)
             game.dart(event)
-        if not game.plays_in_visits:
-            events += [Points(now, *line) for line in _scoring(game)]
-        elif isinstance(event, Bed):
-            events += self._dart_events(event, player, thrown, over, now)
-        events += self._settle(event, player, thrown, finished, now)
+        events += self.play.caused(event, before, now)
+        events += self._settle(event, before, now)
         return events
 
-    def _dart_events(
-        self, bed: Bed, player: int, thrown: int, over: VisitOver | None, now: float
-    ) -> list[DaemonEvent]:
-        """The dart, and the bust and visit end it caused."""
-        number = thrown + 1
-        events: list[DaemonEvent] = [
-            Dart(now, player, bed.notation, bed.points, number, over is None)
-        ]
-        if self.game.visit_over == VisitOver.BUST and over != VisitOver.BUST:
-            events.append(Bust(now, player))
-        if number == DARTS_PER_VISIT or not self.game.visit:
-            events.append(self._visit_end(player, now))
-        return events
-
-    def _visit_end(self, player: int, now: float) -> VisitEnd:
-        """The visit just ended (or, once the game is over, the one still shown)."""
-        game = self.game
-        last = game.last_visit if not game.visit else None
-        darts, over = (last[1], last[2]) if last else (game.visit, game.visit_over)
-        start = self._visit_start_score
-        return VisitEnd(
-            now,
-            player,
-            tuple(bed.notation for bed in darts),
-            0 if over == VisitOver.BUST else sum(bed.points for bed in darts),
-            None if start is None else game.score(player) - start,
-            None if over is None else str(over),
-        )
-
-    def _settle(
-        self, event: Event, player: int, thrown: int, finished: bool, now: float
-    ) -> list[DaemonEvent]:
-        """The phase after ``event``, and the events its change causes; ``player``,
-        ``thrown`` and ``finished`` are the turn, visit length and finish before it."""
-        game = self.game
+    def _settle(self, event: Event, before: Before, now: float) -> list[DaemonEvent]:
+        """The phase after ``event``, and the events its change causes."""
+        game, play = self.game, self.play
         old = self.phase
         events: list[DaemonEvent] = []
-        if game.visit_over is None and thrown and isinstance(event, EndVisit):
-            events.append(self._visit_end(player, now))
-        if game.is_finished:
-            self.phase = Phase.FINISHED
-        elif not game.plays_in_visits or isinstance(event, EndVisit):
-            self.phase = Phase.THROWING
-        elif isinstance(event, Bed) and (not game.visit or game.visit_over):
-            self.phase = Phase.TAKEOUT
-        elif isinstance(event, Undo):
-            self.phase = Phase.TAKEOUT if game.visit_over else Phase.THROWING
+        self.phase = Phase.FINISHED if game.is_finished else play.phase_after(event, old)
         if self.phase == Phase.TAKEOUT and old != Phase.TAKEOUT:
             self.takeout_deadline = now + self.takeout_s if self.takeout_s > 0 else None
-            if not self._quiet_takeout:
-                events.append(Takeout(now, player))
+            if not play.quiet_takeout:
+                events.append(Takeout(now, before.player))
         if isinstance(event, EndVisit):
-            self._quiet_takeout = False
+            play.quiet_takeout = False
         elif self.phase != Phase.TAKEOUT:
             self.takeout_deadline = None
-        if game.current_player != player and not game.is_finished:
-            events.append(PlayerChange(now, game.current_player, player))
+        if game.current_player != before.player and not game.is_finished:
+            events.append(PlayerChange(now, game.current_player, before.player))
         outcome = game.outcome()
-        if outcome is not None and not finished:
+        if outcome is not None and not before.finished:
             if outcome.winner is not None:
                 events.append(Winner(now, outcome.winner, outcome.team))
             events.append(GameOver(now, str(outcome.reason), outcome.winner))

@@ -9,8 +9,15 @@ from typing import Any
 
 import pytest
 
-from engine import Bed, Event, parse_event
-from firmware_bridge.daemon.game_session import GameSession, Phase, Refusal, SessionSetup
+from engine import Bed, Event, PickingGame, parse_event
+from firmware_bridge.daemon.game_session import (
+    GameSession,
+    Phase,
+    PickingPlay,
+    Refusal,
+    SessionSetup,
+    VisitPlay,
+)
 from firmware_bridge.mqtt_contract import PHASES
 
 X01 = SessionSetup("x01", {"start": 301}, ["Ann", "Bob"])
@@ -163,3 +170,22 @@ def test_the_phases_are_the_contracts_and_publish_as_plain_strings() -> None:
     state = GameSession(X01).state()
     assert type(state["phase"]) is str
     assert json.dumps(state["phase"]) == '"throwing"'
+
+
+def test_a_game_played_by_picking_has_no_takeout_and_no_miss() -> None:
+    session = GameSession(SessionSetup("domino-cribbage", {"seed": 7}, ["Ann", "Bob"]))
+    assert isinstance(session.game, PickingGame)
+    assert isinstance(session.play, PickingPlay)
+    with pytest.raises(Refusal, match="has no misses"):
+        session.plan_miss()
+    with pytest.raises(Refusal, match="NEXT: choose 2 more"):
+        session.plan_next()  # the discard comes first: no Go yet
+    events = play(session, [Bed.parse("S1")])
+    assert session.phase == Phase.THROWING
+    assert "takeout" not in types(events)
+
+
+def test_a_game_thrown_in_visits_plays_in_visits() -> None:
+    session = GameSession(X01)
+    assert not isinstance(session.game, PickingGame)
+    assert isinstance(session.play, VisitPlay)
