@@ -241,6 +241,16 @@ def test_cues_without_states() -> None:
     assert cues_for({"type": "whatever"}) == []
 
 
+def test_real_events_carry_their_cues_but_the_close() -> None:
+    """Over a real cricket game, each event's cues come from the event: the
+    states add only ``close`` (no event carries cricket marks)."""
+    steps = play("cricket", "T20 S20 S19 T19 T19 T18 NEXT UNDO S17 S18 T18")
+    for step in steps:
+        for event in step.events:
+            with_states = cues_for(event, step.before, step.after)
+            assert [cue for cue in with_states if cue != "close"] == cues_for(event)
+
+
 def test_ring_cue() -> None:
     assert [ring_cue(s) for s in ("M", "SB", "DB", "S1", "D20", "T7", "t20")] == [
         "miss",
