@@ -289,9 +289,9 @@ class DisplayApp:
         if not events:
             return
         if self.sound is not None:
-            before_dict = dict(before) if before is not None else None
-            after_dict = dict(state) if state is not None else None
-            cues = [cue for event in events for cue in cues_for(event, before_dict, after_dict)]
+            # The events say what happened; the states only add what no event
+            # carries (the game, for the X01 ton calls, and cricket marks closing).
+            cues = [cue for event in events for cue in cues_for(event, before, state)]
             self.sound.play_all(collapse(cues))
         if self.caller is not None:
             for event in events:

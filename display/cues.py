@@ -2,6 +2,11 @@
 
 Pure functions over the daemon's JSON (docs/mqtt.md, docs/state.md): no
 pygame, no I/O. :mod:`display.sound_bank` turns the cue names into sounds.
+Each cue comes from the ``event`` payload that says what happened (the
+daemon's typed events: ``dart``, ``bust``, ``visit_end``, ``takeout``,
+``player_change``, ``points``, ``winner``); the states around it only add
+what no event carries: the game (the ton calls are X01's) and the cricket
+marks whose closing calls ``close``.
 
 The display gets the events of one state change together (one dart or NEXT:
 they share ``at``), e.g. the third dart of a visit publishes ``dart``,

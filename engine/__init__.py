@@ -14,7 +14,7 @@ from engine.errors import (
     UnknownGameError,
 )
 from engine.events import END_VISIT, UNDO, EndVisit, Event, Undo, parse_event
-from engine.game import Game, Outcome, Reason, VisitOver
+from engine.game import Game, Outcome, PickingGame, Reason, VisitOver
 from engine.games import X01, Cricket, CricketShanghai
 from engine.lineup import Lineup, Team
 from engine.options import Option, OptionValue
@@ -47,6 +47,7 @@ __all__ = [
     "OptionError",
     "OptionValue",
     "Outcome",
+    "PickingGame",
     "Reason",
     "Team",
     "Undo",

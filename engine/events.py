@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from engine.beds import Bed
 from engine.errors import NotationError
 
-__all__ = ["END_VISIT", "UNDO", "EndVisit", "Event", "Undo", "event_notation", "parse_event"]
+__all__ = ["END_VISIT", "UNDO", "EndVisit", "Event", "Undo", "parse_event"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,8 +51,3 @@ def parse_event(token: str) -> Event:
             "not an event: expected a dart (S1-S20, D1-D20, T1-T20, SB, DB, M), NEXT or UNDO",
             token=token,
         ) from None
-
-
-def event_notation(event: Event) -> str:
-    """The token :func:`parse_event` reads back as ``event``."""
-    return str(event)

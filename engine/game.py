@@ -20,7 +20,7 @@ from engine.events import END_VISIT, EndVisit, Event, Undo
 from engine.lineup import MAX_PLAYERS, Lineup
 from engine.options import Option, OptionValue, resolve_options
 
-__all__ = ["DARTS_PER_VISIT", "Game", "Outcome", "Reason", "VisitOver"]
+__all__ = ["DARTS_PER_VISIT", "Game", "Outcome", "PickingGame", "Reason", "VisitOver"]
 
 DARTS_PER_VISIT = 3
 
@@ -88,8 +88,8 @@ class Game:
     schema_defs: ClassVar[dict[str, dict[str, Any]]] = {}
     """The definitions :attr:`state_schema` refers to."""
     plays_in_visits: ClassVar[bool] = True
-    """False for a game played by picking, not throwing (domino cribbage): no
-    three-dart visits, so the board has no takeout and MISS means nothing."""
+    """Whether the game is thrown in three-dart visits: False exactly for a
+    :class:`PickingGame` (set there, never by a game)."""
 
     def __init__(
         self,
@@ -248,6 +248,24 @@ class Game:
         return tuple(self._visit)
 
     @property
+    def visit_over(self) -> VisitOver | None:
+        """Why the visit in progress stopped scoring (the state's ``visit_over``)."""
+        return self._visit_over
+
+    @property
+    def last_visit(self) -> tuple[int, tuple[Bed, ...], VisitOver | None] | None:
+        """The last visit that passed the turn: its player, darts and ``visit_over``."""
+        if self._last_visit is None:
+            return None
+        player, darts, over = self._last_visit
+        return player, tuple(darts), over
+
+    def score(self, player: int) -> int:
+        """The score the state shows for ``player`` (their side's)."""
+        score: int = self._side_state(self._side_of[player])["score"]
+        return score
+
+    @property
     def is_finished(self) -> bool:
         return self._outcome is not None
 
@@ -394,6 +412,26 @@ class Game:
         self._visit = []
         self._visit_live = True
         self._visit_over = None
+
+
+class PickingGame(Game):
+    """A game played by picking, not throwing (domino cribbage): a dart at a
+    number picks something and ``NEXT`` is the game's own move (Go, the next
+    deal). No three-dart visits, so the board has no takeout, MISS means
+    nothing, and undo takes back the last move of any kind."""
+
+    plays_in_visits: ClassVar[bool] = False
+
+    @property
+    def scoring(self) -> tuple[tuple[int, int, str], ...]:
+        """The points the last move scored, in order: (player, points, reason)."""
+        return ()
+
+    def can_undo(self) -> bool:
+        return bool(self._events)
+
+    def accepts_darts(self) -> bool:
+        return self._outcome is None
 
 
 def _plain(reason: VisitOver | None) -> str | None:

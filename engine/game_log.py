@@ -9,9 +9,9 @@ A log that ``oche export`` wrote starts with a header of comment lines; its
 ``game:``, ``players:``, ``teams:`` and ``options:`` lines say what was played,
 so ``oche replay`` re-scores it with nothing more (:func:`parse_log_header`).
 
-A game not played in visits (domino cribbage: a dart picks a tile) has no
-visits to end: there a line's end means nothing and ``NEXT`` is written and
-read as a token of its own.
+A game not played in visits (a :class:`~engine.game.PickingGame`, domino
+cribbage: a dart picks a tile) has no visits to end: there a line's end means
+nothing and ``NEXT`` is written and read as a token of its own.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 from engine.beds import Bed
 from engine.errors import EngineError, GameLogError, NotationError
 from engine.events import END_VISIT, EndVisit, Event, parse_event
-from engine.game import DARTS_PER_VISIT, Game
+from engine.game import DARTS_PER_VISIT, Game, PickingGame
 
 __all__ = [
     "HEADER_MARK",
@@ -141,14 +141,15 @@ def replay_log(game: Game, text: str) -> Game:
     """Apply a log to ``game`` and return it. An event the game refuses (a dart
     after the game ended, undo with nothing thrown) raises :class:`GameLogError`
     naming the line and the token, and so does a fourth dart in a line's visit."""
+    if isinstance(game, PickingGame):
+        for logged in parse_game_log(text):
+            if logged.token:  # a line's end is no event here
+                _push(game, logged, logged.line)
+        return game
     line = 0
     visit_on_line = False
     for logged in parse_game_log(text):
         event = logged.event
-        if not game.plays_in_visits:
-            if logged.token:  # a line's end is no event here
-                _push(game, logged, logged.line)
-            continue
         if logged.line != line:
             line, visit_on_line = logged.line, False
         if isinstance(event, Bed) and visit_on_line and not game.visit:

@@ -23,7 +23,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import time
 import urllib.parse
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -55,7 +54,6 @@ __all__ = [
     "check_base",
     "check_board_id",
     "check_subtopic",
-    "event_payload",
     "parse_broker_url",
     "parse_command",
     "response_payload",
@@ -691,19 +689,6 @@ TOPICS: dict[str, TopicSpec] = {
     "result": TopicSpec("result", retain=False, qos=1, schema=_result_schema()),
 }
 """Topic name -> :class:`TopicSpec`, in the order of :data:`TOPIC_NAMES`."""
-
-
-# -------------------------------------------------------------------- events
-
-
-def event_payload(type: str, **fields: Any) -> dict[str, Any]:
-    """An ``event`` payload: ``{"type": type, "at": <now, Unix seconds>, **fields}``.
-    ``at`` may be given in ``fields``. An unknown ``type`` is a ValueError. The
-    fields each type carries are in ``TOPICS["event"].schema``; they are not
-    checked here."""
-    if type not in EVENT_TYPES:
-        raise ValueError(f"unknown event type {type!r}; event types are {', '.join(EVENT_TYPES)}")
-    return {"type": type, "at": time.time(), **fields}
 
 
 # ------------------------------------------------------------------ commands

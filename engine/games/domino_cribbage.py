@@ -13,6 +13,7 @@ engine/cribbage_scoring.py, the computer in engine/cribbage_computer.py.
 from __future__ import annotations
 
 import random
+from enum import StrEnum
 from typing import Any, ClassVar
 
 from engine.beds import NUMBERS, Bed
@@ -20,7 +21,7 @@ from engine.cribbage_computer import choose_discards, choose_play
 from engine.cribbage_scoring import THIRTY_ONE, count_hand, peg_score
 from engine.errors import GameOverError, MoveError, NothingToUndoError
 from engine.events import END_VISIT, UNDO, EndVisit, Event, Undo
-from engine.game import Game, Reason
+from engine.game import PickingGame, Reason
 from engine.options import Option
 from engine.registry import register
 from engine.schema_parts import NON_NEGATIVE_INT, TILE_NOTATION_PATTERN
@@ -46,8 +47,8 @@ def _by_value(tile: Tile) -> tuple[int, Tile]:
     return tile.value, tile
 
 
-class Stage:
-    """Where a hand is (published as ``stage``)."""
+class Stage(StrEnum):
+    """Where a hand is (published as ``stage``, a plain string)."""
 
     DISCARD = "discard"
     PLAY = "play"
@@ -74,7 +75,7 @@ _COMBINATIONS: dict[str, Any] = {
 DOMINO_CRIBBAGE_SCHEMA: dict[str, Any] = {
     "description": "Domino cribbage's own keys (docs/games/domino-cribbage.md).",
     "properties": {
-        "stage": {"enum": ["discard", "play", "show", "over"]},
+        "stage": {"enum": [stage.value for stage in Stage]},
         "dealer": NON_NEGATIVE_INT,
         "hand": {"description": "The hand (deal) number, from 1.", "type": "integer", "minimum": 1},
         "target": {"type": "integer", "minimum": 1},
@@ -165,7 +166,7 @@ DOMINO_CRIBBAGE_SCHEMA: dict[str, Any] = {
 
 
 @register
-class DominoCribbage(Game):
+class DominoCribbage(PickingGame):
     """Deal six, discard two to the dealer's crib, turn the starter, peg to 31
     with Go, count hands and crib with the starter, pass the deal; the first to
     the target wins the moment the point is scored."""
@@ -182,7 +183,6 @@ class DominoCribbage(Game):
         },
         "domino_cribbage": DOMINO_CRIBBAGE_SCHEMA,
     }
-    plays_in_visits = False
     sides_range = (2, 2)
     teams_allowed = False
     options_spec = (
@@ -298,11 +298,9 @@ class DominoCribbage(Game):
         self._reset()
         self.push_all(kept)
 
-    def can_undo(self) -> bool:
-        return bool(self._events)
-
-    def accepts_darts(self) -> bool:
-        return self._outcome is None
+    @property
+    def scoring(self) -> tuple[tuple[int, int, str], ...]:
+        return tuple((line["player"], line["points"], line["reason"]) for line in self._scoring)
 
     # ------------------------------------------------------------ the moves
 
@@ -472,7 +470,7 @@ class DominoCribbage(Game):
         starter = self._starter
         state.update(
             {
-                "stage": self._stage,
+                "stage": self._stage.value,
                 "dealer": self._dealer,
                 "hand": self._round,
                 "target": self._target,

@@ -1,6 +1,6 @@
 """The daemon: board events and MQTT commands in, a journaled game out.
 
-Every accepted input becomes journal tokens (a dart, ``NEXT``, ``UNDO``). The
+Every accepted input becomes engine events (a dart, ``NEXT``, ``UNDO``). The
 game applies them, and what they decide (the tokens, and the game's finish
 with its result, or its reopening by an undo) is committed to the journal in
 one transaction *before* anything is published, so a crash loses nothing and
@@ -34,10 +34,22 @@ from drivers.board_events import (
 )
 from drivers.factory import open_board
 from drivers.source import BoardSource
-from engine import Bed, EngineError, NotationError
+from engine import Bed, EngineError, Event, NotationError, parse_event
 from engine.game_log import format_game_log
 from firmware_bridge.daemon.config import Config
 from firmware_bridge.daemon.embedded_broker import EmbeddedBroker
+from firmware_bridge.daemon.events import (
+    BoardConnected,
+    BoardDisconnected,
+    ButtonPressed,
+    DaemonEvent,
+    ErrorReported,
+    GameOver,
+    GameStarted,
+    Ignored,
+    Released,
+    Stuck,
+)
 from firmware_bridge.daemon.game_session import GameSession, Phase, Refusal, SessionSetup
 from firmware_bridge.daemon.home_assistant import discovery_messages, discovery_removals
 from firmware_bridge.daemon.journal import Finish, Journal, JournalError, JournalGame
@@ -48,13 +60,9 @@ from firmware_bridge.mqtt_contract import (
     response_payload,
 )
 
-__all__ = ["Daemon"]
+__all__ = ["COMMAND_HANDLERS", "GAME_BUTTONS", "Daemon"]
 
 log = logging.getLogger(__name__)
-
-
-def _event(kind: str, now: float, /, **fields: Any) -> dict[str, Any]:
-    return {"type": kind, "at": now, **fields}
 
 
 class Daemon:
@@ -179,13 +187,13 @@ class Daemon:
         )
 
     def _replay(self, journaled: JournalGame) -> GameSession:
-        """A session with the journaled game's tokens applied, as they were live."""
+        """A session with the journaled game's events applied, as they were live."""
         setup = SessionSetup(journaled.game, journaled.options, journaled.players, journaled.teams)
         session = self._new_session(setup)
         now = self.clock()
         for token in journaled.events:
             try:
-                session.apply(token, now)
+                session.apply(parse_event(token), now)
             except EngineError as error:
                 # An older Oche journaled a token before applying it, so a token
                 # the engine refused then may be in the journal: skip it here too.
@@ -212,7 +220,7 @@ class Daemon:
             "stuck_cells": [list(cell) for cell in sorted(self.stuck_cells)],
         }
         if self.session is None:
-            return {"game": None, "phase": Phase.IDLE, "board": board}
+            return {"game": None, "phase": Phase.IDLE.value, "board": board}
         return {**self.session.state(), "board": board}
 
     def _publish(self, name: str, payload: dict[str, Any]) -> None:
@@ -225,9 +233,8 @@ class Daemon:
             self._state_queued = True
             self._outgoing.put_nowait(("state", {}))
 
-    def _publish_events(self, events: list[dict[str, Any]]) -> None:
-        for event in events:
-            self._publish("event", event)
+    def _publish_event(self, event: DaemonEvent) -> None:
+        self._publish("event", event.to_json())
 
     async def _publisher(self) -> None:
         """Publish queued messages in order. While the broker is away they are
@@ -315,9 +322,9 @@ class Daemon:
             if self.session is None:
                 continue
             async with self._lock:
-                tokens = self.session.due(self.clock())
-                if tokens:
-                    self._apply(tokens)
+                due = self.session.due(self.clock())
+                if due:
+                    self._apply(due)
                     self._publish_state()
 
     def _board_event(self, event: BoardEvent) -> None:
@@ -328,76 +335,59 @@ class Daemon:
             self._button(event.button, now)
         elif isinstance(event, ConnectedEvent):
             self.board_connected = True
-            self._publish("event", _event("board_connected", now, source=event.source))
+            self._publish_event(BoardConnected(now, event.source))
         elif isinstance(event, DisconnectedEvent):
             self.board_connected = False
-            self._publish(
-                "event",
-                _event("board_disconnected", now, source=event.source, reason=event.reason),
-            )
+            self._publish_event(BoardDisconnected(now, event.source, event.reason))
         elif isinstance(event, StuckEvent):
             self.stuck_cells.add((event.row, event.col))
-            self._publish("event", _event("stuck", now, row=event.row, col=event.col))
+            self._publish_event(Stuck(now, event.row, event.col))
         elif isinstance(event, ReleasedEvent):
             self.stuck_cells.discard((event.row, event.col))
-            self._publish("event", _event("released", now, row=event.row, col=event.col))
+            self._publish_event(Released(now, event.row, event.col))
         elif isinstance(event, ErrorEvent):
-            self._publish("event", _event("error", now, kind=event.kind, message=event.message))
+            self._publish_event(ErrorReported(now, event.kind, event.message))
 
     def _hit(self, event: HitEvent, now: float) -> None:
         bed = event.segment
         if bed is None:
-            self._publish(
-                "event",
-                _event(
-                    "error",
-                    now,
-                    kind="unmapped-cell",
-                    message=f"cell {event.row},{event.col}: no matrix map is loaded",
-                ),
-            )
+            message = f"cell {event.row},{event.col}: no matrix map is loaded"
+            self._publish_event(ErrorReported(now, "unmapped-cell", message))
             return
         if self.session is None:
             self._ignored(bed.notation, "no game", now)
             return
         try:
-            tokens = self.session.plan_hit(bed, now)
+            planned = self.session.plan_hit(bed, now)
         except Refusal as refusal:
             self._ignored(bed.notation, str(refusal), now)
             return
-        self._apply(tokens)
+        self._apply(planned)
 
     def _ignored(self, segment: str, reason: str, now: float) -> None:
         """A contact that is not scored: journaled for audit and shown (a display
         picks menu items by throwing while idle)."""
         self.journal.note_ignored(self.game_row, segment, reason, now)
-        self._publish("event", _event("hit", now, segment=segment, scored=False, reason=reason))
+        self._publish_event(Ignored(now, segment, reason))
 
     def _button(self, name: str, now: float) -> None:
-        self._publish("event", _event("button", now, button=name))
-        if name in ("next", "undo", "miss") and self.session is not None:
+        self._publish_event(ButtonPressed(now, name))
+        if name in GAME_BUTTONS and self.session is not None:
             try:
-                self._apply(self._plan(name))
+                COMMAND_HANDLERS[name](self, {}, now)
             except (Refusal, EngineError) as refusal:
-                self._publish("event", _event("error", now, kind="refused", message=str(refusal)))
+                self._publish_event(ErrorReported(now, "refused", str(refusal)))
 
-    def _plan(self, name: str, segment: str | None = None) -> list[str]:
-        session = self.session
-        if session is None:
+    def _session(self) -> GameSession:
+        """The game in progress; a :class:`Refusal` when there is none."""
+        if self.session is None:
             raise Refusal("no game: start one with new_game")
-        if name == "next":
-            return session.plan_next()
-        if name == "undo":
-            return session.plan_undo()
-        if name == "miss":
-            return session.plan_miss()
-        assert segment is not None
-        return session.plan_manual_dart(Bed.parse(segment))
+        return self.session
 
-    def _apply(self, tokens: list[str]) -> None:
-        """Apply the tokens of one input, journal them together with the finish
-        or the reopening they cause in one transaction, then publish what they
-        caused. Tokens after the one that ends the game are dropped. If the
+    def _apply(self, planned: list[Event]) -> None:
+        """Apply the events of one input, journal their tokens together with the
+        finish or the reopening they cause in one transaction, then publish what
+        they caused. Events after the one that ends the game are dropped. If the
         engine or the journal refuses, the game is rebuilt from the journal:
         the input is lost as a whole, and nothing of it was published."""
         session, row = self.session, self.game_row
@@ -405,16 +395,17 @@ class Daemon:
         self._timer_changed.set()
         was_finished = session.game.is_finished
         applied: list[tuple[str, float]] = []
-        events: list[dict[str, Any]] = []
+        events: list[DaemonEvent] = []
         now = self.clock()
         try:
-            for token in tokens:
+            for event in planned:
                 if applied and session.game.is_finished:
-                    log.debug("game %d is over: %s dropped", row, ", ".join(tokens[len(applied) :]))
+                    dropped = ", ".join(map(str, planned[len(applied) :]))
+                    log.debug("game %d is over: %s dropped", row, dropped)
                     break
                 now = self.clock()
-                events += session.apply(token, now)
-                applied.append((token, now))
+                events += session.apply(event, now)
+                applied.append((str(event), now))
             finished = session.game.is_finished and not was_finished
             self.journal.record(
                 row,
@@ -425,7 +416,8 @@ class Daemon:
         except (EngineError, JournalError):
             self.session = self._replay(self.journal.game(row))
             raise
-        self._publish_events(events)
+        for caused in events:
+            self._publish_event(caused)
         if finished:
             self._background(self._deliver_results())
 
@@ -475,33 +467,44 @@ class Daemon:
         self._publish_state()
 
     def _command(self, name: str, args: dict[str, Any]) -> None:
-        now = self.clock()
-        if name == "new_game":
-            teams = args.get("teams")
-            players = args.get("players") or [
-                m for members in (teams or {}).values() for m in members
-            ]
-            self._start(SessionSetup(args["game"], args.get("options") or {}, players, teams), now)
-        elif name == "rematch":
-            if self.last_setup is None:
-                raise Refusal("no game to rematch yet")
-            self._start(self.last_setup, now)
-        elif name == "end_game":
-            if self.session is None or self.game_row is None:
-                raise Refusal("no game is running")
-            if not self.session.game.is_finished:
-                self.journal.end_game(self.game_row, now)
-                self._publish("event", _event("game_over", now, result="ended", winner=None))
-            self.session, self.game_row = None, None
-            self._background(self._publish_discovery())  # no game: no score sensors
-        elif name == "dart":
-            try:
-                tokens = self._plan("dart", args["segment"])
-            except NotationError as error:
-                raise Refusal(f"segment {error}") from None
-            self._apply(tokens)
-        else:
-            self._apply(self._plan(name))
+        COMMAND_HANDLERS[name](self, args, self.clock())
+
+    def _new_game(self, args: dict[str, Any], now: float) -> None:
+        setup = SessionSetup(
+            args["game"], args.get("options") or {}, args["players"], args.get("teams")
+        )
+        self._start(setup, now)
+
+    def _rematch(self, args: dict[str, Any], now: float) -> None:
+        if self.last_setup is None:
+            raise Refusal("no game to rematch yet")
+        self._start(self.last_setup, now)
+
+    def _end_game(self, args: dict[str, Any], now: float) -> None:
+        if self.session is None or self.game_row is None:
+            raise Refusal("no game is running")
+        if not self.session.game.is_finished:
+            self.journal.end_game(self.game_row, now)
+            self._publish_event(GameOver(now, "ended", None))
+        self.session, self.game_row = None, None
+        self._background(self._publish_discovery())  # no game: no score sensors
+
+    def _dart(self, args: dict[str, Any], now: float) -> None:
+        session = self._session()
+        try:
+            bed = Bed.parse(args["segment"])
+        except NotationError as error:
+            raise Refusal(f"segment {error}") from None
+        self._apply(session.plan_manual_dart(bed))
+
+    def _next(self, args: dict[str, Any], now: float) -> None:
+        self._apply(self._session().plan_next())
+
+    def _undo(self, args: dict[str, Any], now: float) -> None:
+        self._apply(self._session().plan_undo())
+
+    def _miss(self, args: dict[str, Any], now: float) -> None:
+        self._apply(self._session().plan_miss())
 
     def _start(self, setup: SessionSetup, now: float) -> None:
         session = self._new_session(setup.shuffled())  # bad game, options or players raise here
@@ -515,15 +518,30 @@ class Daemon:
             now,
         )
         self.session, self.last_setup, self.started_at = session, setup, now
-        self._publish(
-            "event",
-            _event(
-                "game_started",
+        self._publish_event(
+            GameStarted(
                 now,
-                game=setup.game,
-                options=dict(session.game.options),
-                players=list(session.game.lineup.players),
-                teams=session.game.state()["teams"],
-            ),
+                setup.game,
+                dict(session.game.options),
+                list(session.game.lineup.players),
+                session.game.state()["teams"],
+            )
         )
         self._background(self._publish_discovery())
+
+
+COMMAND_HANDLERS: dict[str, Callable[[Daemon, dict[str, Any], float], None]] = {
+    "new_game": Daemon._new_game,
+    "rematch": Daemon._rematch,
+    "end_game": Daemon._end_game,
+    "dart": Daemon._dart,
+    "next": Daemon._next,
+    "undo": Daemon._undo,
+    "miss": Daemon._miss,
+}
+"""Each command name (``mqtt_contract.COMMANDS``) -> its handler, given the
+command's arguments and the time; the board's NEXT, UNDO and MISS buttons use
+the same handlers."""
+
+GAME_BUTTONS = ("next", "undo", "miss")
+"""The board buttons that act on the game, by their command's name."""

@@ -3,10 +3,12 @@
 A :class:`GameSession` wraps an engine game and adds the board's *phase*:
 ``throwing`` while darts score, ``takeout`` after a visit ends (contacts made
 while pulling darts out are never scored) until NEXT or the takeout timer, and
-``finished``. Everything it accepts is a journal token (a dart, ``NEXT`` or
-``UNDO``); :meth:`apply` is the only way the game changes, live and when a
-journal is replayed after a crash, so the phase and the state come back
-exactly as they were. No I/O: the clock is passed in.
+``finished``. Everything it accepts is a journal event (a dart, ``NEXT`` or
+``UNDO``, journaled as its token); :meth:`apply` is the only way the game
+changes, live and when a journal is replayed after a crash, so the phase and
+the state come back exactly as they were. It returns typed events
+(:mod:`firmware_bridge.daemon.events`) built from what the game did. No I/O:
+the clock is passed in.
 """
 
 from __future__ import annotations
@@ -15,7 +17,8 @@ import dataclasses
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from enum import StrEnum
+from typing import Any, NamedTuple
 
 from engine import (
     END_VISIT,
@@ -24,22 +27,44 @@ from engine import (
     Bed,
     EndVisit,
     EngineError,
+    Event,
     Game,
     Option,
+    PickingGame,
     Undo,
+    VisitOver,
     game_class,
     new_game,
-    parse_event,
 )
 from engine.game import DARTS_PER_VISIT
+from firmware_bridge.daemon.events import (
+    Bust,
+    DaemonEvent,
+    Dart,
+    GameOver,
+    PlayerChange,
+    Points,
+    Takeout,
+    Undone,
+    VisitEnd,
+    Winner,
+)
 
-__all__ = ["GameSession", "Phase", "Refusal", "SessionSetup"]
+__all__ = [
+    "Before",
+    "GameSession",
+    "Phase",
+    "PickingPlay",
+    "PlayStyle",
+    "Refusal",
+    "SessionSetup",
+    "VisitPlay",
+    "play_style",
+]
 
-NEXT_TOKEN = str(END_VISIT)
 
-
-class Phase:
-    """The phases a board is in (plain strings, as published)."""
+class Phase(StrEnum):
+    """The phases a board is in (published as their plain strings)."""
 
     IDLE = "idle"
     THROWING = "throwing"
@@ -79,8 +104,144 @@ def _draw(option: Option) -> int:
     return low + secrets.randbelow(high - low + 1)
 
 
-def _event(kind: str, now: float, /, **fields: Any) -> dict[str, Any]:
-    return {"type": kind, "at": now, **fields}
+class Before(NamedTuple):
+    """The game just before an event: whose turn, darts thrown in the visit,
+    why the visit stopped scoring, and whether the game was over."""
+
+    player: int
+    thrown: int
+    over: VisitOver | None
+    finished: bool
+
+
+class PlayStyle:
+    """How a kind of game is played on the board; :class:`GameSession` picks
+    one at construction (:func:`play_style`) and asks it, never the game's kind."""
+
+    quiet_takeout = False
+    """True while a NEXT's misses close a visit: the player holds their darts."""
+
+    def miss(self) -> list[Event]:
+        """The events for MISS, or a :class:`Refusal`."""
+        raise NotImplementedError
+
+    def next(self, phase: Phase) -> list[Event]:
+        """The events for NEXT while the game is on."""
+        raise NotImplementedError
+
+    def before(self, event: Event, before: Before) -> None:
+        """Note what ``event`` will need once applied."""
+
+    def caused(self, event: Event, before: Before, now: float) -> list[DaemonEvent]:
+        """What the applied ``event`` did, before the phase and turn settle."""
+        raise NotImplementedError
+
+    def phase_after(self, event: Event, phase: Phase) -> Phase:
+        """The phase after ``event``, the game still on."""
+        raise NotImplementedError
+
+
+class VisitPlay(PlayStyle):
+    """A game thrown in three-dart visits: a visit ends after its third dart
+    (then takeout: contacts are not scored until NEXT or the timer) or at NEXT,
+    whose darts not thrown are misses."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.quiet_takeout = False
+        self._start_score: int | None = None
+
+    def miss(self) -> list[Event]:
+        return [MISS]
+
+    def next(self, phase: Phase) -> list[Event]:
+        if phase == Phase.TAKEOUT:
+            return [END_VISIT]
+        # The darts not thrown are misses; the player has their darts in hand
+        # already, so the misses that close the visit do not announce a takeout.
+        self.quiet_takeout = True
+        misses: list[Event] = [MISS] * (DARTS_PER_VISIT - len(self.game.visit))
+        return [*misses, END_VISIT]
+
+    def before(self, event: Event, before: Before) -> None:
+        if isinstance(event, Undo):
+            self._start_score = None  # the visit it reopens may have begun earlier
+        elif isinstance(event, Bed) and not before.thrown:
+            self._start_score = self.game.score(before.player)
+
+    def caused(self, event: Event, before: Before, now: float) -> list[DaemonEvent]:
+        if isinstance(event, Bed):
+            return self._dart_events(event, before, now)
+        if isinstance(event, EndVisit) and before.thrown and self.game.visit_over is None:
+            return [self._visit_end(before.player, now)]
+        return []
+
+    def phase_after(self, event: Event, phase: Phase) -> Phase:
+        game = self.game
+        if isinstance(event, EndVisit):
+            return Phase.THROWING
+        if isinstance(event, Bed) and (not game.visit or game.visit_over):
+            return Phase.TAKEOUT
+        if isinstance(event, Undo):
+            return Phase.TAKEOUT if game.visit_over else Phase.THROWING
+        return phase
+
+    def _dart_events(self, bed: Bed, before: Before, now: float) -> list[DaemonEvent]:
+        """The dart, and the bust and visit end it caused."""
+        player, over = before.player, before.over
+        number = before.thrown + 1
+        events: list[DaemonEvent] = [
+            Dart(now, player, bed.notation, bed.points, number, over is None)
+        ]
+        if self.game.visit_over == VisitOver.BUST and over != VisitOver.BUST:
+            events.append(Bust(now, player))
+        if number == DARTS_PER_VISIT or not self.game.visit:
+            events.append(self._visit_end(player, now))
+        return events
+
+    def _visit_end(self, player: int, now: float) -> VisitEnd:
+        """The visit just ended (or, once the game is over, the one still shown)."""
+        game = self.game
+        last = game.last_visit if not game.visit else None
+        darts, over = (last[1], last[2]) if last else (game.visit, game.visit_over)
+        start = self._start_score
+        return VisitEnd(
+            now,
+            player,
+            tuple(bed.notation for bed in darts),
+            0 if over == VisitOver.BUST else sum(bed.points for bed in darts),
+            None if start is None else game.score(player) - start,
+            None if over is None else str(over),
+        )
+
+
+class PickingPlay(PlayStyle):
+    """A game played by picking (:class:`~engine.PickingGame`): no visits, so
+    no takeout and no MISS; NEXT is the game's own move (Go, the next deal)."""
+
+    def __init__(self, game: PickingGame) -> None:
+        self.game = game
+
+    def miss(self) -> list[Event]:
+        raise Refusal(f"{self.game.name} has no misses: hit a number to pick, NEXT for Go")
+
+    def next(self, phase: Phase) -> list[Event]:
+        try:
+            self.game.check(END_VISIT)
+        except EngineError as error:
+            raise Refusal(str(error)) from None
+        return [END_VISIT]
+
+    def caused(self, event: Event, before: Before, now: float) -> list[DaemonEvent]:
+        return [Points(now, *line) for line in self.game.scoring]
+
+    def phase_after(self, event: Event, phase: Phase) -> Phase:
+        return Phase.THROWING
+
+
+def play_style(game: Game) -> PlayStyle:
+    """The way ``game`` is played on the board: by picking or in visits."""
+    return PickingPlay(game) if isinstance(game, PickingGame) else VisitPlay(game)
 
 
 class GameSession:
@@ -94,14 +255,13 @@ class GameSession:
         self.phase = Phase.THROWING
         self.takeout_deadline: float | None = None
         self._last_hit_at: float | None = None
-        self._quiet_takeout = False
-        self._visit_start_score: int | None = None
+        self.play = play_style(self.game)
 
     # ------------------------------------------------------------- planning
-    # Board and command input becomes journal tokens here; nothing changes yet.
+    # Board and command input becomes journal events here; nothing changes yet.
 
-    def plan_hit(self, bed: Bed, now: float) -> list[str]:
-        """Tokens for a dart the board detected; a :class:`Refusal` says why it
+    def plan_hit(self, bed: Bed, now: float) -> list[Event]:
+        """Events for a dart the board detected; a :class:`Refusal` says why it
         is not scored (takeout, finished, a bounce within ``coalesce_ms``)."""
         if self.phase == Phase.TAKEOUT:
             raise Refusal("takeout: contacts while removing darts are not scored")
@@ -112,51 +272,41 @@ class GameSession:
             raise Refusal(f"a second contact within {self.coalesce_s * 1000:g} ms: one dart")
         self._check(bed)
         self._last_hit_at = now
-        return [bed.notation]
+        return [bed]
 
-    def plan_manual_dart(self, bed: Bed) -> list[str]:
-        """Tokens for a dart entered by hand (a dead segment): no coalescing."""
+    def plan_manual_dart(self, bed: Bed) -> list[Event]:
+        """Events for a dart entered by hand (a dead segment): no coalescing."""
         self._require_throwing("a dart")
         self._check(bed)
-        return [bed.notation]
+        return [bed]
 
-    def plan_miss(self) -> list[str]:
+    def plan_miss(self) -> list[Event]:
         """MISS: a dart that missed the board or bounced out."""
         self._require_throwing("a miss")
-        if not self.game.plays_in_visits:
-            raise Refusal(f"{self.game.name} has no misses: hit a number to pick, NEXT for Go")
-        return [MISS.notation]
+        return self.play.miss()
 
-    def plan_next(self) -> list[str]:
-        """NEXT: end takeout, or end the visit early (unthrown darts are misses)."""
+    def plan_next(self) -> list[Event]:
+        """NEXT: end takeout, or end the visit early (unthrown darts are misses);
+        Go or the next deal in a game played by picking."""
         if self.phase == Phase.FINISHED:
             raise Refusal("the game is over: start a new game or a rematch")
-        if not self.game.plays_in_visits:  # Go, or the next deal: the game says which
-            self._check(END_VISIT)
-            return [NEXT_TOKEN]
-        if self.phase == Phase.TAKEOUT:
-            return [NEXT_TOKEN]
-        # The darts not thrown are misses; the player has their darts in hand
-        # already, so the misses that close the visit do not announce a takeout.
-        self._quiet_takeout = True
-        thrown = len(self.game.visit)
-        return [MISS.notation] * (DARTS_PER_VISIT - thrown) + [NEXT_TOKEN]
+        return self.play.next(self.phase)
 
-    def plan_undo(self) -> list[str]:
+    def plan_undo(self) -> list[Event]:
         if not self.game.can_undo():
             raise Refusal("nothing to undo: no dart has been thrown")
-        return [str(UNDO)]
+        return [UNDO]
 
-    def due(self, now: float) -> list[str]:
-        """Tokens the takeout timer owes at ``now`` (``NEXT`` once it ran out)."""
+    def due(self, now: float) -> list[Event]:
+        """Events the takeout timer owes at ``now`` (``NEXT`` once it ran out)."""
         deadline = self.takeout_deadline
         if self.phase == Phase.TAKEOUT and deadline is not None and now >= deadline:
-            return [NEXT_TOKEN]
+            return [END_VISIT]
         return []
 
-    def _check(self, event: Bed | EndVisit) -> None:
-        """A move the game would refuse (a domino past 31, a Go while a tile
-        fits) is refused here, before it is journaled."""
+    def _check(self, event: Bed) -> None:
+        """A dart the game would refuse (a domino past 31) is refused here,
+        before it is journaled."""
         try:
             self.game.check(event)
         except EngineError as error:
@@ -170,117 +320,50 @@ class GameSession:
 
     # -------------------------------------------------------------- applying
 
-    def apply(self, token: str, now: float) -> list[dict[str, Any]]:
-        """Apply one journal token; returns the events it caused (MQTT ``event``
-        payloads). The same tokens in the same order always give the same game
+    def apply(self, event: Event, now: float) -> list[DaemonEvent]:
+        """Apply one journal event; returns the events it caused (MQTT ``event``
+        payloads). The same events in the same order always give the same game
         and phase."""
-        before = self.game.state()
-        event = parse_event(token)
-        events: list[dict[str, Any]] = []
+        game = self.game
+        before = Before(game.current_player, len(game.visit), game.visit_over, game.is_finished)
+        self.play.before(event, before)
+        events: list[DaemonEvent] = []
         if isinstance(event, Undo):
-            self.game.undo()
-            self._visit_start_score = None  # the visit it reopens may have begun earlier
-            events.append(_event("undo", now, player=self.game.current_player))
+            game.undo()
+            events.append(Undone(now, game.current_player))
         elif isinstance(event, EndVisit):
-            self.game.end_visit()
+            game.end_visit()
         else:
-            self.game.dart(event)
-        after = self.game.state()
-        if self.game.plays_in_visits:
-            events += self._dart_events(event, before, after, now)
-        else:
-            events += [_event("points", now, **line) for line in after.get("scoring", ())]
-        events += self._settle(event, before, after, now)
+            game.dart(event)
+        events += self.play.caused(event, before, now)
+        events += self._settle(event, before, now)
         return events
 
-    def _dart_events(
-        self, event: object, before: dict[str, Any], after: dict[str, Any], now: float
-    ) -> list[dict[str, Any]]:
-        if not isinstance(event, Bed):
-            return []
-        player = before["current_player"]
-        if not before["visit"]:
-            self._visit_start_score = before["players"][player]["score"]
-        number = len(before["visit"]) + 1
-        dead = before["visit_over"] is not None
-        events = [
-            _event(
-                "dart",
-                now,
-                player=player,
-                segment=event.notation,
-                points=event.points,
-                dart=number,
-                scored=not dead,
-            )
-        ]
-        if after["visit_over"] == "bust" and before["visit_over"] != "bust":
-            events.append(_event("bust", now, player=player))
-        if number == DARTS_PER_VISIT or (after["visit"] == [] and before["visit"]):
-            events.append(self._visit_end(player, before, after, now))
-        return events
-
-    def _visit_end(
-        self, player: int, before: dict[str, Any], after: dict[str, Any], now: float
-    ) -> dict[str, Any]:
-        last = after["last_visit"] if after["visit"] == [] else None
-        darts = last["darts"] if last else after["visit"]
-        over = last["visit_over"] if last else after["visit_over"]
-        start = self._visit_start_score
-        score_after = after["players"][player]["score"]
-        return _event(
-            "visit_end",
-            now,
-            player=player,
-            darts=darts,
-            total=0 if over == "bust" else sum(Bed.parse(d).points for d in darts),
-            score_change=None if start is None else score_after - start,
-            visit_over=over,
-        )
-
-    def _settle(
-        self, event: object, before: dict[str, Any], after: dict[str, Any], now: float
-    ) -> list[dict[str, Any]]:
+    def _settle(self, event: Event, before: Before, now: float) -> list[DaemonEvent]:
         """The phase after ``event``, and the events its change causes."""
+        game, play = self.game, self.play
         old = self.phase
-        events: list[dict[str, Any]] = []
-        if after["visit_over"] is None and before["visit"] and isinstance(event, EndVisit):
-            events.append(self._visit_end(before["current_player"], before, after, now))
-        if self.game.is_finished:
-            self.phase = Phase.FINISHED
-        elif not self.game.plays_in_visits or isinstance(event, EndVisit):
-            self.phase = Phase.THROWING
-        elif isinstance(event, Bed) and (after["visit"] == [] or after["visit_over"]):
-            self.phase = Phase.TAKEOUT
-        elif isinstance(event, Undo):
-            self.phase = Phase.TAKEOUT if after["visit_over"] else Phase.THROWING
+        events: list[DaemonEvent] = []
+        self.phase = Phase.FINISHED if game.is_finished else play.phase_after(event, old)
         if self.phase == Phase.TAKEOUT and old != Phase.TAKEOUT:
             self.takeout_deadline = now + self.takeout_s if self.takeout_s > 0 else None
-            if not self._quiet_takeout:
-                events.append(_event("takeout", now, player=before["current_player"]))
+            if not play.quiet_takeout:
+                events.append(Takeout(now, before.player))
         if isinstance(event, EndVisit):
-            self._quiet_takeout = False
+            play.quiet_takeout = False
         elif self.phase != Phase.TAKEOUT:
             self.takeout_deadline = None
-        if after["current_player"] != before["current_player"] and not self.game.is_finished:
-            events.append(
-                _event(
-                    "player_change",
-                    now,
-                    player=after["current_player"],
-                    previous=before["current_player"],
-                )
-            )
-        if self.game.is_finished and not before["finished"]:
-            if after["winner"] is not None:
-                events.append(
-                    _event("winner", now, player=after["winner"], team=after["winner_team"])
-                )
-            events.append(_event("game_over", now, result=after["result"], winner=after["winner"]))
+        if game.current_player != before.player and not game.is_finished:
+            events.append(PlayerChange(now, game.current_player, before.player))
+        outcome = game.outcome()
+        if outcome is not None and not before.finished:
+            if outcome.winner is not None:
+                events.append(Winner(now, outcome.winner, outcome.team))
+            events.append(GameOver(now, str(outcome.reason), outcome.winner))
         return events
 
     # ---------------------------------------------------------------- views
 
     def state(self) -> dict[str, Any]:
         """The engine's state JSON plus the board phase."""
-        return {**self.game.state(), "phase": self.phase}
+        return {**self.game.state(), "phase": self.phase.value}

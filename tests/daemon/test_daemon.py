@@ -19,10 +19,10 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from drivers.protocol import Released, Stuck
-from firmware_bridge.daemon.board_daemon import Daemon
+from firmware_bridge.daemon.board_daemon import COMMAND_HANDLERS, GAME_BUTTONS, Daemon
 from firmware_bridge.daemon.config import parse_config
 from firmware_bridge.daemon.game_session import SessionSetup
-from firmware_bridge.mqtt_contract import TOPICS
+from firmware_bridge.mqtt_contract import COMMANDS, TOPICS
 from tests.daemon_harness import TIMEOUT, Running, Watcher, cell_of, config_text, press, throw
 from tests.drivers.pty_board import FakeBoard
 from tests.mosquitto_broker import MosquittoBroker, free_port
@@ -476,3 +476,8 @@ async def test_domino_cribbage_on_the_board_picks_tiles_and_refuses_bad_moves(
         {"player": 1, "tile": "2-2", "count": 4, "points": 0},
         {"player": 0, "tile": "1-3", "count": 8, "points": 2},
     ]
+
+
+def test_every_command_has_one_handler_and_the_game_buttons_are_commands() -> None:
+    assert set(COMMAND_HANDLERS) == set(COMMANDS)
+    assert set(GAME_BUTTONS) <= set(COMMANDS)

@@ -99,7 +99,7 @@ def play(
     steps = []
     for at, token in enumerate(tokens.split()):
         before = session.state()
-        events = session.apply(token, float(at))
+        events = [event.to_json() for event in session.apply(parse_event(token), float(at))]
         steps.append(Step(token, events, before, session.state()))
     return steps
 
@@ -239,6 +239,16 @@ def test_cues_without_states() -> None:
     assert cues_for(visit) == []
     assert cues_for({"type": "winner", "player": 0, "team": None}) == ["game_shot"]
     assert cues_for({"type": "whatever"}) == []
+
+
+def test_real_events_carry_their_cues_but_the_close() -> None:
+    """Over a real cricket game, each event's cues come from the event: the
+    states add only ``close`` (no event carries cricket marks)."""
+    steps = play("cricket", "T20 S20 S19 T19 T19 T18 NEXT UNDO S17 S18 T18")
+    for step in steps:
+        for event in step.events:
+            with_states = cues_for(event, step.before, step.after)
+            assert [cue for cue in with_states if cue != "close"] == cues_for(event)
 
 
 def test_ring_cue() -> None:

@@ -1,0 +1,184 @@
+"""The daemon's ``event`` messages as typed values, one frozen class per ``type``.
+
+Each class names its ``type`` and its keys, in the order they are published;
+:meth:`DaemonEvent.to_json` is the payload docs/mqtt.md describes (and
+``TOPICS["event"].schema`` validates). The session and the daemon build these
+from what happened, never from comparing two states.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+__all__ = [
+    "BoardConnected",
+    "BoardDisconnected",
+    "Bust",
+    "ButtonPressed",
+    "DaemonEvent",
+    "Dart",
+    "ErrorReported",
+    "GameOver",
+    "GameStarted",
+    "Ignored",
+    "PlayerChange",
+    "Points",
+    "Released",
+    "Stuck",
+    "Takeout",
+    "Undone",
+    "VisitEnd",
+    "Winner",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonEvent:
+    """One thing that happened at ``at`` (Unix seconds)."""
+
+    type: ClassVar[str]
+    at: float
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``event`` payload: ``type``, ``at``, then the class's own keys."""
+        payload: dict[str, Any] = {"type": self.type}
+        for field in fields(self):
+            value = getattr(self, field.name)
+            payload[field.name] = list(value) if isinstance(value, tuple) else value
+        return payload
+
+
+@dataclass(frozen=True, slots=True)
+class GameStarted(DaemonEvent):
+    type: ClassVar[str] = "game_started"
+    game: str
+    options: Mapping[str, Any]
+    players: Sequence[str]
+    teams: Sequence[Mapping[str, Any]] | None
+
+
+@dataclass(frozen=True, slots=True)
+class Dart(DaemonEvent):
+    type: ClassVar[str] = "dart"
+    player: int
+    segment: str
+    points: int
+    dart: int
+    scored: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Bust(DaemonEvent):
+    type: ClassVar[str] = "bust"
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class VisitEnd(DaemonEvent):
+    type: ClassVar[str] = "visit_end"
+    player: int
+    darts: tuple[str, ...]
+    total: int
+    score_change: int | None
+    visit_over: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Takeout(DaemonEvent):
+    type: ClassVar[str] = "takeout"
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerChange(DaemonEvent):
+    type: ClassVar[str] = "player_change"
+    player: int
+    previous: int
+
+
+@dataclass(frozen=True, slots=True)
+class Points(DaemonEvent):
+    type: ClassVar[str] = "points"
+    player: int
+    points: int
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Undone(DaemonEvent):
+    type: ClassVar[str] = "undo"
+    player: int
+
+
+@dataclass(frozen=True, slots=True)
+class Winner(DaemonEvent):
+    type: ClassVar[str] = "winner"
+    player: int
+    team: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class GameOver(DaemonEvent):
+    type: ClassVar[str] = "game_over"
+    result: str
+    winner: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Stuck(DaemonEvent):
+    type: ClassVar[str] = "stuck"
+    row: int
+    col: int
+
+
+@dataclass(frozen=True, slots=True)
+class Released(DaemonEvent):
+    type: ClassVar[str] = "released"
+    row: int
+    col: int
+
+
+@dataclass(frozen=True, slots=True)
+class BoardConnected(DaemonEvent):
+    type: ClassVar[str] = "board_connected"
+    source: str
+
+
+@dataclass(frozen=True, slots=True)
+class BoardDisconnected(DaemonEvent):
+    type: ClassVar[str] = "board_disconnected"
+    source: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorReported(DaemonEvent):
+    type: ClassVar[str] = "error"
+    kind: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ignored(DaemonEvent):
+    """A contact that was not scored (published as a ``hit`` with ``scored`` false)."""
+
+    type: ClassVar[str] = "hit"
+    segment: str
+    reason: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.type,
+            "at": self.at,
+            "segment": self.segment,
+            "scored": False,
+            "reason": self.reason,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ButtonPressed(DaemonEvent):
+    type: ClassVar[str] = "button"
+    button: str
