@@ -118,8 +118,10 @@ class MqttLink:
     ) -> None:
         self.settings = settings
         self._endpoint = _endpoint(settings)
-        self._availability_topic = topic(settings.base, settings.board, "availability")
-        self._command_topic = topic(settings.base, settings.board, "cmd")
+        # Checked and built once: publish() runs for every message.
+        self._topics = {name: topic(settings.base, settings.board, name) for name in TOPICS}
+        self._availability_topic = self._topics["availability"]
+        self._command_topic = self._topics["cmd"]
         if settings.keepalive < 1:
             raise ValueError(f"keepalive must be at least 1 s, got {settings.keepalive}")
         self._on_command = on_command
@@ -334,7 +336,7 @@ class MqttLink:
         spec = TOPICS.get(name)
         if spec is None:
             raise ValueError(f"unknown topic {name!r}; topics are {', '.join(TOPICS)}")
-        full = topic(self.settings.base, self.settings.board, name)
+        full = self._topics[name]
         if subtopic is not None:
             full = f"{full}/{check_subtopic(subtopic)}"
         return await self.publish_raw(full, payload, retain=spec.retain, qos=spec.qos)
