@@ -244,7 +244,7 @@ class MqttLink:
                 return
             await client.publish(self._availability_topic, AVAILABILITY_ONLINE, qos=1, retain=True)
             await client.subscribe(self._command_topic, qos=1)
-            self._watch_acks(client)
+            self._serve_publishes(client)
             self._client = client
             try:
                 await self._on_connect()
@@ -284,19 +284,37 @@ class MqttLink:
         except (aiomqtt.MqttError, TimeoutError) as exc:
             log.debug("MQTT: could not publish offline: %s", str(exc))
 
-    def _watch_acks(self, client: aiomqtt.Client) -> None:
-        """Resolve the futures :meth:`publish_raw` waits on from paho's
-        ``on_publish`` (after aiomqtt's own handler, which it chains to)."""
+    def _serve_publishes(self, client: aiomqtt.Client) -> None:
+        """Once connected, on the loop's thread: resolve the futures
+        :meth:`publish_raw` waits on from paho's ``on_publish`` (after
+        aiomqtt's own handler), and write queued packets from a plain
+        ``call_soon``. aiomqtt's writer goes through ``call_soon_threadsafe``
+        (paho may call it from the thread that connects), which wakes the loop
+        through its self-pipe for every message."""
         protocol = _paho(client)
         chained = protocol.on_publish
         acks = self._acks
+        loop = asyncio.get_running_loop()
 
         def on_publish(*args: Any) -> None:
             if chained is not None:
                 chained(*args)
             _settle(acks.pop(args[2], None), True)  # (client, userdata, mid, reason, properties)
 
+        def write() -> None:
+            # What paho wrote in full it unregisters itself (aiomqtt removes the
+            # writer); what the socket did not take yet waits for it to be writable.
+            with contextlib.suppress(OSError, ValueError):
+                protocol.loop_write()
+                sock = protocol.socket()
+                if protocol.want_write() and sock is not None and sock.fileno() >= 0:
+                    loop.add_writer(sock.fileno(), write)
+
+        def register_write(*_: Any) -> None:
+            loop.call_soon(write)
+
         protocol.on_publish = on_publish
+        protocol.on_socket_register_write = register_write
 
     def _drop_connection(self) -> None:
         self._client = None
