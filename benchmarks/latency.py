@@ -16,7 +16,8 @@ benchmark's MQTT clients set TCP_NODELAY, as the daemon does.
   (``dart``) for darts 1-2, three (``dart``, ``visit_end``, ``takeout``) for
   dart 3. The daemon's CPU time over the darts (NEXTs included) per dart.
 - **floor**: what any design pays between a frame and a published state,
-  each measured on its own the same number of times: the **pty hop** (one
+  one sample of each part after every dart (so the floor and the darts see
+  the same moments of the shared machine's load): the **pty hop** (one
   ``H`` frame written to a pseudo-terminal's master until an event loop has
   read it whole on the slave side), **one SQLite commit** with the journal's
   settings (WAL, ``synchronous=FULL``: one event row inserted and committed)
@@ -310,82 +311,91 @@ def numbered(n: int) -> Callable[[Any], bool]:
 # --------------------------------------------------------------- measures
 
 
-async def bare_round_trip_ms(port: int, count: int, gap_s: float) -> list[float]:
-    """Milliseconds from publishing a small QoS 1 message to another client of
-    the same broker receiving it."""
-    topic = "bench/round-trip"
-    latencies: list[float] = []
-    async with client(port) as subscriber, client(port) as publisher:
-        await subscriber.subscribe(topic, qos=1)
-        for i in range(count):
-            await asyncio.sleep(gap_s)
-            start = time.perf_counter()
-            sending = asyncio.ensure_future(
-                publisher.publish(topic, json.dumps({"n": i}).encode(), qos=1)
-            )
-            arrived, _ = await receive(subscriber, topic, numbered(i), f"n={i}")
-            await sending
-            latencies.append((arrived - start) * 1000)
-    return latencies
+class Floor:
+    """What any design pays, one sample of each part at a time: taken between
+    the darts, the floor and the darts see the same moments of the shared
+    machine's load. Each sample starts after ``gap_s`` of idle, as a dart does."""
 
+    ROUND_TRIP_TOPIC = "bench/round-trip"
 
-async def pty_hop_ms(count: int, gap_s: float) -> list[float]:
-    """Milliseconds from writing one ``H`` frame to a pty's master to an event
-    loop reading all of it on the slave side (raw mode, as the serial driver
-    sets it)."""
-    master, slave = os.openpty()
-    tty.setraw(slave)
-    os.set_blocking(slave, False)
-    frame = encode_frame(Hit(0, 0, 0))
-    loop = asyncio.get_running_loop()
-    received = bytearray()
-    whole: asyncio.Future[float] | None = None
+    def __init__(self, port: int, journal: Path, gap_s: float) -> None:
+        self.port, self.journal, self.gap_s = port, journal, gap_s
+        self.pty: list[float] = []
+        self.commit: list[float] = []
+        self.bare: list[float] = []
+        self._stack = contextlib.AsyncExitStack()
 
-    def readable() -> None:
-        received.extend(os.read(slave, 4096))
-        if len(received) >= len(frame) and whole is not None and not whole.done():
+    async def __aenter__(self) -> Floor:
+        stack = self._stack
+        # The pty hop: one H frame from the master to an event loop's read of
+        # all of it on the slave side (raw mode, as the serial driver sets it).
+        self._master, self._slave = os.openpty()
+        stack.callback(os.close, self._master)
+        stack.callback(os.close, self._slave)
+        tty.setraw(self._slave)
+        os.set_blocking(self._slave, False)
+        self._frame = encode_frame(Hit(0, 0, 0))
+        self._received = bytearray()
+        self._whole: asyncio.Future[float] | None = None
+        loop = asyncio.get_running_loop()
+        loop.add_reader(self._slave, self._readable)
+        stack.callback(loop.remove_reader, self._slave)
+        # One SQLite commit of one event row, with the journal's schema and
+        # settings (WAL, synchronous=FULL), on the journal's disk.
+        with Journal(self.journal) as journal:
+            self._game = journal.start_game("cricket", {}, list(PLAYERS), None, BOARD, time.time())
+        self._connection = sqlite3.connect(self.journal, isolation_level=None)
+        stack.callback(self._connection.close)
+        self._connection.execute("PRAGMA journal_mode = WAL")
+        self._connection.execute("PRAGMA synchronous = FULL")
+        # The bare round trip: a small QoS 1 message from one client of the
+        # broker to another subscribed to it.
+        self._subscriber = await stack.enter_async_context(client(self.port))
+        self._publisher = await stack.enter_async_context(client(self.port))
+        await self._subscriber.subscribe(self.ROUND_TRIP_TOPIC, qos=1)
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._stack.aclose()
+
+    def _readable(self) -> None:
+        self._received.extend(os.read(self._slave, 4096))
+        whole = self._whole
+        if len(self._received) >= len(self._frame) and whole is not None and not whole.done():
             whole.set_result(time.perf_counter())
 
-    loop.add_reader(slave, readable)
-    latencies: list[float] = []
-    try:
-        for _ in range(count):
-            await asyncio.sleep(gap_s)
-            received.clear()
-            whole = loop.create_future()
-            start = time.perf_counter()
-            os.write(master, frame)
-            latencies.append((await asyncio.wait_for(whole, TIMEOUT) - start) * 1000)
-    finally:
-        loop.remove_reader(slave)
-        os.close(master)
-        os.close(slave)
-    return latencies
+    async def sample(self) -> None:
+        """One sample of each part."""
+        await asyncio.sleep(self.gap_s)
+        self._received.clear()
+        self._whole = asyncio.get_running_loop().create_future()
+        start = time.perf_counter()
+        os.write(self._master, self._frame)
+        self.pty.append((await asyncio.wait_for(self._whole, TIMEOUT) - start) * 1000)
 
+        await asyncio.sleep(self.gap_s)
+        start = time.perf_counter()
+        self._connection.execute("BEGIN IMMEDIATE")
+        self._connection.execute(
+            "INSERT INTO events (game_id, seq, token, at) VALUES (?, ?, ?, ?)",
+            (self._game, len(self.commit) + 1, "S1", time.time()),
+        )
+        self._connection.execute("COMMIT")
+        self.commit.append((time.perf_counter() - start) * 1000)
 
-def sqlite_commit_ms(path: Path, count: int, gap_s: float) -> list[float]:
-    """Milliseconds for one transaction of one event row, with the journal's
-    schema and settings (WAL, ``synchronous=FULL``), on the journal's disk."""
-    with Journal(path) as journal:
-        game = journal.start_game("cricket", {}, list(PLAYERS), None, BOARD, time.time())
-    connection = sqlite3.connect(path, isolation_level=None)
-    try:
-        connection.execute("PRAGMA journal_mode = WAL")
-        connection.execute("PRAGMA synchronous = FULL")
-        latencies: list[float] = []
-        for seq in range(1, count + 1):
-            time.sleep(gap_s)
-            start = time.perf_counter()
-            connection.execute("BEGIN IMMEDIATE")
-            connection.execute(
-                "INSERT INTO events (game_id, seq, token, at) VALUES (?, ?, ?, ?)",
-                (game, seq, "S1", time.time()),
-            )
-            connection.execute("COMMIT")
-            latencies.append((time.perf_counter() - start) * 1000)
-    finally:
-        connection.close()
-    return latencies
+        await asyncio.sleep(self.gap_s)
+        n = len(self.bare)
+        start = time.perf_counter()
+        sending = asyncio.ensure_future(
+            self._publisher.publish(self.ROUND_TRIP_TOPIC, json.dumps({"n": n}).encode(), qos=1)
+        )
+        arrived, _ = await receive(self._subscriber, self.ROUND_TRIP_TOPIC, numbered(n), f"n={n}")
+        await sending
+        self.bare.append((arrived - start) * 1000)
+
+    def sums(self) -> list[float]:
+        """The i-th samples of the three parts added: the floor of the i-th dart."""
+        return [a + b + c for a, b, c in zip(self.pty, self.commit, self.bare, strict=True)]
 
 
 def prepare_journal(path: Path, count: int) -> None:
@@ -467,10 +477,12 @@ async def hit_to_state(
     port: int,
     hits: int,
     gap_s: float,
+    floor: Floor,
     profile: Path | None = None,
     idle_s: float = IDLE_S,
 ) -> HitResults:
-    """The hit -> state latencies, then the idle CPU and memory of the same daemon."""
+    """The hit -> state latencies, each dart followed by one sample of the
+    floor, then the idle CPU and memory of the same daemon."""
     workdir.mkdir()
     board = PtyBoard(workdir / "oche-board")
     results = HitResults()
@@ -518,6 +530,7 @@ async def hit_to_state(
                     elif state["phase"] != "throwing":
                         raise RuntimeError(f"dart {thrown + 1}: phase {state['phase']}")
                     board.drain()
+                    await floor.sample()
                 user, system = cpu_times(process.pid)
                 results.cpu_per_dart_ms = (
                     (user + system - user_before - system_before) / hits * 1000
@@ -550,19 +563,18 @@ async def run(args: argparse.Namespace) -> None:
     with tempfile.TemporaryDirectory(prefix="oche-latency-") as temporary:
         workdir = Path(temporary)
         with mosquitto(workdir) as port:
-            bare = await bare_round_trip_ms(port, args.hits, gap_s)
-            pty = await pty_hop_ms(args.hits, gap_s)
-            commit = sqlite_commit_ms(workdir / "floor.sqlite3", args.hits, gap_s)
             empty = await startup_ms(workdir / "start-empty", port, 0, args.starts)
             resumed = await startup_ms(workdir / "start-1000", port, 1000, args.starts)
-            hits = await hit_to_state(
-                workdir / "hits", port, args.hits, gap_s, args.profile, args.idle_s
-            )
+            async with Floor(port, workdir / "floor.sqlite3", gap_s) as floor:
+                hits = await hit_to_state(
+                    workdir / "hits", port, args.hits, gap_s, floor, args.profile, args.idle_s
+                )
+    pty, commit, bare = floor.pty, floor.commit, floor.bare
 
     hit_p50, hit_p99 = statistics.median(hits.latencies), percentile(hits.latencies, 0.99)
     bare_p50, bare_p99 = statistics.median(bare), percentile(bare, 0.99)
-    floor = [a + b + c for a, b, c in zip(pty, commit, bare, strict=True)]
-    floor_p50, floor_p99 = statistics.median(floor), percentile(floor, 0.99)
+    sums = floor.sums()
+    floor_p50, floor_p99 = statistics.median(sums), percentile(sums, 0.99)
     ratio = hit_p99 / floor_p99
     startup_resumed = statistics.median(resumed)
     # The state of a visit's last dart is queued behind three events (dart,
