@@ -367,6 +367,21 @@ async def test_a_publish_waits_for_its_puback_without_tasks_of_its_own(
             assert json.loads(text(await late.next(STATE))) == {"game": None}
 
 
+async def test_a_message_larger_than_the_socket_buffer_is_written_whole(
+    mosquitto: MosquittoBroker,
+) -> None:
+    """The link writes paho's packets itself: what the socket does not take at
+    once is written when it becomes writable, and the messages after it follow."""
+    big = {"blob": "x" * 8_000_000}
+    async with running(mosquitto.url) as harness, subscribed(mosquitto.port, STATE) as live:
+        results = await asyncio.gather(
+            harness.link.publish("state", big), harness.link.publish("state", {"after": 1})
+        )
+        assert results == [True, True]
+        assert json.loads(text(await live.next(STATE, 30))) == big
+        assert json.loads(text(await live.next(STATE))) == {"after": 1}
+
+
 async def test_a_publish_waiting_for_its_puback_returns_false_when_the_broker_dies(
     mosquitto: MosquittoBroker,
 ) -> None:
