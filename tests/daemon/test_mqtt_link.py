@@ -377,7 +377,7 @@ async def test_a_message_larger_than_the_socket_buffer_is_written_whole(
         results = await asyncio.gather(
             harness.link.publish("state", big), harness.link.publish("state", {"after": 1})
         )
-        assert results == (True, True)
+        assert list(results) == [True, True]
         assert json.loads(text(await live.next(STATE, 30))) == big
         assert json.loads(text(await live.next(STATE))) == {"after": 1}
 
