@@ -56,3 +56,4 @@ def test_the_drivers_benchmark_runs() -> None:
 def test_the_latency_benchmark_runs() -> None:
     out = bench("latency", "--hits", "7", "--starts", "1", "--gap-ms", "0", "--idle-s", "0.1")
     assert "hit -> state, p99" in out and "idle RSS" in out
+    assert "floor (pty + commit + bare), p99" in out and "p99 hit -> state / floor" in out

@@ -9,29 +9,18 @@ nothing is printed on stdout then.
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import logging
 import os
 import sys
 from collections.abc import Sequence
-from importlib import metadata
 from typing import Any
 
 from drivers.errors import DriverError
 from engine import EngineError, Game, game_class, game_ids, new_game
 from engine.game_log import parse_log_header, replay_log
 from engine.options import resolve_options
-from firmware_bridge.cli import (
-    calibrate_command,
-    cribbage_command,
-    display_command,
-    firmware_command,
-    history_command,
-    monitor_command,
-    play_command,
-    run_command,
-    udev_command,
-)
 from firmware_bridge.cli.command_support import (
     EXIT_BAD_INPUT,
     UsageError,
@@ -42,6 +31,21 @@ from firmware_bridge.cli.scoreboard_text import render_scoreboard
 from firmware_bridge.daemon.log_setup import add_log_level_option, for_journal, setup_logging
 
 __all__ = ["main"]
+
+COMMAND_MODULES = (
+    "play",
+    "run",
+    "display",
+    "history",
+    "monitor",
+    "calibrate",
+    "firmware",
+    "udev",
+    "cribbage",
+)
+"""The commands with a module of their own (``firmware_bridge.cli.<name>_command``),
+in the order ``oche --help`` lists them. Only the module of the command given
+is imported, so ``oche run`` loads none of the others' dependencies."""
 
 
 def _teams(pairs: Sequence[str]) -> dict[str, list[str]]:
@@ -161,19 +165,62 @@ def _games(args: argparse.Namespace) -> int:
 
 
 def _version() -> str:
+    from importlib import metadata  # only for --version: it is slow to import
+
     try:
         return metadata.version("oche")
     except metadata.PackageNotFoundError:  # a checkout that was never installed
         return "unknown (not installed)"
 
 
-def _parser() -> argparse.ArgumentParser:
+class _VersionAction(argparse.Action):
+    """``--version``: prints ``oche VERSION`` and exits; the version is looked up
+    only then, so a command's start-up does not pay for it."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS) -> None:
+        super().__init__(
+            option_strings,
+            dest,
+            default=argparse.SUPPRESS,
+            nargs=0,
+            help="show program's version number and exit",
+        )
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: object,
+        option_string: str | None = None,
+    ) -> None:
+        sys.stdout.write(f"oche {_version()}\n")
+        parser.exit()
+
+
+def _command_name(argv: Sequence[str]) -> str | None:
+    """The command word of ``argv`` (skipping the top-level options and the
+    value of ``--log-level``), or ``None`` when there is none or the top-level
+    help, which lists every command, comes first."""
+    words = iter(argv)
+    for word in words:
+        if word in ("-h", "--help"):
+            return None
+        if word == "--log-level":
+            next(words, None)
+        elif word == "--" or not word.startswith("-"):
+            return None if word == "--" else word
+    return None
+
+
+def _parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``oche`` parser with every command, or, when ``command`` names one
+    with a module of its own, with only that one (its module alone is imported)."""
     parser = argparse.ArgumentParser(
         prog="oche",
         description="Oche: the open controller for soft-tip dartboards. "
         "'oche COMMAND --help' says more about each command.",
     )
-    parser.add_argument("--version", action="version", version=f"oche {_version()}")
+    parser.add_argument("--version", action=_VersionAction)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     replay = commands.add_parser(
@@ -219,24 +266,15 @@ def _parser() -> argparse.ArgumentParser:
     games.add_argument("--json", action="store_true", help="print JSON")
     games.set_defaults(run=_games)
 
-    for module in (
-        play_command,
-        run_command,
-        display_command,
-        history_command,
-        monitor_command,
-        calibrate_command,
-        firmware_command,
-        udev_command,
-        cribbage_command,
-    ):
+    for name in (command,) if command in COMMAND_MODULES else COMMAND_MODULES:
+        module = importlib.import_module(f"firmware_bridge.cli.{name}_command")
         module.add_parser(commands)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one ``oche`` command; returns the exit status."""
-    parser = _parser()
+    parser = _parser(_command_name(sys.argv[1:] if argv is None else argv))
     add_log_level_option(parser)
     # Python 3.11's argparse cannot place an optional positional (replay's FILE)
     # after options (gh-59317), so a single leftover argument is taken as FILE.

@@ -379,14 +379,17 @@ class Journal:
     def _append_rows(
         self, connection: sqlite3.Connection, game_id: int, rows: list[tuple[str, float]]
     ) -> int:
-        status = self._status(connection, game_id)
-        if status == "ended":
+        # One statement for the status and the last sequence number: this runs for every dart.
+        found = connection.execute(
+            "SELECT status, (SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?1) "
+            "FROM games WHERE id = ?1",
+            (game_id,),
+        ).fetchone()
+        if found is None:
+            raise self._no_game(game_id)
+        if found[0] == "ended":
             raise self._error(f"game {game_id} has ended: no more events")
-        last = int(
-            connection.execute(
-                "SELECT coalesce(max(seq), 0) FROM events WHERE game_id = ?", (game_id,)
-            ).fetchone()[0]
-        )
+        last = int(found[1])
         connection.executemany(
             "INSERT INTO events (game_id, seq, token, at) VALUES (?, ?, ?, ?)",
             [(game_id, last + n, token, at) for n, (token, at) in enumerate(rows, start=1)],

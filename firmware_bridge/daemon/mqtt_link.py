@@ -13,7 +13,11 @@ saying goodbye; :meth:`MqttLink.close` says it explicitly.
 Publishing never raises for a lost connection: :meth:`MqttLink.publish`
 returns ``True`` once the broker acknowledged the message (QoS 1 PUBACK) and
 ``False`` when it could not be delivered, so the caller can keep what must
-be delivered (results) and send it again from ``on_connect``.
+be delivered (results) and send it again from ``on_connect``. A publish is
+on the dart's path, so it costs no task of its own: the message is handed to
+paho at once and one future waits for its PUBACK (resolved from paho's
+``on_publish``, or with ``False`` when the connection drops or the broker
+does not answer within :attr:`MqttLink.TIMEOUT`).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import aiomqtt
+import paho.mqtt.client as paho
 
 from firmware_bridge.mqtt_contract import (
     AVAILABILITY_OFFLINE,
@@ -113,14 +118,16 @@ class MqttLink:
     ) -> None:
         self.settings = settings
         self._endpoint = _endpoint(settings)
-        self._availability_topic = topic(settings.base, settings.board, "availability")
-        self._command_topic = topic(settings.base, settings.board, "cmd")
+        # Checked and built once: publish() runs for every message.
+        self._topics = {name: topic(settings.base, settings.board, name) for name in TOPICS}
+        self._availability_topic = self._topics["availability"]
+        self._command_topic = self._topics["cmd"]
         if settings.keepalive < 1:
             raise ValueError(f"keepalive must be at least 1 s, got {settings.keepalive}")
         self._on_command = on_command
         self._on_connect = on_connect
         self._client: aiomqtt.Client | None = None
-        self._lost: asyncio.Event | None = None
+        self._acks: dict[int, asyncio.Future[bool]] = {}
         self._stop: asyncio.Event | None = None
         self._closed = False
         self._running = False
@@ -237,7 +244,7 @@ class MqttLink:
                 return
             await client.publish(self._availability_topic, AVAILABILITY_ONLINE, qos=1, retain=True)
             await client.subscribe(self._command_topic, qos=1)
-            self._lost = asyncio.Event()
+            self._serve_publishes(client)
             self._client = client
             try:
                 await self._on_connect()
@@ -277,10 +284,43 @@ class MqttLink:
         except (aiomqtt.MqttError, TimeoutError) as exc:
             log.debug("MQTT: could not publish offline: %s", str(exc))
 
+    def _serve_publishes(self, client: aiomqtt.Client) -> None:
+        """Once connected, on the loop's thread: resolve the futures
+        :meth:`publish_raw` waits on from paho's ``on_publish`` (after
+        aiomqtt's own handler), and write queued packets from a plain
+        ``call_soon``. aiomqtt's writer goes through ``call_soon_threadsafe``
+        (paho may call it from the thread that connects), which wakes the loop
+        through its self-pipe for every message."""
+        protocol = _paho(client)
+        chained = protocol.on_publish
+        acks = self._acks
+        loop = asyncio.get_running_loop()
+
+        def on_publish(*args: Any) -> None:
+            if chained is not None:
+                chained(*args)
+            _settle(acks.pop(args[2], None), True)  # (client, userdata, mid, reason, properties)
+
+        def write() -> None:
+            # What paho wrote in full it unregisters itself (aiomqtt removes the
+            # writer); what the socket did not take yet waits for it to be writable.
+            with contextlib.suppress(OSError, ValueError):
+                protocol.loop_write()
+                sock = protocol.socket()
+                if protocol.want_write() and sock is not None and sock.fileno() >= 0:
+                    loop.add_writer(sock.fileno(), write)
+
+        def register_write(*_: Any) -> None:
+            loop.call_soon(write)
+
+        protocol.on_publish = on_publish
+        protocol.on_socket_register_write = register_write
+
     def _drop_connection(self) -> None:
         self._client = None
-        if self._lost is not None:
-            self._lost.set()
+        acks, self._acks = self._acks, {}
+        for waiter in acks.values():
+            _settle(waiter, False)
 
     async def close(self) -> None:
         """Publish availability ``offline`` (retained), disconnect cleanly (so the
@@ -314,7 +354,7 @@ class MqttLink:
         spec = TOPICS.get(name)
         if spec is None:
             raise ValueError(f"unknown topic {name!r}; topics are {', '.join(TOPICS)}")
-        full = topic(self.settings.base, self.settings.board, name)
+        full = self._topics[name]
         if subtopic is not None:
             full = f"{full}/{check_subtopic(subtopic)}"
         return await self.publish_raw(full, payload, retain=spec.retain, qos=spec.qos)
@@ -328,33 +368,37 @@ class MqttLink:
         if qos not in (0, 1, 2):
             raise ValueError(f"qos must be 0, 1 or 2, got {qos}")
         data = _encode(payload)
-        client, lost = self._client, self._lost
-        if client is None or lost is None:
+        client = self._client
+        if client is None:
             return False
-        sending = asyncio.ensure_future(client.publish(topic, data, qos=qos, retain=retain))
-        # Whatever ends the publish once we stopped waiting for it (the connection
-        # dropped, the daemon shutting down) is expected: never log it as unretrieved.
-        sending.add_done_callback(_retrieve)
-        watching = asyncio.ensure_future(lost.wait())
+        info = _paho(client).publish(topic, data, qos=qos, retain=retain)
+        if info.rc != paho.MQTT_ERR_SUCCESS:
+            log.debug("MQTT: publish to %s failed: %s", topic, paho.error_string(info.rc))
+            return False
+        if qos == 0 or info.is_published():
+            return True
+        loop = asyncio.get_running_loop()
+        waiter: asyncio.Future[bool] = loop.create_future()
+        self._acks[info.mid] = waiter
+        timer = loop.call_later(self.TIMEOUT, _settle, waiter, False)
         try:
-            await asyncio.wait((sending, watching), return_when=asyncio.FIRST_COMPLETED)
+            return await waiter
         finally:
-            watching.cancel()
-            if not sending.done():
-                sending.cancel()
-        # A cancel() takes effect at the task's next step: not done yet is not sent.
-        if not sending.done() or sending.cancelled():
-            return False
-        error = sending.exception()
-        if error is not None:
-            log.debug("MQTT: publish to %s failed: %s", topic, str(error))
-            return False
-        return True
+            timer.cancel()
+            if self._acks.get(info.mid) is waiter:
+                del self._acks[info.mid]
 
 
-def _retrieve(task: asyncio.Future[None]) -> None:
-    if not task.cancelled():
-        task.exception()
+def _paho(client: aiomqtt.Client) -> paho.Client:
+    """The paho client under ``client``. aiomqtt's publish costs two tasks and a
+    timeout per message; the link hands messages to paho itself instead and
+    waits for the PUBACK with one future."""
+    return client._client
+
+
+def _settle(waiter: asyncio.Future[bool] | None, delivered: bool) -> None:
+    if waiter is not None and not waiter.done():
+        waiter.set_result(delivered)
 
 
 def _payload_bytes(payload: Any) -> bytes:

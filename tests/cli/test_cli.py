@@ -347,6 +347,45 @@ def test_version() -> None:
     assert result.stdout == f"oche {metadata.version('oche')}\n"
 
 
+LOADED_BY_RUN_HELP = """\
+import sys
+from firmware_bridge.cli.main import main
+try:
+    main(["--log-level", "info", "run", "--help"])
+except SystemExit:
+    pass
+loaded = [name for name in sys.modules if name.startswith("firmware_bridge.cli.")]
+print(" ".join(sorted(loaded + [name for name in sys.modules if name == "importlib.metadata"])))
+"""
+
+
+def test_a_command_loads_only_its_own_module() -> None:
+    """Start-up: ``oche run`` imports none of the other commands' modules (nor
+    their dependencies), and the version is looked up only for --version."""
+    result = subprocess.run(
+        [sys.executable, "-c", LOADED_BY_RUN_HELP],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1].split() == [  # after the help
+        "firmware_bridge.cli.command_support",
+        "firmware_bridge.cli.main",
+        "firmware_bridge.cli.run_command",
+        "firmware_bridge.cli.scoreboard_text",
+    ]
+
+
+def test_the_top_level_help_lists_every_command_before_or_after_a_command_name() -> None:
+    for args in (("--help",), ("--help", "run"), ("--log-level", "debug", "--help")):
+        result = oche(*args)
+        assert result.returncode == 0, result.stderr
+        for command in ("replay", "run", "display", "calibrate", "udev"):
+            assert f"    {command} " in result.stdout, (args, command)
+
+
 def test_oche_demo_is_gone_in_favour_of_play_demo() -> None:
     result = oche("demo")
     assert result.returncode == 2

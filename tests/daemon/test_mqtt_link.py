@@ -350,6 +350,54 @@ async def test_publish_qos1_and_retained_state(mosquitto: MosquittoBroker) -> No
             await late.nothing("elsewhere/config")
 
 
+async def test_a_publish_waits_for_its_puback_without_tasks_of_its_own(
+    mosquitto: MosquittoBroker,
+) -> None:
+    """A publish is on every dart's path: while it waits for the PUBACK the only
+    task is the caller's (no task to send, none to watch the connection)."""
+    async with running(mosquitto.url) as harness:
+        tasks = len(asyncio.all_tasks())
+        publishing = asyncio.ensure_future(harness.link.publish("event", {"type": "x", "at": 1}))
+        await asyncio.sleep(0)  # it runs until it waits for the PUBACK
+        assert not publishing.done()
+        assert len(asyncio.all_tasks()) == tasks + 1
+        assert await publishing
+        async with subscribed(mosquitto.port, STATE) as late:
+            assert await harness.link.publish("state", {"game": None})
+            assert json.loads(text(await late.next(STATE))) == {"game": None}
+
+
+async def test_a_message_larger_than_the_socket_buffer_is_written_whole(
+    mosquitto: MosquittoBroker,
+) -> None:
+    """The link writes paho's packets itself: what the socket does not take at
+    once is written when it becomes writable, and the messages after it follow."""
+    big = {"blob": "x" * 8_000_000}
+    async with running(mosquitto.url) as harness, subscribed(mosquitto.port, STATE) as live:
+        results = await asyncio.gather(
+            harness.link.publish("state", big), harness.link.publish("state", {"after": 1})
+        )
+        assert list(results) == [True, True]
+        assert json.loads(text(await live.next(STATE, 30))) == big
+        assert json.loads(text(await live.next(STATE))) == {"after": 1}
+
+
+async def test_a_publish_waiting_for_its_puback_returns_false_when_the_broker_dies(
+    mosquitto: MosquittoBroker,
+) -> None:
+    async with running(mosquitto.url) as harness:
+        broker = mosquitto.process
+        assert broker is not None
+        broker.send_signal(signal.SIGSTOP)  # no PUBACK from now on
+        publishing = asyncio.ensure_future(harness.link.publish("event", {"type": "x", "at": 1}))
+        await asyncio.sleep(0.2)
+        assert not publishing.done()
+        broker.kill()  # the connection drops while the publish waits
+        await asyncio.to_thread(broker.wait, WAIT)
+        async with asyncio.timeout(WAIT):
+            assert await publishing is False
+
+
 async def test_publish_refuses_unknown_topics(mosquitto: MosquittoBroker) -> None:
     async with running(mosquitto.url) as harness:
         with pytest.raises(ValueError, match="unknown topic"):
