@@ -52,6 +52,7 @@ def test_the_drivers_benchmark_runs() -> None:
     assert "frames/s" in out and "over 5 hits" in out
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(mosquitto_binary() is None, reason="needs a mosquitto binary")
 def test_the_latency_benchmark_runs() -> None:
     out = bench("latency", "--hits", "7", "--starts", "1", "--gap-ms", "0", "--idle-s", "0.1")

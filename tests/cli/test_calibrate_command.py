@@ -233,6 +233,7 @@ def test_the_prompt_order_matches_the_cells_the_test_uses() -> None:
     assert all(r < ROWS for r, _ in map(cell_of, range(84)))
 
 
+@pytest.mark.slow
 def test_quit_then_resume_to_a_full_map(tmp_path: Path, wizards: list[Wizard]) -> None:
     out = tmp_path / "board.toml"
 

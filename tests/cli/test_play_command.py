@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pygame
+import pytest
 from paho.mqtt.publish import single
 
 from engine import new_game
@@ -20,6 +21,7 @@ from tests.mosquitto_broker import MosquittoBroker
 OCHE = Path(sys.executable).parent / "oche"
 
 
+@pytest.mark.slow
 def test_the_demo_plays_a_game_to_its_winner_and_saves_the_scoreboard(tmp_path: Path) -> None:
     shot = tmp_path / "demo.png"
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}

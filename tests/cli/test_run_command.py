@@ -77,6 +77,7 @@ def readme_no_board_example() -> list[str]:
     return [str(OCHE), *argv[1:]]
 
 
+@pytest.mark.slow
 async def test_the_readmes_no_board_example_scores_its_darts(tmp_path: Path) -> None:
     port = free_port()  # the example's own broker, not on the machine's 1883
     argv = [*readme_no_board_example(), "--set", f"mqtt.embedded_port={port}"]

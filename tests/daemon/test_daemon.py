@@ -105,6 +105,7 @@ async def test_commands_next_miss_undo_and_manual_dart(running: Running, watcher
     assert bad["ok"] is False and "T21" in bad["error"]
 
 
+@pytest.mark.slow
 async def test_malformed_commands_are_answered_and_change_nothing(
     running: Running, watcher: Watcher
 ) -> None:

@@ -674,6 +674,7 @@ def test_disk_audio_plays_the_cue(tmp_path: Path) -> None:
     assert abs(int(np.max(np.abs(frames))) - int(np.max(np.abs(cue)))) <= 1
 
 
+@pytest.mark.slow
 def test_disk_audio_volume_and_mute(tmp_path: Path) -> None:
     _, loud = run_player(tmp_path, "disk", "triple", volume=1.0)
     _, quiet = run_player(tmp_path, "disk", "triple", volume=0.25)

@@ -302,6 +302,7 @@ def fresh(options: dict[str, object]) -> Game:
     return new_game(GAME, PLAYERS, options)
 
 
+@pytest.mark.slow
 @PROPERTY_SETTINGS
 @given(games())
 def test_replay_is_deterministic(drawn: tuple[dict[str, object], list[int]]) -> None:
@@ -340,6 +341,7 @@ def check_tiles(game: Game) -> None:
     assert state["count"] == sum(value(tile) for tile in count_tiles) <= 31
 
 
+@pytest.mark.slow
 @PROPERTY_SETTINGS
 @given(games())
 def test_no_tile_is_ever_in_two_places(drawn: tuple[dict[str, object], list[int]]) -> None:
@@ -372,6 +374,7 @@ def check_refusals(game: Game) -> None:
             assert game.events == events
 
 
+@pytest.mark.slow
 @PROPERTY_SETTINGS
 @given(games())
 def test_a_refused_move_changes_nothing(drawn: tuple[dict[str, object], list[int]]) -> None:
@@ -381,6 +384,7 @@ def test_a_refused_move_changes_nothing(drawn: tuple[dict[str, object], list[int
     walk(game, choices, check_refusals)
 
 
+@pytest.mark.slow
 @PROPERTY_SETTINGS
 @given(games())
 def test_undo_equals_replay_without_the_last_event(
@@ -407,6 +411,7 @@ def check_schema(game: Game) -> None:
     assert errors == [], errors
 
 
+@pytest.mark.slow
 @settings(PROPERTY_SETTINGS, max_examples=30)
 @given(games())
 def test_state_always_matches_the_schema(drawn: tuple[dict[str, object], list[int]]) -> None:
@@ -808,6 +813,7 @@ def first_final(predicate: Callable[[dict[str, Any]], bool], what: str) -> dict[
     raise AssertionError(f"no computer game shows {what}")
 
 
+@pytest.mark.slow
 def test_the_game_ends_the_moment_the_target_is_reached_mid_count() -> None:
     def dealer_not_counted(state: dict[str, Any]) -> bool:
         dealer = state["dealer"]
@@ -1051,6 +1057,7 @@ def computer_decisions() -> list[Decision]:
     ]
 
 
+@pytest.mark.slow
 def test_the_computer_beats_a_random_player() -> None:
     matches = computer_against_random()
     wins = sum(match.winner == 1 for match in matches)

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
@@ -257,6 +258,7 @@ def check_invariants(game: Game) -> None:
 # --------------------------------------------------------------- properties
 
 
+@pytest.mark.slow
 @PROPERTY_SETTINGS
 @given(setups(), events_strategy)
 def test_replay_is_deterministic(setup: Setup, stream: list[Event]) -> None:
@@ -271,6 +273,7 @@ def test_replay_is_deterministic(setup: Setup, stream: list[Event]) -> None:
     assert third.events == first.events
 
 
+@pytest.mark.slow
 @PROPERTY_SETTINGS
 @given(setups(), events_strategy)
 def test_undo_equals_replay_without_the_last_dart(setup: Setup, stream: list[Event]) -> None:
@@ -289,6 +292,7 @@ def test_undo_equals_replay_without_the_last_dart(setup: Setup, stream: list[Eve
             game.push(event)
 
 
+@pytest.mark.slow
 @PROPERTY_SETTINGS
 @given(setups(), events_strategy)
 def test_dart_then_undo_is_a_no_op(setup: Setup, stream: list[Event]) -> None:
@@ -304,6 +308,7 @@ def test_dart_then_undo_is_a_no_op(setup: Setup, stream: list[Event]) -> None:
         assert game.events == events
 
 
+@pytest.mark.slow
 @PROPERTY_SETTINGS
 @given(setups(), events_strategy)
 def test_blind_feeding_raises_only_documented_errors(setup: Setup, stream: list[Event]) -> None:
@@ -337,6 +342,7 @@ def skipped_before(event: Event, could_throw: bool, could_undo: bool) -> bool:
     return False
 
 
+@pytest.mark.slow
 @PROPERTY_SETTINGS
 @given(setups(), events_strategy)
 def test_careful_feeding_never_raises_and_errors_are_engine_errors(
@@ -355,6 +361,7 @@ def test_careful_feeding_never_raises_and_errors_are_engine_errors(
             game.push(event)
 
 
+@pytest.mark.slow
 @PROPERTY_SETTINGS
 @given(setups(), events_strategy)
 def test_state_stays_in_range(setup: Setup, stream: list[Event]) -> None:
@@ -371,6 +378,7 @@ def ends_mid_visit(game: Game) -> bool:
     return not game.is_finished and bool(game.visit)
 
 
+@pytest.mark.slow
 @PROPERTY_SETTINGS
 @given(setups(), events_strategy)
 def test_game_log_round_trips(setup: Setup, stream: list[Event]) -> None:

@@ -316,6 +316,7 @@ events = st.lists(
 ).map(_flatten)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("game_id", game_ids())
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), stream=events)

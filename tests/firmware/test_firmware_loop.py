@@ -341,6 +341,7 @@ def test_dedicated_buttons_are_b_frames() -> None:
     ]
 
 
+@pytest.mark.slow
 def test_a_long_session_loses_no_frames(rig: Rig) -> None:
     for second in range(70):
         rig.tap((second % 4, second % 3))
