@@ -7,8 +7,9 @@ one transaction *before* anything is published, so a crash loses nothing and
 never splits a dart from its consequences: on start the board's last game is
 replayed from its tokens, any finish or reopening a journal from an older
 Oche left undone is completed, and the state republished unchanged. All
-changes go through one lock, one at a time; publishing is left to a queue so
-a slow broker never holds up a dart.
+changes go through one lock, one at a time; publishing is left to a queue,
+sent on the loop's next turn without waiting for the broker, so a slow broker
+never holds up a dart.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import json
 import logging
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -91,7 +93,8 @@ class Daemon:
         self.stuck_cells: set[tuple[int, int]] = set()
         self._source = source
         self._lock = asyncio.Lock()
-        self._outgoing: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
+        self._outgoing: deque[tuple[str, dict[str, Any] | None]] = deque()
+        self._flush_due = False
         self._state_queued = False
         self._timer_changed = asyncio.Event()
         self._tasks: set[asyncio.Task[None]] = set()
@@ -139,7 +142,6 @@ class Daemon:
             try:
                 async with asyncio.TaskGroup() as tasks:
                     tasks.create_task(self.link.run())
-                    tasks.create_task(self._publisher())
                     tasks.create_task(self._read_board(source))
                     tasks.create_task(self._ticker())
             finally:
@@ -223,37 +225,41 @@ class Daemon:
             return {"game": None, "phase": Phase.IDLE.value, "board": board}
         return {**self.session.state(), "board": board}
 
-    def _publish(self, name: str, payload: dict[str, Any]) -> None:
-        self._outgoing.put_nowait((name, payload))
+    def _publish(self, name: str, payload: dict[str, Any] | None) -> None:
+        """Queue a message; :meth:`_publisher` sends the queue on the loop's next turn."""
+        self._outgoing.append((name, payload))
+        if not self._flush_due:
+            self._flush_due = True
+            asyncio.get_running_loop().call_soon(self._publisher)
 
     def _publish_state(self) -> None:
         """Queue a state publish; the publisher sends the state as it is then, so
         a burst of changes costs one message."""
         if not self._state_queued:
             self._state_queued = True
-            self._outgoing.put_nowait(("state", {}))
+            self._publish("state", None)
 
     def _publish_event(self, event: DaemonEvent) -> None:
         self._publish("event", event.to_json())
 
-    async def _publisher(self) -> None:
-        """Publish queued messages in order. While the broker is away they are
-        dropped: the retained state is republished on reconnect."""
-        assert self.link is not None
-        while True:
-            name, payload = await self._outgoing.get()
+    def _publisher(self) -> None:
+        """Send the queued messages in order (a dart's events, then its state),
+        each handed to paho and left to it: fire-and-forget at QoS 1, no task
+        and no wait for a PUBACK per message (only results wait, in
+        :meth:`_deliver_results`). While the broker is away they are dropped:
+        the retained state is republished on reconnect."""
+        self._flush_due = False
+        outgoing = self._outgoing
+        while outgoing:
+            name, payload = outgoing.popleft()
             if name == "state":
                 self._state_queued = False
-                payload = self.state()
-            if self.link.connected:
-                # Started in queue order, so paho sends them in that order, but
-                # not one PUBACK at a time: a dart's state need not wait for the
-                # acknowledgement of the events before it.
-                self._background(self._send(name, payload))
-
-    async def _send(self, name: str, payload: dict[str, Any]) -> None:
-        assert self.link is not None
-        await self.link.publish(name, payload)
+            if self.link is None or not self.link.connected:
+                continue
+            try:
+                self.link.send(name, self.state() if payload is None else payload)
+            except Exception:
+                log.exception("could not publish on %s", name)
 
     async def _publish_discovery(self) -> None:
         """Home Assistant discovery for the current game's players, then the

@@ -10,14 +10,17 @@ connection drops it reconnects with jittered exponential backoff. The broker
 publishes the last will (``offline``, retained) if the daemon dies without
 saying goodbye; :meth:`MqttLink.close` says it explicitly.
 
-Publishing never raises for a lost connection: :meth:`MqttLink.publish`
-returns ``True`` once the broker acknowledged the message (QoS 1 PUBACK) and
-``False`` when it could not be delivered, so the caller can keep what must
-be delivered (results) and send it again from ``on_connect``. A publish is
-on the dart's path, so it costs no task of its own: the message is handed to
-paho at once and one future waits for its PUBACK (resolved from paho's
-``on_publish``, or with ``False`` when the connection drops or the broker
-does not answer within :attr:`MqttLink.TIMEOUT`).
+Publishing never raises for a lost connection. Two ways, both handing the
+message to paho at once, at the topic's QoS: :meth:`MqttLink.send` returns
+as soon as paho has it (fire-and-forget; at QoS 1 paho still keeps it until
+the PUBACK), which the daemon uses for every state and event, a dart's path;
+:meth:`MqttLink.publish` returns ``True`` once the broker acknowledged the
+message (QoS 1 PUBACK) and ``False`` when it could not be delivered, so the
+caller can keep what must be delivered (results) and send it again from
+``on_connect``. It costs no task of its own either: one future waits for the
+PUBACK (resolved from paho's ``on_publish``, or with ``False`` when the
+connection drops or the broker does not answer within
+:attr:`MqttLink.TIMEOUT`).
 """
 
 from __future__ import annotations
@@ -344,6 +347,19 @@ class MqttLink:
 
     # ---------------------------------------------------------- publishing
 
+    def send(self, name: str, payload: dict[str, Any] | str) -> bool:
+        """Hand a message for ``{base}/{board}/{name}`` to paho and return: no
+        waiting for the PUBACK, no task, no future. Same topics, QoS and retain
+        flags as :meth:`publish`; paho sends queued messages in order (and
+        retransmits a QoS 1 message it has not seen acknowledged). True when
+        paho took it; False when not connected, so the message is dropped."""
+        spec = TOPICS.get(name)
+        if spec is None:
+            raise ValueError(f"unknown topic {name!r}; topics are {', '.join(TOPICS)}")
+        return (
+            self._hand_over(self._topics[name], _encode(payload), spec.retain, spec.qos) is not None
+        )
+
     async def publish(
         self, name: str, payload: dict[str, Any] | str, *, subtopic: str | None = None
     ) -> bool:
@@ -367,13 +383,8 @@ class MqttLink:
         Same result as :meth:`publish`."""
         if qos not in (0, 1, 2):
             raise ValueError(f"qos must be 0, 1 or 2, got {qos}")
-        data = _encode(payload)
-        client = self._client
-        if client is None:
-            return False
-        info = _paho(client).publish(topic, data, qos=qos, retain=retain)
-        if info.rc != paho.MQTT_ERR_SUCCESS:
-            log.debug("MQTT: publish to %s failed: %s", topic, paho.error_string(info.rc))
+        info = self._hand_over(topic, _encode(payload), retain, qos)
+        if info is None:
             return False
         if qos == 0 or info.is_published():
             return True
@@ -387,6 +398,20 @@ class MqttLink:
             timer.cancel()
             if self._acks.get(info.mid) is waiter:
                 del self._acks[info.mid]
+
+    def _hand_over(
+        self, topic: str, data: bytes, retain: bool, qos: int
+    ) -> paho.MQTTMessageInfo | None:
+        """Queue ``data`` in paho (which writes it on the loop's next turn);
+        None when not connected or paho refused it."""
+        client = self._client
+        if client is None:
+            return None
+        info = _paho(client).publish(topic, data, qos=qos, retain=retain)
+        if info.rc != paho.MQTT_ERR_SUCCESS:
+            log.debug("MQTT: publish to %s failed: %s", topic, paho.error_string(info.rc))
+            return None
+        return info
 
 
 def _paho(client: aiomqtt.Client) -> paho.Client:
