@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 import uuid
@@ -55,7 +54,7 @@ from firmware_bridge.daemon.events import (
 from firmware_bridge.daemon.game_session import GameSession, Phase, Refusal, SessionSetup
 from firmware_bridge.daemon.home_assistant import discovery_messages, discovery_removals
 from firmware_bridge.daemon.journal import Finish, Journal, JournalError, JournalGame
-from firmware_bridge.daemon.mqtt_link import LinkSettings, MqttLink
+from firmware_bridge.daemon.mqtt_link import LinkSettings, MqttLink, to_json
 from firmware_bridge.mqtt_contract import (
     CommandError,
     parse_command,
@@ -302,9 +301,8 @@ class Daemon:
             return
         async with self._delivering:
             for result_id, payload in self.journal.pending_results(self.board_id):
-                if not self.link.connected or not await self.link.publish(
-                    "result", json.loads(payload)
-                ):
+                # Published as the journal keeps it (to_json's text): encoded once.
+                if not self.link.connected or not await self.link.publish("result", payload):
                     return
                 self.journal.mark_delivered(result_id)
 
@@ -453,7 +451,7 @@ class Daemon:
             {"winner": winner, "result": state["result"]},
             now,
             result["result_id"],
-            json.dumps(result),
+            to_json(result),
         )
 
     # ------------------------------------------------------------- commands

@@ -51,7 +51,7 @@ from firmware_bridge.mqtt_contract import (
     topic,
 )
 
-__all__ = ["LinkSettings", "MqttLink"]
+__all__ = ["LinkSettings", "MqttLink", "to_json"]
 
 log = logging.getLogger(__name__)
 
@@ -89,13 +89,19 @@ def _endpoint(settings: LinkSettings) -> BrokerAddress:
     return dataclasses.replace(address, username=settings.username, password=settings.password)
 
 
+def to_json(payload: dict[str, Any]) -> str:
+    """The JSON text a dict is published as: compact, non-ASCII kept. A payload
+    kept as text (a result in the journal's outbox) is published as it is."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
 def _encode(payload: dict[str, Any] | str | bytes) -> bytes:
     if isinstance(payload, bytes):
         return payload
     if isinstance(payload, str):
         return payload.encode("utf-8")
     if isinstance(payload, dict):
-        return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return to_json(payload).encode("utf-8")
     raise TypeError(f"an MQTT payload is a dict, str or bytes, not {type(payload).__name__}")
 
 

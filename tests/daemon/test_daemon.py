@@ -22,6 +22,7 @@ from drivers.protocol import Released, Stuck
 from firmware_bridge.daemon.board_daemon import COMMAND_HANDLERS, GAME_BUTTONS, Daemon
 from firmware_bridge.daemon.config import parse_config
 from firmware_bridge.daemon.game_session import SessionSetup
+from firmware_bridge.daemon.mqtt_link import to_json
 from firmware_bridge.mqtt_contract import COMMANDS, TOPICS
 from tests.daemon_harness import TIMEOUT, Running, Watcher, cell_of, config_text, press, throw
 from tests.drivers.pty_board import FakeBoard
@@ -219,6 +220,20 @@ async def test_a_burst_of_dart_commands_publishes_every_state_in_order_without_a
     assert len([e for e in watcher.of("event") if e.get("type") == "dart"]) == 50
     warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
     assert not [w for w in warnings if "pending" in w], warnings
+
+
+def test_a_result_is_encoded_once_in_the_form_it_is_published(tmp_path: Path) -> None:
+    """The outbox keeps the result as the text the link publishes (compact, the
+    names as written), so delivering it encodes nothing again."""
+    config = parse_config(
+        config_text(tmp_path, "mqtt://127.0.0.1:9", tmp_path / "tty"), "result.toml"
+    )
+    daemon = Daemon(config)
+    daemon.started_at = 0.0
+    session = daemon._new_session(SessionSetup("x01", {}, ["Zoë", "Bob"]))
+    payload = daemon._finish_record(session, 1.0).payload
+    assert payload == to_json(json.loads(payload))
+    assert '"Zoë"' in payload
 
 
 async def test_broker_outage_reconnects_republishes_and_delivers_queued_results(
