@@ -56,6 +56,8 @@ __all__ = ["LinkSettings", "MqttLink", "to_json"]
 log = logging.getLogger(__name__)
 
 _NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
+_CORK: int = getattr(socket, "TCP_CORK", 0)
+"""Linux's option to hold a socket's writes until it is cleared (0 elsewhere)."""
 
 
 @dataclass(frozen=True)
@@ -314,8 +316,13 @@ class MqttLink:
             # What paho wrote in full it unregisters itself (aiomqtt removes the
             # writer); what the socket did not take yet waits for it to be writable.
             with contextlib.suppress(OSError, ValueError):
-                protocol.loop_write()
                 sock = protocol.socket()
+                corked = _cork(sock) if len(protocol._out_packet) > 1 else None
+                try:
+                    protocol.loop_write()
+                finally:
+                    if corked is not None:
+                        corked.setsockopt(socket.IPPROTO_TCP, _CORK, 0)
                 if protocol.want_write() and sock is not None and sock.fileno() >= 0:
                     loop.add_writer(sock.fileno(), write)
 
@@ -418,6 +425,17 @@ class MqttLink:
             log.debug("MQTT: publish to %s failed: %s", topic, paho.error_string(info.rc))
             return None
         return info
+
+
+def _cork(sock: object) -> socket.socket | None:
+    """Hold ``sock``'s writes until the cork is pulled, so the packets paho
+    writes one ``send`` each (a dart's events and its state) leave as one TCP
+    segment: each segment costs the broker and the daemon a wake-up. None when
+    the socket cannot be corked (websockets, not Linux)."""
+    if _CORK == 0 or not isinstance(sock, socket.socket):
+        return None
+    sock.setsockopt(socket.IPPROTO_TCP, _CORK, 1)
+    return sock
 
 
 def _paho(client: aiomqtt.Client) -> paho.Client:

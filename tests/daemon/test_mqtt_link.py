@@ -11,6 +11,7 @@ import logging
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -365,6 +366,28 @@ async def test_a_publish_waits_for_its_puback_without_tasks_of_its_own(
         async with subscribed(mosquitto.port, STATE) as late:
             assert await harness.link.publish("state", {"game": None})
             assert json.loads(text(await late.next(STATE))) == {"game": None}
+
+
+async def test_send_hands_messages_over_in_order_and_returns_at_once(
+    mosquitto: MosquittoBroker,
+) -> None:
+    """send() is the daemon's way for states and events: no task, no future, no
+    wait for the PUBACK; the messages arrive in order, and the socket is not
+    left corked after a burst is written as one segment."""
+    async with running(mosquitto.url) as harness, subscribed(mosquitto.port, STATE) as live:
+        tasks = len(asyncio.all_tasks())
+        assert all(harness.link.send("state", {"n": n}) for n in range(50))
+        assert len(asyncio.all_tasks()) == tasks
+        assert [json.loads(text(await live.next(STATE)))["n"] for _ in range(50)] == list(range(50))
+        client = harness.link._client
+        assert client is not None
+        sock = client._client.socket()
+        assert isinstance(sock, socket.socket)
+        if hasattr(socket, "TCP_CORK"):
+            assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_CORK) == 0
+        with pytest.raises(ValueError, match="unknown topic"):
+            harness.link.send("status", {})
+    assert harness.link.send("state", {"n": 50}) is False  # closed: dropped
 
 
 async def test_a_message_larger_than_the_socket_buffer_is_written_whole(
