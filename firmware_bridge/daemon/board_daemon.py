@@ -96,6 +96,7 @@ class Daemon:
         self._flush_due = False
         self._state_queued = False
         self._timer_changed = asyncio.Event()
+        self._ticker_deadline: float | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._delivering = asyncio.Lock()
         self._discovering = asyncio.Lock()
@@ -319,6 +320,7 @@ class Daemon:
         until the session changes), so an idle daemon does not wake up."""
         while True:
             deadline = self.session.takeout_deadline if self.session else None
+            self._ticker_deadline = deadline
             self._timer_changed.clear()
             timeout = None if deadline is None else max(0.0, deadline - self.clock())
             with contextlib.suppress(TimeoutError):
@@ -396,7 +398,6 @@ class Daemon:
         the input is lost as a whole, and nothing of it was published."""
         session, row = self.session, self.game_row
         assert session is not None and row is not None
-        self._timer_changed.set()
         was_finished = session.game.is_finished
         applied: list[tuple[str, float]] = []
         events: list[DaemonEvent] = []
@@ -420,10 +421,19 @@ class Daemon:
         except (EngineError, JournalError):
             self.session = self._replay(self.journal.game(row))
             raise
+        finally:
+            self._deadline_moved()
         for caused in events:
             self._publish_event(caused)
         if finished:
             self._background(self._deliver_results())
+
+    def _deadline_moved(self) -> None:
+        """Wake the ticker only when the takeout deadline it sleeps until has
+        changed: most darts leave it as it was, and a wake-up costs a task step."""
+        deadline = self.session.takeout_deadline if self.session else None
+        if deadline != self._ticker_deadline:
+            self._timer_changed.set()
 
     def _finish_record(self, session: GameSession, now: float) -> Finish:
         """The journal's record of ``session``'s finished game: the result kept

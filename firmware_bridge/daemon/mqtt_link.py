@@ -40,6 +40,10 @@ from typing import Any
 
 import aiomqtt
 import paho.mqtt.client as paho
+from paho.mqtt.enums import MQTTErrorCode
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
 
 from firmware_bridge.mqtt_contract import (
     AVAILABILITY_OFFLINE,
@@ -331,6 +335,7 @@ class MqttLink:
 
         protocol.on_publish = on_publish
         protocol.on_socket_register_write = register_write
+        _lean_pubacks(protocol)
 
     def _drop_connection(self) -> None:
         self._client = None
@@ -425,6 +430,32 @@ class MqttLink:
             log.debug("MQTT: publish to %s failed: %s", topic, paho.error_string(info.rc))
             return None
         return info
+
+
+_PUBACK_REASON = ReasonCode(PacketTypes.PUBACK)
+_PUBACK_PROPERTIES = Properties(PacketTypes.PUBACK)  # type: ignore[no-untyped-call]
+
+
+def _lean_pubacks(protocol: paho.Client) -> None:
+    """Settle an MQTT 3.1.1 PUBACK without paho's decoding, which builds a
+    ``ReasonCode`` and a ``Properties`` (27 list lookups) for every one though
+    the packet holds only the message id: a dart's messages each get one.
+    Anything else (MQTT 5, PUBCOMP, a malformed packet) goes to paho's own."""
+    handle = getattr(protocol, "_handle_pubackcomp", None)
+    if handle is None or not hasattr(protocol, "_do_on_publish"):
+        return  # not the paho 2.x this was written against: keep its own
+
+    def handle_pubackcomp(command: str) -> MQTTErrorCode:
+        packet = protocol._in_packet["packet"]
+        if command != "PUBACK" or len(packet) != 2 or protocol.protocol == paho.MQTTv5:
+            return handle(command)  # type: ignore[no-any-return]
+        mid = int.from_bytes(packet, "big")
+        with protocol._out_message_mutex:
+            if mid in protocol._out_messages:
+                return protocol._do_on_publish(mid, _PUBACK_REASON, _PUBACK_PROPERTIES)
+        return paho.MQTT_ERR_SUCCESS
+
+    setattr(protocol, "_handle_pubackcomp", handle_pubackcomp)  # noqa: B010
 
 
 def _cork(sock: object) -> socket.socket | None:

@@ -23,6 +23,7 @@ from typing import Any
 
 import aiomqtt
 import pytest
+from paho.mqtt.properties import Properties
 
 from firmware_bridge.daemon.embedded_broker import EmbeddedBroker, EmbeddedBrokerError
 from firmware_bridge.daemon.mqtt_link import LinkSettings, MqttLink
@@ -388,6 +389,26 @@ async def test_send_hands_messages_over_in_order_and_returns_at_once(
         with pytest.raises(ValueError, match="unknown topic"):
             harness.link.send("status", {})
     assert harness.link.send("state", {"n": 50}) is False  # closed: dropped
+
+
+async def test_a_puback_is_settled_without_paho_decoding_properties(
+    mosquitto: MosquittoBroker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An MQTT 3.1.1 PUBACK holds only the message id: the link reads it
+    without paho's ReasonCode and Properties (27 list lookups each), which
+    every message of every dart would otherwise pay for."""
+    async with running(mosquitto.url) as harness:
+        built: list[object] = []
+        real_init = Properties.__init__
+
+        def counting_init(self: Properties, packet_type: int) -> None:
+            built.append(packet_type)
+            real_init(self, packet_type)  # type: ignore[no-untyped-call]
+
+        monkeypatch.setattr(Properties, "__init__", counting_init)
+        assert all([await harness.link.publish("event", {"n": n}) for n in range(5)])
+        monkeypatch.undo()
+        assert built == []
 
 
 async def test_a_message_larger_than_the_socket_buffer_is_written_whole(
