@@ -22,7 +22,7 @@ from drivers.protocol import Released, Stuck
 from firmware_bridge.daemon.board_daemon import COMMAND_HANDLERS, GAME_BUTTONS, Daemon
 from firmware_bridge.daemon.config import parse_config
 from firmware_bridge.daemon.game_session import SessionSetup
-from firmware_bridge.daemon.mqtt_link import to_json
+from firmware_bridge.daemon.mqtt_link import MqttLink, to_json
 from firmware_bridge.mqtt_contract import COMMANDS, TOPICS
 from tests.daemon_harness import TIMEOUT, Running, Watcher, cell_of, config_text, press, throw
 from tests.drivers.pty_board import FakeBoard
@@ -236,9 +236,15 @@ def test_a_result_is_encoded_once_in_the_form_it_is_published(tmp_path: Path) ->
     assert '"Zoë"' in payload
 
 
+@pytest.mark.slow
 async def test_broker_outage_reconnects_republishes_and_delivers_queued_results(
-    running: Running, watcher: Watcher, mosquitto: MosquittoBroker
+    running: Running, watcher: Watcher, mosquitto: MosquittoBroker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A result is not retained: the watcher (retrying every 0.2 s) must be back
+    # before the daemon, whose first retry is 3 s after the loss, not 0.5 s
+    # +- 25 %, which could fall just after the broker's restart and beat it.
+    monkeypatch.setattr(MqttLink, "BACKOFF_START", 3.0)
+    monkeypatch.setattr(MqttLink, "BACKOFF_JITTER", 0.0)
     await connected(watcher)
     await watcher.command(
         {
