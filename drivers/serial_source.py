@@ -163,7 +163,7 @@ class SerialSource(BoardSource):
             # retries afresh. A silent board (no heartbeats, e.g. dARts
             # firmware) must not inherit the long delays of its last outage.
             self.backoff.reset()
-            _read_without_select(transport.serial)
+            _read_without_select(transport.get_extra_info("serial"))
             assert isinstance(protocol, _PortReader)
             reason = await self._session(transport, protocol)
             log.info("serial %s: lost: %s", self.port, reason)
@@ -202,7 +202,7 @@ class SerialSource(BoardSource):
         returns.
         """
         if not transport.is_closing():
-            port = transport.serial
+            port: Any = transport.get_extra_info("serial")  # its stub says str
             transport.abort()
             if port is not None:
                 with contextlib.suppress(Exception):
