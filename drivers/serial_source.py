@@ -2,8 +2,13 @@
 
 The source opens the port with pyserial-asyncio-fast, feeds every chunk it
 reads to a :class:`~drivers.board_decoder.BoardDecoder` and emits the events
-the decoder yields. It survives the board going away: a read error, end of
-input or an ``EIO`` from a vanished device gives one
+the decoder yields. A dart is on this path, so the chunk goes from the
+transport's read straight to the decoder (a protocol, no stream reader and no
+task woken between), and the port is read without pyserial's ``select``
+before every read (the loop has just seen it readable).
+
+It survives the board going away: a read error, end of input or an ``EIO``
+from a vanished device gives one
 :class:`~drivers.board_events.DisconnectedEvent`, then the port is reopened
 with a :class:`~drivers.source.Backoff` (0.2 s doubling to 5 s) until it
 works, which gives a :class:`~drivers.board_events.ConnectedEvent` again and
@@ -20,7 +25,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+from typing import Any
 
+import serial  # type: ignore[import-untyped]
 import serial_asyncio_fast
 
 from drivers.board_decoder import BoardDecoder
@@ -80,7 +88,7 @@ class SerialSource(BoardSource):
         self.protocol = protocol
         self.decoder = BoardDecoder(protocol, matrix)
         self.backoff = backoff or Backoff()
-        self._writer: asyncio.StreamWriter | None = None
+        self._transport: serial_asyncio_fast.SerialTransport | None = None
         self._seq = 0
 
     # ------------------------------------------------------------- writing
@@ -88,8 +96,8 @@ class SerialSource(BoardSource):
     @property
     def connected(self) -> bool:
         """Whether the port is open right now."""
-        writer = self._writer
-        return writer is not None and not writer.is_closing()
+        transport = self._transport
+        return transport is not None and not transport.is_closing()
 
     def next_seq(self) -> int:
         """The host's sequence number for the next frame it sends (0-65535, wrapping)."""
@@ -103,13 +111,12 @@ class SerialSource(BoardSource):
         A write that fails is logged, not raised: the reader notices the lost
         port and reconnects.
         """
-        writer = self._writer
-        if writer is None or writer.is_closing():
+        transport = self._transport
+        if transport is None or transport.is_closing():
             log.debug("serial %s: not connected, %d byte(s) not sent", self.port, len(data))
             return
         try:
-            writer.write(data)
-            await writer.drain()
+            transport.write(data)  # a few bytes: the transport buffers what waits
         except Exception as error:  # the port went away under us
             log.debug("serial %s: write failed: %s", self.port, _reason(error))
 
@@ -139,10 +146,11 @@ class SerialSource(BoardSource):
 
     async def _run(self) -> None:
         reported = False  # a DisconnectedEvent was emitted since the last connect
+        loop = asyncio.get_running_loop()
         while True:
             try:
-                reader, writer = await serial_asyncio_fast.open_serial_connection(
-                    url=self.port, baudrate=self.baudrate, exclusive=True
+                transport, protocol = await serial_asyncio_fast.create_serial_connection(
+                    loop, self._port_reader, url=self.port, baudrate=self.baudrate, exclusive=True
                 )
             except Exception as error:  # SerialException (an OSError), ValueError, ...
                 if not reported:
@@ -155,35 +163,36 @@ class SerialSource(BoardSource):
             # retries afresh. A silent board (no heartbeats, e.g. dARts
             # firmware) must not inherit the long delays of its last outage.
             self.backoff.reset()
-            reason = await self._session(reader, writer)
+            _read_without_select(transport.get_extra_info("serial"))
+            assert isinstance(protocol, _PortReader)
+            reason = await self._session(transport, protocol)
             log.info("serial %s: lost: %s", self.port, reason)
             self._emit(DisconnectedEvent(self.port, reason))
             reported = True
             await asyncio.sleep(self.backoff.next_delay())
 
-    async def _session(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> str:
-        """Read one open port until it is lost; returns why it was lost."""
-        self.decoder.reset()
-        self._writer = writer
+    def _port_reader(self) -> _PortReader:
+        return _PortReader(self)
+
+    async def _session(
+        self, transport: serial_asyncio_fast.SerialTransport, reader: _PortReader
+    ) -> str:
+        """One open port, read by ``reader`` until it is lost; returns why it was lost."""
+        self.decoder.reset()  # before the first read: the transport starts reading on the next turn
+        self._transport = transport
         try:
             log.info("serial %s: connected", self.port)
             self._emit(ConnectedEvent(self.port))
             if self.protocol == "oche":
-                writer.write(encode_frame(HelloRequest(self.next_seq())))
-            while True:
-                try:
-                    data = await reader.read(READ_SIZE)
-                except Exception as error:  # SerialException, OSError (EIO), ...
-                    return _reason(error)
-                if not data:
-                    return "end of input (the port was closed)"
-                for event in self.decoder.feed(data):
-                    self._emit(event)
+                transport.write(encode_frame(HelloRequest(self.next_seq())))
+            return await asyncio.shield(reader.lost)
         finally:
-            self._writer = None
-            await self._close_port(writer)
+            self._transport = None
+            await self._close_port(transport, reader)
 
-    async def _close_port(self, writer: asyncio.StreamWriter) -> None:
+    async def _close_port(
+        self, transport: serial_asyncio_fast.SerialTransport, reader: _PortReader
+    ) -> None:
         """Release the port now, also when the task is being cancelled.
 
         After a loss the transport has already closed the device. Otherwise
@@ -192,12 +201,57 @@ class SerialSource(BoardSource):
         (pyserial ignores the second close) and the port is free when this
         returns.
         """
-        transport = writer.transport
         if not transport.is_closing():
-            port = writer.get_extra_info("serial")
+            port: Any = transport.get_extra_info("serial")  # its stub says str
             transport.abort()
             if port is not None:
                 with contextlib.suppress(Exception):
                     port.close()
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(writer.wait_closed(), CLOSE_WAIT)
+            await asyncio.wait_for(asyncio.shield(reader.lost), CLOSE_WAIT)
+
+
+class _PortReader(asyncio.Protocol):
+    """The read side of one open port: each chunk the transport reads goes to
+    the source's decoder and its events to the source's queue. ``lost``
+    resolves with the reason when the port is lost or closed."""
+
+    def __init__(self, source: SerialSource) -> None:
+        self._feed = source.decoder.feed
+        self._emit = source._emit
+        self.lost: asyncio.Future[str] = asyncio.get_running_loop().create_future()
+
+    def data_received(self, data: bytes) -> None:
+        for event in self._feed(data):
+            self._emit(event)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if not self.lost.done():
+            reason = "end of input (the port was closed)" if exc is None else _reason(exc)
+            self.lost.set_result(reason)
+
+
+def _read_without_select(port: Any) -> None:
+    """Read ``port`` (a pyserial port) with one ``os.read``: pyserial's read
+    first selects on the port and its abort pipe, a system call per chunk
+    that tells the loop what it already knows. The transport reads only when
+    the loop saw the port readable. Other ports (URL handlers) keep their read."""
+    fd = getattr(port, "fd", None)
+    if not isinstance(fd, int) or not isinstance(port, serial.Serial):
+        return
+
+    def read(size: int = 1) -> bytes:
+        try:
+            data = os.read(fd, max(size, READ_SIZE))  # the transport asks for 1 KiB
+        except BlockingIOError:
+            return b""
+        except OSError as error:  # EIO: the device vanished
+            raise serial.SerialException(f"read failed: {error}") from error
+        if not data:  # pyserial's words: a vanished device reads as empty
+            raise serial.SerialException(
+                "device reports readiness to read but returned no data"
+                " (device disconnected or multiple access on port?)"
+            )
+        return data
+
+    port.read = read

@@ -7,18 +7,19 @@ one transaction *before* anything is published, so a crash loses nothing and
 never splits a dart from its consequences: on start the board's last game is
 replayed from its tokens, any finish or reopening a journal from an older
 Oche left undone is completed, and the state republished unchanged. All
-changes go through one lock, one at a time; publishing is left to a queue so
-a slow broker never holds up a dart.
+changes go through one lock, one at a time; publishing is left to a queue,
+sent on the loop's next turn without waiting for the broker, so a slow broker
+never holds up a dart.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 import uuid
+from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import Any
 
@@ -53,7 +54,7 @@ from firmware_bridge.daemon.events import (
 from firmware_bridge.daemon.game_session import GameSession, Phase, Refusal, SessionSetup
 from firmware_bridge.daemon.home_assistant import discovery_messages, discovery_removals
 from firmware_bridge.daemon.journal import Finish, Journal, JournalError, JournalGame
-from firmware_bridge.daemon.mqtt_link import LinkSettings, MqttLink
+from firmware_bridge.daemon.mqtt_link import LinkSettings, MqttLink, to_json
 from firmware_bridge.mqtt_contract import (
     CommandError,
     parse_command,
@@ -91,9 +92,11 @@ class Daemon:
         self.stuck_cells: set[tuple[int, int]] = set()
         self._source = source
         self._lock = asyncio.Lock()
-        self._outgoing: asyncio.Queue[tuple[str, dict[str, Any]]] = asyncio.Queue()
+        self._outgoing: deque[tuple[str, dict[str, Any] | None]] = deque()
+        self._flush_due = False
         self._state_queued = False
         self._timer_changed = asyncio.Event()
+        self._ticker_deadline: float | None = None
         self._tasks: set[asyncio.Task[None]] = set()
         self._delivering = asyncio.Lock()
         self._discovering = asyncio.Lock()
@@ -139,7 +142,6 @@ class Daemon:
             try:
                 async with asyncio.TaskGroup() as tasks:
                     tasks.create_task(self.link.run())
-                    tasks.create_task(self._publisher())
                     tasks.create_task(self._read_board(source))
                     tasks.create_task(self._ticker())
             finally:
@@ -223,37 +225,41 @@ class Daemon:
             return {"game": None, "phase": Phase.IDLE.value, "board": board}
         return {**self.session.state(), "board": board}
 
-    def _publish(self, name: str, payload: dict[str, Any]) -> None:
-        self._outgoing.put_nowait((name, payload))
+    def _publish(self, name: str, payload: dict[str, Any] | None) -> None:
+        """Queue a message; :meth:`_publisher` sends the queue on the loop's next turn."""
+        self._outgoing.append((name, payload))
+        if not self._flush_due:
+            self._flush_due = True
+            asyncio.get_running_loop().call_soon(self._publisher)
 
     def _publish_state(self) -> None:
         """Queue a state publish; the publisher sends the state as it is then, so
         a burst of changes costs one message."""
         if not self._state_queued:
             self._state_queued = True
-            self._outgoing.put_nowait(("state", {}))
+            self._publish("state", None)
 
     def _publish_event(self, event: DaemonEvent) -> None:
         self._publish("event", event.to_json())
 
-    async def _publisher(self) -> None:
-        """Publish queued messages in order. While the broker is away they are
-        dropped: the retained state is republished on reconnect."""
-        assert self.link is not None
-        while True:
-            name, payload = await self._outgoing.get()
+    def _publisher(self) -> None:
+        """Send the queued messages in order (a dart's events, then its state),
+        each handed to paho and left to it: fire-and-forget at QoS 1, no task
+        and no wait for a PUBACK per message (only results wait, in
+        :meth:`_deliver_results`). While the broker is away they are dropped:
+        the retained state is republished on reconnect."""
+        self._flush_due = False
+        outgoing = self._outgoing
+        while outgoing:
+            name, payload = outgoing.popleft()
             if name == "state":
                 self._state_queued = False
-                payload = self.state()
-            if self.link.connected:
-                # Started in queue order, so paho sends them in that order, but
-                # not one PUBACK at a time: a dart's state need not wait for the
-                # acknowledgement of the events before it.
-                self._background(self._send(name, payload))
-
-    async def _send(self, name: str, payload: dict[str, Any]) -> None:
-        assert self.link is not None
-        await self.link.publish(name, payload)
+            if self.link is None or not self.link.connected:
+                continue
+            try:
+                self.link.send(name, self.state() if payload is None else payload)
+            except Exception:
+                log.exception("could not publish on %s", name)
 
     async def _publish_discovery(self) -> None:
         """Home Assistant discovery for the current game's players, then the
@@ -296,9 +302,8 @@ class Daemon:
             return
         async with self._delivering:
             for result_id, payload in self.journal.pending_results(self.board_id):
-                if not self.link.connected or not await self.link.publish(
-                    "result", json.loads(payload)
-                ):
+                # Published as the journal keeps it (to_json's text): encoded once.
+                if not self.link.connected or not await self.link.publish("result", payload):
                     return
                 self.journal.mark_delivered(result_id)
 
@@ -315,6 +320,7 @@ class Daemon:
         until the session changes), so an idle daemon does not wake up."""
         while True:
             deadline = self.session.takeout_deadline if self.session else None
+            self._ticker_deadline = deadline
             self._timer_changed.clear()
             timeout = None if deadline is None else max(0.0, deadline - self.clock())
             with contextlib.suppress(TimeoutError):
@@ -392,7 +398,6 @@ class Daemon:
         the input is lost as a whole, and nothing of it was published."""
         session, row = self.session, self.game_row
         assert session is not None and row is not None
-        self._timer_changed.set()
         was_finished = session.game.is_finished
         applied: list[tuple[str, float]] = []
         events: list[DaemonEvent] = []
@@ -416,10 +421,19 @@ class Daemon:
         except (EngineError, JournalError):
             self.session = self._replay(self.journal.game(row))
             raise
+        finally:
+            self._deadline_moved()
         for caused in events:
             self._publish_event(caused)
         if finished:
             self._background(self._deliver_results())
+
+    def _deadline_moved(self) -> None:
+        """Wake the ticker only when the takeout deadline it sleeps until has
+        changed: most darts leave it as it was, and a wake-up costs a task step."""
+        deadline = self.session.takeout_deadline if self.session else None
+        if deadline != self._ticker_deadline:
+            self._timer_changed.set()
 
     def _finish_record(self, session: GameSession, now: float) -> Finish:
         """The journal's record of ``session``'s finished game: the result kept
@@ -447,7 +461,7 @@ class Daemon:
             {"winner": winner, "result": state["result"]},
             now,
             result["result_id"],
-            json.dumps(result),
+            to_json(result),
         )
 
     # ------------------------------------------------------------- commands

@@ -10,14 +10,17 @@ connection drops it reconnects with jittered exponential backoff. The broker
 publishes the last will (``offline``, retained) if the daemon dies without
 saying goodbye; :meth:`MqttLink.close` says it explicitly.
 
-Publishing never raises for a lost connection: :meth:`MqttLink.publish`
-returns ``True`` once the broker acknowledged the message (QoS 1 PUBACK) and
-``False`` when it could not be delivered, so the caller can keep what must
-be delivered (results) and send it again from ``on_connect``. A publish is
-on the dart's path, so it costs no task of its own: the message is handed to
-paho at once and one future waits for its PUBACK (resolved from paho's
-``on_publish``, or with ``False`` when the connection drops or the broker
-does not answer within :attr:`MqttLink.TIMEOUT`).
+Publishing never raises for a lost connection. Two ways, both handing the
+message to paho at once, at the topic's QoS: :meth:`MqttLink.send` returns
+as soon as paho has it (fire-and-forget; at QoS 1 paho still keeps it until
+the PUBACK), which the daemon uses for every state and event, a dart's path;
+:meth:`MqttLink.publish` returns ``True`` once the broker acknowledged the
+message (QoS 1 PUBACK) and ``False`` when it could not be delivered, so the
+caller can keep what must be delivered (results) and send it again from
+``on_connect``. It costs no task of its own either: one future waits for the
+PUBACK (resolved from paho's ``on_publish``, or with ``False`` when the
+connection drops or the broker does not answer within
+:attr:`MqttLink.TIMEOUT`).
 """
 
 from __future__ import annotations
@@ -37,6 +40,10 @@ from typing import Any
 
 import aiomqtt
 import paho.mqtt.client as paho
+from paho.mqtt.enums import MQTTErrorCode
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
 
 from firmware_bridge.mqtt_contract import (
     AVAILABILITY_OFFLINE,
@@ -48,11 +55,13 @@ from firmware_bridge.mqtt_contract import (
     topic,
 )
 
-__all__ = ["LinkSettings", "MqttLink"]
+__all__ = ["LinkSettings", "MqttLink", "to_json"]
 
 log = logging.getLogger(__name__)
 
 _NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
+_CORK: int = getattr(socket, "TCP_CORK", 0)
+"""Linux's option to hold a socket's writes until it is cleared (0 elsewhere)."""
 
 
 @dataclass(frozen=True)
@@ -86,13 +95,19 @@ def _endpoint(settings: LinkSettings) -> BrokerAddress:
     return dataclasses.replace(address, username=settings.username, password=settings.password)
 
 
+def to_json(payload: dict[str, Any]) -> str:
+    """The JSON text a dict is published as: compact, non-ASCII kept. A payload
+    kept as text (a result in the journal's outbox) is published as it is."""
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
 def _encode(payload: dict[str, Any] | str | bytes) -> bytes:
     if isinstance(payload, bytes):
         return payload
     if isinstance(payload, str):
         return payload.encode("utf-8")
     if isinstance(payload, dict):
-        return json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return to_json(payload).encode("utf-8")
     raise TypeError(f"an MQTT payload is a dict, str or bytes, not {type(payload).__name__}")
 
 
@@ -305,8 +320,13 @@ class MqttLink:
             # What paho wrote in full it unregisters itself (aiomqtt removes the
             # writer); what the socket did not take yet waits for it to be writable.
             with contextlib.suppress(OSError, ValueError):
-                protocol.loop_write()
                 sock = protocol.socket()
+                corked = _cork(sock) if len(protocol._out_packet) > 1 else None
+                try:
+                    protocol.loop_write()
+                finally:
+                    if corked is not None:
+                        corked.setsockopt(socket.IPPROTO_TCP, _CORK, 0)
                 if protocol.want_write() and sock is not None and sock.fileno() >= 0:
                     loop.add_writer(sock.fileno(), write)
 
@@ -315,6 +335,7 @@ class MqttLink:
 
         protocol.on_publish = on_publish
         protocol.on_socket_register_write = register_write
+        _lean_pubacks(protocol)
 
     def _drop_connection(self) -> None:
         self._client = None
@@ -344,6 +365,19 @@ class MqttLink:
 
     # ---------------------------------------------------------- publishing
 
+    def send(self, name: str, payload: dict[str, Any] | str) -> bool:
+        """Hand a message for ``{base}/{board}/{name}`` to paho and return: no
+        waiting for the PUBACK, no task, no future. Same topics, QoS and retain
+        flags as :meth:`publish`; paho sends queued messages in order (and
+        retransmits a QoS 1 message it has not seen acknowledged). True when
+        paho took it; False when not connected, so the message is dropped."""
+        spec = TOPICS.get(name)
+        if spec is None:
+            raise ValueError(f"unknown topic {name!r}; topics are {', '.join(TOPICS)}")
+        return (
+            self._hand_over(self._topics[name], _encode(payload), spec.retain, spec.qos) is not None
+        )
+
     async def publish(
         self, name: str, payload: dict[str, Any] | str, *, subtopic: str | None = None
     ) -> bool:
@@ -367,13 +401,8 @@ class MqttLink:
         Same result as :meth:`publish`."""
         if qos not in (0, 1, 2):
             raise ValueError(f"qos must be 0, 1 or 2, got {qos}")
-        data = _encode(payload)
-        client = self._client
-        if client is None:
-            return False
-        info = _paho(client).publish(topic, data, qos=qos, retain=retain)
-        if info.rc != paho.MQTT_ERR_SUCCESS:
-            log.debug("MQTT: publish to %s failed: %s", topic, paho.error_string(info.rc))
+        info = self._hand_over(topic, _encode(payload), retain, qos)
+        if info is None:
             return False
         if qos == 0 or info.is_published():
             return True
@@ -387,6 +416,57 @@ class MqttLink:
             timer.cancel()
             if self._acks.get(info.mid) is waiter:
                 del self._acks[info.mid]
+
+    def _hand_over(
+        self, topic: str, data: bytes, retain: bool, qos: int
+    ) -> paho.MQTTMessageInfo | None:
+        """Queue ``data`` in paho (which writes it on the loop's next turn);
+        None when not connected or paho refused it."""
+        client = self._client
+        if client is None:
+            return None
+        info = _paho(client).publish(topic, data, qos=qos, retain=retain)
+        if info.rc != paho.MQTT_ERR_SUCCESS:
+            log.debug("MQTT: publish to %s failed: %s", topic, paho.error_string(info.rc))
+            return None
+        return info
+
+
+_PUBACK_REASON = ReasonCode(PacketTypes.PUBACK)
+_PUBACK_PROPERTIES = Properties(PacketTypes.PUBACK)  # type: ignore[no-untyped-call]
+
+
+def _lean_pubacks(protocol: paho.Client) -> None:
+    """Settle an MQTT 3.1.1 PUBACK without paho's decoding, which builds a
+    ``ReasonCode`` and a ``Properties`` (27 list lookups) for every one though
+    the packet holds only the message id: a dart's messages each get one.
+    Anything else (MQTT 5, PUBCOMP, a malformed packet) goes to paho's own."""
+    handle = getattr(protocol, "_handle_pubackcomp", None)
+    if handle is None or not hasattr(protocol, "_do_on_publish"):
+        return  # not the paho 2.x this was written against: keep its own
+
+    def handle_pubackcomp(command: str) -> MQTTErrorCode:
+        packet = protocol._in_packet["packet"]
+        if command != "PUBACK" or len(packet) != 2 or protocol.protocol == paho.MQTTv5:
+            return handle(command)  # type: ignore[no-any-return]
+        mid = int.from_bytes(packet, "big")
+        with protocol._out_message_mutex:
+            if mid in protocol._out_messages:
+                return protocol._do_on_publish(mid, _PUBACK_REASON, _PUBACK_PROPERTIES)
+        return paho.MQTT_ERR_SUCCESS
+
+    setattr(protocol, "_handle_pubackcomp", handle_pubackcomp)  # noqa: B010
+
+
+def _cork(sock: object) -> socket.socket | None:
+    """Hold ``sock``'s writes until the cork is pulled, so the packets paho
+    writes one ``send`` each (a dart's events and its state) leave as one TCP
+    segment: each segment costs the broker and the daemon a wake-up. None when
+    the socket cannot be corked (websockets, not Linux)."""
+    if _CORK == 0 or not isinstance(sock, socket.socket):
+        return None
+    sock.setsockopt(socket.IPPROTO_TCP, _CORK, 1)
+    return sock
 
 
 def _paho(client: aiomqtt.Client) -> paho.Client:

@@ -22,6 +22,7 @@ from drivers.protocol import Released, Stuck
 from firmware_bridge.daemon.board_daemon import COMMAND_HANDLERS, GAME_BUTTONS, Daemon
 from firmware_bridge.daemon.config import parse_config
 from firmware_bridge.daemon.game_session import SessionSetup
+from firmware_bridge.daemon.mqtt_link import MqttLink, to_json
 from firmware_bridge.mqtt_contract import COMMANDS, TOPICS
 from tests.daemon_harness import TIMEOUT, Running, Watcher, cell_of, config_text, press, throw
 from tests.drivers.pty_board import FakeBoard
@@ -177,9 +178,73 @@ async def test_hostile_commands_get_one_line_answers_and_change_nothing(
     assert (state["options"]["start"], scores(state)) == (301, [301])
 
 
-async def test_broker_outage_reconnects_republishes_and_delivers_queued_results(
-    running: Running, watcher: Watcher, mosquitto: MosquittoBroker
+def darts_thrown(state: dict[str, Any]) -> int:
+    return sum(player["stats"]["darts"] for player in state.get("players") or [])
+
+
+async def test_a_burst_of_dart_commands_publishes_every_state_in_order_without_a_task_per_message(
+    running: Running, watcher: Watcher, caplog: pytest.LogCaptureFixture
 ) -> None:
+    """States and events go to paho as they are made, fire-and-forget at QoS 1:
+    a dart starts no task of the daemon's (none per message waiting for its
+    PUBACK), nothing warns of piled-up publishes, and the states come in order."""
+    await connected(watcher)
+    await watcher.command({"command": "new_game", "game": "cricket", "players": ["Ann", "Bob"]})
+    created: list[str] = []
+
+    def counting_factory(
+        loop: asyncio.AbstractEventLoop, coro: Any, context: Any = None
+    ) -> asyncio.Task[Any]:
+        created.append(getattr(coro, "__qualname__", repr(coro)))
+        return asyncio.Task(coro, loop=loop, context=context)
+
+    loop = asyncio.get_running_loop()
+    caplog.set_level(logging.WARNING)
+    loop.set_task_factory(counting_factory)
+    try:
+        commands = 0
+        for n in range(1, 51):  # single 1s: cricket never ends
+            await watcher.send_raw(json.dumps({"command": "dart", "segment": "S1"}).encode())
+            commands += 1
+            if n % 3 == 0:
+                await watcher.send_raw(b'{"command": "next"}')
+                commands += 1
+        await watcher.count("cmd/response", lambda p: p.get("ok") is True, at_least=commands + 1)
+        await watcher.state_where(lambda s: darts_thrown(s) == 50 and s["phase"] == "throwing")
+    finally:
+        loop.set_task_factory(None)
+    ours = [name for name in created if name.startswith(("Daemon.", "MqttLink."))]
+    assert ours == [], f"{len(ours)} daemon tasks for {commands} commands: {sorted(set(ours))}"
+    counts = [darts_thrown(state) for state in watcher.of("state") if state.get("game")]
+    assert counts == sorted(counts) and counts[-1] == 50
+    assert len([e for e in watcher.of("event") if e.get("type") == "dart"]) == 50
+    warnings = [r.getMessage() for r in caplog.records if r.levelno >= logging.WARNING]
+    assert not [w for w in warnings if "pending" in w], warnings
+
+
+def test_a_result_is_encoded_once_in_the_form_it_is_published(tmp_path: Path) -> None:
+    """The outbox keeps the result as the text the link publishes (compact, the
+    names as written), so delivering it encodes nothing again."""
+    config = parse_config(
+        config_text(tmp_path, "mqtt://127.0.0.1:9", tmp_path / "tty"), "result.toml"
+    )
+    daemon = Daemon(config)
+    daemon.started_at = 0.0
+    session = daemon._new_session(SessionSetup("x01", {}, ["Zoë", "Bob"]))
+    payload = daemon._finish_record(session, 1.0).payload
+    assert payload == to_json(json.loads(payload))
+    assert '"Zoë"' in payload
+
+
+@pytest.mark.slow
+async def test_broker_outage_reconnects_republishes_and_delivers_queued_results(
+    running: Running, watcher: Watcher, mosquitto: MosquittoBroker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A result is not retained: the watcher (retrying every 0.2 s) must be back
+    # before the daemon, whose first retry is 3 s after the loss, not 0.5 s
+    # +- 25 %, which could fall just after the broker's restart and beat it.
+    monkeypatch.setattr(MqttLink, "BACKOFF_START", 3.0)
+    monkeypatch.setattr(MqttLink, "BACKOFF_JITTER", 0.0)
     await connected(watcher)
     await watcher.command(
         {

@@ -11,6 +11,7 @@ import logging
 import os
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -22,6 +23,7 @@ from typing import Any
 
 import aiomqtt
 import pytest
+from paho.mqtt.properties import Properties
 
 from firmware_bridge.daemon.embedded_broker import EmbeddedBroker, EmbeddedBrokerError
 from firmware_bridge.daemon.mqtt_link import LinkSettings, MqttLink
@@ -365,6 +367,48 @@ async def test_a_publish_waits_for_its_puback_without_tasks_of_its_own(
         async with subscribed(mosquitto.port, STATE) as late:
             assert await harness.link.publish("state", {"game": None})
             assert json.loads(text(await late.next(STATE))) == {"game": None}
+
+
+async def test_send_hands_messages_over_in_order_and_returns_at_once(
+    mosquitto: MosquittoBroker,
+) -> None:
+    """send() is the daemon's way for states and events: no task, no future, no
+    wait for the PUBACK; the messages arrive in order, and the socket is not
+    left corked after a burst is written as one segment."""
+    async with running(mosquitto.url) as harness, subscribed(mosquitto.port, STATE) as live:
+        tasks = len(asyncio.all_tasks())
+        assert all(harness.link.send("state", {"n": n}) for n in range(50))
+        assert len(asyncio.all_tasks()) == tasks
+        assert [json.loads(text(await live.next(STATE)))["n"] for _ in range(50)] == list(range(50))
+        client = harness.link._client
+        assert client is not None
+        sock = client._client.socket()
+        assert isinstance(sock, socket.socket)
+        if hasattr(socket, "TCP_CORK"):
+            assert sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_CORK) == 0
+        with pytest.raises(ValueError, match="unknown topic"):
+            harness.link.send("status", {})
+    assert harness.link.send("state", {"n": 50}) is False  # closed: dropped
+
+
+async def test_a_puback_is_settled_without_paho_decoding_properties(
+    mosquitto: MosquittoBroker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An MQTT 3.1.1 PUBACK holds only the message id: the link reads it
+    without paho's ReasonCode and Properties (27 list lookups each), which
+    every message of every dart would otherwise pay for."""
+    async with running(mosquitto.url) as harness:
+        built: list[object] = []
+        real_init = Properties.__init__
+
+        def counting_init(self: Properties, packet_type: int) -> None:
+            built.append(packet_type)
+            real_init(self, packet_type)  # type: ignore[no-untyped-call]
+
+        monkeypatch.setattr(Properties, "__init__", counting_init)
+        assert all([await harness.link.publish("event", {"n": n}) for n in range(5)])
+        monkeypatch.undo()
+        assert built == []
 
 
 async def test_a_message_larger_than_the_socket_buffer_is_written_whole(

@@ -13,6 +13,7 @@ import contextlib
 import json
 import os
 import random
+import select
 import signal
 import sys
 from collections.abc import AsyncIterator, Callable, Iterator
@@ -230,6 +231,29 @@ async def test_hits_buttons_and_stuck_cells_arrive_with_segments_from_the_map(
     assert source.decoder.hello == Hello(0, 1, 8, 10, "fake-1.0")
     assert source.decoder.uptime_ms == 1234
     assert source.decoder.counts == {"frames": 11}
+
+
+async def test_each_chunk_is_read_without_a_select_first(
+    board: FakeBoard, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A dart's bytes are read at once: pyserial's read selects on the port
+    before every read, a system call telling the loop what it already knows."""
+    source = serial(board)
+    async with running(source) as events:
+        await connect(board, events)
+        selects: list[Any] = []
+        real_select = select.select
+
+        def counting_select(*args: Any) -> Any:
+            selects.append(args)
+            return real_select(*args)
+
+        monkeypatch.setattr(select, "select", counting_select)
+        for row in range(3):
+            await board.write(board.hit(row, 0))
+            assert (await events.next_of(HitEvent)).row == row
+        monkeypatch.undo()
+    assert selects == []
 
 
 async def test_without_a_map_hits_carry_only_the_cell(board: FakeBoard) -> None:
