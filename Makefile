@@ -28,7 +28,7 @@ typecheck: $(STAMP)
 	$(BIN)/mypy --strict
 
 unit: $(STAMP) mosquitto
-	$(BIN)/pytest
+	$(BIN)/pytest -n auto  # one worker per core (pytest-xdist): every test owns its broker, pty and files
 
 # The MQTT tests start their own Mosquitto; install Debian's when it is missing
 # (through sudo unless make runs as root).
