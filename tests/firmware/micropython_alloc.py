@@ -14,12 +14,12 @@ import micropython
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from firmware_bridge.mcu import compat, main
+    from firmware_bridge.mcu import main
+    from tests.firmware.micropython_clock import Clock
 else:
-    import compat
     import main
+    from micropython_clock import Clock
 
-BOARD = compat.Ticks(1 << 30)
 ROWS = (1, 2, 3, 4, 5, 6, 7, 8)
 COLS = (10, 11, 12, 13, 14, 15, 16, 17, 18, 19)
 BUTTONS = (20, 21)
@@ -51,29 +51,6 @@ class Pin:
         return 0 if JOINS.get(self.number, -2) == Pin.driven else 1
 
 
-class Clock:
-    """Simulated microseconds with a Pico's ticks; starts 50 ms before they wrap."""
-
-    def __init__(self) -> None:
-        self.us = (BOARD.period - 50) * 1000
-
-    def ticks_ms(self) -> int:
-        return BOARD.wrap(self.us // 1000)
-
-    def ticks_us(self) -> int:
-        return BOARD.wrap(self.us)
-
-    def ticks_diff(self, end: int, start: int) -> int:
-        return BOARD.diff(end, start)
-
-    def ticks_add(self, ticks: int, delta: int) -> int:
-        return BOARD.add(ticks, delta)
-
-    def sleep_us(self, us: int) -> None:
-        if us > 0:
-            self.us += us
-
-
 class Host:
     """No host input: reading returns the same empty bytes."""
 
@@ -93,7 +70,9 @@ def firmware_with(joins: "dict[int, int]", pressed: "dict[int, bool]") -> "main.
     JOINS = joins
     PRESSED = pressed
     config = main.Config(ROWS, COLS, BUTTONS, stuck_ms=600000)
-    firmware = main.Firmware(config, pin=Pin, host=Host(), write=count, clock=Clock())
+    firmware = main.Firmware(
+        config, pin=Pin, host=Host(), write=count, clock=Clock(wrap_after_ms=50)
+    )
     firmware.boot()
     firmware.loop(100)  # warm up: the hit (and its frame) is sent here
     return firmware

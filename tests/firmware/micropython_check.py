@@ -12,11 +12,13 @@ and with an injected 2**30, and the output must not depend on it.
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from firmware_bridge.mcu import compat, debounce, frames, main
+    from tests.firmware.micropython_clock import BOARD, Clock
 else:
     import compat
     import debounce
     import frames
     import main
+    from micropython_clock import BOARD, Clock
 
 state = [12345]
 
@@ -25,9 +27,6 @@ def rnd(n: int) -> int:
     state[0] = (state[0] * 1103515245 + 12345) & 0x7FFFFFFF
     return (state[0] >> 16) % n
 
-
-BOARD = compat.Ticks(1 << 30)
-"""The ticks of a Pico or an ESP32, simulated."""
 
 for case in range(30):
     native = case % 2 == 0
@@ -69,29 +68,6 @@ class Pin:
         return 0 if (Pin.driven, self.number) in Pin.closed else 1
 
 
-class Clock:
-    """Simulated microseconds; the ticks wrap 700 ms into the run."""
-
-    def __init__(self) -> None:
-        self.us = (BOARD.period - 700) * 1000
-
-    def ticks_ms(self) -> int:
-        return BOARD.wrap(self.us // 1000)
-
-    def ticks_us(self) -> int:
-        return BOARD.wrap(self.us)
-
-    def ticks_diff(self, end: int, start: int) -> int:
-        return BOARD.diff(end, start)
-
-    def ticks_add(self, ticks: int, delta: int) -> int:
-        return BOARD.add(ticks, delta)
-
-    def sleep_us(self, us: int) -> None:
-        if us > 0:
-            self.us += us
-
-
 class Host:
     pending = b""
 
@@ -110,7 +86,7 @@ def show(line: bytes) -> None:
 
 
 firmware = main.Firmware(
-    main.Config((1, 2, 3), (4, 5)), pin=Pin, host=Host(), write=show, clock=Clock()
+    main.Config((1, 2, 3), (4, 5)), pin=Pin, host=Host(), write=show, clock=Clock(wrap_after_ms=700)
 )
 firmware.boot()
 for t in range(5000):

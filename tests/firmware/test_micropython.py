@@ -43,10 +43,11 @@ def tool(name: str, env_var: str | None = None) -> str:
 
 
 def run(command: list[str], what: str) -> str:
-    """Run ``command`` with the firmware directory as the module path; its
+    """Run ``command`` with the firmware's folder (and this one) as the module path; its
     stdout, or a failure showing all it printed (MicroPython prints its
     traceback there)."""
-    env = {**os.environ, "MICROPYPATH": str(MCU_DIR), "PYTHONPATH": str(MCU_DIR)}
+    path = f"{MCU_DIR}{os.pathsep}{Path(__file__).parent}"  # the firmware, micropython_clock
+    env = {**os.environ, "MICROPYPATH": path, "PYTHONPATH": path}
     result = subprocess.run(
         command, capture_output=True, text=True, timeout=300, env=env, check=False
     )
