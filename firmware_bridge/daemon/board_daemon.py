@@ -35,7 +35,7 @@ from drivers.board_events import (
 )
 from drivers.factory import open_board
 from drivers.source import BoardSource
-from engine import Bed, EngineError, Event, NotationError, parse_event
+from engine import UNDO, Bed, EngineError, Event, NotationError, parse_event
 from engine.game_log import format_game_log
 from firmware_bridge.daemon.config import Config
 from firmware_bridge.daemon.embedded_broker import EmbeddedBroker
@@ -170,10 +170,12 @@ class Daemon:
             return
         self.last_setup = SessionSetup(latest.game, latest.options, latest.players, latest.teams)
         self.started_at = latest.started_at
+        if latest.status == "finished" and latest.events[-1:] != [str(UNDO)]:
+            return  # a finished game, nothing after its win: the board idles until the next
         session = self._replay(latest)
         if latest.status == "finished":
             if session.game.is_finished:
-                return  # a finished game: the board idles until the next one
+                return  # the undo did not take the win back
             log.warning("journal game %d: its win was undone; reopening it", latest.id)
             self.journal.reopen_game(latest.id)
         elif session.game.is_finished:
