@@ -25,6 +25,7 @@ ALLOWED: dict[str, tuple[str, ...]] = {
         "firmware_bridge.mqtt_contract",
     ),
     "display": ("engine", "display", "firmware_bridge.mqtt_contract"),
+    "leaderboard": ("engine", "leaderboard", "firmware_bridge.mqtt_contract"),
 }
 
 

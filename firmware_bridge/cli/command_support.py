@@ -30,6 +30,12 @@ EXTRAS = {
     "libusb_package": "usb",
     "amqtt": "broker",
     "mpremote": "firmware",
+    "sqlalchemy": "leaderboard",
+    "alembic": "leaderboard",
+    "psycopg": "leaderboard",
+    "fastapi": "leaderboard",
+    "uvicorn": "leaderboard",
+    "openskill": "leaderboard",
 }
 """The top-level modules of Oche's optional extras (pyproject.toml), by the
 extra that installs them: a Pi running only the daemon needs none of them."""

@@ -1,0 +1,5 @@
+"""Oche's results service: it stores every finished game published on
+``{base}/+/result`` once, re-scored from its log, and serves rankings,
+statistics and records as an API, pages for a bar's TV and retained MQTT
+snapshots. It may import ``engine`` and ``firmware_bridge.mqtt_contract`` only,
+never the daemon, the CLI, ``drivers`` or ``display`` (docs/architecture.md)."""

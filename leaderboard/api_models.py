@@ -1,0 +1,171 @@
+"""The leaderboard API's JSON, as pydantic models: what ``/api/...`` returns,
+what ``oche leaderboard show --json`` prints and what the pages render. The
+queries build these; the routers and templates only pass them on."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel
+
+__all__ = [
+    "AveragePoint",
+    "CricketRow",
+    "LeaderboardRow",
+    "LiveBoard",
+    "Period",
+    "PlayerCard",
+    "PlayerGameStats",
+    "RatingPoint",
+    "RecordEntry",
+    "Records",
+    "RejectedEntry",
+    "ResultDetail",
+    "ResultPlayer",
+    "ResultSummary",
+    "Row",
+    "VisitBreakdown",
+    "X01Row",
+]
+
+Period = Literal["day", "week", "month", "all"]
+
+
+class LeaderboardRow(BaseModel):
+    """One player in one game's table, ordered by rank (the rating's ordinal)."""
+
+    rank: int
+    player: str
+    venue: str
+    played: int
+    won: int
+    win_percent: float
+    rating: float
+    highlight: float | None = None
+
+
+class X01Row(LeaderboardRow):
+    three_dart_average: float | None
+    first9_average: float | None
+    checkout_percent: float | None
+    highest_checkout: int | None
+    best_leg_darts: int | None
+    count_100: int
+    count_140: int
+    count_180: int
+
+
+class CricketRow(LeaderboardRow):
+    mpr: float | None
+    best_game_mpr: float | None
+    count_5_marks: int
+    count_7_marks: int
+    count_9_marks: int
+
+
+Row = X01Row | CricketRow | LeaderboardRow
+
+
+class PlayerGameStats(BaseModel):
+    """A player's figures in one game over all time (the player card)."""
+
+    game: str
+    row: Row
+
+
+class RatingPoint(BaseModel):
+    game: str
+    at: float
+    rating: float
+
+
+class AveragePoint(BaseModel):
+    """One result's average for the card's chart: three-dart average in X01,
+    marks per round in Cricket, the highlight elsewhere."""
+
+    game: str
+    at: float
+    value: float
+    result_id: str
+
+
+class ResultSummary(BaseModel):
+    result_id: str
+    board: str
+    venue: str
+    game: str
+    finished_at: float
+    players: list[str]
+    winner_name: str | None
+    result: str
+
+
+class PlayerCard(BaseModel):
+    name: str
+    venue: str
+    games: list[PlayerGameStats]
+    rating_history: list[RatingPoint]
+    average_history: list[AveragePoint]
+    recent: list[ResultSummary]
+
+
+class ResultPlayer(BaseModel):
+    name: str
+    team: int | None
+    score: int
+    won: bool
+    darts: int
+    highlight: float | None
+
+
+class VisitBreakdown(BaseModel):
+    player: int
+    darts: list[str]
+    points: int
+    marks: int
+    bust: bool
+    score_after: int
+
+
+class ResultDetail(ResultSummary):
+    options: dict[str, object]
+    started_at: float | None
+    winner: int | None
+    result_players: list[ResultPlayer]
+    visits: list[VisitBreakdown]
+
+
+class RecordEntry(BaseModel):
+    """One record: who set it, the value, and the game it came from."""
+
+    game: str
+    label: str
+    player: str
+    value: float
+    result_id: str
+    at: float
+
+
+class Records(BaseModel):
+    period: Period
+    venue: str | None
+    highest_checkout: RecordEntry | None
+    best_leg: RecordEntry | None
+    most_180s: RecordEntry | None
+    highlights: list[RecordEntry]
+
+
+class RejectedEntry(BaseModel):
+    result_id: str | None
+    board: str | None
+    reason: str
+    received_at: float
+
+
+class LiveBoard(BaseModel):
+    """A board as the TV page shows it: its last state and availability."""
+
+    board: str
+    venue: str
+    availability: Literal["online", "offline", "unknown"]
+    state: dict[str, object] | None
