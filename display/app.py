@@ -154,7 +154,6 @@ class DisplayApp:
         self.feed = feed
         self.sound = sound
         self.caller = caller
-        self._heard: Mapping[str, Any] | None = None
         self.size = size
         self.fullscreen = fullscreen
         self.sprites = Sprites()
@@ -283,16 +282,12 @@ class DisplayApp:
         return state, _availability(availability, connected)
 
     def _sound(self, events: list[dict[str, Any]], state: Mapping[str, Any] | None) -> None:
-        """Play the cues of the events that arrived since the last frame (the
-        state before them is the one heard last), and let the caller speak."""
-        before, self._heard = self._heard, state
+        """Play the cues of the events that arrived since the last frame (each
+        event says all its cues need), and let the caller speak."""
         if not events:
             return
         if self.sound is not None:
-            # The events say what happened; the states only add what no event
-            # carries (the game, for the X01 ton calls, and cricket marks closing).
-            cues = [cue for event in events for cue in cues_for(event, before, state)]
-            self.sound.play_all(collapse(cues))
+            self.sound.play_all(collapse(cue for event in events for cue in cues_for(event)))
         if self.caller is not None:
             for event in events:
                 self.caller.announce(event, state)

@@ -2,11 +2,11 @@
 
 Pure functions over the daemon's JSON (docs/mqtt.md, docs/state.md): no
 pygame, no I/O. :mod:`display.sound_bank` turns the cue names into sounds.
-Each cue comes from the ``event`` payload that says what happened (the
+Every cue comes from the ``event`` payload that says what happened (the
 daemon's typed events: ``dart``, ``bust``, ``visit_end``, ``takeout``,
-``player_change``, ``points``, ``winner``); the states around it only add
-what no event carries: the game (the ton calls are X01's) and the cricket
-marks whose closing calls ``close``.
+``player_change``, ``points``, ``winner``), never from comparing states: the
+event names its game where a cue depends on it (``visit_end``'s ``game``, for
+X01's ton calls) and says which cricket targets it closed (``closed``).
 
 The display gets the events of one state change together (one dart or NEXT:
 they share ``at``), e.g. the third dart of a visit publishes ``dart``,
@@ -24,7 +24,6 @@ from typing import Any
 from display.darts import bed_of
 from engine import Bed, NotationError, checkout
 from engine.beds import ALL_BEDS
-from engine.games.cricket import MARKS_KEYS, MARKS_TO_CLOSE
 from engine.games.x01 import ALLOWED_MULTIPLIERS, RING_RULES
 
 __all__ = [
@@ -32,8 +31,6 @@ __all__ = [
     "CUES",
     "RING_CUES",
     "caller_text",
-    "close_cues",
-    "closed_targets",
     "collapse",
     "cues_for",
     "is_checkout",
@@ -129,89 +126,18 @@ def visit_points(event: Mapping[str, Any]) -> int:
     return total if isinstance(total, int) and not isinstance(total, bool) else 0
 
 
-def _game(*states: State | None) -> str | None:
-    for state in states:
-        if state is not None and isinstance(state.get("game"), str):
-            return str(state["game"])
-    return None
-
-
-def _side_key(state: State, index: int) -> int | str:
-    team = state["players"][index].get("team")
-    return f"team {team}" if isinstance(team, int) else index
-
-
-def closed_targets(old: State | None, new: State | None) -> list[str]:
-    """The cricket targets (``"20"``, ``"bull"``, ...) some side closed between
-    two states of the same game: its ``marks`` on them went from below 3 to 3.
-
-    Empty for games without ``marks`` (X01), across a change of game or of
-    players (a new game), and for an undo (marks only go down)."""
-    if old is None or new is None or _game(old) != _game(new):
-        return []
-    old_players, new_players = old.get("players"), new.get("players")
-    if not isinstance(old_players, list) or not isinstance(new_players, list):
-        return []
-    if len(old_players) != len(new_players):
-        return []
-    closed: list[str] = []
-    seen_sides: set[int | str] = set()
-    for index, (before, after) in enumerate(zip(old_players, new_players, strict=True)):
-        if before.get("name") != after.get("name"):
-            return []  # another game with the same id
-        marks_before, marks_after = before.get("marks"), after.get("marks")
-        if not isinstance(marks_before, Mapping) or not isinstance(marks_after, Mapping):
-            continue
-        side = _side_key(new, index)
-        if side in seen_sides:
-            continue  # team members share one set of marks
-        seen_sides.add(side)
-        for target in MARKS_KEYS:
-            was, now = marks_before.get(target, 0), marks_after.get(target, 0)
-            if was < MARKS_TO_CLOSE <= now and target not in closed:
-                closed.append(target)
-    return closed
-
-
-def close_cues(old: State | None, new: State | None) -> list[str]:
-    """``["close"]`` when a side closed a cricket target between the two states
-    (one cue however many closed at once), else ``[]``. For a display that
-    follows the ``state`` topic: call it with each state and the one before."""
-    return ["close"] if closed_targets(old, new) else []
-
-
-def _marks_change_on(state: State | None) -> str:
-    """The event whose state change moves ``marks``: the dart in Cricket, the
-    visit end where a visit is judged as a whole (Cricket-Shanghai, whose
-    state has ``marks_after_visit``)."""
-    if state is not None:
-        players = state.get("players")
-        if isinstance(players, list) and players and "marks_after_visit" in players[0]:
-            return "visit_end"
-    return "dart"
-
-
-def cues_for(
-    event: Mapping[str, Any],
-    state_before: State | None = None,
-    state_after: State | None = None,
-) -> list[str]:
-    """The cues for one MQTT ``event``.
-
-    ``state_before`` and ``state_after`` are the game states around the dart
-    or NEXT that caused the event (``None`` when unknown). They decide what
-    the event alone does not say: the ton calls are for X01 only, and a
-    cricket-family target closing adds ``close`` to the event that moved the
-    marks (the ``dart``, or Cricket-Shanghai's ``visit_end``). Pass the states
-    here or use :func:`close_cues` on the state topic, not both.
+def cues_for(event: Mapping[str, Any]) -> list[str]:
+    """The cues for one MQTT ``event``, from the event alone.
 
     ============== =====================================================
     event          cues
     ============== =====================================================
     dart           by the ring (``miss``, ``bull``, ``single``, ``double``,
-                   ``triple``) when ``scored``; nothing for a dead dart
-    visit_end      X01: ``ton`` / ``ton40`` / ``one_eighty`` by the points
-                   (not for a bust or the winning visit)
+                   ``triple``) when ``scored``, nothing for a dead dart;
+                   ``close`` when it ``closed`` a cricket target
+    visit_end      X01 (``game``): ``ton`` / ``ton40`` / ``one_eighty`` by
+                   the points (not for a bust or the winning visit);
+                   ``close`` when it ``closed`` a target (Cricket-Shanghai)
     bust           ``bust``
     takeout        ``takeout``
     player_change  ``player_change``
@@ -227,7 +153,7 @@ def cues_for(
         if event.get("scored", True) is not False and bed is not None:
             cues.append(_cue_of(bed))
     elif kind == "visit_end":
-        if _game(state_after, state_before) == "x01" and event.get("visit_over") is None:
+        if event.get("game") == "x01" and event.get("visit_over") is None:
             ton = ton_cue(visit_points(event))
             if ton is not None:
                 cues.append(ton)
@@ -241,8 +167,10 @@ def cues_for(
         cues.append("peg")
     elif kind == "winner":
         cues.append("game_shot")
-    if kind in ("dart", "visit_end") and kind == _marks_change_on(state_after or state_before):
-        cues += close_cues(state_before, state_after)
+    if kind in ("dart", "visit_end"):
+        closed = event.get("closed")
+        if isinstance(closed, list) and closed:
+            cues.append("close")  # one cue however many closed at once
     return cues
 
 
@@ -356,28 +284,28 @@ def is_checkout(remaining: int, out: str = "double") -> bool:
 
 
 def caller_text(event: Mapping[str, Any], state: State | None = None) -> str | None:
-    """What the spoken caller says for ``event`` (``state``: the state after
-    it), or ``None`` to stay quiet.
+    """What the spoken caller says for ``event``, or ``None`` to stay quiet.
+    ``state`` (the state after the event) gives only what is left to score.
 
     - ``bust``: "bust"; ``winner``: "game shot".
-    - X01 ``visit_end`` (not bust, not the winning visit): the visit's points
-      in words ("one hundred and eighty", "twenty-six", "no score" for 0),
-      then, when the thrower's side is left on a checkout under the game's
-      ``out`` option, "you require thirty-two".
+    - X01 ``visit_end`` (its ``game``; not bust, not the winning visit): the
+      visit's points in words ("one hundred and eighty", "twenty-six", "no
+      score" for 0), then, when the thrower's side is left on a checkout under
+      the game's ``out`` option, "you require thirty-two".
     """
     kind = event.get("type")
     if kind == "bust":
         return "bust"
     if kind == "winner":
         return "game shot"
-    if kind != "visit_end" or state is None or state.get("game") != "x01":
+    if kind != "visit_end" or event.get("game") != "x01":
         return None
     if event.get("visit_over") in ("bust", "win"):
         return None  # "bust" or "game shot" was said already
     points = visit_points(event)
     text = number_words(points) if points else "no score"
-    remaining = _remaining(event, state)
-    if remaining is not None and not state.get("finished"):
+    remaining = None if state is None else _remaining(event, state)
+    if state is not None and remaining is not None and not state.get("finished"):
         options = state.get("options")
         out = options.get("out", "double") if isinstance(options, Mapping) else "double"
         if is_checkout(remaining, str(out)):

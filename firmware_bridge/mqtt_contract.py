@@ -30,7 +30,7 @@ from typing import Any, Literal
 from engine import Bed, NotationError
 from engine.errors import LineupError
 from engine.lineup import MAX_NAME_LENGTH, MAX_PLAYERS, check_name
-from engine.state_schema import BED_NOTATION_PATTERN, STATE_SCHEMA
+from engine.state_schema import BED_NOTATION_PATTERN, MARKS_KEYS, STATE_SCHEMA
 
 __all__ = [
     "AVAILABILITY_OFFLINE",
@@ -388,6 +388,19 @@ EVENT_TYPES = (
 
 _PLAYER_FIELD = {"description": "Player index into the state's players.", **_INDEX}
 _NULLABLE_INDEX: dict[str, Any] = {"type": ["integer", "null"], "minimum": 0}
+_MARKS_FIELDS: dict[str, Any] = {
+    "marks": {
+        "description": "Only on the event that moves cricket marks (Cricket's dart, "
+        "Cricket-Shanghai's visit_end): the marks it scored, as the statistics count them.",
+        **_INDEX,
+    },
+    "closed": {
+        "description": "With marks: the targets the thrower's side closed, in marks order.",
+        "type": "array",
+        "items": {"enum": [*MARKS_KEYS]},
+        "uniqueItems": True,
+    },
+}
 
 _EVENT_FIELDS: dict[str, tuple[dict[str, Any], list[str]]] = {
     # type: (properties, required)
@@ -418,6 +431,7 @@ _EVENT_FIELDS: dict[str, tuple[dict[str, Any], list[str]]] = {
             "points": {"description": "Face value (T20 is 60).", **_INDEX},
             "dart": {"description": "1-3 within the visit.", "type": "integer", "minimum": 1},
             "scored": {"description": "False for a dead dart.", "type": "boolean"},
+            **_MARKS_FIELDS,
         },
         ["player", "segment"],
     ),
@@ -432,6 +446,8 @@ _EVENT_FIELDS: dict[str, tuple[dict[str, Any], list[str]]] = {
                 "type": ["integer", "null"],
             },
             "visit_over": {"type": ["string", "null"]},
+            "game": {"description": "The game's id: x01, cricket, ...", "type": "string"},
+            **_MARKS_FIELDS,
         },
         ["player", "darts"],
     ),

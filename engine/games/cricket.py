@@ -3,10 +3,13 @@ while an opponent still has them open."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from engine.beds import BULL, Bed
 from engine.game import Game, Reason
+from engine.lineup import Lineup
 from engine.options import Option
 from engine.registry import register
 from engine.schema_parts import NON_NEGATIVE_INT, NON_NEGATIVE_NUMBER, every_player
@@ -16,6 +19,8 @@ __all__ = [
     "MARKS_KEYS",
     "MARKS_TO_CLOSE",
     "Cricket",
+    "Marked",
+    "MarksGame",
     "marks_json",
     "marks_stats",
     "target_index",
@@ -72,8 +77,50 @@ def marks_stats(marks: int, visits: int) -> dict[str, Any]:
     return {"marks": marks, "mpr": round(marks / visits, 2) if visits else 0.0}
 
 
+@dataclass(frozen=True, slots=True)
+class Marked:
+    """What one dart (Cricket) or one visit (Cricket-Shanghai) did to the
+    thrower's side's marks: the marks it scored (the statistics' ``marks``)
+    and the targets it closed (:data:`MARKS_KEYS`: ``"20"``, ``"bull"``)."""
+
+    marks: int
+    closed: tuple[str, ...]
+
+
+class MarksGame(Game):
+    """A cricket-family game, whose sides carry marks. It says what its last
+    event did to them (:attr:`marked`), so a caller learns that a target was
+    closed from the game, not by comparing two states."""
+
+    marks_per_visit: ClassVar[bool] = False
+    """True when marks count at the end of a visit (Cricket-Shanghai), not
+    dart by dart (Cricket)."""
+
+    def __init__(
+        self,
+        players: Sequence[str] | Lineup,
+        options: Mapping[str, object] | None = None,
+        teams: Mapping[str, Sequence[str | int]] | None = None,
+    ) -> None:
+        self._marked: Marked | None = None
+        self._marked_at = -1
+        super().__init__(players, options, teams)
+
+    @property
+    def marked(self) -> Marked | None:
+        """What the last event of the log did to the marks: the last dart
+        (Cricket; ``None`` for a dead dart) or the visit its dart or NEXT
+        ended (Cricket-Shanghai); ``None`` when that event moved no marks."""
+        return self._marked if self._marked_at == len(self._events) else None
+
+    def _mark(self, marks: int, closed: tuple[str, ...]) -> None:
+        """Record what the event being applied did to the thrower's side's marks."""
+        self._marked = Marked(marks, closed)
+        self._marked_at = len(self._events)
+
+
 @register
-class Cricket(Game):
+class Cricket(MarksGame):
     """A single, double or triple gives 1, 2 or 3 marks (outer bull 1, inner
     bull 2). Marks beyond the third score while an opponent has the number open."""
 
@@ -107,12 +154,14 @@ class Cricket(Game):
     def _on_dart(self, bed: Bed) -> None:
         target = _INDEX[bed.number]
         if target < 0:
+            self._mark(0, ())
             return
         side = self._side
         marks = self._marks[side]
         have = marks[target]
         hits = bed.multiplier
         counted = 0
+        closed: tuple[str, ...] = ()
         if have < MARKS_TO_CLOSE:
             counted = min(MARKS_TO_CLOSE - have, hits)
             marks[target] = have + counted
@@ -120,6 +169,7 @@ class Cricket(Game):
             if have + counted == MARKS_TO_CLOSE:
                 self._open_sides[target] -= 1
                 self._closed[side] += 1
+                closed = (MARKS_KEYS[target],)
         if hits and self._mode != "no-score" and self._open_sides[target]:
             points = bed.number * hits
             if self._mode == "standard":
@@ -130,6 +180,7 @@ class Cricket(Game):
                         self._score[other] += points
             counted += hits
         self._marks_scored[self._player] += counted
+        self._mark(counted, closed)
         if counted:
             self._check_winner()
 

@@ -7,12 +7,14 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from engine.beds import BULL, Bed
-from engine.game import Game, Reason
+from engine.game import Reason
 from engine.games.cricket import (
     CRICKET_PLAYER_SCHEMA,
     CRICKET_TARGETS,
+    MARKS_KEYS,
     MARKS_SCHEMA,
     MARKS_TO_CLOSE,
+    MarksGame,
     marks_json,
     marks_stats,
     target_index,
@@ -71,7 +73,7 @@ CRICKET_SHANGHAI_PLAYER_SCHEMA: dict[str, Any] = {
 
 
 @register
-class CricketShanghai(Game):
+class CricketShanghai(MarksGame):
     """No points: one dart is at most one element, and a sector needs S, D and
     T (bull 25, 25, 50). The first side to close all seven at the end of a
     visit wins."""
@@ -87,6 +89,7 @@ class CricketShanghai(Game):
         "cricket_player": CRICKET_PLAYER_SCHEMA,
         "cricket_shanghai_player": CRICKET_SHANGHAI_PLAYER_SCHEMA,
     }
+    marks_per_visit = True
     options_spec = (
         Option(
             "bull_order",
@@ -107,6 +110,12 @@ class CricketShanghai(Game):
         after = resolve_visit(before, self._visit, self._bull_order)
         self._elements[self._player] += sum(after) - sum(before)
         self._marks[side] = after
+        closed = tuple(
+            key
+            for key, was, now in zip(MARKS_KEYS, before, after, strict=True)
+            if was < MARKS_TO_CLOSE <= now
+        )
+        self._mark(sum(after) - sum(before), closed)
         if sum(after) == MARKS_TO_CLOSE * len(CRICKET_TARGETS):
             self._finish(side, Reason.CLOSED_ALL)
 

@@ -9,7 +9,7 @@ from what happened, never from comparing two states.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 __all__ = [
@@ -34,6 +34,12 @@ __all__ = [
 ]
 
 
+def _optional() -> Any:
+    """A key added to a type after its first version: left out of the payload
+    when ``None`` (the game has no such thing), so older payloads stay as they were."""
+    return field(default=None, metadata={"optional": True})
+
+
 @dataclass(frozen=True, slots=True)
 class DaemonEvent:
     """One thing that happened at ``at`` (Unix seconds)."""
@@ -42,11 +48,14 @@ class DaemonEvent:
     at: float
 
     def to_json(self) -> dict[str, Any]:
-        """The ``event`` payload: ``type``, ``at``, then the class's own keys."""
+        """The ``event`` payload: ``type``, ``at``, then the class's own keys
+        (an optional key only when it has a value)."""
         payload: dict[str, Any] = {"type": self.type}
-        for field in fields(self):
-            value = getattr(self, field.name)
-            payload[field.name] = list(value) if isinstance(value, tuple) else value
+        for key in fields(self):
+            value = getattr(self, key.name)
+            if value is None and key.metadata.get("optional"):
+                continue
+            payload[key.name] = list(value) if isinstance(value, tuple) else value
         return payload
 
 
@@ -61,12 +70,17 @@ class GameStarted(DaemonEvent):
 
 @dataclass(frozen=True, slots=True)
 class Dart(DaemonEvent):
+    """A dart thrown; in Cricket also the marks it scored and the targets it
+    closed (``marks``, ``closed``: the engine's ``MarksGame.marked``)."""
+
     type: ClassVar[str] = "dart"
     player: int
     segment: str
     points: int
     dart: int
     scored: bool
+    marks: int | None = _optional()
+    closed: tuple[str, ...] | None = _optional()
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,12 +91,18 @@ class Bust(DaemonEvent):
 
 @dataclass(frozen=True, slots=True)
 class VisitEnd(DaemonEvent):
+    """A visit ended, in ``game`` (its id); in Cricket-Shanghai, whose marks
+    count at a visit's end, also the marks it scored and the targets it closed."""
+
     type: ClassVar[str] = "visit_end"
     player: int
     darts: tuple[str, ...]
     total: int
     score_change: int | None
     visit_over: str | None
+    game: str
+    marks: int | None = _optional()
+    closed: tuple[str, ...] | None = _optional()
 
 
 @dataclass(frozen=True, slots=True)

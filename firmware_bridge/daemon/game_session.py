@@ -37,6 +37,7 @@ from engine import (
     new_game,
 )
 from engine.game import DARTS_PER_VISIT
+from engine.games.cricket import MarksGame
 from firmware_bridge.daemon.events import (
     Bust,
     DaemonEvent,
@@ -150,6 +151,10 @@ class VisitPlay(PlayStyle):
         self.game = game
         self.quiet_takeout = False
         self._start_score: int | None = None
+        marking = game if isinstance(game, MarksGame) else None
+        # The cricket family's marks, on the event that moves them.
+        self._dart_marks = marking if marking and not marking.marks_per_visit else None
+        self._visit_marks = marking if marking and marking.marks_per_visit else None
 
     def miss(self) -> list[Event]:
         return [MISS]
@@ -190,8 +195,9 @@ class VisitPlay(PlayStyle):
         """The dart, and the bust and visit end it caused."""
         player, over = before.player, before.over
         number = before.thrown + 1
+        marks, closed = _marks_of(self._dart_marks)
         events: list[DaemonEvent] = [
-            Dart(now, player, bed.notation, bed.points, number, over is None)
+            Dart(now, player, bed.notation, bed.points, number, over is None, marks, closed)
         ]
         if self.game.visit_over == VisitOver.BUST and over != VisitOver.BUST:
             events.append(Bust(now, player))
@@ -205,6 +211,7 @@ class VisitPlay(PlayStyle):
         last = game.last_visit if not game.visit else None
         darts, over = (last[1], last[2]) if last else (game.visit, game.visit_over)
         start = self._start_score
+        marks, closed = _marks_of(self._visit_marks)
         return VisitEnd(
             now,
             player,
@@ -212,7 +219,20 @@ class VisitPlay(PlayStyle):
             0 if over == VisitOver.BUST else sum(bed.points for bed in darts),
             None if start is None else game.score(player) - start,
             None if over is None else str(over),
+            game.id,
+            marks,
+            closed,
         )
+
+
+def _marks_of(game: MarksGame | None) -> tuple[int | None, tuple[str, ...] | None]:
+    """The event's ``marks`` and ``closed``: what ``game``'s last event did to
+    the marks (none scored, none closed when it moved none); both ``None`` for
+    a game whose marks this event does not carry."""
+    if game is None:
+        return None, None
+    marked = game.marked
+    return (marked.marks, marked.closed) if marked is not None else (0, ())
 
 
 class PickingPlay(PlayStyle):
