@@ -170,6 +170,9 @@ class BoardDecoder:
 
     ``counts`` tallies ``frames`` (good lines), ``lost-frames`` (sequence gaps)
     and every rejected line by kind. ``hello`` is the last hello frame.
+    ``on_answer``, when set, is called with every hello and ``E`` frame, in
+    the order they came, before any rate limit: how the firmware answers
+    what the host sent (a ``?``, a ``C``).
     """
 
     def __init__(
@@ -186,6 +189,7 @@ class BoardDecoder:
         self.counts: Counter[str] = Counter()
         self.hello: Hello | None = None
         self.uptime_ms: int | None = None
+        self.on_answer: Callable[[Hello | FirmwareError], None] | None = None
         self._splitter = (
             LineSplitter(MAX_LINE, start=b"$")
             if protocol == "oche"
@@ -286,6 +290,8 @@ class BoardDecoder:
             self.uptime_ms = frame.uptime_ms
         elif isinstance(frame, Hello):
             self.hello = frame
+            if self.on_answer is not None:
+                self.on_answer(frame)
             matrix = self.matrix
             if matrix and (frame.rows, frame.cols) != (matrix.rows, matrix.cols):
                 events.append(
@@ -296,6 +302,8 @@ class BoardDecoder:
                     )
                 )
         elif isinstance(frame, FirmwareError):
+            if self.on_answer is not None:
+                self.on_answer(frame)
             events.append(self._error("firmware", f"firmware error code {frame.code}"))
         else:
             raise FrameError("unexpected-frame", f"a board does not send {frame.TYPE} frames")

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from drivers.board_decoder import PROTOCOLS
 from drivers.matrix_map import MatrixMap, load_map
+from drivers.protocol import NO_FIRMWARE_SETTINGS, FirmwareSettings
 from drivers.source import BoardSource
 
 __all__ = ["DRIVERS", "BoardSpec", "open_board"]
 
 DRIVERS = ("serial", "usb", "simulated", "keyboard")
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -29,6 +33,8 @@ class BoardSpec:
     usb_pid: int | None = None
     usb_interface: int = 0
     usb_report: str = "line"
+    firmware: FirmwareSettings = NO_FIRMWARE_SETTINGS
+    """Firmware settings a serial board is sent at each connect."""
 
     def check(self) -> None:
         """Raise ``ValueError`` naming the first setting that cannot work."""
@@ -46,6 +52,11 @@ class BoardSpec:
             raise ValueError("the usb driver needs --vid and --pid")
         if self.usb_report not in ("line", "cells"):
             raise ValueError(f"unknown USB report format {self.usb_report!r}; use line or cells")
+        if self.firmware and self.driver == "serial" and self.protocol != "oche":
+            raise ValueError(
+                f"firmware settings are sent in the oche protocol; "
+                f"a board speaking {self.protocol} has none"
+            )
 
 
 def open_board(spec: BoardSpec, matrix: MatrixMap | None = None) -> BoardSource:
@@ -54,11 +65,17 @@ def open_board(spec: BoardSpec, matrix: MatrixMap | None = None) -> BoardSource:
     spec.check()
     if matrix is None and spec.map_path:
         matrix = load_map(spec.map_path)
+    if spec.firmware and spec.driver != "serial":
+        log.warning(
+            "firmware settings (%s) are not sent: only a serial board takes them, not %s",
+            spec.firmware,
+            spec.driver,
+        )
     if spec.driver == "serial":
         from drivers.serial_source import SerialSource
 
         assert spec.port is not None
-        return SerialSource(spec.port, spec.baudrate, spec.protocol, matrix)
+        return SerialSource(spec.port, spec.baudrate, spec.protocol, matrix, firmware=spec.firmware)
     if spec.driver == "usb":
         from drivers.usb_source import UsbSource
 

@@ -13,18 +13,22 @@ from __future__ import annotations
 
 import binascii
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
 __all__ = [
     "CONFIG_KEYS",
+    "FIRMWARE_ERRORS",
     "MAX_LINE",
+    "NO_FIRMWARE_SETTINGS",
     "PROTOCOL_VERSION",
     "SEQ_MODULO",
     "SETTINGS",
     "Button",
     "Configure",
     "FirmwareError",
+    "FirmwareSettings",
     "Frame",
     "FrameError",
     "Heartbeat",
@@ -93,6 +97,50 @@ def check_setting(key: str, value: object) -> int:
             f"({setting.unit}), not {value!r}"
         )
     return value
+
+
+@dataclass(frozen=True, slots=True)
+class FirmwareSettings:
+    """Values for some of the :data:`SETTINGS` a host may change, each checked
+    with :func:`check_setting` (a ValueError names the first bad one), kept in
+    the settings table's order: what the host sends a board in ``C`` frames."""
+
+    values: tuple[tuple[str, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        keys = [key for key, _ in self.values]
+        for key, value in self.values:
+            check_setting(key, value)
+            if keys.count(key) > 1:
+                raise ValueError(f"board setting {key!r} is given twice")
+        order = list(SETTINGS)
+        ordered = tuple(sorted(self.values, key=lambda item: order.index(item[0])))
+        object.__setattr__(self, "values", ordered)
+
+    @classmethod
+    def of(cls, values: Mapping[str, object]) -> FirmwareSettings:
+        """The settings ``values`` names; a ValueError for a bad key or value."""
+        checked = tuple((key, check_setting(key, value)) for key, value in values.items())
+        return cls(checked)
+
+    def __bool__(self) -> bool:
+        return bool(self.values)
+
+    def __str__(self) -> str:
+        """``debounce_ms=30, scan_hz=2000``, as the daemon logs them."""
+        return ", ".join(f"{key}={value}" for key, value in self.values)
+
+
+NO_FIRMWARE_SETTINGS = FirmwareSettings()
+"""No settings: the firmware keeps its own (``oche_config.py``)."""
+
+FIRMWARE_ERRORS: dict[int, str] = {
+    1: "a host line could not be read (bad frame)",
+    2: "an unknown setting",
+    3: "a setting out of range",
+    4: "the scan loop overran its period",
+}
+"""What each ``E`` frame's code means, as docs/firmware.md says."""
 
 
 class FrameError(ValueError):

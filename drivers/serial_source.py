@@ -18,6 +18,12 @@ Failed reopen attempts are quiet. Give it a stable name such as
 
 Nothing the board sends makes the source raise: bad lines are counted in
 ``decoder.counts`` and reported as rate-limited error events.
+
+Each time the port opens, the source asks for a hello and, when it was given
+``firmware`` settings (the config's ``[board.firmware]``), sends them to the
+board once it has said hello, one ``C`` frame at a time, and logs in one line
+what the board took and what it refused (docs/protocol.md#settings): a board
+that restarted has lost what it was sent before, and it gets it again.
 """
 
 from __future__ import annotations
@@ -35,22 +41,39 @@ from drivers.board_decoder import BoardDecoder
 from drivers.board_events import ConnectedEvent, DisconnectedEvent
 from drivers.matrix_map import MatrixMap
 from drivers.protocol import (
+    FIRMWARE_ERRORS,
     SEQ_MODULO,
     Configure,
+    FirmwareError,
+    FirmwareSettings,
     Frame,
+    Hello,
     HelloRequest,
     check_setting,
     encode_frame,
 )
 from drivers.source import Backoff, BoardSource
 
-__all__ = ["READ_SIZE", "SerialSource"]
+__all__ = ["ANSWER_TIMEOUT", "READ_SIZE", "SerialSource"]
 
 READ_SIZE = 4096
 """Most bytes taken from the port per read."""
 
 CLOSE_WAIT = 1.0
 """Seconds to wait for the transport to finish closing the port."""
+
+ANSWER_TIMEOUT = 2.0
+"""Seconds to wait for the board's hello, before the firmware settings and
+after each one."""
+
+SETTLE = 0.1
+"""Seconds to let a second hello arrive after the first: a board that the
+opening port restarted says hello at boot and again for the ``?``."""
+
+_NOT_ANSWERS = frozenset({4})
+"""``E`` codes that answer nothing the host sent (4: the scan loop overran)."""
+
+Answers = asyncio.Queue[Hello | FirmwareError]
 
 log = logging.getLogger(__name__)
 
@@ -79,15 +102,23 @@ class SerialSource(BoardSource):
         protocol: str = "oche",
         matrix: MatrixMap | None = None,
         backoff: Backoff | None = None,
+        firmware: FirmwareSettings | None = None,
     ) -> None:
         if isinstance(baudrate, bool) or not isinstance(baudrate, int) or baudrate <= 0:
             raise ValueError(f"baud rate {baudrate!r} is not a positive whole number")
+        firmware = firmware or FirmwareSettings()
+        if firmware and protocol != "oche":
+            raise ValueError(
+                f"firmware settings ({firmware}) are sent in the oche protocol; "
+                f"a board speaking {protocol} has none"
+            )
         super().__init__()
         self.port = port
         self.baudrate = baudrate
         self.protocol = protocol
         self.decoder = BoardDecoder(protocol, matrix)
         self.backoff = backoff or Backoff()
+        self.firmware = firmware
         self._transport: serial_asyncio_fast.SerialTransport | None = None
         self._seq = 0
 
@@ -135,12 +166,69 @@ class SerialSource(BoardSource):
         """Change a firmware setting (``C`` frame): ``debounce_ms``, ``stuck_ms``
         or ``scan_hz``. Only for the ``oche`` protocol and while connected;
         returns whether the frame was written. An unknown key, or a value
-        outside the setting's range (docs/protocol.md), is a ValueError."""
+        outside the setting's range (docs/protocol.md), is a ValueError.
+        The source sends its :attr:`firmware` settings this way at each connect."""
         check_setting(key, value)
         if self.protocol != "oche" or not self.connected:
             return False
         await self._send_frame(Configure(self.next_seq(), key, value))
         return True
+
+    async def _push_firmware(self, answers: Answers) -> None:
+        """Send :attr:`firmware` to the board that just connected and log, in
+        one line, what it took and what it refused.
+
+        First the board's hello (the answer to the connect's ``?``, or the
+        boot hello of a board the opening port restarted; a second one within
+        :data:`SETTLE` is the other of the two): nothing is sent to a board
+        still starting. Then each setting as a ``C`` frame followed by
+        a ``?``: the firmware answers host lines in order and answers a good
+        ``C`` with nothing, so an ``E`` before the next hello is that
+        setting's refusal, and the hello alone means it was taken."""
+        port = self.port
+        if await _next_hello(answers) is None:
+            log.warning(
+                "serial %s: the board did not say hello within %g s; "
+                "firmware settings not sent (%s)",
+                port,
+                ANSWER_TIMEOUT,
+                self.firmware,
+            )
+            return
+        await asyncio.sleep(SETTLE)
+        while not answers.empty():
+            answers.get_nowait()  # a boot hello and the answer to "?", or an overrun
+        took: list[str] = []
+        refused: list[str] = []
+        for key, value in self.firmware.values:
+            if not (await self.configure(key, value) and await self.request_hello()):
+                return  # the port is gone: the next connection sends them all again
+            codes = await _next_hello(answers)
+            if codes is None:
+                log.warning(
+                    "serial %s: the board did not answer %s=%d within %g s%s",
+                    port,
+                    key,
+                    value,
+                    ANSWER_TIMEOUT,
+                    f" (it took {', '.join(took)})" if took else "",
+                )
+                return
+            refusals = [code for code in codes if code not in _NOT_ANSWERS]
+            if refusals:
+                why = FIRMWARE_ERRORS.get(refusals[0], "an unknown error")
+                refused.append(f"{key}={value} (E {refusals[0]}: {why})")
+            else:
+                took.append(f"{key}={value}")
+        if refused:
+            log.warning(
+                "serial %s: the board refused firmware setting %s%s",
+                port,
+                ", ".join(refused),
+                f"; it took {', '.join(took)}" if took else "",
+            )
+        else:
+            log.info("serial %s: the board took its firmware settings: %s", port, ", ".join(took))
 
     # ------------------------------------------------------------- reading
 
@@ -180,13 +268,21 @@ class SerialSource(BoardSource):
         """One open port, read by ``reader`` until it is lost; returns why it was lost."""
         self.decoder.reset()  # before the first read: the transport starts reading on the next turn
         self._transport = transport
+        pushing: asyncio.Task[None] | None = None
         try:
             log.info("serial %s: connected", self.port)
             self._emit(ConnectedEvent(self.port))
             if self.protocol == "oche":
+                if self.firmware:
+                    answers: Answers = asyncio.Queue()
+                    self.decoder.on_answer = answers.put_nowait
+                    pushing = asyncio.create_task(self._push_firmware(answers))
                 transport.write(encode_frame(HelloRequest(self.next_seq())))
             return await asyncio.shield(reader.lost)
         finally:
+            self.decoder.on_answer = None
+            if pushing is not None:
+                pushing.cancel()  # the port is gone; it ends on the loop's next turn
             self._transport = None
             await self._close_port(transport, reader)
 
@@ -209,6 +305,21 @@ class SerialSource(BoardSource):
                     port.close()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(asyncio.shield(reader.lost), CLOSE_WAIT)
+
+
+async def _next_hello(answers: Answers) -> list[int] | None:
+    """The ``E`` codes the board sends before its next hello, or ``None``
+    when no hello comes within :data:`ANSWER_TIMEOUT`."""
+    codes: list[int] = []
+    try:
+        async with asyncio.timeout(ANSWER_TIMEOUT):
+            while True:
+                answer = await answers.get()
+                if isinstance(answer, Hello):
+                    return codes
+                codes.append(answer.code)
+    except TimeoutError:
+        return None
 
 
 class _PortReader(asyncio.Protocol):

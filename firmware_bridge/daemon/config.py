@@ -1,5 +1,8 @@
 """The daemon's one config file: TOML, seven sections, every setting has a default.
 
+``[board.firmware]`` is the one table inside a section: the firmware settings
+(docs/protocol.md#settings) the daemon sends a serial board at each connect.
+
 The file is looked for at ``--config FILE``, else ``$OCHE_CONFIG``,
 ``$XDG_CONFIG_HOME/oche/oche.toml`` (default ``~/.config``) and
 ``/etc/oche/oche.toml``, first found wins; with none the defaults are used.
@@ -29,6 +32,7 @@ from typing import Any, get_type_hints
 from drivers.board_decoder import PROTOCOLS
 from drivers.errors import DriverError
 from drivers.factory import DRIVERS, BoardSpec
+from drivers.protocol import NO_FIRMWARE_SETTINGS, SETTINGS, FirmwareSettings, check_setting
 from firmware_bridge.daemon.log_setup import DEFAULT_LOG_LEVEL, LOG_LEVELS
 from firmware_bridge.mqtt_contract import (
     BrokerAddress,
@@ -133,6 +137,8 @@ class BoardConfig:
     usb_report: str = "line"
     script: str = ""
     delay: float = 0.0
+    firmware: FirmwareSettings = NO_FIRMWARE_SETTINGS
+    """``[board.firmware]``: settings sent to a serial board at each connect."""
 
     def spec(self) -> BoardSpec:
         """The :class:`drivers.factory.BoardSpec` for ``drivers.factory.open_board``.
@@ -155,6 +161,7 @@ class BoardConfig:
             usb_pid=ids["usb_pid"],
             usb_interface=self.usb_interface,
             usb_report=self.usb_report,
+            firmware=self.firmware,
         )
 
 
@@ -302,7 +309,8 @@ _KINDS: dict[str, dict[str, type[Any]]] = {
     name: {f.name: get_type_hints(cls)[f.name] for f in fields(cls)}
     for name, cls in SECTIONS.items()
 }
-"""Each section's keys and their types (str, int, float or bool)."""
+"""Each section's keys and their types (str, int, float or bool; and
+``board.firmware``, a table of :class:`FirmwareSettings`)."""
 
 _PATH_KEYS = {("board", "map"), ("mqtt", "password_file"), ("mqtt", "ca_file"), ("journal", "path")}
 """Keys holding file paths: ``~`` expanded, relative to the config file."""
@@ -522,6 +530,9 @@ def _apply_overrides(
         if not key:
             checker.add(name, "--set needs section.key=value")
             continue
+        if section == "board" and key.partition(".")[0] == "firmware":
+            _firmware_override(raw, name, text, checker, from_set)
+            continue
         if key not in _KINDS[section]:
             checker.add(name, _unknown_key(section, key) + " (from --set)")
             continue
@@ -537,6 +548,60 @@ def _apply_overrides(
         table = raw.setdefault(section, {})
         if isinstance(table, dict):
             table[key] = value
+
+
+def _firmware_override(
+    raw: dict[str, Any], name: str, text: str, checker: _Checker, from_set: set[str]
+) -> None:
+    """``--set board.firmware.SETTING=VALUE``: one firmware setting, an integer."""
+    setting = name.split(".", 2)[2] if name.count(".") >= 2 else ""
+    if not setting:
+        checker.add(name, "set one firmware setting at a time: board.firmware.debounce_ms=30")
+        return
+    from_set.add(name)
+    try:
+        value = _override_value(text, int)
+    except _Invalid as problem:
+        checker.add(name, str(problem))
+        from_set.discard(name)
+        return
+    board = raw.setdefault("board", {})
+    table = board.setdefault("firmware", {}) if isinstance(board, dict) else None
+    if isinstance(table, dict):
+        table[setting] = value
+
+
+def _either(names: Iterable[str]) -> str:
+    """``a, b or c``."""
+    *head, last = names
+    return f"{', '.join(head)} or {last}" if head else last
+
+
+def _firmware_settings(table: object, checker: _Checker) -> FirmwareSettings | None:
+    """``[board.firmware]`` checked against the settings table: each key a
+    setting the host may change, each value in its range. ``None`` after
+    reporting every problem."""
+    if not isinstance(table, dict):
+        checker.add("board.firmware", f"expected a table ([board.firmware]), got {_what(table)}")
+        return None
+    values: dict[str, int] = {}
+    for key, value in table.items():
+        path = f"board.firmware.{key}"
+        if key not in SETTINGS:
+            close = _suggest(key, SETTINGS)
+            checker.add(
+                path,
+                f'unknown setting; did you mean "{close}"?'
+                if close
+                else f"unknown setting; the host may change {_either(SETTINGS)}, the others "
+                "are set in the firmware's oche_config.py (docs/protocol.md#settings)",
+            )
+            continue
+        try:
+            values[key] = check_setting(key, value)
+        except ValueError as problem:
+            checker.add(path, str(problem).removeprefix(f"{key} "))
+    return FirmwareSettings.of(values) if len(values) == len(table) else None
 
 
 def _in_range(low: float, high: float | None = None) -> Callable[[float], str | None]:
@@ -688,6 +753,13 @@ def _cross_checks(values: dict[str, dict[str, Any]], bad: set[str], checker: _Ch
             for key in ("usb_vid", "usb_pid"):
                 if f"board.{key}" not in bad and not board[key]:
                     checker.add(f"board.{key}", "the usb driver needs usb_vid and usb_pid")
+    serial_board = board["driver"] == "serial" and not {"board.driver", "board.protocol"} & bad
+    if board["firmware"] and serial_board and board["protocol"] != "oche":
+        checker.add(
+            "board.firmware",
+            f"firmware settings are sent in the oche protocol; a board speaking "
+            f'{board["protocol"]} has none (set board.protocol = "oche" or drop them)',
+        )
     tls = bool(mqtt["url"]) and "mqtt.url" not in bad and parse_broker_url(mqtt["url"]).tls
     if mqtt["ca_file"] and not ({"mqtt.url", "mqtt.ca_file"} & bad) and not tls:
         checker.add(
@@ -746,6 +818,13 @@ def parse_config(
             if key not in table:
                 continue
             path = f"{section}.{key}"
+            if kind is FirmwareSettings:
+                settings = _firmware_settings(table[key], checker)
+                if settings is None:
+                    bad.add(path)
+                else:
+                    defaults[key] = settings
+                continue
             try:
                 value = _typed(table[key], kind)
             except _Invalid as problem:

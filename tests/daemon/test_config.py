@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from drivers.factory import BoardSpec
+from drivers.protocol import NO_FIRMWARE_SETTINGS, SETTINGS, FirmwareSettings
 from firmware_bridge.daemon.config import (
     SECTIONS,
     BoardConfig,
@@ -122,6 +123,8 @@ def test_config_md_documents_every_key_and_nothing_else() -> None:
                 if isinstance(default, str)
                 else str(default).lower()
                 if isinstance(default, bool)
+                else "{}"  # no firmware settings: an empty table
+                if default == NO_FIRMWARE_SETTINGS
                 else str(default)
             )
             assert f"| `{shown}` |" in row, (section, field.name, row)
@@ -578,7 +581,7 @@ def test_unknown_sections_and_keys_get_suggestions() -> None:
         'board.protocl: unknown key; did you mean "protocol"?',
         "board.url: unknown key in [board]; did you mean mqtt.url?",
         "board.colour: unknown key; the keys of [board] are id, name, driver, port, baudrate, "
-        "protocol, map, usb_vid, usb_pid, usb_interface, usb_report, script, delay",
+        "protocol, map, usb_vid, usb_pid, usb_interface, usb_report, script, delay, firmware",
         'mqtt.keep_alive: unknown key; did you mean "keepalive"?',
     ]
     assert 'board.driver: "serail" is not a driver (did you mean "serial"?)' in the_error(
@@ -716,6 +719,96 @@ def test_board_spec_round_trip() -> None:
 
     with pytest.raises(ConfigError, match=r"^board\.usb_vid: "):
         BoardConfig(usb_vid="xyz").spec()
+
+
+# --- [board.firmware] -----------------------------------------------------------
+
+
+def test_board_firmware_settings_reach_the_spec_in_the_table_order() -> None:
+    assert BoardConfig().firmware == NO_FIRMWARE_SETTINGS and not NO_FIRMWARE_SETTINGS
+    table = parse_config("[board.firmware]\nscan_hz = 2000\ndebounce_ms = 30", "x")
+    inline = parse_config("[board]\nfirmware = { debounce_ms = 30, scan_hz = 2000 }", "x")
+    overridden = parse_config(
+        "[board.firmware]\nscan_hz = 500",
+        "x",
+        ["board.firmware.debounce_ms=30", "board.firmware.scan_hz=2_000"],
+    )
+    expected = FirmwareSettings((("debounce_ms", 30), ("scan_hz", 2000)))
+    for config in (table, inline, overridden):
+        assert config.board.firmware == expected
+        assert config.board.spec().firmware == expected
+    assert str(expected) == "debounce_ms=30, scan_hz=2000"
+    limits = "\n".join(f"{s.name} = {s.maximum}" for s in SETTINGS.values())
+    every = parse_config(f"[board.firmware]\n{limits}", "x").board.firmware
+    assert every.values == tuple((s.name, s.maximum) for s in SETTINGS.values())
+
+
+@pytest.mark.parametrize(
+    ("text", "overrides", "expected"),
+    [
+        (
+            "[board.firmware]\ndebounce_ms = 0",
+            (),
+            ["board.firmware.debounce_ms: must be a whole number from 1 to 250 (ms), not 0"],
+        ),
+        (
+            "[board.firmware]\nscan_hz = 20000\nstuck_ms = 1.5",
+            (),
+            [
+                "board.firmware.scan_hz: must be a whole number from 100 to 10000 (Hz), not 20000",
+                "board.firmware.stuck_ms: must be a whole number from 250 to 600000 (ms), not 1.5",
+            ],
+        ),
+        (
+            "[board.firmware]\ndebounce = 30\nsettle_us = 10",
+            (),
+            [
+                'board.firmware.debounce: unknown setting; did you mean "debounce_ms"?',
+                "board.firmware.settle_us: unknown setting; the host may change debounce_ms, "
+                "stuck_ms or scan_hz, the others are set in the firmware's oche_config.py "
+                "(docs/protocol.md#settings)",
+            ],
+        ),
+        (
+            "[board]\nfirmware = 30",
+            (),
+            ["board.firmware: expected a table ([board.firmware]), got an integer (30)"],
+        ),
+        (
+            "",
+            ("board.firmware.debounce_ms=fast", "board.firmware.scan_hz=50"),
+            [
+                'board.firmware.debounce_ms: expected an integer, got "fast" (from --set)',
+                "board.firmware.scan_hz: must be a whole number from 100 to 10000 (Hz), "
+                "not 50 (from --set)",
+            ],
+        ),
+        (
+            "",
+            ("board.firmware=30",),
+            ["board.firmware: set one firmware setting at a time: board.firmware.debounce_ms=30"],
+        ),
+        (
+            '[board]\nprotocol = "darts-codes"\n[board.firmware]\nscan_hz = 2000',
+            (),
+            [
+                "board.firmware: firmware settings are sent in the oche protocol; a board "
+                'speaking darts-codes has none (set board.protocol = "oche" or drop them)'
+            ],
+        ),
+    ],
+)
+def test_bad_board_firmware_settings_are_named(
+    text: str, overrides: tuple[str, ...], expected: list[str]
+) -> None:
+    assert errors_of(text, overrides) == expected
+
+
+def test_board_firmware_settings_with_another_driver_are_not_an_error() -> None:
+    """A simulated board for a test (``--set board.driver=simulated``) keeps
+    the file's settings; the factory logs that they are not sent."""
+    config = parse_config('[board]\ndriver = "simulated"\n[board.firmware]\nscan_hz = 2000', "x")
+    config.board.spec().check()
 
 
 def test_every_valid_config_gives_a_spec_that_checks() -> None:

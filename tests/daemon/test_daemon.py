@@ -26,6 +26,7 @@ from firmware_bridge.daemon.mqtt_link import MqttLink, to_json
 from firmware_bridge.mqtt_contract import COMMANDS, TOPICS
 from tests.daemon_harness import TIMEOUT, Running, Watcher, cell_of, config_text, press, throw
 from tests.drivers.pty_board import FakeBoard
+from tests.drivers.pty_firmware import FirmwareOnPty
 from tests.mosquitto_broker import MosquittoBroker, free_port
 
 OCHE = Path(sys.executable).parent / "oche"
@@ -284,6 +285,43 @@ async def test_unplug_and_replug_the_board_mid_game(running: Running, watcher: W
     await throw(running.board, "S19")
     state = await watcher.state_where(lambda s: s.get("visit") == ["S20", "S19"])
     assert scores(state) == [501 - 39]
+
+
+async def test_the_board_is_sent_its_firmware_settings_at_every_connect(
+    tmp_path: Path, mosquitto: MosquittoBroker, watcher: Watcher, caplog: pytest.LogCaptureFixture
+) -> None:
+    """``[board.firmware]`` goes to the board's real firmware when the daemon
+    starts and again after a replug (a power-cycled board), in one log line
+    each time, while the game goes on."""
+    caplog.set_level(logging.INFO, "drivers.serial_source")
+    extra = "[board.firmware]\ndebounce_ms = 30\nscan_hz = 2000\n"
+    running = Running(tmp_path, mosquitto, extra=extra)
+    took = "the board took its firmware settings: debounce_ms=30, scan_hz=2000"
+
+    async def told(times: int) -> None:
+        while sum(took in record.getMessage() for record in caplog.records) < times:
+            await asyncio.sleep(0.02)
+
+    async with FirmwareOnPty(running.board) as device:
+        await running.start()
+        try:
+            await connected(watcher)
+            await asyncio.wait_for(told(1), TIMEOUT)
+            assert (device.firmware.debounce_ms, device.firmware.scan_hz) == (30, 2000)
+            await watcher.command({"command": "new_game", "game": "x01", "players": ["Ann"]})
+            await throw(running.board, "T20")
+            running.board.unplug()
+            await watcher.state_where(lambda s: not s["board"]["connected"])
+            running.board.plug()
+            device.restart()  # power-cycled: its oche_config.py defaults again
+            await asyncio.wait_for(told(2), TIMEOUT)
+            assert (device.firmware.debounce_ms, device.firmware.scan_hz) == (30, 2000)
+            await throw(running.board, "S19")
+            state = await watcher.state_where(lambda s: s.get("visit") == ["T20", "S19"])
+            assert scores(state) == [501 - 79]
+        finally:
+            await running.stop()
+            running.board.close()
 
 
 async def test_kill_9_mid_visit_then_restart_gives_the_same_state(

@@ -3,6 +3,8 @@ that never raises and never turns damaged input into a hit."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -21,6 +23,8 @@ from drivers.protocol import (
     encode_frame,
 )
 from drivers.serial_source import SerialSource
+from tests.firmware.mcu import frames
+from tests.paths import REPO
 from tests.protocol_vectors import (
     InvalidVector,
     SettingRow,
@@ -268,3 +272,11 @@ def test_a_frame_torn_by_a_reset_costs_only_itself(first: bytes, cut: int, secon
         HitEvent(None, expected.row, expected.col)
     ]
     assert decoder.counts["garbage"] == 1
+
+
+def test_the_host_names_every_firmware_error_code_as_the_firmware_docs_do() -> None:
+    codes = {frames.ERR_BAD_FRAME, frames.ERR_UNKNOWN_SETTING, frames.ERR_OUT_OF_RANGE}
+    assert set(protocol.FIRMWARE_ERRORS) == {*codes, frames.ERR_OVERRUN}
+    table = (REPO / "docs" / "firmware.md").read_text("utf-8").split("## Error codes", 1)[1]
+    documented = dict(re.findall(r"^\| `(\d)` \| ([^|]+?) \|", table, re.M))
+    assert {int(code): text for code, text in documented.items()} == protocol.FIRMWARE_ERRORS

@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from drivers import serial_source
 from drivers.board_decoder import BoardDecoder
 from drivers.board_events import (
     BoardEvent,
@@ -35,11 +36,22 @@ from drivers.board_events import (
 )
 from drivers.factory import BoardSpec, open_board
 from drivers.matrix_map import parse_map
-from drivers.protocol import Configure, Hello, HelloRequest, Hit, Released, Stuck, encode_frame
+from drivers.protocol import (
+    Configure,
+    FirmwareSettings,
+    Hello,
+    HelloRequest,
+    Hit,
+    Released,
+    Stuck,
+    encode_frame,
+)
 from drivers.serial_source import SerialSource
 from drivers.source import Backoff
 from engine import Bed
 from tests.drivers.pty_board import FakeBoard
+from tests.drivers.pty_firmware import FirmwareOnPty
+from tests.firmware.mcu import main as firmware_main
 from tests.paths import REPO
 
 pytestmark = pytest.mark.skipif(
@@ -601,3 +613,163 @@ async def test_oche_monitor_prints_serial_events_as_json(tmp_path: Path, board: 
         if process.returncode is None:
             process.kill()
             await process.wait()
+
+
+# ------------------------------------------------------------ firmware settings
+
+SETTINGS_LOG = "drivers.serial_source"
+
+
+async def logged(caplog: pytest.LogCaptureFixture, text: str, count: int = 1) -> list[str]:
+    """Wait until the source has logged ``text`` ``count`` times; its lines that say it."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + WAIT
+    while True:
+        lines = [r.getMessage() for r in caplog.records if r.name == SETTINGS_LOG]
+        found = [line for line in lines if text in line]
+        if len(found) >= count:
+            return found
+        if loop.time() > deadline:
+            raise AssertionError(f"no {text!r} in the log: {lines}")
+        await asyncio.sleep(0.01)
+
+
+def with_firmware(board: FakeBoard, **settings: int) -> SerialSource:
+    return SerialSource(
+        str(board.link),
+        matrix=MATRIX,
+        backoff=fast_backoff(),
+        firmware=FirmwareSettings.of(settings),
+    )
+
+
+async def test_the_firmware_settings_are_sent_and_the_real_firmware_takes_them(
+    board: FakeBoard, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The board's firmware (booting as the port opens: two hellos) is sent
+    each setting, takes it, and the source says so in one line; darts still
+    arrive meanwhile."""
+    caplog.set_level("INFO", SETTINGS_LOG)
+    source = with_firmware(board, scan_hz=2000, debounce_ms=30)
+    async with FirmwareOnPty(board) as device, running(source) as events:
+        await events.next_of(ConnectedEvent)
+        await board.write(board.frame(Hit(1, 0, 2)))
+        assert (await events.next_of(HitEvent)).segment == T20
+        [line] = await logged(caplog, "took its firmware settings")
+        assert line == (
+            f"serial {board.link}: the board took its firmware settings: "
+            "debounce_ms=30, scan_hz=2000"
+        )
+        assert (device.firmware.debounce_ms, device.firmware.scan_hz) == (30, 2000)
+        sent = board.read_now()
+        assert sent.startswith(encode_frame(HelloRequest(0)))
+        assert encode_frame(Configure(1, "debounce_ms", 30)) in sent
+        assert sent.index(b"debounce_ms=30") < sent.index(b"scan_hz=2000")  # the table's order
+        assert not [r for r in caplog.records if r.levelname == "WARNING"]
+
+
+async def test_a_restarted_board_is_sent_the_settings_again(
+    board: FakeBoard, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level("INFO", SETTINGS_LOG)
+    source = with_firmware(board, stuck_ms=5000)
+    async with FirmwareOnPty(board) as device, running(source) as events:
+        await logged(caplog, "took its firmware settings: stuck_ms=5000")
+        board.unplug()
+        await events.next_of(DisconnectedEvent)
+        board.plug()
+        device.restart()  # power-cycled: back to the defaults of its oche_config.py
+        assert device.firmware.stuck_ms == 2000
+        await events.next_of(ConnectedEvent)
+        await logged(caplog, "took its firmware settings: stuck_ms=5000", count=2)
+        assert device.firmware.stuck_ms == 5000
+
+
+async def test_a_setting_the_firmware_refuses_is_logged_and_the_others_are_taken(
+    board: FakeBoard, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An older firmware whose scan rate stops at 1000 Hz answers scan_hz=2000
+    with E 3: the warning names that setting, and the one before was taken."""
+    monkeypatch.setitem(firmware_main.SETTINGS, "scan_hz", (100, 1000, 1000))
+    caplog.set_level("INFO", SETTINGS_LOG)
+    source = with_firmware(board, debounce_ms=25, scan_hz=2000, stuck_ms=3000)
+    async with FirmwareOnPty(board) as device, running(source):
+        [line] = await logged(caplog, "refused")
+        assert line == (
+            f"serial {board.link}: the board refused firmware setting scan_hz=2000 "
+            "(E 3: a setting out of range); it took debounce_ms=25, stuck_ms=3000"
+        )
+        assert (device.firmware.debounce_ms, device.firmware.stuck_ms) == (25, 3000)
+        assert device.firmware.scan_hz == 1000
+        assert [r.levelname for r in caplog.records if "refused" in r.getMessage()] == ["WARNING"]
+
+
+async def test_a_board_that_never_says_hello_is_sent_no_settings(
+    board: FakeBoard, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A board that does not answer ``?`` (still in its bootloader, another
+    firmware): one warning, nothing sent, and the source reads on."""
+    monkeypatch.setattr(serial_source, "ANSWER_TIMEOUT", 0.2)
+    source = with_firmware(board, debounce_ms=30)
+    async with running(source) as events:
+        await events.next_of(ConnectedEvent)
+        [line] = await logged(caplog, "did not say hello")
+        assert line == (
+            f"serial {board.link}: the board did not say hello within 0.2 s; "
+            "firmware settings not sent (debounce_ms=30)"
+        )
+        assert b"$C," not in board.read_now()
+        await board.write(board.frame(Hit(3, 0, 2)))
+        assert (await events.next_of(HitEvent)).segment == T20
+
+
+async def test_a_board_that_stops_answering_mid_way_is_logged(
+    board: FakeBoard, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(serial_source, "ANSWER_TIMEOUT", 0.2)
+    source = with_firmware(board, debounce_ms=30, scan_hz=500)
+    async with running(source) as events:
+        await events.next_of(ConnectedEvent)
+        await board.read_until(b"$?,0*")
+        await board.write(board.hello())
+        await board.read_until(b"debounce_ms=30")
+        await board.write(board.hello())  # takes it, then falls silent
+        [line] = await logged(caplog, "did not answer")
+        assert line == (
+            f"serial {board.link}: the board did not answer scan_hz=500 within 0.2 s "
+            "(it took debounce_ms=30)"
+        )
+
+
+def test_firmware_settings_need_the_oche_protocol() -> None:
+    settings = FirmwareSettings.of({"debounce_ms": 30})
+    with pytest.raises(ValueError, match="a board speaking darts-codes has none"):
+        SerialSource("/dev/null", protocol="darts-codes", firmware=settings)
+    with pytest.raises(ValueError, match="a board speaking row-col has none"):
+        open_board(BoardSpec(port="/dev/null", protocol="row-col", firmware=settings))
+    source = open_board(BoardSpec(port="/dev/null", firmware=settings))
+    assert isinstance(source, SerialSource) and source.firmware == settings
+
+
+def test_firmware_settings_are_checked_and_kept_in_the_table_order() -> None:
+    settings = FirmwareSettings.of({"scan_hz": 2000, "debounce_ms": 30})
+    assert settings.values == (("debounce_ms", 30), ("scan_hz", 2000))
+    assert str(settings) == "debounce_ms=30, scan_hz=2000"
+    with pytest.raises(ValueError, match="scan_hz must be a whole number from 100 to 10000"):
+        FirmwareSettings.of({"scan_hz": 20000})
+    with pytest.raises(ValueError, match="unknown board setting 'settle_us'"):
+        FirmwareSettings.of({"settle_us": 10})
+    with pytest.raises(ValueError, match="given twice"):
+        FirmwareSettings((("scan_hz", 200), ("scan_hz", 300)))
+
+
+def test_firmware_settings_for_a_board_without_firmware_are_logged_not_sent(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    settings = FirmwareSettings.of({"scan_hz": 2000})
+    source = open_board(BoardSpec(driver="simulated", script="T20", firmware=settings))
+    assert not isinstance(source, SerialSource)
+    assert [r.getMessage() for r in caplog.records if r.name == "drivers.factory"] == [
+        "firmware settings (scan_hz=2000) are not sent: only a serial board takes them, "
+        "not simulated"
+    ]
