@@ -148,6 +148,11 @@ class FakeBoard:
             raise RuntimeError("the fake board is unplugged")
         return self._master
 
+    def master_fd(self) -> int:
+        """The pty's master side, for a process that plays the board on it
+        (as its stdin and stdout); the helpers here then stay unused."""
+        return self._fd()
+
     async def write(self, data: bytes, timeout: float = 2.0) -> None:
         """Send device bytes to the host, all of them, in as few writes as the pty takes."""
         loop = asyncio.get_running_loop()

@@ -10,14 +10,21 @@ in CI (``CI=true``), so CI can never pass without running them.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import os
 import shutil
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
 
+from drivers.board_events import ConnectedEvent
+from drivers.protocol import FirmwareSettings
+from drivers.serial_source import SerialSource
+from tests.drivers.pty_board import FakeBoard
 from tests.firmware.mcu import MCU_DIR, NAMES
 
 CHECK = Path(__file__).with_name("micropython_check.py")
@@ -125,3 +132,67 @@ def test_every_firmware_file_compiles_for_the_boards(name: str, arch: str, tmp_p
     )
     assert result.returncode == 0, result.stdout + result.stderr
     assert output.read_bytes()[:1] == b"M"  # a .mpy file
+
+
+MACHINE = textwrap.dedent(
+    """
+    class Pin:
+        IN = 0
+        OUT = 1
+        PULL_UP = 2
+
+        def __init__(self, number, mode=-1, pull=-1):
+            self.number = number
+
+        def init(self, mode=-1, pull=-1, value=None):
+            pass
+
+        def value(self, level=None):
+            return 1
+    """
+)
+"""A ``machine`` module whose matrix has every contact open."""
+
+DEVICE = textwrap.dedent(
+    """
+    import main
+    config = main.Config(tuple(range(8)), tuple(range(8, 18)))
+    main.Firmware(config, host=main.StreamInput(), write=main.stdout_writer()).run()
+    """
+)
+"""The firmware's loop on stdin and stdout, as ``run_device`` runs it on a board."""
+
+
+async def test_the_micropython_firmware_takes_the_settings_a_serial_source_sends(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The firmware running under MicroPython on the far end of a pty (its
+    stdin and stdout, as the USB serial line on a board) is sent the
+    ``[board.firmware]`` settings when the source connects, and the source
+    logs that the board took them."""
+    micropython = tool("micropython", "OCHE_MICROPYTHON")
+    (tmp_path / "machine.py").write_text(MACHINE, "utf-8")
+    (tmp_path / "device.py").write_text(DEVICE, "utf-8")
+    caplog.set_level(logging.INFO, "drivers.serial_source")
+    with FakeBoard(tmp_path / "oche-board") as board:
+        master = board.master_fd()
+        os.set_blocking(master, True)  # the firmware's stdin and stdout: it reads when polled
+        env = {**os.environ, "MICROPYPATH": f"{MCU_DIR}{os.pathsep}{tmp_path}"}
+        device = subprocess.Popen(
+            [micropython, str(tmp_path / "device.py")], stdin=master, stdout=master, env=env
+        )
+        settings = FirmwareSettings.of({"debounce_ms": 30, "scan_hz": 500})
+        source = SerialSource(str(board.link), firmware=settings)
+        try:
+            async with source:
+                events = source.events()
+                assert isinstance(await asyncio.wait_for(anext(events), 10), ConnectedEvent)
+                took = "the board took its firmware settings: debounce_ms=30, scan_hz=500"
+                async with asyncio.timeout(10):
+                    while not any(took in r.getMessage() for r in caplog.records):
+                        await asyncio.sleep(0.02)
+        finally:
+            device.kill()
+            device.wait(timeout=10)
+        assert device.returncode is not None
+        assert not [r for r in caplog.records if "refused" in r.getMessage()]
