@@ -37,6 +37,7 @@ from engine import (
 )
 from engine.game import DARTS_PER_VISIT
 from engine.game_log import replay_log
+from engine.lineup import check_name
 from firmware_bridge.mqtt_contract import TOPICS
 
 __all__ = [
@@ -508,10 +509,14 @@ def _check_schema(document: Mapping[str, Any]) -> None:
 
 def _lineup(document: Mapping[str, Any]) -> Lineup:
     players = document["players"]
-    names = tuple(str(player["name"]).strip() for player in players)
     raw_teams = document.get("teams") or []
-    teams = tuple(Team(str(team["name"]).strip(), tuple(team["players"])) for team in raw_teams)
     try:
+        # The names a board takes (the new_game command checks them the same way).
+        names = tuple(check_name(str(player["name"])) for player in players)
+        teams = tuple(
+            Team(check_name(str(team["name"]), "team name"), tuple(team["players"]))
+            for team in raw_teams
+        )
         lineup = Lineup(names, teams)
     except EngineError as error:
         raise RejectedResultError(f"the players and teams cannot play: {error}") from None
@@ -552,11 +557,17 @@ def _check_log_size(log: str) -> None:
         )
 
 
+def _name(names: Sequence[str], index: int | None) -> str | None:
+    if index is None:
+        return None
+    return names[index] if 0 <= index < len(names) else "no such player"
+
+
 def _who(names: Sequence[str], index: int | None) -> str:
+    """A player index for a reason: ``1 (Bob)``, or the words for no winner."""
     if index is None:
         return "no winner (a draw)"
-    name = names[index] if 0 <= index < len(names) else "no such player"
-    return f"{index} ({name})"
+    return f"{index} ({_name(names, index)})"
 
 
 def _check_claims(document: Mapping[str, Any], game: Game) -> None:
@@ -578,6 +589,12 @@ def _check_claims(document: Mapping[str, Any], game: Game) -> None:
         raise RejectedResultError(
             f"the log gives winner {_who(names, outcome.winner)}, "
             f"the result claims {_who(names, claimed_winner)}"
+        )
+    claimed_name = document.get("winner_name")
+    if claimed_name is not None and claimed_name != _name(names, outcome.winner):
+        raise RejectedResultError(
+            f"the result names the winner {_short(str(claimed_name))!r}, "
+            f"the log's winner is {_who(names, outcome.winner)}"
         )
     if "winner_team" in document and document["winner_team"] != outcome.team:
         raise RejectedResultError(

@@ -109,6 +109,22 @@ def test_an_x01_game_with_a_180_a_bust_and_a_100_checkout() -> None:
     )
 
 
+def test_checkout_darts_follow_the_out_rule() -> None:
+    moves = ["T20 T20 T20", "M M M", "T20 S4 T19"]  # Ann 121: 61, 57, then T19
+    master = score_result(
+        result_document("x01", moves, options={"start": 301, "out": "master"})
+    ).players[0]
+    # 61 has no one-dart finish, 57 has (T19) under master out: one checkout dart.
+    assert (master.checkout_darts, master.checkouts, master.highest_checkout) == (1, 1, 121)
+    assert master.leg_darts == 6
+    document = result_document(
+        "x01", [*moves, "M M M"], options={"start": 301, "out": "double"}, finished=False
+    )
+    document.update(result="checkout", winner=0, winner_name="Ann")
+    # Under double out the T19 busts and the game goes on: the claim is refused.
+    assert "the log does not finish the game (Ann 121, Bob 301)" in rejected(document)
+
+
 def test_a_cricket_game_counts_scoring_marks_and_not_dead_ones() -> None:
     document = result_document(
         "cricket",
@@ -209,6 +225,20 @@ def test_a_wrong_winner_is_refused_naming_both() -> None:
     document = x01_document()
     document["winner"], document["winner_name"] = 1, "Bob"
     assert rejected(document) == "the log gives winner 0 (Ann), the result claims 1 (Bob)"
+
+
+def test_a_winner_name_that_is_not_the_winner_s_is_refused() -> None:
+    document = x01_document()
+    document["winner_name"] = "Bob"
+    assert rejected(document) == "the result names the winner 'Bob', the log's winner is 0 (Ann)"
+
+
+def test_a_name_no_board_takes_is_refused() -> None:
+    document = x01_document()
+    document["players"][1]["name"] = "Bob\x07"
+    assert "player name 'Bob\\x07' contains a control character (U+0007)" in rejected(document)
+    document["players"][1]["name"] = "ann"
+    assert "player name 'ann' is given twice" in rejected(document)
 
 
 def test_a_wrong_final_score_is_refused() -> None:
