@@ -498,9 +498,9 @@ def _short(text: str) -> str:
 
 
 def _check_schema(document: Mapping[str, Any]) -> None:
-    error = best_match(_VALIDATOR.iter_errors(document))
-    if error is None:
+    if _VALIDATOR.is_valid(document):
         return
+    error = best_match(_VALIDATOR.iter_errors(document))
     where = error.json_path
     raise RejectedResultError(
         f"the result does not match the result schema at {where}: {_short(error.message)}"

@@ -27,6 +27,7 @@ from leaderboard.scoring import (
     VisitLine,
     score_result,
 )
+from tests.daemon_harness import Running, Watcher, press, throw
 from tests.leaderboard.result_documents import (
     PLAYED_GAMES,
     result_document,
@@ -460,3 +461,42 @@ def test_x01_points_add_up_to_the_start_minus_the_final_score(document: dict[str
         assert all(v.points == 0 for v in own if v.bust)
         assert line.darts == document["players"][line.index]["stats"]["darts"]
     assert any(line.placement == 1 for line in scored.players)
+
+
+# ---------------------------------------------------------- a real board's
+
+
+async def test_a_result_a_running_daemon_published_scores(
+    running: Running, watcher: Watcher
+) -> None:
+    """A whole game on a (pty) board through the daemon and a real Mosquitto:
+    the result it publishes is scored as it arrives."""
+    await watcher.state_where(lambda s: s["board"]["connected"])
+    await watcher.command(
+        {"command": "new_game", "game": "x01", "options": {"start": 301}, "players": ["Ann", "Bob"]}
+    )
+    for visit in (["T20", "T20", "T20"], ["S1", "S1", "S1"]):
+        await throw(running.board, *visit)
+        await watcher.state_where(lambda s: s.get("phase") == "takeout")
+        await press(running.board, 0)  # NEXT
+        await watcher.state_where(lambda s: s.get("phase") == "throwing")
+    await throw(running.board, "T20", "T11", "D14")
+    document = await watcher.wait_for("result", lambda p: isinstance(p, dict))
+    scored = score_result(document)
+    assert scored.result_id == document["result_id"] and scored.board == "board1"
+    ann, bob = scored.players
+    assert (ann.won, ann.points, ann.darts, ann.highest_checkout, ann.count_180) == (
+        True,
+        301,
+        6,
+        121,
+        1,
+    )
+    assert (bob.won, bob.points, bob.darts) == (False, 3, 3)
+    # The documents the other tests score are the same, but for id and times.
+    made = result_document(
+        "x01", ["T20 T20 T20", "S1 S1 S1", "T20 T11 D14"], options={"start": 301}
+    )
+    for key in ("result_id", "started_at", "finished_at"):
+        del made[key], document[key]
+    assert made == document
