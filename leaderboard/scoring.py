@@ -182,7 +182,8 @@ class _Visit:
 @dataclass(slots=True)
 class _Walk:
     """What walking a finished game gave: per-player tallies, the visits, the
-    engine's final state and when each side went out (visit number)."""
+    engine's final state and when each side went out (``out_at``: side -> the
+    number of events pushed by then)."""
 
     game: Game
     tallies: list[_Tally]
@@ -201,8 +202,9 @@ def _is_cricket(game: Game) -> bool:
 
 class _Walker:
     """Pushes a log's effective events into a fresh game one by one and counts
-    what each visit did. X01 reads only ``Game.score`` (cheap); the other games
-    read the engine's state once per visit (marks, scores, who is out)."""
+    what each visit did. X01 reads only ``Game.score`` (cheap); the Cricket
+    family reads the engine's state once a visit (marks, scores); the other
+    games once a dart (scores, and who is out, placed in dart order)."""
 
     def __init__(self, game: Game) -> None:
         self.game = game
@@ -216,8 +218,6 @@ class _Walker:
         self.out_at: dict[int, int] = {}
         self.snapshot: dict[str, Any] | None = None if self.x01 else game.state()
         self.visit: _Visit | None = None
-        # Games that can put a side out mid-visit (Killer) are looked at after
-        # every dart, so sides out by the same visit are placed in dart order.
         self.per_dart = not (self.x01 or self.cricket)
         self.moment = 0
 

@@ -142,13 +142,31 @@ def test_a_cricket_game_counts_scoring_marks_and_not_dead_ones() -> None:
     scored = score_result(document)
     assert (scored.result, scored.winner) == ("closed-all", 0)
     ann, bob = scored.players
-    assert (ann.score, ann.darts, ann.marks, ann.highlight) == (79, 10, 25, 9.0)
-    assert (ann.count_5_marks, ann.count_7_marks, ann.count_9_marks) == (0, 2, 1)
-    assert (ann.won, ann.placement) == (True, 1)
-    assert (bob.score, bob.darts, bob.marks, bob.highlight) == (30, 9, 9, 5.0)
-    assert (bob.count_5_marks, bob.count_7_marks, bob.count_9_marks) == (1, 0, 0)
-    assert (bob.won, bob.placement) == (False, 2)
-    assert ann.points == bob.points == 0 and ann.checkouts == 0  # X01's figures stay empty
+    assert ann == PlayerLine(
+        index=0,
+        name="Ann",
+        team=None,
+        score=79,
+        won=True,
+        placement=1,
+        darts=10,
+        highlight=9.0,  # her best visit: 9 marks
+        marks=25,
+        count_7_marks=2,
+        count_9_marks=1,
+    )  # and X01's figures stay empty
+    assert bob == PlayerLine(
+        index=1,
+        name="Bob",
+        team=None,
+        score=30,
+        won=False,
+        placement=2,
+        darts=9,
+        highlight=5.0,
+        marks=9,
+        count_5_marks=1,
+    )
     assert [(v.player, v.points, v.marks, v.score_after) for v in scored.visits] == [
         (0, 60, 7, 60),
         (1, 0, 3, 0),
