@@ -15,7 +15,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from engine import DB, MISS, SB, Bed, EndVisit, checkout, parse_event
+from engine import DB, MISS, SB, Bed, EndVisit, PickingGame, checkout, parse_event
 from engine.games.cricket import CRICKET_TARGETS, MARKS_TO_CLOSE
 from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.config import parse_config
@@ -80,7 +80,7 @@ def play_session(
             else:
                 assert isinstance(event, Bed), token
                 _apply(session, session.plan_manual_dart(event), now)
-        if session.game.plays_in_visits and session.phase != Phase.FINISHED:
+        if not isinstance(session.game, PickingGame) and session.phase != Phase.FINISHED:
             now += 1.0
             _apply(session, session.plan_next(), now)
     return session
