@@ -518,3 +518,61 @@ async def test_a_result_a_running_daemon_published_scores(
     for key in ("result_id", "started_at", "finished_at"):
         del made[key], document[key]
     assert made == document
+
+
+# ------------------------------------------------------------------ fuzzing
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=8,
+)
+_TOKENS = ["T20", "D20", "S1", "DB", "SB", "M", "NEXT", "UNDO", "X9", "#", "\n", "\n\n"]
+_PLACES: list[tuple[str | int, ...]] = [
+    ("result_id",),
+    ("board",),
+    ("game",),
+    ("options",),
+    ("options", "start"),
+    ("options", "out"),
+    ("players",),
+    ("players", 0),
+    ("players", 0, "name"),
+    ("players", 1, "score"),
+    ("players", 1, "team"),
+    ("teams",),
+    ("winner",),
+    ("winner_name",),
+    ("winner_team",),
+    ("result",),
+    ("started_at",),
+    ("finished_at",),
+]
+
+
+_UNDAMAGED = x01_document()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    place=st.sampled_from(_PLACES),
+    value=_JSON,
+    log=st.none() | st.lists(st.sampled_from(_TOKENS), max_size=40).map(" ".join),
+)
+def test_any_damaged_document_is_scored_or_refused_never_a_crash(
+    place: tuple[str | int, ...], value: Any, log: str | None
+) -> None:
+    document: Any = copy.deepcopy(_UNDAMAGED)
+    if log is not None:
+        document["log"] = log
+    *parents, last = place
+    target = document
+    for key in parents:
+        target = target[key]
+    target[last] = value
+    try:
+        score_result(document)
+    except RejectedResultError as error:
+        assert error.reason and "\n" not in error.reason
