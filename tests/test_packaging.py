@@ -44,7 +44,7 @@ def test_the_extras_hold_what_the_daemon_does_not_need() -> None:
     assert set(EXTRAS.values()) <= extras
     core = [req for req in meta.get_all("Requires-Dist") or [] if "extra ==" not in req]
     names = {re.split(r"[<>=;\[ ]", req, maxsplit=1)[0].lower() for req in core}
-    assert names == {"pyserial", "pyserial-asyncio-fast", "aiomqtt", "tomli-w"}
+    assert names == {"pyserial", "pyserial-asyncio-fast", "aiomqtt", "tomli-w", "numpy"}
     assert 'oche[broker,display,firmware,leaderboard,usb]; extra == "all"' in meta.get_all(
         "Requires-Dist"
     )
