@@ -1,10 +1,10 @@
-"""Computer opponent levels 1-10, each a throw spread σ that follows from a
+"""Computer opponent levels 1-10, each a throw spread sigma that follows from a
 target three-dart average on the chosen board: nothing else about a bot is
 fixed by its level.
 
-- ``three_dart_average``: 3 × the expected points of one dart aimed at the
-  centre of T20 with that σ (the relation :func:`sigma_for_average` inverts);
-- ``mpr``: cricket marks per round, 3 × the expected marks of one dart aimed at
+- ``three_dart_average``: 3 x the expected points of one dart aimed at the
+  centre of T20 with that sigma (the relation :func:`sigma_for_average` inverts);
+- ``mpr``: cricket marks per round, 3 x the expected marks of one dart aimed at
   the centre of T20, a mark being S20 = 1, D20 = 2, T20 = 3 (what a player
   opening or scoring on the 20s gets; other numbers count nothing).
 """
@@ -43,7 +43,7 @@ T20 = Bed(20, 3)
 
 @dataclass(frozen=True, slots=True)
 class BotLevel:
-    """One level: its σ (mm) and what that σ throws at T20."""
+    """One level: its sigma (mm) and what that sigma throws at T20."""
 
     level: int
     sigma_mm: float
@@ -60,19 +60,19 @@ class BotLevel:
 
 
 def average_for_sigma(sigma_mm: float, geometry: BoardGeometry = STEEL) -> float:
-    """3 × the expected points of a dart aimed at the centre of T20."""
+    """3 x the expected points of a dart aimed at the centre of T20."""
     return 3 * expected_points(bed_centre(T20, geometry), sigma_mm, geometry)
 
 
 def mpr_for_sigma(sigma_mm: float, geometry: BoardGeometry = STEEL) -> float:
-    """3 × the expected cricket marks on the 20s of a dart aimed at the centre of T20."""
+    """3 x the expected cricket marks on the 20s of a dart aimed at the centre of T20."""
     chances = bed_distribution(bed_centre(T20, geometry), sigma_mm, geometry)
     return 3 * sum(chances[Bed(20, m)] * m for m in (1, 2, 3))
 
 
 def sigma_for_average(average: float, geometry: BoardGeometry = STEEL) -> float:
-    """The σ whose T20 average (:func:`average_for_sigma`) is ``average``, by
-    bisection on log σ (the average falls as σ grows)."""
+    """The sigma whose T20 average (:func:`average_for_sigma`) is ``average``, by
+    bisection on log sigma (the average falls as sigma grows)."""
     if not isinstance(average, int | float) or not math.isfinite(average):
         raise ValueError(f"an average must be a number, not {average!r}")
     low, high = MIN_SIGMA_MM, MAX_SIGMA_MM
@@ -95,7 +95,7 @@ def sigma_for_average(average: float, geometry: BoardGeometry = STEEL) -> float:
 
 @lru_cache(maxsize=4)
 def bot_levels(geometry: BoardGeometry = STEEL) -> tuple[BotLevel, ...]:
-    """Levels 1-10 on ``geometry``: σ solved from each target average."""
+    """Levels 1-10 on ``geometry``: sigma solved from each target average."""
     levels = []
     for number, target in zip(LEVELS, TARGET_AVERAGES, strict=True):
         sigma = sigma_for_average(target, geometry)

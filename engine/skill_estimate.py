@@ -1,10 +1,10 @@
-"""A player's throw spread σ from the beds they hit while aiming at one bed.
+"""A player's throw spread sigma from the beds they hit while aiming at one bed.
 
-The board reports beds, not positions, so σ is the maximum-likelihood value
+The board reports beds, not positions, so sigma is the maximum-likelihood value
 over the bed probabilities of the throw model: the log-likelihood
-Σ log P_σ(bed hit | aim) is maximised over log σ by golden-section search,
-and the 95% interval is the likelihood-ratio one (σ where the log-likelihood
-is 1.92 below its maximum, χ²₁ 0.95 / 2). The aim is the bed's centre
+sum log P_sigma(bed hit | aim) is maximised over log sigma by golden-section search,
+and the 95% interval is the likelihood-ratio one (sigma where the log-likelihood
+is 1.92 below its maximum, chi-squared(1) 0.95 / 2). The aim is the bed's centre
 (``engine.board_geometry.bed_centre``).
 """
 
@@ -26,7 +26,7 @@ from engine.throw_model import MIN_SIGMA_MM, bed_index, bed_probabilities
 __all__ = ["MAX_ESTIMATE_MM", "SkillEstimate", "SkillEstimateError", "estimate_sigma"]
 
 MAX_ESTIMATE_MM = 400.0
-"""The widest σ the estimate reports (wider is "hardly hits the board")."""
+"""The widest sigma the estimate reports (wider is "hardly hits the board")."""
 
 _HALF_CHI2_95 = 3.841458820694124 / 2
 _GOLDEN = (math.sqrt(5) - 1) / 2
@@ -39,7 +39,7 @@ class SkillEstimateError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class SkillEstimate:
-    """σ (mm) by maximum likelihood, the darts it rests on, its 95% interval
+    """sigma (mm) by maximum likelihood, the darts it rests on, its 95% interval
     and the bot level that throws like it."""
 
     sigma_mm: float
@@ -59,7 +59,7 @@ class SkillEstimate:
 def estimate_sigma(
     aim_bed: Bed, hits: Sequence[Bed], geometry: BoardGeometry = STEEL
 ) -> SkillEstimate:
-    """σ from ``hits`` thrown at the centre of ``aim_bed``."""
+    """sigma from ``hits`` thrown at the centre of ``aim_bed``."""
     if aim_bed.is_miss:
         raise SkillEstimateError("the aim must be a bed on the board, not a miss (M)")
     if not hits:

@@ -1,12 +1,12 @@
 """The throw model: a dart lands at the aim point plus a bivariate normal error
-(isotropic σ by default, a full covariance optionally), on a board's real
+(isotropic sigma by default, a full covariance optionally), on a board's real
 geometry. Bed probabilities are computed, never sampled: deterministic.
 
 How: the board is rasterised once per geometry and cell size h (1, 2, 4 or
-8 mm, the largest ≤ σ/4) into cells with the fraction of each cell every bed
+8 mm, the largest <= sigma/4) into cells with the fraction of each cell every bed
 covers (sub-sampled, so a cell across a wire is shared). The chance of a bed
-is the sum over its cells of covered fraction × the normal's mass in the cell
-(exact erf differences for a diagonal covariance), over the cells within 7σ of
+is the sum over its cells of covered fraction x the normal's mass in the cell
+(exact erf differences for a diagonal covariance), over the cells within 7sigma of
 the aim: a few hundred microseconds. The expected-score map over every aim
 point is the same sum for all aims at once, by FFT convolution.
 
@@ -61,15 +61,15 @@ MIN_SIGMA_MM = 1.0
 """The smallest spread the model takes (a finer throw than any player's)."""
 MAX_SIGMA_MM = 1000.0
 _REACH = 7.0
-"""Cells farther than this many σ from the aim carry no mass worth counting (< 1e-11)."""
+"""Cells farther than this many sigma from the aim carry no mass worth counting (< 1e-11)."""
 _CELL_SIZES = (1.0, 2.0, 4.0, 8.0)
 _SUBSAMPLES = {1.0: 6, 2.0: 8, 4.0: 12, 8.0: 16}
 
 
 @dataclass(frozen=True, slots=True)
 class Spread:
-    """The covariance of a dart's landing error in mm²: ``xx``, ``yy`` and ``xy``.
-    ``Spread.isotropic(σ)`` is the usual round scatter of σ mm each way."""
+    """The covariance of a dart's landing error in mm^2: ``xx``, ``yy`` and ``xy``.
+    ``Spread.isotropic(sigma)`` is the usual round scatter of sigma mm each way."""
 
     xx: float
     yy: float
@@ -82,18 +82,19 @@ class Spread:
         low = MIN_SIGMA_MM**2
         if self.xx < low or self.yy < low or self.xx * self.yy - self.xy**2 <= 0:
             raise ValueError(
-                f"the spread must be a positive-definite covariance with each σ at least "
+                f"the spread must be a positive-definite covariance with each sigma at least "
                 f"{MIN_SIGMA_MM} mm, not xx={self.xx}, yy={self.yy}, xy={self.xy}"
             )
         if max(self.xx, self.yy) > MAX_SIGMA_MM**2:
-            raise ValueError(f"σ must be at most {MAX_SIGMA_MM} mm")
+            raise ValueError(f"sigma must be at most {MAX_SIGMA_MM} mm")
 
     @classmethod
     def isotropic(cls, sigma_mm: float) -> Spread:
-        """σ mm of error in every direction."""
+        """sigma mm of error in every direction."""
         if not (math.isfinite(sigma_mm) and MIN_SIGMA_MM <= sigma_mm <= MAX_SIGMA_MM):
             raise ValueError(
-                f"σ must be a number of mm from {MIN_SIGMA_MM} to {MAX_SIGMA_MM}, not {sigma_mm}"
+                f"sigma must be a number of mm from {MIN_SIGMA_MM} to {MAX_SIGMA_MM}, "
+                f"not {sigma_mm}"
             )
         return cls(sigma_mm * sigma_mm, sigma_mm * sigma_mm)
 
@@ -115,15 +116,15 @@ class Spread:
 
 
 SpreadLike = float | Spread
-"""A σ in mm (isotropic) or a full :class:`Spread`."""
+"""A sigma in mm (isotropic) or a full :class:`Spread`."""
 
 
 def as_spread(spread: SpreadLike) -> Spread:
-    """A :class:`Spread` from a σ in mm or a spread; a bad value is a ValueError."""
+    """A :class:`Spread` from a sigma in mm or a spread; a bad value is a ValueError."""
     if isinstance(spread, Spread):
         return spread
     if isinstance(spread, bool) or not isinstance(spread, int | float):
-        raise ValueError(f"σ must be a number of mm, not {spread!r}")
+        raise ValueError(f"sigma must be a number of mm, not {spread!r}")
     return Spread.isotropic(float(spread))
 
 
@@ -156,9 +157,7 @@ class Throw:
     bed: Bed
 
 
-def bed_indices(
-    xs: npt.ArrayLike, ys: npt.ArrayLike, geometry: BoardGeometry = STEEL
-) -> IntArray:
+def bed_indices(xs: npt.ArrayLike, ys: npt.ArrayLike, geometry: BoardGeometry = STEEL) -> IntArray:
     """:func:`engine.board_geometry.bed_at` for arrays of points, as indices
     into :data:`BOARD_BEDS` (62 for a miss); same wire rule."""
     x = np.asarray(xs, dtype=np.float64)
@@ -205,17 +204,17 @@ class _Raster:
 
     @property
     def centres(self) -> FloatArray:
-        return (np.arange(self.n) - self.n // 2) * self.h
+        return np.asarray((np.arange(self.n) - self.n // 2) * self.h, dtype=np.float64)
 
     def points_grids(self) -> tuple[FloatArray, FloatArray, FloatArray]:
         """Points a dart scores averaged over each cell, and their first moments
         in x and y (mm): the maps to convolve."""
         where = self.rows * self.n + self.cols
         points = _POINTS[self.beds]
-        grids = []
+        grids: list[FloatArray] = []
         for values in (self.fractions, self.moment_x, self.moment_y):
             grid = np.bincount(where, weights=values * points, minlength=self.n * self.n)
-            grids.append(grid.reshape(self.n, self.n))
+            grids.append(np.asarray(grid, dtype=np.float64).reshape(self.n, self.n))
         return grids[0], grids[1], grids[2]
 
 
@@ -239,8 +238,10 @@ def _raster(geometry: BoardGeometry, h: float) -> _Raster:
         rows = np.arange(start, min(n, start + chunk))
         sy = (centres[rows][:, None] + offsets[None, :]).ravel()  # rows*sub y positions
         index = bed_indices(sx[None, :], sy[:, None], geometry)  # (rows*sub, n*sub)
-        index = index.reshape(len(rows), sub, n, sub).transpose(0, 2, 1, 3).reshape(
-            len(rows) * n, sub * sub
+        index = (
+            index.reshape(len(rows), sub, n, sub)
+            .transpose(0, 2, 1, 3)
+            .reshape(len(rows) * n, sub * sub)
         )
         cell = np.repeat(np.arange(len(rows) * n), sub * sub)
         key = cell * labels + index.ravel()
@@ -368,7 +369,7 @@ def expected_points(
 
 @dataclass(frozen=True, slots=True)
 class ScoreMap:
-    """Expected points per dart for aims at the centres ``xs`` × ``ys`` (mm,
+    """Expected points per dart for aims at the centres ``xs`` x ``ys`` (mm,
     rising); ``values[row, col]`` is the aim ``(xs[col], ys[row])``."""
 
     xs: FloatArray
@@ -390,8 +391,8 @@ def _score_map(s: Spread, geometry: BoardGeometry) -> ScoreMap:
     reach_x, reach_y = s.reach
     kx = min(math.ceil(reach_x / h), 4 * n)
     ky = min(math.ceil(reach_y / h), 4 * n)
-    offsets_x = np.arange(-kx, kx + 1) * h
-    offsets_y = np.arange(-ky, ky + 1) * h
+    offsets_x = np.arange(-kx, kx + 1, dtype=np.float64) * h
+    offsets_y = np.arange(-ky, ky + 1, dtype=np.float64) * h
     if s.is_diagonal:
         kernel = np.outer(
             _cell_masses(offsets_y, 0.0, math.sqrt(s.yy), h),
@@ -399,9 +400,10 @@ def _score_map(s: Spread, geometry: BoardGeometry) -> ScoreMap:
         )
     else:
         kernel = _density(offsets_x[None, :], offsets_y[:, None], s) * h * h
-    # The map at aim a sums, over cells c = a + d: cell points × k(d) plus the
-    # first moments × k(d) × the log-density gradient at d (a convolution each).
-    gx, gy = _log_gradient(offsets_x[None, :] + 0 * offsets_y[:, None], offsets_y[:, None] + 0 * offsets_x[None, :], s)
+    # The map at aim a sums, over cells c = a + d: cell points x k(d) plus the
+    # first moments x k(d) x the log-density gradient at d (a convolution each).
+    grid_x, grid_y = np.meshgrid(offsets_x, offsets_y)
+    gx, gy = _log_gradient(grid_x, grid_y, s)
     shape = (n + 2 * ky, n + 2 * kx)
     points, moment_x, moment_y = raster.points_grids()
     spectrum = np.fft.rfft2(points, shape) * np.fft.rfft2(kernel, shape)
@@ -415,7 +417,7 @@ def _score_map(s: Spread, geometry: BoardGeometry) -> ScoreMap:
 
 def best_scoring_aim(spread: SpreadLike, geometry: BoardGeometry = STEEL) -> Aim:
     """The aim with the most expected points per dart for this spread: T20 for a
-    tight throw, moving toward T19/T7 and then the centre as σ grows."""
+    tight throw, moving toward T19/T7 and then the centre as sigma grows."""
     s = as_spread(spread)
     return _best_scoring_aim(s, geometry)
 

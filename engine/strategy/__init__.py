@@ -1,5 +1,5 @@
 """Where a computer player aims, one policy per game: given the engine's state
-JSON and the bot's spread σ, a :class:`Strategy` returns the aim point.
+JSON and the bot's spread sigma, a :class:`Strategy` returns the aim point.
 
 Policies use the throw model (``engine.throw_model``), so they import numpy;
 ``engine`` itself never imports this package. Games without a policy yet are
@@ -24,8 +24,15 @@ class StrategyError(ValueError):
 class Strategy(Protocol):
     """A game's policy: the aim for the player to throw in ``state``."""
 
-    game_id: str
-    geometry: BoardGeometry
+    @property
+    def game_id(self) -> str:
+        """The registry id of the game this policy plays."""
+        ...
+
+    @property
+    def geometry(self) -> BoardGeometry:
+        """The board it aims at."""
+        ...
 
     def aim(self, state: Mapping[str, Any], spread: SpreadLike) -> Aim:
         """The aim point for the next dart of ``state``'s current player."""

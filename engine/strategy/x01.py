@@ -10,7 +10,7 @@ visits; for each ``u`` from low to high the scores below are solved already,
 and ``V(u)`` is the fixed point of a concave piecewise-linear map, found
 exactly by Newton (policy) iteration. Each dart chooses among aim points: the
 centre of every bed (both single pieces), a point just inside each double and
-the best scoring aim for σ, with bed chances from the throw model. Solved
+the best scoring aim for sigma, with bed chances from the throw model. Solved
 plans are cached per spread, geometry, out rule and start.
 """
 
@@ -104,9 +104,7 @@ class X01Plan:
         if darts_left not in (1, 2, 3):
             raise StrategyError(f"darts left in a visit is 1 to 3, not {darts_left}")
         if not opened:
-            return self._aim(
-                self.closed_policy[darts_left - 1], self.closed_values[darts_left - 1]
-            )
+            return self._aim(self.closed_policy[darts_left - 1], self.closed_values[darts_left - 1])
         if not 1 <= visit_start <= self.start or not np.isfinite(self.start_values[visit_start]):
             raise StrategyError(f"a visit cannot start at {visit_start} (start {self.start})")
         if darts_left == DARTS:

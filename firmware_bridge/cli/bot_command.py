@@ -1,9 +1,9 @@
 """``oche bot``: the computer opponent's model from the command line.
 
-- ``oche bot levels [--geometry steel|soft] [--json]``: levels 1-10 with σ,
+- ``oche bot levels [--geometry steel|soft] [--json]``: levels 1-10 with sigma,
   three-dart average and cricket MPR (docs/bots.md says how each is defined);
 - ``oche bot aim --sigma MM [--geometry steel|soft] [--json]``: the aim with
-  the most expected points per dart for that σ;
+  the most expected points per dart for that sigma;
 - ``oche bot heatmap --sigma MM --out FILE.png``: the expected score of every
   aim point over the board, the wires drawn on top.
 
@@ -194,7 +194,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "bot",
         help="the computer opponent: levels, best aim, heat map",
         description="The computer opponent's throw model (docs/bots.md): a dart lands at "
-        "the aim plus a normal error of σ mm.",
+        "the aim plus a normal error of sigma mm.",
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
 
@@ -208,9 +208,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     levels = actions.add_parser(
         "levels",
-        help="levels 1-10: σ, three-dart average, cricket MPR",
-        description="Print levels 1-10: σ (mm), 3 × the expected points of a dart aimed at "
-        "T20's centre, and 3 × its expected cricket marks on the 20s.",
+        help="levels 1-10: sigma, three-dart average, cricket MPR",
+        description="Print levels 1-10: sigma (mm), 3 x the expected points of a dart aimed at "
+        "T20's centre, and 3 x its expected cricket marks on the 20s.",
     )
     geometry_option(levels)
     levels.add_argument("--json", action="store_true", help="print a JSON list")
@@ -218,12 +218,14 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
     aim = actions.add_parser(
         "aim",
-        help="the aim with the most expected points per dart for a σ",
+        help="the aim with the most expected points per dart for a sigma",
         description="Print the aim point with the highest expected points per dart.",
     )
-    aim.add_argument("--sigma", required=True, metavar="MM", help="throw spread σ in mm")
+    aim.add_argument("--sigma", required=True, metavar="MM", help="throw spread sigma in mm")
     geometry_option(aim)
-    aim.add_argument("--json", action="store_true", help='print {"x_mm", "y_mm", "bed", "expected"}')
+    aim.add_argument(
+        "--json", action="store_true", help='print {"x_mm", "y_mm", "bed", "expected"}'
+    )
     aim.set_defaults(run=_aim)
 
     heatmap = actions.add_parser(
@@ -231,7 +233,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="draw the expected score over the board as a PNG",
         description="Write a PNG of the expected points per dart at every aim point.",
     )
-    heatmap.add_argument("--sigma", required=True, metavar="MM", help="throw spread σ in mm")
+    heatmap.add_argument("--sigma", required=True, metavar="MM", help="throw spread sigma in mm")
     heatmap.add_argument("--out", required=True, metavar="FILE.png", help="the PNG to write")
     heatmap.add_argument("--size", type=int, default=600, metavar="PX", help="width (default 600)")
     geometry_option(heatmap)

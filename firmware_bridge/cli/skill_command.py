@@ -1,4 +1,4 @@
-"""``oche skill estimate --aim BED FILE|-``: a player's throw spread σ from the
+"""``oche skill estimate --aim BED FILE|-``: a player's throw spread sigma from the
 beds they hit while aiming at one bed (docs/bots.md).
 
 The file (or stdin for ``-``) holds bed notations separated by spaces or new
@@ -77,9 +77,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     estimate = actions.add_parser(
         "estimate",
-        help="σ by maximum likelihood from darts aimed at one bed",
+        help="sigma by maximum likelihood from darts aimed at one bed",
         description="Read the beds hit while aiming at --aim (spaces or new lines between, "
-        "# starts a comment) and print σ, the darts, a 95%% interval and the bot level.",
+        "# starts a comment) and print sigma, the darts, a 95%% interval and the bot level.",
     )
     estimate.add_argument("--aim", required=True, metavar="BED", help="the bed aimed at, e.g. T20")
     estimate.add_argument(
