@@ -41,6 +41,7 @@ mosquitto:
 bench: $(STAMP) mosquitto
 	$(BIN)/python -m benchmarks.engine
 	$(BIN)/python -m benchmarks.drivers
+	$(BIN)/python -m benchmarks.bots
 	$(BIN)/python -m benchmarks.latency
 
 clean:

@@ -41,6 +41,7 @@ __all__ = [
     "bed_indices",
     "bed_probabilities",
     "best_scoring_aim",
+    "clear_caches",
     "expected_points",
     "expected_score_map",
     "sample_beds",
@@ -490,3 +491,10 @@ def sample_beds(
 def bed_index(bed: Bed) -> int:
     """The position of ``bed`` in :func:`bed_probabilities`."""
     return _INDEX_OF[bed]
+
+
+def clear_caches() -> None:
+    """Forget every board raster, heat map and best aim (to measure a cold start)."""
+    _raster.cache_clear()
+    _score_map.cache_clear()
+    _best_scoring_aim.cache_clear()

@@ -47,6 +47,14 @@ def test_the_engine_benchmark_runs_every_game() -> None:
     assert listed == list(game_ids())
 
 
+@pytest.mark.slow
+def test_the_bots_benchmark_runs() -> None:
+    out = bench("bots", "--visits", "30", "--aims", "5")
+    assert "X01 501 double-out plan" in out and "bed distribution" in out
+    levels = [line.split()[0] for line in out.splitlines() if line.endswith((" ok", " OFF"))]
+    assert levels == [str(number) for number in range(1, 11)]
+
+
 def test_the_drivers_benchmark_runs() -> None:
     out = bench("drivers", "--frames", "200", "--hits", "5")
     assert "frames/s" in out and "over 5 hits" in out

@@ -46,7 +46,7 @@ from engine.throw_model import (
     best_scoring_aim,
 )
 
-__all__ = ["X01Plan", "X01Strategy", "candidate_aims", "x01_plan"]
+__all__ = ["X01Plan", "X01Strategy", "candidate_aims", "clear_plans", "x01_plan"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -178,6 +178,11 @@ def _plan(spread: Spread, geometry: BoardGeometry, out: str, in_rule: str, start
         closed_values=closed[0],
         closed_policy=closed[1],
     )
+
+
+def clear_plans() -> None:
+    """Forget every solved plan (to measure a cold solve)."""
+    _plan.cache_clear()
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,99 @@
+"""The computer opponent's model: how long the X01 plan takes to solve (cold and
+cached), how long one aim's bed distribution takes, and whether each level
+throws its table average over simulated visits at T20.
+
+Run from the checkout: ``make bench`` or
+``python -m benchmarks.bots [--visits N] [--aims N]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import time
+
+import numpy as np
+
+from engine.beds import MISS, Bed
+from engine.board_geometry import STEEL, bed_centre
+from engine.bot_levels import bot_levels, level
+from engine.strategy.x01 import clear_plans, x01_plan
+from engine.throw_model import BOARD_BEDS, bed_indices, bed_probabilities, clear_caches
+
+__all__ = ["calibration", "distribution_seconds", "main", "plan_seconds"]
+
+SEED = 2026
+CALIBRATION_TOLERANCE = 2.0
+"""A level's simulated average may differ from its table by this much (issue #13)."""
+
+
+def plan_seconds(sigma: float, repeats: int = 20) -> tuple[float, float]:
+    """Seconds to solve the 501 double-out plan from nothing (the board raster
+    and every cache cleared), and the median seconds of a cached call."""
+    clear_plans()
+    clear_caches()
+    start = time.perf_counter()
+    x01_plan(sigma)
+    cold = time.perf_counter() - start
+    cached = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        x01_plan(sigma)
+        cached.append(time.perf_counter() - start)
+    return cold, statistics.median(cached)
+
+
+def distribution_seconds(sigma: float, aims: int) -> float:
+    """Median seconds of one aim's bed distribution with the raster warm, over
+    ``aims`` random aims on the board."""
+    rng = np.random.default_rng(SEED)
+    radius = rng.uniform(0, STEEL.radius, aims)
+    angle = rng.uniform(0, 2 * np.pi, aims)
+    points = list(zip(radius * np.sin(angle), radius * np.cos(angle), strict=True))
+    bed_probabilities(points[0], sigma)  # warm the raster for this sigma
+    times = []
+    for x, y in points:
+        start = time.perf_counter()
+        bed_probabilities((float(x), float(y)), sigma)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def calibration(visits: int) -> list[tuple[int, float, float]]:
+    """(level, table average, simulated average) over ``visits`` visits of
+    three darts aimed at the centre of T20, fixed seed."""
+    rng = np.random.default_rng(SEED)
+    points = np.array([bed.points for bed in (*BOARD_BEDS, MISS)])
+    x, y = bed_centre(Bed(20, 3))
+    rows = []
+    for entry in bot_levels():
+        errors = rng.standard_normal((2, visits * 3)) * entry.sigma_mm
+        scored = points[bed_indices(x + errors[0], y + errors[1])]
+        rows.append((entry.level, entry.three_dart_average, float(scored.sum() / visits)))
+    return rows
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--visits", type=int, default=10_000)
+    parser.add_argument("--aims", type=int, default=2_000)
+    args = parser.parse_args()
+    sigma = level(6).sigma_mm
+    print(f"python {platform.python_version()} on {platform.machine()}")
+    cold, cached = plan_seconds(sigma)
+    print(
+        f"X01 501 double-out plan, sigma {sigma:.2f} mm: "
+        f"cold {cold:.2f} s, cached {cached * 1e3:.3f} ms"
+    )
+    for each in (level(10).sigma_mm, sigma, level(2).sigma_mm):
+        seconds = distribution_seconds(each, args.aims)
+        print(f"one aim's bed distribution, sigma {each:.2f} mm: {seconds * 1e3:.3f} ms (median)")
+    print(f"{'level':>5}{'table':>9}{'simulated':>11}  ({args.visits} visits at T20)")
+    for number, table, simulated in calibration(args.visits):
+        mark = "ok" if abs(simulated - table) <= CALIBRATION_TOLERANCE else "OFF"
+        print(f"{number:>5}{table:>9.2f}{simulated:>11.2f}  {mark}")
+
+
+if __name__ == "__main__":
+    main()
