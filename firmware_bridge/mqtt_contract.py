@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from engine import Bed, NotationError
+from engine.bot_levels import LEVELS, TARGET_AVERAGES
 from engine.errors import LineupError
 from engine.lineup import MAX_NAME_LENGTH, MAX_PLAYERS, check_name
 from engine.state_schema import BED_NOTATION_PATTERN, MARKS_KEYS, STATE_SCHEMA
@@ -40,6 +41,8 @@ __all__ = [
     "BOARD_STATUSES",
     "COMMANDS",
     "COMMAND_TOPIC",
+    "CPU_AVERAGES",
+    "DART_SOURCES",
     "DEFAULT_PORTS",
     "EVENT_TYPES",
     "MAX_COMMAND_BYTES",
@@ -54,6 +57,7 @@ __all__ = [
     "check_base",
     "check_board_id",
     "check_subtopic",
+    "cpu_label",
     "parse_broker_url",
     "parse_command",
     "response_payload",
@@ -322,6 +326,37 @@ _BOARD: dict[str, Any] = {
 }
 
 
+CPU_AVERAGES = (TARGET_AVERAGES[0], TARGET_AVERAGES[-1])
+"""The three-dart averages a bot can be asked for (``{"cpu": {"average": x}}``):
+the span of the levels, level 1's to level 10's."""
+
+DART_SOURCES = ("board", "manual", "cpu")
+"""Who entered a ``dart`` event's dart: the board detected it; a person entered
+it (a ``dart`` or ``miss`` command, the MISS button, the misses NEXT fills in);
+or the daemon threw it for a computer player."""
+
+_CPU_STATE: dict[str, Any] = {
+    "description": "Only on a computer player (added by the daemon, not the engine): "
+    "its level, the throw spread it throws with and the three-dart average that spread "
+    "gives at T20.",
+    "type": "object",
+    "properties": {
+        "level": {"type": "integer", "minimum": LEVELS[0], "maximum": LEVELS[-1]},
+        "sigma_mm": {"type": "number", "exclusiveMinimum": 0},
+        "average": {"type": "number", "minimum": 0},
+    },
+    "required": ["level", "sigma_mm", "average"],
+}
+
+
+def cpu_label(name: str, cpu: Any) -> str:
+    """How a screen names a player: ``Robo (CPU 6)`` for a computer player
+    (``cpu`` is its state's ``cpu`` object), the plain name otherwise."""
+    if isinstance(cpu, dict) and isinstance(cpu.get("level"), int):
+        return f"{name} (CPU {cpu['level']})"
+    return name
+
+
 def _state_topic_schema() -> dict[str, Any]:
     body = _state_body()
     game_keys = list(body["required"])
@@ -362,7 +397,9 @@ def _state_topic_schema() -> dict[str, Any]:
         },
         *body["allOf"],
     ]
-    return {"$schema": _DRAFT, **body, "$defs": copy.deepcopy(STATE_SCHEMA["$defs"])}
+    defs = copy.deepcopy(STATE_SCHEMA["$defs"])
+    defs["player"]["properties"]["cpu"] = _CPU_STATE
+    return {"$schema": _DRAFT, **body, "$defs": defs}
 
 
 EVENT_TYPES = (
@@ -431,6 +468,12 @@ _EVENT_FIELDS: dict[str, tuple[dict[str, Any], list[str]]] = {
             "points": {"description": "Face value (T20 is 60).", **_INDEX},
             "dart": {"description": "1-3 within the visit.", "type": "integer", "minimum": 1},
             "scored": {"description": "False for a dead dart.", "type": "boolean"},
+            "source": {
+                "description": "Who entered the dart: board (detected), manual (a dart or "
+                "miss command, the MISS button, the misses NEXT fills in) or cpu (thrown by "
+                "the daemon for a computer player).",
+                "enum": [*DART_SOURCES],
+            },
             **_MARKS_FIELDS,
         },
         ["player", "segment"],
@@ -489,7 +532,11 @@ _EVENT_FIELDS: dict[str, tuple[dict[str, Any], list[str]]] = {
         {
             "segment": _BED,
             "scored": {"description": "Always false: a contact not scored.", "const": False},
-            "reason": {"description": "Why: no game, takeout, a bounce.", "type": "string"},
+            "reason": {
+                "description": "Why: no game, takeout, a bounce; exactly cpu-turn while a "
+                "computer player throws.",
+                "type": "string",
+            },
         },
         ["segment", "scored", "reason"],
     ),
@@ -529,6 +576,36 @@ _NAME_SCHEMA: dict[str, Any] = {
     "description": f"Up to {MAX_NAME_LENGTH} characters, no control characters.",
 }
 
+_CPU_PLAYER_SCHEMA: dict[str, Any] = {
+    "description": "A computer player: the daemon throws its darts.",
+    "type": "object",
+    "properties": {
+        "name": _NAME_SCHEMA,
+        "cpu": {
+            "description": f"A level {LEVELS[0]}-{LEVELS[-1]}, or "
+            f'{{"average": A}} with A from {CPU_AVERAGES[0]:g} to {CPU_AVERAGES[1]:g} '
+            "(the three-dart average it is to throw).",
+            "oneOf": [
+                {"type": "integer", "minimum": LEVELS[0], "maximum": LEVELS[-1]},
+                {
+                    "type": "object",
+                    "properties": {
+                        "average": {
+                            "type": "number",
+                            "minimum": CPU_AVERAGES[0],
+                            "maximum": CPU_AVERAGES[1],
+                        }
+                    },
+                    "required": ["average"],
+                    "additionalProperties": False,
+                },
+            ],
+        },
+    },
+    "required": ["name", "cpu"],
+    "additionalProperties": False,
+}
+
 _COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {
     "new_game": {
         "game": {"description": "A game id: x01, cricket, ...", "type": "string", "minLength": 1},
@@ -537,9 +614,11 @@ _COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {
             "type": "object",
         },
         "players": {
-            "description": "1-8 player names, in order. Required unless teams is given.",
+            "description": "1-8 players, in order: a name, or a computer player "
+            '{"name": ..., "cpu": LEVEL} or {"name": ..., "cpu": {"average": AVERAGE}}. '
+            "Required unless teams is given.",
             "type": "array",
-            "items": _NAME_SCHEMA,
+            "items": {"oneOf": [_NAME_SCHEMA, _CPU_PLAYER_SCHEMA]},
             "minItems": 1,
             "maxItems": MAX_PLAYERS,
         },
@@ -550,7 +629,7 @@ _COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {
             "propertyNames": _NAME_SCHEMA,
             "additionalProperties": {
                 "type": "array",
-                "items": _NAME_SCHEMA,
+                "items": {"oneOf": [_NAME_SCHEMA, _CPU_PLAYER_SCHEMA]},
                 "minItems": 1,
                 "maxItems": MAX_PLAYERS,
             },
@@ -722,8 +801,10 @@ class CommandError(ValueError):
 @dataclass(frozen=True)
 class Command:
     """A checked command. ``args`` holds the command's arguments (none for most):
-    ``new_game`` always has ``game`` and ``players`` (worked out from ``teams``
-    when not given) and ``options``, ``teams`` when given; ``dart`` has
+    ``new_game`` always has ``game`` and ``players`` (names only, worked out
+    from ``teams`` when not given; ``teams`` too holds names only) and
+    ``options``, ``teams`` when given, and ``cpu`` (name -> ``{"level": n}`` or
+    ``{"average": x}``) when a player is a computer player; ``dart`` has
     ``segment`` in canonical notation."""
 
     id: str | int | None
@@ -844,14 +925,67 @@ def parse_command(payload: bytes) -> Command:
     return Command(command_id, name, arguments)
 
 
-def _non_empty_names(value: Any, what: str) -> list[str]:
+def _non_empty_names(value: Any, what: str, cpu: dict[str, dict[str, Any]]) -> list[str]:
+    """The names of a list of players; a computer player's ``cpu`` goes into ``cpu``."""
     if not isinstance(value, list):
         raise ValueError(f"{what} must be a list of names, got {_json_type(value)}")
+    names = []
     for position, item in enumerate(value):
-        if not isinstance(item, str):
-            raise ValueError(f"{what}[{position}] must be a string, got {_json_type(item)}")
-        _check_name(item, f"{what}[{position}]")
-    return value
+        where = f"{what}[{position}]"
+        if isinstance(item, dict):
+            name = _cpu_player(item, where, cpu)
+        elif isinstance(item, str):
+            name = item
+        else:
+            raise ValueError(
+                f'{where} must be a name or {{"name": ..., "cpu": ...}}, got {_json_type(item)}'
+            )
+        _check_name(name, where)
+        names.append(name)
+    return names
+
+
+def _cpu_player(item: dict[str, Any], where: str, cpu: dict[str, dict[str, Any]]) -> str:
+    """Check ``{"name": ..., "cpu": LEVEL | {"average": A}}``; returns the name."""
+    unknown = [key for key in item if key not in ("name", "cpu")]
+    if unknown:
+        keys = ", ".join(repr(key) for key in unknown)
+        raise ValueError(f'{where} has unknown key {keys}; a computer player has "name" and "cpu"')
+    if "name" not in item or "cpu" not in item:
+        missing = "name" if "name" not in item else "cpu"
+        raise ValueError(f'{where} needs "{missing}": a computer player is {{"name", "cpu"}}')
+    name, spec = item["name"], item["cpu"]
+    if not isinstance(name, str):
+        raise ValueError(f'{where}["name"] must be a string, got {_json_type(name)}')
+    low, high = LEVELS[0], LEVELS[-1]
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        if spec not in LEVELS:
+            raise ValueError(f'{where}["cpu"]: a level is {low} to {high}, not {spec}')
+        cpu[name] = {"level": spec}
+    elif isinstance(spec, dict):
+        if list(spec) != ["average"]:
+            raise ValueError(
+                f'{where}["cpu"] must be a level {low}-{high} or {{"average": A}}, '
+                f"got keys {', '.join(map(repr, spec)) or 'none'}"
+            )
+        average = spec["average"]
+        least, most = CPU_AVERAGES
+        if isinstance(average, bool) or not isinstance(average, int | float):
+            raise ValueError(
+                f'{where}["cpu"]["average"] must be a number, got {_json_type(average)}'
+            )
+        if not least <= average <= most:
+            raise ValueError(
+                f'{where}["cpu"]["average"] {average:g} is out of range: '
+                f"the levels span {least:g} to {most:g}"
+            )
+        cpu[name] = {"average": float(average)}
+    else:
+        raise ValueError(
+            f'{where}["cpu"] must be a level {low}-{high} or {{"average": A}}, '
+            f"got {_json_type(spec)}"
+        )
+    return name
 
 
 def _check_name(name: str, what: str) -> None:
@@ -870,6 +1004,7 @@ def _check_new_game(arguments: dict[str, Any]) -> dict[str, Any]:
     if "options" in arguments and not isinstance(arguments["options"], dict):
         raise ValueError(f'"options" must be an object, got {_json_type(arguments["options"])}')
     teams: dict[str, list[str]] | None = None
+    cpu: dict[str, dict[str, Any]] = {}
     if "teams" in arguments:
         raw_teams = arguments["teams"]
         if not isinstance(raw_teams, dict):
@@ -879,14 +1014,14 @@ def _check_new_game(arguments: dict[str, Any]) -> dict[str, Any]:
             )
         if len(raw_teams) < 2:
             raise ValueError(f'"teams" needs at least two teams, got {len(raw_teams)}')
+        teams = {}
         for team_name, members in raw_teams.items():
             _check_name(team_name, '"teams" name')
-            _non_empty_names(members, f'"teams"[{team_name!r}]')
+            teams[team_name] = _non_empty_names(members, f'"teams"[{team_name!r}]', cpu)
             if not members:
                 raise ValueError(f'"teams"[{team_name!r}] has no players')
-        teams = raw_teams
     if "players" in arguments:
-        players = _non_empty_names(arguments["players"], '"players"')
+        players = _non_empty_names(arguments["players"], '"players"', cpu)
         if not 1 <= len(players) <= MAX_PLAYERS:
             raise ValueError(f'"players" must list 1 to {MAX_PLAYERS} names, got {len(players)}')
     elif teams is not None:
@@ -895,7 +1030,12 @@ def _check_new_game(arguments: dict[str, Any]) -> dict[str, Any]:
             raise ValueError(f'"teams" name {len(players)} players; the limit is {MAX_PLAYERS}')
     else:
         raise ValueError('needs "players" (1 to 8 names) or "teams"')
-    return {**arguments, "players": players}
+    checked = {**arguments, "players": players}
+    if teams is not None:
+        checked["teams"] = teams
+    if cpu:
+        checked["cpu"] = cpu
+    return checked
 
 
 def _interleave(teams: dict[str, list[str]]) -> list[str]:

@@ -1,4 +1,4 @@
-"""The daemon's one config file: TOML, seven sections, every setting has a default.
+"""The daemon's one config file: TOML, eight sections, every setting has a default.
 
 ``[board.firmware]`` is the one table inside a section: the firmware settings
 (docs/protocol.md#settings) the daemon sends a serial board at each connect.
@@ -33,6 +33,7 @@ from drivers.board_decoder import PROTOCOLS
 from drivers.errors import DriverError
 from drivers.factory import DRIVERS, BoardSpec
 from drivers.protocol import NO_FIRMWARE_SETTINGS, SETTINGS, FirmwareSettings, check_setting
+from engine.board_geometry import GEOMETRIES
 from firmware_bridge.daemon.log_setup import DEFAULT_LOG_LEVEL, LOG_LEVELS
 from firmware_bridge.mqtt_contract import (
     BrokerAddress,
@@ -46,6 +47,7 @@ __all__ = [
     "SECTIONS",
     "USB_REPORTS",
     "BoardConfig",
+    "BotConfig",
     "Config",
     "ConfigError",
     "DisplayConfig",
@@ -230,6 +232,15 @@ class VisitConfig:
 
 
 @dataclass(frozen=True)
+class BotConfig:
+    """``[bot]``: how the daemon throws a computer player's darts."""
+
+    dart_interval_s: float = 1.0
+    takeout_s: float = 2.0
+    geometry: str = "soft"
+
+
+@dataclass(frozen=True)
 class JournalConfig:
     """``[journal]``: where the game journal (SQLite) is kept."""
 
@@ -280,6 +291,7 @@ class Config:
     board: BoardConfig = field(default_factory=BoardConfig)
     mqtt: MqttConfig = field(default_factory=MqttConfig)
     visit: VisitConfig = field(default_factory=VisitConfig)
+    bot: BotConfig = field(default_factory=BotConfig)
     journal: JournalConfig = field(default_factory=JournalConfig)
     homeassistant: HomeAssistantConfig = field(default_factory=HomeAssistantConfig)
     display: DisplayConfig = field(default_factory=DisplayConfig)
@@ -298,6 +310,7 @@ SECTIONS: dict[str, type[Any]] = {
     "board": BoardConfig,
     "mqtt": MqttConfig,
     "visit": VisitConfig,
+    "bot": BotConfig,
     "journal": JournalConfig,
     "homeassistant": HomeAssistantConfig,
     "display": DisplayConfig,
@@ -734,6 +747,11 @@ _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
     "visit": {
         "takeout_s": _in_range(0),
         "coalesce_ms": _in_range(0, 1000),
+    },
+    "bot": {
+        "dart_interval_s": _in_range(0, 60),
+        "takeout_s": _in_range(0, 600),
+        "geometry": _choice("board geometry", tuple(GEOMETRIES)),
     },
     "journal": {},
     "homeassistant": {"discovery_prefix": _discovery_prefix},

@@ -71,7 +71,8 @@ class GameStarted(DaemonEvent):
 @dataclass(frozen=True, slots=True)
 class Dart(DaemonEvent):
     """A dart thrown; in Cricket also the marks it scored and the targets it
-    closed (``marks``, ``closed``: the engine's ``MarksGame.marked``)."""
+    closed (``marks``, ``closed``: the engine's ``MarksGame.marked``); the
+    daemon adds who entered it (``source``: ``mqtt_contract.DART_SOURCES``)."""
 
     type: ClassVar[str] = "dart"
     player: int
@@ -81,6 +82,7 @@ class Dart(DaemonEvent):
     scored: bool
     marks: int | None = _optional()
     closed: tuple[str, ...] | None = _optional()
+    source: str | None = _optional()
 
 
 @dataclass(frozen=True, slots=True)
