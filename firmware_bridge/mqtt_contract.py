@@ -803,8 +803,8 @@ class Command:
     """A checked command. ``args`` holds the command's arguments (none for most):
     ``new_game`` always has ``game`` and ``players`` (names only, worked out
     from ``teams`` when not given; ``teams`` too holds names only) and
-    ``options``, ``teams`` when given, and ``cpu`` (name -> ``{"level": n}`` or
-    ``{"average": x}``) when a player is a computer player; ``dart`` has
+    ``options``, ``teams`` when given, and ``cpu`` (stripped name ->
+    ``{"level": n}`` or ``{"average": x}``) when a player is a computer player; ``dart`` has
     ``segment`` in canonical notation."""
 
     id: str | int | None
@@ -936,11 +936,12 @@ def _non_empty_names(value: Any, what: str, cpu: dict[str, dict[str, Any]]) -> l
             name = _cpu_player(item, where, cpu)
         elif isinstance(item, str):
             name = item
+            _check_name(name, where)
         else:
             raise ValueError(
-                f'{where} must be a name or {{"name": ..., "cpu": ...}}, got {_json_type(item)}'
+                f"{where} must be a string, got {_json_type(item)} "
+                '(a computer player is an object {"name": ..., "cpu": LEVEL})'
             )
-        _check_name(name, where)
         names.append(name)
     return names
 
@@ -957,11 +958,12 @@ def _cpu_player(item: dict[str, Any], where: str, cpu: dict[str, dict[str, Any]]
     name, spec = item["name"], item["cpu"]
     if not isinstance(name, str):
         raise ValueError(f'{where}["name"] must be a string, got {_json_type(name)}')
+    key = _check_name(name, f'{where}["name"]')
     low, high = LEVELS[0], LEVELS[-1]
     if isinstance(spec, int) and not isinstance(spec, bool):
         if spec not in LEVELS:
             raise ValueError(f'{where}["cpu"]: a level is {low} to {high}, not {spec}')
-        cpu[name] = {"level": spec}
+        cpu[key] = {"level": spec}
     elif isinstance(spec, dict):
         if list(spec) != ["average"]:
             raise ValueError(
@@ -979,7 +981,7 @@ def _cpu_player(item: dict[str, Any], where: str, cpu: dict[str, dict[str, Any]]
                 f'{where}["cpu"]["average"] {average:g} is out of range: '
                 f"the levels span {least:g} to {most:g}"
             )
-        cpu[name] = {"average": float(average)}
+        cpu[key] = {"average": float(average)}
     else:
         raise ValueError(
             f'{where}["cpu"] must be a level {low}-{high} or {{"average": A}}, '
@@ -988,9 +990,10 @@ def _cpu_player(item: dict[str, Any], where: str, cpu: dict[str, dict[str, Any]]
     return name
 
 
-def _check_name(name: str, what: str) -> None:
+def _check_name(name: str, what: str) -> str:
+    """``name`` stripped, as the game's lineup keeps it; a ValueError says why not."""
     try:
-        check_name(name, what)
+        return check_name(name, what)
     except LineupError as error:
         raise ValueError(str(error)) from None
 

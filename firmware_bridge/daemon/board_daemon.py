@@ -10,12 +10,20 @@ Oche left undone is completed, and the state republished unchanged. All
 changes go through one lock, one at a time; publishing is left to a queue,
 sent on the loop's next turn without waiting for the broker, so a slow broker
 never holds up a dart.
+
+A computer player's darts (:mod:`firmware_bridge.daemon.bots`) take the same
+path as a board's: the bot task waits ``[bot] dart_interval_s``, aims off the
+event loop, then plans, applies, journals and publishes the dart under the
+lock (``source: "cpu"``); after its visit it waits ``[bot] takeout_s`` and
+presses NEXT. While a computer player's visit is on, board hits are ignored
+(reason ``cpu-turn``) and darts, misses and NEXT by hand are refused.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import logging
 import time
 import uuid
@@ -35,8 +43,10 @@ from drivers.board_events import (
 )
 from drivers.factory import open_board
 from drivers.source import BoardSource
-from engine import UNDO, Bed, EngineError, Event, NotationError, parse_event
+from engine import UNDO, Bed, EngineError, Event, NotationError, Undo, parse_event
+from engine.board_geometry import GEOMETRIES
 from engine.game_log import format_game_log
+from firmware_bridge.daemon.bots import Bots, resolve_bots
 from firmware_bridge.daemon.config import Config
 from firmware_bridge.daemon.embedded_broker import EmbeddedBroker
 from firmware_bridge.daemon.events import (
@@ -44,6 +54,7 @@ from firmware_bridge.daemon.events import (
     BoardDisconnected,
     ButtonPressed,
     DaemonEvent,
+    Dart,
     ErrorReported,
     GameOver,
     GameStarted,
@@ -61,9 +72,12 @@ from firmware_bridge.mqtt_contract import (
     response_payload,
 )
 
-__all__ = ["COMMAND_HANDLERS", "GAME_BUTTONS", "Daemon"]
+__all__ = ["COMMAND_HANDLERS", "CPU_TURN", "GAME_BUTTONS", "Daemon"]
 
 log = logging.getLogger(__name__)
+
+CPU_TURN = "cpu-turn"
+"""The reason of a board hit ignored because a computer player is throwing."""
 
 
 class Daemon:
@@ -103,6 +117,10 @@ class Daemon:
         self._discovered_players: int | None = None
         self.link: MqttLink | None = None
         self.broker: EmbeddedBroker | None = None
+        self.bots: Bots | None = None
+        self.last_bots: Bots | None = None
+        self._bot_due: float | None = None
+        self._bot_wake = asyncio.Event()
 
     # ------------------------------------------------------------------ run
 
@@ -144,6 +162,7 @@ class Daemon:
                     tasks.create_task(self.link.run())
                     tasks.create_task(self._read_board(source))
                     tasks.create_task(self._ticker())
+                    tasks.create_task(self._bot_player())
             finally:
                 await source.close()
                 await self.link.close()
@@ -170,6 +189,12 @@ class Daemon:
             return
         self.last_setup = SessionSetup(latest.game, latest.options, latest.players, latest.teams)
         self.started_at = latest.started_at
+        self.last_bots = None
+        if latest.bots is not None:
+            try:
+                self.last_bots = Bots.from_json(latest.game, latest.bots)
+            except ValueError as error:
+                log.error("journal game %d: %s; no computer player throws", latest.id, error)
         if latest.status == "finished" and latest.events[-1:] != [str(UNDO)]:
             return  # a finished game, nothing after its win: the board idles until the next
         session = self._replay(latest)
@@ -182,7 +207,8 @@ class Daemon:
             log.warning("journal game %d: its last dart won; recording the result", latest.id)
             at = latest.last_event_at if latest.last_event_at is not None else self.clock()
             self.journal.record(latest.id, [], finish=self._finish_record(session, at))
-        self.session, self.game_row = session, latest.id
+        self.session, self.game_row, self.bots = session, latest.id, self.last_bots
+        self._bot_schedule(self.clock())
         log.info(
             "resumed game %d (%s) after %d journaled events",
             latest.id,
@@ -225,7 +251,13 @@ class Daemon:
         }
         if self.session is None:
             return {"game": None, "phase": Phase.IDLE.value, "board": board}
-        return {**self.session.state(), "board": board}
+        state = {**self.session.state(), "board": board}
+        if self.bots is not None:
+            for player in state["players"]:
+                cpu = self.bots.players.get(player["name"])
+                if cpu is not None:
+                    player["cpu"] = cpu.as_json()
+        return state
 
     def _publish(self, name: str, payload: dict[str, Any] | None) -> None:
         """Queue a message; :meth:`_publisher` sends the queue on the loop's next turn."""
@@ -332,7 +364,7 @@ class Daemon:
             async with self._lock:
                 due = self.session.due(self.clock())
                 if due:
-                    self._apply(due)
+                    self._apply(due, "board")
                     self._publish_state()
 
     def _board_event(self, event: BoardEvent) -> None:
@@ -365,12 +397,15 @@ class Daemon:
         if self.session is None:
             self._ignored(bed.notation, "no game", now)
             return
+        if self._cpu_visit() is not None:
+            self._ignored(bed.notation, CPU_TURN, now)
+            return
         try:
             planned = self.session.plan_hit(bed, now)
         except Refusal as refusal:
             self._ignored(bed.notation, str(refusal), now)
             return
-        self._apply(planned)
+        self._apply(planned, "board")
 
     def _ignored(self, segment: str, reason: str, now: float) -> None:
         """A contact that is not scored: journaled for audit and shown (a display
@@ -392,10 +427,11 @@ class Daemon:
             raise Refusal("no game: start one with new_game")
         return self.session
 
-    def _apply(self, planned: list[Event]) -> None:
+    def _apply(self, planned: list[Event], source: str) -> None:
         """Apply the events of one input, journal their tokens together with the
         finish or the reopening they cause in one transaction, then publish what
-        they caused. Events after the one that ends the game are dropped. If the
+        they caused (its darts marked with ``source``: board, manual or cpu).
+        Events after the one that ends the game are dropped. If the
         engine or the journal refuses, the game is rebuilt from the journal:
         the input is lost as a whole, and nothing of it was published."""
         session, row = self.session, self.game_row
@@ -425,7 +461,11 @@ class Daemon:
             raise
         finally:
             self._deadline_moved()
+            undone = any(isinstance(event, Undo) for event in planned)
+            self._bot_schedule(self.clock(), pause=undone)
         for caused in events:
+            if isinstance(caused, Dart):
+                caused = dataclasses.replace(caused, source=source)
             self._publish_event(caused)
         if finished:
             self._background(self._deliver_results())
@@ -489,12 +529,17 @@ class Daemon:
         setup = SessionSetup(
             args["game"], args.get("options") or {}, args["players"], args.get("teams")
         )
-        self._start(setup, now)
+        bots = None
+        if args.get("cpu"):
+            geometry = GEOMETRIES[self.config.bot.geometry]
+            bots = resolve_bots(setup.game, args["cpu"], geometry)  # ValueError: refused
+        self._start(setup, now, bots)
 
     def _rematch(self, args: dict[str, Any], now: float) -> None:
         if self.last_setup is None:
             raise Refusal("no game to rematch yet")
-        self._start(self.last_setup, now)
+        bots = self.last_bots.reseeded() if self.last_bots is not None else None
+        self._start(self.last_setup, now, bots)
 
     def _end_game(self, args: dict[str, Any], now: float) -> None:
         if self.session is None or self.game_row is None:
@@ -502,7 +547,8 @@ class Daemon:
         if not self.session.game.is_finished:
             self.journal.end_game(self.game_row, now)
             self._publish_event(GameOver(now, "ended", None))
-        self.session, self.game_row = None, None
+        self.session, self.game_row, self.bots = None, None, None
+        self._bot_schedule(now)
         self._background(self._publish_discovery())  # no game: no score sensors
 
     def _dart(self, args: dict[str, Any], now: float) -> None:
@@ -511,18 +557,104 @@ class Daemon:
             bed = Bed.parse(args["segment"])
         except NotationError as error:
             raise Refusal(f"segment {error}") from None
-        self._apply(session.plan_manual_dart(bed))
+        self._refuse_on_cpu_visit("a dart")
+        self._apply(session.plan_manual_dart(bed), "manual")
 
     def _next(self, args: dict[str, Any], now: float) -> None:
-        self._apply(self._session().plan_next())
+        session = self._session()
+        if session.phase != Phase.TAKEOUT:  # NEXT may cut a computer player's takeout short
+            self._refuse_on_cpu_visit("NEXT")
+        self._apply(session.plan_next(), "manual")
 
     def _undo(self, args: dict[str, Any], now: float) -> None:
-        self._apply(self._session().plan_undo())
+        self._apply(self._session().plan_undo(), "manual")
 
     def _miss(self, args: dict[str, Any], now: float) -> None:
-        self._apply(self._session().plan_miss())
+        session = self._session()
+        self._refuse_on_cpu_visit("a miss")
+        self._apply(session.plan_miss(), "manual")
 
-    def _start(self, setup: SessionSetup, now: float) -> None:
+    # -------------------------------------------------------- computer players
+
+    def _cpu_visit(self) -> str | None:
+        """The computer player whose visit is on the board (throwing, or in
+        the takeout after it), as the screens name it; ``None`` otherwise."""
+        session, bots = self.session, self.bots
+        if session is None or bots is None or session.phase == Phase.FINISHED:
+            return None
+        name = session.game.lineup.players[session.thrower()]
+        cpu = bots.players.get(name)
+        return None if cpu is None else f"{name} (CPU {cpu.level})"
+
+    def _refuse_on_cpu_visit(self, what: str) -> None:
+        label = self._cpu_visit()
+        if label is not None:
+            raise Refusal(f"{label} is throwing: no {what} by hand until its visit is over")
+
+    def _bot_schedule(self, now: float, pause: bool = False) -> None:
+        """When the computer player whose visit it is acts next: its next dart
+        after ``dart_interval_s``, NEXT after ``takeout_s`` once its visit is
+        over (and, after an undo, ``takeout_s`` before it throws again, so a
+        run of undos is not raced). ``None`` when no computer player is due."""
+        bot = self.config.bot
+        due: float | None = None
+        if self._cpu_visit() is not None and self.session is not None:
+            takeout = self.session.phase == Phase.TAKEOUT
+            due = now + (bot.takeout_s if takeout or pause else bot.dart_interval_s)
+        if due != self._bot_due:
+            self._bot_due = due
+            self._bot_wake.set()
+
+    async def _bot_player(self) -> None:
+        """Throws for the computer players: sleeps until the next action is due
+        (or the schedule changes), then takes it."""
+        while True:
+            self._bot_wake.clear()
+            due = self._bot_due
+            timeout = None if due is None else max(0.0, due - self.clock())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._bot_wake.wait(), timeout)
+            if self._bot_due is None or self._bot_wake.is_set() or self.clock() < self._bot_due:
+                continue
+            self._bot_due = None
+            try:
+                await self._bot_act()
+            except Exception:  # a bug must not stop the board: the bot misses instead
+                log.exception("the computer player could not throw; it misses")
+                async with self._lock:
+                    self._bot_fallback()
+            self._publish_state()
+
+    async def _bot_act(self) -> None:
+        """One action of the computer player: NEXT after its takeout, or a dart,
+        aimed off the loop and applied only if nothing changed meanwhile."""
+        session, bots = self.session, self.bots
+        if session is None or bots is None or self._cpu_visit() is None:
+            return
+        if session.phase == Phase.TAKEOUT:
+            async with self._lock:
+                if self.session is session and self._cpu_visit() is not None:
+                    self._apply(session.plan_next(), "cpu")
+            return
+        applied = session.applied
+        bed = await asyncio.to_thread(bots.throw, session.game.state(), applied)
+        async with self._lock:
+            if self.session is not session or session.applied != applied:
+                return  # an undo, a new game: that change scheduled the bot again
+            self._apply(session.plan_manual_dart(bed), "cpu")
+
+    def _bot_fallback(self) -> None:
+        """The computer player's dart when aiming failed: a miss (or its NEXT)."""
+        session = self.session
+        if session is None or self._cpu_visit() is None:
+            return
+        try:
+            planned = session.plan_next() if session.phase == Phase.TAKEOUT else session.plan_miss()
+            self._apply(planned, "cpu")
+        except (Refusal, EngineError) as error:
+            log.error("the computer player is stuck: %s", error)
+
+    def _start(self, setup: SessionSetup, now: float, bots: Bots | None = None) -> None:
         session = self._new_session(setup.shuffled())  # bad game, options or players raise here
         # The journal ends the board's unfinished game, if any, as this one starts.
         self.game_row = self.journal.start_game(
@@ -532,8 +664,10 @@ class Daemon:
             {k: list(v) for k, v in setup.teams.items()} if setup.teams else None,
             self.board_id,
             now,
+            None if bots is None else bots.as_json(),
         )
         self.session, self.last_setup, self.started_at = session, setup, now
+        self.bots = self.last_bots = bots
         self._publish_event(
             GameStarted(
                 now,
@@ -544,6 +678,7 @@ class Daemon:
             )
         )
         self._background(self._publish_discovery())
+        self._bot_schedule(now)
 
 
 COMMAND_HANDLERS: dict[str, Callable[[Daemon, dict[str, Any], float], None]] = {

@@ -276,6 +276,8 @@ class GameSession:
         self.takeout_deadline: float | None = None
         self._last_hit_at: float | None = None
         self.play = play_style(self.game)
+        self.applied = 0
+        """Journal events applied so far (a computer player's dart is drawn from it)."""
 
     # ------------------------------------------------------------- planning
     # Board and command input becomes journal events here; nothing changes yet.
@@ -357,7 +359,18 @@ class GameSession:
             game.dart(event)
         events += self.play.caused(event, before, now)
         events += self._settle(event, before, now)
+        self.applied += 1
         return events
+
+    def thrower(self) -> int:
+        """The player whose visit is on the board: the one throwing, or in
+        takeout the one whose visit just ended (the turn has passed already
+        unless the visit stopped early, e.g. a bust)."""
+        game = self.game
+        last = game.last_visit
+        if self.phase == Phase.TAKEOUT and not game.visit and last is not None:
+            return last[0]
+        return game.current_player
 
     def _settle(self, event: Event, before: Before, now: float) -> list[DaemonEvent]:
         """The phase after ``event``, and the events its change causes."""

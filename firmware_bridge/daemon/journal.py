@@ -95,6 +95,9 @@ class JournalGame:
     last_event_at: float | None = None
     """When the last event was journaled (``None`` without events, and in
     :meth:`Journal.games`, which leaves events out)."""
+    bots: dict[str, Any] | None = None
+    """The game's computer players, as the daemon started it (their spread
+    and the seed their darts are drawn from), or ``None`` without any."""
 
 
 @dataclass(frozen=True)
@@ -170,7 +173,12 @@ def _create_v1(connection: sqlite3.Connection) -> None:
             connection.execute(statement)
 
 
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _create_v1}
+def _add_bots_v2(connection: sqlite3.Connection) -> None:
+    """Version 2: a game's computer players (JSON, ``NULL`` without any)."""
+    connection.execute("ALTER TABLE games ADD COLUMN bots TEXT")
+
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _create_v1, 2: _add_bots_v2}
 """The migration hook: ``MIGRATIONS[n]`` takes a journal at schema version
 ``n - 1`` to version ``n`` (version 0 is an empty file). :meth:`Journal.open`
 runs the missing steps in order, each in its own transaction together with
@@ -308,10 +316,12 @@ class Journal:
         teams: dict[str, list[str]] | None,
         board: str,
         started_at: float,
+        bots: dict[str, Any] | None = None,
     ) -> int:
         """Journal a new game on ``board`` and return its id. The board's game
         still ``playing``, if any, is marked ``ended`` at ``started_at`` in the
-        same transaction: a new game replaces it."""
+        same transaction: a new game replaces it. ``bots`` is kept as given
+        (the daemon's record of the computer players)."""
         row = (
             str(game),
             self._json(options, "options"),
@@ -319,6 +329,7 @@ class Journal:
             None if teams is None else self._json(teams, "teams"),
             str(board),
             self._time(started_at),
+            None if bots is None else self._json(bots, "bots"),
         )
         with self._transaction() as connection:
             connection.execute(
@@ -327,8 +338,8 @@ class Journal:
                 (row[5], row[4]),
             )
             cursor = connection.execute(
-                "INSERT INTO games (game, options, players, teams, board, started_at, status) "
-                "VALUES (?, ?, ?, ?, ?, ?, 'playing')",
+                "INSERT INTO games (game, options, players, teams, board, started_at, bots, "
+                "status) VALUES (?, ?, ?, ?, ?, ?, ?, 'playing')",
                 row,
             )
             game_id = cursor.lastrowid
@@ -611,7 +622,7 @@ class Journal:
     def _game(
         self, row: tuple[Any, ...], events: list[str], last_event_at: float | None = None
     ) -> JournalGame:
-        game_id, game, options, players, teams, board, started, finished, status, result = row
+        game_id, game, options, players, teams, board, started, finished, status, result, bots = row
         try:
             return JournalGame(
                 id=int(game_id),
@@ -626,6 +637,7 @@ class Journal:
                 result=None if result is None else json.loads(result),
                 events=events,
                 last_event_at=last_event_at,
+                bots=None if bots is None else json.loads(bots),
             )
         except (TypeError, ValueError) as error:
             raise self._error(f"game {game_id} is damaged: {error}") from None
@@ -646,4 +658,6 @@ class Journal:
         return float(value)
 
 
-_GAME_COLUMNS = "id, game, options, players, teams, board, started_at, finished_at, status, result"
+_GAME_COLUMNS = (
+    "id, game, options, players, teams, board, started_at, finished_at, status, result, bots"
+)

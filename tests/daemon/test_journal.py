@@ -227,15 +227,16 @@ def test_the_migration_hook_runs_the_missing_steps(
         ran.append(2)
         connection.execute("CREATE TABLE players (name TEXT PRIMARY KEY)")
 
-    monkeypatch.setitem(journal_module.MIGRATIONS, 2, add_players_table)
-    monkeypatch.setattr(journal_module, "SCHEMA_VERSION", 2)
+    later = SCHEMA_VERSION + 1
+    monkeypatch.setitem(journal_module.MIGRATIONS, later, add_players_table)
+    monkeypatch.setattr(journal_module, "SCHEMA_VERSION", later)
     with Journal(path) as journal:
         assert journal.game(game_id).events == ["T20"]
     with Journal(path):
         pass
     assert ran == [2]  # once only
     with raw(path) as connection:
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == later
         assert connection.execute("SELECT count(*) FROM players").fetchone()[0] == 0
 
 
