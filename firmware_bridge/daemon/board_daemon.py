@@ -44,7 +44,8 @@ from drivers.board_events import (
 from drivers.factory import open_board
 from drivers.source import BoardSource
 from engine import UNDO, Bed, EngineError, Event, NotationError, Undo, parse_event
-from engine.board_geometry import GEOMETRIES
+from engine.board_geometry import GEOMETRIES, BoardGeometry
+from engine.bot_levels import bot_levels
 from engine.game_log import format_game_log
 from firmware_bridge.daemon.bots import Bots, resolve_bots
 from firmware_bridge.daemon.config import Config
@@ -157,6 +158,7 @@ class Daemon:
                 on_connect=self._on_connect,
             )
             source = self._source or open_board(self.config.board.spec())
+            self._background(self._solve_levels())
             try:
                 async with asyncio.TaskGroup() as tasks:
                     tasks.create_task(self.link.run())
@@ -513,8 +515,15 @@ class Daemon:
         try:
             command = parse_command(payload)
             command_id = command.id
+            args = command.args
+            if command.name == "new_game" and args.get("cpu"):
+                # Solving a spread from an average takes a moment: not on the loop.
+                bots = await asyncio.to_thread(
+                    resolve_bots, args["game"], args["cpu"], self._geometry
+                )
+                args = {**args, "cpu": bots}
             async with self._lock:
-                self._command(command.name, command.args)
+                self._command(command.name, args)
             response = response_payload(command_id, True)
         except (CommandError, Refusal, EngineError, ValueError) as error:
             command_id = getattr(error, "id", command_id)
@@ -529,10 +538,12 @@ class Daemon:
         setup = SessionSetup(
             args["game"], args.get("options") or {}, args["players"], args.get("teams")
         )
+        cpu = args.get("cpu")
         bots = None
-        if args.get("cpu"):
-            geometry = GEOMETRIES[self.config.bot.geometry]
-            bots = resolve_bots(setup.game, args["cpu"], geometry)  # ValueError: refused
+        if isinstance(cpu, Bots):
+            bots = cpu
+        elif cpu:
+            bots = resolve_bots(setup.game, cpu, self._geometry)  # ValueError: refused
         self._start(setup, now, bots)
 
     def _rematch(self, args: dict[str, Any], now: float) -> None:
@@ -575,6 +586,16 @@ class Daemon:
         self._apply(session.plan_miss(), "manual")
 
     # -------------------------------------------------------- computer players
+
+    @property
+    def _geometry(self) -> BoardGeometry:
+        """The board a computer player's darts land on (``[bot] geometry``)."""
+        return GEOMETRIES[self.config.bot.geometry]
+
+    async def _solve_levels(self) -> None:
+        """Solve the levels' spreads once, in a thread, so that a new game's
+        computer player by level starts at once."""
+        await asyncio.to_thread(bot_levels, self._geometry)
 
     def _cpu_visit(self) -> str | None:
         """The computer player whose visit is on the board (throwing, or in
