@@ -175,6 +175,8 @@ def export_text(entry: JournalGame, journal_arg: str | None = None) -> str:
         f"teams: {header_json(entry.teams)}",
         f"options: {header_json(game.options)}",
     ]
+    if entry.bots is not None:  # who was a computer player (oche replay ignores the line)
+        lines.append(f"cpu: {header_json(entry.bots.get('players'))}")
     if state["finished"]:
         lines.append(f"winner: {_winner(state)} ({state['result']})")
     if entry.result is not None:

@@ -6,6 +6,7 @@ surviving ``kill -9`` of the real ``oche run`` with no dart doubled."""
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import signal
 import subprocess
@@ -129,6 +130,21 @@ async def test_a_human_plays_the_computer_to_the_end(
     journaled = journal_game(tmp_path)
     assert journaled.bots is not None and journaled.bots["players"]["Robo"]["level"] == 10
     assert len(assert_every_bot_dart_follows_from_the_journal(journaled)) == len(robo)
+    # The export names the computer player; the replay needs nothing special.
+    journal = str(tmp_path / "journal.sqlite3")
+    export = subprocess.run(
+        [str(OCHE), "export", str(journaled.id), "--journal", journal],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    assert '# cpu: {"Robo": {"level": 10, ' in export
+    replayed = subprocess.run(
+        [str(OCHE), "replay", "-"], input=export, capture_output=True, text=True, timeout=60
+    )
+    assert replayed.returncode == 0, replayed.stderr
+    assert json.loads(replayed.stdout)["winner"] == 1
 
 
 @pytest.mark.slow
