@@ -18,6 +18,7 @@ from typing import Any
 
 from engine.beds import Bed
 from engine.board_geometry import STEEL, BoardGeometry, bed_centre
+from engine.bot_targets import LEVELS, TARGET_AVERAGES
 from engine.throw_model import MAX_SIGMA_MM, MIN_SIGMA_MM, bed_distribution, expected_points
 
 __all__ = [
@@ -32,11 +33,6 @@ __all__ = [
     "sigma_for_average",
 ]
 
-TARGET_AVERAGES = (20.0, 29.0, 38.0, 47.0, 56.0, 65.0, 74.0, 83.0, 92.0, 101.0)
-"""The three-dart average each level 1-10 is built for: a beginner at 20, a
-strong league player at 101, even steps between."""
-
-LEVELS = tuple(range(1, len(TARGET_AVERAGES) + 1))
 
 T20 = Bed(20, 3)
 

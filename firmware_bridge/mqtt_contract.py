@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from engine import Bed, NotationError
-from engine.bot_levels import LEVELS, TARGET_AVERAGES
+from engine.bot_targets import LEVELS, TARGET_AVERAGES
 from engine.errors import LineupError
 from engine.lineup import MAX_NAME_LENGTH, MAX_PLAYERS, check_name
 from engine.state_schema import BED_NOTATION_PATTERN, MARKS_KEYS, STATE_SCHEMA

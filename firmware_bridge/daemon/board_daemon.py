@@ -45,7 +45,6 @@ from drivers.factory import open_board
 from drivers.source import BoardSource
 from engine import UNDO, Bed, EngineError, Event, NotationError, Undo, parse_event
 from engine.board_geometry import GEOMETRIES, BoardGeometry
-from engine.bot_levels import bot_levels
 from engine.game_log import format_game_log
 from firmware_bridge.daemon.bots import Bots, resolve_bots
 from firmware_bridge.daemon.config import Config
@@ -158,7 +157,6 @@ class Daemon:
                 on_connect=self._on_connect,
             )
             source = self._source or open_board(self.config.board.spec())
-            self._background(self._solve_levels())
             try:
                 async with asyncio.TaskGroup() as tasks:
                     tasks.create_task(self.link.run())
@@ -591,11 +589,6 @@ class Daemon:
     def _geometry(self) -> BoardGeometry:
         """The board a computer player's darts land on (``[bot] geometry``)."""
         return GEOMETRIES[self.config.bot.geometry]
-
-    async def _solve_levels(self) -> None:
-        """Solve the levels' spreads once, in a thread, so that a new game's
-        computer player by level starts at once."""
-        await asyncio.to_thread(bot_levels, self._geometry)
 
     def _cpu_visit(self) -> str | None:
         """The computer player whose visit is on the board (throwing, or in

@@ -10,6 +10,9 @@ drawn from the throw model with a generator seeded by the game's seed and the
 number of journal events applied so far: the dart the bot throws follows from
 the journal alone, so after a ``kill -9`` it throws exactly the dart it would
 have, and an undo (one more event) gives a fresh dart.
+
+The model's modules (numpy) are imported only when a game has a computer
+player: a daemon without one never loads numpy.
 """
 
 from __future__ import annotations
@@ -19,13 +22,13 @@ import random
 import secrets
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from engine import Bed, PickingGame, game_class
 from engine.board_geometry import GEOMETRIES, BoardGeometry
-from engine.bot_levels import average_for_sigma, level, level_for_sigma, sigma_for_average
-from engine.strategy import Strategy, strategy_for
-from engine.throw_model import sample_throw
+
+if TYPE_CHECKING:
+    from engine.strategy import Strategy
 
 __all__ = ["Bots", "CpuPlayer", "resolve_bots"]
 
@@ -88,6 +91,8 @@ class Bots:
     @property
     def strategy(self) -> Strategy:
         """The game's policy on this geometry."""
+        from engine.strategy import strategy_for
+
         return strategy_for(self.game, self.geometry)
 
     def throw(self, state: Mapping[str, Any], applied: int) -> Bed:
@@ -95,6 +100,8 @@ class Bots:
         its next dart, the game having applied ``applied`` journal events.
         Aiming may take a while the first time (the X01 plan is solved and
         cached per spread): call it off the event loop."""
+        from engine.throw_model import sample_throw
+
         name = state["players"][state["current_player"]]["name"]
         sigma = self.players[name].sigma_mm
         aim = self.strategy.aim(state, sigma)
@@ -105,7 +112,11 @@ class Bots:
 def resolve_bots(game: str, cpu: Mapping[str, Mapping[str, Any]], geometry: BoardGeometry) -> Bots:
     """The :class:`Bots` for ``new_game``'s ``cpu`` argument (name ->
     ``{"level": n}`` or ``{"average": x}``) with a fresh seed. A game played
-    by picking, or one without a computer policy yet, is a ValueError saying so."""
+    by picking, or one without a computer policy yet, is a ValueError saying so.
+    Solving the levels takes seconds the first time: call it off the event loop."""
+    from engine.bot_levels import average_for_sigma, level, level_for_sigma, sigma_for_average
+    from engine.strategy import strategy_for
+
     if issubclass(game_class(game), PickingGame):
         raise ValueError(f"{game} is played by picking: it has its own computer player option")
     strategy_for(game, geometry)  # a StrategyError (a ValueError) names the games that have one
