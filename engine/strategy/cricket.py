@@ -10,9 +10,9 @@ c = min(3 - mine, h) closing marks and e = h - c extra marks. Its value is
   it open (owning it lets us score));
 - scoring (e > 0 while an opponent has t open): e x p x w, counted once in
   standard (our points) and once per open opponent in cut-throat (their
-  points); w = 1 while we do not lead (standard: our score is not above
-  theirs; cut-throat: not below), LEAD_WEIGHT while we lead; nothing in
-  no-score;
+  points); w = 1 while we trail (standard: our score is below an
+  opponent's; cut-throat: above), LEAD_WEIGHT when level or ahead (closing
+  then wins); nothing in no-score;
 - WIN if the dart closes our last target and wins (standard: our score at
   least every opponent's; cut-throat: at most).
 
@@ -40,7 +40,7 @@ __all__ = ["CLOSE", "LEAD_WEIGHT", "WIN", "CricketStrategy", "cricket_values"]
 CLOSE = 10.0
 """Points a closing mark is worth in itself: every target must close to win."""
 LEAD_WEIGHT = 0.4
-"""How much a point counts while we lead: closing matters more then."""
+"""How much a point counts while we do not trail: closing matters more then."""
 WIN = 1000.0
 """The value of a dart that wins the game."""
 
@@ -59,10 +59,10 @@ def cricket_values(state: Mapping[str, Any]) -> FloatArray:
     my_score = int(me["score"])
     scores = [int(o["score"]) for o in others]
     if mode == "cut-throat":
-        leading = bool(scores) and my_score < min(scores)
+        ahead = bool(scores) and my_score <= min(scores)
     else:
-        leading = bool(scores) and my_score > max(scores)
-    weight = LEAD_WEIGHT if leading else 1.0
+        ahead = bool(scores) and my_score >= max(scores)
+    weight = LEAD_WEIGHT if ahead else 1.0
     closed = sum(1 for m in mine if m >= MARKS_TO_CLOSE)
 
     def value(bed: Bed) -> float:
