@@ -258,7 +258,7 @@ def png_bytes(rgb: Any) -> bytes:
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "bot",
-        help="the computer opponent: levels, best aim, heat map",
+        help="the computer opponent: levels, best aim, heat map, simulated games",
         description="The computer opponent's throw model (docs/bots.md): a dart lands at "
         "the aim plus a normal error of sigma mm.",
     )

@@ -94,3 +94,10 @@ def test_it_refuses_another_game_or_a_finished_one() -> None:
     assert won.is_finished
     with pytest.raises(StrategyError, match="game is over"):
         policy.aim(won.state(), TIGHT)
+
+
+def test_cut_throat_closes_the_number_that_can_load_it_with_points() -> None:
+    # Ann owns the 20s (and could give Robo 60 a treble): Robo closes them first.
+    game = played("cricket", ["S1", "N", "T20", "N"], {"mode": "cut-throat"})
+    assert game.state()["players"][1]["marks"]["20"] == 3
+    assert aimed_bed(game, TIGHT) == "T20"
