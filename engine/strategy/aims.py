@@ -126,6 +126,8 @@ def visit_aim(
     value over the darts left (dynamic programming, no sampling). With
     ``miss_value`` a miss ends the visit's hopes at that value (Fifty-one by
     Fives: a visit needs three scoring darts)."""
+    if not 1 <= darts_left <= 3:
+        raise ValueError(f"darts left in a visit is 1 to 3, not {darts_left}")
     totals = total + np.arange(0, 60 * darts_left + 1)
     later = final(totals)
     transposed = table.chances.T
