@@ -121,11 +121,9 @@ def test_bots_by_level_and_by_average_throw_with_the_levels_spread() -> None:
     assert bots.reseeded().seed != bots.seed
 
 
-def test_games_without_a_computer_policy_refuse_a_computer_player() -> None:
+def test_a_game_played_by_picking_refuses_a_computer_player() -> None:
     with pytest.raises(ValueError, match="domino-cribbage is played by picking"):
         resolve_bots("domino-cribbage", {"Robo": {"level": 3}}, SOFT)
-    with pytest.raises(ValueError, match="no computer policy for game 'baseball'"):
-        resolve_bots("baseball", {"Robo": {"level": 3}}, SOFT)
 
 
 def test_a_damaged_record_is_a_clear_error() -> None:

@@ -216,7 +216,7 @@ async def test_undo_takes_back_a_computer_dart_and_it_throws_again(
     assert len(assert_every_bot_dart_follows_from_the_journal(journaled)) == 4
 
 
-async def test_a_game_without_a_computer_policy_refuses_a_computer_player(
+async def test_a_game_played_by_picking_refuses_a_computer_player(
     paced: Running, watcher: Watcher
 ) -> None:
     refused = await watcher.command(
@@ -229,6 +229,36 @@ async def test_a_game_without_a_computer_policy_refuses_a_computer_player(
     assert not refused["ok"] and "played by picking" in refused["error"]
     state = await watcher.state_where(lambda s: "phase" in s)
     assert state["phase"] == "idle"
+
+
+@pytest.mark.slow
+async def test_two_computer_players_play_cricket_to_the_end_by_themselves(
+    tmp_path: Path, mosquitto: MosquittoBroker, watcher: Watcher
+) -> None:
+    daemon = Running(tmp_path, mosquitto, extra=bot_section(interval=0.01, pause=0.01))
+    await daemon.start()
+    try:
+        await watcher.wait_for("availability", lambda p: p == "online")
+        response = await watcher.command(
+            {
+                "command": "new_game",
+                "game": "cricket",
+                "players": [{"name": "Robo", "cpu": 8}, {"name": "Tin", "cpu": 6}],
+            }
+        )
+        assert response["ok"], response
+        result = await watcher.wait_for(
+            "result", lambda p: isinstance(p, dict), timeout=TIMEOUT * 6
+        )
+        assert result["result"] == "closed-all"
+    finally:
+        await daemon.stop()
+        daemon.board.close()
+    darts = darts_of(watcher)
+    assert darts and {dart["source"] for dart in darts} == {"cpu"}
+    assert all("marks" in dart for dart in darts)  # the cricket family's events, as ever
+    thrown = assert_every_bot_dart_follows_from_the_journal(journal_game(tmp_path))
+    assert len(thrown) == len(darts)
 
 
 # ------------------------------------------------------------------ kill -9
