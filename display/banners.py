@@ -1,6 +1,9 @@
 """Banners drawn over any scene, from the state and the daemon's availability.
 
 - ``takeout``: the phase is ``takeout``: remove the darts (a strip at the bottom).
+- ``cpu``: a computer player's visit is on (throwing, or the takeout after
+  it, where there are no darts to remove): "Robo (CPU 6) is throwing", in
+  the takeout strip's place.
 - ``bust``: the visit bust, while it is still the one on the board
   (``visit_over`` is ``"bust"``, or the last visit bust and the next one has
   not begun).
@@ -28,9 +31,9 @@ import pygame
 from display.layout import COLORS, Color, Layout, split
 from display.scenes.base import format_value, is_winner, player_label, stats_of
 
-__all__ = ["BANNERS", "active_banners", "banner_rect", "draw_banners"]
+__all__ = ["BANNERS", "active_banners", "banner_rect", "cpu_thrower", "draw_banners"]
 
-BANNERS = ("winner", "bust", "takeout", "board", "offline")
+BANNERS = ("winner", "bust", "takeout", "cpu", "board", "offline")
 """Every banner, in drawing order (later ones are drawn over earlier ones);
 the ``offline`` strip dims everything drawn before it."""
 
@@ -78,6 +81,21 @@ def _bust_player(state: State) -> int | None:
     return None
 
 
+def cpu_thrower(state: State) -> int | None:
+    """The computer player whose visit is on the board (``players[i].cpu`` on
+    the state): the one throwing, or in takeout the one whose visit ended."""
+    if state.get("finished") or state.get("phase") not in ("throwing", "takeout"):
+        return None
+    player = state.get("current_player")
+    last = state.get("last_visit")
+    if state.get("phase") == "takeout" and not state.get("visit") and isinstance(last, Mapping):
+        player = last.get("player")
+    players = state.get("players") or []
+    if not isinstance(player, int) or not 0 <= player < len(players):
+        return None
+    return player if isinstance(players[player].get("cpu"), Mapping) else None
+
+
 def active_banners(state: State | None, availability: str = "online") -> list[str]:
     """The banners that apply, in drawing order (see the module docstring)."""
     banners: list[str] = []
@@ -86,7 +104,9 @@ def active_banners(state: State | None, availability: str = "online") -> list[st
             banners.append("winner")
         elif _bust_player(state) is not None:
             banners.append("bust")
-        if state.get("phase") == "takeout":
+        if cpu_thrower(state) is not None:
+            banners.append("cpu")
+        elif state.get("phase") == "takeout":
             banners.append("takeout")
     board = (state or {}).get("board")
     if isinstance(board, Mapping) and board.get("connected") is False:
@@ -104,7 +124,7 @@ def banner_rect(layout: Layout, banner: str, stacked: int = 0) -> pygame.Rect:
         return layout.rect(0.12, 0.14, 0.76, 0.72)
     if banner == "bust":
         return layout.rect(0.2, 0.56, 0.6, 0.2)
-    if banner == "takeout":
+    if banner in ("takeout", "cpu"):
         return layout.rect(0, 0.89, 1, 0.11)
     if banner in ("board", "offline"):
         return layout.rect(0, 0.085 * stacked, 1, 0.085)
@@ -130,6 +150,8 @@ def draw_banners(
             _bust(surface, layout, rect, state or {}, clock)
         elif banner == "takeout":
             _takeout(surface, layout, rect, state or {}, clock)
+        elif banner == "cpu":
+            _cpu(surface, layout, rect, state or {})
         elif banner == "board":
             _strip(
                 surface,
@@ -199,6 +221,13 @@ def _takeout(
     name = player_label(state, player) if isinstance(player, int) else ""
     detail = f"{name}: press NEXT when the board is clear" if name else "press NEXT when done"
     _strip(surface, layout, rect, colour, "Remove darts", detail, solid=False)
+
+
+def _cpu(surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State) -> None:
+    player = cpu_thrower(state)
+    name = player_label(state, player) if player is not None else "The computer"
+    detail = "board hits do not count until its visit is over"
+    _strip(surface, layout, rect, COLORS["info"], f"{name} is throwing", detail)
 
 
 def _bust(

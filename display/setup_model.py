@@ -10,6 +10,12 @@ so a dart in any bed of number n (single, double or treble) picks choice n
 GAME goes to the game step or on to the next game, PLAYER adds a player
 (8 wraps to 1), NEXT confirms the highlighted choice and START sends.
 
+The last look also offers a computer opponent: the ``computer`` step lists
+levels 1-10 (a dart in bed n picks level n) and "None"; with a level, the
+last player is the computer (``{"name": "Computer", "cpu": n}`` in the
+command, docs/bots.md). A game played by picking (domino cribbage, which has
+its own ``computer`` option) does not offer it.
+
 Only lineups the chosen game takes can be chosen (``Game.takes_lineup``):
 Domino Cribbage keeps two players and no teams, English Cricket with more
 than two players is played in two teams. A count the game does not take is
@@ -28,8 +34,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from display.darts import bed_of
-from engine import EngineError, Option, OptionValue, game_class, game_ids, new_game
+from engine import EngineError, Option, OptionValue, PickingGame, game_class, game_ids, new_game
 from engine.beds import NUMBERS
+from engine.bot_targets import LEVELS, TARGET_AVERAGES
 from engine.lineup import MAX_PLAYERS
 
 __all__ = [
@@ -43,8 +50,12 @@ __all__ = [
     "segment_number",
 ]
 
-STEPS = ("game", "options", "players", "confirm")
-"""The steps of a setup, in order."""
+STEPS = ("game", "options", "players", "confirm", "computer")
+"""The steps of a setup, in order (``computer`` is reached from ``confirm``
+and goes back to it)."""
+
+COMPUTER_NAME = "Computer"
+"""The computer player's name, unless its seat was given a name."""
 
 BUTTONS = ("game", "player", "start", "next")
 """The board buttons the setup answers to."""
@@ -123,6 +134,8 @@ class SetupModel:
         self.player_count = 2
         self.names = [f"Player {i + 1}" for i in range(MAX_PLAYERS)]
         self.teams = False
+        self.computer: int | None = None
+        """The computer opponent's level (it is the last player), or ``None``."""
         self.error: str | None = None
         self._reset_options()
 
@@ -148,9 +161,24 @@ class SetupModel:
         """The game takes ``count`` players, alone or in two teams."""
         return self._takes(count, teams=False) or (count >= 2 and self._takes(count, teams=True))
 
+    @property
+    def computer_allowed(self) -> bool:
+        """A computer opponent is possible: two or more players, in a game thrown at the board."""
+        return self.player_count >= 2 and not issubclass(game_class(self.game), PickingGame)
+
+    @property
+    def computer_level(self) -> int | None:
+        """The computer opponent's level when it plays (:attr:`computer` and allowed)."""
+        return self.computer if self.computer_allowed else None
+
     def players(self) -> list[str]:
-        """The names of the players, in order (an empty name is the default)."""
-        return [self.names[i].strip() or f"Player {i + 1}" for i in range(self.player_count)]
+        """The names of the players, in order (an empty name is the default;
+        the computer's seat defaults to "Computer")."""
+        names = [self.names[i].strip() or f"Player {i + 1}" for i in range(self.player_count)]
+        last = self.player_count - 1
+        if self.computer_level is not None and names[last] == f"Player {last + 1}":
+            names[last] = COMPUTER_NAME  # a seat nobody named
+        return names
 
     def team_members(self) -> dict[str, list[str]]:
         """Two teams, the players alternating (1, 3, ... and 2, 4, ...); empty without teams."""
@@ -168,6 +196,8 @@ class SetupModel:
             return f"{option.name.capitalize()}: {option.help}" if option else "Options"
         if self.step == "players":
             return "How many players?"
+        if self.step == "computer":
+            return "Play against the computer: which level?"
         return "Ready? Start the game"
 
     def choices(self) -> list[Choice]:
@@ -199,15 +229,26 @@ class SetupModel:
                 )
                 for n in range(1, MAX_PLAYERS + 1)
             ]
+        if self.step == "computer":
+            return [
+                Choice(f"Level {n}", f"average {average:g}", n == self.computer)
+                for n, average in zip(LEVELS, TARGET_AVERAGES, strict=True)
+            ] + [Choice("None", "people only", self.computer is None)]
         teams = "2 teams" if self.teams and self.teams_allowed else "off"
         if not game_class(self.game).teams_allowed:
             teams_detail = "not for this game"
         else:
             teams_detail = "players alternate" if self.teams_allowed else "2+ players"
+        level = self.computer_level
+        if not self.computer_allowed:
+            computer_detail = "not for this game" if self.player_count >= 2 else "2+ players"
+        else:
+            computer_detail = f"plays as {self.players()[-1]}" if level else "choose a level"
         return [
             Choice("Start", "throw the first dart after"),
             Choice(f"Teams: {teams}", teams_detail),
             Choice("Players", ", ".join(self.players())),
+            Choice(f"Computer: {f'level {level}' if level else 'off'}", computer_detail),
         ]
 
     def summary(self) -> list[tuple[str, str]]:
@@ -217,6 +258,8 @@ class SetupModel:
         items.append(("Players", str(self.player_count)))
         if self.teams and self.teams_allowed:
             items.append(("Teams", "2"))
+        if self.computer_level is not None:
+            items.append(("Computer", f"level {self.computer_level}"))
         return items
 
     # ------------------------------------------------------------ inputs
@@ -252,14 +295,25 @@ class SetupModel:
             self.player_count = index + 1
             self._fit_lineup()
             self._go("confirm")
+        elif self.step == "computer":
+            self.computer = LEVELS[index] if index < len(LEVELS) else None
+            self._go("confirm")
         else:
             if index == 0:
                 return self.start()
             if index == 1:
                 self.teams = not self.teams and self.teams_allowed
                 self._fit_lineup()
-            else:
+            elif index == 2:
                 self._go("players")
+            elif not self.computer_allowed:
+                self.error = (
+                    f"{game_class(self.game).name} has no computer opponent here"
+                    if self.player_count >= 2
+                    else "a computer opponent needs 2 or more players"
+                )
+            else:
+                self._go("computer")
         return None
 
     def next_item(self) -> None:
@@ -288,6 +342,9 @@ class SetupModel:
             return True
         if self.step == "players" and self.spec:
             self._go("options", len(self.spec) - 1)
+            return True
+        if self.step == "computer":
+            self._go("confirm")
             return True
         previous = STEPS[STEPS.index(self.step) - 1]
         if previous == "options" and not self.spec:
@@ -344,8 +401,9 @@ class SetupModel:
 
     def new_game_command(self) -> dict[str, Any]:
         """The ``new_game`` command (docs/mqtt.md) for the choices made:
-        ``game``, every offered option's value, the players and, with teams, the two
-        teams. Checked with ``engine.new_game``: raises
+        ``game``, every offered option's value, the players (the last one a
+        computer player ``{"name", "cpu": level}`` with a computer opponent) and,
+        with teams, the two teams. Checked with ``engine.new_game``: raises
         :class:`engine.EngineError` when the engine would refuse it."""
         players = self.players()
         options = {
@@ -353,11 +411,12 @@ class SetupModel:
         }
         teams = self.team_members()
         new_game(self.game, players, options, teams or None)
+        level = self.computer_level
         command: dict[str, Any] = {
             "command": "new_game",
             "game": self.game,
             "options": options,
-            "players": players,
+            "players": [*players[:-1], {"name": players[-1], "cpu": level}] if level else players,
         }
         if teams:
             command["teams"] = teams

@@ -35,6 +35,7 @@ from display.layout import COLORS, Color, Layout, grid, split
 from display.sprites import SHARED_SPRITES, Sprites
 from engine import EngineError, game_class
 from engine.lineup import MAX_NAME_LENGTH
+from firmware_bridge.mqtt_contract import cpu_label
 
 __all__ = [
     "MQTT_EVENT",
@@ -119,12 +120,13 @@ def short_name(name: object) -> str:
 
 
 def player_label(state: State, index: int) -> str:
-    """The player's name, with the team's name in a team game."""
+    """The player's name, marked ``(CPU 6)`` for a computer player, with the
+    team's name in a team game."""
     players = state.get("players") or []
     if not 0 <= index < len(players):
         return "?"
     player = players[index]
-    name = short_name(player.get("name", f"Player {index + 1}"))
+    name = cpu_label(short_name(player.get("name", f"Player {index + 1}")), player.get("cpu"))
     teams = state.get("teams")
     team = player.get("team")
     if isinstance(teams, list) and isinstance(team, int) and 0 <= team < len(teams):
