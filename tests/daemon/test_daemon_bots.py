@@ -5,6 +5,7 @@ surviving ``kill -9`` of the real ``oche run`` with no dart doubled."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import os
@@ -19,7 +20,7 @@ import pytest
 
 from engine import parse_event
 from firmware_bridge.daemon.bots import Bots
-from firmware_bridge.daemon.game_session import GameSession, SessionSetup
+from firmware_bridge.daemon.game_session import GameSession, Phase, SessionSetup
 from firmware_bridge.daemon.journal import Journal, JournalGame
 from tests.daemon_harness import TIMEOUT, Running, Watcher, config_text, press, throw
 from tests.drivers.pty_board import FakeBoard
@@ -300,13 +301,27 @@ async def test_a_computer_visit_survives_kill_9_with_no_dart_doubled(
         process.send_signal(signal.SIGKILL)  # mid-visit: its third dart is still to come
         process.wait(timeout=TIMEOUT)
         killed_at = len(watcher.messages)
+        # Where the journal says the game stood when the process died.
+        journaled = journal_game(tmp_path)
+        session = GameSession(SessionSetup("x01", journaled.options, journaled.players))
+        for token in journaled.events:
+            session.apply(parse_event(token), 0.0)
+        expected = (session.game.current_player, len(session.game.visit) + 1)
+        if session.phase == Phase.TAKEOUT:  # (its third dart beat the kill)
+            expected = (session.game.current_player, 1)
+        assert journaled.events[-1] == second["segment"] or session.phase == Phase.TAKEOUT
         process = start_oche(config)
-        resumed = await watcher.wait_for(
-            "event",
-            lambda e: e.get("type") == "dart" and e["at"] > second["at"],
-            timeout=TIMEOUT * 6,
-        )
-        assert (resumed["player"], resumed["dart"]) == (second["player"], 3)
+
+        async def first_dart_after_the_kill() -> dict[str, Any]:
+            while True:
+                for name, payload in watcher.messages[killed_at:]:
+                    if name.endswith("/event") and payload.get("type") == "dart":
+                        return payload  # type: ignore[no-any-return]
+                await asyncio.sleep(0.05)
+
+        resumed = await asyncio.wait_for(first_dart_after_the_kill(), TIMEOUT * 6)
+        assert (resumed["player"], resumed["dart"]) == expected
+        assert resumed["source"] == "cpu"
         await watcher.wait_for("result", lambda p: isinstance(p, dict), timeout=TIMEOUT * 6)
         assert killed_at < len(watcher.messages)
     finally:
