@@ -217,6 +217,24 @@ async def test_undo_takes_back_a_computer_dart_and_it_throws_again(
     assert len(assert_every_bot_dart_follows_from_the_journal(journaled)) == 4
 
 
+async def test_a_rematch_keeps_the_computer_player_with_a_new_seed(
+    tmp_path: Path, paced: Running, watcher: Watcher
+) -> None:
+    response = await watcher.command(
+        {"command": "new_game", "game": "x01", "players": ["Ann", {"name": "Robo", "cpu": 7}]}
+    )
+    assert response["ok"], response
+    assert (await watcher.command({"command": "rematch"}))["ok"]
+    await watcher.count("event", lambda e: e.get("type") == "game_started", 2)
+    state = await watcher.state_where(lambda s: s.get("game") == "x01")
+    assert state["players"][1]["cpu"]["level"] == 7 and "cpu" not in state["players"][0]
+    with Journal(tmp_path / "journal.sqlite3") as journal:
+        second, first = journal.games()
+    assert first.bots is not None and second.bots is not None
+    assert first.bots["players"] == second.bots["players"]
+    assert first.bots["seed"] != second.bots["seed"]
+
+
 async def test_a_game_played_by_picking_refuses_a_computer_player(
     paced: Running, watcher: Watcher
 ) -> None:
