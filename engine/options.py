@@ -78,6 +78,8 @@ class Option:
             raise bad
         if isinstance(value, str):
             return value.strip().lower()
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return str(value)  # JSON has numbers: 25 for a word option that takes "25"
         raise bad
 
 
