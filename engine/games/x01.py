@@ -124,6 +124,7 @@ class X01(Game):
             "checkout_sigma_mm",
             _NO_SIGMA,
             "checkout hints for this spread in mm (one, or one per player: 25,40); none: the table",
+            offered=False,
         ),
     )
 
