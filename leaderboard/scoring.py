@@ -388,6 +388,7 @@ HIGHLIGHTS: dict[str, Highlight] = {
     "around-the-world": Highlight("fewest darts round the board", higher_is_better=False),
     "english-cricket": Highlight("most runs"),
     "domino-cribbage": Highlight("best hand"),
+    "skill-test": Highlight("smallest spread (mm)", higher_is_better=False),
 }
 """Game id -> its highlight (the most runs in Baseball, ...): one for every
 registered game, each defined in docs/leaderboard.md, "Statistics"."""
@@ -415,6 +416,13 @@ def _tally(name: str) -> _Measure:
     return measure
 
 
+def _spread(walk: _Walk, player: int) -> float | None:
+    """The player's estimated spread sigma (mm) in a skill test's final state."""
+    skill = walk.final["players"][player].get("skill")
+    value = skill.get("sigma_mm") if isinstance(skill, dict) else None
+    return float(value) if isinstance(value, int | float) else None
+
+
 def _darts_to_win(walk: _Walk, player: int) -> float | None:
     """The darts the winning side threw; None for everyone else."""
     outcome = walk.game.outcome()
@@ -439,6 +447,7 @@ _MEASURES: dict[str, _Measure] = {
     "around-the-world": _darts_to_win,
     "english-cricket": _stat("runs"),
     "domino-cribbage": _stat("best_hand"),
+    "skill-test": _spread,
 }
 
 # ---------------------------------------------------------------- placements
