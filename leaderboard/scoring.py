@@ -416,13 +416,6 @@ def _tally(name: str) -> _Measure:
     return measure
 
 
-def _spread(walk: _Walk, player: int) -> float | None:
-    """The player's estimated spread sigma (mm) in a skill test's final state."""
-    skill = walk.final["players"][player].get("skill")
-    value = skill.get("sigma_mm") if isinstance(skill, dict) else None
-    return float(value) if isinstance(value, int | float) else None
-
-
 def _darts_to_win(walk: _Walk, player: int) -> float | None:
     """The darts the winning side threw; None for everyone else."""
     outcome = walk.game.outcome()
@@ -447,7 +440,7 @@ _MEASURES: dict[str, _Measure] = {
     "around-the-world": _darts_to_win,
     "english-cricket": _stat("runs"),
     "domino-cribbage": _stat("best_hand"),
-    "skill-test": _spread,
+    "skill-test": _stat("sigma_mm"),
 }
 
 # ---------------------------------------------------------------- placements

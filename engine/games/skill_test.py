@@ -149,7 +149,14 @@ SKILL_TEST_PLAYER_SCHEMA: dict[str, Any] = {
         },
         "skill": {"oneOf": [{"type": "null"}, _SKILL_SCHEMA]},
         "stats": {
-            "properties": {"hits": NON_NEGATIVE_INT, "hit_rate": NON_NEGATIVE_NUMBER},
+            "properties": {
+                "hits": NON_NEGATIVE_INT,
+                "hit_rate": NON_NEGATIVE_NUMBER,
+                "sigma_mm": {"description": "skill.sigma_mm, once done.", "type": "number"},
+                "sigma_low": {"description": "skill.interval[0], once done.", "type": "number"},
+                "sigma_high": {"description": "skill.interval[1], once done.", "type": "number"},
+                "level": {"description": "skill.level, once done.", "type": "integer"},
+            },
             "required": ["hits", "hit_rate"],
         },
     },
@@ -227,9 +234,22 @@ class SkillTest(Game):
         )
 
     def _player_stats(self, player: int) -> dict[str, Any]:
+        """Hits and hit rate; once the player is done also the estimate's
+        figures, which the daemon's result document carries (it keeps only
+        each player's name, team, score and stats)."""
         darts = self._darts[player]
         hits = self._hits[player]
-        return {"hits": hits, "hit_rate": round(hits / darts, 2) if darts else 0.0}
+        stats: dict[str, Any] = {"hits": hits, "hit_rate": round(hits / darts, 2) if darts else 0.0}
+        if self._done[self._side_of[player]]:
+            skill = self._skill(player)
+            low, high = skill["interval"]
+            stats |= {
+                "sigma_mm": skill["sigma_mm"],
+                "sigma_low": low,
+                "sigma_high": high,
+                "level": skill["level"],
+            }
+        return stats
 
 
 def _bed_order(bed: Bed) -> tuple[int, int]:
