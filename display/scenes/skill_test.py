@@ -26,6 +26,8 @@ from engine.board_geometry import GEOMETRIES, STEEL, BoardGeometry
 
 __all__ = [
     "ADVICE_SCORES",
+    "HEAT_KEPT",
+    "HEAT_KIND",
     "HEAT_STOPS",
     "SIGMA",
     "SkillTestScene",
@@ -48,6 +50,11 @@ HEAT_STOPS: tuple[tuple[float, Color], ...] = (
 
 SIGMA = "\N{GREEK SMALL LETTER SIGMA}"
 """The letter the card writes before the spread."""
+
+HEAT_KIND = "skill-heat"
+"""The kind the heat maps are kept under in :class:`display.sprites.Sprites`."""
+HEAT_KEPT = 16
+"""The most heat maps kept: eight players at two sizes."""
 
 _HEAT_ALPHA = 205
 _MARK: Color = (255, 255, 255)
@@ -287,7 +294,9 @@ class SkillTestScene(Scene):
 
 
 def _heat(sprites: Sprites, sigma: float, geometry: BoardGeometry, size: int) -> pygame.Surface:
-    """The heat map surface, kept in ``sprites`` per sigma, board and size."""
+    """The heat map surface, kept in ``sprites`` per sigma, board and size (at
+    most :data:`HEAT_KEPT` of them: a big screen's maps are megabytes each)."""
+    sprites.limits.setdefault(HEAT_KIND, HEAT_KEPT)
     return sprites.get(
-        "skill-heat", (sigma, geometry.name, size), lambda: heat_surface(sigma, geometry, size)
+        HEAT_KIND, (sigma, geometry.name, size), lambda: heat_surface(sigma, geometry, size)
     )

@@ -14,7 +14,15 @@ from display.dartboard import LIT
 from display.dartboard import bed_centre as board_pixel
 from display.layout import Layout
 from display.scenes.registry import scene_class_for, scene_for
-from display.scenes.skill_test import SIGMA, SkillTestScene, aim_pixel, heat_colours
+from display.scenes.skill_test import (
+    HEAT_KEPT,
+    HEAT_KIND,
+    SIGMA,
+    SkillTestScene,
+    aim_pixel,
+    heat_colours,
+)
+from display.sprites import Sprites
 from engine.board_geometry import STEEL
 from tests.display.test_scenes import SIZE, SMALL, assert_fits, assert_pure, render, state_of, texts
 
@@ -103,6 +111,17 @@ def test_a_wider_thrower_gets_another_heat_map() -> None:
 def test_every_state_fits(size: tuple[int, int]) -> None:
     assert_fits(skill_state(), size)
     assert_fits(skill_state("T20", players=("Ann", "Bo", "Cy", "Dee", "Eve")), size)
+
+
+def test_heat_maps_are_kept_but_not_without_bound() -> None:
+    sprites = Sprites()
+    for log in ("T20 T20 S20\n", "S1 S5 T20\n", "M S20 S20\n"):
+        state = skill_state(log * 3, players=("Ann",))
+        scene = scene_for(state, sprites)
+        for size in (SIZE, SMALL):
+            scene.draw(pygame.Surface(size), Layout(*size))
+    assert sprites.count(HEAT_KIND) == 6  # three spreads at two sizes
+    assert sprites.limits[HEAT_KIND] == HEAT_KEPT
 
 
 def test_drawing_changes_nothing() -> None:
