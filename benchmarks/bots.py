@@ -1,9 +1,10 @@
 """The computer opponent's model: how long the X01 plan takes to solve (cold and
-cached), how long one aim's bed distribution takes, and whether each level
-throws its table average over simulated visits at T20.
+cached), how long one aim's bed distribution takes, whether each level
+throws its table average over simulated visits at T20, and how often level 9
+beats level 2 at X01 (``oche bot simulate x01 --level 9 --against 2``).
 
 Run from the checkout: ``make bench`` or
-``python -m benchmarks.bots [--visits N] [--aims N]``.
+``python -m benchmarks.bots [--visits N] [--aims N] [--games N]``.
 """
 
 from __future__ import annotations
@@ -18,14 +19,17 @@ import numpy as np
 from engine.beds import MISS, Bed
 from engine.board_geometry import STEEL, bed_centre
 from engine.bot_levels import bot_levels, level
+from engine.bot_match import simulate
 from engine.strategy.x01 import clear_plans, x01_plan
 from engine.throw_model import BOARD_BEDS, bed_indices, bed_probabilities, clear_caches
 
-__all__ = ["calibration", "distribution_seconds", "main", "plan_seconds"]
+__all__ = ["calibration", "distribution_seconds", "main", "match", "plan_seconds"]
 
 SEED = 2026
 CALIBRATION_TOLERANCE = 2.0
 """A level's simulated average may differ from its table by this much (issue #13)."""
+MATCH_WIN_RATE = 0.95
+"""Level 9 must win at least this share of X01 games against level 2 (issue #13)."""
 
 
 def plan_seconds(sigma: float, repeats: int = 20) -> tuple[float, float]:
@@ -74,10 +78,26 @@ def calibration(visits: int) -> list[tuple[int, float, float]]:
     return rows
 
 
+def match(
+    games: int, game_id: str = "x01", levels: tuple[int, int] = (9, 2)
+) -> tuple[float, float, float, float]:
+    """(first bot's win rate, both bots' figure, seconds) of ``games`` games
+    between the two levels, seed 0 (the command's default): the figure is
+    the three-dart average (X01) or MPR (cricket family) of each bot."""
+    start = time.perf_counter()
+    result = simulate(game_id, list(levels), games, seed=0)
+    seconds = time.perf_counter() - start
+    first, second = result.bots
+    if game_id == "x01":
+        return first.win_rate, first.three_dart_average, second.three_dart_average, seconds
+    return first.win_rate, first.mpr, second.mpr, seconds
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--visits", type=int, default=10_000)
     parser.add_argument("--aims", type=int, default=2_000)
+    parser.add_argument("--games", type=int, default=200)
     args = parser.parse_args()
     sigma = level(6).sigma_mm
     print(f"python {platform.python_version()} on {platform.machine()}")
@@ -93,6 +113,15 @@ def main() -> None:
     for number, table, simulated in calibration(args.visits):
         mark = "ok" if abs(simulated - table) <= CALIBRATION_TOLERANCE else "OFF"
         print(f"{number:>5}{table:>9.2f}{simulated:>11.2f}  {mark}")
+
+    for game_id, levels, figure in (("x01", (9, 2), "average"), ("cricket", (9, 3), "MPR")):
+        rate, mine, theirs, seconds = match(args.games, game_id, levels)
+        mark = "" if game_id != "x01" else ("  ok" if rate >= MATCH_WIN_RATE else "  OFF")
+        print(
+            f"simulate {game_id} level {levels[0]} vs {levels[1]}, {args.games} games: "
+            f"level {levels[0]} wins {rate:.1%}{mark}; {figure} {mine:.2f} vs {theirs:.2f}; "
+            f"{seconds:.2f} s"
+        )
 
 
 if __name__ == "__main__":

@@ -2,13 +2,15 @@
 JSON and the bot's spread sigma, a :class:`Strategy` returns the aim point.
 
 Policies use the throw model (``engine.throw_model``), so they import numpy;
-``engine`` itself never imports this package. Games without a policy yet are
-refused by :func:`strategy_for` with a clear error.
+``engine`` itself never imports this package. Every registered game has one
+(docs/bots.md); an unknown id is refused by :func:`strategy_for` with a clear
+error. Domino cribbage's policy throws at the tile its computer player picks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from importlib import import_module
 from typing import Any, Protocol
 
 from engine.board_geometry import STEEL, BoardGeometry
@@ -39,14 +41,31 @@ class Strategy(Protocol):
         ...
 
 
-def _x01(geometry: BoardGeometry) -> Strategy:
-    from engine.strategy.x01 import X01Strategy
+def _policy(module: str, name: str) -> Callable[[BoardGeometry], Strategy]:
+    """A factory that imports the policy's module only when asked for it."""
 
-    return X01Strategy(geometry)
+    def make(geometry: BoardGeometry) -> Strategy:
+        policy: Strategy = getattr(import_module(f"engine.strategy.{module}"), name)(geometry)
+        return policy
+
+    return make
 
 
-STRATEGIES: dict[str, Callable[[BoardGeometry], Strategy]] = {"x01": _x01}
-"""Policy factories by game id; other games' policies register here."""
+STRATEGIES: dict[str, Callable[[BoardGeometry], Strategy]] = {
+    "x01": _policy("x01", "X01Strategy"),
+    "cricket": _policy("cricket", "CricketStrategy"),
+    "cricket-shanghai": _policy("cricket_shanghai", "CricketShanghaiStrategy"),
+    "baseball": _policy("baseball", "BaseballStrategy"),
+    "killer": _policy("killer", "KillerStrategy"),
+    "shanghai": _policy("shanghai", "ShanghaiStrategy"),
+    "legs": _policy("legs", "LegsStrategy"),
+    "fifty-one-by-fives": _policy("fifty_one_by_fives", "FiftyOneByFivesStrategy"),
+    "around-the-world": _policy("around_the_world", "AroundTheWorldStrategy"),
+    "english-cricket": _policy("english_cricket", "EnglishCricketStrategy"),
+    "domino-cribbage": _policy("domino_cribbage", "DominoCribbageStrategy"),
+    "skill-test": _policy("skill_test", "SkillTestStrategy"),
+}
+"""Policy factories by game id: one for every registered game."""
 
 
 def strategy_for(game_id: str, geometry: BoardGeometry = STEEL) -> Strategy:
@@ -54,5 +73,5 @@ def strategy_for(game_id: str, geometry: BoardGeometry = STEEL) -> Strategy:
     factory = STRATEGIES.get(game_id)
     if factory is None:
         known = ", ".join(sorted(STRATEGIES))
-        raise StrategyError(f"no computer policy for game {game_id!r} yet (have: {known})")
+        raise StrategyError(f"no computer policy for game {game_id!r} (have: {known})")
     return factory(geometry)

@@ -8,9 +8,9 @@ the darts (thrown or forfeited) until the finish. ``V(u)`` (the value at the
 start of a visit) appears in its own equation through busts and scoreless
 visits; for each ``u`` from low to high the scores below are solved already,
 and ``V(u)`` is the fixed point of a concave piecewise-linear map, found
-exactly by Newton (policy) iteration. Each dart chooses among aim points: the
-centre of every bed (both single pieces), a point just inside each double and
-the best scoring aim for sigma, with bed chances from the throw model. Solved
+exactly by Newton (policy) iteration. Each dart chooses among the aim points
+of ``engine.strategy.aims`` (every bed's centre, a point just inside each
+double, the best scoring aim for sigma) with their bed chances. Solved
 plans are cached per spread, geometry, out rule and start.
 """
 
@@ -24,53 +24,22 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from engine.beds import DB, MISS, SB, Bed
-from engine.board_geometry import (
-    SECTOR_DEGREES,
-    STEEL,
-    BoardGeometry,
-    bed_at,
-    bed_centre,
-    inner_single_centre,
-    polar_point,
-)
+from engine.beds import Bed
+from engine.board_geometry import STEEL, BoardGeometry, bed_at
 from engine.games.x01 import ALLOWED_MULTIPLIERS, RING_RULES
 from engine.strategy import StrategyError
-from engine.throw_model import (
-    BOARD_BEDS,
-    Aim,
-    Spread,
-    SpreadLike,
-    as_spread,
-    bed_probabilities,
-    best_scoring_aim,
-)
+from engine.strategy.aims import BEDS, aim_table, candidate_aims, clear_tables
+from engine.throw_model import Aim, Spread, SpreadLike, as_spread
 
 __all__ = ["X01Plan", "X01Strategy", "candidate_aims", "clear_plans", "x01_plan"]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-_BEDS = (*BOARD_BEDS, MISS)
-_POINTS = np.array([bed.points for bed in _BEDS], dtype=np.int64)
-_MULTIPLIERS = np.array([bed.multiplier for bed in _BEDS], dtype=np.int64)
+_POINTS = np.array([bed.points for bed in BEDS], dtype=np.int64)
+_MULTIPLIERS = np.array([bed.multiplier for bed in BEDS], dtype=np.int64)
 _MAX_DART = 60
 DARTS = 3
-
-
-def candidate_aims(spread: Spread, geometry: BoardGeometry) -> tuple[tuple[float, float], ...]:
-    """The aim points the plan chooses from (see the module docstring)."""
-    g = geometry
-    aims: list[tuple[float, float]] = [bed_centre(DB, g), bed_centre(SB, g)]
-    for number in g.numbers:
-        for multiplier in (3, 2, 1):
-            aims.append(bed_centre(Bed(number, multiplier), g))
-        aims.append(inner_single_centre(number, g))
-        inside = g.double_inner + (g.double_outer - g.double_inner) / 4
-        aims.append(polar_point(inside, g.numbers.index(number) * SECTOR_DEGREES))
-    best = best_scoring_aim(spread, g)
-    aims.append((best.x_mm, best.y_mm))
-    return tuple(aims)
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,9 +116,8 @@ def x01_plan(
 
 @lru_cache(maxsize=16)
 def _plan(spread: Spread, geometry: BoardGeometry, out: str, in_rule: str, start: int) -> X01Plan:
-    aims = candidate_aims(spread, geometry)
-    chances = np.array([bed_probabilities(aim, spread, geometry) for aim in aims])  # (K, 63)
-    transposed = chances.T.copy()
+    table = aim_table(spread, geometry)
+    aims, transposed = table.aims, table.chances.T.copy()  # (63, K)
     out_ok = np.isin(_MULTIPLIERS, sorted(ALLOWED_MULTIPLIERS[out]))
     one_busts = out != "straight"
     width = {1: _MAX_DART * 2 + 1, 2: _MAX_DART + 1}
@@ -181,8 +149,9 @@ def _plan(spread: Spread, geometry: BoardGeometry, out: str, in_rule: str, start
 
 
 def clear_plans() -> None:
-    """Forget every solved plan (to measure a cold solve)."""
+    """Forget every solved plan and aim table (to measure a cold solve)."""
     _plan.cache_clear()
+    clear_tables()
 
 
 @dataclass(frozen=True, slots=True)

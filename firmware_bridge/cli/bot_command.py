@@ -5,7 +5,10 @@
 - ``oche bot aim --sigma MM [--geometry steel|soft] [--json]``: the aim with
   the most expected points per dart for that sigma;
 - ``oche bot heatmap --sigma MM --out FILE.png``: the expected score of every
-  aim point over the board, the wires drawn on top.
+  aim point over the board, the wires drawn on top;
+- ``oche bot simulate GAME --level N [--against M] [--games K] [--seed S]``:
+  bots play whole games through the engine (``engine.bot_match``) and the
+  command prints their averages or MPR and the first bot's win rate.
 
 The PNG is written by a small numpy + zlib encoder here rather than pygame, so
 the heat map needs no display extra and works on a headless Pi. Bad input
@@ -23,9 +26,16 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from firmware_bridge.cli.command_support import UsageError
+from firmware_bridge.cli.command_support import UsageError, key_values
 
-__all__ = ["add_parser", "aim_json", "levels_json", "parse_sigma", "png_bytes"]
+__all__ = [
+    "add_parser",
+    "aim_json",
+    "levels_json",
+    "parse_sigma",
+    "png_bytes",
+    "simulate_json",
+]
 
 GEOMETRY_NAMES = ("steel", "soft")
 
@@ -121,6 +131,62 @@ def _heatmap(args: argparse.Namespace) -> int:
     return 0
 
 
+def simulate_json(
+    game: str,
+    levels: list[int],
+    games: int,
+    seed: int,
+    options: dict[str, object] | None = None,
+    geometry_name: str = "steel",
+) -> dict[str, Any]:
+    """The figures ``oche bot simulate --json`` prints; bad input is a UsageError."""
+    from engine.bot_match import SimulationError, simulate
+
+    try:
+        result = simulate(game, levels, games, seed, options, _geometry(geometry_name))
+    except SimulationError as error:
+        raise UsageError(str(error)) from None
+    return result.as_json()
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    levels = [_whole("level", args.level, 1, 10)]
+    if args.against is not None:
+        levels.append(_whole("against", args.against, 1, 10))
+    games = _whole("games", args.games, 1, 100_000)
+    seed = _whole("seed", args.seed, 0, 2**63 - 1)
+    options: dict[str, object] = dict(key_values(args.option, "option"))
+    result = simulate_json(args.game, levels, games, seed, options, args.geometry)
+    if args.json:
+        sys.stdout.write(json.dumps(result) + "\n")
+        return 0
+    lines = [f"{result['game']}: {result['games']} games, seed {result['seed']}"]
+    rows = [result] + ([result["opponent"]] if "opponent" in result else [])
+    for row in rows:
+        figures = [f"level {row['level']}"]
+        if "three_dart_average" in row:
+            figures.append(f"average {row['three_dart_average']}")
+        if "mpr" in row:
+            figures.append(f"MPR {row['mpr']}")
+        figures.append(f"won {row['win_rate']:.1%}")
+        figures.append(f"{row['darts_per_game']} darts a game")
+        lines.append("  " + ", ".join(figures))
+    lines.append(f"  draws {result['draws']}, unfinished {result['unfinished']}")
+    sys.stdout.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _whole(name: str, text: str, low: int, high: int) -> int:
+    """``--name``'s whole number from ``low`` to ``high``, else a UsageError."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise UsageError(f"--{name} {text!r} is not a whole number") from None
+    if not low <= value <= high:
+        raise UsageError(f"--{name} {text!r} must be from {low} to {high}")
+    return value
+
+
 def heatmap_png(sigma: float, geometry_name: str, size: int) -> bytes:
     """The heat map as PNG bytes: expected points per dart at every aim point
     (bilinear between the model's grid), wires drawn on top."""
@@ -192,7 +258,7 @@ def png_bytes(rgb: Any) -> bytes:
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "bot",
-        help="the computer opponent: levels, best aim, heat map",
+        help="the computer opponent: levels, best aim, heat map, simulated games",
         description="The computer opponent's throw model (docs/bots.md): a dart lands at "
         "the aim plus a normal error of sigma mm.",
     )
@@ -238,3 +304,22 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     heatmap.add_argument("--size", type=int, default=600, metavar="PX", help="width (default 600)")
     geometry_option(heatmap)
     heatmap.set_defaults(run=_heatmap)
+
+    simulate = actions.add_parser(
+        "simulate",
+        help="bots play whole games: averages, MPR and win rate",
+        description="Play games of GAME through the engine between a bot of --level and one "
+        "of --against (alone without it), darts sampled from the throw model with a seeded "
+        "generator; the second bot throws first in every other game.",
+    )
+    simulate.add_argument("game", metavar="GAME", help="a game id (oche games lists them)")
+    simulate.add_argument("--level", required=True, metavar="N", help="the bot's level, 1-10")
+    simulate.add_argument("--against", metavar="M", help="the opponent's level (none: solo)")
+    simulate.add_argument("--games", default="100", metavar="K", help="games to play (100)")
+    simulate.add_argument("--seed", default="0", metavar="S", help="the generator's seed (0)")
+    simulate.add_argument(
+        "-o", "--option", action="append", default=[], metavar="KEY=VALUE", help="a game option"
+    )
+    geometry_option(simulate)
+    simulate.add_argument("--json", action="store_true", help="print the figures as JSON")
+    simulate.set_defaults(run=_simulate)

@@ -143,3 +143,51 @@ def test_bad_skill_input_is_one_line(aim: str, text: str, named: str) -> None:
 
 def test_a_missing_file_is_one_line(tmp_path: Path) -> None:
     assert "cannot read" in refused("skill", "estimate", "--aim", "T20", str(tmp_path / "none"))
+
+
+@pytest.mark.slow
+def test_simulate_prints_both_bots_figures() -> None:
+    result = json.loads(
+        ok("bot", "simulate", "x01", "--level", "9", "--against", "2", "--games", "20", "--json")
+    )
+    assert (result["game"], result["games"], result["level"], result["against"]) == (
+        "x01",
+        20,
+        9,
+        2,
+    )
+    assert result["win_rate"] >= 0.9 and result["opponent"]["win_rate"] <= 0.1
+    assert result["three_dart_average"] > result["opponent"]["three_dart_average"]
+    again = ok(
+        "bot", "simulate", "x01", "--level", "9", "--against", "2", "--games", "20", "--json"
+    )
+    assert json.loads(again) == result  # seed 0 by default: the same games
+
+
+@pytest.mark.slow
+def test_simulate_solo_cricket_with_an_option_prints_mpr() -> None:
+    result = json.loads(
+        ok("bot", "simulate", "cricket", "--level", "6", "--games", "3", "--seed", "4",
+           "-o", "mode=no-score", "--json")
+    )  # fmt: skip
+    assert result["against"] is None and result["win_rate"] == 1.0
+    assert 1.0 < result["mpr"] < 5.0 and "three_dart_average" not in result
+    text = ok("bot", "simulate", "cricket", "--level", "6", "--games", "3")
+    assert "level 6, MPR" in text and "won 100.0%" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("golf", "--level", "3"), "unknown game 'golf'"),
+        (("x01", "--level", "11"), "--level '11' must be from 1 to 10"),
+        (("x01", "--level", "3", "--against", "x"), "--against 'x' is not a whole number"),
+        (("x01", "--level", "3", "--games", "0"), "--games '0' must be from 1"),
+        (("x01", "--level", "3", "-o", "start"), "option 'start' is not KEY=VALUE"),
+        (("x01", "--level", "3", "-o", "start=7"), "option 'start'"),
+        (("killer", "--level", "3"), "Killer needs an opponent"),
+        (("domino-cribbage", "--level", "3", "--against", "4"), "played by picking"),
+    ],
+)
+def test_simulate_refuses_bad_input_naming_it(args: tuple[str, ...], message: str) -> None:
+    assert message in refused("bot", "simulate", *args)

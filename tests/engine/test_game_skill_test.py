@@ -152,3 +152,15 @@ def test_numpy_loads_only_once_a_player_is_done() -> None:
         "assert 'numpy' in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True, timeout=120)
+
+
+def test_a_bot_aims_at_the_target_s_centre_and_a_better_one_hits_it_more() -> None:
+    from engine.bot_match import simulate
+    from engine.strategy import strategy_for
+
+    state = new_game("skill-test", ["Robo"], {"target": "d16"}).state()
+    aim = strategy_for("skill-test").aim(state, 20.0)
+    assert (aim.x_mm, aim.y_mm) == bed_centre(Bed(16, 2)) and aim.bed == Bed(16, 2)
+    result = simulate("skill-test", [9, 2], games=6, seed=5, options={"darts": 30})
+    strong, weak = result.bots
+    assert strong.wins > weak.wins

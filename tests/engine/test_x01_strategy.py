@@ -66,7 +66,7 @@ def test_the_policy_reads_the_state_json() -> None:
 
 def test_other_games_and_bad_rules_are_refused() -> None:
     with pytest.raises(StrategyError, match="no computer policy"):
-        strategy_for("killer")
+        strategy_for("golf")
     with pytest.raises(StrategyError, match="out rule"):
         x01_plan(10.0, out="triple")
     with pytest.raises(StrategyError, match="X01 policy got"):
