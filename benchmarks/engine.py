@@ -31,13 +31,19 @@ from engine import (
     new_game,
 )
 
-__all__ = ["dart_stream", "darts_per_second", "game_moves", "main"]
+__all__ = ["GAME_OPTIONS", "dart_stream", "darts_per_second", "game_moves", "main"]
 
 SEED = 2026
 PLAYERS = ("Ann", "Bob")
 FALLBACKS: tuple[Event, ...] = (*(Bed(number, 1) for number in range(1, 21)), END_VISIT)
 """What is thrown instead of a dart the game refuses, in this order: single 1
 to 20 (domino cribbage picks the first tile that fits), then NEXT (its Go)."""
+
+GAME_OPTIONS: dict[str, dict[str, object]] = {"skill-test": {"darts": 999}}
+"""Options a game is benchmarked with. A skill test's state works out each
+player's estimate once their darts are all thrown (the throw model, a quarter
+of a second or so); at the default 30 darts the stream would time thousands of
+estimates rather than the engine, so it is played at the longest test."""
 
 Moves = list[tuple[dict[str, object], list[Event]]]
 """Games in the order played: each game's options and the moves applied to it."""
@@ -53,9 +59,12 @@ def _start(game_id: str, number: int) -> tuple[Game, dict[str, object]]:
     """Game ``number`` of the stream; a per-game option (a shuffle seed) is the
     game's number, so every run deals the same."""
     options: dict[str, object] = {
-        option.name: number % ((option.maximum or number) + 1)
-        for option in game_class(game_id).options_spec
-        if option.per_game
+        **GAME_OPTIONS.get(game_id, {}),
+        **{
+            option.name: number % ((option.maximum or number) + 1)
+            for option in game_class(game_id).options_spec
+            if option.per_game
+        },
     }
     return new_game(game_id, PLAYERS, options), options
 

@@ -65,6 +65,7 @@ _RESULTS = {
     "runs": "most runs",
     "shanghai": "Shanghai",
     "target": "target reached",
+    "darts-thrown": "all darts thrown",
 }
 
 

@@ -87,8 +87,9 @@ def segment_number(segment: object) -> int | None:
 def offered_options(spec: Sequence[Option]) -> tuple[Option, ...]:
     """The options of ``spec`` the setup offers: all but the ``per_game`` ones
     (choosing a shuffle seed from a few tiles would only ever deal the same
-    few games; left out, the daemon deals each game from a fresh seed)."""
-    return tuple(option for option in spec if not option.per_game)
+    few games; left out, the daemon deals each game from a fresh seed) and
+    those not ``offered`` (a measured spread comes from elsewhere)."""
+    return tuple(option for option in spec if not option.per_game and option.offered)
 
 
 def option_values(option: Option) -> tuple[OptionValue, ...]:

@@ -40,6 +40,7 @@ class Reason(StrEnum):
     TARGET = "target"
     BULL = "bull"
     RUNS = "runs"
+    DARTS_THROWN = "darts-thrown"
 
 
 class VisitOver(StrEnum):
@@ -51,6 +52,7 @@ class VisitOver(StrEnum):
     GAME_OVER = "game-over"
     NUMBER_CHOSEN = "number chosen"
     INNINGS_OVER = "innings over"
+    DARTS_THROWN = "darts thrown"
 
 
 @dataclass(frozen=True, slots=True)

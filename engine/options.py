@@ -25,7 +25,9 @@ class Option:
     allowed values (``choices``) or bounds (``minimum``, ``maximum``), and a help line.
     A ``per_game`` option (a shuffle seed) is not a player's choice: a caller
     that starts games for players draws a fresh value for each game, within
-    the bounds, and does not offer it."""
+    the bounds, and does not offer it. An option that is not ``offered`` is
+    left out of a setup screen too: its value comes from elsewhere (X01's
+    ``checkout_sigma_mm``, a player's measured spread), not from a few tiles."""
 
     name: str
     default: OptionValue
@@ -34,6 +36,7 @@ class Option:
     minimum: int | None = None
     maximum: int | None = None
     per_game: bool = False
+    offered: bool = True
 
     @property
     def kind(self) -> str:
@@ -78,6 +81,8 @@ class Option:
             raise bad
         if isinstance(value, str):
             return value.strip().lower()
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return str(value)  # JSON has numbers: 25 for a word option that takes "25"
         raise bad
 
 

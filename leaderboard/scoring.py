@@ -388,6 +388,7 @@ HIGHLIGHTS: dict[str, Highlight] = {
     "around-the-world": Highlight("fewest darts round the board", higher_is_better=False),
     "english-cricket": Highlight("most runs"),
     "domino-cribbage": Highlight("best hand"),
+    "skill-test": Highlight("smallest spread (mm)", higher_is_better=False),
 }
 """Game id -> its highlight (the most runs in Baseball, ...): one for every
 registered game, each defined in docs/leaderboard.md, "Statistics"."""
@@ -439,6 +440,7 @@ _MEASURES: dict[str, _Measure] = {
     "around-the-world": _darts_to_win,
     "english-cricket": _stat("runs"),
     "domino-cribbage": _stat("best_hand"),
+    "skill-test": _stat("sigma_mm"),
 }
 
 # ---------------------------------------------------------------- placements

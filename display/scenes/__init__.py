@@ -20,6 +20,7 @@ from display.scenes import (
     legs,
     setup,
     shanghai,
+    skill_test,
     x01,
 )
 from display.scenes.around_the_world import AroundTheWorldScene
@@ -37,6 +38,7 @@ from display.scenes.legs import LegsScene
 from display.scenes.registry import register_scene, scene_class_for, scene_for
 from display.scenes.setup import SetupScene
 from display.scenes.shanghai import ShanghaiScene
+from display.scenes.skill_test import SkillTestScene
 from display.scenes.x01 import X01Scene
 
 __all__ = [
@@ -55,6 +57,7 @@ __all__ = [
     "Scene",
     "SetupScene",
     "ShanghaiScene",
+    "SkillTestScene",
     "X01Scene",
     "around_the_world",
     "baseball",
@@ -73,5 +76,6 @@ __all__ = [
     "scene_for",
     "setup",
     "shanghai",
+    "skill_test",
     "x01",
 ]

@@ -2,8 +2,10 @@
 average; the darts of the visit; and, for the player to throw, a checkout
 route once the remaining score is 170 or less.
 
-The route comes from ``engine.checkout`` (its tables are the engine's;
-the scene keeps nothing).
+The route is the player's ``checkout`` in the state: the engine's hint, from
+its fixed table or, with the ``checkout_sigma_mm`` option, from the X01 plan
+for the player's own sigma. A state without the key (an older daemon's) gets
+the route from ``engine.checkout``. The scene keeps nothing.
 """
 
 from __future__ import annotations
@@ -72,6 +74,11 @@ class X01Scene(Scene):
         remaining = player.get("score")
         if not isinstance(remaining, int) or remaining > MAX_CHECKOUT:
             return None
+        if "checkout" in player:  # the engine's hint: the table, or the player's own sigma
+            hint = player.get("checkout")
+            if not isinstance(hint, list) or not 1 <= len(hint) <= DARTS_PER_VISIT:
+                return None
+            return [str(dart) for dart in hint]
         darts_left = DARTS_PER_VISIT - len(state.get("visit") or [])
         return checkout_route(remaining, darts_left, str(game_option(state, "out")))
 

@@ -1,7 +1,8 @@
 """The games of the engine, one module each; importing this registers them.
 
 The import order is the order games are listed in (``oche games``, the
-display's setup screen): the 01 games and cricket first, then the seed's list.
+display's setup screen): the 01 games and cricket first, then the seed's list,
+then the practice game.
 """
 
 # ruff: noqa: I001
@@ -16,6 +17,7 @@ from engine.games.fifty_one_by_fives import FiftyOneByFives
 from engine.games.around_the_world import AroundTheWorld
 from engine.games.english_cricket import EnglishCricket
 from engine.games.domino_cribbage import DominoCribbage
+from engine.games.skill_test import SkillTest
 
 __all__ = [
     "X01",
@@ -29,4 +31,5 @@ __all__ = [
     "Killer",
     "Legs",
     "Shanghai",
+    "SkillTest",
 ]

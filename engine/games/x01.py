@@ -5,12 +5,24 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from engine.beds import Bed
-from engine.game import Game, Reason, VisitOver
+from engine.errors import OptionError
+from engine.game import DARTS_PER_VISIT, Game, Reason, VisitOver
 from engine.options import Option
 from engine.registry import register
-from engine.schema_parts import NON_NEGATIVE_INT, NON_NEGATIVE_NUMBER, every_player
+from engine.schema_parts import (
+    BED_NOTATION_PATTERN,
+    NON_NEGATIVE_INT,
+    NON_NEGATIVE_NUMBER,
+    every_player,
+)
 
-__all__ = ["ALLOWED_MULTIPLIERS", "RING_RULES", "X01"]
+__all__ = [
+    "ALLOWED_MULTIPLIERS",
+    "CHECKOUT_SIGMA_RANGE",
+    "RING_RULES",
+    "X01",
+    "parse_checkout_sigmas",
+]
 
 RING_RULES = ("straight", "double", "master")
 
@@ -24,10 +36,62 @@ rule of :data:`RING_RULES`. The inner bull has multiplier 2, so it is a
 double everywhere."""
 
 
+CHECKOUT_SIGMA_RANGE = (1.0, 400.0)
+"""The spreads (mm) ``checkout_sigma_mm`` takes: the throw model's narrowest
+(``engine.throw_model.MIN_SIGMA_MM``) to the widest estimate
+(``engine.skill_estimate.MAX_ESTIMATE_MM``)."""
+
+_NO_SIGMA = "none"
+_MAX_CHECKOUT = 170
+
+
+def parse_checkout_sigmas(text: str, players: int) -> tuple[float | None, ...]:
+    """Each player's sigma (mm) from the ``checkout_sigma_mm`` option: ``none``
+    (the fixed table for all), one number for every player, or one item per
+    player in the order given, comma-separated (``none`` for a player on the
+    table). Anything else is an OptionError naming it."""
+    items = [item.strip().lower() for item in text.split(",")]
+    if len(items) not in (1, players):
+        raise OptionError(
+            f"option 'checkout_sigma_mm': {text!r} has {len(items)} values; give one for "
+            f"everyone or one per player ({players})"
+        )
+    low, high = CHECKOUT_SIGMA_RANGE
+    sigmas: list[float | None] = []
+    for item in items:
+        if item in (_NO_SIGMA, ""):
+            sigmas.append(None)
+            continue
+        try:
+            sigma = float(item)
+        except ValueError:
+            sigma = float("nan")
+        if not low <= sigma <= high:  # also refuses nan
+            raise OptionError(
+                f"option 'checkout_sigma_mm': {item!r} is not a spread in mm from {low:g} "
+                f"to {high:g} (or none)"
+            )
+        sigmas.append(sigma)
+    return tuple(sigmas * players if len(sigmas) == 1 else sigmas)
+
+
 X01_PLAYER_SCHEMA: dict[str, Any] = {
     "properties": {
         "score": {"description": "Points still to score.", "minimum": 0},
         "opened": {"description": "The side has scored its opening dart.", "type": "boolean"},
+        "checkout": {
+            "description": "The suggested darts to finish in the player's visit (the "
+            "current player's darts left, 3 for the others), or null.",
+            "oneOf": [
+                {"type": "null"},
+                {
+                    "type": "array",
+                    "items": {"type": "string", "pattern": BED_NOTATION_PATTERN},
+                    "minItems": 1,
+                    "maxItems": DARTS_PER_VISIT,
+                },
+            ],
+        },
         "stats": {
             "properties": {
                 "points": NON_NEGATIVE_INT,
@@ -56,6 +120,12 @@ class X01(Game):
         Option("in", "straight", "dart that opens scoring", RING_RULES),
         Option("out", "double", "dart that may finish", RING_RULES),
         Option("rounds", 0, "round limit, lowest score wins when it runs out (0: none)", minimum=0),
+        Option(
+            "checkout_sigma_mm",
+            _NO_SIGMA,
+            "checkout hints for this spread in mm (one, or one per player: 25,40); none: the table",
+            offered=False,
+        ),
     )
 
     def _setup(self) -> None:
@@ -68,6 +138,9 @@ class X01(Game):
         self._one_busts = self.options["out"] != "straight"
         self._visit_points = 0
         self._points = [0] * len(self.lineup.players)
+        self._sigmas = parse_checkout_sigmas(
+            str(self.options["checkout_sigma_mm"]), len(self.lineup.players)
+        )
 
     def _on_dart(self, bed: Bed) -> None:
         side = self._side
@@ -104,6 +177,41 @@ class X01(Game):
 
     def _side_state(self, side: int) -> dict[str, Any]:
         return {"score": self._score[side], "opened": self._opened[side]}
+
+    def state(self) -> dict[str, Any]:
+        """The shared state plus each player's ``checkout`` hint."""
+        state = super().state()
+        for player, line in enumerate(state["players"]):
+            line["checkout"] = self._checkout(player)
+        return state
+
+    def _checkout(self, player: int) -> list[str] | None:
+        """The darts that finish for ``player``: from the fixed table
+        (``engine.checkout``), or from the X01 plan for their
+        ``checkout_sigma_mm``, in the visit in progress (the current player)
+        or their next one."""
+        side = self._side_of[player]
+        score = self._score[side]
+        if self._outcome is not None or not self._opened[side] or score > _MAX_CHECKOUT:
+            return None
+        current = player == self._player
+        if current and not self._visit_live:
+            return None
+        darts = DARTS_PER_VISIT - len(self._visit) if current else DARTS_PER_VISIT
+        out = str(self.options["out"])
+        sigma = self._sigmas[player]
+        if sigma is None:
+            from engine.checkout import checkout  # engine.checkout imports this module
+
+            route = checkout(score, darts, out)
+        else:
+            from engine.checkout_plan import planned_route  # numpy: only with a sigma
+
+            start = score + self._visit_points if current else score
+            planned = planned_route(sigma, score, darts, start, out)
+            finished = planned is not None and sum(bed.points for bed in planned) == score
+            route = planned if finished else None
+        return [bed.notation for bed in route] if route else None
 
     def _player_stats(self, player: int) -> dict[str, Any]:
         darts = self._darts[player]

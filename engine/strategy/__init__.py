@@ -63,6 +63,7 @@ STRATEGIES: dict[str, Callable[[BoardGeometry], Strategy]] = {
     "around-the-world": _policy("around_the_world", "AroundTheWorldStrategy"),
     "english-cricket": _policy("english_cricket", "EnglishCricketStrategy"),
     "domino-cribbage": _policy("domino_cribbage", "DominoCribbageStrategy"),
+    "skill-test": _policy("skill_test", "SkillTestStrategy"),
 }
 """Policy factories by game id: one for every registered game."""
 

@@ -34,6 +34,7 @@ GAME_IDS = (
     "around-the-world",
     "english-cricket",
     "domino-cribbage",
+    "skill-test",
 )
 
 # ----------------------------------------------------------------- registry
@@ -79,6 +80,7 @@ def test_defaults_apply_when_no_options_are_given() -> None:
         "in": "straight",
         "out": "double",
         "rounds": 0,
+        "checkout_sigma_mm": "none",
     }
     assert new_game("cricket", ["Ann"]).options == {"mode": "standard", "rounds": 0}
     assert new_game("cricket-shanghai", ["Ann"]).options == {"bull_order": "visit"}
@@ -86,7 +88,13 @@ def test_defaults_apply_when_no_options_are_given() -> None:
 
 def test_defaults_fill_the_options_not_given() -> None:
     game = new_game("x01", ["Ann"], {"start": "301"})
-    assert game.options == {"start": 301, "in": "straight", "out": "double", "rounds": 0}
+    assert game.options == {
+        "start": 301,
+        "in": "straight",
+        "out": "double",
+        "rounds": 0,
+        "checkout_sigma_mm": "none",
+    }
     assert game.state()["players"][0]["score"] == 301
 
 
@@ -105,7 +113,13 @@ def test_str_choice_is_lower_cased(value: str) -> None:
 
 def test_several_options_from_text_like_the_command_line() -> None:
     game = new_game("x01", ["Ann"], {"start": "701", "in": "Double", "out": "MASTER"})
-    assert game.options == {"start": 701, "in": "double", "out": "master", "rounds": 0}
+    assert game.options == {
+        "start": 701,
+        "in": "double",
+        "out": "master",
+        "rounds": 0,
+        "checkout_sigma_mm": "none",
+    }
 
 
 def test_rounds_accepts_its_minimum() -> None:

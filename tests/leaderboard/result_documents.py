@@ -168,6 +168,9 @@ PLAYED_GAMES: dict[str, Callable[[], dict[str, Any]]] = {
     "domino-cribbage": lambda: result_document(
         "domino-cribbage", _domino_moves(7), options={"seed": 7}
     ),
+    "skill-test": lambda: result_document(
+        "skill-test", ["T20 T20 T20", "M M M"], options={"darts": 3}
+    ),
 }
 """Game id -> a function building the document of a short finished game of it
 (Ann wins each). Every registered game has one (tests/leaderboard checks)."""

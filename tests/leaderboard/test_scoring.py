@@ -63,7 +63,13 @@ def rejected(document: Any) -> str:
 def test_an_x01_game_with_a_180_a_bust_and_a_100_checkout() -> None:
     scored = score_result(x01_document())
     assert (scored.game, scored.result, scored.winner) == ("x01", "checkout", 0)
-    assert scored.options == {"start": 301, "in": "straight", "out": "double", "rounds": 0}
+    assert scored.options == {
+        "start": 301,
+        "in": "straight",
+        "out": "double",
+        "rounds": 0,
+        "checkout_sigma_mm": "none",
+    }
     ann, bob = scored.players
     assert ann == PlayerLine(
         index=0,
