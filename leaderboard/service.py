@@ -53,7 +53,13 @@ async def run_service(settings: ServiceSettings) -> None:
         snapshots = SnapshotPublisher(database, settings.base)
         mqtt = MqttIngest(settings, database, hub, snapshots)
         app = create_app(database, hub, settings.venues)
-        config = uvicorn.Config(app, log_level="warning", lifespan="off", access_log=False)
+        config = uvicorn.Config(
+            app,
+            log_level="warning",
+            lifespan="off",
+            access_log=False,
+            timeout_graceful_shutdown=1,  # open SSE streams never end by themselves
+        )
         server = _Server(config)
         http = asyncio.create_task(server.serve(sockets=[listener]))
         try:
