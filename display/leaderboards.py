@@ -18,17 +18,17 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from firmware_bridge.mqtt_contract import BOARD_ID_PATTERN
+from firmware_bridge.mqtt_contract import BOARD_ID_PATTERN, LEADERBOARD_LEVEL
 
 __all__ = [
     "MAX_ROWS",
     "MAX_SNAPSHOT_BYTES",
+    "PERIODS",
     "RECORD_KEYS",
     "RecordLine",
     "Snapshot",
     "SnapshotError",
     "SnapshotRow",
-    "leaderboard_filter",
     "parse_snapshot",
     "snapshot_game",
     "today_records",
@@ -40,6 +40,8 @@ MAX_SNAPSHOT_BYTES = 256 * 1024
 """A bigger payload is refused unread: ten rows and a few records are a few KiB."""
 MAX_HIGHLIGHTS = 32
 """Records read from a snapshot's ``highlights`` list; the rest are ignored."""
+PERIODS = ("day", "week", "month", "all")
+"""The periods a table or the records may cover."""
 RECORD_KEYS = ("highest_checkout", "best_leg", "most_180s")
 """The records a snapshot names besides each game's highlights, in the order shown."""
 
@@ -84,18 +86,15 @@ class Snapshot:
     rows: tuple[SnapshotRow, ...]
     records: tuple[RecordLine, ...]
     period: str
+    """The table's period: ``day``, or ``all`` when nobody played the game today."""
+    records_period: str
     """The records' period (``day`` from the service)."""
-
-
-def leaderboard_filter(base: str) -> str:
-    """The topic filter of every game's snapshot under ``base``."""
-    return f"{base}/leaderboard/+"
 
 
 def snapshot_game(base: str, topic: str) -> str | None:
     """The game id of a snapshot ``topic`` under ``base``, or ``None`` when
     ``topic`` is not one."""
-    prefix = f"{base}/leaderboard/"
+    prefix = f"{base}/{LEADERBOARD_LEVEL}/"
     if not topic.startswith(prefix):
         return None
     game = topic[len(prefix) :]
@@ -167,8 +166,10 @@ def _records(value: Any, game: str) -> tuple[str, tuple[RecordLine, ...]]:
         _record(entry, f"records.highlights[{index}]", game)
         for index, entry in enumerate(highlights[:MAX_HIGHLIGHTS])
     ]
-    period = value.get("period")
-    return period if isinstance(period, str) and period else "day", tuple(lines)
+    period = value.get("period", "day")
+    if period not in PERIODS:
+        raise SnapshotError(f"records.period must be one of {', '.join(PERIODS)}")
+    return period, tuple(lines)
 
 
 def parse_snapshot(game: str, payload: bytes | str) -> Snapshot:
@@ -195,7 +196,10 @@ def parse_snapshot(game: str, payload: bytes | str) -> Snapshot:
     rows = tuple(_row(row, index) for index, row in enumerate(top[:MAX_ROWS]))
     period, records = _records(document.get("records"), game)
     updated_at = _number(document.get("updated_at"), "updated_at")
-    return Snapshot(game, updated_at, rows, records, period)
+    table_period = document.get("period", "day")
+    if table_period not in PERIODS:
+        raise SnapshotError(f"period must be one of {', '.join(PERIODS)}")
+    return Snapshot(game, updated_at, rows, records, table_period, period)
 
 
 def _refuse_constant(token: str) -> Any:

@@ -56,14 +56,13 @@ from typing import Any
 
 import aiomqtt
 
-from display.leaderboards import (
-    Snapshot,
-    SnapshotError,
-    leaderboard_filter,
-    parse_snapshot,
-    snapshot_game,
+from display.leaderboards import Snapshot, SnapshotError, parse_snapshot, snapshot_game
+from firmware_bridge.mqtt_contract import (
+    check_base,
+    check_board_id,
+    leaderboard_topic,
+    parse_broker_url,
 )
-from firmware_bridge.mqtt_contract import check_base, check_board_id, parse_broker_url
 
 __all__ = ["StateFeed"]
 
@@ -105,7 +104,7 @@ class StateFeed:
         self._password = password if username is not None else self.address.password
         self._keepalive = keepalive
         self.topics = {name: f"{base}/{board}/{name}" for name in (*_SUBSCRIPTIONS, "cmd")}
-        self.topics["leaderboard"] = leaderboard_filter(base)
+        self.topics["leaderboard"] = leaderboard_topic(base, "+")
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._state: dict[str, Any] | None = None

@@ -29,7 +29,13 @@ PAGE_SECONDS = 8.0
 """How long each leaderboard page stays before the next one."""
 
 _AVERAGE_LABELS = {"x01": "3-dart avg", "cricket": "MPR", "cricket-shanghai": "MPR"}
-_PERIODS = {"day": "Today's", "week": "This week's", "month": "This month's", "all": "All-time"}
+_PERIODS = {
+    "day": ("Today's", "today"),
+    "week": ("This week's", "this week"),
+    "month": ("This month's", "this month"),
+    "all": ("All-time", "all time"),
+}
+"""Each period's words: before ``records``, and what a page covers."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +43,8 @@ class Page:
     """One page of the attract mode: a game's table, or the records."""
 
     title: str
+    period: str
+    """What the page covers: ``today``, ``all time``..."""
     snapshot: Snapshot | None
     """The game whose top rows the page shows; ``None`` for the records page."""
     records: tuple[RecordLine, ...] = ()
@@ -46,13 +54,17 @@ def leaderboard_pages(snapshots: Sequence[Snapshot]) -> tuple[Page, ...]:
     """The pages the attract mode turns through: each game's table, in the
     order given, then the records of the day when there are any."""
     pages = [
-        Page(f"{game_title({'game': snapshot.game})} leaderboard", snapshot)
+        Page(
+            f"{game_title({'game': snapshot.game})} leaderboard",
+            _PERIODS[snapshot.period][1],
+            snapshot,
+        )
         for snapshot in snapshots
     ]
     records = today_records(snapshots)
     if records:
-        period = _PERIODS.get(snapshots[0].period, "Today's")
-        pages.append(Page(f"{period} records", None, records[:10]))
+        title, covers = _PERIODS[snapshots[0].records_period]
+        pages.append(Page(f"{title} records", covers, None, records[:10]))
     return tuple(pages)
 
 
@@ -140,7 +152,11 @@ class IdleScene(Scene):
         with layout.on(COLORS["panel"]):
             inner = parts["page"].inflate(-layout.px(24), -layout.px(16))
             title, body = bands(inner, (("title", 0.12),), "body").values()
-            layout.text(surface, page.title, title, layout.font_size(36), COLORS["accent"], "left")
+            placed = layout.text(
+                surface, page.title, title, layout.font_size(36), COLORS["accent"], "left"
+            )
+            rest = pygame.Rect(placed.right, title.y, title.right - placed.right, title.height)
+            layout.text(surface, page.period, rest, layout.font_size(24), COLORS["dim"], "right")
             if page.snapshot is not None:
                 self.draw_table(surface, layout, body, page.snapshot)
             else:

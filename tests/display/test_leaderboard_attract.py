@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import jsonschema
 import pygame
 import pytest
 from paho.mqtt.publish import multiple
@@ -21,6 +22,7 @@ from display.leaderboards import MAX_SNAPSHOT_BYTES, Snapshot, SnapshotError, pa
 from display.scenes import IdleScene
 from display.scenes.idle import PAGE_SECONDS
 from display.state_feed import StateFeed
+from firmware_bridge.mqtt_contract import LEADERBOARD_TOPIC
 from tests.display.test_scenes import LARGE, SMALL, board, texts, visible, x01_state
 from tests.mosquitto_broker import MosquittoBroker
 
@@ -72,12 +74,24 @@ def x01_snapshot() -> dict[str, Any]:
         row(rank, name, three_dart_average=61.25 - rank, count_180=rank % 2)
         for rank, name in enumerate(NAMES, 1)
     ]
-    return {"game": "x01", "updated_at": 1764600000.5, "top": top, "records": RECORDS}
+    return {
+        "game": "x01",
+        "updated_at": 1764600000.5,
+        "period": "day",
+        "top": top,
+        "records": RECORDS,
+    }
 
 
 def cricket_snapshot() -> dict[str, Any]:
     top = [row(1, "Bob", mpr=2.4), row(2, "Ann", mpr=1.85)]
-    return {"game": "cricket", "updated_at": 1764600000, "top": top, "records": RECORDS}
+    return {
+        "game": "cricket",
+        "updated_at": 1764600000,
+        "period": "all",
+        "top": top,
+        "records": RECORDS,
+    }
 
 
 def publish(broker: MosquittoBroker, *messages: tuple[str, Any]) -> None:
@@ -231,6 +245,14 @@ def test_malformed_snapshots_are_ignored_with_one_log_line_each(
     remaining = until(feed, lambda snapshots: len(snapshots) == 1)
     assert [s.game for s in remaining] == ["cricket"]
     assert remaining[0].rows[0].player == "Bob"
+
+
+def test_the_snapshots_here_are_the_contracts() -> None:
+    """The payloads these tests publish follow the leaderboard topic's schema
+    (firmware_bridge.mqtt_contract), the one the service publishes by."""
+    for document in (x01_snapshot(), cricket_snapshot()):
+        document = {**document, "top": document["top"][:10]}
+        jsonschema.validate(document, LEADERBOARD_TOPIC.schema)
 
 
 @pytest.mark.parametrize(
