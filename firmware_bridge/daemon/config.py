@@ -47,6 +47,7 @@ __all__ = [
     "DisplayConfig",
     "HomeAssistantConfig",
     "JournalConfig",
+    "LeaderboardConfig",
     "LogConfig",
     "MqttConfig",
     "VisitConfig",
@@ -260,6 +261,13 @@ class DisplayConfig:
 
 
 @dataclass(frozen=True)
+class LeaderboardConfig:
+    """``[leaderboard]``: the results service's database (``oche play --leaderboard``)."""
+
+    db: str = ""
+
+
+@dataclass(frozen=True)
 class LogConfig:
     """``[log]``: how much the daemon logs (``--log-level`` wins)."""
 
@@ -276,6 +284,7 @@ class Config:
     journal: JournalConfig = field(default_factory=JournalConfig)
     homeassistant: HomeAssistantConfig = field(default_factory=HomeAssistantConfig)
     display: DisplayConfig = field(default_factory=DisplayConfig)
+    leaderboard: LeaderboardConfig = field(default_factory=LeaderboardConfig)
     log: LogConfig = field(default_factory=LogConfig)
     source: str = "defaults"
 
@@ -294,6 +303,7 @@ SECTIONS: dict[str, type[Any]] = {
     "journal": JournalConfig,
     "homeassistant": HomeAssistantConfig,
     "display": DisplayConfig,
+    "leaderboard": LeaderboardConfig,
     "log": LogConfig,
 }
 """The config file's sections, in the order they are documented and checked."""
@@ -640,6 +650,15 @@ def _url(value: str) -> str | None:
     return None
 
 
+def _database_url(value: str) -> str | None:
+    """A database URL, checked only for its shape here (the leaderboard, which
+    the daemon does not import, checks the rest when it opens it)."""
+    scheme, sep, _ = value.partition("://")
+    if not value or (sep and scheme and scheme.replace("+", "").isalnum()):
+        return None
+    return "must be a database URL, such as sqlite:///path or postgresql+psycopg://user@host/db"
+
+
 _PORT = _in_range(1, 65535)
 
 _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
@@ -673,6 +692,7 @@ _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
     "journal": {},
     "homeassistant": {"discovery_prefix": _discovery_prefix},
     "display": {"volume": _in_range(0, 1)},
+    "leaderboard": {"db": _database_url},
     "log": {"level": _log_level},
 }
 """Per-key checks of well-typed values: each returns the problem or ``None``."""
