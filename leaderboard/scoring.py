@@ -3,16 +3,46 @@ statistics from that replay. Pure: no database, no I/O. A result whose log does
 not give what it claims is refused with :class:`RejectedResultError`, naming why.
 
 Every statistic the leaderboard shows is a sum, maximum or minimum of the
-per-result figures in :class:`PlayerLine`, so rankings aggregate in SQL."""
+per-result figures in :class:`PlayerLine`, so rankings aggregate in SQL. None
+is copied from the result's own ``stats``: the log is replayed once to check
+it (:func:`engine.game_log.replay_log`, as ``oche replay`` does), and its
+effective events once more, visit by visit, to count. docs/leaderboard.md,
+"Statistics", defines each figure and each game's highlight."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
+
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import best_match
+
+from engine import (
+    X01,
+    Bed,
+    Cricket,
+    CricketShanghai,
+    EndVisit,
+    EngineError,
+    Game,
+    Lineup,
+    PickingGame,
+    Reason,
+    Team,
+    VisitOver,
+    checkout,
+    new_game,
+)
+from engine.game import DARTS_PER_VISIT
+from engine.game_log import replay_log
+from firmware_bridge.mqtt_contract import TOPICS
 
 __all__ = [
     "HIGHLIGHTS",
+    "MAX_LOG_EVENTS",
+    "MAX_LOG_UNDOS",
     "Highlight",
     "PlayerLine",
     "RejectedResultError",
@@ -20,6 +50,15 @@ __all__ = [
     "VisitLine",
     "score_result",
 ]
+
+MAX_LOG_EVENTS = 20_000
+"""A log with more tokens than this is refused unplayed: a real game has a few
+hundred (a 1001 game for eight players throwing badly, a few thousand)."""
+
+MAX_LOG_UNDOS = 50
+"""A log with more ``UNDO`` tokens than this is refused unplayed. Each undo
+replays the game so far, so many of them in a long log would cost minutes;
+the daemon's logs have none (they list only the darts that counted)."""
 
 
 class RejectedResultError(ValueError):
@@ -39,10 +78,6 @@ class Highlight:
 
     label: str
     higher_is_better: bool = True
-
-
-HIGHLIGHTS: dict[str, Highlight] = {}
-"""Game id -> its highlight (the most runs in Baseball, ...); filled per game."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +138,564 @@ class ScoredResult:
     visits: tuple[VisitLine, ...]
 
 
+# ------------------------------------------------------------------ the walk
+
+
+@dataclass(slots=True)
+class _Tally:
+    """One player's running figures while the effective events are walked."""
+
+    darts: int = 0
+    visits: int = 0
+    points: int = 0
+    first9_points: int = 0
+    first9_darts: int = 0
+    checkout_darts: int = 0
+    checkouts: int = 0
+    highest_checkout: int | None = None
+    count_100: int = 0
+    count_140: int = 0
+    count_180: int = 0
+    marks: int = 0
+    count_5_marks: int = 0
+    count_7_marks: int = 0
+    count_9_marks: int = 0
+    best_visit_marks: int | None = None
+    best_visit_points: int | None = None
+    best_visit_total: int | None = None
+
+
+@dataclass(slots=True)
+class _Visit:
+    """The visit being walked: who throws, what the score stood at before it."""
+
+    player: int
+    score_before: int
+    scores_before: list[int]
+    marks_before: int
+    darts: list[str] = field(default_factory=list)
+    live_darts: int = 0
+    total: int = 0
+
+
+@dataclass(slots=True)
+class _Walk:
+    """What walking a finished game gave: per-player tallies, the visits, the
+    engine's final state and when each side went out (visit number)."""
+
+    game: Game
+    tallies: list[_Tally]
+    visits: list[VisitLine]
+    final: dict[str, Any]
+    out_at: dict[int, int]
+
+
+def _is_x01(game: Game) -> bool:
+    return isinstance(game, X01)
+
+
+def _is_cricket(game: Game) -> bool:
+    return isinstance(game, Cricket | CricketShanghai)
+
+
+class _Walker:
+    """Pushes a log's effective events into a fresh game one by one and counts
+    what each visit did. X01 reads only ``Game.score`` (cheap); the other games
+    read the engine's state once per visit (marks, scores, who is out)."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.x01 = _is_x01(game)
+        self.cricket = _is_cricket(game)
+        self.cut_throat = isinstance(game, Cricket) and game.options["mode"] == "cut-throat"
+        self.out_rule = str(game.options["out"]) if self.x01 else ""
+        count = len(game.lineup.players)
+        self.tallies = [_Tally() for _ in range(count)]
+        self.visits: list[VisitLine] = []
+        self.out_at: dict[int, int] = {}
+        self.snapshot: dict[str, Any] | None = None if self.x01 else game.state()
+        self.visit: _Visit | None = None
+        # Games that can put a side out mid-visit (Killer) are looked at after
+        # every dart, so sides out by the same visit are placed in dart order.
+        self.per_dart = not (self.x01 or self.cricket)
+        self.moment = 0
+
+    # -- snapshots of the non-X01 games
+
+    def _scores(self) -> list[int]:
+        if self.snapshot is None:
+            return [self.game.score(p) for p in range(len(self.tallies))]
+        return [int(player["score"]) for player in self.snapshot["players"]]
+
+    def _marks(self, player: int) -> int:
+        if self.snapshot is None or not self.cricket:
+            return 0
+        return int(self.snapshot["players"][player]["stats"]["marks"])
+
+    def _take_snapshot(self) -> None:
+        if self.x01:
+            return
+        self.snapshot = self.game.state()
+        for player, entry in enumerate(self.snapshot["players"]):
+            side = entry["team"] if entry["team"] is not None else player
+            if entry["out"] and side not in self.out_at:
+                self.out_at[side] = self.moment
+
+    # -- visits
+
+    def _open(self) -> _Visit:
+        player = self.game.current_player
+        scores = self._scores()
+        self.visit = _Visit(player, scores[player], scores, self._marks(player))
+        return self.visit
+
+    def dart(self, bed: Bed) -> None:
+        game = self.game
+        visit = self.visit or self._open()
+        live = game.visit_over is None and not game.is_finished
+        if live:
+            visit.live_darts += 1
+            visit.total += bed.points
+            if self.x01 and checkout(game.score(visit.player), 1, self.out_rule) is not None:
+                self.tallies[visit.player].checkout_darts += 1
+        game.dart(bed)
+        self.moment += 1
+        visit.darts.append(bed.notation)
+        if len(visit.darts) == DARTS_PER_VISIT:
+            self._close(visit)
+        elif self.per_dart:
+            self._take_snapshot()
+
+    def end_visit(self) -> None:
+        self.game.end_visit()
+        if self.visit is not None:
+            self._close(self.visit)
+
+    def finish(self) -> _Walk:
+        """The walk's figures, once every event is pushed."""
+        if self.visit is not None:  # the game ended inside its last visit
+            self._close(self.visit)
+        final = self.snapshot if self.snapshot is not None else self.game.state()
+        return _Walk(self.game, self.tallies, self.visits, final, self.out_at)
+
+    def _close(self, visit: _Visit) -> None:
+        game = self.game
+        self.visit = None
+        self._take_snapshot()
+        over = game.visit_over if game.is_finished else _last_over(game)
+        player = visit.player
+        score_after = self._scores()[player]
+        tally = self.tallies[player]
+        tally.visits += 1
+        tally.darts += visit.live_darts
+        marks = self._marks(player) - visit.marks_before if self.cricket else 0
+        if self.x01:
+            points = visit.score_before - score_after
+            self._x01_visit(tally, visit, points)
+        elif self.cut_throat:
+            after = self._scores()
+            points = sum(
+                after[p] - visit.scores_before[p] for p in self._other_sides_players(player)
+            )
+        else:
+            points = score_after - visit.score_before
+        if self.cricket:
+            tally.marks += marks
+            tally.count_5_marks += 5 <= marks <= 6
+            tally.count_7_marks += 7 <= marks <= 8
+            tally.count_9_marks += marks == 9
+            tally.best_visit_marks = max(tally.best_visit_marks or 0, marks)
+        tally.best_visit_points = max(
+            points if tally.best_visit_points is None else tally.best_visit_points, points
+        )
+        tally.best_visit_total = max(tally.best_visit_total or 0, visit.total)
+        self.visits.append(
+            VisitLine(
+                player, tuple(visit.darts), points, marks, over == VisitOver.BUST, score_after
+            )
+        )
+
+    def _x01_visit(self, tally: _Tally, visit: _Visit, points: int) -> None:
+        tally.points += points
+        if tally.visits <= 3:
+            tally.first9_points += points
+            tally.first9_darts += visit.live_darts
+        if points >= 180:
+            tally.count_180 += 1
+        elif points >= 140:
+            tally.count_140 += 1
+        elif points >= 100:
+            tally.count_100 += 1
+        outcome = self.game.outcome()
+        if outcome is not None and outcome.reason == Reason.CHECKOUT:
+            tally.checkouts += 1
+            tally.highest_checkout = visit.score_before
+
+    def _other_sides_players(self, player: int) -> list[int]:
+        """One player of each side but ``player``'s (a side's score is shared)."""
+        sides = self.game.lineup.sides
+        return [members[0] for members in sides if player not in members]
+
+    # -- games played by picking
+
+    def pick(self, event: Bed | EndVisit) -> None:
+        """One move of a game played by picking: a visit line of its own."""
+        game = self.game
+        player = game.current_player
+        before = self._scores()[player]
+        game.push(event)
+        self.moment += 1
+        self._take_snapshot()
+        after = self._scores()[player]
+        if isinstance(event, Bed):
+            self.tallies[player].darts += 1
+        self.tallies[player].visits += 1
+        self.visits.append(VisitLine(player, (str(event),), after - before, 0, False, after))
+
+
+def _last_over(game: Game) -> VisitOver | None:
+    last = game.last_visit
+    return None if last is None else last[2]
+
+
+def _walk(game: Game, replayed: Game) -> _Walk:
+    """Walk ``replayed``'s effective events (no undos) through ``game``, fresh."""
+    walker = _Walker(game)
+    picking = isinstance(game, PickingGame)
+    for event in replayed.events:
+        if picking:
+            if isinstance(event, Bed | EndVisit):
+                walker.pick(event)
+        elif isinstance(event, Bed):
+            walker.dart(event)
+        elif isinstance(event, EndVisit):
+            walker.end_visit()
+    return walker.finish()
+
+
+# ---------------------------------------------------------------- highlights
+
+HIGHLIGHTS: dict[str, Highlight] = {
+    "x01": Highlight("highest checkout"),
+    "cricket": Highlight("most marks in a visit"),
+    "cricket-shanghai": Highlight("most marks in a visit"),
+    "baseball": Highlight("most runs in an inning"),
+    "killer": Highlight("lives taken"),
+    "shanghai": Highlight("most points"),
+    "legs": Highlight("highest visit"),
+    "fifty-one-by-fives": Highlight("most fives in a visit"),
+    "around-the-world": Highlight("fewest darts round the board", higher_is_better=False),
+    "english-cricket": Highlight("most runs"),
+    "domino-cribbage": Highlight("best hand"),
+}
+"""Game id -> its highlight (the most runs in Baseball, ...); filled per game."""
+
+_Measure = Callable[[_Walk, int], float | None]
+
+
+def _stat(name: str) -> _Measure:
+    """A highlight the engine counts for each player in its state's ``stats``."""
+
+    def measure(walk: _Walk, player: int) -> float | None:
+        value = walk.final["players"][player]["stats"].get(name)
+        return None if value is None else float(value)
+
+    return measure
+
+
+def _tally(name: str) -> _Measure:
+    """A highlight the walk tallied for each player (None: no visit of theirs)."""
+
+    def measure(walk: _Walk, player: int) -> float | None:
+        value = getattr(walk.tallies[player], name)
+        return None if value is None else float(value)
+
+    return measure
+
+
+def _darts_to_win(walk: _Walk, player: int) -> float | None:
+    """The darts the winning side threw; None for everyone else."""
+    outcome = walk.game.outcome()
+    if outcome is None or outcome.winner is None:
+        return None
+    sides = walk.game.lineup.sides
+    side = next(members for members in sides if outcome.winner in members)
+    if player not in side:
+        return None
+    return float(sum(walk.tallies[member].darts for member in side))
+
+
+_MEASURES: dict[str, _Measure] = {
+    "x01": _tally("highest_checkout"),
+    "cricket": _tally("best_visit_marks"),
+    "cricket-shanghai": _tally("best_visit_marks"),
+    "baseball": _tally("best_visit_points"),
+    "killer": _stat("lives_taken"),
+    "shanghai": _stat("points"),
+    "legs": _tally("best_visit_total"),
+    "fifty-one-by-fives": _tally("best_visit_points"),
+    "around-the-world": _darts_to_win,
+    "english-cricket": _stat("runs"),
+    "domino-cribbage": _stat("best_hand"),
+}
+
+# ---------------------------------------------------------------- placements
+
+
+def _placements(walk: _Walk) -> list[int]:
+    """Each side's place: 1 for the winner (every tied side in a draw), the
+    rest by the game's own order, tied sides sharing a place."""
+    game = walk.game
+    sides = game.lineup.sides
+    outcome = game.outcome()
+    winner = None
+    if outcome is not None and outcome.winner is not None:
+        winner = next(s for s, members in enumerate(sides) if outcome.winner in members)
+    keys = [_standing(walk, side, members[0]) for side, members in enumerate(sides)]
+    order = sorted((s for s in range(len(sides)) if s != winner), key=lambda s: keys[s])
+    order.reverse()
+    places = [1] * len(sides)
+    start = 1 if winner is None else 2
+    for rank, side in enumerate(order):
+        previous = order[rank - 1] if rank else None
+        if previous is not None and keys[previous] == keys[side]:
+            places[side] = places[previous]
+        else:
+            places[side] = start + rank
+    return places
+
+
+def _standing(walk: _Walk, side: int, player: int) -> tuple[int, ...]:
+    """A side's key in the final order, bigger is better: still in beats out
+    (out later beats out sooner), then the game's score the way it counts."""
+    entry = walk.final["players"][player]
+    score = int(entry["score"])
+    out = walk.out_at.get(side)
+    alive = (1, 0) if out is None else (0, out)
+    game = walk.game
+    if isinstance(game, X01):
+        return (*alive, -score)
+    if isinstance(game, Cricket):
+        marks = sum(entry["marks"].values())
+        mode = game.options["mode"]
+        if mode == "cut-throat":
+            return (*alive, -score, marks)
+        if mode == "no-score":
+            return (*alive, marks)
+        return (*alive, score, marks)
+    return (*alive, score)
+
+
+# ------------------------------------------------------------------- checks
+
+_VALIDATOR = Draft202012Validator(TOPICS["result"].schema)
+_QUOTE_LIMIT = 80
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= _QUOTE_LIMIT else text[: _QUOTE_LIMIT - 1] + "…"
+
+
+def _check_schema(document: Mapping[str, Any]) -> None:
+    error = best_match(_VALIDATOR.iter_errors(document))
+    if error is None:
+        return
+    where = error.json_path
+    raise RejectedResultError(
+        f"the result does not match the result schema at {where}: {_short(error.message)}"
+    )
+
+
+def _lineup(document: Mapping[str, Any]) -> Lineup:
+    players = document["players"]
+    names = tuple(str(player["name"]).strip() for player in players)
+    raw_teams = document.get("teams") or []
+    teams = tuple(Team(str(team["name"]).strip(), tuple(team["players"])) for team in raw_teams)
+    try:
+        lineup = Lineup(names, teams)
+    except EngineError as error:
+        raise RejectedResultError(f"the players and teams cannot play: {error}") from None
+    side_of = {member: index for index, team in enumerate(lineup.teams) for member in team.members}
+    for index, player in enumerate(players):
+        claimed = player.get("team")
+        expected = side_of.get(index)
+        if claimed != expected:
+            raise RejectedResultError(
+                f"player {index} ({names[index]}) is in team {expected} by the teams list, "
+                f"the result says team {claimed}"
+            )
+    return lineup
+
+
+def _new_game(document: Mapping[str, Any], lineup: Lineup) -> Game:
+    try:
+        return new_game(str(document["game"]), lineup, document.get("options") or {})
+    except EngineError as error:
+        raise RejectedResultError(f"the engine cannot start this game: {error}") from None
+
+
+def _check_log_size(log: str) -> None:
+    tokens = 0
+    undos = 0
+    for line in log.splitlines():
+        words = line.split("#", 1)[0].split()
+        tokens += len(words)
+        undos += sum(1 for word in words if word.upper() == "UNDO")
+    if tokens > MAX_LOG_EVENTS:
+        raise RejectedResultError(
+            f"the log has {tokens} tokens, more than the {MAX_LOG_EVENTS} a game can have"
+        )
+    if undos > MAX_LOG_UNDOS:
+        raise RejectedResultError(
+            f"the log has {undos} UNDO tokens, more than {MAX_LOG_UNDOS}: a result's log "
+            "lists only the darts that counted"
+        )
+
+
+def _who(names: Sequence[str], index: int | None) -> str:
+    if index is None:
+        return "no winner (a draw)"
+    name = names[index] if 0 <= index < len(names) else "no such player"
+    return f"{index} ({name})"
+
+
+def _check_claims(document: Mapping[str, Any], game: Game) -> None:
+    """The replayed game must be over, with the claimed winner, result and scores."""
+    names = game.lineup.players
+    outcome = game.outcome()
+    claimed_winner = document["winner"]
+    if outcome is None:
+        scores = ", ".join(f"{name} {game.score(i)}" for i, name in enumerate(names))
+        ended = document["result"] == "ended"
+        why = (
+            "the result says 'ended': a game abandoned with end_game is not a finished game"
+            if ended
+            else f"the result claims {document['result']!r} with winner "
+            f"{_who(names, claimed_winner)}"
+        )
+        raise RejectedResultError(f"the log does not finish the game ({scores}); {why}")
+    if outcome.winner != claimed_winner:
+        raise RejectedResultError(
+            f"the log gives winner {_who(names, outcome.winner)}, "
+            f"the result claims {_who(names, claimed_winner)}"
+        )
+    if "winner_team" in document and document["winner_team"] != outcome.team:
+        raise RejectedResultError(
+            f"the log gives winning team {outcome.team}, "
+            f"the result claims {document['winner_team']}"
+        )
+    if document["result"] != str(outcome.reason):
+        raise RejectedResultError(
+            f"the log ends the game by {str(outcome.reason)!r}, "
+            f"the result claims {_short(str(document['result']))!r}"
+        )
+    for index, player in enumerate(document["players"]):
+        score = game.score(index)
+        if player["score"] != score:
+            raise RejectedResultError(
+                f"the log gives {names[index]} a final score of {score}, "
+                f"the result claims {player['score']}"
+            )
+
+
+def _timestamp(document: Mapping[str, Any], key: str) -> float | None:
+    value = document.get(key)
+    if value is None:
+        return None
+    number = float(value)
+    if not math.isfinite(number):
+        raise RejectedResultError(f"{key} is {value!r}, not a time")
+    return number
+
+
+# ------------------------------------------------------------------- scoring
+
+
 def score_result(document: Mapping[str, Any]) -> ScoredResult:
-    """Replay ``document`` (a parsed result payload) and return its figures."""
-    raise NotImplementedError
+    """Replay ``document`` (a parsed result payload) and return its figures.
+    Anything wrong with it raises :class:`RejectedResultError` with the reason
+    and, when the document has one, its ``result_id``."""
+    result_id = document.get("result_id") if isinstance(document, Mapping) else None
+    try:
+        return _score(document)
+    except RejectedResultError as error:
+        error.result_id = result_id if isinstance(result_id, str) else None
+        raise
+
+
+def _score(document: Mapping[str, Any]) -> ScoredResult:
+    if not isinstance(document, Mapping):
+        raise RejectedResultError(f"the result is a JSON {type(document).__name__}, not an object")
+    _check_schema(document)
+    log = document.get("log")
+    if log is None:
+        raise RejectedResultError("the result has no log, so it cannot be re-scored")
+    finished_at = _timestamp(document, "finished_at")
+    assert finished_at is not None  # required by the schema
+    started_at = _timestamp(document, "started_at")
+    lineup = _lineup(document)
+    replayed = _new_game(document, lineup)
+    _check_log_size(log)
+    try:
+        replay_log(replayed, log)
+    except EngineError as error:
+        raise RejectedResultError(f"the log does not replay: {error}") from None
+    _check_claims(document, replayed)
+    walk = _walk(type(replayed)(lineup, replayed.options), replayed)
+    return ScoredResult(
+        result_id=str(document["result_id"]),
+        board=str(document["board"]),
+        game=replayed.id,
+        options=dict(replayed.options),
+        result=str(document["result"]),
+        winner=document["winner"],
+        started_at=started_at,
+        finished_at=finished_at,
+        players=_player_lines(walk),
+        visits=tuple(walk.visits),
+    )
+
+
+def _player_lines(walk: _Walk) -> tuple[PlayerLine, ...]:
+    game = walk.game
+    outcome = game.outcome()
+    assert outcome is not None
+    sides = game.lineup.sides
+    places = _placements(walk)
+    measure = _MEASURES.get(game.id)
+    lines = []
+    for side, members in enumerate(sides):
+        won = outcome.winner is not None and outcome.winner in members
+        for player in members:
+            tally = walk.tallies[player]
+            leg_darts = None
+            if tally.checkouts and not game.lineup.teams:
+                leg_darts = tally.darts
+            lines.append(
+                PlayerLine(
+                    index=player,
+                    name=game.lineup.players[player],
+                    team=side if game.lineup.teams else None,
+                    score=game.score(player),
+                    won=won,
+                    placement=places[side],
+                    darts=tally.darts,
+                    highlight=None if measure is None else measure(walk, player),
+                    points=tally.points,
+                    first9_points=tally.first9_points,
+                    first9_darts=tally.first9_darts,
+                    checkout_darts=tally.checkout_darts,
+                    checkouts=tally.checkouts,
+                    highest_checkout=tally.highest_checkout,
+                    leg_darts=leg_darts,
+                    count_100=tally.count_100,
+                    count_140=tally.count_140,
+                    count_180=tally.count_180,
+                    marks=tally.marks,
+                    count_5_marks=tally.count_5_marks,
+                    count_7_marks=tally.count_7_marks,
+                    count_9_marks=tally.count_9_marks,
+                )
+            )
+    lines.sort(key=lambda line: line.index)
+    return tuple(lines)
