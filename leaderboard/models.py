@@ -56,6 +56,9 @@ class Venue(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(NAME_LENGTH), unique=True)
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    """IANA name: the venue's ``day`` runs midnight to midnight there (from the
+    config's ``[leaderboard]``, refreshed by each stored result)."""
 
 
 class Player(Base):

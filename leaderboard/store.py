@@ -171,9 +171,16 @@ def _string_field(document: dict[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def venue_id(session: Session, name: str) -> int:
-    """The id of venue ``name``, made when it is new."""
-    session.execute(upsert(session, Venue).values(name=name).on_conflict_do_nothing())
+def venue_id(session: Session, name: str, timezone: str = "UTC") -> int:
+    """The id of venue ``name``, made when it is new; its time zone set to ``timezone``."""
+    insert = upsert(session, Venue).values(name=name, timezone=timezone)
+    session.execute(
+        insert.on_conflict_do_update(
+            index_elements=["name"],
+            set_={"timezone": insert.excluded.timezone},
+            where=Venue.timezone != insert.excluded.timezone,
+        )
+    )
     return int(session.execute(select(Venue.id).where(Venue.name == name)).scalar_one())
 
 
@@ -200,11 +207,16 @@ def _player_ids(session: Session, venue: int, names: Iterable[str], at: float) -
 
 
 def _store(
-    session: Session, scored: ScoredResult, document: dict[str, Any], venue: str, received_at: float
+    session: Session,
+    scored: ScoredResult,
+    document: dict[str, Any],
+    venues: VenueMap,
+    received_at: float,
 ) -> bool:
     """Insert the result and its players' figures; False when it was there already."""
     lock_family(session, scored.game)
-    venue_pk = venue_id(session, venue)
+    venue = venues.venue_of(scored.board)
+    venue_pk = venue_id(session, venue, venues.timezone_of(venue))
     winner_name = (
         scored.players[scored.winner].name.strip()
         if scored.winner is not None and 0 <= scored.winner < len(scored.players)
@@ -298,7 +310,7 @@ def ingest(
         return _reject(database, payload, reason, result_id or None, board or None, received)
     venue = venues.venue_of(scored.board)
     with database.write_session() as session:
-        stored = _store(session, scored, document, venue, received)
+        stored = _store(session, scored, document, venues, received)
     if not stored:
         return IngestOutcome("duplicate", scored.result_id)
     summary = ResultSummary(
