@@ -20,6 +20,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import dataclasses
+import http.client
 import importlib
 import logging
 import shutil
@@ -29,6 +30,8 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
@@ -198,14 +201,23 @@ class LeaderboardTask:
     def start(self, timeout: float = 15.0) -> None:
         """Start the service and wait until its HTTP port answers; a
         :class:`UsageError` says why it did not (a taken port, a bad database URL)."""
+        address = (self.settings.http_host, self.settings.http_port)
+        if address_in_use(*address):  # else the probe below would find the other server
+            raise UsageError(
+                f"the leaderboard cannot listen on {address[0]}:{address[1]}: something else "
+                "does (--http HOST:PORT picks another)"
+            )
         asyncio.run_coroutine_threadsafe(self._serve(), self.daemon.loop)
         deadline = time.monotonic() + timeout
-        address = (self.settings.http_host, self.settings.http_port)
         while not self._done.is_set():
+            # The service listens before it has opened the database: only an
+            # HTTP answer says that it is up.
             try:
-                with socket.create_connection(address, timeout=0.2):
+                with urllib.request.urlopen(f"{self.url}openapi.json", timeout=2):
                     return
-            except OSError:
+            except urllib.error.HTTPError:
+                return
+            except (OSError, http.client.HTTPException):
                 if time.monotonic() > deadline:
                     break
                 time.sleep(0.05)
@@ -262,13 +274,14 @@ def _broker_url(config: Config, daemon: DaemonThread) -> str:
 def _leaderboard_settings(
     args: argparse.Namespace, config: Config, daemon: DaemonThread
 ) -> ServiceSettings:
-    from leaderboard.database import default_url
+    from leaderboard.database import Database, default_url
     from leaderboard.service import ServiceSettings
 
     if args.demo:  # the demo's games go with its throwaway journal
         db = f"sqlite:///{Path(config.journal.path).parent / 'leaderboard.sqlite3'}"
     else:
         db = config.leaderboard.db or default_url()
+    Database(db)  # a ValueError names a URL it cannot use (no I/O yet)
     host, port = args.http
     return ServiceSettings(
         db_url=db, mqtt_url=_broker_url(config, daemon), base=config.mqtt.base,
@@ -364,6 +377,8 @@ def _play(args: argparse.Namespace) -> int:
         status = _play_headless(feed, args, render_state)
         if leaderboard is not None:
             _serve_until_stopped(leaderboard)
+            if leaderboard.error is not None:
+                raise UsageError(f"the leaderboard stopped: {leaderboard.error}")
         return status
     finally:
         feed.close()
