@@ -16,6 +16,7 @@ from leaderboard.database import Database
 from leaderboard.models import NAME_LENGTH, Player, Result, ResultPlayer, Venue
 from leaderboard.ratings import rebuild_family
 from leaderboard.store import lock_family, player_key
+from leaderboard.totals import recount
 
 __all__ = ["FORGOTTEN_NAME", "Forgotten", "PlayerError", "Renamed", "forget", "rename"]
 
@@ -124,6 +125,7 @@ def rename(database: Database, old: str, new: str, venue: str | None = None) -> 
         other.name_at = max(other.name_at, player.name_at)
         session.delete(player)
         session.flush()
+        recount(session, [other.id])
         for game in games:
             rebuild_family(session, game)
         return Renamed(target, venue_name, merged=True, games=count)

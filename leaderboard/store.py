@@ -16,14 +16,14 @@ from typing import Any, Literal
 
 from sqlalchemy import func, select
 from sqlalchemy import insert as sa_insert
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from leaderboard.api_models import ResultSummary
-from leaderboard.database import Database
+from leaderboard.database import Database, upsert
 from leaderboard.models import NAME_LENGTH, Player, Rejected, Result, ResultPlayer, Venue
 from leaderboard.ratings import rate_from
 from leaderboard.scoring import RejectedResultError, ScoredResult, score_result
+from leaderboard.totals import add_lines
 from leaderboard.venues import VenueMap
 
 __all__ = [
@@ -59,12 +59,6 @@ class IngestOutcome:
 def player_key(name: str) -> str:
     """The name a player is known by within a venue: case and surrounding spaces ignored."""
     return name.strip().casefold()
-
-
-def upsert(session: Session, model: type[Any]) -> Any:
-    """An ``INSERT`` for ``model`` with ``ON CONFLICT`` support, in the session's dialect."""
-    dialect = session.get_bind().dialect.name
-    return (postgresql.insert if dialect == "postgresql" else sqlite.insert)(model)
 
 
 def lock_family(session: Session, game: str) -> None:
@@ -248,41 +242,40 @@ def _store(
     if inserted is None:
         return False
     ids = _player_ids(session, venue_pk, (line.name for line in scored.players), scored.finished_at)
-    session.execute(
-        sa_insert(ResultPlayer),
-        [
-            {
-                "result_pk": inserted,
-                "player_id": ids[player_key(line.name)],
-                "seat": line.index,
-                "name": line.name.strip(),
-                "game": scored.game,
-                "venue_id": venue_pk,
-                "finished_at": scored.finished_at,
-                "team": line.team,
-                "score": line.score,
-                "won": line.won,
-                "placement": line.placement,
-                "darts": line.darts,
-                "highlight": line.highlight,
-                "points": line.points,
-                "first9_points": line.first9_points,
-                "first9_darts": line.first9_darts,
-                "checkout_darts": line.checkout_darts,
-                "checkouts": line.checkouts,
-                "highest_checkout": line.highest_checkout,
-                "leg_darts": line.leg_darts,
-                "count_100": line.count_100,
-                "count_140": line.count_140,
-                "count_180": line.count_180,
-                "marks": line.marks,
-                "count_5_marks": line.count_5_marks,
-                "count_7_marks": line.count_7_marks,
-                "count_9_marks": line.count_9_marks,
-            }
-            for line in scored.players
-        ],
-    )
+    lines = [
+        {
+            "result_pk": inserted,
+            "player_id": ids[player_key(line.name)],
+            "seat": line.index,
+            "name": line.name.strip(),
+            "game": scored.game,
+            "venue_id": venue_pk,
+            "finished_at": scored.finished_at,
+            "team": line.team,
+            "score": line.score,
+            "won": line.won,
+            "placement": line.placement,
+            "darts": line.darts,
+            "highlight": line.highlight,
+            "points": line.points,
+            "first9_points": line.first9_points,
+            "first9_darts": line.first9_darts,
+            "checkout_darts": line.checkout_darts,
+            "checkouts": line.checkouts,
+            "highest_checkout": line.highest_checkout,
+            "leg_darts": line.leg_darts,
+            "count_100": line.count_100,
+            "count_140": line.count_140,
+            "count_180": line.count_180,
+            "marks": line.marks,
+            "count_5_marks": line.count_5_marks,
+            "count_7_marks": line.count_7_marks,
+            "count_9_marks": line.count_9_marks,
+        }
+        for line in scored.players
+    ]
+    session.execute(sa_insert(ResultPlayer), lines)
+    add_lines(session, scored.game, lines)
     rate_from(session, scored.game, scored.finished_at, scored.result_id)
     return True
 

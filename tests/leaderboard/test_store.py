@@ -14,9 +14,11 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select, text
 
-from leaderboard.database import Database, DatabaseUrlError, default_url
+from leaderboard import queries
+from leaderboard.database import Database, DatabaseUrlError, default_url, head_revision
 from leaderboard.models import Player, Rejected, Result, ResultPlayer
 from leaderboard.store import MAX_RESULT_BYTES, ingest
+from leaderboard.totals import SUMS
 from leaderboard.venues import VenueMap
 from tests.leaderboard.conftest import X01_MOVES, as_payload
 from tests.leaderboard.result_documents import result_document
@@ -104,7 +106,49 @@ def test_two_processes_migrating_at_once_both_succeed(sqlite_or_postgres_url: st
     db = Database(sqlite_or_postgres_url)
     with db.session() as session:
         version = session.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
-    assert version == ["0001"]
+    assert version == [head_revision()]
+    db.dispose()
+
+
+def test_upgrading_a_database_keeps_its_results_and_counts_their_totals(
+    sqlite_or_postgres_url: str,
+) -> None:
+    db = Database(sqlite_or_postgres_url)
+    db.migrate("0001")
+    with db.write_session() as session:
+        session.execute(text("INSERT INTO venues (id, name, timezone) VALUES (1, 'home', 'UTC')"))
+        session.execute(
+            text(
+                "INSERT INTO players (id, venue_id, key, name, name_at) "
+                "VALUES (1, 1, 'ann', 'Ann', 0)"
+            )
+        )
+        session.execute(
+            text(
+                "INSERT INTO results (id, result_id, board, venue_id, game, options, result, "
+                "finished_at, received_at, visits, payload) VALUES "
+                "(1, 'old', 'b', 1, 'x01', '{}', 'checkout', 0, 0, '[]', '{}')"
+            )
+        )
+        figures = [name for name in SUMS if name != "darts"]
+        session.execute(
+            text(
+                "INSERT INTO result_players (result_pk, player_id, seat, name, game, venue_id, "
+                "finished_at, score, won, placement, darts, highlight, highest_checkout, "
+                f"leg_darts, {', '.join(figures)}) VALUES (1, 1, 0, 'Ann', 'x01', 1, 0, 0, "
+                f"true, 1, 12, 40, 40, 12, {', '.join('1' for _ in figures)})"
+            )
+        )
+    db.migrate()
+    with db.session() as session:
+        (row,) = queries.leaderboard(session, "x01", "all")
+    assert (row.player, row.played, row.won, row.highest_checkout, row.best_leg_darts) == (
+        "Ann",
+        1,
+        1,
+        40,
+        12,
+    )
     db.dispose()
 
 
