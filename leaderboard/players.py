@@ -93,8 +93,6 @@ def rename(database: Database, old: str, new: str, venue: str | None = None) -> 
     with database.write_session() as session:
         player, venue_name = _find(session, old, venue)
         games = _games_of(session, player.id)
-        for game in games:
-            lock_family(session, game)
         count = len(
             session.execute(
                 select(ResultPlayer.id).where(ResultPlayer.player_id == player.id)
@@ -107,15 +105,14 @@ def rename(database: Database, old: str, new: str, venue: str | None = None) -> 
                 Player.id != player.id,
             )
         ).scalar_one_or_none()
+        for game in sorted(set(games) | set(_games_of(session, other.id) if other else [])):
+            lock_family(session, game)  # in one order, as ingest takes them
         if other is None:
             player.key, player.name = player_key(target), target
             session.execute(
                 update(ResultPlayer).where(ResultPlayer.player_id == player.id).values(name=target)
             )
             return Renamed(target, venue_name, merged=False, games=count)
-        for game in _games_of(session, other.id):
-            if game not in games:
-                lock_family(session, game)
         session.execute(
             update(ResultPlayer)
             .where(ResultPlayer.player_id == player.id)

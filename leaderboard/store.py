@@ -5,17 +5,19 @@ keeps what it refuses as a rejected result with its reason."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import logging
 import time
 import zlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sqlalchemy import func, select
+from sqlalchemy import Table, func, select
 from sqlalchemy import insert as sa_insert
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from leaderboard.api_models import ResultSummary
@@ -31,6 +33,7 @@ __all__ = [
     "REJECTED_PAYLOAD_CHARS",
     "IngestOutcome",
     "ingest",
+    "ingest_many",
     "lock_family",
     "player_key",
     "upsert",
@@ -165,16 +168,46 @@ def _string_field(document: dict[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
+def _table(model: type[Any]) -> Table:
+    """A model's table, for Core statements (no ORM bulk grouping of rows)."""
+    table = model.__table__
+    assert isinstance(table, Table)
+    return table
+
+
+def _dialect(session: Session) -> str:
+    return session.get_bind().dialect.name
+
+
+@functools.cache
+def _venue_upsert(dialect: str) -> Any:
+    insert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(Venue)
+    return insert.on_conflict_do_update(
+        index_elements=["name"],
+        set_={"timezone": insert.excluded.timezone},
+        where=Venue.timezone != insert.excluded.timezone,
+    )
+
+
+@functools.cache
+def _player_upsert(dialect: str) -> Any:
+    insert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(Player)
+    return insert.on_conflict_do_update(
+        index_elements=["venue_id", "key"],
+        set_={"name": insert.excluded.name, "name_at": insert.excluded.name_at},
+        where=(Player.name_at <= insert.excluded.name_at) & (Player.name != insert.excluded.name),
+    )
+
+
+@functools.cache
+def _result_insert(dialect: str) -> Any:
+    insert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(Result)
+    return insert.on_conflict_do_nothing(index_elements=["result_id"]).returning(Result.id)
+
+
 def venue_id(session: Session, name: str, timezone: str = "UTC") -> int:
     """The id of venue ``name``, made when it is new; its time zone set to ``timezone``."""
-    insert = upsert(session, Venue).values(name=name, timezone=timezone)
-    session.execute(
-        insert.on_conflict_do_update(
-            index_elements=["name"],
-            set_={"timezone": insert.excluded.timezone},
-            where=Venue.timezone != insert.excluded.timezone,
-        )
-    )
+    session.execute(_venue_upsert(_dialect(session)), {"name": name, "timezone": timezone})
     return int(session.execute(select(Venue.id).where(Venue.name == name)).scalar_one())
 
 
@@ -182,18 +215,13 @@ def _player_ids(session: Session, venue: int, names: Iterable[str], at: float) -
     """Each name's player id in ``venue`` (by key), made when new; the display
     name becomes this spelling when this result is the player's latest."""
     spelled = {player_key(name): name.strip() for name in names}
-    for key in sorted(spelled):  # one lock order for every writer
-        insert = upsert(session, Player).values(
-            venue_id=venue, key=key, name=spelled[key], name_at=at
-        )
-        session.execute(
-            insert.on_conflict_do_update(
-                index_elements=["venue_id", "key"],
-                set_={"name": insert.excluded.name, "name_at": insert.excluded.name_at},
-                where=(Player.name_at <= insert.excluded.name_at)
-                & (Player.name != insert.excluded.name),
-            )
-        )
+    session.execute(
+        _player_upsert(_dialect(session)),
+        [  # one lock order for every writer
+            {"venue_id": venue, "key": key, "name": spelled[key], "name_at": at}
+            for key in sorted(spelled)
+        ],
+    )
     rows = session.execute(
         select(Player.key, Player.id).where(Player.venue_id == venue, Player.key.in_(spelled))
     )
@@ -207,8 +235,8 @@ def _store(
     venues: VenueMap,
     received_at: float,
 ) -> bool:
-    """Insert the result and its players' figures; False when it was there already."""
-    lock_family(session, scored.game)
+    """Insert the result and its players' figures; False when it was there
+    already (the caller holds the family's lock: :func:`lock_family`)."""
     venue = venues.venue_of(scored.board)
     venue_pk = venue_id(session, venue, venues.timezone_of(venue))
     winner_name = (
@@ -217,27 +245,25 @@ def _store(
         else None
     )
     inserted = session.execute(
-        upsert(session, Result)
-        .values(
-            result_id=scored.result_id,
-            board=scored.board,
-            venue_id=venue_pk,
-            game=scored.game,
-            options=scored.options,
-            result=scored.result,
-            winner=scored.winner,
-            winner_name=winner_name,
-            started_at=scored.started_at,
-            finished_at=scored.finished_at,
-            received_at=received_at,
-            visits=[
+        _result_insert(_dialect(session)),
+        {
+            "result_id": scored.result_id,
+            "board": scored.board,
+            "venue_id": venue_pk,
+            "game": scored.game,
+            "options": scored.options,
+            "result": scored.result,
+            "winner": scored.winner,
+            "winner_name": winner_name,
+            "started_at": scored.started_at,
+            "finished_at": scored.finished_at,
+            "received_at": received_at,
+            "visits": [
                 [v.player, list(v.darts), v.points, v.marks, v.bust, v.score_after]
                 for v in scored.visits
             ],
-            payload=document,
-        )
-        .on_conflict_do_nothing(index_elements=["result_id"])
-        .returning(Result.id)
+            "payload": document,
+        },
     ).scalar_one_or_none()
     if inserted is None:
         return False
@@ -274,18 +300,14 @@ def _store(
         }
         for line in scored.players
     ]
-    session.execute(sa_insert(ResultPlayer), lines)
+    session.execute(sa_insert(_table(ResultPlayer)), lines)
     add_lines(session, scored.game, lines)
-    rate_from(session, scored.game, scored.finished_at, scored.result_id)
+    rate_from(session, scored.game, scored.finished_at, scored.result_id, inserted, lines)
     return True
 
 
-def ingest(
-    database: Database, payload: bytes, venues: VenueMap, received_at: float | None = None
-) -> IngestOutcome:
-    """Store one result payload (the ``result`` topic's bytes), committed
-    before it returns; safe to call from several processes at once."""
-    received = time.time() if received_at is None else received_at
+def _scored(payload: bytes) -> tuple[ScoredResult, dict[str, Any]] | _Refusal:
+    """The payload re-scored, or why it is refused (pure: no database)."""
     document: dict[str, Any] | None = None
     try:
         document = _decode(payload)
@@ -294,19 +316,26 @@ def ingest(
     except RejectedResultError as error:
         result_id = error.result_id or (document and _string_field(document, "result_id"))
         board = document and _string_field(document, "board")
-        return _reject(database, payload, error.reason, result_id or None, board or None, received)
+        return _Refusal(payload, error.reason, result_id or None, board or None)
     except Exception as error:  # a bug in re-scoring must not stop the service
         log.exception("re-scoring a result failed")
         result_id = document and _string_field(document, "result_id")
         board = document and _string_field(document, "board")
         reason = f"could not be re-scored ({type(error).__name__}: {error})"
-        return _reject(database, payload, reason, result_id or None, board or None, received)
-    venue = venues.venue_of(scored.board)
-    with database.write_session() as session:
-        stored = _store(session, scored, document, venues, received)
-    if not stored:
-        return IngestOutcome("duplicate", scored.result_id)
-    summary = ResultSummary(
+        return _Refusal(payload, reason, result_id or None, board or None)
+    return scored, document
+
+
+@dataclass(frozen=True, slots=True)
+class _Refusal:
+    payload: bytes
+    reason: str
+    result_id: str | None
+    board: str | None
+
+
+def _summary(scored: ScoredResult, venue: str) -> ResultSummary:
+    return ResultSummary(
         result_id=scored.result_id,
         board=scored.board,
         venue=venue,
@@ -318,4 +347,53 @@ def ingest(
         ),
         result=scored.result,
     )
-    return IngestOutcome("imported", scored.result_id, summary=summary)
+
+
+def ingest(
+    database: Database, payload: bytes, venues: VenueMap, received_at: float | None = None
+) -> IngestOutcome:
+    """Store one result payload (the ``result`` topic's bytes), committed
+    before it returns; safe to call from several processes at once."""
+    return ingest_many(database, [payload], venues, received_at)[0]
+
+
+def ingest_many(
+    database: Database,
+    payloads: Sequence[bytes],
+    venues: VenueMap,
+    received_at: float | None = None,
+) -> list[IngestOutcome]:
+    """:func:`ingest` for a batch: the results in one transaction (one commit
+    instead of one a result), stored in ``finished_at`` order; the outcomes in
+    the payloads' order. A database error raises, and nothing is stored."""
+    received = time.time() if received_at is None else received_at
+    outcomes: list[IngestOutcome | None] = [None] * len(payloads)
+    results: list[tuple[int, ScoredResult, dict[str, Any]]] = []
+    for index, payload in enumerate(payloads):
+        checked = _scored(payload)
+        if isinstance(checked, _Refusal):
+            outcomes[index] = _reject(
+                database, payload, checked.reason, checked.result_id, checked.board, received
+            )
+        else:
+            results.append((index, *checked))
+    if results:
+        results.sort(key=lambda item: (item[1].finished_at, item[1].result_id))
+        with database.write_session() as session:
+            for game in sorted({scored.game for _, scored, _ in results}):
+                lock_family(session, game)  # in one order: two batches never deadlock
+            stored = [
+                _store(session, scored, document, venues, received)
+                for _, scored, document in results
+            ]
+        for (index, scored, _), new in zip(results, stored, strict=True):
+            outcomes[index] = (
+                IngestOutcome(
+                    "imported",
+                    scored.result_id,
+                    summary=_summary(scored, venues.venue_of(scored.board)),
+                )
+                if new
+                else IngestOutcome("duplicate", scored.result_id)
+            )
+    return [outcome for outcome in outcomes if outcome is not None]

@@ -6,14 +6,15 @@ aggregates, over a period's rows, make the period tables in
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from sqlalchemy import Float, case, cast, delete, func, insert, select
+from sqlalchemy import Float, Table, case, cast, delete, func, insert, select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from leaderboard.database import upsert
 from leaderboard.models import PlayerTotal, ResultPlayer
 from leaderboard.scoring import HIGHLIGHTS
 
@@ -89,24 +90,29 @@ def add_lines(session: Session, game: str, lines: Iterable[Mapping[str, Any]]) -
         for line in lines
         if line["player_id"] is not None
     ]
-    if not values:
-        return
-    statement = upsert(session, PlayerTotal).values(values)
-    new, total = statement.excluded, PlayerTotal
-    higher = game not in LOWER_IS_BETTER
-    session.execute(
-        statement.on_conflict_do_update(
-            index_elements=["player_id", "game"],
-            set_={
-                "played": total.played + new.played,
-                "won": total.won + new.won,
-                **{name: getattr(total, name) + getattr(new, name) for name in SUMS},
-                "highlight": _better(total.highlight, new.highlight, higher),
-                "highest_checkout": _better(total.highest_checkout, new.highest_checkout, True),
-                "best_leg_darts": _better(total.best_leg_darts, new.best_leg_darts, False),
-                "best_game_mpr": _better(total.best_game_mpr, new.best_game_mpr, True),
-            },
-        )
+    if values:
+        dialect = session.get_bind().dialect.name
+        session.execute(_totals_upsert(dialect, game not in LOWER_IS_BETTER), values)
+
+
+@functools.cache
+def _totals_upsert(dialect: str, higher: bool) -> Any:
+    """The statement adding a line to a total (made once per dialect and direction)."""
+    table = PlayerTotal.__table__
+    assert isinstance(table, Table)
+    statement = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
+    new, total = statement.excluded, table.c
+    return statement.on_conflict_do_update(
+        index_elements=["player_id", "game"],
+        set_={
+            "played": total.played + new.played,
+            "won": total.won + new.won,
+            **{name: getattr(total, name) + getattr(new, name) for name in SUMS},
+            "highlight": _better(total.highlight, new.highlight, higher),
+            "highest_checkout": _better(total.highest_checkout, new.highest_checkout, True),
+            "best_leg_darts": _better(total.best_leg_darts, new.best_leg_darts, False),
+            "best_game_mpr": _better(total.best_game_mpr, new.best_game_mpr, True),
+        },
     )
 
 

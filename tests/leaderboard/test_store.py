@@ -16,8 +16,8 @@ from sqlalchemy import func, select, text
 
 from leaderboard import queries
 from leaderboard.database import Database, DatabaseUrlError, default_url, head_revision
-from leaderboard.models import Player, Rejected, Result, ResultPlayer
-from leaderboard.store import MAX_RESULT_BYTES, ingest
+from leaderboard.models import Player, Rating, Rejected, Result, ResultPlayer
+from leaderboard.store import MAX_RESULT_BYTES, ingest, ingest_many
 from leaderboard.totals import SUMS
 from leaderboard.venues import VenueMap
 from tests.leaderboard.conftest import X01_MOVES, as_payload
@@ -261,3 +261,19 @@ def test_two_seats_with_one_name_are_rejected(database: Database) -> None:
     assert outcome.status == "rejected"
     assert "'ann'" in (outcome.reason or "")
     assert count(database, Result) == 0
+
+
+def test_a_batch_is_stored_in_one_go_with_each_payloads_outcome(database: Database) -> None:
+    late, early = x01(result_id="late", finished_at=2e9), x01(result_id="early", finished_at=1e9)
+    outcomes = ingest_many(database, [late, b"junk", early, late, x01(result_id="early")], VENUES)
+    assert [(o.status, o.result_id) for o in outcomes] == [
+        ("imported", "late"),
+        ("rejected", None),
+        ("imported", "early"),
+        ("duplicate", "late"),
+        ("duplicate", "early"),
+    ]
+    assert count(database, Result) == 2
+    with database.session() as session:
+        history = session.execute(select(Rating.result_id).order_by(Rating.id)).scalars().all()
+    assert history == ["early", "early", "late", "late"]  # rated in the order played
