@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from leaderboard.models import PlayerRating, Rating, Result, ResultPlayer
 
-__all__ = ["DEFAULT_ORDINAL", "MODEL", "rate_from", "rebuild_all", "rebuild_family"]
+__all__ = ["DEFAULT_ORDINAL", "MODEL", "NewResult", "rate_new", "rebuild_all", "rebuild_family"]
 
 MODEL = PlackettLuce()
 """The model (default mu 25, sigma 25/3): deterministic, no randomness."""
@@ -193,32 +193,48 @@ def _rewind(session: Session, game: str, at: float, result_id: str) -> None:
     session.flush()
 
 
-def rate_from(
-    session: Session,
-    game: str,
-    at: float,
-    result_id: str,
-    result_pk: int | None = None,
-    lines: Sequence[Mapping[str, Any]] = (),
-) -> None:
-    """A result of ``game`` finished at ``at`` was stored: rate it and, when it
-    came late, every later result of the family again (call with the family's
-    writers serialized, :func:`leaderboard.store.lock_family`). ``result_pk``
-    and its ``result_players`` ``lines`` spare reading them back when the
-    result is the family's latest, as nearly every one is."""
-    later = session.execute(
-        select(Result.id).where(Result.game == game, _after(at, result_id, strictly=True)).limit(1)
-    ).first()
-    if later is None and result_pk is not None and lines:
-        seats = [
-            _Seat(line["player_id"], line["team"], line["placement"])
-            for line in lines
-            if line["player_id"] is not None
-        ]
-        _rate(session, game, [(result_pk, result_id, at)], {result_pk: seats})
+@dataclass(frozen=True, slots=True)
+class NewResult:
+    """A result just stored: its row id, result id, when it finished and its
+    ``result_players`` rows as inserted."""
+
+    pk: int
+    result_id: str
+    finished_at: float
+    lines: Sequence[Mapping[str, Any]]
+
+
+def rate_new(session: Session, game: str, new: Sequence[NewResult]) -> None:
+    """Results of ``game`` were stored (``new``, in finished_at order): rate
+    them and, when one came late, every later result of the family again (call
+    with the family's writers serialized, :func:`leaderboard.store.lock_family`).
+    When they are the family's latest, as nearly always, nothing is read back
+    but the players' current ratings."""
+    if not new:
         return
-    _rewind(session, game, at, result_id)
-    _replay(session, game, _after(at, result_id))
+    first = new[0]
+    later = session.execute(
+        select(Result.id)
+        .where(
+            Result.game == game,
+            _after(first.finished_at, first.result_id, strictly=True),
+            Result.id.not_in([result.pk for result in new]),
+        )
+        .limit(1)
+    ).first()
+    if later is None:
+        seats = {
+            result.pk: [
+                _Seat(line["player_id"], line["team"], line["placement"])
+                for line in result.lines
+                if line["player_id"] is not None
+            ]
+            for result in new
+        }
+        _rate(session, game, [(r.pk, r.result_id, r.finished_at) for r in new], seats)
+        return
+    _rewind(session, game, first.finished_at, first.result_id)
+    _replay(session, game, _after(first.finished_at, first.result_id))
 
 
 def rebuild_family(session: Session, game: str) -> None:

@@ -11,7 +11,7 @@ import json
 import logging
 import time
 import zlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -23,8 +23,8 @@ from sqlalchemy.orm import Session
 from leaderboard.api_models import ResultSummary
 from leaderboard.database import Database, upsert
 from leaderboard.models import NAME_LENGTH, Player, Rejected, Result, ResultPlayer, Venue
-from leaderboard.ratings import rate_from
-from leaderboard.scoring import RejectedResultError, ScoredResult, score_result
+from leaderboard.ratings import NewResult, rate_new
+from leaderboard.scoring import PlayerLine, RejectedResultError, ScoredResult, score_result
 from leaderboard.totals import add_lines
 from leaderboard.venues import VenueMap
 
@@ -202,7 +202,9 @@ def _player_upsert(dialect: str) -> Any:
 @functools.cache
 def _result_insert(dialect: str) -> Any:
     insert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(Result)
-    return insert.on_conflict_do_nothing(index_elements=["result_id"]).returning(Result.id)
+    return insert.on_conflict_do_nothing(index_elements=["result_id"]).returning(
+        Result.id, Result.result_id
+    )
 
 
 def venue_id(session: Session, name: str, timezone: str = "UTC") -> int:
@@ -211,99 +213,168 @@ def venue_id(session: Session, name: str, timezone: str = "UTC") -> int:
     return int(session.execute(select(Venue.id).where(Venue.name == name)).scalar_one())
 
 
-def _player_ids(session: Session, venue: int, names: Iterable[str], at: float) -> dict[str, int]:
-    """Each name's player id in ``venue`` (by key), made when new; the display
-    name becomes this spelling when this result is the player's latest."""
-    spelled = {player_key(name): name.strip() for name in names}
+def _player_ids(
+    session: Session, spellings: dict[tuple[int, str], tuple[float, str]]
+) -> dict[tuple[int, str], int]:
+    """Each (venue id, key)'s player id, made when new; ``spellings`` gives
+    each one's latest spelling and when: the display name becomes it when it
+    is newer than the player's."""
     session.execute(
         _player_upsert(_dialect(session)),
         [  # one lock order for every writer
-            {"venue_id": venue, "key": key, "name": spelled[key], "name_at": at}
-            for key in sorted(spelled)
+            {"venue_id": venue, "key": key, "name": name, "name_at": at}
+            for (venue, key), (at, name) in sorted(spellings.items())
         ],
     )
-    rows = session.execute(
-        select(Player.key, Player.id).where(Player.venue_id == venue, Player.key.in_(spelled))
-    )
-    return {key: ident for key, ident in rows}
+    ids: dict[tuple[int, str], int] = {}
+    for venue in sorted({venue for venue, _ in spellings}):
+        keys = [key for place, key in spellings if place == venue]
+        for key, ident in session.execute(
+            select(Player.key, Player.id).where(Player.venue_id == venue, Player.key.in_(keys))
+        ):
+            ids[(venue, key)] = ident
+    return ids
+
+
+def _line(
+    result_pk: int, player_id: int, venue_pk: int, scored: ScoredResult, line: PlayerLine
+) -> dict[str, Any]:
+    """One ``result_players`` row: a :class:`scoring.PlayerLine` and where it belongs."""
+    return {
+        "result_pk": result_pk,
+        "player_id": player_id,
+        "seat": line.index,
+        "name": line.name.strip(),
+        "game": scored.game,
+        "venue_id": venue_pk,
+        "finished_at": scored.finished_at,
+        "team": line.team,
+        "score": line.score,
+        "won": line.won,
+        "placement": line.placement,
+        "darts": line.darts,
+        "highlight": line.highlight,
+        "points": line.points,
+        "first9_points": line.first9_points,
+        "first9_darts": line.first9_darts,
+        "checkout_darts": line.checkout_darts,
+        "checkouts": line.checkouts,
+        "highest_checkout": line.highest_checkout,
+        "leg_darts": line.leg_darts,
+        "count_100": line.count_100,
+        "count_140": line.count_140,
+        "count_180": line.count_180,
+        "marks": line.marks,
+        "count_5_marks": line.count_5_marks,
+        "count_7_marks": line.count_7_marks,
+        "count_9_marks": line.count_9_marks,
+    }
 
 
 def _store(
     session: Session,
-    scored: ScoredResult,
-    document: dict[str, Any],
+    batch: Sequence[tuple[ScoredResult, dict[str, Any]]],
     venues: VenueMap,
     received_at: float,
-) -> bool:
-    """Insert the result and its players' figures; False when it was there
-    already (the caller holds the family's lock: :func:`lock_family`)."""
-    venue = venues.venue_of(scored.board)
-    venue_pk = venue_id(session, venue, venues.timezone_of(venue))
-    winner_name = (
-        scored.players[scored.winner].name.strip()
-        if scored.winner is not None and 0 <= scored.winner < len(scored.players)
-        else None
-    )
-    inserted = session.execute(
-        _result_insert(_dialect(session)),
-        {
-            "result_id": scored.result_id,
-            "board": scored.board,
-            "venue_id": venue_pk,
-            "game": scored.game,
-            "options": scored.options,
-            "result": scored.result,
-            "winner": scored.winner,
-            "winner_name": winner_name,
-            "started_at": scored.started_at,
-            "finished_at": scored.finished_at,
-            "received_at": received_at,
-            "visits": [
-                [v.player, list(v.darts), v.points, v.marks, v.bust, v.score_after]
-                for v in scored.visits
-            ],
-            "payload": document,
-        },
-    ).scalar_one_or_none()
-    if inserted is None:
-        return False
-    ids = _player_ids(session, venue_pk, (line.name for line in scored.players), scored.finished_at)
-    lines = [
-        {
-            "result_pk": inserted,
-            "player_id": ids[player_key(line.name)],
-            "seat": line.index,
-            "name": line.name.strip(),
-            "game": scored.game,
-            "venue_id": venue_pk,
-            "finished_at": scored.finished_at,
-            "team": line.team,
-            "score": line.score,
-            "won": line.won,
-            "placement": line.placement,
-            "darts": line.darts,
-            "highlight": line.highlight,
-            "points": line.points,
-            "first9_points": line.first9_points,
-            "first9_darts": line.first9_darts,
-            "checkout_darts": line.checkout_darts,
-            "checkouts": line.checkouts,
-            "highest_checkout": line.highest_checkout,
-            "leg_darts": line.leg_darts,
-            "count_100": line.count_100,
-            "count_140": line.count_140,
-            "count_180": line.count_180,
-            "marks": line.marks,
-            "count_5_marks": line.count_5_marks,
-            "count_7_marks": line.count_7_marks,
-            "count_9_marks": line.count_9_marks,
-        }
-        for line in scored.players
+) -> list[bool]:
+    """Insert the results (in ``finished_at`` order) and their players'
+    figures, and rate them; for each, False when it was there already. The
+    caller holds their families' locks (:func:`lock_family`). A handful of
+    statements a batch, whatever its size."""
+    venue_pks = {
+        venue: venue_id(session, venue, venues.timezone_of(venue))
+        for venue in sorted({venues.venue_of(scored.board) for scored, _ in batch})
+    }
+    rows: list[dict[str, Any]] = []
+    for scored, document in batch:
+        winner = scored.winner
+        rows.append(
+            {
+                "result_id": scored.result_id,
+                "board": scored.board,
+                "venue_id": venue_pks[venues.venue_of(scored.board)],
+                "game": scored.game,
+                "options": scored.options,
+                "result": scored.result,
+                "winner": winner,
+                "winner_name": (
+                    scored.players[winner].name.strip()
+                    if winner is not None and 0 <= winner < len(scored.players)
+                    else None
+                ),
+                "started_at": scored.started_at,
+                "finished_at": scored.finished_at,
+                "received_at": received_at,
+                "visits": [
+                    [v.player, list(v.darts), v.points, v.marks, v.bust, v.score_after]
+                    for v in scored.visits
+                ],
+                "payload": document,
+            }
+        )
+    first: dict[str, dict[str, Any]] = {}  # a result given twice in a batch is stored once
+    for row in rows:
+        first.setdefault(row["result_id"], row)
+    statement = _result_insert(_dialect(session))
+    inserted = {result_id: pk for pk, result_id in session.execute(statement, list(first.values()))}
+    stored = [
+        first[scored.result_id] is row and scored.result_id in inserted
+        for (scored, _), row in zip(batch, rows, strict=True)
     ]
-    session.execute(sa_insert(_table(ResultPlayer)), lines)
-    add_lines(session, scored.game, lines)
-    rate_from(session, scored.game, scored.finished_at, scored.result_id, inserted, lines)
-    return True
+    new = [
+        (scored, row)
+        for (scored, _), row, is_new in zip(batch, rows, stored, strict=True)
+        if is_new
+    ]
+    if new:
+        _store_new(session, new, inserted)
+    return stored
+
+
+def _store_new(
+    session: Session,
+    new: list[tuple[ScoredResult, dict[str, Any]]],
+    inserted: dict[str, int],
+) -> None:
+    """The players, figures, totals and ratings of the results just inserted."""
+    spellings: dict[tuple[int, str], tuple[float, str]] = {}
+    for scored, row in new:
+        for line in scored.players:
+            key = (row["venue_id"], player_key(line.name))
+            if key not in spellings or spellings[key][0] <= scored.finished_at:
+                spellings[key] = (scored.finished_at, line.name.strip())
+    ids = _player_ids(session, spellings)
+    lines: dict[str, list[dict[str, Any]]] = {}
+    for scored, row in new:
+        lines[scored.result_id] = [
+            _line(
+                inserted[scored.result_id],
+                ids[(row["venue_id"], player_key(line.name))],
+                row["venue_id"],
+                scored,
+                line,
+            )
+            for line in scored.players
+        ]
+    session.execute(
+        sa_insert(_table(ResultPlayer)), [line for group in lines.values() for line in group]
+    )
+    for game in sorted({scored.game for scored, _ in new}):
+        family = [scored for scored, _ in new if scored.game == game]
+        add_lines(session, game, [line for scored in family for line in lines[scored.result_id]])
+        rate_new(
+            session,
+            game,
+            [
+                NewResult(
+                    inserted[scored.result_id],
+                    scored.result_id,
+                    scored.finished_at,
+                    lines[scored.result_id],
+                )
+                for scored in family
+            ],
+        )
 
 
 def _scored(payload: bytes) -> tuple[ScoredResult, dict[str, Any]] | _Refusal:
@@ -382,10 +453,9 @@ def ingest_many(
         with database.write_session() as session:
             for game in sorted({scored.game for _, scored, _ in results}):
                 lock_family(session, game)  # in one order: two batches never deadlock
-            stored = [
-                _store(session, scored, document, venues, received)
-                for _, scored, document in results
-            ]
+            stored = _store(
+                session, [(scored, document) for _, scored, document in results], venues, received
+            )
         for (index, scored, _), new in zip(results, stored, strict=True):
             outcomes[index] = (
                 IngestOutcome(

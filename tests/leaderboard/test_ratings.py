@@ -14,7 +14,7 @@ from sqlalchemy import select
 from leaderboard import queries
 from leaderboard.database import Database
 from leaderboard.models import Player, PlayerRating, Rating
-from leaderboard.store import ingest
+from leaderboard.store import ingest, ingest_many
 from leaderboard.venues import VenueMap
 from tests.leaderboard.conftest import X01_MOVES, as_payload
 from tests.leaderboard.result_documents import PLAYED_GAMES, result_document
@@ -84,7 +84,8 @@ def test_late_results_give_the_ratings_of_the_played_order(tmp_path: Any) -> Non
         documents.append(x01(pair, T0 + 60 * (index // 2), f"g{index:02d}"))
     in_order = Database(f"sqlite:///{tmp_path}/in-order.sqlite3")
     shuffled = Database(f"sqlite:///{tmp_path}/shuffled.sqlite3")
-    for db in (in_order, shuffled):
+    batches = Database(f"sqlite:///{tmp_path}/batches.sqlite3")
+    for db in (in_order, shuffled, batches):
         db.migrate()
     for document in documents:
         assert ingest(in_order, as_payload(document), VenueMap()).status == "imported"
@@ -92,10 +93,13 @@ def test_late_results_give_the_ratings_of_the_played_order(tmp_path: Any) -> Non
     rng.shuffle(arrival)
     for document in arrival:
         assert ingest(shuffled, as_payload(document), VenueMap()).status == "imported"
-    assert ratings(shuffled) == ratings(in_order)
-    assert history(shuffled) == history(in_order)
+    for start in range(0, 12, 5):  # shuffled batches, some late for the ones before
+        chunk = [as_payload(document) for document in arrival[start : start + 5]]
+        assert {o.status for o in ingest_many(batches, chunk, VenueMap())} == {"imported"}
+    assert ratings(shuffled) == ratings(in_order) == ratings(batches)
+    assert history(shuffled) == history(in_order) == history(batches)
     assert len(history(in_order)) == 24
-    for db in (in_order, shuffled):
+    for db in (in_order, shuffled, batches):
         db.dispose()
 
 

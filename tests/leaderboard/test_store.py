@@ -277,3 +277,15 @@ def test_a_batch_is_stored_in_one_go_with_each_payloads_outcome(database: Databa
     with database.session() as session:
         history = session.execute(select(Rating.result_id).order_by(Rating.id)).scalars().all()
     assert history == ["early", "early", "late", "late"]  # rated in the order played
+
+
+def test_a_batch_gives_each_player_the_spelling_of_their_latest_game(database: Database) -> None:
+    documents = [
+        result_document("x01", X01_MOVES, players=players, options={"start": 301}, finished_at=at)
+        for players, at in ((["ann", "Bob"], 3e9), (["ANN", "bob"], 1e9), (["Ann", "BOB"], 2e9))
+    ]
+    outcomes = ingest_many(database, [as_payload(document) for document in documents], VENUES)
+    assert {outcome.status for outcome in outcomes} == {"imported"}
+    with database.session() as session:
+        names = session.execute(select(Player.name).order_by(Player.key)).scalars().all()
+    assert names == ["ann", "Bob"]
