@@ -6,16 +6,20 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from firmware_bridge.cli.main import main
 from tests.leaderboard.conftest import X01_MOVES, as_payload
+from tests.leaderboard.mqtt_harness import eventually, publish
 from tests.leaderboard.result_documents import result_document
+from tests.mosquitto_broker import MosquittoBroker, free_port
 from tests.paths import REPO
 from tests.postgres_database import sqlite_or_postgres_url
 
@@ -201,3 +205,62 @@ def test_the_command_list_loads_no_database_library() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1] == "[]"
+
+
+@pytest.mark.slow
+async def test_serve_stores_what_a_board_publishes_and_serves_it(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    port = free_port()
+    config = tmp_path / "oche.toml"
+    config.write_text('[leaderboard.venues]\nboard1 = "The Crown"\n', "utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "OCHE_CONFIG"}
+    process = subprocess.Popen(
+        [
+            str(OCHE),
+            "leaderboard",
+            "serve",
+            "--config",
+            str(config),
+            "--db",
+            f"sqlite:///{tmp_path}/served.sqlite3",
+            "--mqtt",
+            mosquitto.url,
+            "--http",
+            f"127.0.0.1:{port}",
+        ],  # fmt: skip
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    document = x01(["Ann", "Bob"], "served")
+
+    async def served() -> bool:
+        # published until the service's subscription takes it (a redelivery is a duplicate)
+        await publish(mosquitto, [("oche/board1/result", as_payload(document))])
+        try:
+            async with httpx.AsyncClient() as client:
+                answer = await client.get(
+                    f"http://127.0.0.1:{port}/api/leaderboard",
+                    params={"game": "x01", "period": "all"},
+                    timeout=2,
+                )
+        except httpx.HTTPError:
+            return False
+        rows = answer.json() if answer.status_code == 200 else []
+        return [(row["player"], row["venue"]) for row in rows] == [
+            ("Ann", "The Crown"),
+            ("Bob", "The Crown"),
+        ]
+
+    try:
+        await eventually(served, timeout=30)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            _, err = process.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            _, err = process.communicate()
+    assert "Traceback" not in err, err
