@@ -207,7 +207,6 @@ def test_the_command_list_loads_no_database_library() -> None:
     assert result.stdout.splitlines()[-1] == "[]"
 
 
-@pytest.mark.slow
 async def test_serve_stores_what_a_board_publishes_and_serves_it(
     tmp_path: Path, mosquitto: MosquittoBroker
 ) -> None:
@@ -215,24 +214,11 @@ async def test_serve_stores_what_a_board_publishes_and_serves_it(
     config = tmp_path / "oche.toml"
     config.write_text('[leaderboard.venues]\nboard1 = "The Crown"\n', "utf-8")
     env = {k: v for k, v in os.environ.items() if k != "OCHE_CONFIG"}
+    database = f"sqlite:///{tmp_path}/served.sqlite3"
+    argv = [str(OCHE), "leaderboard", "serve", "--config", str(config), "--db", database]
+    argv += ["--mqtt", mosquitto.url, "--http", f"127.0.0.1:{port}"]
     process = subprocess.Popen(
-        [
-            str(OCHE),
-            "leaderboard",
-            "serve",
-            "--config",
-            str(config),
-            "--db",
-            f"sqlite:///{tmp_path}/served.sqlite3",
-            "--mqtt",
-            mosquitto.url,
-            "--http",
-            f"127.0.0.1:{port}",
-        ],  # fmt: skip
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
+        argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
     document = x01(["Ann", "Bob"], "served")
 
