@@ -87,9 +87,6 @@ class Game:
     a name in :attr:`schema_defs`; :mod:`engine.state_schema` gathers them."""
     schema_defs: ClassVar[dict[str, dict[str, Any]]] = {}
     """The definitions :attr:`state_schema` refers to."""
-    plays_in_visits: ClassVar[bool] = True
-    """Whether the game is thrown in three-dart visits: False exactly for a
-    :class:`PickingGame` (set there, never by a game)."""
 
     def __init__(
         self,
@@ -419,8 +416,6 @@ class PickingGame(Game):
     number picks something and ``NEXT`` is the game's own move (Go, the next
     deal). No three-dart visits, so the board has no takeout, MISS means
     nothing, and undo takes back the last move of any kind."""
-
-    plays_in_visits: ClassVar[bool] = False
 
     @property
     def scoring(self) -> tuple[tuple[int, int, str], ...]:

@@ -171,21 +171,31 @@ def _push(game: Game, logged: LoggedEvent, line: int) -> None:
         raise GameLogError(line, logged.token, str(error)) from None
 
 
-def format_game_log(events: Iterable[Event], *, in_visits: bool = True) -> str:
-    """The log text for an effective event list (``Game.events``): each visit on
-    its own line. A visit still in progress is written as ended. Without
-    visits (``in_visits=False``) every ``NEXT`` is written and ends a line."""
+def format_game_log(game: Game) -> str:
+    """The log text of ``game``'s effective events (:attr:`Game.events`): each
+    visit on its own line, a visit still in progress written as ended. A
+    :class:`PickingGame` has no visits: every ``NEXT`` is written and ends a
+    line. :func:`replay_log` reads either back into the same game."""
+    if isinstance(game, PickingGame):
+        return _format_moves(game.events)
+    return _format_visits(game.events)
+
+
+def _format_moves(events: Iterable[Event]) -> str:
     lines: list[str] = []
-    if not in_visits:
-        tokens: list[str] = []
-        for event in events:
-            tokens.append(str(event))
-            if isinstance(event, EndVisit):
-                lines.append(" ".join(tokens))
-                tokens = []
-        if tokens:
+    tokens: list[str] = []
+    for event in events:
+        tokens.append(str(event))
+        if isinstance(event, EndVisit):
             lines.append(" ".join(tokens))
-        return "".join(line + "\n" for line in lines)
+            tokens = []
+    if tokens:
+        lines.append(" ".join(tokens))
+    return "".join(line + "\n" for line in lines)
+
+
+def _format_visits(events: Iterable[Event]) -> str:
+    lines: list[str] = []
     visit: list[str] = []
     for event in events:
         if isinstance(event, Bed):

@@ -37,6 +37,7 @@ from engine import (
 )
 from engine.game import DARTS_PER_VISIT
 from engine.game_log import replay_log
+from engine.lineup import check_name
 from firmware_bridge.mqtt_contract import TOPICS
 
 __all__ = [
@@ -181,7 +182,8 @@ class _Visit:
 @dataclass(slots=True)
 class _Walk:
     """What walking a finished game gave: per-player tallies, the visits, the
-    engine's final state and when each side went out (visit number)."""
+    engine's final state and when each side went out (``out_at``: side -> the
+    number of events pushed by then)."""
 
     game: Game
     tallies: list[_Tally]
@@ -200,8 +202,9 @@ def _is_cricket(game: Game) -> bool:
 
 class _Walker:
     """Pushes a log's effective events into a fresh game one by one and counts
-    what each visit did. X01 reads only ``Game.score`` (cheap); the other games
-    read the engine's state once per visit (marks, scores, who is out)."""
+    what each visit did. X01 reads only ``Game.score`` (cheap); the Cricket
+    family reads the engine's state once a visit (marks, scores); the other
+    games once a dart (scores, and who is out, placed in dart order)."""
 
     def __init__(self, game: Game) -> None:
         self.game = game
@@ -215,8 +218,6 @@ class _Walker:
         self.out_at: dict[int, int] = {}
         self.snapshot: dict[str, Any] | None = None if self.x01 else game.state()
         self.visit: _Visit | None = None
-        # Games that can put a side out mid-visit (Killer) are looked at after
-        # every dart, so sides out by the same visit are placed in dart order.
         self.per_dart = not (self.x01 or self.cricket)
         self.moment = 0
 
@@ -388,7 +389,8 @@ HIGHLIGHTS: dict[str, Highlight] = {
     "english-cricket": Highlight("most runs"),
     "domino-cribbage": Highlight("best hand"),
 }
-"""Game id -> its highlight (the most runs in Baseball, ...); filled per game."""
+"""Game id -> its highlight (the most runs in Baseball, ...): one for every
+registered game, each defined in docs/leaderboard.md, "Statistics"."""
 
 _Measure = Callable[[_Walk, int], float | None]
 
@@ -497,9 +499,9 @@ def _short(text: str) -> str:
 
 
 def _check_schema(document: Mapping[str, Any]) -> None:
-    error = best_match(_VALIDATOR.iter_errors(document))
-    if error is None:
+    if _VALIDATOR.is_valid(document):
         return
+    error = best_match(_VALIDATOR.iter_errors(document))
     where = error.json_path
     raise RejectedResultError(
         f"the result does not match the result schema at {where}: {_short(error.message)}"
@@ -508,10 +510,14 @@ def _check_schema(document: Mapping[str, Any]) -> None:
 
 def _lineup(document: Mapping[str, Any]) -> Lineup:
     players = document["players"]
-    names = tuple(str(player["name"]).strip() for player in players)
     raw_teams = document.get("teams") or []
-    teams = tuple(Team(str(team["name"]).strip(), tuple(team["players"])) for team in raw_teams)
     try:
+        # The names a board takes (the new_game command checks them the same way).
+        names = tuple(check_name(str(player["name"])) for player in players)
+        teams = tuple(
+            Team(check_name(str(team["name"]), "team name"), tuple(team["players"]))
+            for team in raw_teams
+        )
         lineup = Lineup(names, teams)
     except EngineError as error:
         raise RejectedResultError(f"the players and teams cannot play: {error}") from None
@@ -552,11 +558,17 @@ def _check_log_size(log: str) -> None:
         )
 
 
+def _name(names: Sequence[str], index: int | None) -> str | None:
+    if index is None:
+        return None
+    return names[index] if 0 <= index < len(names) else "no such player"
+
+
 def _who(names: Sequence[str], index: int | None) -> str:
+    """A player index for a reason: ``1 (Bob)``, or the words for no winner."""
     if index is None:
         return "no winner (a draw)"
-    name = names[index] if 0 <= index < len(names) else "no such player"
-    return f"{index} ({name})"
+    return f"{index} ({_name(names, index)})"
 
 
 def _check_claims(document: Mapping[str, Any], game: Game) -> None:
@@ -578,6 +590,12 @@ def _check_claims(document: Mapping[str, Any], game: Game) -> None:
         raise RejectedResultError(
             f"the log gives winner {_who(names, outcome.winner)}, "
             f"the result claims {_who(names, claimed_winner)}"
+        )
+    claimed_name = document.get("winner_name")
+    if claimed_name is not None and claimed_name != _name(names, outcome.winner):
+        raise RejectedResultError(
+            f"the result names the winner {_short(str(claimed_name))!r}, "
+            f"the log's winner is {_who(names, outcome.winner)}"
         )
     if "winner_team" in document and document["winner_team"] != outcome.team:
         raise RejectedResultError(

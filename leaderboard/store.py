@@ -16,14 +16,14 @@ from typing import Any, Literal
 
 from sqlalchemy import func, select
 from sqlalchemy import insert as sa_insert
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from leaderboard.api_models import ResultSummary
-from leaderboard.database import Database
+from leaderboard.database import Database, upsert
 from leaderboard.models import NAME_LENGTH, Player, Rejected, Result, ResultPlayer, Venue
 from leaderboard.ratings import rate_from
 from leaderboard.scoring import RejectedResultError, ScoredResult, score_result
+from leaderboard.totals import add_lines
 from leaderboard.venues import VenueMap
 
 __all__ = [
@@ -59,12 +59,6 @@ class IngestOutcome:
 def player_key(name: str) -> str:
     """The name a player is known by within a venue: case and surrounding spaces ignored."""
     return name.strip().casefold()
-
-
-def upsert(session: Session, model: type[Any]) -> Any:
-    """An ``INSERT`` for ``model`` with ``ON CONFLICT`` support, in the session's dialect."""
-    dialect = session.get_bind().dialect.name
-    return (postgresql.insert if dialect == "postgresql" else sqlite.insert)(model)
 
 
 def lock_family(session: Session, game: str) -> None:
@@ -171,9 +165,16 @@ def _string_field(document: dict[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def venue_id(session: Session, name: str) -> int:
-    """The id of venue ``name``, made when it is new."""
-    session.execute(upsert(session, Venue).values(name=name).on_conflict_do_nothing())
+def venue_id(session: Session, name: str, timezone: str = "UTC") -> int:
+    """The id of venue ``name``, made when it is new; its time zone set to ``timezone``."""
+    insert = upsert(session, Venue).values(name=name, timezone=timezone)
+    session.execute(
+        insert.on_conflict_do_update(
+            index_elements=["name"],
+            set_={"timezone": insert.excluded.timezone},
+            where=Venue.timezone != insert.excluded.timezone,
+        )
+    )
     return int(session.execute(select(Venue.id).where(Venue.name == name)).scalar_one())
 
 
@@ -200,11 +201,16 @@ def _player_ids(session: Session, venue: int, names: Iterable[str], at: float) -
 
 
 def _store(
-    session: Session, scored: ScoredResult, document: dict[str, Any], venue: str, received_at: float
+    session: Session,
+    scored: ScoredResult,
+    document: dict[str, Any],
+    venues: VenueMap,
+    received_at: float,
 ) -> bool:
     """Insert the result and its players' figures; False when it was there already."""
     lock_family(session, scored.game)
-    venue_pk = venue_id(session, venue)
+    venue = venues.venue_of(scored.board)
+    venue_pk = venue_id(session, venue, venues.timezone_of(venue))
     winner_name = (
         scored.players[scored.winner].name.strip()
         if scored.winner is not None and 0 <= scored.winner < len(scored.players)
@@ -236,41 +242,40 @@ def _store(
     if inserted is None:
         return False
     ids = _player_ids(session, venue_pk, (line.name for line in scored.players), scored.finished_at)
-    session.execute(
-        sa_insert(ResultPlayer),
-        [
-            {
-                "result_pk": inserted,
-                "player_id": ids[player_key(line.name)],
-                "seat": line.index,
-                "name": line.name.strip(),
-                "game": scored.game,
-                "venue_id": venue_pk,
-                "finished_at": scored.finished_at,
-                "team": line.team,
-                "score": line.score,
-                "won": line.won,
-                "placement": line.placement,
-                "darts": line.darts,
-                "highlight": line.highlight,
-                "points": line.points,
-                "first9_points": line.first9_points,
-                "first9_darts": line.first9_darts,
-                "checkout_darts": line.checkout_darts,
-                "checkouts": line.checkouts,
-                "highest_checkout": line.highest_checkout,
-                "leg_darts": line.leg_darts,
-                "count_100": line.count_100,
-                "count_140": line.count_140,
-                "count_180": line.count_180,
-                "marks": line.marks,
-                "count_5_marks": line.count_5_marks,
-                "count_7_marks": line.count_7_marks,
-                "count_9_marks": line.count_9_marks,
-            }
-            for line in scored.players
-        ],
-    )
+    lines = [
+        {
+            "result_pk": inserted,
+            "player_id": ids[player_key(line.name)],
+            "seat": line.index,
+            "name": line.name.strip(),
+            "game": scored.game,
+            "venue_id": venue_pk,
+            "finished_at": scored.finished_at,
+            "team": line.team,
+            "score": line.score,
+            "won": line.won,
+            "placement": line.placement,
+            "darts": line.darts,
+            "highlight": line.highlight,
+            "points": line.points,
+            "first9_points": line.first9_points,
+            "first9_darts": line.first9_darts,
+            "checkout_darts": line.checkout_darts,
+            "checkouts": line.checkouts,
+            "highest_checkout": line.highest_checkout,
+            "leg_darts": line.leg_darts,
+            "count_100": line.count_100,
+            "count_140": line.count_140,
+            "count_180": line.count_180,
+            "marks": line.marks,
+            "count_5_marks": line.count_5_marks,
+            "count_7_marks": line.count_7_marks,
+            "count_9_marks": line.count_9_marks,
+        }
+        for line in scored.players
+    ]
+    session.execute(sa_insert(ResultPlayer), lines)
+    add_lines(session, scored.game, lines)
     rate_from(session, scored.game, scored.finished_at, scored.result_id)
     return True
 
@@ -298,7 +303,7 @@ def ingest(
         return _reject(database, payload, reason, result_id or None, board or None, received)
     venue = venues.venue_of(scored.board)
     with database.write_session() as session:
-        stored = _store(session, scored, document, venue, received)
+        stored = _store(session, scored, document, venues, received)
     if not stored:
         return IngestOutcome("duplicate", scored.result_id)
     summary = ResultSummary(

@@ -45,7 +45,9 @@ def test_the_extras_hold_what_the_daemon_does_not_need() -> None:
     core = [req for req in meta.get_all("Requires-Dist") or [] if "extra ==" not in req]
     names = {re.split(r"[<>=;\[ ]", req, maxsplit=1)[0].lower() for req in core}
     assert names == {"pyserial", "pyserial-asyncio-fast", "aiomqtt", "tomli-w"}
-    assert 'oche[broker,display,firmware,leaderboard,usb]; extra == "all"' in meta.get_all("Requires-Dist")
+    assert 'oche[broker,display,firmware,leaderboard,usb]; extra == "all"' in meta.get_all(
+        "Requires-Dist"
+    )
 
 
 def test_make_installs_every_extra() -> None:

@@ -187,7 +187,7 @@ def export_text(entry: JournalGame, journal_arg: str | None = None) -> str:
         darts = " ".join(bed.notation for bed in game.visit)
         lines.append(f"note: the last visit ({darts}) was in progress; a replay ends it")
     header = "".join(f"# {_printable(line)}\n" for line in lines)
-    return header + format_game_log(game.events, in_visits=game.plays_in_visits)
+    return header + format_game_log(game)
 
 
 def _printable(text: str) -> str:

@@ -457,7 +457,7 @@ class Daemon:
             "result": state["result"],
             "started_at": self.started_at,
             "finished_at": now,
-            "log": format_game_log(session.game.events, in_visits=session.game.plays_in_visits),
+            "log": format_game_log(session.game),
         }
         return Finish(
             {"winner": winner, "result": state["result"]},

@@ -88,7 +88,7 @@
   function tick() {
     const now = new Date();
     document.getElementById("clock").textContent =
-      now.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+      now.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hour12: false });
   }
 
   show(null);

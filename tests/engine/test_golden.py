@@ -37,10 +37,10 @@ def test_golden_case(case: GoldenCase) -> None:
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_golden_log_round_trips(case: GoldenCase) -> None:
     game = case.replay()
-    text = format_game_log(game.events, in_visits=game.plays_in_visits)
+    text = format_game_log(game)
     again = replay_log(new_game(case.game, case.players, case.options, case.teams), text)
     assert again.state() == game.state(), _describe(case) + f"  formatted log:\n{text}"
-    assert format_game_log(again.events, in_visits=again.plays_in_visits) == text
+    assert format_game_log(again) == text
 
 
 def test_every_game_has_golden_cases() -> None:

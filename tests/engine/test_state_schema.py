@@ -25,6 +25,7 @@ from engine import (
     Game,
     LineupError,
     OptionError,
+    PickingGame,
     game_class,
     game_ids,
     new_game,
@@ -281,7 +282,7 @@ def games(draw: st.DrawFn, game_id: str) -> Game:
         elif isinstance(option.default, int):
             low = option.minimum or 0
             options[option.name] = draw(st.integers(low, low + 4))
-    dart_game = game_class(game_id).plays_in_visits
+    dart_game = not issubclass(game_class(game_id), PickingGame)
     count = draw(st.integers(1, 4)) if dart_game else 2  # domino cribbage: two players
     players = [f"P{i}" for i in range(count)]
     teams = None

@@ -15,13 +15,14 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from engine import ALL_BEDS, DB, SB, Bed, EndVisit, checkout, parse_event
+from engine import DB, MISS, SB, Bed, EndVisit, PickingGame, checkout, parse_event
 from engine.games.cricket import CRICKET_TARGETS, MARKS_TO_CLOSE
 from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.config import parse_config
 from firmware_bridge.daemon.game_session import GameSession, Phase, Refusal, SessionSetup
 
 __all__ = [
+    "BOARD_ORDER",
     "PLAYED_GAMES",
     "STARTED_AT",
     "play_session",
@@ -79,7 +80,7 @@ def play_session(
             else:
                 assert isinstance(event, Bed), token
                 _apply(session, session.plan_manual_dart(event), now)
-        if session.game.plays_in_visits and session.phase != Phase.FINISHED:
+        if not isinstance(session.game, PickingGame) and session.phase != Phase.FINISHED:
             now += 1.0
             _apply(session, session.plan_next(), now)
     return session
@@ -175,15 +176,27 @@ PLAYED_GAMES: dict[str, Callable[[], dict[str, Any]]] = {
 # ------------------------------------------------------- simulated whole games
 
 
+BOARD_ORDER = (20, 1, 18, 4, 13, 6, 10, 15, 2, 17, 3, 19, 7, 16, 8, 11, 14, 9, 12, 5)
+"""The numbers round the board, clockwise from the top."""
+
+
 def _thrown(rng: random.Random, aim: Bed, skill: float) -> Bed:
-    """Where a dart aimed at ``aim`` lands: there with chance ``skill``, else
-    a single of the same number, or anywhere on the board (or off it)."""
+    """Where a dart aimed at ``aim`` lands: there with chance ``skill``; else
+    mostly the single of that number, sometimes a neighbour's single, now and
+    then off the board. A bull that is missed lands on the outer bull or a
+    random single."""
     roll = rng.random()
     if roll < skill:
         return aim
-    if roll < (1 + skill) / 2 and not aim.is_miss:
-        return SB if aim.is_bull else Bed(aim.number, 1)
-    return rng.choice(ALL_BEDS)
+    roll = (roll - skill) / (1 - skill)
+    if aim.is_bull:
+        return SB if roll < 0.5 else Bed(rng.choice(BOARD_ORDER), 1)
+    if roll < 0.6:
+        return Bed(aim.number, 1)
+    if roll < 0.95:
+        at = BOARD_ORDER.index(aim.number)
+        return Bed(BOARD_ORDER[(at + rng.choice((-1, 1))) % len(BOARD_ORDER)], 1)
+    return MISS
 
 
 def _x01_aim(remaining: int, darts_left: int, out: str) -> Bed:
@@ -206,7 +219,7 @@ def simulated_document(
     *,
     players: Sequence[str] = ("Ann", "Bob"),
     options: Mapping[str, Any] | None = None,
-    skill: float = 0.35,
+    skill: float = 0.15,
     board: str = "board1",
     started_at: float = STARTED_AT,
 ) -> dict[str, Any]:

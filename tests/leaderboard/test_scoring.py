@@ -27,6 +27,7 @@ from leaderboard.scoring import (
     VisitLine,
     score_result,
 )
+from tests.daemon_harness import Running, Watcher, press, throw
 from tests.leaderboard.result_documents import (
     PLAYED_GAMES,
     result_document,
@@ -109,6 +110,22 @@ def test_an_x01_game_with_a_180_a_bust_and_a_100_checkout() -> None:
     )
 
 
+def test_checkout_darts_follow_the_out_rule() -> None:
+    moves = ["T20 T20 T20", "M M M", "T20 S4 T19"]  # Ann 121: 61, 57, then T19
+    master = score_result(
+        result_document("x01", moves, options={"start": 301, "out": "master"})
+    ).players[0]
+    # 61 has no one-dart finish, 57 has (T19) under master out: one checkout dart.
+    assert (master.checkout_darts, master.checkouts, master.highest_checkout) == (1, 1, 121)
+    assert master.leg_darts == 6
+    document = result_document(
+        "x01", [*moves, "M M M"], options={"start": 301, "out": "double"}, finished=False
+    )
+    document.update(result="checkout", winner=0, winner_name="Ann")
+    # Under double out the T19 busts and the game goes on: the claim is refused.
+    assert "the log does not finish the game (Ann 121, Bob 301)" in rejected(document)
+
+
 def test_a_cricket_game_counts_scoring_marks_and_not_dead_ones() -> None:
     document = result_document(
         "cricket",
@@ -125,13 +142,31 @@ def test_a_cricket_game_counts_scoring_marks_and_not_dead_ones() -> None:
     scored = score_result(document)
     assert (scored.result, scored.winner) == ("closed-all", 0)
     ann, bob = scored.players
-    assert (ann.score, ann.darts, ann.marks, ann.highlight) == (79, 10, 25, 9.0)
-    assert (ann.count_5_marks, ann.count_7_marks, ann.count_9_marks) == (0, 2, 1)
-    assert (ann.won, ann.placement) == (True, 1)
-    assert (bob.score, bob.darts, bob.marks, bob.highlight) == (30, 9, 9, 5.0)
-    assert (bob.count_5_marks, bob.count_7_marks, bob.count_9_marks) == (1, 0, 0)
-    assert (bob.won, bob.placement) == (False, 2)
-    assert ann.points == bob.points == 0 and ann.checkouts == 0  # X01's figures stay empty
+    assert ann == PlayerLine(
+        index=0,
+        name="Ann",
+        team=None,
+        score=79,
+        won=True,
+        placement=1,
+        darts=10,
+        highlight=9.0,  # her best visit: 9 marks
+        marks=25,
+        count_7_marks=2,
+        count_9_marks=1,
+    )  # and X01's figures stay empty
+    assert bob == PlayerLine(
+        index=1,
+        name="Bob",
+        team=None,
+        score=30,
+        won=False,
+        placement=2,
+        darts=9,
+        highlight=5.0,
+        marks=9,
+        count_5_marks=1,
+    )
     assert [(v.player, v.points, v.marks, v.score_after) for v in scored.visits] == [
         (0, 60, 7, 60),
         (1, 0, 3, 0),
@@ -209,6 +244,20 @@ def test_a_wrong_winner_is_refused_naming_both() -> None:
     document = x01_document()
     document["winner"], document["winner_name"] = 1, "Bob"
     assert rejected(document) == "the log gives winner 0 (Ann), the result claims 1 (Bob)"
+
+
+def test_a_winner_name_that_is_not_the_winner_s_is_refused() -> None:
+    document = x01_document()
+    document["winner_name"] = "Bob"
+    assert rejected(document) == "the result names the winner 'Bob', the log's winner is 0 (Ann)"
+
+
+def test_a_name_no_board_takes_is_refused() -> None:
+    document = x01_document()
+    document["players"][1]["name"] = "Bob\x07"
+    assert "player name 'Bob\\x07' contains a control character (U+0007)" in rejected(document)
+    document["players"][1]["name"] = "ann"
+    assert "player name 'ann' is given twice" in rejected(document)
 
 
 def test_a_wrong_final_score_is_refused() -> None:
@@ -430,3 +479,100 @@ def test_x01_points_add_up_to_the_start_minus_the_final_score(document: dict[str
         assert all(v.points == 0 for v in own if v.bust)
         assert line.darts == document["players"][line.index]["stats"]["darts"]
     assert any(line.placement == 1 for line in scored.players)
+
+
+# ---------------------------------------------------------- a real board's
+
+
+async def test_a_result_a_running_daemon_published_scores(
+    running: Running, watcher: Watcher
+) -> None:
+    """A whole game on a (pty) board through the daemon and a real Mosquitto:
+    the result it publishes is scored as it arrives."""
+    await watcher.state_where(lambda s: s["board"]["connected"])
+    await watcher.command(
+        {"command": "new_game", "game": "x01", "options": {"start": 301}, "players": ["Ann", "Bob"]}
+    )
+    for visit in (["T20", "T20", "T20"], ["S1", "S1", "S1"]):
+        await throw(running.board, *visit)
+        await watcher.state_where(lambda s: s.get("phase") == "takeout")
+        await press(running.board, 0)  # NEXT
+        await watcher.state_where(lambda s: s.get("phase") == "throwing")
+    await throw(running.board, "T20", "T11", "D14")
+    document = await watcher.wait_for("result", lambda p: isinstance(p, dict))
+    scored = score_result(document)
+    assert scored.result_id == document["result_id"] and scored.board == "board1"
+    ann, bob = scored.players
+    assert (ann.won, ann.points, ann.darts, ann.highest_checkout, ann.count_180) == (
+        True,
+        301,
+        6,
+        121,
+        1,
+    )
+    assert (bob.won, bob.points, bob.darts) == (False, 3, 3)
+    # The documents the other tests score are the same, but for id and times.
+    made = result_document(
+        "x01", ["T20 T20 T20", "S1 S1 S1", "T20 T11 D14"], options={"start": 301}
+    )
+    for key in ("result_id", "started_at", "finished_at"):
+        del made[key], document[key]
+    assert made == document
+
+
+# ------------------------------------------------------------------ fuzzing
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=12),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
+    max_leaves=8,
+)
+_TOKENS = ["T20", "D20", "S1", "DB", "SB", "M", "NEXT", "UNDO", "X9", "#", "\n", "\n\n"]
+_PLACES: list[tuple[str | int, ...]] = [
+    ("result_id",),
+    ("board",),
+    ("game",),
+    ("options",),
+    ("options", "start"),
+    ("options", "out"),
+    ("players",),
+    ("players", 0),
+    ("players", 0, "name"),
+    ("players", 1, "score"),
+    ("players", 1, "team"),
+    ("teams",),
+    ("winner",),
+    ("winner_name",),
+    ("winner_team",),
+    ("result",),
+    ("started_at",),
+    ("finished_at",),
+]
+
+
+_UNDAMAGED = x01_document()
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    place=st.sampled_from(_PLACES),
+    value=_JSON,
+    log=st.none() | st.lists(st.sampled_from(_TOKENS), max_size=40).map(" ".join),
+)
+def test_any_damaged_document_is_scored_or_refused_never_a_crash(
+    place: tuple[str | int, ...], value: Any, log: str | None
+) -> None:
+    document: Any = copy.deepcopy(_UNDAMAGED)
+    if log is not None:
+        document["log"] = log
+    *parents, last = place
+    target = document
+    for key in parents:
+        target = target[key]
+    target[last] = value
+    try:
+        score_result(document)
+    except RejectedResultError as error:
+        assert error.reason and "\n" not in error.reason

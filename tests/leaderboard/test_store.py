@@ -9,15 +9,19 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import func, select, text
 
-from leaderboard.database import Database, DatabaseUrlError, default_url
+from leaderboard import queries
+from leaderboard.database import Database, DatabaseUrlError, default_url, head_revision
 from leaderboard.models import Player, Rejected, Result, ResultPlayer
 from leaderboard.store import MAX_RESULT_BYTES, ingest
+from leaderboard.totals import SUMS
 from leaderboard.venues import VenueMap
-from tests.leaderboard.documents import X01_LOG, as_payload, result_document
+from tests.leaderboard.conftest import X01_MOVES, as_payload
+from tests.leaderboard.result_documents import result_document
 from tests.paths import REPO
 
 VENUES = VenueMap(boards={"pub-1": "The Crown"}, default="home")
@@ -31,10 +35,11 @@ def database(sqlite_or_postgres_url: str) -> Database:
     db.dispose()
 
 
-def x01(**kwargs: object) -> bytes:
-    return as_payload(
-        result_document("x01", ["Ann", "Bob"], X01_LOG, options={"start": 301}, **kwargs)  # type: ignore[arg-type]
-    )
+def x01(result_id: str | None = None, **kwargs: Any) -> bytes:
+    document = result_document("x01", X01_MOVES, options={"start": 301}, **kwargs)
+    if result_id is not None:
+        document["result_id"] = result_id
+    return as_payload(document)
 
 
 def count(db: Database, model: type) -> int:
@@ -101,7 +106,49 @@ def test_two_processes_migrating_at_once_both_succeed(sqlite_or_postgres_url: st
     db = Database(sqlite_or_postgres_url)
     with db.session() as session:
         version = session.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
-    assert version == ["0001"]
+    assert version == [head_revision()]
+    db.dispose()
+
+
+def test_upgrading_a_database_keeps_its_results_and_counts_their_totals(
+    sqlite_or_postgres_url: str,
+) -> None:
+    db = Database(sqlite_or_postgres_url)
+    db.migrate("0001")
+    with db.write_session() as session:
+        session.execute(text("INSERT INTO venues (id, name, timezone) VALUES (1, 'home', 'UTC')"))
+        session.execute(
+            text(
+                "INSERT INTO players (id, venue_id, key, name, name_at) "
+                "VALUES (1, 1, 'ann', 'Ann', 0)"
+            )
+        )
+        session.execute(
+            text(
+                "INSERT INTO results (id, result_id, board, venue_id, game, options, result, "
+                "finished_at, received_at, visits, payload) VALUES "
+                "(1, 'old', 'b', 1, 'x01', '{}', 'checkout', 0, 0, '[]', '{}')"
+            )
+        )
+        figures = [name for name in SUMS if name != "darts"]
+        session.execute(
+            text(
+                "INSERT INTO result_players (result_pk, player_id, seat, name, game, venue_id, "
+                "finished_at, score, won, placement, darts, highlight, highest_checkout, "
+                f"leg_darts, {', '.join(figures)}) VALUES (1, 1, 0, 'Ann', 'x01', 1, 0, 0, "
+                f"true, 1, 12, 40, 40, 12, {', '.join('1' for _ in figures)})"
+            )
+        )
+    db.migrate()
+    with db.session() as session:
+        (row,) = queries.leaderboard(session, "x01", "all")
+    assert (row.player, row.played, row.won, row.highest_checkout, row.best_leg_darts) == (
+        "Ann",
+        1,
+        1,
+        40,
+        12,
+    )
     db.dispose()
 
 
@@ -168,7 +215,7 @@ def test_what_is_not_a_result_is_rejected_once_with_its_reason(
 
 
 def test_a_result_that_fails_re_scoring_is_rejected_once_by_its_id(database: Database) -> None:
-    document = result_document("x01", ["Ann", "Bob"], X01_LOG, options={"start": 301})
+    document = result_document("x01", X01_MOVES, options={"start": 301})
     document["result_id"] = "broken-1"
     document["board"] = "pub-1"
     del document["finished_at"]
@@ -184,10 +231,10 @@ def test_a_result_that_fails_re_scoring_is_rejected_once_by_its_id(database: Dat
 
 def test_names_are_one_player_whatever_their_case_and_spaces(database: Database) -> None:
     early = result_document(
-        "x01", ["ann", "Bob"], X01_LOG, options={"start": 301}, finished_at=1_780_000_000
+        "x01", X01_MOVES, players=["ann", "Bob"], options={"start": 301}, finished_at=1.78e9
     )
     late = result_document(
-        "x01", [" ANN  ", "bob"], X01_LOG, options={"start": 301}, finished_at=1_780_000_900
+        "x01", X01_MOVES, players=[" ANN  ", "bob"], options={"start": 301}, finished_at=1.79e9
     )
     assert ingest(database, as_payload(late), VENUES).status == "imported"
     assert ingest(database, as_payload(early), VENUES).status == "imported"
@@ -208,7 +255,7 @@ def test_the_same_name_at_one_board_in_another_venue_is_another_player(
 
 
 def test_two_seats_with_one_name_are_rejected(database: Database) -> None:
-    document = result_document("x01", ["Ann", "Bob"], X01_LOG, options={"start": 301})
+    document = result_document("x01", X01_MOVES, options={"start": 301})
     document["players"][1]["name"] = "ann "
     outcome = ingest(database, as_payload(document), VENUES)
     assert outcome.status == "rejected"

@@ -36,6 +36,7 @@ def upgrade() -> None:
         "venues",
         sa.Column("id", sa.Integer(), nullable=False),
         sa.Column("name", sa.String(length=200), nullable=False),
+        sa.Column("timezone", sa.String(length=64), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_venues")),
         sa.UniqueConstraint("name", name=op.f("uq_venues_name")),
     )
