@@ -40,10 +40,10 @@ def build_snapshot(
     at = time.time() if now is None else now
     with database.session() as session:
         period = "day"
-        rows = queries.leaderboard(session, game, "day", now=at)
+        rows = queries.leaderboard(session, game, "day", now=at, limit=LEADERBOARD_TOP)
         if not rows:
             period = "all"
-            rows = queries.leaderboard(session, game, "all", now=at)
+            rows = queries.leaderboard(session, game, "all", now=at, limit=LEADERBOARD_TOP)
         if not rows:
             return None
         day_records = queries.records(session, "day", now=at)
@@ -51,7 +51,7 @@ def build_snapshot(
         "game": game,
         "updated_at": at,
         "period": period,
-        "top": [row.model_dump(mode="json") for row in rows[:LEADERBOARD_TOP]],
+        "top": [row.model_dump(mode="json") for row in rows],
         "records": day_records.model_dump(mode="json"),
     }
 
