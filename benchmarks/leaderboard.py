@@ -290,7 +290,7 @@ def ingest_phase(
     started = time.perf_counter()
     asyncio.run(publish_boards(mqtt_port, per_board))
     published_in = time.perf_counter() - started
-    deadline = time.monotonic() + max(120.0, args.results / 50)
+    deadline = time.monotonic() + max(120.0, args.results / 5)
     while stored_count(db) < len(published):
         if time.monotonic() > deadline:
             raise RuntimeError(f"only {stored_count(db)} of {len(published)} results stored")
@@ -400,7 +400,7 @@ def fill_phase(
             per_board[board].append(encode(league.result(board)))
         asyncio.run(publish_boards(mqtt_port, per_board))
         missing -= min(chunk, missing)
-    deadline = time.monotonic() + max(300.0, args.read_results / 50)
+    deadline = time.monotonic() + max(300.0, args.read_results / 5)
     while stored_count(db) < args.read_results:
         if time.monotonic() > deadline:
             raise RuntimeError(f"only {stored_count(db)} of {args.read_results} results stored")

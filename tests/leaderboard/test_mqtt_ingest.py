@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import socket
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -18,6 +19,7 @@ from jsonschema import Draft202012Validator
 
 from firmware_bridge.mqtt_contract import LEADERBOARD_TOPIC
 from leaderboard.database import Database
+from leaderboard.mqtt_ingest import DEFAULT_CLIENT_ID, result_subscription, session_client_id
 from leaderboard.venues import VenueMap
 from tests.leaderboard.mqtt_harness import (
     payload,
@@ -220,3 +222,17 @@ async def test_snapshots_are_published_retained_after_new_results(
     today = time.time() // 86400 * 86400  # the default venue's day is UTC's
     if all(d["finished_at"] >= today for d in x01):
         assert snapshots["x01"]["period"] == "day"
+
+
+def test_subscription_and_session_id_follow_the_share_group() -> None:
+    assert result_subscription("oche", None) == "oche/+/result"
+    assert result_subscription("home/darts", "league") == "$share/league/home/darts/+/result"
+    with pytest.raises(ValueError, match="share group"):
+        result_subscription("oche", "a/b")
+    # One instance: the fixed default id. Several: each its own, kept across
+    # restarts, so the broker keeps each one's unacknowledged results for it.
+    assert session_client_id(DEFAULT_CLIENT_ID, None) == DEFAULT_CLIENT_ID
+    assert session_client_id(DEFAULT_CLIENT_ID, "league") == (
+        f"{DEFAULT_CLIENT_ID}-{socket.gethostname()}"
+    )
+    assert session_client_id("lb-2", "league") == "lb-2"
