@@ -50,10 +50,11 @@ chromium:
 postgres:
 	@.ci/postgres
 
-bench: $(STAMP) mosquitto
+bench: $(STAMP) mosquitto postgres
 	$(BIN)/python -m benchmarks.engine
 	$(BIN)/python -m benchmarks.drivers
 	$(BIN)/python -m benchmarks.latency
+	$(BIN)/python -m benchmarks.leaderboard
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

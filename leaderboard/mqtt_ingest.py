@@ -19,6 +19,7 @@ import contextlib
 import json
 import logging
 import random
+import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -44,9 +45,22 @@ from leaderboard.store import IngestOutcome, ingest
 if TYPE_CHECKING:
     from leaderboard.service import ServiceSettings
 
-__all__ = ["MqttIngest", "result_subscription"]
+__all__ = ["DEFAULT_CLIENT_ID", "MqttIngest", "result_subscription", "session_client_id"]
 
 log = logging.getLogger(__name__)
+
+DEFAULT_CLIENT_ID = "oche-leaderboard"
+"""``ServiceSettings.client_id`` when none is given."""
+
+
+def session_client_id(client_id: str, share_group: str | None) -> str:
+    """The client id of the persistent session. Each instance sharing the
+    subscription needs its own, kept across restarts (the broker holds its
+    unacknowledged results for it): the default id gets the host's name then,
+    so instances on different hosts (or containers) differ without a setting."""
+    if share_group is not None and client_id == DEFAULT_CLIENT_ID:
+        return f"{DEFAULT_CLIENT_ID}-{socket.gethostname()}"
+    return client_id
 
 
 def result_subscription(base: str, share_group: str | None) -> str:
@@ -97,6 +111,7 @@ class MqttIngest:
         on_stored: Callable[[IngestOutcome], None] | None = None,
     ) -> None:
         self._settings = settings
+        self._client_id = session_client_id(settings.client_id, settings.share_group)
         self._address = parse_broker_url(settings.mqtt_url)
         self._base = check_base(settings.base)
         self._results = result_subscription(settings.base, settings.share_group)
@@ -156,7 +171,7 @@ class MqttIngest:
                             time.monotonic() - outage_since,
                         )
                     else:
-                        log.info("MQTT: connected to %s as %s", server, self._settings.client_id)
+                        log.info("MQTT: connected to %s as %s", server, self._client_id)
                     ever_connected = True
                     failures = 0
                     outage_since = None
@@ -169,6 +184,11 @@ class MqttIngest:
                     log.warning("MQTT: %s %s (%s); retrying", verb, server, exc)
                 else:
                     log.debug("MQTT: %s still unreachable (%s)", server, exc)
+            except Exception:
+                # A bug in handling a message must not end the service: the
+                # unacknowledged results come again on the next connection.
+                log.exception("MQTT: the connection to %s failed; reconnecting", server)
+                outage_since = outage_since or time.monotonic()
             finally:
                 self._client = None
             delay = min(self.BACKOFF_MAX, self.BACKOFF_START * 2.0**failures)
@@ -182,7 +202,7 @@ class MqttIngest:
             address.port,
             username=address.username,
             password=address.password,
-            identifier=self._settings.client_id,
+            identifier=self._client_id,
             clean_session=False,
             transport=address.transport,
             timeout=self.TIMEOUT,

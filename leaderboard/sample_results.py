@@ -128,5 +128,5 @@ def sample_result(
         "result": state["result"],
         "started_at": finished_at - duration,
         "finished_at": finished_at,
-        "log": format_game_log(game.events, in_visits=game.plays_in_visits),
+        "log": format_game_log(game),
     }

@@ -17,7 +17,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub
-from leaderboard.mqtt_ingest import MqttIngest
+from leaderboard.mqtt_ingest import DEFAULT_CLIENT_ID, MqttIngest
 from leaderboard.snapshots import SnapshotPublisher
 from leaderboard.venues import VenueMap
 from leaderboard.web.app import create_app
@@ -37,8 +37,10 @@ class ServiceSettings:
     venues: VenueMap = field(default_factory=VenueMap)
     share_group: str | None = None
     """Set: subscribe as ``$share/{group}/{base}/+/result`` (several instances)."""
-    client_id: str = "oche-leaderboard"
-    """The persistent session's id (clean start off): results wait at the broker."""
+    client_id: str = DEFAULT_CLIENT_ID
+    """The persistent session's id (clean start off): results wait at the broker.
+    With ``share_group``, each instance needs its own: the default becomes
+    ``oche-leaderboard-{hostname}`` (:func:`leaderboard.mqtt_ingest.session_client_id`)."""
 
 
 async def run_service(settings: ServiceSettings) -> None:

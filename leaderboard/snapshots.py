@@ -20,12 +20,22 @@ from firmware_bridge.mqtt_contract import LEADERBOARD_TOP, leaderboard_topic
 from leaderboard import queries
 from leaderboard.database import Database
 
-__all__ = ["SNAPSHOT_INTERVAL", "Publish", "SnapshotPublisher", "build_snapshot"]
+__all__ = [
+    "SLOW_BUILD_FACTOR",
+    "SNAPSHOT_INTERVAL",
+    "Publish",
+    "SnapshotPublisher",
+    "build_snapshot",
+]
 
 log = logging.getLogger(__name__)
 
 SNAPSHOT_INTERVAL = 1.0
 """The shortest time between two snapshots of one game, in seconds."""
+
+SLOW_BUILD_FACTOR = 10.0
+"""A game's next snapshot waits at least this many times as long as its last
+took to build and publish (when that is longer than the interval)."""
 
 Publish = Callable[[str, bytes], Awaitable[bool]]
 """Publish ``payload`` retained at QoS 1 on ``topic``; True once the broker has it."""
@@ -40,10 +50,10 @@ def build_snapshot(
     at = time.time() if now is None else now
     with database.session() as session:
         period = "day"
-        rows = queries.leaderboard(session, game, "day", now=at)
+        rows = queries.leaderboard(session, game, "day", now=at, limit=LEADERBOARD_TOP)
         if not rows:
             period = "all"
-            rows = queries.leaderboard(session, game, "all", now=at)
+            rows = queries.leaderboard(session, game, "all", now=at, limit=LEADERBOARD_TOP)
         if not rows:
             return None
         day_records = queries.records(session, "day", now=at)
@@ -51,16 +61,17 @@ def build_snapshot(
         "game": game,
         "updated_at": at,
         "period": period,
-        "top": [row.model_dump(mode="json") for row in rows[:LEADERBOARD_TOP]],
+        "top": [row.model_dump(mode="json") for row in rows],
         "records": day_records.model_dump(mode="json"),
     }
 
 
 class SnapshotPublisher:
     """Coalesces "this game has new results" into at most one snapshot per game
-    every ``interval`` seconds, built in a worker thread and handed to the
-    ``publish`` given to :meth:`run`. A snapshot that cannot be built (database
-    away) or published (broker away) stays due and is tried again."""
+    every ``interval`` seconds (longer when building one is slow), built in a
+    worker thread and handed to the ``publish`` given to :meth:`run`. A
+    snapshot that cannot be built (database away) or published (broker away)
+    stays due and is tried again."""
 
     def __init__(self, database: Database, base: str, interval: float = SNAPSHOT_INTERVAL) -> None:
         self._database = database
@@ -92,11 +103,13 @@ class SnapshotPublisher:
             due = sorted(g for g in self._dirty if self._last.get(g, -1e18) + self._interval <= now)
             for game in due:
                 self._dirty.discard(game)
-                if await self._publish_one(game, publish):
-                    self._last[game] = time.monotonic()
-                else:
-                    self._dirty.add(game)
-                    self._last[game] = time.monotonic()  # try again after the interval
+                started = time.monotonic()
+                if not await self._publish_one(game, publish):
+                    self._dirty.add(game)  # try again after the interval
+                # A slow build (a busy day's table) waits longer, so snapshots
+                # never take more than a tenth of the time: ingest comes first.
+                spent = time.monotonic() - started
+                self._last[game] = started + max(0.0, SLOW_BUILD_FACTOR * spent - self._interval)
 
     def _next_due(self) -> float | None:
         """Seconds until the earliest dirty game may be published; None: none dirty."""
@@ -112,6 +125,10 @@ class SnapshotPublisher:
         except (SQLAlchemyError, OSError) as exc:
             log.warning("leaderboard snapshot of %s not built: %s", game, _first_line(exc))
             return False
+        except Exception:
+            # A bug, not an outage: say so once and wait for the next result.
+            log.exception("leaderboard snapshot of %s failed", game)
+            return True
         if snapshot is None:
             return True  # nothing ranked yet: nothing to show
         payload = json.dumps(snapshot, separators=(",", ":"), ensure_ascii=False).encode()

@@ -63,6 +63,16 @@ class ServiceProcess:
         os.kill(self.process.pid, signal.SIGKILL)
         self.process.wait(10)
 
+    async def connected(self) -> None:
+        """Wait for its first connection to the broker: from then on its
+        persistent session keeps the results it has not acknowledged."""
+
+        async def said_so() -> bool:
+            """the service connected to the broker"""
+            return "MQTT: connected to" in self.log.read_text("utf-8", "replace")
+
+        await eventually(said_so, timeout=60)
+
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
             self.process.kill()
@@ -112,6 +122,7 @@ async def test_kill_9_during_ingest_loses_and_doubles_nothing(
     kills = 0
     try:
         service.start()
+        await service.connected()
         async with streaming(mosquitto, documents, per_second=8) as stream:
             while kills < 20:
                 # Kill it while it ingests: once it stored something new.
@@ -168,6 +179,7 @@ async def test_postgresql_restarts_during_ingest_and_the_service_catches_up(
     service = ServiceProcess(database.url, mosquitto.url, log)
     try:
         service.start()
+        await service.connected()
         async with streaming(mosquitto, documents, per_second=15) as stream:
             for outage in (0.0, 2.0):  # a plain restart, then one that lasts
                 before = await count_stored(database)
