@@ -143,7 +143,7 @@ def _not_found(request: Request, what: str) -> HTMLResponse:
     return response
 
 
-@router.get("/players/{name}", response_class=HTMLResponse)
+@router.get("/players/{name:path}", response_class=HTMLResponse)
 def player_page(
     request: Request, session: SessionDep, name: str, venue: VenueQuery = None
 ) -> HTMLResponse:

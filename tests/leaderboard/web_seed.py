@@ -50,7 +50,7 @@ def seed(database: Database, now: float | None = None, games: int = 6) -> Seeded
     seeded = Seeded()
     document = result_document("x01", X01_MOVES, options={"start": 301}, board="pub")
     seeded.result_ids["x01"] = _store(database, document, at)
-    lineups = [("Ann", "Cy"), ("Bob", TRICKY_NAME), ("Cy", "Bob"), ("Ann", TRICKY_NAME)]
+    lineups = [("Ann", "Cy"), ("Bob", TRICKY_NAME), ("Cy", TRICKY_NAME), ("Ann", "Bob")]
     for number in range(games):
         at += step
         game = "x01" if number % 2 == 0 else "cricket"
