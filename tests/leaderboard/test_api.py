@@ -5,9 +5,9 @@ its 404 and 422 answers, and pages that escape player names."""
 from __future__ import annotations
 
 import re
-from urllib.parse import quote
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
