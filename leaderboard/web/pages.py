@@ -89,11 +89,15 @@ def tv_page(
     hub: HubDep,
     venue: VenueQuery = None,
     rotate: Annotated[float, Query(ge=0, le=3600)] = 12.0,
+    slide: Annotated[str, Query(max_length=80)] = "",
 ) -> HTMLResponse:
-    """The bar's TV: live boards, today's tables and records, rotating; live."""
+    """The bar's TV: live boards, today's tables and records, rotating; live.
+    ``rotate`` is the seconds per slide (0 holds one), ``slide`` the one to
+    start on (``boards``, ``records``, ``table-x01``, ...)."""
     context: dict[str, Any] = {
         "venue": venue,
         "rotate": rotate,
+        "slide": slide,
         "boards": _boards(hub, venue),
         "tables": _today_tables(session, venue),
         "records": queries.records(session, "day", venue),
