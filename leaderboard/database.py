@@ -4,6 +4,7 @@ sessions, and the schema migrations. SQLite by default, PostgreSQL through a
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Iterator
@@ -121,6 +122,9 @@ class Database:
     def migrate(self) -> None:
         """Create or upgrade the schema to the newest migration (Alembic, run
         in code: no alembic.ini). Two processes may call it at once."""
+        alembic_log = logging.getLogger("alembic")
+        if alembic_log.level == logging.NOTSET:  # its INFO lines say nothing to a user
+            alembic_log.setLevel(logging.WARNING)
         from alembic import command
         from alembic.config import Config
 

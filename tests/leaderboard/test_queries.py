@@ -122,7 +122,7 @@ def test_every_game_has_a_table_with_its_highlight(database: Database, game: str
     document = PLAYED_GAMES[game]()
     store(database, document)
     rows = table(database, game)
-    assert [row.player for row in rows][0] == "Ann"
+    assert rows[0].player == "Ann"
     expected = {line.name: line.highlight for line in score_result(document).players}
     assert {row.player: row.highlight for row in rows} == expected
     assert all(type(row) is (CricketRow if "cricket-" in game else LeaderboardRow) for row in rows)
