@@ -389,7 +389,8 @@ HIGHLIGHTS: dict[str, Highlight] = {
     "english-cricket": Highlight("most runs"),
     "domino-cribbage": Highlight("best hand"),
 }
-"""Game id -> its highlight (the most runs in Baseball, ...); filled per game."""
+"""Game id -> its highlight (the most runs in Baseball, ...): one for every
+registered game, each defined in docs/leaderboard.md, "Statistics"."""
 
 _Measure = Callable[[_Walk, int], float | None]
 
