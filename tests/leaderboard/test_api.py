@@ -176,3 +176,12 @@ def test_pages_for_unknown_players_and_results_are_404s(client: TestClient) -> N
 def test_the_result_page_breaks_the_game_down_by_visit(client: TestClient, seeded: Seeded) -> None:
     page = client.get(f"/results/{seeded.result_ids['x01']}").text
     assert "T20 T7 D20" in page and "Ann" in page
+
+
+def test_a_database_that_is_away_gives_503_not_500(tmp_path: Path) -> None:
+    away = Database(f"sqlite:///{tmp_path / 'no-such-folder' / 'leaderboard.sqlite3'}")
+    with TestClient(create_app(away, LiveHub(), VENUES), raise_server_exceptions=False) as client:
+        response = client.get("/api/leaderboard", params={"game": "x01"})
+        assert response.status_code == 503
+        assert "database is unavailable" in response.json()["detail"]
+        assert client.get("/").status_code == 503
