@@ -17,10 +17,18 @@ from leaderboard.live_hub import LiveHub
 from leaderboard.web.app import create_app
 from tests.browser import chromium_browser, watched_page
 from tests.leaderboard.app_server import AppServer
-from tests.leaderboard.web_seed import LINEUPS, VENUES, seed, seed_history
+from tests.leaderboard.web_seed import VENUES, seed, seed_history
 from tests.paths import REPO
 
-SCREENSHOT_LINEUPS = (("Dee", "Eve"), ("Fay", "Gus"), ("Eve", "Fay"), ("Gus", "Dee"))
+SCREENSHOT_LINEUPS = (
+    ("Ann", "Cy"),
+    ("Bob", "Dee"),
+    ("Dee", "Eve"),
+    ("Fay", "Gus"),
+    ("Eve", "Fay"),
+    ("Gus", "Cy"),
+)
+"""Today's games of the screenshots (the tests' markup name stays out of the README)."""
 
 BOARD_STATE: dict[str, Any] = {
     "game": "x01",
@@ -41,7 +49,7 @@ def take(folder: Path) -> list[Path]:
         database = Database(f"sqlite:///{Path(scratch) / 'leaderboard.sqlite3'}")
         database.migrate()
         seed_history(database)
-        seed(database, games=16, lineups=LINEUPS + SCREENSHOT_LINEUPS)
+        seed(database, games=16, lineups=SCREENSHOT_LINEUPS)
         hub = LiveHub()
         server = AppServer(create_app(database, hub, VENUES))
         server.start()
