@@ -94,6 +94,6 @@
   show(slides.dataset.start || null);
   tick();
   setInterval(tick, 10000);
-  if (rotateSeconds > 0) setInterval(next, rotateSeconds * 1000);
+  if (rotateSeconds > 0) setInterval(next, Math.max(rotateSeconds, 2) * 1000);
   connect();
 })();

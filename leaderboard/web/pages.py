@@ -78,7 +78,16 @@ def _today_tables(session: Session, venue: str | None) -> list[tuple[str, list[R
     return tables
 
 
+def _rankings(session: Session, venue: str | None) -> dict[str, Any]:
+    """What the TV's table and record slides show: today's tables and records."""
+    return {
+        "tables": _today_tables(session, venue),
+        "records": queries.records(session, "day", venue),
+    }
+
+
 def _boards(hub: LiveHub, venue: str | None) -> list[LiveBoard]:
+    """The boards the TV shows: the venue's, or every one."""
     return [board for board in hub.boards() if venue is None or board.venue == venue]
 
 
@@ -99,8 +108,7 @@ def tv_page(
         "rotate": rotate,
         "slide": slide,
         "boards": _boards(hub, venue),
-        "tables": _today_tables(session, venue),
-        "records": queries.records(session, "day", venue),
+        **_rankings(session, venue),
         "recent": queries.recent_results(session, 1, venue),
         "game_names": {game: game_name(game) for game in game_ids()},
     }
@@ -110,11 +118,7 @@ def tv_page(
 @router.get("/tv/rankings", response_class=HTMLResponse)
 def tv_rankings(request: Request, session: SessionDep, venue: VenueQuery = None) -> HTMLResponse:
     """The TV's table and record slides, re-fetched after each new result."""
-    context = {
-        "tables": _today_tables(session, venue),
-        "records": queries.records(session, "day", venue),
-    }
-    return TEMPLATES.TemplateResponse(request, "tv_rankings.html", context)
+    return TEMPLATES.TemplateResponse(request, "tv_rankings.html", _rankings(session, venue))
 
 
 @router.get("/tv/boards", response_class=HTMLResponse)
@@ -143,8 +147,7 @@ def _charts(points: list[AveragePoint]) -> list[tuple[str, Markup]]:
 
 
 def _not_found(request: Request, what: str) -> HTMLResponse:
-    response = TEMPLATES.TemplateResponse(request, "not_found.html", {"what": what}, 404)
-    return response
+    return TEMPLATES.TemplateResponse(request, "not_found.html", {"what": what}, 404)
 
 
 @router.get("/players/{name:path}", response_class=HTMLResponse)
