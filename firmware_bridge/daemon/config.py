@@ -262,13 +262,6 @@ class DisplayConfig:
 
 
 @dataclass(frozen=True)
-class LogConfig:
-    """``[log]``: how much the daemon logs (``--log-level`` wins)."""
-
-    level: str = DEFAULT_LOG_LEVEL
-
-
-@dataclass(frozen=True)
 class LeaderboardConfig:
     """``[leaderboard]``: the results service (``oche leaderboard``): its
     database, and which venue each board is in (a venue's ``day`` runs in its
@@ -283,6 +276,13 @@ class LeaderboardConfig:
 
 
 @dataclass(frozen=True)
+class LogConfig:
+    """``[log]``: how much the daemon logs (``--log-level`` wins)."""
+
+    level: str = DEFAULT_LOG_LEVEL
+
+
+@dataclass(frozen=True)
 class Config:
     """The whole config; ``source`` is the file it came from, or ``"defaults"``."""
 
@@ -292,8 +292,8 @@ class Config:
     journal: JournalConfig = field(default_factory=JournalConfig)
     homeassistant: HomeAssistantConfig = field(default_factory=HomeAssistantConfig)
     display: DisplayConfig = field(default_factory=DisplayConfig)
-    log: LogConfig = field(default_factory=LogConfig)
     leaderboard: LeaderboardConfig = field(default_factory=LeaderboardConfig)
+    log: LogConfig = field(default_factory=LogConfig)
     source: str = "defaults"
 
     @property
@@ -311,8 +311,8 @@ SECTIONS: dict[str, type[Any]] = {
     "journal": JournalConfig,
     "homeassistant": HomeAssistantConfig,
     "display": DisplayConfig,
-    "log": LogConfig,
     "leaderboard": LeaderboardConfig,
+    "log": LogConfig,
 }
 """The config file's sections, in the order they are documented and checked."""
 
@@ -747,7 +747,6 @@ _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
     "journal": {},
     "homeassistant": {"discovery_prefix": _discovery_prefix},
     "display": {"volume": _in_range(0, 1)},
-    "log": {"level": _log_level},
     "leaderboard": {
         "db": _database_url,
         "venue": _not_blank,
@@ -756,6 +755,7 @@ _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
         "venues": _venue_of_board,
         "timezones": _venue_time_zones,
     },
+    "log": {"level": _log_level},
 }
 """Per-key checks of well-typed values: each returns the problem or ``None``."""
 
