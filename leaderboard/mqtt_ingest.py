@@ -169,6 +169,11 @@ class MqttIngest:
                     log.warning("MQTT: %s %s (%s); retrying", verb, server, exc)
                 else:
                     log.debug("MQTT: %s still unreachable (%s)", server, exc)
+            except Exception:
+                # A bug in handling a message must not end the service: the
+                # unacknowledged results come again on the next connection.
+                log.exception("MQTT: the connection to %s failed; reconnecting", server)
+                outage_since = outage_since or time.monotonic()
             finally:
                 self._client = None
             delay = min(self.BACKOFF_MAX, self.BACKOFF_START * 2.0**failures)

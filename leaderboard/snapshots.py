@@ -112,6 +112,10 @@ class SnapshotPublisher:
         except (SQLAlchemyError, OSError) as exc:
             log.warning("leaderboard snapshot of %s not built: %s", game, _first_line(exc))
             return False
+        except Exception:
+            # A bug, not an outage: say so once and wait for the next result.
+            log.exception("leaderboard snapshot of %s failed", game)
+            return True
         if snapshot is None:
             return True  # nothing ranked yet: nothing to show
         payload = json.dumps(snapshot, separators=(",", ":"), ensure_ascii=False).encode()

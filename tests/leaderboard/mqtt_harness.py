@@ -28,6 +28,7 @@ __all__ = [
     "Ingesting",
     "eventually",
     "publish",
+    "rejected_ids",
     "result_documents",
     "running_ingest",
     "stored_ids",
@@ -139,8 +140,21 @@ async def running_ingest(
 
 
 def stored_ids(database: Database) -> list[str]:
-    """The result ids stored (not rejected), each as often as it is stored."""
-    from leaderboard import queries
+    """The result ids stored (not rejected), one per row: a doubled result
+    would show twice."""
+    from sqlalchemy import select
+
+    from leaderboard.models import Result
 
     with database.session() as session:
-        return [summary.result_id for summary in queries.recent_results(session, limit=1_000_000)]
+        return list(session.scalars(select(Result.result_id)))
+
+
+def rejected_ids(database: Database) -> list[str | None]:
+    """The result ids of the rejected payloads (None: no readable id), one per row."""
+    from sqlalchemy import select
+
+    from leaderboard.models import Rejected
+
+    with database.session() as session:
+        return list(session.scalars(select(Rejected.result_id)))
