@@ -185,3 +185,22 @@ def test_a_database_that_is_away_gives_503_not_500(tmp_path: Path) -> None:
         assert response.status_code == 503
         assert "database is unavailable" in response.json()["detail"]
         assert client.get("/").status_code == 503
+
+
+def test_the_api_and_pages_read_postgresql_too(postgres_url: str) -> None:
+    database = Database(postgres_url)
+    database.migrate()
+    try:
+        seeded = seed(database)
+        with TestClient(create_app(database, LiveHub(), VENUES)) as client:
+            rows = client.get("/api/leaderboard", params={"game": "x01", "period": "day"}).json()
+            assert {row["player"] for row in rows} == {"Ann", "Bob", "Cy", TRICKY_NAME}
+            card = client.get("/api/players/ANN", params={"venue": "The Crown"}).json()
+            assert card["name"] == "Ann" and card["average_history"]
+            detail = client.get(f"/api/results/{seeded.result_ids['x01']}").json()
+            assert detail["visits"][-1]["darts"] == ["T20", "T7", "D20"]
+            assert client.get("/api/records").json()["highest_checkout"]["value"] >= 121
+            assert 'data-game="cricket"' in client.get("/").text
+            assert '<path class="line"' in client.get("/players/Ann").text
+    finally:
+        database.dispose()
