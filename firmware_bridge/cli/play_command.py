@@ -282,7 +282,7 @@ def _leaderboard_settings(
     else:
         db = config.leaderboard.db or default_url()
     Database(db)  # a ValueError names a URL it cannot use (no I/O yet)
-    host, port = args.http
+    host, port = args.http or DEFAULT_HTTP
     return ServiceSettings(
         db_url=db, mqtt_url=_broker_url(config, daemon), base=config.mqtt.base,
         http_host=host, http_port=port,
@@ -321,6 +321,8 @@ def _play(args: argparse.Namespace) -> int:
     except ConfigError as error:
         raise UsageError(str(error)) from None
     use_config_level(args.log_level, config.log.level)
+    if args.http is not None and not args.leaderboard:
+        raise UsageError("--http is where --leaderboard serves its pages: add --leaderboard")
     config = _demo_config(config) if args.demo else _free_broker_port(config)
     headless = args.screenshot is not None or not find_screen() or off_screen()
     prepare_pygame(render_only=headless)
@@ -427,7 +429,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--http",
         type=http_address,
-        default=DEFAULT_HTTP,
         metavar="HOST:PORT",
         help="with --leaderboard: where the stats pages are served (default 127.0.0.1:8080)",
     )
