@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench clean mosquitto chromium
+.PHONY: demo test lint typecheck unit bench clean mosquitto chromium postgres
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,7 +27,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict
 
-unit: $(STAMP) mosquitto chromium
+unit: $(STAMP) mosquitto chromium postgres
 	$(BIN)/pytest -n auto  # one worker per core (pytest-xdist): every test owns its broker, pty and files
 
 # The MQTT tests start their own Mosquitto; install Debian's when it is missing
@@ -43,6 +43,12 @@ mosquitto:
 chromium:
 	@test -x /usr/bin/chromium || \
 		{ $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium; }
+
+# The leaderboard's storage tests run on PostgreSQL too, each in a database of
+# its own on 127.0.0.1:5432 (user postgres, trust): when nothing answers there,
+# install Debian's postgresql, trust postgres on 127.0.0.1 and start it.
+postgres:
+	@.ci/postgres
 
 bench: $(STAMP) mosquitto
 	$(BIN)/python -m benchmarks.engine

@@ -4,6 +4,7 @@ sessions, and the schema migrations. SQLite by default, PostgreSQL through a
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 from collections.abc import Iterator
@@ -12,11 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Engine, create_engine, event, text
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.exc import ArgumentError
 from sqlalchemy.orm import Session, sessionmaker
 
-__all__ = ["Database", "DatabaseUrlError", "default_url"]
+__all__ = ["Database", "DatabaseUrlError", "default_url", "head_revision", "upsert"]
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 """How long a SQLite writer waits for another process's write to finish."""
@@ -45,6 +47,12 @@ def default_url() -> str:
     return f"sqlite:///{_state_home() / 'oche' / 'leaderboard.sqlite3'}"
 
 
+def upsert(session: Session, model: type[Any]) -> Any:
+    """An ``INSERT`` for ``model`` with ``ON CONFLICT`` support, in the session's dialect."""
+    dialect = session.get_bind().dialect.name
+    return (postgresql.insert if dialect == "postgresql" else sqlite.insert)(model)
+
+
 def _parse(url: str) -> URL:
     """The URL as SQLAlchemy reads it, checked: SQLite or PostgreSQL (psycopg 3)."""
     try:
@@ -63,6 +71,18 @@ def _parse(url: str) -> URL:
         f"{parsed.drivername!r} databases are not supported; use sqlite:///PATH or "
         "postgresql+psycopg://USER@HOST/DB"
     )
+
+
+def head_revision() -> str:
+    """The newest migration's revision: what :meth:`Database.migrate` brings a database to."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    config = Config()
+    config.set_main_option("script_location", str(_MIGRATIONS))
+    head = ScriptDirectory.from_config(config).get_current_head()
+    assert head is not None
+    return head
 
 
 def _sqlite_connect(dbapi_connection: Any, _record: object) -> None:
@@ -118,9 +138,13 @@ class Database:
             return engine
         return create_engine(self._url, pool_pre_ping=True, pool_size=5, max_overflow=5)
 
-    def migrate(self) -> None:
-        """Create or upgrade the schema to the newest migration (Alembic, run
-        in code: no alembic.ini). Two processes may call it at once."""
+    def migrate(self, revision: str = "head") -> None:
+        """Create or upgrade the schema to the newest migration (or to
+        ``revision``; Alembic, run in code: no alembic.ini). Two processes may
+        call it at once."""
+        alembic_log = logging.getLogger("alembic")
+        if alembic_log.level == logging.NOTSET:  # its INFO lines say nothing to a user
+            alembic_log.setLevel(logging.WARNING)
         from alembic import command
         from alembic.config import Config
 
@@ -133,7 +157,7 @@ class Database:
                     text("SELECT pg_advisory_xact_lock(:key)"), {"key": MIGRATION_LOCK_KEY}
                 )
             config.attributes["connection"] = connection
-            command.upgrade(config, "head")
+            command.upgrade(config, revision)
 
     @contextmanager
     def session(self) -> Iterator[Session]:

@@ -24,6 +24,7 @@ __all__ = [
     "Base",
     "Player",
     "PlayerRating",
+    "PlayerTotal",
     "Rating",
     "Rejected",
     "Result",
@@ -143,6 +144,38 @@ class ResultPlayer(Base):
     count_5_marks: Mapped[int] = mapped_column(Integer, default=0)
     count_7_marks: Mapped[int] = mapped_column(Integer, default=0)
     count_9_marks: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class PlayerTotal(Base):
+    """A player's all-time figures in one game: the sums, bests and worsts of
+    their ``result_players`` rows, kept up to date by each stored result, so
+    the all-time table reads one row a player instead of adding up every game."""
+
+    __tablename__ = "player_totals"
+
+    player_id: Mapped[int] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    game: Mapped[str] = mapped_column(String(64), primary_key=True)
+    played: Mapped[int] = mapped_column(Integer)
+    won: Mapped[int] = mapped_column(Integer)
+    highlight: Mapped[float | None] = mapped_column(Float)
+    points: Mapped[int] = mapped_column(Integer)
+    darts: Mapped[int] = mapped_column(Integer)
+    first9_points: Mapped[int] = mapped_column(Integer)
+    first9_darts: Mapped[int] = mapped_column(Integer)
+    checkouts: Mapped[int] = mapped_column(Integer)
+    checkout_darts: Mapped[int] = mapped_column(Integer)
+    highest_checkout: Mapped[int | None] = mapped_column(Integer)
+    best_leg_darts: Mapped[int | None] = mapped_column(Integer)
+    count_100: Mapped[int] = mapped_column(Integer)
+    count_140: Mapped[int] = mapped_column(Integer)
+    count_180: Mapped[int] = mapped_column(Integer)
+    marks: Mapped[int] = mapped_column(Integer)
+    best_game_mpr: Mapped[float | None] = mapped_column(Float)
+    count_5_marks: Mapped[int] = mapped_column(Integer)
+    count_7_marks: Mapped[int] = mapped_column(Integer)
+    count_9_marks: Mapped[int] = mapped_column(Integer)
 
 
 class Rejected(Base):

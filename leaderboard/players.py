@@ -16,6 +16,7 @@ from leaderboard.database import Database
 from leaderboard.models import NAME_LENGTH, Player, Result, ResultPlayer, Venue
 from leaderboard.ratings import rebuild_family
 from leaderboard.store import lock_family, player_key
+from leaderboard.totals import recount
 
 __all__ = ["FORGOTTEN_NAME", "Forgotten", "PlayerError", "Renamed", "forget", "rename"]
 
@@ -92,8 +93,6 @@ def rename(database: Database, old: str, new: str, venue: str | None = None) -> 
     with database.write_session() as session:
         player, venue_name = _find(session, old, venue)
         games = _games_of(session, player.id)
-        for game in games:
-            lock_family(session, game)
         count = len(
             session.execute(
                 select(ResultPlayer.id).where(ResultPlayer.player_id == player.id)
@@ -106,15 +105,14 @@ def rename(database: Database, old: str, new: str, venue: str | None = None) -> 
                 Player.id != player.id,
             )
         ).scalar_one_or_none()
+        for game in sorted(set(games) | set(_games_of(session, other.id) if other else [])):
+            lock_family(session, game)  # in one order, as ingest takes them
         if other is None:
             player.key, player.name = player_key(target), target
             session.execute(
                 update(ResultPlayer).where(ResultPlayer.player_id == player.id).values(name=target)
             )
             return Renamed(target, venue_name, merged=False, games=count)
-        for game in _games_of(session, other.id):
-            if game not in games:
-                lock_family(session, game)
         session.execute(
             update(ResultPlayer)
             .where(ResultPlayer.player_id == player.id)
@@ -124,6 +122,7 @@ def rename(database: Database, old: str, new: str, venue: str | None = None) -> 
         other.name_at = max(other.name_at, player.name_at)
         session.delete(player)
         session.flush()
+        recount(session, [other.id])
         for game in games:
             rebuild_family(session, game)
         return Renamed(target, venue_name, merged=True, games=count)

@@ -16,10 +16,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import (
     ColumnElement,
-    Float,
     and_,
-    case,
-    cast,
     false,
     func,
     or_,
@@ -45,10 +42,19 @@ from leaderboard.api_models import (
     VisitBreakdown,
     X01Row,
 )
-from leaderboard.models import Player, PlayerRating, Rating, Rejected, Result, Venue
+from leaderboard.models import (
+    Player,
+    PlayerRating,
+    PlayerTotal,
+    Rating,
+    Rejected,
+    Result,
+    Venue,
+)
 from leaderboard.models import ResultPlayer as PlayerFigures
 from leaderboard.ratings import DEFAULT_ORDINAL
-from leaderboard.scoring import HIGHLIGHTS, Highlight
+from leaderboard.scoring import HIGHLIGHTS
+from leaderboard.totals import figure_aggregates
 
 __all__ = [
     "CRICKET_GAMES",
@@ -140,47 +146,13 @@ def _in_period(
     return or_(*parts) if parts else false()
 
 
-def _ratio(top: Any, bottom: Any, scale: float) -> Any:
-    return case(
-        (bottom > 0, cast(top, Float) * scale / cast(bottom, Float)),
-        else_=None,
-    )
-
-
-def _aggregates(game: str) -> list[Any]:
-    """The summed, best and worst figures of one player's rows, by label."""
-    figures = PlayerFigures
-    highlight = HIGHLIGHTS.get(game, Highlight(""))
-    best = func.max if highlight.higher_is_better else func.min
-    return [
-        func.count().label("played"),
-        func.sum(case((figures.won, 1), else_=0)).label("won"),
-        best(figures.highlight).label("highlight"),
-        func.sum(figures.points).label("points"),
-        func.sum(figures.darts).label("darts"),
-        func.sum(figures.first9_points).label("first9_points"),
-        func.sum(figures.first9_darts).label("first9_darts"),
-        func.sum(figures.checkouts).label("checkouts"),
-        func.sum(figures.checkout_darts).label("checkout_darts"),
-        func.max(figures.highest_checkout).label("highest_checkout"),
-        func.min(figures.leg_darts).label("best_leg_darts"),
-        func.sum(figures.count_100).label("count_100"),
-        func.sum(figures.count_140).label("count_140"),
-        func.sum(figures.count_180).label("count_180"),
-        func.sum(figures.marks).label("marks"),
-        func.max(_ratio(figures.marks, figures.darts, 3.0)).label("best_game_mpr"),
-        func.sum(figures.count_5_marks).label("count_5_marks"),
-        func.sum(figures.count_7_marks).label("count_7_marks"),
-        func.sum(figures.count_9_marks).label("count_9_marks"),
-    ]
-
-
 def _per(top: int | None, bottom: int | None, scale: float) -> float | None:
     return round(top * scale / bottom, 2) if top is not None and bottom else None
 
 
 def _row(game: str, rank: int, figures: Any) -> Row:
-    """One table row from an aggregate (and the player's name, venue and rating)."""
+    """One table row from an aggregate (and the player's name, venue and rating).
+    Built without validation: every value comes typed from the database."""
     played, won = int(figures.played), int(figures.won or 0)
     base: dict[str, Any] = {
         "rank": rank,
@@ -193,7 +165,7 @@ def _row(game: str, rank: int, figures: Any) -> Row:
         "highlight": figures.highlight,
     }
     if game == "x01":
-        return X01Row(
+        return X01Row.model_construct(
             **base,
             three_dart_average=_per(figures.points, figures.darts, 3),
             first9_average=_per(figures.first9_points, figures.first9_darts, 3),
@@ -206,7 +178,7 @@ def _row(game: str, rank: int, figures: Any) -> Row:
         )
     if game in CRICKET_GAMES:
         best = figures.best_game_mpr
-        return CricketRow(
+        return CricketRow.model_construct(
             **base,
             mpr=_per(figures.marks, figures.darts, 3),
             best_game_mpr=round(float(best), 2) if best is not None else None,
@@ -214,26 +186,19 @@ def _row(game: str, rank: int, figures: Any) -> Row:
             count_7_marks=int(figures.count_7_marks or 0),
             count_9_marks=int(figures.count_9_marks or 0),
         )
-    return LeaderboardRow(**base)
+    return LeaderboardRow.model_construct(**base)
 
 
-def _table(
-    session: Session, game: str, condition: ColumnElement[bool] | None, player: int | None = None
+def _ranked(
+    session: Session,
+    game: str,
+    totals: Any,
+    venue_id: int | None,
+    player: int | None,
+    limit: int | None,
 ) -> list[Any]:
-    """Each player's aggregate for ``game`` (rows matching ``condition``), with
-    name, venue and rating, in rank order."""
-    figures = PlayerFigures
-    where = [figures.game == game, figures.player_id.is_not(None)]
-    if condition is not None:
-        where.append(condition)
-    if player is not None:
-        where.append(figures.player_id == player)
-    totals = (
-        select(figures.player_id.label("player_id"), *_aggregates(game))
-        .where(*where)
-        .group_by(figures.player_id)
-        .subquery()
-    )
+    """``totals`` (per player: the labelled figures) with name, venue and
+    rating, in rank order: rating, then wins, then name."""
     rating = func.coalesce(PlayerRating.ordinal, DEFAULT_ORDINAL).label("rating")
     query = (
         select(totals, Player.name.label("name"), Venue.name.label("venue"), rating)
@@ -245,20 +210,68 @@ def _table(
         )
         .order_by(rating.desc(), totals.c.won.desc(), Player.name, Venue.name)
     )
+    if venue_id is not None:
+        query = query.where(Player.venue_id == venue_id)
+    if player is not None:
+        query = query.where(totals.c.player_id == player)
+    if limit is not None:
+        query = query.limit(max(0, limit))
     return list(session.execute(query).all())
 
 
-def leaderboard(
-    session: Session, game: str, period: Period, venue: str | None = None, now: float | None = None
-) -> list[Row]:
-    """One game's table for the period, ordered by rank (rating's ordinal)."""
-    condition = _in_period(
-        session, period, venue, now, PlayerFigures.finished_at, PlayerFigures.venue_id
+def _all_time(
+    session: Session,
+    game: str,
+    venue_id: int | None = None,
+    player: int | None = None,
+    limit: int | None = None,
+) -> list[Any]:
+    """The all-time table, read from the kept totals (one row a player)."""
+    columns = [column for column in PlayerTotal.__table__.c if column.name != "game"]
+    totals = select(*columns).where(PlayerTotal.game == game).subquery()
+    return _ranked(session, game, totals, venue_id, player, limit)
+
+
+def _in_rows(
+    session: Session, game: str, condition: ColumnElement[bool], limit: int | None = None
+) -> list[Any]:
+    """A period's table: the period's ``result_players`` rows added up in SQL."""
+    figures = PlayerFigures
+    totals = (
+        select(figures.player_id.label("player_id"), *figure_aggregates(game))
+        .where(figures.game == game, figures.player_id.is_not(None), condition)
+        .group_by(figures.player_id)
+        .subquery()
     )
-    return [
-        _row(game, rank, figures)
-        for rank, figures in enumerate(_table(session, game, condition), 1)
-    ]
+    return _ranked(session, game, totals, None, None, limit)
+
+
+def leaderboard(
+    session: Session,
+    game: str,
+    period: Period,
+    venue: str | None = None,
+    now: float | None = None,
+    limit: int | None = None,
+) -> list[Row]:
+    """One game's table for the period, ordered by rank (rating's ordinal);
+    the first ``limit`` rows when given."""
+    if period == "all":
+        venue_id = None
+        if venue is not None:
+            venue_id = session.execute(
+                select(Venue.id).where(Venue.name == venue)
+            ).scalar_one_or_none()
+            if venue_id is None:
+                return []
+        found = _all_time(session, game, venue_id, limit=limit)
+    else:
+        condition = _in_period(
+            session, period, venue, now, PlayerFigures.finished_at, PlayerFigures.venue_id
+        )
+        assert condition is not None
+        found = _in_rows(session, game, condition, limit)
+    return [_row(game, rank, figures) for rank, figures in enumerate(found, 1)]
 
 
 def _player(session: Session, name: str, venue: str | None) -> Player:
@@ -337,7 +350,7 @@ def player_card(session: Session, name: str, venue: str | None = None) -> Player
     )
     stats = []
     for game in games:
-        (figures,) = _table(session, game, None, player=player.id)
+        (figures,) = _all_time(session, game, player=player.id)
         rank = _rank_of(session, game, float(figures.rating))
         stats.append(PlayerGameStats(game=game, row=_row(game, rank, figures)))
     history = [

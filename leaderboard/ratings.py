@@ -7,16 +7,20 @@ are the same whatever order results arrived in. Shown: the ordinal
 
 from __future__ import annotations
 
+import functools
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from openskill.models import PlackettLuce, PlackettLuceRating
-from sqlalchemy import and_, delete, insert, or_, select
+from sqlalchemy import ColumnElement, and_, delete, insert, or_, select
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from leaderboard.models import PlayerRating, Rating, Result, ResultPlayer
 
-__all__ = ["DEFAULT_ORDINAL", "MODEL", "rate_from", "rebuild_all", "rebuild_family"]
+__all__ = ["DEFAULT_ORDINAL", "MODEL", "NewResult", "rate_new", "rebuild_all", "rebuild_family"]
 
 MODEL = PlackettLuce()
 """The model (default mu 25, sigma 25/3): deterministic, no randomness."""
@@ -32,11 +36,11 @@ class _Seat:
     placement: int
 
 
-def _after(at: float, result_id: str) -> object:
-    """Results of ``(finished_at, result_id)`` at or after the point."""
-    return or_(
-        Result.finished_at > at, and_(Result.finished_at == at, Result.result_id >= result_id)
-    )
+def _after(at: float, result_id: str, strictly: bool = False) -> ColumnElement[bool]:
+    """Results at (or strictly after) the point ``(finished_at, result_id)``;
+    written so the (game, finished_at, result_id) index bounds the scan."""
+    same = Result.result_id > result_id if strictly else Result.result_id >= result_id
+    return and_(Result.finished_at >= at, or_(Result.finished_at > at, same))
 
 
 def _groups(seats: list[_Seat]) -> tuple[list[list[int]], list[int]]:
@@ -58,18 +62,18 @@ def _groups(seats: list[_Seat]) -> tuple[list[list[int]], list[int]]:
     )
 
 
-def _replay(session: Session, game: str, condition: object | None) -> None:
+def _replay(session: Session, game: str, condition: ColumnElement[bool] | None) -> None:
     """Rate every result of ``game`` matching ``condition`` (all when None), in
     order, starting from each player's current rating, and keep the history."""
     query = select(Result.id, Result.result_id, Result.finished_at).where(Result.game == game)
     if condition is not None:
-        query = query.where(condition)  # type: ignore[arg-type]
+        query = query.where(condition)
     results = session.execute(query.order_by(Result.finished_at, Result.result_id)).all()
     if not results:
         return
     pks = [row.id for row in results]
     seats: dict[int, list[_Seat]] = defaultdict(list)
-    for chunk in range(0, len(pks), 5000):
+    for chunk in _chunks(pks):
         rows = session.execute(
             select(
                 ResultPlayer.result_pk,
@@ -77,18 +81,26 @@ def _replay(session: Session, game: str, condition: object | None) -> None:
                 ResultPlayer.team,
                 ResultPlayer.placement,
             )
-            .where(
-                ResultPlayer.result_pk.in_(pks[chunk : chunk + 5000]),
-                ResultPlayer.player_id.is_not(None),
-            )
+            .where(ResultPlayer.result_pk.in_(chunk), ResultPlayer.player_id.is_not(None))
             .order_by(ResultPlayer.result_pk, ResultPlayer.seat)
         )
         for result_pk, seated, team, placement in rows:
             assert seated is not None
             seats[result_pk].append(_Seat(seated, team, placement))
-    players = {seat.player_id for group in seats.values() for seat in group}
+    _rate(session, game, [(row.id, row.result_id, row.finished_at) for row in results], seats)
+
+
+def _rate(
+    session: Session,
+    game: str,
+    results: list[tuple[int, str, float]],
+    seats: dict[int, list[_Seat]],
+) -> None:
+    """Rate ``results`` (pk, result id, finished_at; in order) from each
+    player's current rating; add the history and set the current ratings."""
+    players = sorted({seat.player_id for group in seats.values() for seat in group})
     current: dict[int, PlackettLuceRating] = {}
-    for chunk_ids in _chunks(sorted(players)):
+    for chunk_ids in _chunks(players):
         for player_id, mu, sigma in session.execute(
             select(PlayerRating.player_id, PlayerRating.mu, PlayerRating.sigma).where(
                 PlayerRating.game == game, PlayerRating.player_id.in_(chunk_ids)
@@ -96,8 +108,9 @@ def _replay(session: Session, game: str, condition: object | None) -> None:
         ):
             current[player_id] = MODEL.rating(mu=mu, sigma=sigma)
     history: list[dict[str, object]] = []
-    for row in results:
-        teams, ranks = _groups(seats.get(row.id, []))
+    touched: set[int] = set()
+    for result_pk, result_id, at in results:
+        teams, ranks = _groups(seats.get(result_pk, []))
         if len(teams) < 2:
             continue  # a solo game rates no one
         before = [[current.get(p) or MODEL.rating() for p in team] for team in teams]
@@ -105,6 +118,7 @@ def _replay(session: Session, game: str, condition: object | None) -> None:
         for members, rated in zip(teams, after, strict=True):
             for member, rating in zip(members, rated, strict=True):
                 current[member] = rating
+                touched.add(member)
                 history.append(
                     {
                         "player_id": member,
@@ -112,34 +126,37 @@ def _replay(session: Session, game: str, condition: object | None) -> None:
                         "mu": rating.mu,
                         "sigma": rating.sigma,
                         "ordinal": rating.ordinal(),
-                        "result_pk": row.id,
-                        "result_id": row.result_id,
-                        "at": row.finished_at,
+                        "result_pk": result_pk,
+                        "result_id": result_id,
+                        "at": at,
                     }
                 )
-    if history:
-        session.execute(insert(Rating), history)
-    touched = sorted({int(str(entry["player_id"])) for entry in history})
-    for chunk_ids in _chunks(touched):
-        session.execute(
-            delete(PlayerRating).where(
-                PlayerRating.game == game, PlayerRating.player_id.in_(chunk_ids)
-            )
-        )
-    if touched:
-        session.execute(
-            insert(PlayerRating),
-            [
-                {
-                    "player_id": player_id,
-                    "game": game,
-                    "mu": current[player_id].mu,
-                    "sigma": current[player_id].sigma,
-                    "ordinal": current[player_id].ordinal(),
-                }
-                for player_id in touched
-            ],
-        )
+    if not history:
+        return
+    session.execute(insert(Rating), history)
+    session.execute(
+        _current_upsert(session.get_bind().dialect.name),
+        [
+            {
+                "player_id": player_id,
+                "game": game,
+                "mu": current[player_id].mu,
+                "sigma": current[player_id].sigma,
+                "ordinal": current[player_id].ordinal(),
+            }
+            for player_id in sorted(touched)
+        ],
+    )
+
+
+@functools.cache
+def _current_upsert(dialect: str) -> Any:
+    statement = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(PlayerRating)
+    new = statement.excluded
+    return statement.on_conflict_do_update(
+        index_elements=["player_id", "game"],
+        set_={"mu": new.mu, "sigma": new.sigma, "ordinal": new.ordinal},
+    )
 
 
 def _chunks(values: list[int], size: int = 5000) -> list[list[int]]:
@@ -149,7 +166,7 @@ def _chunks(values: list[int], size: int = 5000) -> list[list[int]]:
 def _rewind(session: Session, game: str, at: float, result_id: str) -> None:
     """Forget the ratings from ``(at, result_id)`` on: drop that history and set
     each affected player's current rating back to their last one before it."""
-    later = or_(Rating.at > at, and_(Rating.at == at, Rating.result_id >= result_id))
+    later = and_(Rating.at >= at, or_(Rating.at > at, Rating.result_id >= result_id))
     affected = sorted(
         session.execute(
             select(Rating.player_id).where(Rating.game == game, later).distinct()
@@ -176,12 +193,48 @@ def _rewind(session: Session, game: str, at: float, result_id: str) -> None:
     session.flush()
 
 
-def rate_from(session: Session, game: str, at: float, result_id: str) -> None:
-    """A result of ``game`` finished at ``at`` was stored: rate it and, when it
-    came late, every later result of the family again (call with the family's
-    writers serialized, :func:`leaderboard.store.lock_family`)."""
-    _rewind(session, game, at, result_id)
-    _replay(session, game, _after(at, result_id))
+@dataclass(frozen=True, slots=True)
+class NewResult:
+    """A result just stored: its row id, result id, when it finished and its
+    ``result_players`` rows as inserted."""
+
+    pk: int
+    result_id: str
+    finished_at: float
+    lines: Sequence[Mapping[str, Any]]
+
+
+def rate_new(session: Session, game: str, new: Sequence[NewResult]) -> None:
+    """Results of ``game`` were stored (``new``, in finished_at order): rate
+    them and, when one came late, every later result of the family again (call
+    with the family's writers serialized, :func:`leaderboard.store.lock_family`).
+    When they are the family's latest, as nearly always, nothing is read back
+    but the players' current ratings."""
+    if not new:
+        return
+    first = new[0]
+    later = session.execute(
+        select(Result.id)
+        .where(
+            Result.game == game,
+            _after(first.finished_at, first.result_id, strictly=True),
+            Result.id.not_in([result.pk for result in new]),
+        )
+        .limit(1)
+    ).first()
+    if later is None:
+        seats = {
+            result.pk: [
+                _Seat(line["player_id"], line["team"], line["placement"])
+                for line in result.lines
+                if line["player_id"] is not None
+            ]
+            for result in new
+        }
+        _rate(session, game, [(r.pk, r.result_id, r.finished_at) for r in new], seats)
+        return
+    _rewind(session, game, first.finished_at, first.result_id)
+    _replay(session, game, _after(first.finished_at, first.result_id))
 
 
 def rebuild_family(session: Session, game: str) -> None:

@@ -42,6 +42,7 @@ COMMAND_MODULES = (
     "firmware",
     "udev",
     "cribbage",
+    "leaderboard",
 )
 """The commands with a module of their own (``firmware_bridge.cli.<name>_command``),
 in the order ``oche --help`` lists them. Only the module of the command given

@@ -18,7 +18,7 @@ from leaderboard.scoring import score_result
 from leaderboard.store import ingest
 from leaderboard.venues import VenueMap
 from tests.leaderboard.conftest import X01_MOVES, as_payload
-from tests.leaderboard.result_documents import PLAYED_GAMES, result_document
+from tests.leaderboard.result_documents import PLAYED_GAMES, result_document, simulated_document
 
 VENUES = VenueMap(
     boards={"crown-1": "The Crown", "crown-2": "The Crown"},
@@ -122,7 +122,7 @@ def test_every_game_has_a_table_with_its_highlight(database: Database, game: str
     document = PLAYED_GAMES[game]()
     store(database, document)
     rows = table(database, game)
-    assert [row.player for row in rows][0] == "Ann"
+    assert rows[0].player == "Ann"
     expected = {line.name: line.highlight for line in score_result(document).players}
     assert {row.player: row.highlight for row in rows} == expected
     assert all(type(row) is (CricketRow if "cricket-" in game else LeaderboardRow) for row in rows)
@@ -254,3 +254,29 @@ def test_recent_results_newest_first_and_rejected_ones_apart(database: Database)
         (tampered["result_id"], NOW),
     ]
     assert sum(row.played for row in table(database, "x01")) == 8  # never the rejected
+
+
+def test_the_all_time_totals_kept_at_ingest_match_the_rows_they_add_up(
+    database: Database,
+) -> None:
+    for seed in range(4):
+        for game in ("x01", "cricket"):
+            players = ("Ann", "Bob") if seed % 2 else ("Cy", "Ann")
+            document = simulated_document(
+                game, seed, players=players, started_at=NOW - 86400 + 3600 * seed
+            )
+            store(database, document)
+    for moves in (
+        ["T15 T18 M", "M M M", "SB"],
+        ["S15 S16 S17", "M M M", "S18 S19 S20", "M M M", "SB"],
+    ):
+        document = result_document(
+            "around-the-world", moves, options={"start": 15, "multi": True}, finished_at=NOW - 5
+        )
+        store(database, document)
+    # the all-time rows come from player_totals, the month's from adding up the rows
+    for game in ("x01", "cricket", "around-the-world"):
+        assert table(database, game, "all") == table(database, game, "month"), game
+    with database.session() as session:
+        top = queries.leaderboard(session, "x01", "all", limit=1)
+    assert top == table(database, "x01", "all")[:1]

@@ -14,9 +14,11 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select, text
 
-from leaderboard.database import Database, DatabaseUrlError, default_url
-from leaderboard.models import Player, Rejected, Result, ResultPlayer
-from leaderboard.store import MAX_RESULT_BYTES, ingest
+from leaderboard import queries
+from leaderboard.database import Database, DatabaseUrlError, default_url, head_revision
+from leaderboard.models import Player, Rating, Rejected, Result, ResultPlayer
+from leaderboard.store import MAX_RESULT_BYTES, ingest, ingest_many
+from leaderboard.totals import SUMS
 from leaderboard.venues import VenueMap
 from tests.leaderboard.conftest import X01_MOVES, as_payload
 from tests.leaderboard.result_documents import result_document
@@ -104,7 +106,49 @@ def test_two_processes_migrating_at_once_both_succeed(sqlite_or_postgres_url: st
     db = Database(sqlite_or_postgres_url)
     with db.session() as session:
         version = session.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
-    assert version == ["0001"]
+    assert version == [head_revision()]
+    db.dispose()
+
+
+def test_upgrading_a_database_keeps_its_results_and_counts_their_totals(
+    sqlite_or_postgres_url: str,
+) -> None:
+    db = Database(sqlite_or_postgres_url)
+    db.migrate("0001")
+    with db.write_session() as session:
+        session.execute(text("INSERT INTO venues (id, name, timezone) VALUES (1, 'home', 'UTC')"))
+        session.execute(
+            text(
+                "INSERT INTO players (id, venue_id, key, name, name_at) "
+                "VALUES (1, 1, 'ann', 'Ann', 0)"
+            )
+        )
+        session.execute(
+            text(
+                "INSERT INTO results (id, result_id, board, venue_id, game, options, result, "
+                "finished_at, received_at, visits, payload) VALUES "
+                "(1, 'old', 'b', 1, 'x01', '{}', 'checkout', 0, 0, '[]', '{}')"
+            )
+        )
+        figures = [name for name in SUMS if name != "darts"]
+        session.execute(
+            text(
+                "INSERT INTO result_players (result_pk, player_id, seat, name, game, venue_id, "
+                "finished_at, score, won, placement, darts, highlight, highest_checkout, "
+                f"leg_darts, {', '.join(figures)}) VALUES (1, 1, 0, 'Ann', 'x01', 1, 0, 0, "
+                f"true, 1, 12, 40, 40, 12, {', '.join('1' for _ in figures)})"
+            )
+        )
+    db.migrate()
+    with db.session() as session:
+        (row,) = queries.leaderboard(session, "x01", "all")
+    assert (row.player, row.played, row.won, row.highest_checkout, row.best_leg_darts) == (
+        "Ann",
+        1,
+        1,
+        40,
+        12,
+    )
     db.dispose()
 
 
@@ -217,3 +261,31 @@ def test_two_seats_with_one_name_are_rejected(database: Database) -> None:
     assert outcome.status == "rejected"
     assert "'ann'" in (outcome.reason or "")
     assert count(database, Result) == 0
+
+
+def test_a_batch_is_stored_in_one_go_with_each_payloads_outcome(database: Database) -> None:
+    late, early = x01(result_id="late", finished_at=2e9), x01(result_id="early", finished_at=1e9)
+    outcomes = ingest_many(database, [late, b"junk", early, late, x01(result_id="early")], VENUES)
+    assert [(o.status, o.result_id) for o in outcomes] == [
+        ("imported", "late"),
+        ("rejected", None),
+        ("imported", "early"),
+        ("duplicate", "late"),
+        ("duplicate", "early"),
+    ]
+    assert count(database, Result) == 2
+    with database.session() as session:
+        history = session.execute(select(Rating.result_id).order_by(Rating.id)).scalars().all()
+    assert history == ["early", "early", "late", "late"]  # rated in the order played
+
+
+def test_a_batch_gives_each_player_the_spelling_of_their_latest_game(database: Database) -> None:
+    documents = [
+        result_document("x01", X01_MOVES, players=players, options={"start": 301}, finished_at=at)
+        for players, at in ((["ann", "Bob"], 3e9), (["ANN", "bob"], 1e9), (["Ann", "BOB"], 2e9))
+    ]
+    outcomes = ingest_many(database, [as_payload(document) for document in documents], VENUES)
+    assert {outcome.status for outcome in outcomes} == {"imported"}
+    with database.session() as session:
+        names = session.execute(select(Player.name).order_by(Player.key)).scalars().all()
+    assert names == ["ann", "Bob"]
