@@ -63,8 +63,8 @@ def leaderboard_pages(snapshots: Sequence[Snapshot]) -> tuple[Page, ...]:
     ]
     records = today_records(snapshots)
     if records:
-        title, covers = _PERIODS[snapshots[0].records_period]
-        pages.append(Page(f"{title} records", covers, None, records[:10]))
+        title = _PERIODS[snapshots[0].records_period][0]
+        pages.append(Page(f"{title} records", "", None, records[:10]))
     return tuple(pages)
 
 
@@ -212,7 +212,7 @@ class IdleScene(Scene):
         lines = split(rect, max(len(records), 6), 0, vertical=True)
         for line, record in zip(lines, records, strict=False):
             cells = [
-                record.label,
+                record.label[:1].upper() + record.label[1:],
                 _number(record.value),
                 short_name(record.player),
                 game_title({"game": record.game}),

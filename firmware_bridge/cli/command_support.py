@@ -16,7 +16,6 @@ __all__ = [
     "UsageError",
     "add_board_arguments",
     "board_spec",
-    "http_address",
     "key_values",
     "missing_extra",
     "quiet_board_logs",
@@ -65,18 +64,6 @@ def key_values(pairs: Sequence[str], what: str) -> dict[str, str]:
             raise UsageError(f"{what} {pair!r} is not KEY=VALUE")
         result[key.strip()] = value.strip()
     return result
-
-
-def http_address(text: str) -> tuple[str, int]:
-    """``HOST:PORT`` (``[::1]:8080`` for IPv6) as an argparse type: the
-    address an HTTP server listens on."""
-    host, sep, port = text.strip().rpartition(":")
-    host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-    if not sep or not host or not port.isdigit() or not 1 <= int(port) <= 65535:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not HOST:PORT, such as 127.0.0.1:8080 or 0.0.0.0:8080"
-        )
-    return host, int(port)
 
 
 def _hex_id(text: str) -> int:

@@ -38,7 +38,7 @@ from urllib.parse import quote
 
 from drivers.errors import DriverError
 from engine import EngineError
-from firmware_bridge.cli.command_support import UsageError, http_address
+from firmware_bridge.cli.command_support import UsageError
 from firmware_bridge.cli.display_command import (
     KEYS_HELP,
     add_sound_arguments,
@@ -47,6 +47,8 @@ from firmware_bridge.cli.display_command import (
     off_screen,
     prepare_pygame,
 )
+from firmware_bridge.cli.leaderboard_command import DEFAULT_HTTP, parse_http_address
+from firmware_bridge.cli.leaderboard_command import _venues as venue_map
 from firmware_bridge.cli.run_command import broker_error
 from firmware_bridge.cli.scoreboard_text import render_scoreboard
 from firmware_bridge.daemon.board_daemon import Daemon
@@ -62,10 +64,7 @@ from firmware_bridge.daemon.log_setup import use_config_level
 if TYPE_CHECKING:
     from leaderboard.service import ServiceSettings
 
-__all__ = ["DEFAULT_HTTP", "DEMO_GAME", "DEMO_SCRIPT", "LeaderboardTask", "add_parser"]
-
-DEFAULT_HTTP = ("127.0.0.1", 8080)
-"""Where ``--leaderboard`` serves the stats pages unless ``--http`` says otherwise."""
+__all__ = ["DEMO_GAME", "DEMO_SCRIPT", "LeaderboardTask", "add_parser"]
 
 DEMO_GAME = SessionSetup("x01", {"start": 301}, ("Ann", "Bob"))
 """Started by the daemon itself before it reads the board, so the script's
@@ -282,10 +281,10 @@ def _leaderboard_settings(
     else:
         db = config.leaderboard.db or default_url()
     Database(db)  # a ValueError names a URL it cannot use (no I/O yet)
-    host, port = args.http
+    host, port = parse_http_address(args.http or DEFAULT_HTTP)
     return ServiceSettings(
         db_url=db, mqtt_url=_broker_url(config, daemon), base=config.mqtt.base,
-        http_host=host, http_port=port,
+        http_host=host, http_port=port, venues=venue_map(config),
     )  # fmt: skip
 
 
@@ -321,6 +320,10 @@ def _play(args: argparse.Namespace) -> int:
     except ConfigError as error:
         raise UsageError(str(error)) from None
     use_config_level(args.log_level, config.log.level)
+    if args.http is not None and not args.leaderboard:
+        raise UsageError("--http is where --leaderboard serves its pages: add --leaderboard")
+    if args.http is not None:
+        parse_http_address(args.http)  # a bad one says so before anything starts
     config = _demo_config(config) if args.demo else _free_broker_port(config)
     headless = args.screenshot is not None or not find_screen() or off_screen()
     prepare_pygame(render_only=headless)
@@ -426,8 +429,6 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--http",
-        type=http_address,
-        default=DEFAULT_HTTP,
         metavar="HOST:PORT",
         help="with --leaderboard: where the stats pages are served (default 127.0.0.1:8080)",
     )

@@ -9,6 +9,7 @@ import json
 import logging
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -245,6 +246,42 @@ def test_malformed_snapshots_are_ignored_with_one_log_line_each(
     remaining = until(feed, lambda snapshots: len(snapshots) == 1)
     assert [s.game for s in remaining] == ["cricket"]
     assert remaining[0].rows[0].player == "Bob"
+
+
+def test_the_services_own_snapshot_shows_on_the_idle_scene(
+    mosquitto: MosquittoBroker, tmp_path: Path
+) -> None:
+    """The leaderboard service's snapshot (leaderboard.snapshots.build_snapshot,
+    from a result it stored in a real SQLite file) retained on a real
+    Mosquitto, read by the display: the two sides agree on the payload."""
+    from leaderboard.database import Database
+    from leaderboard.snapshots import build_snapshot
+    from leaderboard.store import ingest
+    from leaderboard.venues import VenueMap
+    from tests.leaderboard.result_documents import result_document
+
+    database = Database(f"sqlite:///{tmp_path / 'leaderboard.sqlite3'}")
+    database.migrate()
+    try:
+        moves = ["T20 T20 T20", "S1 S1 S1", "T20 T19 S1", "S1 S1 S1", "S1 D1"]
+        document = result_document("x01", moves, players=("Ann", "Bob"), options={"start": 301})
+        outcome = ingest(database, json.dumps(document).encode(), VenueMap())
+        assert outcome.status == "imported", outcome.reason
+        snapshot = build_snapshot(database, "x01")
+    finally:
+        database.dispose()
+    assert snapshot is not None
+    publish(mosquitto, ("oche/board1/state", IDLE), ("oche/leaderboard/x01", snapshot))
+    with StateFeed(mosquitto.url, "board1", "oche") as feed:
+        feed.wait_for_state(WAIT)
+        assert feed.wait_for_leaderboards(1, WAIT)
+        app = DisplayApp(feed, SIZE)  # type: ignore[arg-type]
+        app.sync()
+    shown = texts(draw(app.scene)[1])  # type: ignore[arg-type]
+    assert "X01 leaderboard" in shown and "3-dart avg" in shown
+    ann = shown.index("Ann")
+    assert shown[ann - 1 : ann + 4] == ["1", "Ann", "1", "1", "100%"]
+    assert "Bob" in shown
 
 
 def test_the_snapshots_here_are_the_contracts() -> None:
