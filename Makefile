@@ -7,7 +7,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench clean mosquitto
+.PHONY: demo test lint typecheck unit bench clean mosquitto chromium postgres
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,7 +27,7 @@ lint: $(STAMP)
 typecheck: $(STAMP)
 	$(BIN)/mypy --strict
 
-unit: $(STAMP) mosquitto
+unit: $(STAMP) mosquitto chromium postgres
 	$(BIN)/pytest -n auto  # one worker per core (pytest-xdist): every test owns its broker, pty and files
 
 # The MQTT tests start their own Mosquitto; install Debian's when it is missing
@@ -38,11 +38,24 @@ mosquitto:
 	@command -v mosquitto >/dev/null || test -x /usr/sbin/mosquitto || \
 		{ $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq mosquitto; }
 
-bench: $(STAMP) mosquitto
+# The leaderboard's page tests drive Debian's chromium through Playwright
+# (executable_path: Playwright downloads no browser); install it when missing.
+chromium:
+	@test -x /usr/bin/chromium || \
+		{ $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium; }
+
+# The leaderboard's storage tests run on PostgreSQL too, each in a database of
+# its own on 127.0.0.1:5432 (user postgres, trust): when nothing answers there,
+# install Debian's postgresql, trust postgres on 127.0.0.1 and start it.
+postgres:
+	@.ci/postgres
+
+bench: $(STAMP) mosquitto postgres
 	$(BIN)/python -m benchmarks.engine
 	$(BIN)/python -m benchmarks.drivers
 	$(BIN)/python -m benchmarks.bots
 	$(BIN)/python -m benchmarks.latency
+	$(BIN)/python -m benchmarks.leaderboard
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -33,6 +33,7 @@ import pygame
 from display.banners import draw_banners
 from display.cues import collapse, cues_for
 from display.layout import Layout
+from display.leaderboards import Snapshot
 from display.scenes import (
     MQTT_EVENT,
     Scene,
@@ -124,16 +125,18 @@ def render_state(
     clock: float = 0.0,
     layout: Layout | None = None,
     sprites: Sprites | None = None,
+    leaderboards: tuple[Snapshot, ...] = (),
 ) -> pygame.Surface:
     """The frame the display shows for ``state`` (an MQTT state payload, or
     ``None`` before one arrived) in a ``size`` window, at animation time
     ``clock``, with the daemon ``availability`` (``online``, ``offline`` or
-    ``no-broker``). Reads ``state`` only. Pass ``layout`` to see where text
-    went, ``sprites`` for a render cache of the caller's (none: the shared one,
-    display/sprites.py)."""
+    ``no-broker``) and the ``leaderboards`` snapshots (the attract screen's).
+    Reads ``state`` only. Pass ``layout`` to see where text went, ``sprites``
+    for a render cache of the caller's (none: the shared one, display/sprites.py)."""
     surface = pygame.Surface(size)
     layout = layout or Layout(*size)
     scene = scene_for(state, sprites)
+    scene.leaderboards = leaderboards
     scene.clock = clock
     scene.draw(surface, layout)
     draw_banners(surface, layout, state, availability, clock)
@@ -163,7 +166,7 @@ class DisplayApp:
         self._serial = -1
         self._screen: pygame.Surface | None = None
         self._static: pygame.Surface | None = None
-        self._static_for: tuple[object, object] = (None, None)
+        self._static_for: tuple[object, object, object] = (None, None, None)
 
     def _open_window(self) -> pygame.Surface:
         if self.fullscreen:
@@ -271,6 +274,7 @@ class DisplayApp:
             if type(self.scene) is not wanted and (not self.in_setup or running):
                 self.scene = wanted(self.sprites)
             self.scene.set_state(state)
+        self.scene.leaderboards = self.feed.leaderboards
         events = self.feed.events()
         for payload in events:
             if not self.in_setup and _is_game_button(payload) and can_set_up(state):
@@ -295,9 +299,10 @@ class DisplayApp:
     def frame(self, surface: pygame.Surface, dt: float) -> None:
         """Advance by ``dt`` seconds and draw one frame on ``surface``.
 
-        The scene's static picture is drawn once per state (and window size)
-        and kept; a frame blits it and draws what moves and the banners over
-        it. The pixels are the same as :func:`render_state`'s."""
+        The scene's static picture is drawn once per state, window size and
+        :meth:`Scene.static_key`, and kept; a frame blits it and draws what
+        moves and the banners over it. The pixels are the same as
+        :func:`render_state`'s."""
         state, availability = self.sync()
         self.scene.update(dt)
         layout = Layout(*surface.get_size())
@@ -309,13 +314,20 @@ class DisplayApp:
     def _static_picture(self, surface: pygame.Surface, layout: Layout) -> pygame.Surface:
         cached = self._static
         same_size = cached is not None and cached.get_size() == surface.get_size()
-        scene, state = self._static_for
-        if cached is not None and same_size and scene is self.scene and state is self.scene.state:
+        scene, state, key = self._static_for
+        now = self.scene.static_key()
+        if (
+            cached is not None
+            and same_size
+            and scene is self.scene
+            and state is self.scene.state
+            and key == now
+        ):
             return cached
         if cached is None or not same_size:
             cached = pygame.Surface(surface.get_size(), 0, surface)
         self.scene.draw_static(cached, layout)
-        self._static, self._static_for = cached, (self.scene, self.scene.state)
+        self._static, self._static_for = cached, (self.scene, self.scene.state, now)
         return cached
 
     def run(self) -> int:

@@ -36,6 +36,7 @@ import pygame.font
 __all__ = [
     "COLORS",
     "Color",
+    "HAlign",
     "Layout",
     "bands",
     "font",

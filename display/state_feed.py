@@ -27,6 +27,13 @@ one would otherwise vanish without a trace (a tile the hand does not have,
 display's own, which the scenes turn into a notice as they do the daemon's
 events. Other clients' answers are ignored.
 
+It also subscribes to every game's leaderboard snapshot,
+``{base}/leaderboard/+`` (retained, published by the leaderboard service):
+:attr:`StateFeed.leaderboards` holds the latest valid one of each game
+(display/leaderboards.py), for the attract screen between games. A snapshot
+the display cannot read is ignored with one log line; an empty retained
+message takes that game's snapshot away.
+
 The feed reconnects with a growing delay (0.5 s to 5 s) when the broker goes
 away. Making a feed does no I/O; :meth:`start` starts the thread and
 :meth:`close` stops it.
@@ -49,7 +56,13 @@ from typing import Any
 
 import aiomqtt
 
-from firmware_bridge.mqtt_contract import check_base, check_board_id, parse_broker_url
+from display.leaderboards import Snapshot, SnapshotError, parse_snapshot, snapshot_game
+from firmware_bridge.mqtt_contract import (
+    check_base,
+    check_board_id,
+    leaderboard_topic,
+    parse_broker_url,
+)
 
 __all__ = ["StateFeed"]
 
@@ -59,6 +72,9 @@ _MAX_EVENTS = 256
 _MAX_PENDING = 256
 """How many sent commands the feed remembers while their answers are due."""
 _SUBSCRIPTIONS = ("availability", "state", "event", "cmd/response")
+MAX_GAMES = 64
+"""Leaderboard snapshots kept at most (the engine has a dozen games): more
+games' snapshots are ignored, so no client can fill the display's memory."""
 
 
 class StateFeed:
@@ -88,11 +104,14 @@ class StateFeed:
         self._password = password if username is not None else self.address.password
         self._keepalive = keepalive
         self.topics = {name: f"{base}/{board}/{name}" for name in (*_SUBSCRIPTIONS, "cmd")}
+        self.topics["leaderboard"] = leaderboard_topic(base, "+")
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._state: dict[str, Any] | None = None
         self._serial = 0
         self._availability: str | None = None
+        self._leaderboards: dict[str, Snapshot] = {}
+        self._leaderboards_shown: tuple[Snapshot, ...] = ()
         self._events: collections.deque[dict[str, Any]] = collections.deque(maxlen=_MAX_EVENTS)
         self._id_prefix = f"display-{secrets.token_hex(3)}-"
         self._ids = itertools.count(1)
@@ -132,6 +151,13 @@ class StateFeed:
         with self._lock:
             return self._connected
 
+    @property
+    def leaderboards(self) -> tuple[Snapshot, ...]:
+        """The latest leaderboard snapshot of each game, by game id (empty
+        before any). The same tuple object until a snapshot changes."""
+        with self._lock:
+            return self._leaderboards_shown
+
     def snapshot(self) -> tuple[dict[str, Any] | None, int, str | None, bool]:
         """``(state, state_serial, availability, connected)`` read together."""
         with self._lock:
@@ -151,6 +177,13 @@ class StateFeed:
         with self._changed:
             self._changed.wait_for(lambda: self._serial > after_serial, timeout)
             return self._state if self._serial > after_serial else None
+
+    def wait_for_leaderboards(self, count: int, timeout: float) -> tuple[Snapshot, ...]:
+        """Block until snapshots of ``count`` games are here (or ``timeout`` s
+        passed); returns those there are."""
+        with self._changed:
+            self._changed.wait_for(lambda: len(self._leaderboards_shown) >= count, timeout)
+            return self._leaderboards_shown
 
     def send_command(self, command: dict[str, Any]) -> concurrent.futures.Future[bool]:
         """Publish ``command`` on the board's ``cmd`` topic (QoS 1, not
@@ -248,7 +281,7 @@ class StateFeed:
                     # Availability first: the broker sends each retained message
                     # as its subscription is made, so a state never arrives
                     # before the availability that qualifies it.
-                    for name in _SUBSCRIPTIONS:
+                    for name in (*_SUBSCRIPTIONS, "leaderboard"):
                         await client.subscribe(self.topics[name], qos=1)
                     self._client = client
                     with self._changed:
@@ -291,6 +324,11 @@ class StateFeed:
 
     def _receive(self, topic: str, raw: Any) -> None:
         data = bytes(raw) if isinstance(raw, bytes | bytearray) else str(raw or "").encode()
+        if topic not in self.topics.values():
+            game = snapshot_game(self.base, topic)
+            if game is not None:
+                self._take_snapshot(topic, game, data)
+            return
         text = data.decode("utf-8", "replace")
         if topic == self.topics["availability"]:
             with self._changed:
@@ -312,6 +350,30 @@ class StateFeed:
                 self._events.append(payload)
             elif topic == self.topics["cmd/response"]:
                 self._answer(payload)
+            self._changed.notify_all()
+
+    def _take_snapshot(self, topic: str, game: str, data: bytes) -> None:
+        """Keep ``game``'s snapshot; an empty message takes it away, one the
+        display cannot read is ignored with a log line (the last good one stays)."""
+        snapshot: Snapshot | None = None
+        if data:
+            try:
+                snapshot = parse_snapshot(game, data)
+            except SnapshotError as error:
+                log.warning("%s: leaderboard snapshot ignored: %s", topic, error)
+                return
+        with self._changed:
+            if snapshot is None:
+                if self._leaderboards.pop(game, None) is None:
+                    return
+            elif game in self._leaderboards or len(self._leaderboards) < MAX_GAMES:
+                self._leaderboards[game] = snapshot
+            else:
+                log.warning("%s: leaderboard snapshot ignored: over %d games", topic, MAX_GAMES)
+                return
+            self._leaderboards_shown = tuple(
+                self._leaderboards[name] for name in sorted(self._leaderboards)
+            )
             self._changed.notify_all()
 
     def _answer(self, response: dict[str, Any]) -> None:

@@ -12,6 +12,11 @@ Every board publishes under ``{base}/{board}/`` (zigbee2mqtt style)::
     {base}/{board}/cmd/response   QoS 1: the answer to each command
     {base}/{board}/result         QoS 1: finished games, at least once (dedupe by result_id)
 
+The leaderboard service (``oche leaderboard serve``) publishes one topic of its
+own, outside every board's subtree (so ``leaderboard`` is not a board id)::
+
+    {base}/leaderboard/{game}     retained, QoS 1: the game's top 10 and the day's records
+
 :data:`TOPICS` maps each topic name to its retain flag, QoS and the JSON Schema
 (draft 2020-12) of its payload; ``docs/mqtt.md`` prints those schemas. This
 module is pure: it does no I/O. :mod:`firmware_bridge.daemon.mqtt_link` moves the
@@ -45,6 +50,9 @@ __all__ = [
     "DART_SOURCES",
     "DEFAULT_PORTS",
     "EVENT_TYPES",
+    "LEADERBOARD_LEVEL",
+    "LEADERBOARD_TOP",
+    "LEADERBOARD_TOPIC",
     "MAX_COMMAND_BYTES",
     "MAX_TOPIC_LEVEL",
     "PHASES",
@@ -58,6 +66,7 @@ __all__ = [
     "check_board_id",
     "check_subtopic",
     "cpu_label",
+    "leaderboard_topic",
     "parse_broker_url",
     "parse_command",
     "response_payload",
@@ -93,6 +102,10 @@ _BASE_RE = re.compile(rf"^{BASE_PATTERN}$")
 _BOARD_RE = re.compile(rf"^{BOARD_ID_PATTERN}$")
 _SUBTOPIC_RE = re.compile(r"^[^/+#\s]+(?:/[^/+#\s]+)*$")
 
+LEADERBOARD_LEVEL = "leaderboard"
+"""The level under the base where the leaderboard service publishes
+``{base}/leaderboard/{game}``; no board may take it as its id."""
+
 AVAILABILITY_ONLINE = "online"
 AVAILABILITY_OFFLINE = "offline"
 
@@ -113,6 +126,11 @@ def board_id_problem(board: str) -> str | None:
     """Why ``board`` cannot be a board id (:data:`BOARD_ID_PATTERN`), or ``None``."""
     if not board:
         return "must not be empty"
+    if board == LEADERBOARD_LEVEL:
+        return (
+            f"{LEADERBOARD_LEVEL!r} is reserved: {{base}}/{LEADERBOARD_LEVEL}/ holds the "
+            "leaderboard's snapshots"
+        )
     if len(board) > MAX_TOPIC_LEVEL:
         return f"must be at most {MAX_TOPIC_LEVEL} characters, not {len(board)}"
     if not _BOARD_RE.match(board):
@@ -784,6 +802,114 @@ TOPICS: dict[str, TopicSpec] = {
     "result": TopicSpec("result", retain=False, qos=1, schema=_result_schema()),
 }
 """Topic name -> :class:`TopicSpec`, in the order of :data:`TOPIC_NAMES`."""
+
+
+# ---------------------------------------------------------- the leaderboard
+
+LEADERBOARD_TOP = 10
+"""How many rows a ``{base}/leaderboard/{game}`` snapshot carries at most."""
+
+_COUNT: dict[str, Any] = {"type": "integer", "minimum": 0}
+_NULLABLE_NUMBER: dict[str, Any] = {"type": ["number", "null"]}
+_NULLABLE_COUNT: dict[str, Any] = {"type": ["integer", "null"], "minimum": 0}
+
+
+def _leaderboard_schema() -> dict[str, Any]:
+    row = {
+        "description": "One player's row, as GET /api/leaderboard returns it. X01 rows add "
+        "three_dart_average, first9_average, checkout_percent, highest_checkout, "
+        "best_leg_darts, count_100, count_140 and count_180; Cricket and Cricket-Shanghai "
+        "rows add mpr, best_game_mpr, count_5_marks, count_7_marks and count_9_marks "
+        "(docs/leaderboard.md).",
+        "type": "object",
+        "properties": {
+            "rank": {"type": "integer", "minimum": 1},
+            "player": {"type": "string", "minLength": 1},
+            "venue": {"type": "string"},
+            "played": _COUNT,
+            "won": _COUNT,
+            "win_percent": {"type": "number", "minimum": 0, "maximum": 100},
+            "rating": {"description": "The conservative OpenSkill ordinal.", "type": "number"},
+            "highlight": {
+                "description": "The player's best of the game's own highlight, or null.",
+                **_NULLABLE_NUMBER,
+            },
+            "three_dart_average": _NULLABLE_NUMBER,
+            "first9_average": _NULLABLE_NUMBER,
+            "checkout_percent": _NULLABLE_NUMBER,
+            "highest_checkout": _NULLABLE_COUNT,
+            "best_leg_darts": _NULLABLE_COUNT,
+            "count_100": _COUNT,
+            "count_140": _COUNT,
+            "count_180": _COUNT,
+            "mpr": _NULLABLE_NUMBER,
+            "best_game_mpr": _NULLABLE_NUMBER,
+            "count_5_marks": _COUNT,
+            "count_7_marks": _COUNT,
+            "count_9_marks": _COUNT,
+        },
+        "required": ["rank", "player", "venue", "played", "won", "win_percent", "rating"],
+    }
+    record = {
+        "description": "One record: the game it was set in, what it is, who set it, the "
+        "value, the result it came from and when (Unix seconds).",
+        "type": ["object", "null"],
+        "properties": {
+            "game": {"type": "string"},
+            "label": {"type": "string"},
+            "player": {"type": "string"},
+            "value": {"type": "number"},
+            "result_id": {"type": "string"},
+            "at": {"type": "number"},
+        },
+        "required": ["game", "label", "player", "value", "result_id", "at"],
+    }
+    return {
+        "$schema": _DRAFT,
+        "title": "Oche leaderboard topic",
+        "description": "A game's table, published retained by the leaderboard service on "
+        "{base}/leaderboard/{game} after new results and on every (re)connection: the "
+        f"first {LEADERBOARD_TOP} rows by rank of the day's table, or of the all-time table "
+        "when nobody played the game today (period says which), and the day's records.",
+        "type": "object",
+        "properties": {
+            "game": {"description": "The game id, as in the topic.", "type": "string"},
+            "updated_at": {"description": "When the service built it.", **_TIMESTAMP},
+            "period": {"description": "The table's period.", "enum": ["day", "all"]},
+            "top": {"type": "array", "items": {"$ref": "#/$defs/row"}, "maxItems": LEADERBOARD_TOP},
+            "records": {
+                "description": "The day's records over every game (GET /api/records?period=day).",
+                "type": "object",
+                "properties": {
+                    "period": {"const": "day"},
+                    "venue": {"type": ["string", "null"]},
+                    "highest_checkout": {"$ref": "#/$defs/record"},
+                    "best_leg": {"$ref": "#/$defs/record"},
+                    "most_180s": {"$ref": "#/$defs/record"},
+                    "highlights": {
+                        "type": "array",
+                        "items": {"$ref": "#/$defs/record", "type": "object"},
+                    },
+                },
+                "required": ["highest_checkout", "best_leg", "most_180s", "highlights"],
+            },
+        },
+        "required": ["game", "updated_at", "period", "top", "records"],
+        "$defs": {"row": row, "record": record},
+    }
+
+
+LEADERBOARD_TOPIC = TopicSpec(LEADERBOARD_LEVEL, retain=True, qos=1, schema=_leaderboard_schema())
+"""``{base}/leaderboard/{game}``: not a board's topic, so not in :data:`TOPICS`."""
+
+
+def leaderboard_topic(base: str, game: str) -> str:
+    """``{base}/leaderboard/{game}``; ``game`` may be ``+`` to subscribe to every
+    game. A ValueError names a bad base or game."""
+    check_base(base)
+    if game != "+" and (not game or any(c in game for c in "/+#") or game != game.strip()):
+        raise ValueError(f"bad game id {game!r} for a leaderboard topic: one topic level")
+    return f"{base}/{LEADERBOARD_LEVEL}/{game}"
 
 
 # ------------------------------------------------------------------ commands

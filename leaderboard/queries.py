@@ -1,31 +1,82 @@
 """What the API, the pages, ``oche leaderboard show`` and the MQTT snapshots
 read: each function takes a session and returns :mod:`leaderboard.api_models`.
-``now`` (Unix seconds) fixes the period's end for tests; default: the clock."""
+``now`` (Unix seconds) fixes the period's end for tests; default: the clock.
+
+Tables aggregate ``result_players`` in SQL (one indexed pass per game and
+period); a period is the venue's local calendar day, ISO week (from Monday)
+or month, in the venue's time zone, or all time."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from sqlalchemy import (
+    ColumnElement,
+    and_,
+    false,
+    func,
+    or_,
+    select,
+)
 from sqlalchemy.orm import Session
 
 from leaderboard.api_models import (
+    AveragePoint,
+    CricketRow,
+    LeaderboardRow,
     Period,
     PlayerCard,
+    PlayerGameStats,
+    RatingPoint,
+    RecordEntry,
     Records,
     RejectedEntry,
     ResultDetail,
+    ResultPlayer,
     ResultSummary,
     Row,
+    VisitBreakdown,
+    X01Row,
 )
+from leaderboard.models import (
+    Player,
+    PlayerRating,
+    PlayerTotal,
+    Rating,
+    Rejected,
+    Result,
+    Venue,
+)
+from leaderboard.models import ResultPlayer as PlayerFigures
+from leaderboard.ratings import DEFAULT_ORDINAL
+from leaderboard.scoring import HIGHLIGHTS
+from leaderboard.totals import figure_aggregates
 
 __all__ = [
+    "CRICKET_GAMES",
+    "PERIODS",
     "PlayerNotFoundError",
     "ResultNotFoundError",
     "leaderboard",
+    "period_bounds",
     "player_card",
     "recent_results",
     "records",
     "rejected",
     "result_detail",
 ]
+
+PERIODS: tuple[Period, ...] = ("day", "week", "month", "all")
+
+CRICKET_GAMES = ("cricket", "cricket-shanghai")
+"""Games whose rows are :class:`CricketRow` (marks per round)."""
+
+RECENT_ON_CARD = 20
+"""How many recent results a player card lists."""
 
 
 class PlayerNotFoundError(LookupError):
@@ -36,32 +87,492 @@ class ResultNotFoundError(LookupError):
     """No stored result with that id."""
 
 
+def _zone(name: str) -> ZoneInfo:
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
+
+
+def period_bounds(period: Period, timezone: str, now: float) -> tuple[float, float] | None:
+    """``[start, end)`` in Unix seconds of the ``period`` holding ``now`` in
+    ``timezone`` (an IANA name; unknown ones count as UTC), None for ``all``."""
+    if period == "all":
+        return None
+    zone = _zone(timezone)
+    today = datetime.fromtimestamp(now, zone).date()
+    if period == "day":
+        first, last = today, today + timedelta(days=1)
+    elif period == "week":
+        first = today - timedelta(days=today.weekday())
+        last = first + timedelta(days=7)
+    elif period == "month":
+        first = today.replace(day=1)
+        last = (first + timedelta(days=32)).replace(day=1)
+    else:
+        raise ValueError(f"unknown period {period!r}; use one of {', '.join(PERIODS)}")
+
+    def midnight(day: Any) -> float:
+        return datetime(day.year, day.month, day.day, tzinfo=zone).timestamp()
+
+    return midnight(first), midnight(last)
+
+
+def _in_period(
+    session: Session,
+    period: Period,
+    venue: str | None,
+    now: float | None,
+    at: Any,
+    venue_column: Any,
+) -> ColumnElement[bool] | None:
+    """The condition for rows (time ``at``, venue ``venue_column``) in the
+    period, each in its own venue's time zone; None when nothing is filtered."""
+    if period not in PERIODS:
+        raise ValueError(f"unknown period {period!r}; use one of {', '.join(PERIODS)}")
+    clock = time.time() if now is None else now
+    venues = session.execute(select(Venue.id, Venue.name, Venue.timezone)).all()
+    if venue is not None:
+        venues = [row for row in venues if row.name == venue]
+        if not venues:
+            return false()
+    if period == "all":
+        return venue_column == venues[0].id if venue is not None else None
+    parts = []
+    for row in venues:
+        bounds = period_bounds(period, row.timezone, clock)
+        assert bounds is not None
+        parts.append(and_(venue_column == row.id, at >= bounds[0], at < bounds[1]))
+    return or_(*parts) if parts else false()
+
+
+def _per(top: int | None, bottom: int | None, scale: float) -> float | None:
+    return round(top * scale / bottom, 2) if top is not None and bottom else None
+
+
+def _row(game: str, rank: int, figures: Any) -> Row:
+    """One table row from an aggregate (and the player's name, venue and rating).
+    Built without validation: every value comes typed from the database."""
+    played, won = int(figures.played), int(figures.won or 0)
+    base: dict[str, Any] = {
+        "rank": rank,
+        "player": figures.name,
+        "venue": figures.venue,
+        "played": played,
+        "won": won,
+        "win_percent": round(won * 100 / played, 1) if played else 0.0,
+        "rating": round(float(figures.rating), 2),
+        "highlight": figures.highlight,
+    }
+    if game == "x01":
+        return X01Row.model_construct(
+            **base,
+            three_dart_average=_per(figures.points, figures.darts, 3),
+            first9_average=_per(figures.first9_points, figures.first9_darts, 3),
+            checkout_percent=_per(figures.checkouts, figures.checkout_darts, 100),
+            highest_checkout=figures.highest_checkout,
+            best_leg_darts=figures.best_leg_darts,
+            count_100=int(figures.count_100 or 0),
+            count_140=int(figures.count_140 or 0),
+            count_180=int(figures.count_180 or 0),
+        )
+    if game in CRICKET_GAMES:
+        best = figures.best_game_mpr
+        return CricketRow.model_construct(
+            **base,
+            mpr=_per(figures.marks, figures.darts, 3),
+            best_game_mpr=round(float(best), 2) if best is not None else None,
+            count_5_marks=int(figures.count_5_marks or 0),
+            count_7_marks=int(figures.count_7_marks or 0),
+            count_9_marks=int(figures.count_9_marks or 0),
+        )
+    return LeaderboardRow.model_construct(**base)
+
+
+def _ranked(
+    session: Session,
+    game: str,
+    totals: Any,
+    venue_id: int | None,
+    player: int | None,
+    limit: int | None,
+) -> list[Any]:
+    """``totals`` (per player: the labelled figures) with name, venue and
+    rating, in rank order: rating, then wins, then name."""
+    rating = func.coalesce(PlayerRating.ordinal, DEFAULT_ORDINAL).label("rating")
+    query = (
+        select(totals, Player.name.label("name"), Venue.name.label("venue"), rating)
+        .join(Player, Player.id == totals.c.player_id)
+        .join(Venue, Venue.id == Player.venue_id)
+        .outerjoin(
+            PlayerRating,
+            and_(PlayerRating.player_id == totals.c.player_id, PlayerRating.game == game),
+        )
+        .order_by(rating.desc(), totals.c.won.desc(), Player.name, Venue.name)
+    )
+    if venue_id is not None:
+        query = query.where(Player.venue_id == venue_id)
+    if player is not None:
+        query = query.where(totals.c.player_id == player)
+    if limit is not None:
+        query = query.limit(max(0, limit))
+    return list(session.execute(query).all())
+
+
+def _all_time(
+    session: Session,
+    game: str,
+    venue_id: int | None = None,
+    player: int | None = None,
+    limit: int | None = None,
+) -> list[Any]:
+    """The all-time table, read from the kept totals (one row a player)."""
+    columns = [column for column in PlayerTotal.__table__.c if column.name != "game"]
+    totals = select(*columns).where(PlayerTotal.game == game).subquery()
+    return _ranked(session, game, totals, venue_id, player, limit)
+
+
+def _in_rows(
+    session: Session, game: str, condition: ColumnElement[bool], limit: int | None = None
+) -> list[Any]:
+    """A period's table: the period's ``result_players`` rows added up in SQL."""
+    figures = PlayerFigures
+    totals = (
+        select(figures.player_id.label("player_id"), *figure_aggregates(game))
+        .where(figures.game == game, figures.player_id.is_not(None), condition)
+        .group_by(figures.player_id)
+        .subquery()
+    )
+    return _ranked(session, game, totals, None, None, limit)
+
+
 def leaderboard(
-    session: Session, game: str, period: Period, venue: str | None = None, now: float | None = None
+    session: Session,
+    game: str,
+    period: Period,
+    venue: str | None = None,
+    now: float | None = None,
+    limit: int | None = None,
 ) -> list[Row]:
-    """One game's table for the period, ordered by rank (rating's ordinal)."""
-    raise NotImplementedError
+    """One game's table for the period, ordered by rank (rating's ordinal);
+    the first ``limit`` rows when given."""
+    if period == "all":
+        venue_id = None
+        if venue is not None:
+            venue_id = session.execute(
+                select(Venue.id).where(Venue.name == venue)
+            ).scalar_one_or_none()
+            if venue_id is None:
+                return []
+        found = _all_time(session, game, venue_id, limit=limit)
+    else:
+        condition = _in_period(
+            session, period, venue, now, PlayerFigures.finished_at, PlayerFigures.venue_id
+        )
+        assert condition is not None
+        found = _in_rows(session, game, condition, limit)
+    return [_row(game, rank, figures) for rank, figures in enumerate(found, 1)]
+
+
+def _player(session: Session, name: str, venue: str | None) -> Player:
+    """The player called ``name`` (case and spaces ignored); without a venue,
+    the one seen most recently."""
+    key = name.strip().casefold()
+    query = select(Player).where(Player.key == key)
+    if venue is not None:
+        query = query.join(Venue, Venue.id == Player.venue_id).where(Venue.name == venue)
+    found = session.execute(query.order_by(Player.name_at.desc(), Player.id).limit(1))
+    player = found.scalar_one_or_none()
+    if player is None:
+        where = f" at {venue}" if venue is not None else ""
+        raise PlayerNotFoundError(f"no player called {name.strip()!r}{where}")
+    return player
+
+
+def _summaries(session: Session, results: Sequence[Result]) -> list[ResultSummary]:
+    """:class:`ResultSummary` of each result, in the order given."""
+    if not results:
+        return []
+    pks = [result.id for result in results]
+    names: dict[int, list[str]] = {pk: [] for pk in pks}
+    for result_pk, played_as in session.execute(
+        select(PlayerFigures.result_pk, PlayerFigures.name)
+        .where(PlayerFigures.result_pk.in_(pks))
+        .order_by(PlayerFigures.result_pk, PlayerFigures.seat)
+    ):
+        names[result_pk].append(played_as)
+    venues = {ident: name for ident, name in session.execute(select(Venue.id, Venue.name))}
+    return [
+        ResultSummary(
+            result_id=result.result_id,
+            board=result.board,
+            venue=venues.get(result.venue_id, ""),
+            game=result.game,
+            finished_at=result.finished_at,
+            players=names[result.id],
+            winner_name=result.winner_name,
+            result=result.result,
+        )
+        for result in results
+    ]
+
+
+def _average(game: str, figures: PlayerFigures) -> float | None:
+    """The card chart's value of one result: three-dart average (X01), marks
+    per round (Cricket), else the game's highlight."""
+    if game == "x01":
+        return _per(figures.points, figures.darts, 3)
+    if game in CRICKET_GAMES:
+        return _per(figures.marks, figures.darts, 3)
+    return figures.highlight
+
+
+def _rank_of(session: Session, game: str, ordinal: float) -> int:
+    """A player's place in the game's all-time table: one more than the
+    players rated higher."""
+    higher = session.execute(
+        select(func.count())
+        .select_from(PlayerRating)
+        .where(PlayerRating.game == game, PlayerRating.ordinal > ordinal)
+    ).scalar_one()
+    return int(higher) + 1
 
 
 def player_card(session: Session, name: str, venue: str | None = None) -> PlayerCard:
-    raise NotImplementedError
+    """A player's figures per game (all time), rating and average history, and
+    last results. Raises :class:`PlayerNotFoundError`."""
+    player = _player(session, name, venue)
+    venue_name = session.execute(select(Venue.name).where(Venue.id == player.venue_id))
+    games = sorted(
+        session.execute(
+            select(PlayerFigures.game).where(PlayerFigures.player_id == player.id).distinct()
+        ).scalars()
+    )
+    stats = []
+    for game in games:
+        (figures,) = _all_time(session, game, player=player.id)
+        rank = _rank_of(session, game, float(figures.rating))
+        stats.append(PlayerGameStats(game=game, row=_row(game, rank, figures)))
+    history = [
+        RatingPoint(game=game, at=at, rating=round(ordinal, 2))
+        for game, at, ordinal in session.execute(
+            select(Rating.game, Rating.at, Rating.ordinal)
+            .where(Rating.player_id == player.id)
+            .order_by(Rating.at, Rating.result_id, Rating.game)
+        )
+    ]
+    played = session.execute(
+        select(PlayerFigures, Result.result_id)
+        .join(Result, Result.id == PlayerFigures.result_pk)
+        .where(PlayerFigures.player_id == player.id)
+        .order_by(PlayerFigures.finished_at, Result.result_id)
+    ).all()
+    averages = []
+    for figures, result_id in played:
+        value = _average(figures.game, figures)
+        if value is not None:
+            averages.append(
+                AveragePoint(
+                    game=figures.game, at=figures.finished_at, value=value, result_id=result_id
+                )
+            )
+    recent = session.execute(
+        select(Result)
+        .join(PlayerFigures, PlayerFigures.result_pk == Result.id)
+        .where(PlayerFigures.player_id == player.id)
+        .order_by(Result.finished_at.desc(), Result.result_id.desc())
+        .limit(RECENT_ON_CARD)
+    ).scalars()
+    return PlayerCard(
+        name=player.name,
+        venue=venue_name.scalar_one(),
+        games=stats,
+        rating_history=history,
+        average_history=averages,
+        recent=_summaries(session, list(recent)),
+    )
 
 
 def result_detail(session: Session, result_id: str) -> ResultDetail:
-    raise NotImplementedError
+    """One stored result with each player's line and its visits broken down.
+    Raises :class:`ResultNotFoundError`."""
+    result = session.execute(
+        select(Result).where(Result.result_id == result_id)
+    ).scalar_one_or_none()
+    if result is None:
+        raise ResultNotFoundError(f"no result with id {result_id!r}")
+    (summary,) = _summaries(session, [result])
+    lines = session.execute(
+        select(PlayerFigures)
+        .where(PlayerFigures.result_pk == result.id)
+        .order_by(PlayerFigures.seat)
+    ).scalars()
+    return ResultDetail(
+        **summary.model_dump(),
+        options=dict(result.options),
+        started_at=result.started_at,
+        winner=result.winner,
+        result_players=[
+            ResultPlayer(
+                name=line.name,
+                team=line.team,
+                score=line.score,
+                won=line.won,
+                darts=line.darts,
+                highlight=line.highlight,
+            )
+            for line in lines
+        ],
+        visits=[
+            VisitBreakdown(
+                player=player,
+                darts=list(darts),
+                points=points,
+                marks=marks,
+                bust=bust,
+                score_after=score_after,
+            )
+            for player, darts, points, marks, bust, score_after in result.visits
+        ],
+    )
+
+
+def _record(
+    session: Session,
+    game: str,
+    label: str,
+    measure: Any,
+    higher_is_better: bool,
+    condition: ColumnElement[bool] | None,
+) -> RecordEntry | None:
+    """The best single-result value of ``measure`` in ``game`` (the earliest
+    one on a tie), or None when nobody has one."""
+    figures = PlayerFigures
+    query = (
+        select(
+            measure.label("value"),
+            func.coalesce(Player.name, figures.name).label("player"),
+            Result.result_id,
+            figures.finished_at,
+        )
+        .select_from(figures)
+        .join(Result, Result.id == figures.result_pk)
+        .outerjoin(Player, Player.id == figures.player_id)
+        .where(figures.game == game, measure.is_not(None))
+    )
+    if condition is not None:
+        query = query.where(condition)
+    order = measure.desc() if higher_is_better else measure.asc()
+    best = session.execute(
+        query.order_by(order, figures.finished_at, Result.result_id).limit(1)
+    ).first()
+    if best is None:
+        return None
+    return RecordEntry(
+        game=game,
+        label=label,
+        player=best.player,
+        value=float(best.value),
+        result_id=best.result_id,
+        at=best.finished_at,
+    )
+
+
+def _most_180s(session: Session, condition: ColumnElement[bool] | None) -> RecordEntry | None:
+    """Who threw the most 180s in the period, with their latest such game."""
+    figures = PlayerFigures
+    where = [figures.game == "x01", figures.count_180 > 0]
+    if condition is not None:
+        where.append(condition)
+    who = func.coalesce(figures.player_id, -figures.id)
+    totals = session.execute(
+        select(
+            who.label("who"),
+            func.sum(figures.count_180).label("total"),
+            func.max(figures.finished_at).label("at"),
+        )
+        .where(*where)
+        .group_by(who)
+        .order_by(func.sum(figures.count_180).desc(), func.max(figures.finished_at))
+        .limit(1)
+    ).first()
+    if totals is None:
+        return None
+    latest = session.execute(
+        select(func.coalesce(Player.name, figures.name), Result.result_id)
+        .select_from(figures)
+        .join(Result, Result.id == figures.result_pk)
+        .outerjoin(Player, Player.id == figures.player_id)
+        .where(*where, who == totals.who, figures.finished_at == totals.at)
+        .limit(1)
+    ).one()
+    return RecordEntry(
+        game="x01",
+        label="most 180s",
+        player=latest[0],
+        value=float(totals.total),
+        result_id=latest[1],
+        at=float(totals.at),
+    )
 
 
 def records(
     session: Session, period: Period, venue: str | None = None, now: float | None = None
 ) -> Records:
-    raise NotImplementedError
+    """The period's records: the highest X01 checkout, the best leg (fewest
+    darts), the most 180s, and each game's best highlight in one result."""
+    condition = _in_period(
+        session, period, venue, now, PlayerFigures.finished_at, PlayerFigures.venue_id
+    )
+    figures = PlayerFigures
+    highlights = [
+        entry
+        for game, highlight in sorted(HIGHLIGHTS.items())
+        if (
+            entry := _record(
+                session,
+                game,
+                highlight.label,
+                figures.highlight,
+                highlight.higher_is_better,
+                condition,
+            )
+        )
+        is not None
+    ]
+    return Records(
+        period=period,
+        venue=venue,
+        highest_checkout=_record(
+            session, "x01", "highest checkout", figures.highest_checkout, True, condition
+        ),
+        best_leg=_record(session, "x01", "best leg", figures.leg_darts, False, condition),
+        most_180s=_most_180s(session, condition),
+        highlights=highlights,
+    )
 
 
 def recent_results(
     session: Session, limit: int = 20, venue: str | None = None
 ) -> list[ResultSummary]:
-    raise NotImplementedError
+    """The latest results (by when they finished), newest first."""
+    query = select(Result)
+    if venue is not None:
+        query = query.join(Venue, Venue.id == Result.venue_id).where(Venue.name == venue)
+    latest = session.execute(
+        query.order_by(Result.finished_at.desc(), Result.result_id.desc()).limit(max(0, limit))
+    ).scalars()
+    return _summaries(session, list(latest))
 
 
 def rejected(session: Session, limit: int = 100) -> list[RejectedEntry]:
-    raise NotImplementedError
+    """The latest refused payloads (by when they arrived), newest first."""
+    rows = session.execute(
+        select(Rejected.result_id, Rejected.board, Rejected.reason, Rejected.received_at)
+        .order_by(Rejected.received_at.desc(), Rejected.id.desc())
+        .limit(max(0, limit))
+    )
+    return [
+        RejectedEntry(result_id=result_id, board=board, reason=reason, received_at=at)
+        for result_id, board, reason, at in rows
+    ]

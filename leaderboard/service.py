@@ -3,11 +3,28 @@ snapshots and the HTTP app, on one event loop until cancelled."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import logging
+import random
+import socket
+import time
+from collections.abc import Generator
 from dataclasses import dataclass, field
 
+import uvicorn
+from sqlalchemy.exc import SQLAlchemyError
+
+from leaderboard.database import Database
+from leaderboard.live_hub import LiveHub
+from leaderboard.mqtt_ingest import DEFAULT_CLIENT_ID, MqttIngest
+from leaderboard.snapshots import SnapshotPublisher
 from leaderboard.venues import VenueMap
+from leaderboard.web.app import create_app
 
 __all__ = ["ServiceSettings", "run_service"]
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,10 +37,101 @@ class ServiceSettings:
     venues: VenueMap = field(default_factory=VenueMap)
     share_group: str | None = None
     """Set: subscribe as ``$share/{group}/{base}/+/result`` (several instances)."""
-    client_id: str = "oche-leaderboard"
-    """The persistent session's id (clean start off): results wait at the broker."""
+    client_id: str = DEFAULT_CLIENT_ID
+    """The persistent session's id (clean start off): results wait at the broker.
+    With ``share_group``, each instance needs its own: the default becomes
+    ``oche-leaderboard-{hostname}`` (:func:`leaderboard.mqtt_ingest.session_client_id`)."""
 
 
 async def run_service(settings: ServiceSettings) -> None:
-    """Run until cancelled; a lost broker or database is retried, not fatal."""
-    raise NotImplementedError
+    """Run until cancelled; a lost broker or database is retried, not fatal.
+    The HTTP port is bound first (an ``OSError`` names it when taken), then the
+    schema migrated (retried while the database is away)."""
+    listener = _listen(settings.http_host, settings.http_port)
+    database = Database(settings.db_url)
+    try:
+        await _migrate(database)
+        hub = LiveHub()
+        snapshots = SnapshotPublisher(database, settings.base)
+        mqtt = MqttIngest(settings, database, hub, snapshots)
+        app = create_app(database, hub, settings.venues)
+        config = uvicorn.Config(
+            app,
+            log_level="warning",
+            lifespan="off",
+            access_log=False,
+            timeout_graceful_shutdown=1,  # open SSE streams never end by themselves
+        )
+        server = _Server(config)
+        http = asyncio.create_task(server.serve(sockets=[listener]))
+        try:
+            async with asyncio.TaskGroup() as tasks:
+                tasks.create_task(mqtt.run())
+                tasks.create_task(_fail_when_done(http))
+        finally:
+            # Cancelled (or the MQTT side failed): let uvicorn close its
+            # connections, then stop waiting.
+            server.should_exit = True
+            with contextlib.suppress(Exception, asyncio.CancelledError):
+                await asyncio.wait_for(http, SHUTDOWN_TIMEOUT)
+    finally:
+        listener.close()
+        await asyncio.to_thread(database.dispose)
+
+
+SHUTDOWN_TIMEOUT = 5.0
+"""How long a cancelled service waits for uvicorn to close its connections."""
+
+
+async def _fail_when_done(http: asyncio.Task[None]) -> None:
+    """The HTTP server never stops by itself: if it does, the service fails."""
+    await asyncio.shield(http)
+    raise RuntimeError("the HTTP server stopped")
+
+
+class _Server(uvicorn.Server):
+    """uvicorn's server, leaving signals to the caller: cancelling
+    :func:`run_service` stops it (uvicorn would take SIGINT and SIGTERM)."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        yield
+
+
+def _listen(host: str, port: int) -> socket.socket:
+    """The HTTP socket, bound and listening; an ``OSError`` names ``host:port``."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        listener = socket.socket(family, kind, proto)
+    except OSError as exc:
+        raise OSError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    try:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(address)
+        listener.listen(128)
+        listener.setblocking(False)
+    except OSError as exc:
+        listener.close()
+        raise OSError(exc.errno, f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    return listener
+
+
+async def _migrate(database: Database) -> None:
+    """``database.migrate()`` in a thread, retried with backoff while it is away."""
+    failures = 0
+    down_since: float | None = None
+    while True:
+        try:
+            await asyncio.to_thread(database.migrate)
+        except (SQLAlchemyError, OSError) as exc:
+            if down_since is None:
+                down_since = time.monotonic()
+                text = (str(exc).strip() or type(exc).__name__).splitlines()[0]
+                log.warning("database unavailable (%s); retrying", text)
+            await asyncio.sleep(min(5.0, 0.2 * 2.0**failures) * random.uniform(0.75, 1.25))
+            failures += 1
+            continue
+        if down_since is not None:
+            log.info("database back after %.1f s", time.monotonic() - down_since)
+        return

@@ -67,3 +67,20 @@ def test_the_latency_benchmark_runs() -> None:
     out = bench("latency", "--hits", "7", "--starts", "1", "--gap-ms", "0", "--idle-s", "0.1")
     assert "hit -> state, p99" in out and "idle RSS" in out
     assert "floor (pty + commit + bare), p99" in out and "p99 hit -> state / floor" in out
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(mosquitto_binary() is None, reason="needs a mosquitto binary")
+def test_the_leaderboard_benchmark_runs() -> None:
+    from tests.postgres_database import POSTGRES_ADMIN_URL, postgres_database
+
+    with postgres_database():  # skips (fails under CI) when PostgreSQL is not there
+        pass
+    out = bench(
+        "leaderboard",
+        *("--boards", "3", "--results", "30", "--probes", "3", "--load", "5"),
+        *("--read-results", "40", "--reads", "5", "--pg", POSTGRES_ADMIN_URL),
+    )
+    assert "checksum of ids (SHA-256) matches                       yes" in out
+    assert "ingest, results/s" in out and "publish -> visible, p99, ms" in out
+    assert "GET one venue, X01, all time, p99 ms" in out

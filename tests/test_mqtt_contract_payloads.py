@@ -18,13 +18,17 @@ from firmware_bridge.mqtt_contract import (
     COMMAND_TOPIC,
     COMMANDS,
     EVENT_TYPES,
+    LEADERBOARD_LEVEL,
+    LEADERBOARD_TOPIC,
     MAX_COMMAND_BYTES,
     PHASES,
     TOPIC_NAMES,
     TOPICS,
     Command,
     CommandError,
+    check_board_id,
     check_subtopic,
+    leaderboard_topic,
     parse_command,
     response_payload,
     topic,
@@ -36,7 +40,8 @@ DOC = ROOT / "docs" / "mqtt.md"
 
 
 def validator(name: str) -> Draft202012Validator:
-    return Draft202012Validator(TOPICS[name].schema)
+    spec = LEADERBOARD_TOPIC if name == LEADERBOARD_LEVEL else TOPICS[name]
+    return Draft202012Validator(spec.schema)
 
 
 def errors(name: str, payload: Any) -> list[str]:
@@ -706,6 +711,24 @@ def test_discovery_without_players_and_bad_input() -> None:
         discovery_messages("home+assistant", "oche", "b1", "B", 1)
 
 
+def test_leaderboard_topic_sits_beside_the_boards() -> None:
+    """``{base}/leaderboard/{game}`` cannot be mistaken for a board's topic: no
+    board may be called ``leaderboard`` and no game id is a board topic's name."""
+    from engine import game_ids
+
+    assert leaderboard_topic("home/darts", "x01") == "home/darts/leaderboard/x01"
+    assert leaderboard_topic("oche", "+") == "oche/leaderboard/+"
+    with pytest.raises(ValueError, match="game"):
+        leaderboard_topic("oche", "x01/state")
+    with pytest.raises(ValueError, match="base"):
+        leaderboard_topic("oche/#", "x01")
+    with pytest.raises(ValueError, match="reserved"):
+        check_board_id("leaderboard")
+    assert check_board_id("Leaderboard") == "Leaderboard"  # topics are case-sensitive
+    assert not set(game_ids()) & set(TOPIC_NAMES)
+    assert LEADERBOARD_TOPIC.retain and LEADERBOARD_TOPIC.qos == 1
+
+
 def test_discovery_removals() -> None:
     removals = discovery_removals("homeassistant", "b1", 2, 4)
     assert removals == [
@@ -740,9 +763,10 @@ def doc_schemas() -> dict[str, Any]:
 
 def test_doc_prints_every_schema_exactly() -> None:
     schemas = doc_schemas()
-    assert set(schemas) == set(TOPIC_NAMES)
+    assert set(schemas) == {*TOPIC_NAMES, LEADERBOARD_LEVEL}
     for name in TOPIC_NAMES:
         assert schemas[name] == TOPICS[name].schema, name
+    assert schemas[LEADERBOARD_LEVEL] == LEADERBOARD_TOPIC.schema
 
 
 def test_doc_examples_are_valid() -> None:

@@ -24,7 +24,7 @@ the keyboard) puts it in its :attr:`Scene.outbox`, and the app sends it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import pygame
@@ -32,6 +32,7 @@ import pygame
 from display.dartboard import draw_board, draw_lit_beds
 from display.darts import total_points
 from display.layout import COLORS, Color, Layout, grid, split
+from display.leaderboards import Snapshot
 from display.sprites import SHARED_SPRITES, Sprites
 from engine import EngineError, game_class
 from engine.lineup import MAX_NAME_LENGTH
@@ -233,6 +234,9 @@ class Scene:
         self.notices: list[tuple[float, str]] = []
         self.outbox: list[dict[str, Any]] = []
         """Commands to send to the daemon; the app takes them out and sends them."""
+        self.leaderboards: tuple[Snapshot, ...] = ()
+        """The leaderboard snapshots from MQTT (never modified): the attract
+        screen shows them between games; the app sets them every frame."""
 
     # ----------------------------------------------------------- the loop
 
@@ -276,6 +280,12 @@ class Scene:
                 draw_board(surface, regions["board"], self.sprites)
                 self.draw_visit(surface, layout, regions["visit"], state)
             self.draw_body(surface, layout, regions["main"], state)
+
+    def static_key(self) -> Hashable:
+        """What :meth:`draw_static` draws from besides the state and the size
+        (a screen's leaf of a rotation, say): the app draws the static picture
+        again when it changes. ``None``: nothing else."""
+        return None
 
     def draw_animated(self, surface: pygame.Surface, layout: Layout) -> None:
         """What moves with the clock, over :meth:`draw_static`'s picture: the

@@ -1,20 +1,75 @@
 """The attract screen: no game is running (phase ``idle``) or no state has
 arrived yet. A dartboard with a lit sector going round, the board's and the
-daemon's status, and how to start a game."""
+daemon's status, and how to start a game.
+
+With leaderboard snapshots from MQTT (the leaderboard service's retained
+``{base}/leaderboard/{game}``), it is a bar board's attract mode: beside the
+board it turns through each game's top 10 and the day's records, one page
+every :data:`PAGE_SECONDS`, in place of the list of games.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass
 
 import pygame
 
 from display.dartboard import BOARD_ORDER, draw_board, draw_lit_beds
-from display.layout import COLORS, Layout, split
-from display.scenes.base import SETUP_HINT, Scene, State, board_status
+from display.layout import COLORS, Color, HAlign, Layout, bands, split
+from display.leaderboards import MAX_ROWS, RecordLine, Snapshot, SnapshotRow, today_records
+from display.scenes.base import SETUP_HINT, Scene, State, board_status, game_title, short_name
 from engine import Bed, game_class, game_ids
 
-__all__ = ["IdleScene"]
+__all__ = ["PAGE_SECONDS", "IdleScene", "Page", "leaderboard_pages"]
 
 SECTORS_PER_SECOND = 2.0
 """How fast the lit sector goes round the attract board."""
+PAGE_SECONDS = 8.0
+"""How long each leaderboard page stays before the next one."""
+
+_AVERAGE_LABELS = {"x01": "3-dart avg", "cricket": "MPR", "cricket-shanghai": "MPR"}
+_PERIODS = {
+    "day": ("Today's", "today"),
+    "week": ("This week's", "this week"),
+    "month": ("This month's", "this month"),
+    "all": ("All-time", "all time"),
+}
+"""Each period's words: before ``records``, and what a page covers."""
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """One page of the attract mode: a game's table, or the records."""
+
+    title: str
+    period: str
+    """What the page covers: ``today``, ``all time``..."""
+    snapshot: Snapshot | None
+    """The game whose top rows the page shows; ``None`` for the records page."""
+    records: tuple[RecordLine, ...] = ()
+
+
+def leaderboard_pages(snapshots: Sequence[Snapshot]) -> tuple[Page, ...]:
+    """The pages the attract mode turns through: each game's table, in the
+    order given, then the records of the day when there are any."""
+    pages = [
+        Page(
+            f"{game_title({'game': snapshot.game})} leaderboard",
+            _PERIODS[snapshot.period][1],
+            snapshot,
+        )
+        for snapshot in snapshots
+    ]
+    records = today_records(snapshots)
+    if records:
+        title = _PERIODS[snapshots[0].records_period][0]
+        pages.append(Page(f"{title} records", "", None, records[:10]))
+    return tuple(pages)
+
+
+def _number(value: float, decimals: int = 2) -> str:
+    return str(int(value)) if value.is_integer() else f"{value:.{decimals}f}"
 
 
 class IdleScene(Scene):
@@ -23,6 +78,14 @@ class IdleScene(Scene):
 
     def subtitle(self, state: State) -> str:
         return "Soft-tip dartboard"
+
+    def page_index(self) -> int | None:
+        """The leaderboard page showing at the scene's clock, ``None`` without snapshots."""
+        pages = len(leaderboard_pages(self.leaderboards))
+        return int(self.clock // PAGE_SECONDS) % pages if pages else None
+
+    def static_key(self) -> Hashable:
+        return (self.page_index(), self.leaderboards) if self.leaderboards else None
 
     def board_and_text(self, layout: Layout, rect: pygame.Rect) -> tuple[pygame.Rect, pygame.Rect]:
         board_rect, text_rect = split(rect, 2, layout.px(32))
@@ -44,19 +107,155 @@ class IdleScene(Scene):
     ) -> None:
         board_rect, text_rect = self.board_and_text(layout, rect)
         draw_board(surface, board_rect, self.sprites)
-        lines = split(text_rect.inflate(0, -text_rect.height // 5), 5, layout.px(8), vertical=True)
         if self.state is None:
             headline, hint = "Waiting for the daemon...", "No state from the MQTT broker yet"
         else:
             headline = "Start a game"
             hint = f"{SETUP_HINT} (or send new_game over MQTT)"
+        if self.leaderboards:
+            self.draw_attract(surface, layout, text_rect, headline, hint)
+            return
+        lines = split(text_rect.inflate(0, -text_rect.height // 5), 5, layout.px(8), vertical=True)
         layout.text(surface, headline, lines[0], layout.font_size(72), COLORS["text"], "left")
         layout.text(surface, hint, lines[1], layout.font_size(26), COLORS["dim"], "left")
-        status, colour = board_status(self.state)
-        dot = layout.px(12)
-        status_rect = lines[3].inflate(-4 * dot, 0).move(2 * dot, 0)
-        placed = layout.text(surface, status, status_rect, layout.font_size(36), colour, "left")
-        if placed.width:
-            pygame.draw.circle(surface, colour, (placed.x - 2 * dot, placed.centery), dot)
+        self.draw_status(surface, layout, lines[3], 36)
         games = "Games: " + ", ".join(game_class(game_id).name for game_id in game_ids())
         layout.text(surface, games, lines[4], layout.font_size(28), COLORS["dim"], "left")
+
+    def draw_status(
+        self, surface: pygame.Surface, layout: Layout, line: pygame.Rect, size: float
+    ) -> None:
+        """The board's status with its coloured dot."""
+        status, colour = board_status(self.state)
+        dot = layout.px(12)
+        status_rect = line.inflate(-4 * dot, 0).move(2 * dot, 0)
+        placed = layout.text(surface, status, status_rect, layout.font_size(size), colour, "left")
+        if placed.width:
+            pygame.draw.circle(surface, colour, (placed.x - 2 * dot, placed.centery), dot)
+
+    def draw_attract(
+        self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, headline: str, hint: str
+    ) -> None:
+        """The headline and hint, small, the leaderboard page of the moment,
+        its place among the pages, and the board's status."""
+        parts = bands(
+            rect, (("headline", 0.1), ("hint", 0.06), ("gap", 0.02), ("page", 0.7)), "rest"
+        )
+        layout.text(
+            surface, headline, parts["headline"], layout.font_size(48), COLORS["text"], "left"
+        )
+        layout.text(surface, hint, parts["hint"], layout.font_size(22), COLORS["dim"], "left")
+        pages = leaderboard_pages(self.leaderboards)
+        index = self.page_index() or 0
+        page = pages[index]
+        layout.panel(surface, parts["page"], COLORS["panel"], COLORS["line"], 1.5)
+        with layout.on(COLORS["panel"]):
+            inner = parts["page"].inflate(-layout.px(24), -layout.px(16))
+            title, body = bands(inner, (("title", 0.12),), "body").values()
+            placed = layout.text(
+                surface, page.title, title, layout.font_size(36), COLORS["accent"], "left"
+            )
+            rest = pygame.Rect(placed.right, title.y, title.right - placed.right, title.height)
+            layout.text(surface, page.period, rest, layout.font_size(24), COLORS["dim"], "right")
+            if page.snapshot is not None:
+                self.draw_table(surface, layout, body, page.snapshot)
+            else:
+                self.draw_records(surface, layout, body, page.records)
+        dots, status = split(parts["rest"], 2, 0, vertical=True)
+        self.draw_page_dots(surface, layout, dots, len(pages), index)
+        self.draw_status(surface, layout, status, 28)
+
+    def draw_table(
+        self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, snapshot: Snapshot
+    ) -> None:
+        """A game's top rows: rank, player, played, won, win %, its average
+        (X01's three-dart average, Cricket's MPR) when the rows have one, rating."""
+        if not snapshot.rows:
+            layout.text(surface, "No games yet", rect, layout.font_size(30), COLORS["dim"])
+            return
+        average = _AVERAGE_LABELS.get(snapshot.game, "Average")
+        with_average = any(row.average is not None for row in snapshot.rows)
+        header = [
+            "#",
+            "Player",
+            "Played",
+            "Won",
+            "Win %",
+            *([average] if with_average else []),
+            "Rating",
+        ]
+        shares = [0.07, 0.33, 0.12, 0.1, 0.12, *([0.12] if with_average else []), 0.14]
+        shares[1] += 1 - sum(shares)
+        aligns: list[HAlign] = ["center"] * len(shares)
+        aligns[1] = "left"
+        columns = list(zip(shares, aligns, strict=True))
+        lines = split(rect, 1 + MAX_ROWS, 0, vertical=True)
+        self._row(surface, layout, lines[0], header, columns, COLORS["dim"], 22)
+        for line, row in zip(lines[1:], snapshot.rows, strict=False):
+            colour = COLORS["accent"] if row.rank == 1 else COLORS["text"]
+            self._row(surface, layout, line, _cells(row, with_average), columns, colour, 28)
+
+    def draw_records(
+        self,
+        surface: pygame.Surface,
+        layout: Layout,
+        rect: pygame.Rect,
+        records: Sequence[RecordLine],
+    ) -> None:
+        """One line per record: what, the value, who, in which game."""
+        columns: list[tuple[float, HAlign]] = [
+            (0.36, "left"),
+            (0.14, "center"),
+            (0.28, "left"),
+            (0.22, "left"),
+        ]
+        lines = split(rect, max(len(records), 6), 0, vertical=True)
+        for line, record in zip(lines, records, strict=False):
+            cells = [
+                record.label[:1].upper() + record.label[1:],
+                _number(record.value),
+                short_name(record.player),
+                game_title({"game": record.game}),
+            ]
+            self._row(surface, layout, line, cells, columns, COLORS["text"], 28)
+
+    def _row(
+        self,
+        surface: pygame.Surface,
+        layout: Layout,
+        line: pygame.Rect,
+        cells: Sequence[str],
+        columns: Sequence[tuple[float, HAlign]],
+        colour: Color,
+        size: float,
+    ) -> None:
+        """``cells`` side by side in ``line``, each its ``(share, align)`` of the width."""
+        x = float(line.x)
+        for cell, (share, align) in zip(cells, columns, strict=True):
+            width = share * line.width
+            box = pygame.Rect(round(x), line.y, round(x + width) - round(x), line.height)
+            x += width
+            inner = box.inflate(-layout.px(8), -layout.px(2))
+            layout.text(surface, cell, inner, layout.font_size(size), colour, align)
+
+    def draw_page_dots(
+        self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, count: int, current: int
+    ) -> None:
+        """A dot per page, the current one lit."""
+        if count < 2:
+            return
+        radius = layout.px(6)
+        gap = 4 * radius
+        x = rect.centerx - (count - 1) * gap // 2
+        for index in range(count):
+            colour = COLORS["accent"] if index == current else COLORS["faint"]
+            pygame.draw.circle(surface, colour, (x + index * gap, rect.centery), radius)
+
+
+def _cells(row: SnapshotRow, with_average: bool) -> list[str]:
+    cells = [str(row.rank), short_name(row.player), str(row.played), str(row.won)]
+    cells.append(f"{_number(row.win_percent, 1)}%")
+    if with_average:
+        cells.append("-" if row.average is None else f"{row.average:.2f}")
+    cells.append(f"{row.rating:.1f}")
+    return cells

@@ -42,6 +42,7 @@ COMMAND_MODULES = (
     "firmware",
     "udev",
     "cribbage",
+    "leaderboard",
     "bot",
     "skill",
 )

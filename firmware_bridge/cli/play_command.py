@@ -5,6 +5,12 @@ its embedded broker unless one is configured) and the display in one process.
 whole pipeline work with no hardware. On a machine without a screen the
 display renders off-screen: the demo runs to its end, then writes a
 screenshot and prints the scoreboard.
+
+``--leaderboard`` also runs the leaderboard service (``leaderboard.service``)
+on the daemon's event loop, on the same broker: every finished game is stored
+(``[leaderboard] db``, else the default SQLite file; the demo's goes to a
+throwaway one) and the stats pages are served on ``--http`` (127.0.0.1:8080).
+Without a screen, the command then keeps serving them until interrupted.
 """
 
 from __future__ import annotations
@@ -12,16 +18,23 @@ from __future__ import annotations
 import argparse
 import asyncio
 import concurrent.futures
+import contextlib
 import dataclasses
+import http.client
+import importlib
 import logging
 import shutil
+import signal
 import socket
 import sys
 import tempfile
 import threading
 import time
+import urllib.error
+import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from drivers.errors import DriverError
 from engine import EngineError
@@ -34,6 +47,8 @@ from firmware_bridge.cli.display_command import (
     off_screen,
     prepare_pygame,
 )
+from firmware_bridge.cli.leaderboard_command import DEFAULT_HTTP, parse_http_address
+from firmware_bridge.cli.leaderboard_command import _venues as venue_map
 from firmware_bridge.cli.run_command import broker_error
 from firmware_bridge.cli.scoreboard_text import render_scoreboard
 from firmware_bridge.daemon.board_daemon import Daemon
@@ -46,7 +61,10 @@ from firmware_bridge.daemon.embedded_broker import (
 from firmware_bridge.daemon.game_session import SessionSetup
 from firmware_bridge.daemon.log_setup import use_config_level
 
-__all__ = ["DEMO_GAME", "DEMO_SCRIPT", "add_parser"]
+if TYPE_CHECKING:
+    from leaderboard.service import ServiceSettings
+
+__all__ = ["DEMO_GAME", "DEMO_SCRIPT", "LeaderboardTask", "add_parser"]
 
 DEMO_GAME = SessionSetup("x01", {"start": 301}, ("Ann", "Bob"))
 """Started by the daemon itself before it reads the board, so the script's
@@ -163,6 +181,128 @@ class DaemonThread:
         self._thread.join(timeout)
 
 
+class LeaderboardTask:
+    """The leaderboard service on the daemon's event loop, next to the daemon:
+    started once the daemon (and its broker) is up, stopped before it."""
+
+    def __init__(self, daemon: DaemonThread, settings: ServiceSettings) -> None:
+        self.daemon = daemon
+        self.settings = settings
+        self.error: BaseException | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._done = threading.Event()
+
+    @property
+    def url(self) -> str:
+        host = self.settings.http_host
+        return f"http://{f'[{host}]' if ':' in host else host}:{self.settings.http_port}/"
+
+    def start(self, timeout: float = 15.0) -> None:
+        """Start the service and wait until its HTTP port answers; a
+        :class:`UsageError` says why it did not (a taken port, a bad database URL)."""
+        address = (self.settings.http_host, self.settings.http_port)
+        if address_in_use(*address):  # else the probe below would find the other server
+            raise UsageError(
+                f"the leaderboard cannot listen on {address[0]}:{address[1]}: something else "
+                "does (--http HOST:PORT picks another)"
+            )
+        asyncio.run_coroutine_threadsafe(self._serve(), self.daemon.loop)
+        deadline = time.monotonic() + timeout
+        while not self._done.is_set():
+            # The service listens before it has opened the database: only an
+            # HTTP answer says that it is up.
+            try:
+                with urllib.request.urlopen(f"{self.url}openapi.json", timeout=2):
+                    return
+            except urllib.error.HTTPError:
+                return
+            except (OSError, http.client.HTTPException):
+                if time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
+        self.stop()
+        why = (
+            f"{self.error}" if self.error else f"nothing answers on {self.url} after {timeout:g} s"
+        )
+        raise UsageError(f"the leaderboard did not start: {why} (--http HOST:PORT picks another)")
+
+    async def _serve(self) -> None:
+        from leaderboard.service import run_service
+
+        self._task = asyncio.current_task()
+        try:
+            await run_service(self.settings)
+        except asyncio.CancelledError:
+            pass
+        except Exception as error:  # reported by start(), or logged
+            while isinstance(error, ExceptionGroup) and error.exceptions:
+                error = error.exceptions[0]  # the TaskGroup's first failure says why
+            self.error = error
+            log.error("the leaderboard stopped: %s", error, exc_info=error)
+        finally:
+            self._done.set()
+
+    @property
+    def running(self) -> bool:
+        return not self._done.is_set()
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Cancel the service and wait until it has closed its port and database."""
+        task = self._task
+        if task is not None and not self.daemon.loop.is_closed():
+            with contextlib.suppress(RuntimeError):
+                self.daemon.loop.call_soon_threadsafe(task.cancel)
+        self._done.wait(timeout)
+
+
+def _broker_url(config: Config, daemon: DaemonThread) -> str:
+    """The URL of the daemon's broker, with the account in it when there is one
+    (the leaderboard service reads its credentials from the URL)."""
+    broker = daemon.daemon.broker
+    if broker is not None:
+        return broker.url
+    mqtt = config.mqtt
+    if not mqtt.username:
+        return mqtt.url
+    password = mqtt.password() if mqtt.password_file else None
+    account = quote(mqtt.username, safe="") + (f":{quote(password, safe='')}" if password else "")
+    scheme, _, rest = mqtt.url.partition("://")
+    return f"{scheme}://{account}@{rest}"
+
+
+def _leaderboard_settings(
+    args: argparse.Namespace, config: Config, daemon: DaemonThread
+) -> ServiceSettings:
+    from leaderboard.database import Database, default_url
+    from leaderboard.service import ServiceSettings
+
+    if args.demo:  # the demo's games go with its throwaway journal
+        db = f"sqlite:///{Path(config.journal.path).parent / 'leaderboard.sqlite3'}"
+    else:
+        db = config.leaderboard.db or default_url()
+    Database(db)  # a ValueError names a URL it cannot use (no I/O yet)
+    host, port = parse_http_address(args.http or DEFAULT_HTTP)
+    return ServiceSettings(
+        db_url=db, mqtt_url=_broker_url(config, daemon), base=config.mqtt.base,
+        http_host=host, http_port=port, venues=venue_map(config),
+    )  # fmt: skip
+
+
+def _serve_until_stopped(leaderboard: LeaderboardTask) -> None:
+    """Without a screen: keep the stats pages up until Ctrl-C or SIGTERM."""
+    stop = threading.Event()
+    signals = (signal.SIGINT, signal.SIGTERM)
+    previous = {number: signal.signal(number, lambda *_: stop.set()) for number in signals}
+    sys.stdout.write(f"Leaderboard: {leaderboard.url} (Ctrl-C stops it)\n")
+    sys.stdout.flush()
+    try:
+        while leaderboard.running and not stop.wait(0.2):
+            pass
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
+
+
 def _daemon_failed(daemon: DaemonThread, config: Config) -> UsageError:
     """Why the daemon published no state, in one line."""
     error = daemon.error
@@ -180,11 +320,18 @@ def _play(args: argparse.Namespace) -> int:
     except ConfigError as error:
         raise UsageError(str(error)) from None
     use_config_level(args.log_level, config.log.level)
+    if args.http is not None and not args.leaderboard:
+        raise UsageError("--http is where --leaderboard serves its pages: add --leaderboard")
+    if args.http is not None:
+        parse_http_address(args.http)  # a bad one says so before anything starts
     config = _demo_config(config) if args.demo else _free_broker_port(config)
     headless = args.screenshot is not None or not find_screen() or off_screen()
     prepare_pygame(render_only=headless)
     from display.app import open_app, render_state
     from display.state_feed import StateFeed
+
+    if args.leaderboard:  # its extra is checked before anything starts
+        importlib.import_module("leaderboard.service")
 
     daemon = DaemonThread(Daemon(config, first_game=DEMO_GAME if args.demo else None))
     daemon.start()
@@ -193,6 +340,20 @@ def _play(args: argparse.Namespace) -> int:
         if isinstance(daemon.error, ModuleNotFoundError):  # the embedded broker's amqtt
             raise daemon.error  # the CLI names the extra to install
         raise _daemon_failed(daemon, config)
+    leaderboard: LeaderboardTask | None = None
+    if args.leaderboard:
+        try:
+            settings = _leaderboard_settings(args, config, daemon)
+        except ValueError as error:  # the database URL
+            daemon.stop()
+            raise UsageError(f"leaderboard.db: {error}") from None
+        leaderboard = LeaderboardTask(daemon, settings)
+        try:
+            leaderboard.start()
+        except UsageError:
+            daemon.stop()
+            raise
+        log.info("leaderboard: %s (database %s)", leaderboard.url, settings.db_url)
     mqtt = config.mqtt
     feed = StateFeed(
         daemon.daemon.broker.url if daemon.daemon.broker else mqtt.url,
@@ -216,9 +377,16 @@ def _play(args: argparse.Namespace) -> int:
                 caller=args.caller or shown.caller,
                 volume=shown.volume,
             ).run()
-        return _play_headless(feed, args, render_state)
+        status = _play_headless(feed, args, render_state)
+        if leaderboard is not None:
+            _serve_until_stopped(leaderboard)
+            if leaderboard.error is not None:
+                raise UsageError(f"the leaderboard stopped: {leaderboard.error}")
+        return status
     finally:
         feed.close()
+        if leaderboard is not None:
+            leaderboard.stop()
         daemon.stop()
         if args.demo:  # the demo's journal was a throwaway
             shutil.rmtree(Path(config.journal.path).parent, ignore_errors=True)
@@ -253,6 +421,17 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         f"screen, the scoreboard is rendered off-screen and saved as a PNG. {KEYS_HELP}",
     )
     parser.add_argument("--demo", action="store_true", help="play a scripted demo game")
+    parser.add_argument(
+        "--leaderboard",
+        action="store_true",
+        help="also run the leaderboard service: every game stored ([leaderboard] db), the "
+        "stats pages on --http; without a screen, served until Ctrl-C",
+    )
+    parser.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        help="with --leaderboard: where the stats pages are served (default 127.0.0.1:8080)",
+    )
     parser.add_argument("--config", metavar="FILE", help="the config file (TOML)")
     parser.add_argument(
         "--set", action="append", default=[], metavar="SECTION.KEY=VALUE", help="override a key"

@@ -1,7 +1,9 @@
-"""The daemon's one config file: TOML, eight sections, every setting has a default.
+"""The daemon's one config file: TOML, nine sections, every setting has a default.
 
-``[board.firmware]`` is the one table inside a section: the firmware settings
-(docs/protocol.md#settings) the daemon sends a serial board at each connect.
+Three tables sit inside sections: ``[board.firmware]``, the firmware settings
+(docs/protocol.md#settings) the daemon sends a serial board at each connect,
+and ``[leaderboard.venues]`` and ``[leaderboard.timezones]``, which board is in
+which venue and each venue's time zone.
 
 The file is looked for at ``--config FILE``, else ``$OCHE_CONFIG``,
 ``$XDG_CONFIG_HOME/oche/oche.toml`` (default ``~/.config``) and
@@ -25,9 +27,10 @@ import os
 import re
 import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import MISSING, Field, dataclass, field, fields
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import Any, get_origin, get_type_hints
+from zoneinfo import ZoneInfo
 
 from drivers.board_decoder import PROTOCOLS
 from drivers.errors import DriverError
@@ -53,6 +56,7 @@ __all__ = [
     "DisplayConfig",
     "HomeAssistantConfig",
     "JournalConfig",
+    "LeaderboardConfig",
     "LogConfig",
     "MqttConfig",
     "VisitConfig",
@@ -278,6 +282,20 @@ class DisplayConfig:
 
 
 @dataclass(frozen=True)
+class LeaderboardConfig:
+    """``[leaderboard]``: the results service (``oche leaderboard``): its
+    database, and which venue each board is in (a venue's ``day`` runs in its
+    time zone)."""
+
+    db: str = ""
+    venue: str = "home"
+    timezone: str = "UTC"
+    share_group: str = ""
+    venues: dict[str, str] = field(default_factory=dict)
+    timezones: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
 class LogConfig:
     """``[log]``: how much the daemon logs (``--log-level`` wins)."""
 
@@ -295,6 +313,7 @@ class Config:
     journal: JournalConfig = field(default_factory=JournalConfig)
     homeassistant: HomeAssistantConfig = field(default_factory=HomeAssistantConfig)
     display: DisplayConfig = field(default_factory=DisplayConfig)
+    leaderboard: LeaderboardConfig = field(default_factory=LeaderboardConfig)
     log: LogConfig = field(default_factory=LogConfig)
     source: str = "defaults"
 
@@ -314,6 +333,7 @@ SECTIONS: dict[str, type[Any]] = {
     "journal": JournalConfig,
     "homeassistant": HomeAssistantConfig,
     "display": DisplayConfig,
+    "leaderboard": LeaderboardConfig,
     "log": LogConfig,
 }
 """The config file's sections, in the order they are documented and checked."""
@@ -436,7 +456,15 @@ _EXPECTED = {str: "a string", int: "an integer", float: "a number", bool: "true 
 
 
 def _typed(value: object, kind: type[Any]) -> object:
-    """``value`` as ``kind`` (an integer is also a float), or :class:`_Invalid`."""
+    """``value`` as ``kind`` (an integer is also a float; a table of strings for
+    ``dict[str, str]``), or :class:`_Invalid`."""
+    if get_origin(kind) is dict:
+        if not isinstance(value, dict):
+            raise _Invalid(f"expected a table of strings, got {_what(value)}")
+        for key, item in value.items():
+            if not isinstance(item, str):
+                raise _Invalid(f"{key}: expected a string, got {_what(item)}")
+        return dict(value)
     if kind is float and isinstance(value, int | float) and not isinstance(value, bool):
         if not math.isfinite(value):
             raise _Invalid(f"expected a finite number, got {value}")
@@ -466,6 +494,8 @@ def _toml_scalar(text: str) -> object:
 def _override_value(text: str, kind: type[Any]) -> object:
     """A ``--set`` value read with its key's type: ``true``/``false``, numbers,
     and strings bare or in TOML quotes."""
+    if get_origin(kind) is dict:
+        return _typed(_toml_scalar(text), kind)
     if kind is str:
         if text[:1] in ('"', "'"):
             value = _toml_scalar(text)
@@ -720,6 +750,52 @@ def _url(value: str) -> str | None:
 
 _PORT = _in_range(1, 65535)
 
+_DATABASE_SCHEMES = ("sqlite:///", "postgresql://", "postgresql+psycopg://", "postgres://")
+
+
+def _database_url(value: str) -> str | None:
+    """The leaderboard's database: a SQLite file or a PostgreSQL server (the
+    service checks the rest when it connects)."""
+    if not value or value.startswith(_DATABASE_SCHEMES):
+        return None
+    return (
+        f"{_show(value)} is not a database URL Oche uses: write sqlite:///PATH or "
+        "postgresql+psycopg://USER@HOST/DB"
+    )
+
+
+def _time_zone(value: str) -> str | None:
+    try:
+        ZoneInfo(value)
+    except (ValueError, OSError, KeyError):  # ZoneInfoNotFoundError is a KeyError
+        return f"{_show(value)} is not a time zone: use an IANA name such as Europe/London"
+    return None
+
+
+def _share_group(value: str) -> str | None:
+    if any(c in "/+#" or ord(c) < 33 or ord(c) == 127 for c in value):
+        return "must not contain '/', '+', '#', spaces or control characters"
+    return None
+
+
+def _venue_of_board(boards: dict[str, str]) -> str | None:
+    for board, venue in boards.items():
+        problem = board_id_problem(board)
+        if problem is not None:
+            return f"board {_show(board)}: {problem}"
+        if not venue.strip():
+            return f"board {_show(board)}: the venue must not be empty"
+    return None
+
+
+def _venue_time_zones(zones: dict[str, str]) -> str | None:
+    for venue, zone in zones.items():
+        problem = _time_zone(zone)
+        if problem is not None:
+            return f"venue {_show(venue)}: {problem}"
+    return None
+
+
 _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
     "board": {
         "id": board_id_problem,
@@ -756,6 +832,14 @@ _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
     "journal": {},
     "homeassistant": {"discovery_prefix": _discovery_prefix},
     "display": {"volume": _in_range(0, 1)},
+    "leaderboard": {
+        "db": _database_url,
+        "venue": _not_blank,
+        "timezone": _time_zone,
+        "share_group": _share_group,
+        "venues": _venue_of_board,
+        "timezones": _venue_time_zones,
+    },
     "log": {"level": _log_level},
 }
 """Per-key checks of well-typed values: each returns the problem or ``None``."""
@@ -784,6 +868,13 @@ def _cross_checks(values: dict[str, dict[str, Any]], bad: set[str], checker: _Ch
             "mqtt.ca_file",
             "a CA file is only used with TLS: make mqtt.url mqtts:// or wss://",
         )
+
+
+def _default(key: Field[Any]) -> Any:
+    """A key's default, made fresh when it is a table (``default_factory``)."""
+    if key.default_factory is not MISSING:
+        return key.default_factory()
+    return key.default
 
 
 def parse_config(
@@ -822,7 +913,7 @@ def parse_config(
     values: dict[str, dict[str, Any]] = {}
     bad: set[str] = set()
     for section, cls in SECTIONS.items():
-        defaults = {f.name: f.default for f in fields(cls)}
+        defaults = {f.name: _default(f) for f in fields(cls)}
         values[section] = defaults
         table = raw.get(section, {})
         if not isinstance(table, dict):

@@ -3,15 +3,69 @@ migrated and the MQTT side started by :mod:`leaderboard.service`."""
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+import logging
+from pathlib import Path
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import DBAPIError
 
 from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub
 from leaderboard.venues import VenueMap
+from leaderboard.web import (
+    api_leaderboard,
+    api_live,
+    api_players,
+    api_records,
+    api_rejected,
+    api_results,
+    pages,
+)
 
-__all__ = ["create_app"]
+__all__ = ["STATIC_DIR", "create_app"]
+
+log = logging.getLogger(__name__)
+
+STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
+"""The pages' CSS and JavaScript, served at ``/static/`` (no CDN: bars have poor internet)."""
 
 
 def create_app(database: Database, hub: LiveHub, venues: VenueMap) -> FastAPI:
     """The app: ``/api/...``, ``/`` (the bar's TV), ``/players/{name}``."""
-    raise NotImplementedError
+    app = FastAPI(
+        title="Oche leaderboard",
+        summary="Rankings, statistics and records of every board's finished games, "
+        "re-scored from their logs; live boards over Server-Sent Events.",
+        version="1",
+    )
+    app.state.database = database
+    app.state.hub = hub
+    app.state.venues = venues
+    for module in (
+        api_leaderboard,
+        api_players,
+        api_results,
+        api_records,
+        api_rejected,
+        api_live,
+        pages,
+    ):
+        app.include_router(module.router)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    app.add_exception_handler(DBAPIError, _database_unavailable)
+    return app
+
+
+async def _database_unavailable(request: Request, error: Exception) -> JSONResponse:
+    """The database is away (restarting, unreachable): a 503 saying so, not a 500;
+    the next request tries again with a fresh connection."""
+    text = str(getattr(error, "orig", None) or error).strip()
+    reason = text.splitlines()[0] if text else type(error).__name__
+    log.warning("%s %s: the database is unavailable: %s", request.method, request.url.path, reason)
+    return JSONResponse(
+        {"detail": f"the database is unavailable, try again shortly: {reason}"},
+        status_code=503,
+        headers={"Retry-After": "5"},
+    )

@@ -86,6 +86,8 @@ def test_the_blocker_works(tmp_path: Path) -> None:
                      id="play-display"),
         pytest.param("play --demo --screenshot s.png", "amqtt", "broker", "amqtt",
                      id="play-broker"),
+        pytest.param("play --demo --leaderboard --screenshot s.png", "sqlalchemy", "leaderboard",
+                     "sqlalchemy", id="play-leaderboard"),
         pytest.param("run --set board.driver=simulated --set mqtt.embedded_port={port}", "amqtt",
                      "broker", "amqtt", id="run-broker"),
         pytest.param("monitor --driver usb --vid 2e8a --pid 000a", "libusb_package usb", "usb",

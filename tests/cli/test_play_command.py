@@ -5,9 +5,14 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import re
+import signal
 import subprocess
 import sys
+import threading
+import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +21,7 @@ import pytest
 from paho.mqtt.publish import single
 
 from engine import new_game
-from tests.mosquitto_broker import MosquittoBroker
+from tests.mosquitto_broker import MosquittoBroker, free_port
 
 OCHE = Path(sys.executable).parent / "oche"
 
@@ -122,3 +127,99 @@ def test_play_on_a_shared_broker_shows_its_daemons_state_not_a_retained_one(
     assert result.returncode == 0, result.stderr
     assert "Intruder" not in result.stdout
     assert result.stdout.startswith("No screen here")
+
+
+def lines_of(process: subprocess.Popen[str]) -> queue.Queue[str]:
+    """The process's stdout lines as they come (read on a thread)."""
+    lines: queue.Queue[str] = queue.Queue()
+
+    def read() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            lines.put(line)
+
+    threading.Thread(target=read, daemon=True).start()
+    return lines
+
+
+def get_json(url: str) -> Any:
+    with urllib.request.urlopen(url, timeout=10) as response:
+        assert response.status == 200
+        return json.loads(response.read())
+
+
+@pytest.mark.slow
+def test_play_leaderboard_stores_the_demo_game_and_serves_its_table(tmp_path: Path) -> None:
+    """``oche play --demo --leaderboard`` without a screen: the demo game is
+    played, stored by the leaderboard service running in the same process, and
+    its table is served over real HTTP until the command is stopped."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env.pop("OCHE_CONFIG", None)
+    env["XDG_STATE_HOME"] = str(tmp_path / "state")
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    argv = [str(OCHE), "play", "--demo", "--leaderboard", "--http", f"127.0.0.1:{port}"]
+    argv += ["--screenshot", str(tmp_path / "shot.png"), "--size", "800x480"]
+    process = subprocess.Popen(
+        argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path
+    )
+    try:
+        lines, shown = lines_of(process), []
+        while not shown or not shown[-1].startswith("Leaderboard: "):
+            shown.append(lines.get(timeout=120))
+        assert "Winner: Ann (checkout)\n" in shown
+        assert shown[-1] == f"Leaderboard: http://127.0.0.1:{port}/ (Ctrl-C stops it)\n"
+        table = f"http://127.0.0.1:{port}/api/leaderboard?game=x01&period=all"
+        deadline = time.monotonic() + 30
+        rows = get_json(table)
+        while len(rows) < 2 and time.monotonic() < deadline:  # the result is on its way
+            time.sleep(0.2)
+            rows = get_json(table)
+        assert [(r["rank"], r["player"], r["played"], r["won"]) for r in rows] == [
+            (1, "Ann", 1, 1),
+            (2, "Bob", 1, 0),
+        ]
+        assert rows[0]["highest_checkout"] == 98  # T20 D19, from the demo's log
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        stderr = process.stderr.read() if process.stderr else ""
+    assert "Traceback" not in stderr, stderr
+    # The demo's games went to a throwaway database: the user's is untouched.
+    assert not (tmp_path / "state" / "oche").exists()
+
+
+def test_play_leaderboard_on_a_taken_http_port_exits_2_saying_so(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    """The HTTP port is the broker's here: the leaderboard cannot listen, and
+    the command says so and how to pick another."""
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env.pop("OCHE_CONFIG", None)
+    env["XDG_STATE_HOME"] = str(tmp_path / "state")
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    argv = [str(OCHE), "play", "--leaderboard", "--http", f"127.0.0.1:{mosquitto.port}"]
+    argv += ["--screenshot", str(tmp_path / "shot.png"), "--set", "board.driver=simulated"]
+    argv += ["--set", f"mqtt.url={mosquitto.url}"]
+    taken = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env, check=False)
+    assert taken.returncode == 2, taken.stderr
+    assert f"cannot listen on 127.0.0.1:{mosquitto.port}: something else does" in taken.stderr
+    assert "--http HOST:PORT picks another" in taken.stderr
+    assert "Traceback" not in taken.stderr
+
+
+def test_play_leaderboard_with_a_database_it_cannot_use_exits_2_naming_it(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env.pop("OCHE_CONFIG", None)
+    env["XDG_STATE_HOME"] = str(tmp_path / "state")
+    argv = [str(OCHE), "play", "--leaderboard", "--http", f"127.0.0.1:{free_port()}"]
+    argv += ["--screenshot", str(tmp_path / "shot.png"), "--set", "board.driver=simulated"]
+    argv += ["--set", "leaderboard.db=mysql://bar/results"]
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env, check=False)
+    assert result.returncode == 2, result.stderr
+    last = result.stderr.splitlines()[-1]
+    assert last.startswith("oche play: ") and "leaderboard.db" in last and "mysql" in last, last
+    assert "Traceback" not in result.stderr and not (tmp_path / "shot.png").exists()

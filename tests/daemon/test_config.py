@@ -118,6 +118,8 @@ def test_config_md_documents_every_key_and_nothing_else() -> None:
         for field in dataclasses.fields(cls):
             row = next(line for line in table.splitlines() if line.startswith(f"| `{field.name}`"))
             default = field.default
+            if field.default_factory is not dataclasses.MISSING:  # a table: [leaderboard] venues
+                default = field.default_factory()
             shown = (
                 f'"{default}"'
                 if isinstance(default, str)
@@ -577,7 +579,7 @@ def test_unknown_sections_and_keys_get_suggestions() -> None:
         'boards: unknown section; did you mean "board"?',
         'homeassistent: unknown section; did you mean "homeassistant"?',
         "weather: unknown section; the sections are board, mqtt, visit, bot, journal, "
-        "homeassistant, display, log",
+        "homeassistant, display, leaderboard, log",
         'board.protocl: unknown key; did you mean "protocol"?',
         "board.url: unknown key in [board]; did you mean mqtt.url?",
         "board.colour: unknown key; the keys of [board] are id, name, driver, port, baudrate, "
@@ -822,3 +824,57 @@ def test_config_error_formatting() -> None:
     assert str(error) == "f.toml: a.b: one\nf.toml: c.d: two"
     assert error.errors == ["a.b: one", "c.d: two"]
     assert str(ConfigError("x.y: alone")) == "x.y: alone"
+
+
+# --- [leaderboard] ---------------------------------------------------------------
+
+
+def test_the_leaderboard_section_maps_boards_to_venues_and_their_time_zones() -> None:
+    config = parse_config(
+        """
+        [leaderboard]
+        db = "postgresql+psycopg://oche@db.example/oche"
+        venue = "Home"
+        timezone = "Europe/London"
+
+        [leaderboard.venues]
+        pub-1 = "The Crown"
+        pub-2 = "The Crown"
+
+        [leaderboard.timezones]
+        "The Crown" = "Europe/Dublin"
+        """,
+        "lb.toml",
+        ["leaderboard.share_group=league"],
+    )
+    board = config.leaderboard
+    assert board.db == "postgresql+psycopg://oche@db.example/oche"
+    assert (board.venue, board.timezone, board.share_group) == ("Home", "Europe/London", "league")
+    assert board.venues == {"pub-1": "The Crown", "pub-2": "The Crown"}
+    assert board.timezones == {"The Crown": "Europe/Dublin"}
+    with_set = parse_config("", "x", ['leaderboard.venues={ pub-3 = "The Swan" }'])
+    assert with_set.leaderboard.venues == {"pub-3": "The Swan"}
+
+
+def test_leaderboard_mistakes_are_named() -> None:
+    assert errors_of(
+        """
+        [leaderboard]
+        db = "mysql://root@localhost/oche"
+        venue = " "
+        timezone = "Mars/Olympus"
+        share_group = "a/b"
+        venues = { "pub 1" = "The Crown", pub-2 = 2 }
+        timezones = { "The Crown" = "Nowhere/Town" }
+        """
+    ) == [
+        'leaderboard.db: "mysql://root@localhost/oche" is not a database URL Oche uses: write '
+        "sqlite:///PATH or postgresql+psycopg://USER@HOST/DB",
+        "leaderboard.venue: must not be empty",
+        'leaderboard.timezone: "Mars/Olympus" is not a time zone: use an IANA name such as '
+        "Europe/London",
+        "leaderboard.share_group: must not contain '/', '+', '#', spaces or control characters",
+        "leaderboard.venues: pub-2: expected a string, got an integer (2)",
+        'leaderboard.timezones: venue "The Crown": "Nowhere/Town" is not a time zone: use an '
+        "IANA name such as Europe/London",
+    ]

@@ -613,6 +613,7 @@ class FakeFeed:
         self.connected = True
         self.pending: list[dict[str, Any]] = []
         self.sent: list[dict[str, Any]] = []
+        self.leaderboards: tuple[Any, ...] = ()
 
     def snapshot(self) -> tuple[dict[str, Any] | None, int, str | None, bool]:
         return self.state, self.serial, self.availability, self.connected

@@ -1,0 +1,393 @@
+"""``oche leaderboard``: the results service and its database.
+
+``import`` stores result documents (one JSON object per line) as the MQTT
+ingest does, ``show`` prints a game's table, ``rename`` and ``forget`` change
+players, ``serve`` runs the service (MQTT ingest and the HTTP app). The
+database is ``--db URL``, else ``[leaderboard] db`` of the config, else
+``sqlite:///$XDG_STATE_HOME/oche/leaderboard.sqlite3``; venues come from the
+config's ``[leaderboard]`` too. The leaderboard's modules (SQLAlchemy, ...)
+are imported only when a sub-command runs, so ``oche run`` never loads them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from typing import TYPE_CHECKING, Any
+
+from engine import game_ids
+from firmware_bridge.cli.command_support import UsageError
+from firmware_bridge.daemon.config import Config, ConfigError, load_config
+from firmware_bridge.mqtt_contract import BrokerUrlError, parse_broker_url
+
+if TYPE_CHECKING:
+    from leaderboard.api_models import Row
+    from leaderboard.database import Database
+    from leaderboard.venues import VenueMap
+
+__all__ = ["add_parser", "import_lines", "parse_http_address", "rows_table"]
+
+PERIOD_CHOICES = ("day", "week", "month", "all")
+DEFAULT_HTTP = "127.0.0.1:8080"
+
+
+def _config(args: argparse.Namespace) -> Config:
+    try:
+        return load_config(args.config)
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+
+
+def _venues(config: Config) -> VenueMap:
+    from leaderboard.venues import VenueMap
+
+    section = config.leaderboard
+    return VenueMap(
+        boards=dict(section.venues),
+        default=section.venue,
+        timezone=section.timezone,
+        timezones=dict(section.timezones),
+    )
+
+
+def _db_url(args: argparse.Namespace, config: Config) -> str:
+    from leaderboard.database import default_url
+
+    return str(args.db or config.leaderboard.db or default_url())
+
+
+@contextmanager
+def _database(url: str) -> Iterator[Database]:
+    """The database at ``url``, migrated; a bad URL or an unreachable server
+    is a usage error naming it."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from leaderboard.database import Database, DatabaseUrlError
+
+    try:
+        database = Database(url)
+    except DatabaseUrlError as error:
+        raise UsageError(f"--db: {error}") from None
+    try:
+        try:
+            database.migrate()
+        except (SQLAlchemyError, OSError) as error:
+            reason = str(getattr(error, "orig", None) or error).strip().splitlines()
+            raise UsageError(
+                f"cannot open the database {url}: {reason[0] if reason else error}"
+            ) from None
+        yield database
+    finally:
+        database.dispose()
+
+
+def _read_lines(path: str) -> Iterator[bytes]:
+    if path == "-":
+        yield from sys.stdin.buffer
+        return
+    try:
+        with open(path, "rb") as handle:
+            yield from handle
+    except OSError as error:
+        raise UsageError(f"cannot read {path!r}: {error.strerror}") from None
+
+
+def import_lines(database: Database, lines: Iterator[bytes], venues: VenueMap) -> dict[str, Any]:
+    """Store each non-blank line as a result payload; the summary ``import`` prints."""
+    from leaderboard.store import ingest
+
+    summary: dict[str, Any] = {"imported": 0, "duplicates": 0, "rejected": []}
+    for line in lines:
+        payload = line.strip()
+        if not payload:
+            continue
+        outcome = ingest(database, payload, venues)
+        if outcome.status == "imported":
+            summary["imported"] += 1
+        elif outcome.status == "duplicate":
+            summary["duplicates"] += 1
+        else:
+            summary["rejected"].append({"result_id": outcome.result_id, "reason": outcome.reason})
+    return summary
+
+
+def _import(args: argparse.Namespace) -> int:
+    logging.getLogger("leaderboard.store").setLevel(logging.WARNING)  # the summary says it all
+    config = _config(args)
+    with _database(_db_url(args, config)) as database:
+        summary = import_lines(database, _read_lines(args.file), _venues(config))
+    sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
+    return 0
+
+
+def _number(value: float | None, digits: int = 2) -> str:
+    if value is None:
+        return "-"
+    return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
+
+
+_COLUMNS: dict[str, list[tuple[str, str]]] = {
+    "x01": [
+        ("3DA", "three_dart_average"),
+        ("FIRST9", "first9_average"),
+        ("CO%", "checkout_percent"),
+        ("HI-CO", "highest_checkout"),
+        ("BEST", "best_leg_darts"),
+        ("100+", "count_100"),
+        ("140+", "count_140"),
+        ("180", "count_180"),
+    ],
+    "cricket": [
+        ("MPR", "mpr"),
+        ("BEST-MPR", "best_game_mpr"),
+        ("5M", "count_5_marks"),
+        ("7M", "count_7_marks"),
+        ("9M", "count_9_marks"),
+    ],
+}
+
+
+def rows_table(game: str, rows: list[Row]) -> str:
+    """The text table ``show`` prints: rank, player, venue, played, won, win %,
+    rating, then the game's own figures."""
+    extra = _COLUMNS.get("cricket" if game.startswith("cricket") else game, [("BEST", "highlight")])
+    header = ["#", "PLAYER", "VENUE", "PLAYED", "WON", "WIN%", "RATING", *(h for h, _ in extra)]
+    body = [
+        [
+            str(row.rank),
+            row.player,
+            row.venue,
+            str(row.played),
+            str(row.won),
+            f"{row.win_percent:.1f}",
+            f"{row.rating:.2f}",
+            *(_number(getattr(row, key, None)) for _, key in extra),
+        ]
+        for row in rows
+    ]
+    widths = [max(len(line[i]) for line in [header, *body]) for i in range(len(header))]
+    text = {1, 2}  # player and venue read left to right; numbers right-aligned
+
+    def line(cells: list[str]) -> str:
+        return (
+            "  ".join(
+                cell.ljust(width) if i in text else cell.rjust(width)
+                for i, (cell, width) in enumerate(zip(cells, widths, strict=True))
+            ).rstrip()
+            + "\n"
+        )
+
+    return "".join(line(cells) for cells in [header, *body])
+
+
+def _show(args: argparse.Namespace) -> int:
+    from leaderboard.queries import leaderboard
+
+    config = _config(args)
+    with _database(_db_url(args, config)) as database, database.session() as session:
+        rows = leaderboard(session, args.game, args.period, args.venue)
+    if args.json:
+        dumped = [row.model_dump(mode="json") for row in rows]
+        sys.stdout.write(json.dumps(dumped, ensure_ascii=False, indent=2) + "\n")
+    elif rows:
+        sys.stdout.write(rows_table(args.game, rows))
+    else:
+        where = f" at {args.venue}" if args.venue else ""
+        sys.stdout.write(f"no {args.game} games{where} in this period ({args.period})\n")
+    return 0
+
+
+def _rename(args: argparse.Namespace) -> int:
+    from leaderboard.players import PlayerError, rename
+
+    config = _config(args)
+    with _database(_db_url(args, config)) as database:
+        try:
+            outcome = rename(database, args.old, args.new, args.venue)
+        except PlayerError as error:
+            raise UsageError(str(error)) from None
+    games = f"{outcome.games} game{'s' if outcome.games != 1 else ''}"
+    verb = "merged" if outcome.merged else "renamed"
+    into = "into" if outcome.merged else "to"
+    sys.stdout.write(
+        f"{verb} {args.old.strip()!r} {into} {outcome.name!r} at {outcome.venue} ({games})\n"
+    )
+    return 0
+
+
+def _forget(args: argparse.Namespace) -> int:
+    from leaderboard.players import FORGOTTEN_NAME, PlayerError, forget
+
+    config = _config(args)
+    with _database(_db_url(args, config)) as database:
+        try:
+            outcome = forget(database, args.name, args.venue)
+        except PlayerError as error:
+            raise UsageError(str(error)) from None
+    sys.stdout.write(
+        f"forgot {args.name.strip()!r} at {outcome.venue}: their name and ratings are deleted; "
+        f"{outcome.games} game{'s' if outcome.games != 1 else ''} stay as {FORGOTTEN_NAME!r}\n"
+    )
+    return 0
+
+
+def parse_http_address(text: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:8080`` for IPv6) as host and port; a bad one is a UsageError."""
+    host, sep, port_text = text.rpartition(":")
+    if not sep or not host:
+        raise UsageError(f"--http {text!r} is not HOST:PORT, such as {DEFAULT_HTTP}")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    try:
+        port = int(port_text)
+    except ValueError:
+        raise UsageError(f"--http {text!r}: the port {port_text!r} is not a number") from None
+    if not 1 <= port <= 65535:
+        raise UsageError(f"--http {text!r}: the port must be 1 to 65535")
+    return host, port
+
+
+def _serve(args: argparse.Namespace) -> int:
+    import asyncio
+
+    config = _config(args)
+    host, port = parse_http_address(args.http)
+    mqtt_url = args.mqtt or config.mqtt.address().url
+    try:
+        parse_broker_url(mqtt_url)
+    except BrokerUrlError as error:
+        raise UsageError(f"--mqtt {mqtt_url!r}: {error.problem}") from None
+    base = args.base or config.mqtt.base
+    share_group = args.share_group or config.leaderboard.share_group or None
+    from leaderboard.database import Database, DatabaseUrlError
+    from leaderboard.service import ServiceSettings, run_service
+
+    db_url = _db_url(args, config)
+    try:
+        Database(db_url)
+    except DatabaseUrlError as error:
+        raise UsageError(f"--db: {error}") from None
+    settings = ServiceSettings(
+        db_url=db_url,
+        mqtt_url=mqtt_url,
+        base=base,
+        http_host=host,
+        http_port=port,
+        venues=_venues(config),
+        share_group=share_group,
+    )
+    with suppress(KeyboardInterrupt):
+        asyncio.run(run_service(settings))
+    return 0
+
+
+def _common(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--db",
+        metavar="URL",
+        help="the database: sqlite:///PATH or postgresql+psycopg://USER@HOST/DB (default: "
+        "[leaderboard] db of the config, else $XDG_STATE_HOME/oche/leaderboard.sqlite3)",
+    )
+    parser.add_argument(
+        "--config", metavar="FILE", help="the config file whose [leaderboard] section to read"
+    )
+
+
+def _game(text: str) -> str:
+    if text not in game_ids():
+        raise argparse.ArgumentTypeError(f"{text!r} is not a game id ({', '.join(game_ids())})")
+    return text
+
+
+def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``oche leaderboard`` and its sub-commands."""
+    board = commands.add_parser(
+        "leaderboard",
+        help="the results service: import, show, rename, forget, serve",
+        description="Oche's results service: every finished game published on "
+        "{base}/+/result is re-scored from its log and stored once; tables, player cards and "
+        "records are served over HTTP. See docs/leaderboard.md.",
+    )
+    actions = board.add_subparsers(dest="leaderboard_command", required=True, metavar="ACTION")
+
+    importing = actions.add_parser(
+        "import",
+        help="store result documents, one JSON object per line",
+        description="Store result documents (the result topic's payload), one JSON object per "
+        "line, exactly as the service stores what it receives: re-scored from the log, a "
+        "result already stored counted as a duplicate, a refused one (a line that is not JSON "
+        'too) kept with its reason. Prints {"imported": N, "duplicates": N, "rejected": '
+        '[{"result_id": ..., "reason": ...}]}.',
+    )
+    importing.add_argument("file", metavar="FILE", help="the file to read, or - for stdin")
+    _common(importing)
+    importing.set_defaults(run=_import)
+
+    show = actions.add_parser(
+        "show",
+        help="print a game's table",
+        description="Print one game's table for a period, by rank (the rating's conservative "
+        "ordinal): played, won, win %%, rating and the game's own figures.",
+    )
+    show.add_argument("--game", required=True, type=_game, help="the game id, e.g. x01")
+    show.add_argument(
+        "--period",
+        choices=PERIOD_CHOICES,
+        default="all",
+        help="day (the venue's local day), week (from Monday), month or all (default all)",
+    )
+    show.add_argument("--venue", help="only this venue's players (default: every venue)")
+    show.add_argument("--json", action="store_true", help="print the rows as a JSON list")
+    _common(show)
+    show.set_defaults(run=_show)
+
+    renaming = actions.add_parser(
+        "rename",
+        help="rename a player, or merge one name into another",
+        description="Call player OLD NEW from now on. When NEW already plays at that venue, "
+        "OLD's games become NEW's and the ratings are rebuilt.",
+    )
+    renaming.add_argument("old", metavar="OLD", help="the name to change (any case)")
+    renaming.add_argument("new", metavar="NEW", help="the name to use")
+    renaming.add_argument("--venue", help="the player's venue (needed when OLD plays at several)")
+    _common(renaming)
+    renaming.set_defaults(run=_rename)
+
+    forgetting = actions.add_parser(
+        "forget",
+        help="delete a player's data (privacy); their games stay, the name replaced",
+        description="Delete a player's name and ratings. Their games stay for the other "
+        "players, with 'forgotten player' in place of the name (in the stored documents "
+        "too); the ratings of those games are rebuilt.",
+    )
+    forgetting.add_argument("name", metavar="NAME", help="the player's name (any case)")
+    forgetting.add_argument("--venue", help="the player's venue (needed when at several)")
+    _common(forgetting)
+    forgetting.set_defaults(run=_forget)
+
+    serve = actions.add_parser(
+        "serve",
+        help="run the service: MQTT ingest, the API and the pages",
+        description="Subscribe to {base}/+/result (a persistent session, or a shared "
+        "subscription with --share-group), store every result once, and serve the API and "
+        "the pages over HTTP until stopped.",
+    )
+    serve.add_argument("--mqtt", metavar="URL", help="the broker (default: mqtt.url of the config)")
+    serve.add_argument(
+        "--http",
+        metavar="HOST:PORT",
+        default=DEFAULT_HTTP,
+        help=f"where to serve HTTP (default {DEFAULT_HTTP})",
+    )
+    serve.add_argument("--base", help="the topics' base (default: mqtt.base of the config)")
+    serve.add_argument(
+        "--share-group",
+        metavar="G",
+        help="subscribe as $share/G/... so several services split the results",
+    )
+    _common(serve)
+    serve.set_defaults(run=_serve)

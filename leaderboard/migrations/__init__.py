@@ -1,0 +1,1 @@
+"""The leaderboard's Alembic migrations, run in code by ``Database.migrate``."""

@@ -1,0 +1,1 @@
+"""One module per schema version, applied in order by Alembic."""

@@ -1,0 +1,231 @@
+"""The leaderboard's tables as typed SQLAlchemy models. Every figure a ranking
+needs is a real numeric column of ``result_players`` (with the result's game,
+venue and time copied beside it), so tables aggregate in SQL on one index."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+__all__ = [
+    "Base",
+    "Player",
+    "PlayerRating",
+    "PlayerTotal",
+    "Rating",
+    "Rejected",
+    "Result",
+    "ResultPlayer",
+    "Venue",
+]
+
+NAME_LENGTH = 200
+"""Longest player, venue, board or result id stored (longer ones are refused)."""
+
+
+class Base(DeclarativeBase):
+    """The models' base, with constraint names fixed for the migrations."""
+
+    metadata = MetaData(
+        naming_convention={
+            "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+            "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+            "ck": "ck_%(table_name)s_%(constraint_name)s",
+            "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+            "pk": "pk_%(table_name)s",
+        }
+    )
+
+
+class Venue(Base):
+    """A bar, a club or a home: where boards are (``[leaderboard.venues]``)."""
+
+    __tablename__ = "venues"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH), unique=True)
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    """IANA name: the venue's ``day`` runs midnight to midnight there (from the
+    config's ``[leaderboard]``, refreshed by each stored result)."""
+
+
+class Player(Base):
+    """A name within a venue: ``key`` is the name case-folded and stripped;
+    ``name`` the most recent spelling (of the latest game, ``name_at``)."""
+
+    __tablename__ = "players"
+    __table_args__ = (UniqueConstraint("venue_id", "key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    venue_id: Mapped[int] = mapped_column(ForeignKey("venues.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    name_at: Mapped[float] = mapped_column(Float)
+
+
+class Result(Base):
+    """One stored game, re-scored from its log; ``result_id`` is unique."""
+
+    __tablename__ = "results"
+    __table_args__ = (
+        Index(None, "game", "finished_at", "result_id"),
+        Index(None, "venue_id", "finished_at"),
+        Index(None, "finished_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    result_id: Mapped[str] = mapped_column(String(NAME_LENGTH), unique=True)
+    board: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    venue_id: Mapped[int] = mapped_column(ForeignKey("venues.id"))
+    game: Mapped[str] = mapped_column(String(64))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    result: Mapped[str] = mapped_column(String(64))
+    winner: Mapped[int | None] = mapped_column(Integer)
+    winner_name: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
+    started_at: Mapped[float | None] = mapped_column(Float)
+    finished_at: Mapped[float] = mapped_column(Float)
+    received_at: Mapped[float] = mapped_column(Float)
+    visits: Mapped[list[Any]] = mapped_column(JSON)
+    """The replay's visits (``scoring.VisitLine`` as lists), for the breakdown."""
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """The result document as received (names replaced when a player is forgotten)."""
+
+
+class ResultPlayer(Base):
+    """One player's figures in one result (``scoring.PlayerLine``). ``player_id``
+    is null once the player was forgotten; ``name`` is the spelling played under."""
+
+    __tablename__ = "result_players"
+    __table_args__ = (
+        UniqueConstraint("result_pk", "seat"),
+        Index(None, "game", "finished_at"),
+        Index(None, "game", "venue_id", "finished_at"),
+        Index(None, "player_id", "game", "finished_at"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    result_pk: Mapped[int] = mapped_column(ForeignKey("results.id", ondelete="CASCADE"))
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="SET NULL"))
+    seat: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    game: Mapped[str] = mapped_column(String(64))
+    venue_id: Mapped[int] = mapped_column(ForeignKey("venues.id"))
+    finished_at: Mapped[float] = mapped_column(Float)
+    team: Mapped[int | None] = mapped_column(Integer)
+    score: Mapped[int] = mapped_column(Integer)
+    won: Mapped[bool] = mapped_column(Boolean)
+    placement: Mapped[int] = mapped_column(Integer)
+    darts: Mapped[int] = mapped_column(Integer)
+    highlight: Mapped[float | None] = mapped_column(Float)
+    points: Mapped[int] = mapped_column(Integer, default=0)
+    first9_points: Mapped[int] = mapped_column(Integer, default=0)
+    first9_darts: Mapped[int] = mapped_column(Integer, default=0)
+    checkout_darts: Mapped[int] = mapped_column(Integer, default=0)
+    checkouts: Mapped[int] = mapped_column(Integer, default=0)
+    highest_checkout: Mapped[int | None] = mapped_column(Integer)
+    leg_darts: Mapped[int | None] = mapped_column(Integer)
+    count_100: Mapped[int] = mapped_column(Integer, default=0)
+    count_140: Mapped[int] = mapped_column(Integer, default=0)
+    count_180: Mapped[int] = mapped_column(Integer, default=0)
+    marks: Mapped[int] = mapped_column(Integer, default=0)
+    count_5_marks: Mapped[int] = mapped_column(Integer, default=0)
+    count_7_marks: Mapped[int] = mapped_column(Integer, default=0)
+    count_9_marks: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class PlayerTotal(Base):
+    """A player's all-time figures in one game: the sums, bests and worsts of
+    their ``result_players`` rows, kept up to date by each stored result, so
+    the all-time table reads one row a player instead of adding up every game."""
+
+    __tablename__ = "player_totals"
+
+    player_id: Mapped[int] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    game: Mapped[str] = mapped_column(String(64), primary_key=True)
+    played: Mapped[int] = mapped_column(Integer)
+    won: Mapped[int] = mapped_column(Integer)
+    highlight: Mapped[float | None] = mapped_column(Float)
+    points: Mapped[int] = mapped_column(Integer)
+    darts: Mapped[int] = mapped_column(Integer)
+    first9_points: Mapped[int] = mapped_column(Integer)
+    first9_darts: Mapped[int] = mapped_column(Integer)
+    checkouts: Mapped[int] = mapped_column(Integer)
+    checkout_darts: Mapped[int] = mapped_column(Integer)
+    highest_checkout: Mapped[int | None] = mapped_column(Integer)
+    best_leg_darts: Mapped[int | None] = mapped_column(Integer)
+    count_100: Mapped[int] = mapped_column(Integer)
+    count_140: Mapped[int] = mapped_column(Integer)
+    count_180: Mapped[int] = mapped_column(Integer)
+    marks: Mapped[int] = mapped_column(Integer)
+    best_game_mpr: Mapped[float | None] = mapped_column(Float)
+    count_5_marks: Mapped[int] = mapped_column(Integer)
+    count_7_marks: Mapped[int] = mapped_column(Integer)
+    count_9_marks: Mapped[int] = mapped_column(Integer)
+
+
+class Rejected(Base):
+    """A payload that was refused, with why. ``dedupe_key`` (the result id, else
+    a digest of the bytes) keeps a redelivered one from being counted twice."""
+
+    __tablename__ = "rejected"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    dedupe_key: Mapped[str] = mapped_column(String(NAME_LENGTH + 16), unique=True)
+    result_id: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
+    board: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
+    reason: Mapped[str] = mapped_column(Text)
+    received_at: Mapped[float] = mapped_column(Float, index=True)
+    payload: Mapped[str] = mapped_column(Text)
+    """The payload's first bytes (as text, undecodable bytes replaced)."""
+
+
+class Rating(Base):
+    """A player's rating in a game family after one result: the history."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (
+        Index(None, "game", "at", "result_id"),
+        Index(None, "player_id", "game", "at"),
+        Index(None, "result_pk"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    game: Mapped[str] = mapped_column(String(64))
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    ordinal: Mapped[float] = mapped_column(Float)
+    result_pk: Mapped[int] = mapped_column(ForeignKey("results.id", ondelete="CASCADE"))
+    result_id: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    at: Mapped[float] = mapped_column(Float)
+    """The result's ``finished_at``: ratings are applied in (at, result_id) order."""
+
+
+class PlayerRating(Base):
+    """A player's current rating in a game family (the last :class:`Rating`)."""
+
+    __tablename__ = "player_ratings"
+    __table_args__ = (Index(None, "game", "ordinal"),)
+
+    player_id: Mapped[int] = mapped_column(
+        ForeignKey("players.id", ondelete="CASCADE"), primary_key=True
+    )
+    game: Mapped[str] = mapped_column(String(64), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    ordinal: Mapped[float] = mapped_column(Float)

@@ -1,0 +1,368 @@
+"""The service's MQTT side, on one connection: every result on
+``{base}/+/result`` stored through :func:`leaderboard.store.ingest` and only
+then acknowledged (PUBACK), each board's ``state`` and ``availability`` handed
+to the live hub, the snapshots published, and snapshots from any instance
+passed to the hub.
+
+Exactly once stored, none lost: the session is persistent (clean session off,
+a fixed client id, QoS 1), so the broker keeps results while the service is
+away, and paho's automatic PUBACK is off (``manual_ack``): a result is
+acknowledged after its transaction committed, never before, so a ``kill -9``
+between the two only makes the broker deliver it again, and ``ingest`` dedupes
+it on ``result_id``. A database that fails leaves the result unacknowledged and
+is retried with backoff; a lost broker is reconnected with backoff."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import random
+import socket
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import aiomqtt
+import paho.mqtt.client as paho
+from sqlalchemy.exc import SQLAlchemyError
+
+from firmware_bridge.mqtt_contract import (
+    AVAILABILITY_OFFLINE,
+    AVAILABILITY_ONLINE,
+    board_id_problem,
+    check_base,
+    leaderboard_topic,
+    parse_broker_url,
+)
+from leaderboard.database import Database
+from leaderboard.live_hub import LiveHub, LiveMessage
+from leaderboard.snapshots import SnapshotPublisher
+from leaderboard.store import IngestOutcome, ingest
+
+if TYPE_CHECKING:
+    from leaderboard.service import ServiceSettings
+
+__all__ = ["DEFAULT_CLIENT_ID", "MqttIngest", "result_subscription", "session_client_id"]
+
+log = logging.getLogger(__name__)
+
+DEFAULT_CLIENT_ID = "oche-leaderboard"
+"""``ServiceSettings.client_id`` when none is given."""
+
+
+def session_client_id(client_id: str, share_group: str | None) -> str:
+    """The client id of the persistent session. Each instance sharing the
+    subscription needs its own, kept across restarts (the broker holds its
+    unacknowledged results for it): the default id gets the host's name then,
+    so instances on different hosts (or containers) differ without a setting."""
+    if share_group is not None and client_id == DEFAULT_CLIENT_ID:
+        return f"{DEFAULT_CLIENT_ID}-{socket.gethostname()}"
+    return client_id
+
+
+def result_subscription(base: str, share_group: str | None) -> str:
+    """``{base}/+/result``, or ``$share/{group}/{base}/+/result`` with a share group."""
+    check_base(base)
+    plain = f"{base}/+/result"
+    if share_group is None:
+        return plain
+    if (
+        not share_group
+        or any(c in share_group for c in "/+#")
+        or share_group.strip() != share_group
+    ):
+        raise ValueError(
+            f"bad share group {share_group!r}: one topic level, no '/', '+', '#' or spaces"
+        )
+    return f"$share/{share_group}/{plain}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Delivery:
+    """A result as it came in: acknowledged on ``connection`` once stored."""
+
+    mid: int
+    qos: int
+    payload: bytes
+    connection: int
+
+
+class MqttIngest:
+    """The MQTT side of one service instance. :meth:`run` connects, serves and
+    reconnects until cancelled; ``on_stored`` (tests, benchmarks) sees every
+    outcome after its result was acknowledged."""
+
+    BACKOFF_START = 0.5
+    BACKOFF_MAX = 30.0
+    DB_BACKOFF_START = 0.2
+    DB_BACKOFF_MAX = 5.0
+    KEEPALIVE = 30
+    TIMEOUT = 10.0
+
+    def __init__(
+        self,
+        settings: ServiceSettings,
+        database: Database,
+        hub: LiveHub,
+        snapshots: SnapshotPublisher | None = None,
+        on_stored: Callable[[IngestOutcome], None] | None = None,
+    ) -> None:
+        self._settings = settings
+        self._client_id = session_client_id(settings.client_id, settings.share_group)
+        self._address = parse_broker_url(settings.mqtt_url)
+        self._base = check_base(settings.base)
+        self._results = result_subscription(settings.base, settings.share_group)
+        self._result_filter = f"{self._base}/+/result"
+        self._state_filter = f"{self._base}/+/state"
+        self._availability_filter = f"{self._base}/+/availability"
+        self._snapshot_filter = leaderboard_topic(self._base, "+")
+        self._database = database
+        self._hub = hub
+        self._snapshots = snapshots
+        self._on_stored = on_stored
+        self._client: aiomqtt.Client | None = None
+        self._connection = 0
+        self._deliveries: asyncio.Queue[_Delivery] = asyncio.Queue()
+
+    @property
+    def connected(self) -> bool:
+        return self._client is not None
+
+    async def run(self) -> None:
+        """Connect, subscribe, serve; reconnect with backoff; until cancelled."""
+        async with asyncio.TaskGroup() as tasks:
+            tasks.create_task(self._store_loop())
+            if self._snapshots is not None:
+                tasks.create_task(self._snapshots.run(self.publish_retained))
+            tasks.create_task(self._connection_loop())
+
+    async def publish_retained(self, topic: str, payload: bytes) -> bool:
+        """Publish retained at QoS 1; True once the broker acknowledged it,
+        False when not connected or the connection failed first."""
+        client = self._client
+        if client is None:
+            return False
+        try:
+            await client.publish(topic, payload, qos=1, retain=True)
+        except aiomqtt.MqttError as exc:
+            log.debug("MQTT: publish to %s failed: %s", topic, exc)
+            return False
+        return True
+
+    # ------------------------------------------------------------ connection
+
+    async def _connection_loop(self) -> None:
+        failures = 0
+        outage_since: float | None = None
+        ever_connected = False
+        server = self._address.url
+        while True:
+            client = self._new_client()
+            try:
+                async with client:
+                    self._connection += 1
+                    if outage_since is not None:
+                        log.info(
+                            "MQTT: connected to %s again after %.1f s",
+                            server,
+                            time.monotonic() - outage_since,
+                        )
+                    else:
+                        log.info("MQTT: connected to %s as %s", server, self._client_id)
+                    ever_connected = True
+                    failures = 0
+                    outage_since = None
+                    await self._serve(client)
+            except aiomqtt.MqttError as exc:
+                self._client = None
+                if outage_since is None:
+                    outage_since = time.monotonic()
+                    verb = "lost the connection to" if ever_connected else "cannot connect to"
+                    log.warning("MQTT: %s %s (%s); retrying", verb, server, exc)
+                else:
+                    log.debug("MQTT: %s still unreachable (%s)", server, exc)
+            except Exception:
+                # A bug in handling a message must not end the service: the
+                # unacknowledged results come again on the next connection.
+                log.exception("MQTT: the connection to %s failed; reconnecting", server)
+                outage_since = outage_since or time.monotonic()
+            finally:
+                self._client = None
+            delay = min(self.BACKOFF_MAX, self.BACKOFF_START * 2.0**failures)
+            failures += 1
+            await asyncio.sleep(delay * random.uniform(0.75, 1.25))
+
+    def _new_client(self) -> aiomqtt.Client:
+        address = self._address
+        client = aiomqtt.Client(
+            address.host,
+            address.port,
+            username=address.username,
+            password=address.password,
+            identifier=self._client_id,
+            clean_session=False,
+            transport=address.transport,
+            timeout=self.TIMEOUT,
+            keepalive=self.KEEPALIVE,
+            tls_params=aiomqtt.TLSParameters() if address.tls else None,
+            websocket_path=address.ws_path,
+            logger=logging.getLogger(f"{__name__}.paho"),
+        )
+        # The PUBACK of a result goes out after it is committed (_store_loop),
+        # not when paho hands the message over. aiomqtt 2.x exposes no option
+        # for it, so set it on its paho client, as MqttLink reaches paho too.
+        _paho(client).manual_ack_set(True)
+        return client
+
+    async def _serve(self, client: aiomqtt.Client) -> None:
+        await client.subscribe(
+            [
+                (self._results, 1),
+                (self._state_filter, 0),
+                (self._availability_filter, 0),
+                (self._snapshot_filter, 0),
+            ]
+        )
+        self._client = client
+        if self._snapshots is not None:
+            self._snapshots.mark_all()
+        connection = self._connection
+        async for message in client.messages:
+            payload = _payload_bytes(message.payload)
+            topic = message.topic
+            if topic.matches(self._result_filter):
+                self._deliveries.put_nowait(
+                    _Delivery(message.mid, message.qos, payload, connection)
+                )
+            elif topic.matches(self._state_filter):
+                self._state(topic.value, payload)
+            elif topic.matches(self._availability_filter):
+                self._availability(topic.value, payload)
+            elif topic.matches(self._snapshot_filter):
+                self._snapshot(topic.value, payload)
+
+    # -------------------------------------------------------------- results
+
+    async def _store_loop(self) -> None:
+        """Store each result in arrival order, then acknowledge it."""
+        while True:
+            delivery = await self._deliveries.get()
+            outcome = await self._store(delivery.payload)
+            if outcome is None:
+                continue  # not stored: no PUBACK, the broker delivers it again
+            self._acknowledge(delivery)
+            if outcome.status == "imported" and outcome.summary is not None:
+                self._hub.post(LiveMessage("result", outcome.summary.model_dump(mode="json")))
+                if self._snapshots is not None:
+                    self._snapshots.mark(outcome.summary.game)
+            elif outcome.status == "rejected":
+                log.info(
+                    "result %s rejected: %s", outcome.result_id or "(no result_id)", outcome.reason
+                )
+            if self._on_stored is not None:
+                self._on_stored(outcome)
+
+    async def _store(self, payload: bytes) -> IngestOutcome | None:
+        """``ingest`` in a worker thread, retried while the database fails."""
+        failures = 0
+        down_since: float | None = None
+        while True:
+            try:
+                outcome = await asyncio.to_thread(
+                    ingest, self._database, payload, self._settings.venues
+                )
+            except (SQLAlchemyError, OSError) as exc:
+                if down_since is None:
+                    down_since = time.monotonic()
+                    log.warning(
+                        "database unavailable (%s); results wait unacknowledged, retrying",
+                        _first_line(exc),
+                    )
+                delay = min(self.DB_BACKOFF_MAX, self.DB_BACKOFF_START * 2.0**failures)
+                failures += 1
+                await asyncio.sleep(delay * random.uniform(0.75, 1.25))
+                continue
+            except Exception:
+                log.exception("a result could not be stored; left unacknowledged")
+                return None
+            if down_since is not None:
+                log.info("database back after %.1f s", time.monotonic() - down_since)
+            return outcome
+
+    def _acknowledge(self, delivery: _Delivery) -> None:
+        client = self._client
+        if client is None or delivery.connection != self._connection or delivery.qos == 0:
+            return  # that connection is gone: the broker sends it again, ingest dedupes
+        rc = _paho(client).ack(delivery.mid, delivery.qos)
+        if rc != paho.MQTT_ERR_SUCCESS:
+            log.debug("MQTT: PUBACK %d not sent: %s", delivery.mid, paho.error_string(rc))
+
+    # ------------------------------------------------------------- the live
+
+    def _board_of(self, topic: str, name: str) -> str | None:
+        board = topic[len(self._base) + 1 : -len(name) - 1]
+        return None if board_id_problem(board) else board
+
+    def _state(self, topic: str, payload: bytes) -> None:
+        board = self._board_of(topic, "state")
+        if board is None:
+            return
+        state: dict[str, Any] | None = None
+        if payload:
+            document = _json_object(payload)
+            if document is None:
+                log.warning("MQTT: ignored a state on %s that is not a JSON object", topic)
+                return
+            state = document
+        self._hub.board_state(board, self._settings.venues.venue_of(board), state)
+
+    def _availability(self, topic: str, payload: bytes) -> None:
+        board = self._board_of(topic, "availability")
+        if board is None or not payload:
+            return
+        text = payload.decode("utf-8", "replace").strip()
+        if text == AVAILABILITY_ONLINE:
+            self._hub.board_availability(board, self._settings.venues.venue_of(board), "online")
+        elif text == AVAILABILITY_OFFLINE:
+            self._hub.board_availability(board, self._settings.venues.venue_of(board), "offline")
+        else:
+            log.warning("MQTT: ignored availability %r on %s", text[:40], topic)
+
+    def _snapshot(self, topic: str, payload: bytes) -> None:
+        """A snapshot from this or another instance: the TV pages refresh."""
+        if not payload:
+            return
+        document = _json_object(payload)
+        if document is None:
+            log.warning("MQTT: ignored a snapshot on %s that is not a JSON object", topic)
+            return
+        self._hub.post(LiveMessage("leaderboard", document))
+
+
+def _json_object(payload: bytes) -> dict[str, Any] | None:
+    with contextlib.suppress(ValueError):
+        document = json.loads(payload)
+        if isinstance(document, dict):
+            return document
+    return None
+
+
+def _payload_bytes(payload: object) -> bytes:
+    if isinstance(payload, bytes | bytearray):
+        return bytes(payload)
+    if isinstance(payload, str):
+        return payload.encode()
+    return b"" if payload is None else str(payload).encode()
+
+
+def _paho(client: aiomqtt.Client) -> paho.Client:
+    """The paho client under ``client`` (aiomqtt 2.x; pinned in pyproject.toml)."""
+    return client._client
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip() or type(exc).__name__
+    return text.splitlines()[0]

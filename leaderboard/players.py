@@ -1,0 +1,182 @@
+"""Changing players after the fact: ``rename`` merges one name into another
+(a typo, a nickname), ``forget`` deletes a player's data for privacy while
+their games stay, the name replaced. Both rebuild the ratings they touch."""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session
+
+from leaderboard.database import Database
+from leaderboard.models import NAME_LENGTH, Player, Result, ResultPlayer, Venue
+from leaderboard.ratings import rebuild_family
+from leaderboard.store import lock_family, player_key
+from leaderboard.totals import recount
+
+__all__ = ["FORGOTTEN_NAME", "Forgotten", "PlayerError", "Renamed", "forget", "rename"]
+
+FORGOTTEN_NAME = "forgotten player"
+"""What a forgotten player's games show instead of their name."""
+
+
+class PlayerError(ValueError):
+    """A rename or forget that cannot be done; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Renamed:
+    """The outcome of :func:`rename`: the player's name now, where, and whether
+    two players became one (``merged``) and over how many games."""
+
+    name: str
+    venue: str
+    merged: bool
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class Forgotten:
+    """The outcome of :func:`forget`: whose data went, and how many games stay."""
+
+    venue: str
+    games: int
+
+
+def _find(session: Session, name: str, venue: str | None) -> tuple[Player, str]:
+    """The one player called ``name`` (at ``venue``), and the venue's name."""
+    query = (
+        select(Player, Venue.name)
+        .join(Venue, Venue.id == Player.venue_id)
+        .where(Player.key == player_key(name))
+    )
+    if venue is not None:
+        query = query.where(Venue.name == venue)
+    found = session.execute(query.order_by(Venue.name)).all()
+    where = f" at {venue}" if venue is not None else ""
+    if not found:
+        raise PlayerError(f"no player called {name.strip()!r}{where}")
+    if len(found) > 1:
+        venues = ", ".join(repr(row[1]) for row in found)
+        raise PlayerError(
+            f"{name.strip()!r} plays at several venues ({venues}); say which with --venue"
+        )
+    return found[0][0], found[0][1]
+
+
+def _games_of(session: Session, player_id: int) -> list[str]:
+    return sorted(
+        session.execute(
+            select(ResultPlayer.game).where(ResultPlayer.player_id == player_id).distinct()
+        ).scalars()
+    )
+
+
+def _checked_name(name: str) -> str:
+    clean = name.strip()
+    if not clean:
+        raise PlayerError("the new name is blank")
+    if len(clean) > NAME_LENGTH or "\x00" in clean:
+        raise PlayerError(f"the new name is not a name (over {NAME_LENGTH} characters, or a NUL)")
+    return clean
+
+
+def rename(database: Database, old: str, new: str, venue: str | None = None) -> Renamed:
+    """Call player ``old`` ``new`` from now on; when ``new`` is already a
+    player of that venue, ``old``'s games become theirs (and their ratings are
+    rebuilt from those games)."""
+    target = _checked_name(new)
+    with database.write_session() as session:
+        player, venue_name = _find(session, old, venue)
+        games = _games_of(session, player.id)
+        count = len(
+            session.execute(
+                select(ResultPlayer.id).where(ResultPlayer.player_id == player.id)
+            ).all()
+        )
+        other = session.execute(
+            select(Player).where(
+                Player.venue_id == player.venue_id,
+                Player.key == player_key(target),
+                Player.id != player.id,
+            )
+        ).scalar_one_or_none()
+        for game in sorted(set(games) | set(_games_of(session, other.id) if other else [])):
+            lock_family(session, game)  # in one order, as ingest takes them
+        if other is None:
+            player.key, player.name = player_key(target), target
+            session.execute(
+                update(ResultPlayer).where(ResultPlayer.player_id == player.id).values(name=target)
+            )
+            return Renamed(target, venue_name, merged=False, games=count)
+        session.execute(
+            update(ResultPlayer)
+            .where(ResultPlayer.player_id == player.id)
+            .values(player_id=other.id, name=target)
+        )
+        other.name = target
+        other.name_at = max(other.name_at, player.name_at)
+        session.delete(player)
+        session.flush()
+        recount(session, [other.id])
+        for game in games:
+            rebuild_family(session, game)
+        return Renamed(target, venue_name, merged=True, games=count)
+
+
+def _scrub(payload: dict[str, Any], seats: list[int]) -> dict[str, Any]:
+    """The result document with the players in ``seats`` renamed
+    :data:`FORGOTTEN_NAME` (names, winner's name, a log header's players)."""
+    scrubbed = copy.deepcopy(payload)
+    players = scrubbed.get("players")
+    if isinstance(players, list):
+        for seat in seats:
+            if 0 <= seat < len(players) and isinstance(players[seat], dict):
+                players[seat]["name"] = FORGOTTEN_NAME
+    if scrubbed.get("winner") in seats:
+        scrubbed["winner_name"] = FORGOTTEN_NAME
+    log = scrubbed.get("log")
+    if isinstance(log, str) and isinstance(players, list):
+        lines = log.splitlines(keepends=True)
+        for number, line in enumerate(lines):
+            if line.startswith("# players:"):
+                names = [p.get("name") if isinstance(p, dict) else None for p in players]
+                lines[number] = "# players: " + json.dumps(names, ensure_ascii=False) + "\n"
+        scrubbed["log"] = "".join(lines)
+    return scrubbed
+
+
+def forget(database: Database, name: str, venue: str | None = None) -> Forgotten:
+    """Delete player ``name``'s data: their name and ratings. Their games stay,
+    with :data:`FORGOTTEN_NAME` in their place (in stored payloads too), so
+    the other players keep their games; ratings of those games are rebuilt."""
+    with database.write_session() as session:
+        player, venue_name = _find(session, name, venue)
+        games = _games_of(session, player.id)
+        for game in games:
+            lock_family(session, game)
+        seats: dict[int, list[int]] = {}
+        for result_pk, seat in session.execute(
+            select(ResultPlayer.result_pk, ResultPlayer.seat).where(
+                ResultPlayer.player_id == player.id
+            )
+        ):
+            seats.setdefault(result_pk, []).append(seat)
+        for result in session.execute(select(Result).where(Result.id.in_(seats))).scalars():
+            mine = seats[result.id]
+            result.payload = _scrub(result.payload, mine)
+            if result.winner in mine:
+                result.winner_name = FORGOTTEN_NAME
+        session.execute(
+            update(ResultPlayer)
+            .where(ResultPlayer.player_id == player.id)
+            .values(player_id=None, name=FORGOTTEN_NAME)
+        )
+        session.execute(delete(Player).where(Player.id == player.id))
+        for game in games:
+            rebuild_family(session, game)
+        return Forgotten(venue_name, sum(len(s) for s in seats.values()))

@@ -1,0 +1,93 @@
+"""``GET /api/live`` (Server-Sent Events: new results and each board's state and
+availability, as the hub posts them) and ``GET /api/boards`` (the boards now)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from collections.abc import AsyncGenerator, AsyncIterator
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import StreamingResponse
+
+from leaderboard.api_models import LiveBoard
+from leaderboard.live_hub import LiveHub, LiveMessage
+from leaderboard.web.dependencies import HubDep, VenueQuery
+
+__all__ = ["KEEP_ALIVE_SECONDS", "router", "sse_text"]
+
+router = APIRouter(prefix="/api", tags=["live"])
+
+KEEP_ALIVE_SECONDS = 15.0
+"""A comment line this often keeps proxies and the browser from closing an idle
+stream (``app.state.keep_alive_seconds`` overrides it, for tests)."""
+
+
+@router.get("/boards", response_model=list[LiveBoard])
+async def get_boards(hub: HubDep, venue: VenueQuery = None) -> list[LiveBoard]:
+    """Every board seen so far, with its last state and availability, by board id."""
+    return [board for board in hub.boards() if venue is None or board.venue == venue]
+
+
+def sse_text(message: LiveMessage) -> str:
+    """One SSE message: ``event: {kind}``, ``data: {compact JSON}``, a blank line."""
+    data = json.dumps(message.data, ensure_ascii=False, separators=(",", ":"), default=str)
+    return f"event: {message.kind}\ndata: {data}\n\n"
+
+
+def _in_venue(message: LiveMessage, venue: str | None) -> bool:
+    found: Any = message.data.get("venue")
+    return venue is None or found is None or found == venue
+
+
+async def live_stream(hub: LiveHub, venue: str | None, keep_alive: float) -> AsyncIterator[str]:
+    """The boards already known (one ``state`` message each, carrying their
+    availability too), then every message posted, with keep-alive comments."""
+    messages = hub.subscribe()
+    pending: asyncio.Future[LiveMessage] = asyncio.ensure_future(anext(messages))
+    try:
+        await asyncio.sleep(0)  # the subscription is registered before the snapshot
+        yield ": connected\n\n"
+        for board in hub.boards():
+            snapshot = LiveMessage("state", board.model_dump())
+            if _in_venue(snapshot, venue):
+                yield sse_text(snapshot)
+        while True:
+            done, _ = await asyncio.wait({pending}, timeout=keep_alive)
+            if not done:
+                yield ": keep-alive\n\n"
+                continue
+            message = pending.result()
+            pending = asyncio.ensure_future(anext(messages))
+            if _in_venue(message, venue):
+                yield sse_text(message)
+    finally:
+        pending.cancel()
+        with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
+            await pending
+        if isinstance(messages, AsyncGenerator):
+            await messages.aclose()
+
+
+@router.get(
+    "/live",
+    response_class=StreamingResponse,
+    responses={
+        200: {
+            "description": "An endless text/event-stream: `event: result|state|availability|"
+            "leaderboard` and `data: <JSON>`; first one `state` message per known board "
+            "(a LiveBoard), then everything as it happens; a comment every 15 s.",
+            "content": {"text/event-stream": {"schema": {"type": "string"}}},
+        }
+    },
+)
+async def get_live(request: Request, hub: HubDep, venue: VenueQuery = None) -> StreamingResponse:
+    """Server-Sent Events for the TV page and any other live client."""
+    keep_alive: float = getattr(request.app.state, "keep_alive_seconds", KEEP_ALIVE_SECONDS)
+    return StreamingResponse(
+        live_stream(hub, venue, keep_alive),
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )

@@ -1,0 +1,28 @@
+"""``GET /api/rejected``: the results the service refused, newest first, with
+the reason (the admin view)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from leaderboard import queries
+from leaderboard.api_models import RejectedEntry
+from leaderboard.web.dependencies import SessionDep
+
+__all__ = ["router"]
+
+router = APIRouter(prefix="/api", tags=["admin"])
+
+
+@router.get("/rejected", response_model=list[RejectedEntry])
+def get_rejected(
+    session: SessionDep,
+    limit: Annotated[int, Query(ge=1, le=1000, description="At most this many, newest first.")] = (
+        100
+    ),
+) -> list[RejectedEntry]:
+    """Refused results (not JSON, not the schema, too big, or a log that does
+    not give what the result claims), never ranked."""
+    return queries.rejected(session, limit)

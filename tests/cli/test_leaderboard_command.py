@@ -1,0 +1,252 @@
+"""``oche leaderboard``: import, show, rename, forget and serve's checks, on a
+real SQLite file and a real PostgreSQL database; bad input exits 2 with one
+line on stderr."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from firmware_bridge.cli.main import main
+from tests.leaderboard.conftest import X01_MOVES, as_payload
+from tests.leaderboard.mqtt_harness import eventually, publish
+from tests.leaderboard.result_documents import result_document
+from tests.mosquitto_broker import MosquittoBroker, free_port
+from tests.paths import REPO
+from tests.postgres_database import sqlite_or_postgres_url
+
+__all__ = ["sqlite_or_postgres_url"]
+
+OCHE = Path(sys.executable).parent / "oche"
+
+
+@pytest.fixture(autouse=True)
+def no_config(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A user without a config file, whose state lives in ``tmp_path``."""
+    monkeypatch.delenv("OCHE_CONFIG", raising=False)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+
+def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    status = main(["leaderboard", *args])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def x01(players: list[str], result_id: str, board: str = "board1") -> dict[str, Any]:
+    document = result_document(
+        "x01", X01_MOVES, players=players, options={"start": 301}, board=board
+    )
+    document["result_id"] = result_id
+    return document
+
+
+def write_lines(path: Path, lines: list[bytes]) -> str:
+    path.write_bytes(b"".join(line + b"\n" for line in lines))
+    return str(path)
+
+
+def test_import_then_show(
+    sqlite_or_postgres_url: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tampered = x01(["Cy", "Dee"], "tampered")
+    tampered["winner"] = 1
+    results = write_lines(
+        tmp_path / "results.jsonl",
+        [
+            as_payload(x01(["Ann", "Bob"], "first")),
+            b"",
+            as_payload(x01(["Ann", "Bob"], "first")),
+            b"this line is not JSON",
+            as_payload(tampered),
+            as_payload(x01(["Ann", "Cy"], "second")),
+        ],
+    )
+    db = ["--db", sqlite_or_postgres_url]
+    status, out, err = run(capsys, "import", results, *db)
+    assert (status, err) == (0, "")
+    summary = json.loads(out)
+    assert (summary["imported"], summary["duplicates"]) == (2, 1)
+    assert [entry["result_id"] for entry in summary["rejected"]] == [None, "tampered"]
+    assert summary["rejected"][0]["reason"].startswith("not JSON")
+    assert "winner" in summary["rejected"][1]["reason"]
+
+    status, out, err = run(capsys, "show", "--game", "x01", "--period", "all", "--json", *db)
+    assert (status, err) == (0, "")
+    rows = json.loads(out)
+    assert [row["rank"] for row in rows] == [1, 2, 3]
+    assert (rows[0]["player"], rows[0]["played"], rows[0]["won"]) == ("Ann", 2, 2)
+    assert {(row["player"], row["played"], row["won"]) for row in rows[1:]} == {
+        ("Bob", 1, 0),
+        ("Cy", 1, 0),
+    }
+    assert [row["rating"] for row in rows] == sorted((row["rating"] for row in rows), reverse=True)
+    ann = rows[0]
+    assert ann["player"] == "Ann"
+    assert ann["three_dart_average"] == 150.5
+    assert {"rating", "first9_average", "checkout_percent", "highest_checkout"} <= set(ann)
+    assert {"best_leg_darts", "count_100", "count_140", "count_180"} <= set(ann)
+
+    status, out, _ = run(capsys, "show", "--game", "x01", *db)
+    header, first, *_ = out.splitlines()
+    assert header.split() == [
+        "#", "PLAYER", "VENUE", "PLAYED", "WON", "WIN%", "RATING",
+        "3DA", "FIRST9", "CO%", "HI-CO", "BEST", "100+", "140+", "180",
+    ]  # fmt: skip
+    assert first.split()[:5] == ["1", "Ann", "home", "2", "2"]
+    status, out, _ = run(capsys, "show", "--game", "killer", "--period", "day", *db)
+    assert (status, out) == (0, "no killer games in this period (day)\n")
+
+
+def test_import_reads_stdin_and_the_default_database(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "OCHE_CONFIG"}
+    env |= {"XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CONFIG_HOME": str(tmp_path / "c")}
+    result = subprocess.run(
+        [str(OCHE), "leaderboard", "import", "-"],
+        input=as_payload(x01(["Ann", "Bob"], "from-stdin")) + b"\n{}\n",
+        capture_output=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert (summary["imported"], summary["duplicates"], len(summary["rejected"])) == (1, 0, 1)
+    assert (tmp_path / "state" / "oche" / "leaderboard.sqlite3").is_file()
+
+
+def test_the_config_names_the_database_and_the_venues(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "oche.toml"
+    config.write_text(
+        f'[leaderboard]\ndb = "sqlite:///{tmp_path}/from-config.sqlite3"\n'
+        '[leaderboard.venues]\npub-1 = "The Crown"\n',
+        "utf-8",
+    )
+    results = write_lines(tmp_path / "r.jsonl", [as_payload(x01(["Ann", "Bob"], "r", "pub-1"))])
+    assert run(capsys, "import", results, "--config", str(config))[0] == 0
+    assert (tmp_path / "from-config.sqlite3").is_file()
+    _, out, _ = run(
+        capsys, "show", "--game", "x01", "--venue", "The Crown", "--json", "--config", str(config)
+    )
+    assert [row["venue"] for row in json.loads(out)] == ["The Crown", "The Crown"]
+
+
+def test_rename_and_forget(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    db = ["--db", f"sqlite:///{tmp_path}/lb.sqlite3"]
+    results = write_lines(
+        tmp_path / "r.jsonl",
+        [as_payload(x01(["Ann", "Bob"], "a")), as_payload(x01(["Annie", "Bob"], "b"))],
+    )
+    run(capsys, "import", results, *db)
+    assert run(capsys, "rename", "annie", "Ann", *db) == (
+        0,
+        "merged 'annie' into 'Ann' at home (1 game)\n",
+        "",
+    )
+    assert run(capsys, "forget", "BOB", *db) == (
+        0,
+        "forgot 'BOB' at home: their name and ratings are deleted; 2 games stay as "
+        "'forgotten player'\n",
+        "",
+    )
+    _, out, _ = run(capsys, "show", "--game", "x01", "--json", *db)
+    assert [(row["player"], row["played"]) for row in json.loads(out)] == [("Ann", 2)]
+    assert run(capsys, "forget", "Bob", *db) == (
+        2,
+        "",
+        "oche leaderboard: no player called 'Bob'\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        (["show", "--game", "x01", "--db", "mysql://x/y"], "oche leaderboard: --db: 'mysql'"),
+        (
+            ["show", "--game", "x01", "--db", "postgresql+psycopg://nobody@127.0.0.1:9/none"],
+            "oche leaderboard: cannot open the database postgresql+psycopg://nobody@",
+        ),
+        (["import", "/no/such/file.jsonl"], "oche leaderboard: cannot read '/no/such/file.jsonl'"),
+        (["serve", "--http", "8080"], "oche leaderboard: --http '8080' is not HOST:PORT"),
+        (["serve", "--http", "0.0.0.0:99999"], "the port must be 1 to 65535"),
+        (["serve", "--mqtt", "http://broker"], "oche leaderboard: --mqtt 'http://broker': "),
+        (["rename", "Ann", " ", "--db", "sqlite://"], "oche leaderboard: the new name is blank"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(
+    capsys: pytest.CaptureFixture[str], args: list[str], said: str
+) -> None:
+    status, out, err = run(capsys, *args)
+    assert (status, out) == (2, "")
+    assert said in err
+    assert err.count("\n") == 1
+
+
+def test_the_command_list_loads_no_database_library() -> None:
+    script = (
+        "import sys\nfrom firmware_bridge.cli.main import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print(sorted(m for m in ('sqlalchemy', 'alembic', 'psycopg', 'openskill', 'leaderboard')"
+        " if m in sys.modules))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=REPO, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "[]"
+
+
+async def test_serve_stores_what_a_board_publishes_and_serves_it(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    port = free_port()
+    config = tmp_path / "oche.toml"
+    config.write_text('[leaderboard.venues]\nboard1 = "The Crown"\n', "utf-8")
+    env = {k: v for k, v in os.environ.items() if k != "OCHE_CONFIG"}
+    database = f"sqlite:///{tmp_path}/served.sqlite3"
+    argv = [str(OCHE), "leaderboard", "serve", "--config", str(config), "--db", database]
+    argv += ["--mqtt", mosquitto.url, "--http", f"127.0.0.1:{port}"]
+    process = subprocess.Popen(
+        argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    document = x01(["Ann", "Bob"], "served")
+
+    async def served() -> bool:
+        # published until the service's subscription takes it (a redelivery is a duplicate)
+        await publish(mosquitto, [("oche/board1/result", as_payload(document))])
+        try:
+            async with httpx.AsyncClient() as client:
+                answer = await client.get(
+                    f"http://127.0.0.1:{port}/api/leaderboard",
+                    params={"game": "x01", "period": "all"},
+                    timeout=2,
+                )
+        except httpx.HTTPError:
+            return False
+        rows = answer.json() if answer.status_code == 200 else []
+        return [(row["player"], row["venue"]) for row in rows] == [
+            ("Ann", "The Crown"),
+            ("Bob", "The Crown"),
+        ]
+
+    try:
+        await eventually(served, timeout=30)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            _, err = process.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            _, err = process.communicate()
+    assert "Traceback" not in err, err

@@ -1,0 +1,238 @@
+"""The service's MQTT side against a real Mosquitto and a real database:
+results stored exactly once (duplicates, malformed payloads, results sent
+while the service was down, two instances sharing the subscription), boards'
+state and availability reaching the live hub, retained snapshots."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import aiomqtt
+import pytest
+from jsonschema import Draft202012Validator
+
+from firmware_bridge.mqtt_contract import LEADERBOARD_TOPIC
+from leaderboard.database import Database
+from leaderboard.mqtt_ingest import DEFAULT_CLIENT_ID, result_subscription, session_client_id
+from leaderboard.venues import VenueMap
+from tests.leaderboard.mqtt_harness import (
+    payload,
+    publish,
+    rejected_ids,
+    result_documents,
+    running_ingest,
+    stored_ids,
+    wait_until,
+)
+from tests.mosquitto_broker import MosquittoBroker
+
+
+@pytest.fixture
+def database(tmp_path: Path) -> Iterator[Database]:
+    """A migrated SQLite file."""
+    db = Database(f"sqlite:///{tmp_path / 'leaderboard.sqlite3'}")
+    db.migrate()
+    try:
+        yield db
+    finally:
+        db.dispose()
+
+
+def result_topic(document: dict[str, object]) -> str:
+    return f"oche/{document['board']}/result"
+
+
+async def test_results_are_stored_once_and_bad_ones_rejected(
+    mosquitto: MosquittoBroker, database: Database
+) -> None:
+    documents = result_documents(8)
+    tampered = {**documents[0], "result_id": "tampered-1", "winner": 1 - documents[0]["winner"]}
+    messages = [(result_topic(d), payload(d)) for d in documents]
+    messages += [(result_topic(d), payload(d)) for d in documents[:3]]  # redeliveries
+    messages += [
+        ("oche/board-0/result", b"not json at all"),
+        ("oche/board-1/result", b'{"result_id": "no-schema"}'),
+        ("oche/board-1/result", payload(tampered)),
+    ]
+    async with running_ingest(mosquitto, database) as running:
+        await publish(mosquitto, messages)
+        await wait_until(lambda: len(running.outcomes) == len(messages))
+
+    statuses = Counter(outcome.status for outcome in running.outcomes)
+    assert statuses == {"imported": 8, "duplicate": 3, "rejected": 3}
+    assert sorted(stored_ids(database)) == sorted(d["result_id"] for d in documents)
+    assert sorted(rejected_ids(database), key=str) == sorted(
+        [None, "no-schema", "tampered-1"], key=str
+    )
+    reasons = [o.reason for o in running.outcomes if o.status == "rejected"]
+    assert all(reasons) and any("winner" in str(reason) for reason in reasons), reasons
+    # Each new result went to the live feed once, as the API's summary.
+    live_results = [m.data["result_id"] for m in running.live if m.kind == "result"]
+    assert sorted(live_results) == sorted(d["result_id"] for d in documents)
+
+
+async def test_results_sent_while_the_service_is_down_are_stored_when_it_returns(
+    mosquitto: MosquittoBroker, database: Database
+) -> None:
+    documents = result_documents(6, seed=11)
+    async with running_ingest(mosquitto, database, client_id="lb-persistent") as running:
+        await publish(mosquitto, [(result_topic(documents[0]), payload(documents[0]))])
+        await wait_until(lambda: len(running.outcomes) == 1)
+    # The service is away; its session (clean session off) keeps the results.
+    await publish(mosquitto, [(result_topic(d), payload(d)) for d in documents[1:]])
+    async with running_ingest(mosquitto, database, client_id="lb-persistent") as running:
+        await wait_until(lambda: len(running.outcomes) == 5)
+    assert sorted(stored_ids(database)) == sorted(d["result_id"] for d in documents)
+
+
+async def test_a_stored_result_is_acknowledged_and_not_delivered_again(
+    mosquitto: MosquittoBroker, database: Database
+) -> None:
+    """The PUBACK goes out once stored: a reconnect brings nothing back."""
+    documents = result_documents(3, seed=5)
+    async with running_ingest(mosquitto, database, client_id="lb-acked") as running:
+        await publish(mosquitto, [(result_topic(d), payload(d)) for d in documents])
+        await wait_until(lambda: len(running.outcomes) == 3)
+    async with running_ingest(mosquitto, database, client_id="lb-acked") as running:
+        # A marker sent now arrives after anything the broker still held.
+        marker = result_documents(1, seed=99)[0]
+        await publish(mosquitto, [(result_topic(marker), payload(marker))])
+        await wait_until(lambda: marker["result_id"] in [o.result_id for o in running.outcomes])
+    assert [o.result_id for o in running.outcomes] == [marker["result_id"]]
+    assert [o.status for o in running.outcomes] == ["imported"]
+
+
+@pytest.mark.slow
+async def test_two_instances_sharing_the_subscription_store_each_result_once(
+    mosquitto: MosquittoBroker, postgres_url: str
+) -> None:
+    database = Database(postgres_url)
+    database.migrate()
+    documents = result_documents(40, seed=3, boards=5)
+    messages = [(result_topic(d), payload(d)) for d in documents]
+    messages += [(result_topic(d), payload(d)) for d in documents[::4]]  # redelivered
+    try:
+        async with (
+            running_ingest(mosquitto, database, "lb-1", share_group="lb") as first,
+            running_ingest(mosquitto, database, "lb-2", share_group="lb") as second,
+        ):
+            await publish(mosquitto, messages)
+            await wait_until(lambda: len(first.outcomes) + len(second.outcomes) == len(messages))
+        ids = stored_ids(database)
+    finally:
+        database.dispose()
+    assert sorted(ids) == sorted(d["result_id"] for d in documents)
+    # The broker split the results between the two.
+    assert first.outcomes and second.outcomes
+    imported = [o for o in first.outcomes + second.outcomes if o.status == "imported"]
+    assert len(imported) == len(documents)
+
+
+async def test_boards_state_and_availability_reach_the_live_hub(
+    mosquitto: MosquittoBroker, database: Database
+) -> None:
+    state = {"game": None, "phase": "idle", "board": {"id": "pub-1"}}
+    await publish(
+        mosquitto,
+        [
+            ("oche/pub-1/state", json.dumps(state).encode()),
+            ("oche/pub-1/availability", b"online"),
+            ("oche/home-1/availability", b"offline"),
+        ],
+        retain=True,
+    )
+    venues = VenueMap(boards={"pub-1": "The Crown"})
+    try:
+        async with running_ingest(mosquitto, database, venues=venues) as running:
+            hub = running.hub
+            await wait_until(lambda: {b.board for b in hub.boards()} == {"pub-1", "home-1"})
+            await wait_until(lambda: hub.boards()[1].state is not None)
+            pub, home = hub.boards()[1], hub.boards()[0]
+            assert (pub.venue, pub.availability, pub.state) == ("The Crown", "online", state)
+            assert (home.venue, home.availability, home.state) == ("home", "offline", None)
+
+            # Garbage is ignored, the feed goes on; a cleared state is None.
+            seen = len(running.live)
+            await publish(
+                mosquitto,
+                [
+                    ("oche/pub-1/state", b"{not json"),
+                    ("oche/pub-1/availability", b"maybe"),
+                    ("oche/pub-1/state", b""),
+                    ("oche/pub-1/availability", b"offline"),
+                ],
+                retain=True,
+            )
+            await wait_until(lambda: hub.boards()[1].availability == "offline")
+            assert hub.boards()[1].state is None
+            assert [m.kind for m in running.live[seen:]] == ["state", "availability"]
+    finally:
+        await publish(
+            mosquitto,
+            [
+                (f"oche/{b}/{t}", b"")
+                for b in ("pub-1", "home-1")
+                for t in ("state", "availability")
+            ],
+            retain=True,
+        )
+
+
+async def test_snapshots_are_published_retained_after_new_results(
+    mosquitto: MosquittoBroker, database: Database
+) -> None:
+    documents = result_documents(6, seed=21)
+    x01 = [d for d in documents if d["game"] == "x01"]
+    async with running_ingest(mosquitto, database, snapshots=True) as running:
+        await publish(mosquitto, [(result_topic(d), payload(d)) for d in documents])
+        await wait_until(lambda: len(running.outcomes) == len(documents))
+        await wait_until(
+            lambda: (
+                {m.data.get("game") for m in running.live if m.kind == "leaderboard"}
+                >= {"x01", "cricket"}
+            )
+        )
+
+    # A scoreboard that subscribes later gets every game's snapshot, retained.
+    snapshots: dict[str, dict[str, object]] = {}
+    async with aiomqtt.Client(mosquitto.host, mosquitto.port) as client:
+        await client.subscribe("oche/leaderboard/+", qos=1)
+        async with asyncio.timeout(10):
+            async for message in client.messages:
+                assert message.retain
+                document = json.loads(bytes(message.payload))  # type: ignore[arg-type]
+                snapshots[str(message.topic).rsplit("/", 1)[1]] = document
+                if set(snapshots) >= {"x01", "cricket"}:
+                    break
+    validator = Draft202012Validator(LEADERBOARD_TOPIC.schema)
+    for game, snapshot in snapshots.items():
+        assert list(validator.iter_errors(snapshot)) == [], game
+        assert snapshot["game"] == game
+    players = {name for d in x01 for name in (p["name"] for p in d["players"])}
+    top = snapshots["x01"]["top"]
+    assert isinstance(top, list)
+    assert {row["player"] for row in top} == players
+    assert [row["rank"] for row in top] == list(range(1, len(top) + 1))
+    today = time.time() // 86400 * 86400  # the default venue's day is UTC's
+    if all(d["finished_at"] >= today for d in x01):
+        assert snapshots["x01"]["period"] == "day"
+
+
+def test_subscription_and_session_id_follow_the_share_group() -> None:
+    assert result_subscription("oche", None) == "oche/+/result"
+    assert result_subscription("home/darts", "league") == "$share/league/home/darts/+/result"
+    with pytest.raises(ValueError, match="share group"):
+        result_subscription("oche", "a/b")
+    # One instance: the fixed default id. Several: each its own, kept across
+    # restarts, so the broker keeps each one's unacknowledged results for it.
+    assert session_client_id(DEFAULT_CLIENT_ID, None) == DEFAULT_CLIENT_ID
+    assert session_client_id(DEFAULT_CLIENT_ID, "league") == (
+        f"{DEFAULT_CLIENT_ID}-{socket.gethostname()}"
+    )
+    assert session_client_id("lb-2", "league") == "lb-2"
