@@ -91,9 +91,9 @@
       now.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", hour12: false });
   }
 
-  show(null);
+  show(slides.dataset.start || null);
   tick();
   setInterval(tick, 10000);
-  if (rotateSeconds > 0) setInterval(next, rotateSeconds * 1000);
+  if (rotateSeconds > 0) setInterval(next, Math.max(rotateSeconds, 2) * 1000);
   connect();
 })();

@@ -9,7 +9,7 @@ import json
 from collections.abc import AsyncGenerator, AsyncIterator
 from typing import Any
 
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 
 from leaderboard.api_models import LiveBoard
@@ -21,7 +21,8 @@ __all__ = ["KEEP_ALIVE_SECONDS", "router", "sse_text"]
 router = APIRouter(prefix="/api", tags=["live"])
 
 KEEP_ALIVE_SECONDS = 15.0
-"""A comment line this often keeps proxies and the browser from closing an idle stream."""
+"""A comment line this often keeps proxies and the browser from closing an idle
+stream (``app.state.keep_alive_seconds`` overrides it, for tests)."""
 
 
 @router.get("/boards", response_model=list[LiveBoard])
@@ -82,10 +83,11 @@ async def live_stream(hub: LiveHub, venue: str | None, keep_alive: float) -> Asy
         }
     },
 )
-async def get_live(hub: HubDep, venue: VenueQuery = None) -> StreamingResponse:
+async def get_live(request: Request, hub: HubDep, venue: VenueQuery = None) -> StreamingResponse:
     """Server-Sent Events for the TV page and any other live client."""
+    keep_alive: float = getattr(request.app.state, "keep_alive_seconds", KEEP_ALIVE_SECONDS)
     return StreamingResponse(
-        live_stream(hub, venue, KEEP_ALIVE_SECONDS),
+        live_stream(hub, venue, keep_alive),
         media_type="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )

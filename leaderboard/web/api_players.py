@@ -20,7 +20,7 @@ NOT_FOUND: dict[int | str, dict[str, Any]] = {
 }
 
 
-@router.get("/players/{name}", response_model=PlayerCard, responses=NOT_FOUND)
+@router.get("/players/{name:path}", response_model=PlayerCard, responses=NOT_FOUND)
 def get_player(
     session: SessionDep,
     name: str,

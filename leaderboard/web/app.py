@@ -3,10 +3,13 @@ migrated and the MQTT side started by :mod:`leaderboard.service`."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import DBAPIError
 
 from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub
@@ -22,6 +25,8 @@ from leaderboard.web import (
 )
 
 __all__ = ["STATIC_DIR", "create_app"]
+
+log = logging.getLogger(__name__)
 
 STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 """The pages' CSS and JavaScript, served at ``/static/`` (no CDN: bars have poor internet)."""
@@ -49,4 +54,18 @@ def create_app(database: Database, hub: LiveHub, venues: VenueMap) -> FastAPI:
     ):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    app.add_exception_handler(DBAPIError, _database_unavailable)
     return app
+
+
+async def _database_unavailable(request: Request, error: Exception) -> JSONResponse:
+    """The database is away (restarting, unreachable): a 503 saying so, not a 500;
+    the next request tries again with a fresh connection."""
+    text = str(getattr(error, "orig", None) or error).strip()
+    reason = text.splitlines()[0] if text else type(error).__name__
+    log.warning("%s %s: the database is unavailable: %s", request.method, request.url.path, reason)
+    return JSONResponse(
+        {"detail": f"the database is unavailable, try again shortly: {reason}"},
+        status_code=503,
+        headers={"Retry-After": "5"},
+    )

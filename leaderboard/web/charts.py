@@ -26,7 +26,7 @@ def nice_ceiling(value: float) -> float:
 
 
 def _number(value: float) -> str:
-    return f"{value:.1f}".rstrip("0").rstrip(".")
+    return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
 def _date(at: float) -> str:

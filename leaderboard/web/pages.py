@@ -78,7 +78,16 @@ def _today_tables(session: Session, venue: str | None) -> list[tuple[str, list[R
     return tables
 
 
+def _rankings(session: Session, venue: str | None) -> dict[str, Any]:
+    """What the TV's table and record slides show: today's tables and records."""
+    return {
+        "tables": _today_tables(session, venue),
+        "records": queries.records(session, "day", venue),
+    }
+
+
 def _boards(hub: LiveHub, venue: str | None) -> list[LiveBoard]:
+    """The boards the TV shows: the venue's, or every one."""
     return [board for board in hub.boards() if venue is None or board.venue == venue]
 
 
@@ -89,14 +98,17 @@ def tv_page(
     hub: HubDep,
     venue: VenueQuery = None,
     rotate: Annotated[float, Query(ge=0, le=3600)] = 12.0,
+    slide: Annotated[str, Query(max_length=80)] = "",
 ) -> HTMLResponse:
-    """The bar's TV: live boards, today's tables and records, rotating; live."""
+    """The bar's TV: live boards, today's tables and records, rotating; live.
+    ``rotate`` is the seconds per slide (0 holds one), ``slide`` the one to
+    start on (``boards``, ``records``, ``table-x01``, ...)."""
     context: dict[str, Any] = {
         "venue": venue,
         "rotate": rotate,
+        "slide": slide,
         "boards": _boards(hub, venue),
-        "tables": _today_tables(session, venue),
-        "records": queries.records(session, "day", venue),
+        **_rankings(session, venue),
         "recent": queries.recent_results(session, 1, venue),
         "game_names": {game: game_name(game) for game in game_ids()},
     }
@@ -106,11 +118,7 @@ def tv_page(
 @router.get("/tv/rankings", response_class=HTMLResponse)
 def tv_rankings(request: Request, session: SessionDep, venue: VenueQuery = None) -> HTMLResponse:
     """The TV's table and record slides, re-fetched after each new result."""
-    context = {
-        "tables": _today_tables(session, venue),
-        "records": queries.records(session, "day", venue),
-    }
-    return TEMPLATES.TemplateResponse(request, "tv_rankings.html", context)
+    return TEMPLATES.TemplateResponse(request, "tv_rankings.html", _rankings(session, venue))
 
 
 @router.get("/tv/boards", response_class=HTMLResponse)
@@ -139,11 +147,10 @@ def _charts(points: list[AveragePoint]) -> list[tuple[str, Markup]]:
 
 
 def _not_found(request: Request, what: str) -> HTMLResponse:
-    response = TEMPLATES.TemplateResponse(request, "not_found.html", {"what": what}, 404)
-    return response
+    return TEMPLATES.TemplateResponse(request, "not_found.html", {"what": what}, 404)
 
 
-@router.get("/players/{name}", response_class=HTMLResponse)
+@router.get("/players/{name:path}", response_class=HTMLResponse)
 def player_page(
     request: Request, session: SessionDep, name: str, venue: VenueQuery = None
 ) -> HTMLResponse:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
@@ -147,9 +148,10 @@ def test_the_tv_page_shows_today_s_tables_with_names_escaped(client: TestClient)
     assert "<b>Zoë</b>" not in page
     # Every script and stylesheet is served by the app itself (no CDN).
     assets = re.findall(r'(?:src|href)="([^"]+)"', page)
-    assert assets and not [asset for asset in assets if "//" in asset and "127.0.0.1" not in asset]
+    assert "/static/tv.js" in assets and "/static/leaderboard.css" in assets
+    assert [asset for asset in assets if "//" in asset or ":" in asset] == ["data:,"]  # favicon
     for asset in assets:
-        if "/static/" in asset:
+        if asset.startswith("/static/"):
             assert client.get(asset).status_code == 200, asset
 
 
@@ -159,7 +161,7 @@ def test_the_player_page_draws_a_chart_and_links_recent_games(
     page = client.get("/players/Ann").text
     assert "<svg" in page and '<path class="line"' in page
     assert f'href="/results/{seeded.result_ids["x01"]}"' in page
-    tricky = client.get("/players/" + TRICKY_NAME.replace("&", "%26").replace('"', "%22"))
+    tricky = client.get("/players/" + quote(TRICKY_NAME))
     assert tricky.status_code == 200
     assert "&lt;b&gt;Zoë&lt;/b&gt;" in tricky.text and "<b>Zoë</b>" not in tricky.text
 
@@ -174,3 +176,31 @@ def test_pages_for_unknown_players_and_results_are_404s(client: TestClient) -> N
 def test_the_result_page_breaks_the_game_down_by_visit(client: TestClient, seeded: Seeded) -> None:
     page = client.get(f"/results/{seeded.result_ids['x01']}").text
     assert "T20 T7 D20" in page and "Ann" in page
+
+
+def test_a_database_that_is_away_gives_503_not_500(tmp_path: Path) -> None:
+    away = Database(f"sqlite:///{tmp_path / 'no-such-folder' / 'leaderboard.sqlite3'}")
+    with TestClient(create_app(away, LiveHub(), VENUES), raise_server_exceptions=False) as client:
+        response = client.get("/api/leaderboard", params={"game": "x01"})
+        assert response.status_code == 503
+        assert "database is unavailable" in response.json()["detail"]
+        assert client.get("/").status_code == 503
+
+
+def test_the_api_and_pages_read_postgresql_too(postgres_url: str) -> None:
+    database = Database(postgres_url)
+    database.migrate()
+    try:
+        seeded = seed(database)
+        with TestClient(create_app(database, LiveHub(), VENUES)) as client:
+            rows = client.get("/api/leaderboard", params={"game": "x01", "period": "day"}).json()
+            assert {row["player"] for row in rows} == {"Ann", "Bob", "Cy", TRICKY_NAME}
+            card = client.get("/api/players/ANN", params={"venue": "The Crown"}).json()
+            assert card["name"] == "Ann" and card["average_history"]
+            detail = client.get(f"/api/results/{seeded.result_ids['x01']}").json()
+            assert detail["visits"][-1]["darts"] == ["T20", "T7", "D20"]
+            assert client.get("/api/records").json()["highest_checkout"]["value"] >= 121
+            assert 'data-game="cricket"' in client.get("/").text
+            assert '<path class="line"' in client.get("/players/Ann").text
+    finally:
+        database.dispose()

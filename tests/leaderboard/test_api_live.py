@@ -4,6 +4,7 @@ the hub, as Server-Sent Events; a venue filter keeps other venues' boards out.""
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Iterator
@@ -128,3 +129,14 @@ def test_a_closed_stream_leaves_the_hub(server: AppServer, hub: LiveHub) -> None
     while subscribers() and time.monotonic() < deadline:
         time.sleep(0.02)
     assert subscribers() == 0
+
+
+def test_an_idle_stream_gets_keep_alive_comments(server: AppServer) -> None:
+    server.server.config.app.state.keep_alive_seconds = 0.05
+    with (
+        httpx.Client(base_url=server.url, timeout=5) as client,
+        client.stream("GET", "/api/live") as response,
+    ):
+        lines = response.iter_lines()
+        assert next(lines) == ": connected"
+        assert [line for line in itertools.islice(lines, 4) if line] == [": keep-alive"] * 2

@@ -1,10 +1,18 @@
 """Schemathesis against the app's own ``/openapi.json`` over a seeded SQLite
 file: whatever parameters the schema allows (and some it does not), no
-endpoint answers 5xx. ``/api/live`` is left out: its stream never ends."""
+endpoint answers 5xx. ``/api/live`` is left out: its stream never ends.
+
+The schema is loaded when the module is imported (schemathesis's lazy
+``from_fixture`` does not work with pytest 9), so the app is built then, over
+a database that the module's fixture migrates and seeds before any case runs
+(building the app does no I/O)."""
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 import schemathesis
@@ -16,19 +24,20 @@ from leaderboard.live_hub import LiveHub
 from leaderboard.web.app import create_app
 from tests.leaderboard.web_seed import VENUES, seed
 
-
-@pytest.fixture(scope="module")
-def api_schema(tmp_path_factory: pytest.TempPathFactory) -> Iterator[schemathesis.BaseSchema]:
-    path = tmp_path_factory.mktemp("schemathesis") / "leaderboard.sqlite3"
-    database = Database(f"sqlite:///{path}")
-    database.migrate()
-    seed(database, games=4)
-    app = create_app(database, LiveHub(), VENUES)
-    yield schemathesis.openapi.from_asgi("/openapi.json", app)
-    database.dispose()
+FOLDER = Path(tempfile.mkdtemp(prefix="oche-schemathesis-"))
+DATABASE = Database(f"sqlite:///{FOLDER / 'leaderboard.sqlite3'}")
+schema = schemathesis.openapi.from_asgi(
+    "/openapi.json", create_app(DATABASE, LiveHub(), VENUES)
+).exclude(path="/api/live")
 
 
-schema = schemathesis.pytest.from_fixture("api_schema").exclude(path="/api/live")
+@pytest.fixture(scope="module", autouse=True)
+def seeded_database() -> Iterator[None]:
+    DATABASE.migrate()
+    seed(DATABASE, games=4)
+    yield
+    DATABASE.dispose()
+    shutil.rmtree(FOLDER, ignore_errors=True)
 
 
 @pytest.mark.slow

@@ -91,7 +91,9 @@ def test_a_result_published_on_mqtt_appears_on_the_open_tv_page(
         expect(page.locator("#connection")).to_have_text("live")  # /api/live is open
         page.evaluate("window.notReloaded = true")
 
-        document = result_document("x01", X01_MOVES, players=("Newcomer", "Ann"), board="pub")
+        document = result_document(
+            "x01", X01_MOVES, players=("Newcomer", "Ann"), options={"start": 301}, board="pub"
+        )
         document["finished_at"] = time.time()
         publish(mosquitto, "oche/pub/result", as_payload(document))
 

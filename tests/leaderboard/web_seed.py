@@ -15,7 +15,7 @@ from leaderboard.venues import VenueMap
 from tests.leaderboard.conftest import X01_MOVES, as_payload
 from tests.leaderboard.result_documents import result_document, simulated_document
 
-__all__ = ["TRICKY_NAME", "VENUES", "Seeded", "seed"]
+__all__ = ["LINEUPS", "TRICKY_NAME", "VENUES", "Seeded", "seed", "seed_history"]
 
 VENUES = VenueMap(boards={"pub": "The Crown", "corner": "The Crown"}, default="home")
 
@@ -39,7 +39,16 @@ def _store(database: Database, document: dict[str, Any], finished_at: float) -> 
     return outcome.result_id
 
 
-def seed(database: Database, now: float | None = None, games: int = 6) -> Seeded:
+LINEUPS = (("Ann", "Cy"), ("Bob", TRICKY_NAME), ("Cy", TRICKY_NAME), ("Ann", "Bob"))
+"""Who plays the simulated games, in turn (even games X01, odd ones Cricket)."""
+
+
+def seed(
+    database: Database,
+    now: float | None = None,
+    games: int = 6,
+    lineups: tuple[tuple[str, str], ...] = LINEUPS,
+) -> Seeded:
     """Ann beats Bob at X01 (a 6-dart 301 leg: 180, then T20 T7 D20 for 121), then
     ``games`` simulated X01 and Cricket games among Ann, Bob, Cy and the tricky
     name, and one payload that is not JSON (rejected)."""
@@ -50,7 +59,6 @@ def seed(database: Database, now: float | None = None, games: int = 6) -> Seeded
     seeded = Seeded()
     document = result_document("x01", X01_MOVES, options={"start": 301}, board="pub")
     seeded.result_ids["x01"] = _store(database, document, at)
-    lineups = [("Ann", "Cy"), ("Bob", TRICKY_NAME), ("Cy", "Bob"), ("Ann", TRICKY_NAME)]
     for number in range(games):
         at += step
         game = "x01" if number % 2 == 0 else "cricket"
@@ -69,3 +77,17 @@ def seed(database: Database, now: float | None = None, games: int = 6) -> Seeded
     assert refused.status == "rejected" and refused.reason
     seeded.rejected_reason = refused.reason
     return seeded
+
+
+def seed_history(database: Database, now: float | None = None, days: int = 14) -> None:
+    """One simulated X01 game a day for the ``days`` before today, Ann against
+    Bob, Cy or Dee, getting better day by day: a player card with a chart."""
+    now = time.time() if now is None else now
+    opponents = ("Bob", "Cy", "Dee")
+    for day in range(days, 0, -1):
+        skill = 0.3 + 0.3 * (days - day) / days
+        players = ("Ann", opponents[day % len(opponents)])
+        document = simulated_document(
+            "x01", 100 + day, players=players, skill=skill, options={"start": 501}, board="pub"
+        )
+        _store(database, document, now - day * 86400)
