@@ -263,7 +263,7 @@ class Figures:
 
     def add(self, name: str, value: str, target: str = "") -> None:
         self.lines.append((name, value, target))
-        print(f"  {name:<44} {value:>14}  {target}", flush=True)
+        print(f"  {name:<56} {value:>12}  {target}", flush=True)
 
 
 def ingest_phase(

@@ -45,16 +45,17 @@ class ServiceSettings:
 
 async def run_service(settings: ServiceSettings) -> None:
     """Run until cancelled; a lost broker or database is retried, not fatal.
-    The HTTP port is bound first (an ``OSError`` names it when taken), then the
+    A bad broker URL, base or share group is a ``ValueError`` saying which;
+    then the HTTP port is bound (an ``OSError`` names it when taken) and the
     schema migrated (retried while the database is away)."""
-    listener = _listen(settings.http_host, settings.http_port)
     database = Database(settings.db_url)
+    hub = LiveHub()
+    snapshots = SnapshotPublisher(database, settings.base)
+    mqtt = MqttIngest(settings, database, hub, snapshots)  # a bad URL or base: ValueError
+    app = create_app(database, hub, settings.venues)
+    listener = _listen(settings.http_host, settings.http_port)
     try:
         await _migrate(database)
-        hub = LiveHub()
-        snapshots = SnapshotPublisher(database, settings.base)
-        mqtt = MqttIngest(settings, database, hub, snapshots)
-        app = create_app(database, hub, settings.venues)
         config = uvicorn.Config(
             app,
             log_level="warning",

@@ -115,3 +115,19 @@ async def test_the_service_waits_for_a_broker_that_is_not_there_yet(
             return (await http.get(f"/api/results/{document['result_id']}")).status_code == 200
 
         await eventually(stored, timeout=30)
+
+
+async def test_bad_settings_are_clear_errors_before_anything_starts(tmp_path: Path) -> None:
+    database = tmp_path / "leaderboard.sqlite3"
+    port = free_port()
+    for settings, complaint in (
+        (ServiceSettings(f"sqlite:///{database}", "http://broker", http_port=port), "MQTT URL"),
+        (ServiceSettings(f"sqlite:///{database}", "mqtt://b", "oche/#", http_port=port), "base"),
+        (
+            ServiceSettings(f"sqlite:///{database}", "mqtt://b", http_port=port, share_group="a/b"),
+            "share group",
+        ),
+    ):
+        with pytest.raises(ValueError, match=complaint):
+            await run_service(settings)
+    assert not database.exists()  # nothing was opened
