@@ -1,16 +1,17 @@
 """The service's MQTT side, on one connection: every result on
-``{base}/+/result`` stored through :func:`leaderboard.store.ingest` and only
-then acknowledged (PUBACK), each board's ``state`` and ``availability`` handed
-to the live hub, the snapshots published, and snapshots from any instance
-passed to the hub.
+``{base}/+/result`` stored through :func:`leaderboard.store.ingest_many` (the
+results already waiting together, in one transaction) and only then
+acknowledged (PUBACK), in arrival order; each board's ``state`` and
+``availability`` handed to the live hub, the snapshots published, and
+snapshots from any instance passed to the hub.
 
 Exactly once stored, none lost: the session is persistent (clean session off,
 a fixed client id, QoS 1), so the broker keeps results while the service is
 away, and paho's automatic PUBACK is off (``manual_ack``): a result is
 acknowledged after its transaction committed, never before, so a ``kill -9``
-between the two only makes the broker deliver it again, and ``ingest`` dedupes
-it on ``result_id``. A database that fails leaves the result unacknowledged and
-is retried with backoff; a lost broker is reconnected with backoff."""
+between the two only makes the broker deliver it again, and ``ingest_many``
+dedupes it on ``result_id``. A database that fails leaves the batch
+unacknowledged and is retried with backoff; a lost broker is reconnected with backoff."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ from firmware_bridge.mqtt_contract import (
 from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub, LiveMessage
 from leaderboard.snapshots import SnapshotPublisher
-from leaderboard.store import IngestOutcome, ingest
+from leaderboard.store import IngestOutcome, ingest_many
 
 if TYPE_CHECKING:
     from leaderboard.service import ServiceSettings
@@ -101,6 +102,8 @@ class MqttIngest:
     DB_BACKOFF_MAX = 5.0
     KEEPALIVE = 30
     TIMEOUT = 10.0
+    BATCH_MAX = 100
+    """At most this many waiting results are stored in one transaction."""
 
     def __init__(
         self,
@@ -247,32 +250,57 @@ class MqttIngest:
     # -------------------------------------------------------------- results
 
     async def _store_loop(self) -> None:
-        """Store each result in arrival order, then acknowledge it."""
+        """Store the results waiting, as one batch, then acknowledge each in
+        arrival order. The batch is whatever is queued when the previous one
+        is done (at most ``BATCH_MAX``): it never waits to fill up."""
         while True:
-            delivery = await self._deliveries.get()
-            outcome = await self._store(delivery.payload)
-            if outcome is None:
-                continue  # not stored: no PUBACK, the broker delivers it again
-            self._acknowledge(delivery)
-            if outcome.status == "imported" and outcome.summary is not None:
-                self._hub.post(LiveMessage("result", outcome.summary.model_dump(mode="json")))
-                if self._snapshots is not None:
-                    self._snapshots.mark(outcome.summary.game)
-            elif outcome.status == "rejected":
-                log.info(
-                    "result %s rejected: %s", outcome.result_id or "(no result_id)", outcome.reason
-                )
-            if self._on_stored is not None:
-                self._on_stored(outcome)
+            batch = [await self._deliveries.get()]
+            while len(batch) < self.BATCH_MAX and not self._deliveries.empty():
+                batch.append(self._deliveries.get_nowait())
+            outcomes = await self._store_batch([delivery.payload for delivery in batch])
+            for delivery, outcome in zip(batch, outcomes, strict=True):
+                if outcome is None:
+                    continue  # not stored: no PUBACK, the broker delivers it again
+                self._acknowledge(delivery)
+                self._announce(outcome)
 
-    async def _store(self, payload: bytes) -> IngestOutcome | None:
-        """``ingest`` in a worker thread, retried while the database fails."""
+    def _announce(self, outcome: IngestOutcome) -> None:
+        """A stored result to the live feed, snapshots, log and ``on_stored``."""
+        if outcome.status == "imported" and outcome.summary is not None:
+            self._hub.post(LiveMessage("result", outcome.summary.model_dump(mode="json")))
+            if self._snapshots is not None:
+                self._snapshots.mark(outcome.summary.game)
+        elif outcome.status == "rejected":
+            log.info(
+                "result %s rejected: %s", outcome.result_id or "(no result_id)", outcome.reason
+            )
+        if self._on_stored is not None:
+            self._on_stored(outcome)
+
+    async def _store_batch(self, payloads: list[bytes]) -> list[IngestOutcome | None]:
+        """The payloads stored with one ``ingest_many`` (one transaction); a
+        batch that fails other than by the database is stored one by one, so
+        only the result that fails stays unacknowledged (None)."""
+        outcomes = await self._store(payloads)
+        if outcomes is not None:
+            return list(outcomes)
+        if len(payloads) == 1:
+            return [None]
+        single: list[IngestOutcome | None] = []
+        for payload in payloads:
+            alone = await self._store([payload])
+            single.append(None if alone is None else alone[0])
+        return single
+
+    async def _store(self, payloads: list[bytes]) -> list[IngestOutcome] | None:
+        """``ingest_many`` in a worker thread, retried while the database
+        fails; None when storing failed for another reason (a bug)."""
         failures = 0
         down_since: float | None = None
         while True:
             try:
-                outcome = await asyncio.to_thread(
-                    ingest, self._database, payload, self._settings.venues
+                outcomes = await asyncio.to_thread(
+                    ingest_many, self._database, payloads, self._settings.venues
                 )
             except (SQLAlchemyError, OSError) as exc:
                 if down_since is None:
@@ -286,11 +314,12 @@ class MqttIngest:
                 await asyncio.sleep(delay * random.uniform(0.75, 1.25))
                 continue
             except Exception:
-                log.exception("a result could not be stored; left unacknowledged")
+                what = "a result" if len(payloads) == 1 else f"a batch of {len(payloads)} results"
+                log.exception("%s could not be stored; left unacknowledged", what)
                 return None
             if down_since is not None:
                 log.info("database back after %.1f s", time.monotonic() - down_since)
-            return outcome
+            return outcomes
 
     def _acknowledge(self, delivery: _Delivery) -> None:
         client = self._client
