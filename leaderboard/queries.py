@@ -58,6 +58,8 @@ from leaderboard.totals import figure_aggregates
 
 __all__ = [
     "CRICKET_GAMES",
+    "DEFAULT_TABLE_LIMIT",
+    "MAX_TABLE_LIMIT",
     "PERIODS",
     "PlayerNotFoundError",
     "ResultNotFoundError",
@@ -74,6 +76,12 @@ PERIODS: tuple[Period, ...] = ("day", "week", "month", "all")
 
 CRICKET_GAMES = ("cricket", "cricket-shanghai")
 """Games whose rows are :class:`CricketRow` (marks per round)."""
+
+DEFAULT_TABLE_LIMIT = 100
+"""Rows of a table the API and ``show`` give unless asked (a page: reads stay fast)."""
+
+MAX_TABLE_LIMIT = 5000
+"""The most rows of a table one API request or ``show`` gives."""
 
 RECENT_ON_CARD = 20
 """How many recent results a player card lists."""
@@ -196,9 +204,11 @@ def _ranked(
     venue_id: int | None,
     player: int | None,
     limit: int | None,
+    offset: int = 0,
 ) -> list[Any]:
     """``totals`` (per player: the labelled figures) with name, venue and
-    rating, in rank order: rating, then wins, then name."""
+    rating, in rank order: rating, then wins, then name; ``offset`` rows
+    skipped, then at most ``limit``."""
     rating = func.coalesce(PlayerRating.ordinal, DEFAULT_ORDINAL).label("rating")
     query = (
         select(totals, Player.name.label("name"), Venue.name.label("venue"), rating)
@@ -216,6 +226,8 @@ def _ranked(
         query = query.where(totals.c.player_id == player)
     if limit is not None:
         query = query.limit(max(0, limit))
+    if offset > 0:
+        query = query.offset(offset)
     return list(session.execute(query).all())
 
 
@@ -225,15 +237,20 @@ def _all_time(
     venue_id: int | None = None,
     player: int | None = None,
     limit: int | None = None,
+    offset: int = 0,
 ) -> list[Any]:
     """The all-time table, read from the kept totals (one row a player)."""
     columns = [column for column in PlayerTotal.__table__.c if column.name != "game"]
     totals = select(*columns).where(PlayerTotal.game == game).subquery()
-    return _ranked(session, game, totals, venue_id, player, limit)
+    return _ranked(session, game, totals, venue_id, player, limit, offset)
 
 
 def _in_rows(
-    session: Session, game: str, condition: ColumnElement[bool], limit: int | None = None
+    session: Session,
+    game: str,
+    condition: ColumnElement[bool],
+    limit: int | None = None,
+    offset: int = 0,
 ) -> list[Any]:
     """A period's table: the period's ``result_players`` rows added up in SQL."""
     figures = PlayerFigures
@@ -243,7 +260,7 @@ def _in_rows(
         .group_by(figures.player_id)
         .subquery()
     )
-    return _ranked(session, game, totals, None, None, limit)
+    return _ranked(session, game, totals, None, None, limit, offset)
 
 
 def leaderboard(
@@ -253,9 +270,12 @@ def leaderboard(
     venue: str | None = None,
     now: float | None = None,
     limit: int | None = None,
+    offset: int = 0,
 ) -> list[Row]:
-    """One game's table for the period, ordered by rank (rating's ordinal);
-    the first ``limit`` rows when given."""
+    """One game's table for the period, ordered by rank (rating's ordinal):
+    the ``limit`` rows (every one when None) after the first ``offset``.
+    Ranks count from the top of the whole table (offset 100 starts at 101)."""
+    offset = max(0, offset)
     if period == "all":
         venue_id = None
         if venue is not None:
@@ -264,14 +284,14 @@ def leaderboard(
             ).scalar_one_or_none()
             if venue_id is None:
                 return []
-        found = _all_time(session, game, venue_id, limit=limit)
+        found = _all_time(session, game, venue_id, limit=limit, offset=offset)
     else:
         condition = _in_period(
             session, period, venue, now, PlayerFigures.finished_at, PlayerFigures.venue_id
         )
         assert condition is not None
-        found = _in_rows(session, game, condition, limit)
-    return [_row(game, rank, figures) for rank, figures in enumerate(found, 1)]
+        found = _in_rows(session, game, condition, limit, offset)
+    return [_row(game, rank, figures) for rank, figures in enumerate(found, offset + 1)]
 
 
 def _player(session: Session, name: str, venue: str | None) -> Player:

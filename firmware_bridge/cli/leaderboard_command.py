@@ -185,11 +185,16 @@ def rows_table(game: str, rows: list[Row]) -> str:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from leaderboard.queries import leaderboard
+    from leaderboard.queries import DEFAULT_TABLE_LIMIT, MAX_TABLE_LIMIT, leaderboard
 
+    limit = DEFAULT_TABLE_LIMIT if args.limit is None else args.limit
+    if limit > MAX_TABLE_LIMIT:
+        raise UsageError(f"--limit {limit} is over {MAX_TABLE_LIMIT} rows; page with --offset")
     config = _config(args)
     with _database(_db_url(args, config)) as database, database.session() as session:
-        rows = leaderboard(session, args.game, args.period, args.venue)
+        rows = leaderboard(
+            session, args.game, args.period, args.venue, limit=limit, offset=args.offset
+        )
     if args.json:
         dumped = [row.model_dump(mode="json") for row in rows]
         sys.stdout.write(json.dumps(dumped, ensure_ascii=False, indent=2) + "\n")
@@ -297,6 +302,26 @@ def _common(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _table_limit(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a row count of 1 or more")
+    return value
+
+
+def _table_offset(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a row count of 0 or more")
+    return value
+
+
 def _game(text: str) -> str:
     if text not in game_ids():
         raise argparse.ArgumentTypeError(f"{text!r} is not a game id ({', '.join(game_ids())})")
@@ -341,6 +366,17 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="day (the venue's local day), week (from Monday), month or all (default all)",
     )
     show.add_argument("--venue", help="only this venue's players (default: every venue)")
+    show.add_argument(
+        "--limit",
+        type=_table_limit,
+        help="at most this many rows, 1 to 5000 (default 100, as GET /api/leaderboard)",
+    )
+    show.add_argument(
+        "--offset",
+        type=_table_offset,
+        default=0,
+        help="skip this many rows first: --offset 100 starts at rank 101 (default 0)",
+    )
     show.add_argument("--json", action="store_true", help="print the rows as a JSON list")
     _common(show)
     show.set_defaults(run=_show)

@@ -72,9 +72,9 @@ def _today_tables(session: Session, venue: str | None) -> list[tuple[str, list[R
     """Each game played today (in the venue), with its top rows."""
     tables = []
     for game in game_ids():
-        rows = queries.leaderboard(session, game, "day", venue)
+        rows = queries.leaderboard(session, game, "day", venue, limit=TV_TABLE_ROWS)
         if rows:
-            tables.append((game, rows[:TV_TABLE_ROWS]))
+            tables.append((game, rows))
     return tables
 
 
