@@ -16,6 +16,7 @@ from pathlib import Path
 import aiomqtt
 import pytest
 from jsonschema import Draft202012Validator
+from sqlalchemy import event
 
 from firmware_bridge.mqtt_contract import LEADERBOARD_TOPIC
 from leaderboard.database import Database
@@ -90,6 +91,42 @@ async def test_results_sent_while_the_service_is_down_are_stored_when_it_returns
     async with running_ingest(mosquitto, database, client_id="lb-persistent") as running:
         await wait_until(lambda: len(running.outcomes) == 5)
     assert sorted(stored_ids(database)) == sorted(d["result_id"] for d in documents)
+
+
+async def test_a_burst_waiting_for_the_service_is_stored_in_batches(
+    mosquitto: MosquittoBroker, database: Database
+) -> None:
+    """What waits when the service comes back is stored a batch a transaction
+    (fewer commits than results), every result once, and a bad payload in the
+    middle is rejected alone."""
+    documents = result_documents(40, seed=17, boards=4)
+    async with running_ingest(mosquitto, database, client_id="lb-burst") as running:
+        await publish(mosquitto, [(result_topic(documents[0]), payload(documents[0]))])
+        await wait_until(lambda: len(running.outcomes) == 1)
+    burst = [(result_topic(d), payload(d)) for d in documents[1:20]]
+    burst.append(("oche/board-0/result", b'{"result_id": "bad-in-the-burst"}'))
+    burst += [(result_topic(d), payload(d)) for d in documents[20:]]
+    await publish(mosquitto, burst)  # while the service is away
+
+    commits = 0
+
+    def committed(_connection: object) -> None:
+        nonlocal commits
+        commits += 1
+
+    event.listen(database.engine, "commit", committed)
+    try:
+        async with running_ingest(mosquitto, database, client_id="lb-burst") as running:
+            await wait_until(lambda: len(running.outcomes) == len(burst))
+    finally:
+        event.remove(database.engine, "commit", committed)
+
+    statuses = Counter(outcome.status for outcome in running.outcomes)
+    assert statuses == {"imported": 39, "rejected": 1}
+    assert sorted(stored_ids(database)) == sorted(d["result_id"] for d in documents)
+    assert rejected_ids(database) == ["bad-in-the-burst"]
+    # One commit a batch (and one for the rejected payload), not one a result.
+    assert 2 <= commits <= len(burst) // 2, commits
 
 
 async def test_a_stored_result_is_acknowledged_and_not_delivered_again(
