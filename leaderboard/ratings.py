@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from openskill.models import PlackettLuce, PlackettLuceRating
-from sqlalchemy import ColumnElement, and_, delete, insert, or_, select
+from sqlalchemy import ColumnElement, and_, delete, func, insert, or_, select
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -165,7 +165,9 @@ def _chunks(values: list[int], size: int = 5000) -> list[list[int]]:
 
 def _rewind(session: Session, game: str, at: float, result_id: str) -> None:
     """Forget the ratings from ``(at, result_id)`` on: drop that history and set
-    each affected player's current rating back to their last one before it."""
+    each affected player's current rating back to their last one before it.
+    A few statements whatever the number of players (a late result in a busy
+    league touches hundreds)."""
     later = and_(Rating.at >= at, or_(Rating.at > at, Rating.result_id >= result_id))
     affected = sorted(
         session.execute(
@@ -175,22 +177,37 @@ def _rewind(session: Session, game: str, at: float, result_id: str) -> None:
     if not affected:
         return
     session.execute(delete(Rating).where(Rating.game == game, later))
-    for player_id in affected:
-        last = session.execute(
-            select(Rating.mu, Rating.sigma, Rating.ordinal)
-            .where(Rating.game == game, Rating.player_id == player_id)
-            .order_by(Rating.at.desc(), Rating.result_id.desc())
-            .limit(1)
-        ).first()
-        current = session.get(PlayerRating, (player_id, game))
-        if last is None:
-            if current is not None:
-                session.delete(current)
-        elif current is None:
-            session.add(PlayerRating(player_id=player_id, game=game, **last._asdict()))
-        else:
-            current.mu, current.sigma, current.ordinal = last.mu, last.sigma, last.ordinal
-    session.flush()
+    kept: list[dict[str, object]] = []
+    for chunk in _chunks(affected):
+        position = (
+            func.row_number()
+            .over(
+                partition_by=Rating.player_id,
+                order_by=(Rating.at.desc(), Rating.result_id.desc()),
+            )
+            .label("position")
+        )
+        last = (
+            select(Rating.player_id, Rating.mu, Rating.sigma, Rating.ordinal, position)
+            .where(Rating.game == game, Rating.player_id.in_(chunk))
+            .subquery()
+        )
+        kept += [
+            {"player_id": player_id, "game": game, "mu": mu, "sigma": sigma, "ordinal": ordinal}
+            for player_id, mu, sigma, ordinal in session.execute(
+                select(last.c.player_id, last.c.mu, last.c.sigma, last.c.ordinal).where(
+                    last.c.position == 1
+                )
+            )
+        ]
+    rated = {row["player_id"] for row in kept}
+    unrated = [player_id for player_id in affected if player_id not in rated]
+    for chunk in _chunks(unrated):
+        session.execute(
+            delete(PlayerRating).where(PlayerRating.game == game, PlayerRating.player_id.in_(chunk))
+        )
+    if kept:
+        session.execute(_current_upsert(session.get_bind().dialect.name), kept)
 
 
 @dataclass(frozen=True, slots=True)
