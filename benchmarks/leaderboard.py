@@ -5,7 +5,8 @@ with a league's worth of results stored.
 
 Everything is real: a private Mosquitto on a free loopback port (never the
 machine's own 1883; ``max_queued_messages 0``, so the broker queues whatever
-the services have not taken yet), a fresh PostgreSQL database on the
+the services have not taken yet, and ``max_inflight_messages 100``, as
+docs/leaderboard.md advises, so a service's batches reach 100), a fresh PostgreSQL database on the
 machine's server (``--pg``; dropped afterwards), and two ``run_service``
 processes (what ``oche leaderboard serve`` runs) subscribed as
 ``$share/bench/oche/+/result`` with their own persistent sessions.
@@ -103,6 +104,7 @@ def broker(workdir: Path) -> Iterator[int]:
         "persistence false\n"
         "set_tcp_nodelay true\n"
         "max_queued_messages 0\n"
+        "max_inflight_messages 100\n"
         f"log_dest file {log}\n"
         "log_type error\nlog_type warning\n" + ("user root\n" if os.geteuid() == 0 else ""),
         "utf-8",
