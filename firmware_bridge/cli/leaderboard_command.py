@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from leaderboard.database import Database
     from leaderboard.venues import VenueMap
 
-__all__ = ["add_parser", "import_lines", "parse_http_address", "rows_table"]
+__all__ = ["add_parser", "import_lines", "parse_http_address", "rows_table", "venue_map"]
 
 PERIOD_CHOICES = ("day", "week", "month", "all")
 DEFAULT_HTTP = "127.0.0.1:8080"
@@ -42,7 +42,10 @@ def _config(args: argparse.Namespace) -> Config:
         raise UsageError(str(error)) from None
 
 
-def _venues(config: Config) -> VenueMap:
+def venue_map(config: Config) -> VenueMap:
+    """The board → venue map (and venues' time zones) of the config's
+    ``[leaderboard]`` section: what ``import``, ``serve`` and ``oche play
+    --leaderboard`` file each board's results under."""
     from leaderboard.venues import VenueMap
 
     section = config.leaderboard
@@ -119,7 +122,7 @@ def _import(args: argparse.Namespace) -> int:
     logging.getLogger("leaderboard.store").setLevel(logging.WARNING)  # the summary says it all
     config = _config(args)
     with _database(_db_url(args, config)) as database:
-        summary = import_lines(database, _read_lines(args.file), _venues(config))
+        summary = import_lines(database, _read_lines(args.file), venue_map(config))
     sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
     return 0
 
@@ -277,7 +280,7 @@ def _serve(args: argparse.Namespace) -> int:
         base=base,
         http_host=host,
         http_port=port,
-        venues=_venues(config),
+        venues=venue_map(config),
         share_group=share_group,
     )
     with suppress(KeyboardInterrupt):
