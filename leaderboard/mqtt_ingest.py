@@ -203,17 +203,22 @@ class MqttIngest:
 
     def _new_client(self) -> aiomqtt.Client:
         address = self._address
+        settings = self._settings
+        username, password = address.username, address.password
+        if settings.mqtt_username is not None:
+            username, password = settings.mqtt_username, settings.mqtt_password
+        tls = aiomqtt.TLSParameters(ca_certs=settings.mqtt_ca_file) if address.tls else None
         client = aiomqtt.Client(
             address.host,
             address.port,
-            username=address.username,
-            password=address.password,
+            username=username,
+            password=password,
             identifier=self._client_id,
             clean_session=False,
             transport=address.transport,
             timeout=self.TIMEOUT,
             keepalive=self.KEEPALIVE,
-            tls_params=aiomqtt.TLSParameters() if address.tls else None,
+            tls_params=tls,
             websocket_path=address.ws_path,
             logger=logging.getLogger(f"{__name__}.paho"),
         )
