@@ -270,6 +270,13 @@ def _serve(args: argparse.Namespace) -> int:
 
     config = _config(args)
     host, port = parse_http_address(args.http)
+    if args.client_id is not None and (
+        not args.client_id or any(ord(c) < 33 or ord(c) == 127 for c in args.client_id)
+    ):
+        raise UsageError(
+            f"--client-id {args.client_id!r}: must not be empty nor contain spaces "
+            "or control characters"
+        )
     mqtt_url = args.mqtt or config.mqtt.address().url
     try:
         address = parse_broker_url(mqtt_url)

@@ -182,6 +182,7 @@ def test_rename_and_forget(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         (["serve", "--http", "8080"], "oche leaderboard: --http '8080' is not HOST:PORT"),
         (["serve", "--http", "0.0.0.0:99999"], "the port must be 1 to 65535"),
         (["serve", "--mqtt", "http://broker"], "oche leaderboard: --mqtt 'http://broker': "),
+        (["serve", "--client-id", "lb one"], "oche leaderboard: --client-id 'lb one': must not"),
         (["rename", "Ann", " ", "--db", "sqlite://"], "oche leaderboard: the new name is blank"),
     ],
 )
