@@ -607,6 +607,21 @@ def test_display_reads_its_board_and_sends_it_commands(connect: Connect) -> None
 
 
 @needs_mosquitto
+def test_display_reads_the_leaderboard_snapshots_but_cannot_write_them(connect: Connect) -> None:
+    """The attract screen between games shows the service's retained top 10."""
+    leaderboard = connect("leaderboard1").connected()
+    snapshot = marker()
+    topic = "oche/leaderboard/x01"
+    assert leaderboard.publish(topic, snapshot, retain=True) in ACCEPTED
+    display = connect("display1").connected().subscribe(topic)
+    assert display.wait_for(snapshot, "the retained snapshot")[0] == topic
+    forged = marker()
+    assert display.publish(topic, forged) == NOT_AUTHORIZED
+    watcher = connect("leaderboard2").connected().subscribe(topic)
+    assert_never_got(watcher, [forged], leaderboard, topic)
+
+
+@needs_mosquitto
 def test_display_cannot_write_state_nor_another_boards_commands(connect: Connect) -> None:
     homeassistant = connect("homeassistant").connected().subscribe("oche/+/state")
     board2 = connect("board2").connected().subscribe("oche/board2/cmd")
