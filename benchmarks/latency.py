@@ -134,8 +134,9 @@ def tail(path: Path, lines: int = 20) -> str:
 
 
 @contextlib.contextmanager
-def mosquitto(workdir: Path) -> Iterator[int]:
-    """A private Mosquitto on a free loopback port; yields the port."""
+def mosquitto(workdir: Path, extra_config: str = "") -> Iterator[int]:
+    """A private Mosquitto on a free loopback port; yields the port.
+    ``extra_config`` adds lines to its config file."""
     port = free_port()
     config, log = workdir / "mosquitto.conf", workdir / "mosquitto.log"
     config.write_text(
@@ -143,6 +144,7 @@ def mosquitto(workdir: Path) -> Iterator[int]:
         "allow_anonymous true\n"
         "persistence false\n"
         "set_tcp_nodelay true\n"
+        f"{extra_config}"
         f"log_dest file {log}\n"
         "log_type error\nlog_type warning\n" + ("user root\n" if os.geteuid() == 0 else ""),
         "utf-8",

@@ -60,7 +60,7 @@ import aiomqtt
 import psycopg
 
 from benchmarks.drivers import percentile
-from benchmarks.latency import free_port, mosquitto_binary, stop, tail, wait_listening
+from benchmarks.latency import free_port, mosquitto, stop, tail, wait_listening
 from leaderboard.database import Database
 from leaderboard.sample_results import SAMPLE_GAMES, SimulatedPlayer, sample_result
 from leaderboard.store import ingest_many
@@ -91,34 +91,6 @@ asyncio.run(run_service(ServiceSettings(
 
 
 # ------------------------------------------------------------------ fixtures
-
-
-@contextlib.contextmanager
-def broker(workdir: Path) -> Iterator[int]:
-    """A private Mosquitto that queues without limit; yields its port."""
-    port = free_port()
-    config, log = workdir / "mosquitto.conf", workdir / "mosquitto.log"
-    config.write_text(
-        f"listener {port} 127.0.0.1\n"
-        "allow_anonymous true\n"
-        "persistence false\n"
-        "set_tcp_nodelay true\n"
-        "max_queued_messages 0\n"
-        "max_inflight_messages 100\n"
-        f"log_dest file {log}\n"
-        "log_type error\nlog_type warning\n" + ("user root\n" if os.geteuid() == 0 else ""),
-        "utf-8",
-    )
-    process = subprocess.Popen(
-        [mosquitto_binary(), "-c", str(config)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        wait_listening(port, process, "mosquitto", log)
-        yield port
-    finally:
-        stop(process)
 
 
 @contextlib.contextmanager
@@ -465,7 +437,7 @@ def run(args: argparse.Namespace) -> None:
     figures = Figures()
     with (
         tempfile.TemporaryDirectory(prefix="oche-bench-leaderboard-") as tmp,
-        broker(Path(tmp)) as mqtt_port,
+        mosquitto(Path(tmp), "max_queued_messages 0\nmax_inflight_messages 100\n") as mqtt_port,
         postgres_database(args.pg) as db_url,
     ):
         workdir = Path(tmp)

@@ -151,8 +151,10 @@ class MqttIngest:
         try:
             await client.publish(topic, payload, qos=1, retain=True)
         except aiomqtt.MqttError as exc:
+            _raise_if_cancelling()
             log.debug("MQTT: publish to %s failed: %s", topic, exc)
             return False
+        _raise_if_cancelling()
         return True
 
     # ------------------------------------------------------------ connection
@@ -166,6 +168,7 @@ class MqttIngest:
             client = self._new_client()
             try:
                 async with client:
+                    _raise_if_cancelling()
                     self._connection += 1
                     if outage_since is not None:
                         log.info(
@@ -180,6 +183,9 @@ class MqttIngest:
                     outage_since = None
                     await self._serve(client)
             except aiomqtt.MqttError as exc:
+                # A cancel during the disconnect (aiomqtt gives up waiting
+                # for it with an MqttError) still stops the service.
+                _raise_if_cancelling()
                 self._client = None
                 if outage_since is None:
                     outage_since = time.monotonic()
@@ -200,17 +206,22 @@ class MqttIngest:
 
     def _new_client(self) -> aiomqtt.Client:
         address = self._address
+        settings = self._settings
+        username, password = address.username, address.password
+        if settings.mqtt_username is not None:
+            username, password = settings.mqtt_username, settings.mqtt_password
+        tls = aiomqtt.TLSParameters(ca_certs=settings.mqtt_ca_file) if address.tls else None
         client = aiomqtt.Client(
             address.host,
             address.port,
-            username=address.username,
-            password=address.password,
+            username=username,
+            password=password,
             identifier=self._client_id,
             clean_session=False,
             transport=address.transport,
             timeout=self.TIMEOUT,
             keepalive=self.KEEPALIVE,
-            tls_params=aiomqtt.TLSParameters() if address.tls else None,
+            tls_params=tls,
             websocket_path=address.ws_path,
             logger=logging.getLogger(f"{__name__}.paho"),
         )
@@ -229,6 +240,7 @@ class MqttIngest:
                 (self._snapshot_filter, 0),
             ]
         )
+        _raise_if_cancelling()
         self._client = client
         if self._snapshots is not None:
             self._snapshots.mark_all()
@@ -369,6 +381,16 @@ class MqttIngest:
             log.warning("MQTT: ignored a snapshot on %s that is not a JSON object", topic)
             return
         self._hub.post(LiveMessage("leaderboard", document))
+
+
+def _raise_if_cancelling() -> None:
+    """Re-raise a cancel that was swallowed: Python 3.11's ``asyncio.wait_for``
+    (which aiomqtt's connect, subscribe and publish await) returns the result
+    when its future completes as the task is cancelled (CPython gh-86296), and
+    the service would then serve on, never ending."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 def _json_object(payload: bytes) -> dict[str, Any] | None:

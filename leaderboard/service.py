@@ -41,6 +41,11 @@ class ServiceSettings:
     """The persistent session's id (clean start off): results wait at the broker.
     With ``share_group``, each instance needs its own: the default becomes
     ``oche-leaderboard-{hostname}`` (:func:`leaderboard.mqtt_ingest.session_client_id`)."""
+    mqtt_username: str | None = None
+    """Set: the broker account, in place of any user name (and password) in ``mqtt_url``."""
+    mqtt_password: str | None = None
+    mqtt_ca_file: str | None = None
+    """The CA to verify a TLS broker (``mqtts://``, ``wss://``) with; ``None``: the system's."""
 
 
 async def run_service(settings: ServiceSettings) -> None:

@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING, Any
 from engine import game_ids
 from firmware_bridge.cli.command_support import UsageError
 from firmware_bridge.daemon.config import Config, ConfigError, load_config
-from firmware_bridge.mqtt_contract import BrokerUrlError, parse_broker_url
+from firmware_bridge.mqtt_contract import BrokerAddress, BrokerUrlError, parse_broker_url
 
 if TYPE_CHECKING:
     from leaderboard.api_models import Row
     from leaderboard.database import Database
     from leaderboard.venues import VenueMap
 
-__all__ = ["add_parser", "import_lines", "parse_http_address", "rows_table"]
+__all__ = ["add_parser", "import_lines", "parse_http_address", "rows_table", "venue_map"]
 
 PERIOD_CHOICES = ("day", "week", "month", "all")
 DEFAULT_HTTP = "127.0.0.1:8080"
@@ -42,7 +42,10 @@ def _config(args: argparse.Namespace) -> Config:
         raise UsageError(str(error)) from None
 
 
-def _venues(config: Config) -> VenueMap:
+def venue_map(config: Config) -> VenueMap:
+    """The board → venue map (and venues' time zones) of the config's
+    ``[leaderboard]`` section: what ``import``, ``serve`` and ``oche play
+    --leaderboard`` file each board's results under."""
     from leaderboard.venues import VenueMap
 
     section = config.leaderboard
@@ -119,7 +122,7 @@ def _import(args: argparse.Namespace) -> int:
     logging.getLogger("leaderboard.store").setLevel(logging.WARNING)  # the summary says it all
     config = _config(args)
     with _database(_db_url(args, config)) as database:
-        summary = import_lines(database, _read_lines(args.file), _venues(config))
+        summary = import_lines(database, _read_lines(args.file), venue_map(config))
     sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
     return 0
 
@@ -256,19 +259,39 @@ def parse_http_address(text: str) -> tuple[str, int]:
     return host, port
 
 
+def _credentials(address: BrokerAddress, config: Config) -> tuple[str | None, str | None]:
+    """The broker account as ``oche run`` takes it: the URL's user name and
+    password when it has one, else ``[mqtt] username`` and ``password_file``."""
+    if address.username is not None or not config.mqtt.username:
+        return address.username, address.password
+    try:
+        return config.mqtt.username, config.mqtt.password()
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
+
+
 def _serve(args: argparse.Namespace) -> int:
     import asyncio
 
     config = _config(args)
     host, port = parse_http_address(args.http)
+    if args.client_id is not None and (
+        not args.client_id or any(ord(c) < 33 or ord(c) == 127 for c in args.client_id)
+    ):
+        raise UsageError(
+            f"--client-id {args.client_id!r}: must not be empty nor contain spaces "
+            "or control characters"
+        )
     mqtt_url = args.mqtt or config.mqtt.address().url
     try:
-        parse_broker_url(mqtt_url)
+        address = parse_broker_url(mqtt_url)
     except BrokerUrlError as error:
         raise UsageError(f"--mqtt {mqtt_url!r}: {error.problem}") from None
+    username, password = _credentials(address, config)
     base = args.base or config.mqtt.base
     share_group = args.share_group or config.leaderboard.share_group or None
     from leaderboard.database import Database, DatabaseUrlError
+    from leaderboard.mqtt_ingest import DEFAULT_CLIENT_ID
     from leaderboard.service import ServiceSettings, run_service
 
     db_url = _db_url(args, config)
@@ -282,8 +305,12 @@ def _serve(args: argparse.Namespace) -> int:
         base=base,
         http_host=host,
         http_port=port,
-        venues=_venues(config),
+        venues=venue_map(config),
         share_group=share_group,
+        client_id=args.client_id or config.leaderboard.client_id or DEFAULT_CLIENT_ID,
+        mqtt_username=username,
+        mqtt_password=password,
+        mqtt_ca_file=(config.mqtt.ca_file or None) if address.tls else None,
     )
     with suppress(KeyboardInterrupt):
         asyncio.run(run_service(settings))
@@ -424,6 +451,13 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--share-group",
         metavar="G",
         help="subscribe as $share/G/... so several services split the results",
+    )
+    serve.add_argument(
+        "--client-id",
+        metavar="ID",
+        help="the MQTT client id of the service's persistent session (default: "
+        "[leaderboard] client_id of the config, else oche-leaderboard; with a share group, "
+        "oche-leaderboard-HOSTNAME)",
     )
     _common(serve)
     serve.set_defaults(run=_serve)

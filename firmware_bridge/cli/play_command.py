@@ -47,8 +47,7 @@ from firmware_bridge.cli.display_command import (
     off_screen,
     prepare_pygame,
 )
-from firmware_bridge.cli.leaderboard_command import DEFAULT_HTTP, parse_http_address
-from firmware_bridge.cli.leaderboard_command import _venues as venue_map
+from firmware_bridge.cli.leaderboard_command import DEFAULT_HTTP, parse_http_address, venue_map
 from firmware_bridge.cli.run_command import broker_error
 from firmware_bridge.cli.scoreboard_text import render_scoreboard
 from firmware_bridge.daemon.board_daemon import Daemon

@@ -291,6 +291,8 @@ class LeaderboardConfig:
     venue: str = "home"
     timezone: str = "UTC"
     share_group: str = ""
+    client_id: str = ""
+    """The service's MQTT client id (its persistent session); ``""``: the default."""
     venues: dict[str, str] = field(default_factory=dict)
     timezones: dict[str, str] = field(default_factory=dict)
 
@@ -778,6 +780,14 @@ def _share_group(value: str) -> str | None:
     return None
 
 
+def _client_id(value: str) -> str | None:
+    if any(ord(c) < 33 or ord(c) == 127 for c in value):
+        return "must not contain spaces or control characters"
+    if len(value.encode("utf-8")) > 65535:
+        return "is longer than MQTT allows (65535 bytes)"
+    return None
+
+
 def _venue_of_board(boards: dict[str, str]) -> str | None:
     for board, venue in boards.items():
         problem = board_id_problem(board)
@@ -837,6 +847,7 @@ _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
         "venue": _not_blank,
         "timezone": _time_zone,
         "share_group": _share_group,
+        "client_id": _client_id,
         "venues": _venue_of_board,
         "timezones": _venue_time_zones,
     },

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import aiomqtt
 import httpx
 import pytest
 
@@ -181,6 +182,7 @@ def test_rename_and_forget(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         (["serve", "--http", "8080"], "oche leaderboard: --http '8080' is not HOST:PORT"),
         (["serve", "--http", "0.0.0.0:99999"], "the port must be 1 to 65535"),
         (["serve", "--mqtt", "http://broker"], "oche leaderboard: --mqtt 'http://broker': "),
+        (["serve", "--client-id", "lb one"], "oche leaderboard: --client-id 'lb one': must not"),
         (["rename", "Ann", " ", "--db", "sqlite://"], "oche leaderboard: the new name is blank"),
     ],
 )
@@ -250,3 +252,77 @@ async def test_serve_stores_what_a_board_publishes_and_serves_it(
             process.kill()
             _, err = process.communicate()
     assert "Traceback" not in err, err
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("flag", [False, True], ids=["config-client-id", "client-id-flag"])
+async def test_serve_logs_in_with_the_configs_mqtt_account_and_client_id(
+    tmp_path: Path, flag: bool
+) -> None:
+    # As `oche run` does: [mqtt] username and password_file (the URL has none)
+    # on a broker that refuses anonymous clients, under the deployed ACL; the
+    # session's client id is [leaderboard] client_id, or --client-id.
+    from tests.daemon.test_deploy_acl import (
+        ACL,
+        MOSQUITTO_PASSWD,
+        make_password_file,
+        password,
+    )
+
+    if MOSQUITTO_PASSWD is None:
+        pytest.skip("needs mosquitto_passwd (apt-get install -y mosquitto)")
+    passwd = tmp_path / "passwd"
+    make_password_file(passwd, ("leaderboard1", "board1"))
+    broker = MosquittoBroker(
+        tmp_path / "broker",
+        extra_config=f"password_file {passwd}\nacl_file {ACL}\nlog_type all\n",
+    )
+    broker.start()
+    secret = tmp_path / "leaderboard1.password"
+    secret.write_text(password("leaderboard1") + "\n", "utf-8")
+    config = tmp_path / "oche.toml"
+    config.write_text(
+        f'[mqtt]\nurl = "{broker.url}"\nusername = "leaderboard1"\npassword_file = "{secret}"\n'
+        '[leaderboard]\nclient_id = "lb-from-config"\n',
+        "utf-8",
+    )
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "OCHE_CONFIG"}
+    argv = [str(OCHE), "leaderboard", "serve", "--config", str(config)]
+    argv += ["--db", f"sqlite:///{tmp_path}/served.sqlite3", "--http", f"127.0.0.1:{port}"]
+    client_id = "lb-from-flag" if flag else "lb-from-config"
+    if flag:
+        argv += ["--client-id", client_id]
+    process = subprocess.Popen(
+        argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    document = x01(["Ann", "Bob"], "authenticated")
+
+    async def served() -> bool:
+        """the result a board published is served"""
+        async with aiomqtt.Client(
+            broker.host, broker.port, username="board1", password=password("board1")
+        ) as board:
+            await board.publish("oche/board1/result", as_payload(document), qos=1)
+        try:
+            async with httpx.AsyncClient() as client:
+                answer = await client.get(
+                    f"http://127.0.0.1:{port}/api/results/authenticated", timeout=2
+                )
+        except httpx.HTTPError:
+            return False
+        return answer.status_code == 200
+
+    try:
+        await eventually(served, timeout=30)
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            _, err = process.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            _, err = process.communicate()
+        broker.stop()
+    assert "Traceback" not in err, err
+    log = broker.log.read_text("utf-8", "replace")
+    assert f"as {client_id} " in log and "u'leaderboard1'" in log, log

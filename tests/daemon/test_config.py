@@ -845,9 +845,10 @@ def test_the_leaderboard_section_maps_boards_to_venues_and_their_time_zones() ->
         "The Crown" = "Europe/Dublin"
         """,
         "lb.toml",
-        ["leaderboard.share_group=league"],
+        ["leaderboard.share_group=league", "leaderboard.client_id=lb-crown"],
     )
     board = config.leaderboard
+    assert board.client_id == "lb-crown"
     assert board.db == "postgresql+psycopg://oche@db.example/oche"
     assert (board.venue, board.timezone, board.share_group) == ("Home", "Europe/London", "league")
     assert board.venues == {"pub-1": "The Crown", "pub-2": "The Crown"}
@@ -864,6 +865,7 @@ def test_leaderboard_mistakes_are_named() -> None:
         venue = " "
         timezone = "Mars/Olympus"
         share_group = "a/b"
+        client_id = "lb crown"
         venues = { "pub 1" = "The Crown", pub-2 = 2 }
         timezones = { "The Crown" = "Nowhere/Town" }
         """
@@ -874,6 +876,7 @@ def test_leaderboard_mistakes_are_named() -> None:
         'leaderboard.timezone: "Mars/Olympus" is not a time zone: use an IANA name such as '
         "Europe/London",
         "leaderboard.share_group: must not contain '/', '+', '#', spaces or control characters",
+        "leaderboard.client_id: must not contain spaces or control characters",
         "leaderboard.venues: pub-2: expected a string, got an integer (2)",
         'leaderboard.timezones: venue "The Crown": "Nowhere/Town" is not a time zone: use an '
         "IANA name such as Europe/London",

@@ -607,6 +607,21 @@ def test_display_reads_its_board_and_sends_it_commands(connect: Connect) -> None
 
 
 @needs_mosquitto
+def test_display_reads_the_leaderboard_snapshots_but_cannot_write_them(connect: Connect) -> None:
+    """The attract screen between games shows the service's retained top 10."""
+    leaderboard = connect("leaderboard1").connected()
+    snapshot = marker()
+    topic = "oche/leaderboard/x01"
+    assert leaderboard.publish(topic, snapshot, retain=True) in ACCEPTED
+    display = connect("display1").connected().subscribe(topic)
+    assert display.wait_for(snapshot, "the retained snapshot")[0] == topic
+    forged = marker()
+    assert display.publish(topic, forged) == NOT_AUTHORIZED
+    watcher = connect("leaderboard2").connected().subscribe(topic)
+    assert_never_got(watcher, [forged], leaderboard, topic)
+
+
+@needs_mosquitto
 def test_display_cannot_write_state_nor_another_boards_commands(connect: Connect) -> None:
     homeassistant = connect("homeassistant").connected().subscribe("oche/+/state")
     board2 = connect("board2").connected().subscribe("oche/board2/cmd")
@@ -663,27 +678,55 @@ def test_retained_state_is_filtered_too(connect: Connect) -> None:
 
 
 @needs_mosquitto
-def test_leaderboard_reads_every_result_and_writes_nothing(connect: Connect) -> None:
-    leaderboard = connect("leaderboard1").connected().subscribe("oche/+/result")
-    watcher = connect("leaderboard2").connected().subscribe("oche/+/result")
+def test_leaderboard_reads_what_the_service_needs_and_writes_only_snapshots(
+    connect: Connect,
+) -> None:
+    # oche leaderboard serve: every board's result, state and availability in,
+    # the retained oche/leaderboard/<game> snapshots out (and read back, from
+    # any instance); never a board's commands or events.
+    leaderboard = (
+        connect("leaderboard1")
+        .connected()
+        .subscribe(
+            "oche/+/result",
+            "oche/+/state",
+            "oche/+/availability",
+            "oche/leaderboard/+",
+            "oche/+/cmd",
+            "oche/+/event",
+        )
+    )
+    watcher = connect("leaderboard2").connected().subscribe("oche/+/result", "oche/leaderboard/+")
     board1 = connect("board1").connected().subscribe("oche/board1/cmd")
     board2 = connect("board2").connected()
     homeassistant = (
         connect("homeassistant").connected().subscribe("homeassistant/#", "oche/+/state")
     )
-    display1 = connect("display1").connected()
+    display1 = connect("display1").connected().subscribe("oche/board1/state")
 
     for board in (board1, board2):
-        result = marker()
-        topic = f"oche/{board.name}/result"
-        assert board.publish(topic, result) in ACCEPTED
-        assert leaderboard.wait_for(result)[0] == topic
+        for kind in ("result", "state", "availability"):
+            payload = marker()
+            topic = f"oche/{board.name}/{kind}"
+            assert board.publish(topic, payload) in ACCEPTED
+            assert leaderboard.wait_for(payload)[0] == topic
+
+    snapshot = marker()
+    topic = "oche/leaderboard/x01"
+    assert leaderboard.publish(topic, snapshot, retain=True) in ACCEPTED
+    assert watcher.wait_for(snapshot, "another instance's snapshot") == (topic, snapshot, False)
+
+    command, event = marker(), marker()
+    assert display1.publish("oche/board1/cmd", command) in ACCEPTED
+    assert board1.wait_for(command)[0] == "oche/board1/cmd"
+    assert board1.publish("oche/board1/event", event) in ACCEPTED
 
     forged: list[bytes] = []
     for topic in [
         "oche/board1/result",
         "oche/leaderboard1/result",  # what a `pattern write oche/%u/result` line would allow
         "oche/board1/state",
+        "oche/board1/availability",
         "oche/board1/cmd",
         "homeassistant/status",
         "homeassistant/sensor/oche_leaderboard1/x/config",
@@ -694,7 +737,19 @@ def test_leaderboard_reads_every_result_and_writes_nothing(connect: Connect) -> 
 
     assert_never_got(watcher, forged, board1, "oche/board1/result")
     assert_never_got(homeassistant, forged, board1, "oche/board1/state")
+    assert_never_got(display1, forged, board1, "oche/board1/state")
     assert_never_got(board1, forged, display1, "oche/board1/cmd")
+    assert_never_got(leaderboard, [command, event], board1, "oche/board1/state")
+
+    # A service that starts later gets the retained snapshot (the account is
+    # the client id: this connection replaces the watcher's).
+    late = connect("leaderboard2").connected().subscribe("oche/leaderboard/+")
+    assert late.wait_for(snapshot, "the retained snapshot") == (
+        "oche/leaderboard/x01",
+        snapshot,
+        True,
+    )
+    assert leaderboard.publish("oche/leaderboard/x01", b"", retain=True) in ACCEPTED  # cleared
 
 
 @needs_mosquitto

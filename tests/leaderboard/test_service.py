@@ -38,9 +38,20 @@ async def service(settings: ServiceSettings) -> AsyncIterator[asyncio.Task[None]
     try:
         yield task
     finally:
-        task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await task
+        await stop(task)
+
+
+STOP_TIMEOUT = 20.0
+"""Far more than a cancelled service needs: a regression fails, it does not hang."""
+
+
+async def stop(task: asyncio.Task[None]) -> None:
+    """Cancel the service as Ctrl-C does and wait, boundedly, for it to end."""
+    task.cancel()
+    done, _ = await asyncio.wait([task], timeout=STOP_TIMEOUT)
+    assert done, f"the service did not end within {STOP_TIMEOUT} s of being cancelled"
+    with contextlib.suppress(asyncio.CancelledError):
+        task.result()
 
 
 def settings_for(tmp_path: Path, broker: MosquittoBroker) -> ServiceSettings:
