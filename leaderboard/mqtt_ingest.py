@@ -28,7 +28,12 @@ from typing import TYPE_CHECKING, Any
 
 import aiomqtt
 import paho.mqtt.client as paho
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import (
+    DisconnectionError,
+    InterfaceError,
+    OperationalError,
+)
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
 from firmware_bridge.mqtt_contract import (
     AVAILABILITY_OFFLINE,
@@ -46,9 +51,22 @@ from leaderboard.store import IngestOutcome, ingest_many
 if TYPE_CHECKING:
     from leaderboard.service import ServiceSettings
 
-__all__ = ["DEFAULT_CLIENT_ID", "MqttIngest", "result_subscription", "session_client_id"]
+__all__ = [
+    "DATABASE_AWAY",
+    "DEFAULT_CLIENT_ID",
+    "MqttIngest",
+    "result_subscription",
+    "session_client_id",
+]
 
 log = logging.getLogger(__name__)
+
+DATABASE_AWAY = (OperationalError, InterfaceError, DisconnectionError, PoolTimeoutError, OSError)
+"""What says the database is away (refused, restarting, locked, full): the
+result waits unacknowledged and is tried again. Anything else the database
+raises (an integrity or data error) refuses that result, not the database:
+retrying it would stall every result behind it, so it is left unacknowledged
+alone and the others are stored."""
 
 DEFAULT_CLIENT_ID = "oche-leaderboard"
 """``ServiceSettings.client_id`` when none is given."""
@@ -314,7 +332,7 @@ class MqttIngest:
                 outcomes = await asyncio.to_thread(
                     ingest_many, self._database, payloads, self._settings.venues
                 )
-            except (SQLAlchemyError, OSError) as exc:
+            except DATABASE_AWAY as exc:
                 if down_since is None:
                     down_since = time.monotonic()
                     log.warning(
@@ -325,7 +343,7 @@ class MqttIngest:
                 failures += 1
                 await asyncio.sleep(delay * random.uniform(0.75, 1.25))
                 continue
-            except Exception:
+            except Exception:  # a bug, or the database refusing this data (not retried)
                 what = "a result" if len(payloads) == 1 else f"a batch of {len(payloads)} results"
                 log.exception("%s could not be stored; left unacknowledged", what)
                 return None

@@ -129,6 +129,26 @@ async def test_a_burst_waiting_for_the_service_is_stored_in_batches(
     assert 2 <= commits <= len(burst) // 2, commits
 
 
+async def test_a_result_the_database_refuses_does_not_stall_the_others(
+    mosquitto: MosquittoBroker, database: Database
+) -> None:
+    """A result the database itself refuses (here a trigger; in life a value a
+    column cannot take) is not retried as if the database were away: the
+    results behind it are stored, and it alone stays unacknowledged."""
+    documents = result_documents(6, seed=23, boards=2)
+    poison = documents[2]["result_id"]
+    with database.engine.begin() as connection:
+        connection.exec_driver_sql(
+            "CREATE TRIGGER refuse_one BEFORE INSERT ON results "
+            f"WHEN NEW.result_id = '{poison}' BEGIN SELECT RAISE(ABORT, 'refused'); END"
+        )
+    async with running_ingest(mosquitto, database, client_id="lb-refused") as running:
+        await publish(mosquitto, [(result_topic(d), payload(d)) for d in documents])
+        await wait_until(lambda: len(running.outcomes) == len(documents) - 1)
+    expected = sorted(d["result_id"] for d in documents if d["result_id"] != poison)
+    assert sorted(stored_ids(database)) == expected
+
+
 async def test_a_stored_result_is_acknowledged_and_not_delivered_again(
     mosquitto: MosquittoBroker, database: Database
 ) -> None:
