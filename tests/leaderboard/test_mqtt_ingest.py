@@ -65,6 +65,8 @@ async def test_results_are_stored_once_and_bad_ones_rejected(
     async with running_ingest(mosquitto, database) as running:
         await publish(mosquitto, messages)
         await wait_until(lambda: len(running.outcomes) == len(messages))
+        # The hub hands results to its subscribers on the loop's next turns.
+        await wait_until(lambda: sum(m.kind == "result" for m in running.live) >= len(documents))
 
     statuses = Counter(outcome.status for outcome in running.outcomes)
     assert statuses == {"imported": 8, "duplicate": 3, "rejected": 3}
