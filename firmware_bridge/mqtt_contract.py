@@ -26,9 +26,11 @@ bytes.
 from __future__ import annotations
 
 import copy
+import fnmatch
 import json
 import re
 import urllib.parse
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -49,26 +51,47 @@ __all__ = [
     "CPU_AVERAGES",
     "DART_SOURCES",
     "DEFAULT_PORTS",
+    "END_REASONS",
     "EVENT_TYPES",
+    "GUEST_MESSAGE_TYPES",
+    "HOST_MESSAGE_TYPES",
     "LEADERBOARD_LEVEL",
     "LEADERBOARD_TOP",
     "LEADERBOARD_TOPIC",
+    "MATCH_ID_PATTERN",
     "MAX_COMMAND_BYTES",
+    "MAX_REMOTE_BYTES",
     "MAX_TOPIC_LEVEL",
+    "NOT_YOUR_TURN",
     "PHASES",
+    "REMOTE_ACTIONS",
+    "REMOTE_LEVEL",
+    "REMOTE_MESSAGE_TYPES",
+    "REMOTE_TOPIC",
+    "REMOTE_TOPIC_SPEC",
     "TOPICS",
     "TOPIC_NAMES",
+    "WAITING_REMOTE",
+    "BoardAddress",
     "BrokerAddress",
     "Command",
     "CommandError",
+    "RemoteMessage",
+    "RemoteMessageError",
     "TopicSpec",
+    "allow_problem",
     "check_base",
     "check_board_id",
     "check_subtopic",
     "cpu_label",
+    "host_allowed",
+    "invitation_filters",
     "leaderboard_topic",
     "parse_broker_url",
     "parse_command",
+    "parse_remote_message",
+    "remote_message",
+    "remote_topic",
     "response_payload",
     "topic",
 ]
@@ -109,8 +132,24 @@ LEADERBOARD_LEVEL = "leaderboard"
 AVAILABILITY_ONLINE = "online"
 AVAILABILITY_OFFLINE = "offline"
 
-PHASES = ("idle", "throwing", "takeout", "finished")
-"""The board's phase, published as ``phase`` in the state."""
+WAITING_REMOTE = "waiting-remote"
+"""The phase of a remote match while a board of it is offline or has not
+joined yet; no board's darts are taken."""
+
+NOT_YOUR_TURN = "not-your-turn"
+"""The reason of a dart ignored because the player who is up throws at
+another board."""
+
+REMOTE_LEVEL = "remote"
+"""The topic level between a sender's board id and a recipient's."""
+
+MATCH_ID_PATTERN = r"[A-Za-z0-9_-]{1,64}"
+"""A match id: what the host draws (32 hex digits), one topic-safe token."""
+
+PHASES = ("idle", "throwing", "takeout", "finished", "waiting-remote")
+"""The board's phase, published as ``phase`` in the state: ``waiting-remote``
+while a remote match waits for a board that is offline or has not joined
+(docs/remote.md)."""
 
 BOARD_STATUSES = ("connected", "disconnected", "stuck")
 """``board.status`` in the state: ``stuck`` is connected with stuck cells masked."""
@@ -367,6 +406,56 @@ _CPU_STATE: dict[str, Any] = {
 }
 
 
+_PLAYER_BOARD: dict[str, Any] = {
+    "description": "Only in a remote match (added by the daemon): the board the player "
+    "throws at, as base/board.",
+    "type": "string",
+}
+
+_REMOTE_STATE: dict[str, Any] = {
+    "description": "Only while this board is in a remote match (docs/remote.md): the "
+    "match, the boards in it and where the player who is up throws. A guest publishes the "
+    "host's state with its own board and role.",
+    "type": "object",
+    "properties": {
+        "match": {"type": "string", "pattern": f"^{MATCH_ID_PATTERN}$"},
+        "role": {"description": "This board's part in it.", "enum": ["host", "guest"]},
+        "host": {"description": "The host, as base/board.", "type": "string"},
+        "throwing_at": {
+            "description": "The board of the player whose visit is on, as base/board; "
+            "null when no visit is (the game is over, or the guest has no state yet).",
+            "type": ["string", "null"],
+        },
+        "boards": {
+            "description": "Every board of the match, the host first.",
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "board": {"description": "base/board.", "type": "string"},
+                    "name": {"description": "Its display name.", "type": "string"},
+                    "online": {"type": "boolean"},
+                    "joined": {"type": "boolean"},
+                    "applied": {
+                        "description": "The highest forwarded action (seq) of this board "
+                        "the host has taken, applied or ignored; 0 for the host.",
+                        **_INDEX,
+                    },
+                },
+                "required": ["board", "name", "online", "joined", "applied"],
+            },
+        },
+        "waiting": {
+            "description": "The boards the match waits for (offline, or not joined yet), "
+            "as base/board; the phase is waiting-remote while this is not empty.",
+            "type": "array",
+            "items": {"type": "string"},
+        },
+    },
+    "required": ["match", "role", "host", "throwing_at", "boards", "waiting"],
+}
+
+
 def cpu_label(name: str, cpu: Any) -> str:
     """How a screen names a player: ``Robo (CPU 6)`` for a computer player
     (``cpu`` is its state's ``cpu`` object), the plain name otherwise."""
@@ -391,7 +480,9 @@ def _state_topic_schema() -> dict[str, Any]:
         "game": game,
         "board": _BOARD,
         "phase": {
-            "description": "idle (no game), throwing, takeout (darts being removed), finished.",
+            "description": "idle (no game), throwing, takeout (darts being removed), "
+            "finished, or waiting-remote (a remote match waits for a board; game is null "
+            "on a guest that has no state from the host yet).",
             "enum": [*PHASES],
         },
     }
@@ -400,7 +491,21 @@ def _state_topic_schema() -> dict[str, Any]:
         {
             "if": {"properties": {"phase": {"const": "idle"}}, "required": ["phase"]},
             "then": {"properties": {"game": {"type": "null"}}},
-            "else": {"required": game_keys, "properties": {"game": {"type": "string"}}},
+        },
+        {
+            "if": {
+                "properties": {"phase": {"enum": ["throwing", "takeout", "finished"]}},
+                "required": ["phase"],
+            },
+            "then": {"required": game_keys, "properties": {"game": {"type": "string"}}},
+        },
+        {
+            "if": {"properties": {"phase": {"const": WAITING_REMOTE}}, "required": ["phase"]},
+            "then": {
+                "required": ["remote"],
+                "if": {"properties": {"game": {"type": "string"}}, "required": ["game"]},
+                "then": {"required": game_keys},
+            },
         },
         {
             "if": {"properties": {"phase": {"const": "finished"}}, "required": ["phase"]},
@@ -415,8 +520,10 @@ def _state_topic_schema() -> dict[str, Any]:
         },
         *body["allOf"],
     ]
+    body["properties"]["remote"] = _REMOTE_STATE
     defs = copy.deepcopy(STATE_SCHEMA["$defs"])
     defs["player"]["properties"]["cpu"] = _CPU_STATE
+    defs["player"]["properties"]["board"] = _PLAYER_BOARD
     return {"$schema": _DRAFT, **body, "$defs": defs}
 
 
@@ -624,6 +731,17 @@ _CPU_PLAYER_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
+_REMOTE_PLAYER_SCHEMA: dict[str, Any] = {
+    "description": "A player at another board (a remote match, docs/remote.md): that "
+    "board's id on this board's base, or base/board.",
+    "type": "object",
+    "properties": {"name": _NAME_SCHEMA, "board": {"type": "string", "minLength": 1}},
+    "required": ["name", "board"],
+    "additionalProperties": False,
+}
+
+_PLAYER_ITEM: dict[str, Any] = {"oneOf": [_NAME_SCHEMA, _CPU_PLAYER_SCHEMA, _REMOTE_PLAYER_SCHEMA]}
+
 _COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {
     "new_game": {
         "game": {"description": "A game id: x01, cricket, ...", "type": "string", "minLength": 1},
@@ -636,7 +754,7 @@ _COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {
             '{"name": ..., "cpu": LEVEL} or {"name": ..., "cpu": {"average": AVERAGE}}. '
             "Required unless teams is given.",
             "type": "array",
-            "items": {"oneOf": [_NAME_SCHEMA, _CPU_PLAYER_SCHEMA]},
+            "items": _PLAYER_ITEM,
             "minItems": 1,
             "maxItems": MAX_PLAYERS,
         },
@@ -647,7 +765,7 @@ _COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {
             "propertyNames": _NAME_SCHEMA,
             "additionalProperties": {
                 "type": "array",
-                "items": {"oneOf": [_NAME_SCHEMA, _CPU_PLAYER_SCHEMA]},
+                "items": _PLAYER_ITEM,
                 "minItems": 1,
                 "maxItems": MAX_PLAYERS,
             },
@@ -730,6 +848,10 @@ def _result_schema() -> dict[str, Any]:
             "team": {"description": "Index into teams, or null.", **_NULLABLE_INDEX},
             "score": {"description": "The side's final score.", "type": "integer"},
             "stats": {"description": "As in the state (docs/state.md).", "type": "object"},
+            "board": {
+                "description": "Only in a remote match: where the player threw, base/board.",
+                "type": "string",
+            },
         },
         "required": ["name", "score"],
     }
@@ -766,6 +888,10 @@ def _result_schema() -> dict[str, Any]:
             "started_at": {"description": "Unix seconds.", "type": ["number", "null"]},
             "finished_at": _TIMESTAMP,
             "log": {"description": "The game log (oche replay reads it).", "type": "string"},
+            "match": {
+                "description": "Only in a remote match: its id (docs/remote.md).",
+                "type": "string",
+            },
         },
         "required": ["result_id", "board", "game", "players", "winner", "result", "finished_at"],
         "$defs": {"team": copy.deepcopy(STATE_SCHEMA["$defs"]["team"])},
@@ -930,7 +1056,10 @@ class Command:
     ``new_game`` always has ``game`` and ``players`` (names only, worked out
     from ``teams`` when not given; ``teams`` too holds names only) and
     ``options``, ``teams`` when given, and ``cpu`` (stripped name ->
-    ``{"level": n}`` or ``{"average": x}``) when a player is a computer player; ``dart`` has
+    ``{"level": n}`` or ``{"average": x}``) when a player is a computer player,
+    and ``boards`` (stripped name -> the board as given, ``pub2`` or
+    ``base/pub2``) when a player throws at another board (a remote match,
+    docs/remote.md); ``dart`` has
     ``segment`` in canonical notation."""
 
     id: str | int | None
@@ -1051,14 +1180,19 @@ def parse_command(payload: bytes) -> Command:
     return Command(command_id, name, arguments)
 
 
-def _non_empty_names(value: Any, what: str, cpu: dict[str, dict[str, Any]]) -> list[str]:
-    """The names of a list of players; a computer player's ``cpu`` goes into ``cpu``."""
+def _non_empty_names(
+    value: Any, what: str, cpu: dict[str, dict[str, Any]], boards: dict[str, str]
+) -> list[str]:
+    """The names of a list of players; a computer player's ``cpu`` goes into
+    ``cpu``, a remote player's ``board`` into ``boards``."""
     if not isinstance(value, list):
         raise ValueError(f"{what} must be a list of names, got {_json_type(value)}")
     names = []
     for position, item in enumerate(value):
         where = f"{what}[{position}]"
-        if isinstance(item, dict):
+        if isinstance(item, dict) and "board" in item:
+            name = _remote_player(item, where, boards)
+        elif isinstance(item, dict):
             name = _cpu_player(item, where, cpu)
         elif isinstance(item, str):
             name = item
@@ -1070,6 +1204,25 @@ def _non_empty_names(value: Any, what: str, cpu: dict[str, dict[str, Any]]) -> l
             )
         names.append(name)
     return names
+
+
+def _remote_player(item: dict[str, Any], where: str, boards: dict[str, str]) -> str:
+    """Check ``{"name": ..., "board": "pub2" | "base/pub2"}``; returns the name."""
+    unknown = [key for key in item if key not in ("name", "board")]
+    if unknown:
+        keys = ", ".join(repr(key) for key in unknown)
+        raise ValueError(
+            f'{where} has unknown key {keys}; a player at another board has "name" and "board"'
+        )
+    if "name" not in item:
+        raise ValueError(f'{where} needs "name": a player at another board is {{"name", "board"}}')
+    name = item["name"]
+    if not isinstance(name, str):
+        raise ValueError(f'{where}["name"] must be a string, got {_json_type(name)}')
+    key = _check_name(name, f'{where}["name"]')
+    BoardAddress.parse(item["board"], "oche")  # the syntax; the daemon adds its base
+    boards[key] = item["board"].strip()
+    return name
 
 
 def _cpu_player(item: dict[str, Any], where: str, cpu: dict[str, dict[str, Any]]) -> str:
@@ -1134,6 +1287,7 @@ def _check_new_game(arguments: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(f'"options" must be an object, got {_json_type(arguments["options"])}')
     teams: dict[str, list[str]] | None = None
     cpu: dict[str, dict[str, Any]] = {}
+    boards: dict[str, str] = {}
     if "teams" in arguments:
         raw_teams = arguments["teams"]
         if not isinstance(raw_teams, dict):
@@ -1146,11 +1300,11 @@ def _check_new_game(arguments: dict[str, Any]) -> dict[str, Any]:
         teams = {}
         for team_name, members in raw_teams.items():
             _check_name(team_name, '"teams" name')
-            teams[team_name] = _non_empty_names(members, f'"teams"[{team_name!r}]', cpu)
+            teams[team_name] = _non_empty_names(members, f'"teams"[{team_name!r}]', cpu, boards)
             if not members:
                 raise ValueError(f'"teams"[{team_name!r}] has no players')
     if "players" in arguments:
-        players = _non_empty_names(arguments["players"], '"players"', cpu)
+        players = _non_empty_names(arguments["players"], '"players"', cpu, boards)
         if not 1 <= len(players) <= MAX_PLAYERS:
             raise ValueError(f'"players" must list 1 to {MAX_PLAYERS} names, got {len(players)}')
     elif teams is not None:
@@ -1164,6 +1318,8 @@ def _check_new_game(arguments: dict[str, Any]) -> dict[str, Any]:
         checked["teams"] = teams
     if cpu:
         checked["cpu"] = cpu
+    if boards:
+        checked["boards"] = boards
     return checked
 
 
@@ -1197,3 +1353,316 @@ def response_payload(
     if not ok and not error:
         raise ValueError("a refused command needs an error message")
     return {"id": command_id, "ok": ok, "error": error}
+
+
+# ------------------------------------------------------------- remote matches
+#
+# One game on two or more boards (docs/remote.md). The host's daemon runs the
+# game; each guest forwards its board's hits and buttons. They talk on one
+# private channel per pair, under the host's base, each side writing only
+# topics that carry its own board id before "remote" (the broker's ACL makes
+# that level authentic):
+#
+#     {base}/{host}/remote/{guest}    host -> guest: join (the invitation, and
+#                                     a resync), end
+#     {base}/{guest}/remote/{host}    guest -> host: joined, refused, action, leave
+#
+# The guest mirrors the host's retained state and its events onto its own
+# topics, so a guest's display and Home Assistant need nothing new.
+
+REMOTE_ACTIONS = ("hit", "dart", "miss", "next", "undo")
+"""What a guest forwards: a hit its board detected, and the ``dart``,
+``miss``, ``next`` and ``undo`` commands and buttons."""
+
+REMOTE_MESSAGE_TYPES = ("join", "end", "joined", "refused", "action", "leave")
+"""Each remote channel message's ``type``: the host sends ``join`` and
+``end``; a guest sends the others."""
+
+HOST_MESSAGE_TYPES = ("join", "end")
+GUEST_MESSAGE_TYPES = ("joined", "refused", "action", "leave")
+
+END_REASONS = ("finished", "ended", "left", "remote-timeout", "replaced")
+"""Why a match ended (the ``end`` message's ``reason``): the game was won and
+the host moved on (a new game, a rematch); end_game on the host; a guest
+left (end_game on a guest); a board stayed offline longer than the host's
+``[remote] offline_timeout_s``; the host started another game over it."""
+
+MAX_REMOTE_BYTES = 16384
+"""Longer remote channel payloads are refused unread."""
+
+REMOTE_TOPIC: re.Pattern[str] = re.compile(
+    rf"^(?P<base>{BASE_PATTERN})/(?P<sender>{BOARD_ID_PATTERN})/{REMOTE_LEVEL}/"
+    rf"(?P<recipient>{BOARD_ID_PATTERN})$"
+)
+"""Parses ``{base}/{sender}/remote/{recipient}``."""
+
+_MATCH_ID_RE = re.compile(rf"^{MATCH_ID_PATTERN}$")
+
+
+@dataclass(frozen=True, order=True)
+class BoardAddress:
+    """A board anywhere on the broker: its base topic and its id. Written
+    ``base/board`` (the base may have several levels: ``home/darts/pub2``);
+    a bare ``board`` is on the base of whoever reads it."""
+
+    base: str
+    board: str
+
+    def __post_init__(self) -> None:
+        check_base(self.base)
+        check_board_id(self.board)
+
+    @classmethod
+    def parse(cls, text: str, default_base: str) -> BoardAddress:
+        """``board`` or ``base/board``; a ValueError quotes ``text`` and says why."""
+        if not isinstance(text, str):
+            raise ValueError(f"a board is a string like 'pub2' or 'oche/pub2', not {text!r}")
+        base, slash, board = text.strip().rpartition("/")
+        if not slash:
+            base = default_base
+        problem = board_id_problem(board)
+        if problem is None and slash:
+            problem = base_problem(base)
+        if problem is not None:
+            raise ValueError(f"bad board {text!r}: {problem}")
+        return cls(base, board)
+
+    def __str__(self) -> str:
+        return f"{self.base}/{self.board}"
+
+    def topic(self, name: str) -> str:
+        """One of this board's own topics (:data:`TOPIC_NAMES`)."""
+        return topic(self.base, self.board, name)
+
+
+def remote_topic(base: str, sender: str, recipient: str) -> str:
+    """``{base}/{sender}/remote/{recipient}``: what ``sender`` says to
+    ``recipient`` in a match hosted on ``base``. ``recipient`` may be ``+``
+    (everything ``sender`` says to anyone), and ``sender`` may be ``+``
+    (everything said to ``recipient``)."""
+    check_base(base)
+    for level in (sender, recipient):
+        if level != "+":
+            check_board_id(level)
+    return f"{base}/{sender}/{REMOTE_LEVEL}/{recipient}"
+
+
+def allow_problem(pattern: str) -> str | None:
+    """Why ``pattern`` cannot be a ``[remote] allow`` entry, or ``None``. An
+    entry is ``board`` or ``base/board`` where ``board`` may be or contain
+    ``*`` (any board id) and ``?``."""
+    if not isinstance(pattern, str) or not pattern.strip():
+        return "must be a board id or base/board, not empty"
+    base, slash, board = pattern.strip().rpartition("/")
+    if slash:
+        problem = base_problem(base)
+        if problem is not None:
+            return f"base {base!r} {problem}"
+    sample = board.replace("*", "x").replace("?", "x")
+    problem = board_id_problem(sample)
+    if problem is not None:
+        return f"board {board!r} {problem} (besides the wildcards * and ?)"
+    return None
+
+
+def host_allowed(host: BoardAddress, patterns: Sequence[str], own_base: str) -> bool:
+    """Whether a guest whose ``[remote] allow`` is ``patterns`` (on base
+    ``own_base``) accepts ``host``: some entry names its base (or is bare and
+    ``host`` is on ``own_base``) and its board id matches (``*``, ``?``)."""
+    for pattern in patterns:
+        base, slash, board = pattern.strip().rpartition("/")
+        if (base if slash else own_base) == host.base and fnmatch.fnmatchcase(host.board, board):
+            return True
+    return False
+
+
+def invitation_filters(patterns: Sequence[str], own_base: str, board: str) -> list[str]:
+    """The subscriptions a guest needs to hear every host ``patterns`` allow:
+    ``{base}/+/remote/{board}`` once per base they name (``own_base`` for bare
+    entries). Sorted; empty when nothing is allowed."""
+    bases = {(p.strip().rpartition("/")[0] or own_base) for p in patterns}
+    return sorted(remote_topic(base, "+", board) for base in bases)
+
+
+class RemoteMessageError(ValueError):
+    """A remote channel payload that cannot be used; the message says what was wrong."""
+
+
+@dataclass(frozen=True)
+class RemoteMessage:
+    """One checked remote channel message. ``fields`` holds the rest of the
+    payload by type: ``join``: ``host`` (str, ``base/board``), ``host_name``,
+    ``game``, ``options``, ``players`` (``[{"name", "board"}]``, ``board`` as
+    ``base/board``); ``end``: ``reason``; ``joined``: ``board``, ``name``,
+    ``forwarded`` (the highest seq sent so far, 0 for none); ``refused``:
+    ``reason``; ``action``: ``seq`` (1, 2, ... per guest and match),
+    ``action`` (:data:`REMOTE_ACTIONS`) and, for ``hit`` and ``dart``,
+    ``segment`` (canonical notation); ``leave``: nothing."""
+
+    type: str
+    match: str
+    at: float
+    fields: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "match": self.match, "at": self.at, **self.fields}
+
+
+_REMOTE_FIELDS: dict[str, dict[str, Any]] = {
+    "join": {
+        "host": {"description": "The host, as base/board.", "type": "string"},
+        "host_name": {"description": "The host board's display name.", "type": "string"},
+        "game": {"type": "string", "minLength": 1},
+        "options": {"type": "object"},
+        "players": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": MAX_PLAYERS,
+            "items": {
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "minLength": 1},
+                    "board": {"description": "Where they throw, as base/board.", "type": "string"},
+                },
+                "required": ["name", "board"],
+            },
+        },
+    },
+    "end": {"reason": {"enum": [*END_REASONS]}},
+    "joined": {
+        "board": {"description": "The guest, as base/board.", "type": "string"},
+        "name": {"description": "The guest board's display name.", "type": "string"},
+        "forwarded": {"description": "The highest seq forwarded so far (0: none).", **_INDEX},
+    },
+    "refused": {"reason": {"type": "string", "minLength": 1}},
+    "action": {
+        "seq": {"description": "1, 2, ... per guest and match.", "type": "integer", "minimum": 1},
+        "action": {"enum": [*REMOTE_ACTIONS]},
+        "segment": {"description": "For hit and dart: the bed.", **_BED},
+    },
+    "leave": {},
+}
+_REMOTE_REQUIRED: dict[str, tuple[str, ...]] = {
+    "join": ("host", "game", "players"),
+    "end": ("reason",),
+    "joined": ("board", "forwarded"),
+    "refused": ("reason",),
+    "action": ("seq", "action"),
+    "leave": (),
+}
+
+
+def _remote_schema() -> dict[str, Any]:
+    clauses = []
+    for kind in REMOTE_MESSAGE_TYPES:
+        clauses.append(
+            {
+                "if": {"properties": {"type": {"const": kind}}, "required": ["type"]},
+                "then": {
+                    "properties": _REMOTE_FIELDS[kind],
+                    "required": [*_REMOTE_REQUIRED[kind]],
+                },
+            }
+        )
+    return {
+        "$schema": _DRAFT,
+        "title": "Oche remote topic",
+        "description": "A message between a remote match's host and a guest, on "
+        "{base}/{sender}/remote/{recipient} (docs/remote.md). The host sends join and "
+        "end; a guest sends joined, refused, action and leave.",
+        "type": "object",
+        "properties": {
+            "type": {"enum": [*REMOTE_MESSAGE_TYPES]},
+            "match": {"type": "string", "pattern": f"^{MATCH_ID_PATTERN}$"},
+            "at": _TIMESTAMP,
+        },
+        "required": ["type", "match", "at"],
+        "allOf": clauses,
+    }
+
+
+REMOTE_TOPIC_SPEC = TopicSpec(REMOTE_LEVEL, retain=False, qos=1, schema=_remote_schema())
+"""``{base}/{sender}/remote/{recipient}``: not one board's topic, so not in :data:`TOPICS`."""
+
+
+def parse_remote_message(payload: bytes, default_base: str) -> RemoteMessage:
+    """Read and check one remote channel payload; bare board ids in it are on
+    ``default_base`` (the channel's). A :class:`RemoteMessageError` says what is
+    wrong."""
+    if len(payload) > MAX_REMOTE_BYTES:
+        raise RemoteMessageError(f"{len(payload)} bytes; the limit is {MAX_REMOTE_BYTES}")
+    try:
+        document = json.loads(payload.decode("utf-8"), parse_constant=_reject_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError) as error:
+        raise RemoteMessageError(f"not JSON: {error}") from None
+    if not isinstance(document, dict):
+        raise RemoteMessageError(f"must be a JSON object, got {_json_type(document)}")
+    kind = document.get("type")
+    if kind not in REMOTE_MESSAGE_TYPES:
+        raise RemoteMessageError(
+            f"unknown type {kind!r}; remote messages are {', '.join(REMOTE_MESSAGE_TYPES)}"
+        )
+    match = document.get("match")
+    if not isinstance(match, str) or not _MATCH_ID_RE.match(match):
+        raise RemoteMessageError(f"{kind}: bad match id {match!r}")
+    at = document.get("at")
+    if isinstance(at, bool) or not isinstance(at, int | float) or not at >= 0:
+        raise RemoteMessageError(f"{kind}: 'at' must be a time in seconds, got {at!r}")
+    missing = [key for key in _REMOTE_REQUIRED[kind] if key not in document]
+    if missing:
+        raise RemoteMessageError(f"{kind} needs {', '.join(map(repr, missing))}")
+    fields = {key: document[key] for key in _REMOTE_FIELDS[kind] if key in document}
+    try:
+        fields = _check_remote_fields(kind, fields, default_base)
+    except ValueError as error:
+        raise RemoteMessageError(f"{kind}: {error}") from None
+    return RemoteMessage(kind, match, float(at), fields)
+
+
+def _check_remote_fields(kind: str, fields: dict[str, Any], base: str) -> dict[str, Any]:
+    for key in ("host", "board"):
+        if key in fields:
+            fields[key] = str(BoardAddress.parse(fields[key], base))
+    for key in ("host_name", "name", "reason", "game"):
+        if key in fields and (not isinstance(fields[key], str) or not fields[key].strip()):
+            raise ValueError(f"{key!r} must be a non-empty string")
+    if kind == "end" and fields["reason"] not in END_REASONS:
+        raise ValueError(f"reason {fields['reason']!r} is not one of {', '.join(END_REASONS)}")
+    if "options" in fields and not isinstance(fields["options"], dict):
+        raise ValueError("'options' must be an object")
+    if kind == "join":
+        players = fields["players"]
+        if not isinstance(players, list) or not 1 <= len(players) <= MAX_PLAYERS:
+            raise ValueError(f"'players' must list 1 to {MAX_PLAYERS} players")
+        checked = []
+        for position, player in enumerate(players):
+            if not isinstance(player, dict) or not {"name", "board"} <= set(player):
+                raise ValueError(f"players[{position}] must be {{'name', 'board'}}")
+            name = _check_name(player["name"], f"players[{position}] name")
+            board = str(BoardAddress.parse(player["board"], base))
+            checked.append({"name": name, "board": board})
+        fields["players"] = checked
+    for key in ("seq", "forwarded"):
+        if key in fields:
+            value = fields[key]
+            least = 1 if key == "seq" else 0
+            if isinstance(value, bool) or not isinstance(value, int) or value < least:
+                raise ValueError(f"{key!r} must be an integer >= {least}, got {value!r}")
+    if kind == "action":
+        action = fields["action"]
+        if action not in REMOTE_ACTIONS:
+            raise ValueError(f"unknown action {action!r}; actions are {', '.join(REMOTE_ACTIONS)}")
+        if action in ("hit", "dart"):
+            if "segment" not in fields:
+                raise ValueError(f"a {action} needs 'segment'")
+            fields["segment"] = _check_dart({"segment": fields["segment"]})["segment"]
+        elif "segment" in fields:
+            raise ValueError(f"a {action} has no 'segment'")
+    return fields
+
+
+def remote_message(kind: str, match: str, at: float, **fields: Any) -> dict[str, Any]:
+    """A remote channel payload, checked as :func:`parse_remote_message` would
+    check it on arrival (a ValueError names the problem)."""
+    document = {"type": kind, "match": match, "at": at, **fields}
+    return parse_remote_message(json.dumps(document).encode("utf-8"), "oche").to_json()

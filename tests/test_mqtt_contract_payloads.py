@@ -22,6 +22,8 @@ from firmware_bridge.mqtt_contract import (
     LEADERBOARD_TOPIC,
     MAX_COMMAND_BYTES,
     PHASES,
+    REMOTE_LEVEL,
+    REMOTE_TOPIC_SPEC,
     TOPIC_NAMES,
     TOPICS,
     Command,
@@ -40,7 +42,8 @@ DOC = ROOT / "docs" / "mqtt.md"
 
 
 def validator(name: str) -> Draft202012Validator:
-    spec = LEADERBOARD_TOPIC if name == LEADERBOARD_LEVEL else TOPICS[name]
+    spec = {LEADERBOARD_LEVEL: LEADERBOARD_TOPIC, REMOTE_LEVEL: REMOTE_TOPIC_SPEC}.get(name)
+    spec = spec or TOPICS[name]
     return Draft202012Validator(spec.schema)
 
 
@@ -613,7 +616,7 @@ def test_state_schema_board() -> None:
     assert errors("state", {**state, "phase": "throwing"}) != []
     assert errors("state", {**state, "board": BOARD}) != []
     assert errors("state", {**state, "board": BOARD, "phase": "sleeping"}) != []
-    assert set(PHASES) == {"idle", "throwing", "takeout", "finished"}
+    assert set(PHASES) == {"idle", "throwing", "takeout", "finished", "waiting-remote"}
 
 
 def test_result_schema() -> None:
@@ -763,10 +766,11 @@ def doc_schemas() -> dict[str, Any]:
 
 def test_doc_prints_every_schema_exactly() -> None:
     schemas = doc_schemas()
-    assert set(schemas) == {*TOPIC_NAMES, LEADERBOARD_LEVEL}
+    assert set(schemas) == {*TOPIC_NAMES, LEADERBOARD_LEVEL, REMOTE_LEVEL}
     for name in TOPIC_NAMES:
         assert schemas[name] == TOPICS[name].schema, name
     assert schemas[LEADERBOARD_LEVEL] == LEADERBOARD_TOPIC.schema
+    assert schemas[REMOTE_LEVEL] == REMOTE_TOPIC_SPEC.schema
 
 
 def test_doc_examples_are_valid() -> None:

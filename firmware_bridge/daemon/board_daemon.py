@@ -66,6 +66,8 @@ from firmware_bridge.daemon.game_session import GameSession, Phase, Refusal, Ses
 from firmware_bridge.daemon.home_assistant import discovery_messages, discovery_removals
 from firmware_bridge.daemon.journal import Finish, Journal, JournalError, JournalGame
 from firmware_bridge.daemon.mqtt_link import LinkSettings, MqttLink, to_json
+from firmware_bridge.daemon.remote_guest import RemoteGuest
+from firmware_bridge.daemon.remote_host import RemoteHost
 from firmware_bridge.mqtt_contract import (
     CommandError,
     parse_command,
@@ -121,6 +123,10 @@ class Daemon:
         self.last_bots: Bots | None = None
         self._bot_due: float | None = None
         self._bot_wake = asyncio.Event()
+        self.remote_host = RemoteHost(self)
+        """The remote match this board hosts (docs/remote.md)."""
+        self.remote_guest = RemoteGuest(self)
+        """The remote match this board is a guest in."""
 
     # ------------------------------------------------------------------ run
 
@@ -131,6 +137,7 @@ class Daemon:
         self._log_start_up()
         try:
             self._resume()
+            self.remote_guest.resume()
             if self.session is None and self._first_game is not None:
                 self._start(self._first_game, self.clock())
             url = self.config.mqtt.url
@@ -155,6 +162,7 @@ class Daemon:
                 ),
                 on_command=self._on_command,
                 on_connect=self._on_connect,
+                on_message=self._on_message,
             )
             source = self._source or open_board(self.config.board.spec())
             try:
@@ -163,6 +171,8 @@ class Daemon:
                     tasks.create_task(self._read_board(source))
                     tasks.create_task(self._ticker())
                     tasks.create_task(self._bot_player())
+                    tasks.create_task(self.remote_host.run())
+                    tasks.create_task(self.remote_guest.run())
             finally:
                 await source.close()
                 await self.link.close()
@@ -208,6 +218,7 @@ class Daemon:
             at = latest.last_event_at if latest.last_event_at is not None else self.clock()
             self.journal.record(latest.id, [], finish=self._finish_record(session, at))
         self.session, self.game_row, self.bots = session, latest.id, self.last_bots
+        self.remote_host.resumed(latest)
         self._bot_schedule(self.clock())
         log.info(
             "resumed game %d (%s) after %d journaled events",
@@ -249,6 +260,10 @@ class Daemon:
             ),
             "stuck_cells": [list(cell) for cell in sorted(self.stuck_cells)],
         }
+        if self.remote_guest.active:
+            return self.remote_guest.state(
+                {"game": None, "phase": Phase.IDLE.value, "board": board}
+            )
         if self.session is None:
             return {"game": None, "phase": Phase.IDLE.value, "board": board}
         state = {**self.session.state(), "board": board}
@@ -257,7 +272,7 @@ class Daemon:
                 cpu = self.bots.players.get(player["name"])
                 if cpu is not None:
                     player["cpu"] = cpu.as_json()
-        return state
+        return self.remote_host.state(state)
 
     def _publish(self, name: str, payload: dict[str, Any] | None) -> None:
         """Queue a message; :meth:`_publisher` sends the queue on the loop's next turn."""
@@ -324,6 +339,13 @@ class Daemon:
         await self._publish_discovery()
         await self.link.publish("state", self.state())
         self._background(self._deliver_results())
+        await self.remote_host.on_connect()
+        await self.remote_guest.on_connect()
+
+    async def _on_message(self, topic: str, payload: bytes, retain: bool) -> None:
+        """A message on a topic a remote match subscribed to: the guest's or the host's."""
+        if not await self.remote_guest.on_message(topic, payload, retain):
+            await self.remote_host.on_message(topic, payload, retain)
 
     def _background(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -394,8 +416,15 @@ class Daemon:
             message = f"cell {event.row},{event.col}: no matrix map is loaded"
             self._publish_event(ErrorReported(now, "unmapped-cell", message))
             return
+        if self.remote_guest.active:
+            self.remote_guest.hit(bed, now)
+            return
         if self.session is None:
             self._ignored(bed.notation, "no game", now)
+            return
+        remote = self.remote_host.refusal(None, "a dart")
+        if remote is not None:
+            self._ignored(bed.notation, remote, now)
             return
         if self._cpu_visit() is not None:
             self._ignored(bed.notation, CPU_TURN, now)
@@ -415,7 +444,12 @@ class Daemon:
 
     def _button(self, name: str, now: float) -> None:
         self._publish_event(ButtonPressed(now, name))
-        if name in GAME_BUTTONS and self.session is not None:
+        if name in GAME_BUTTONS and self.remote_guest.active:
+            try:
+                self.remote_guest.action(name, None, now)
+            except Refusal as refusal:
+                self._publish_event(ErrorReported(now, "refused", str(refusal)))
+        elif name in GAME_BUTTONS and self.session is not None:
             try:
                 COMMAND_HANDLERS[name](self, {}, now)
             except (Refusal, EngineError) as refusal:
@@ -499,6 +533,7 @@ class Daemon:
             "finished_at": now,
             "log": format_game_log(session.game),
         }
+        result = self.remote_host.result(result)
         return Finish(
             {"winner": winner, "result": state["result"]},
             now,
@@ -530,7 +565,19 @@ class Daemon:
         self._publish_state()
 
     def _command(self, name: str, args: dict[str, Any]) -> None:
-        COMMAND_HANDLERS[name](self, args, self.clock())
+        now = self.clock()
+        if self.remote_guest.active:
+            if name in GAME_BUTTONS or name == "dart":
+                self.remote_guest.action(name, args.get("segment"), now)
+            elif name == "end_game":
+                self.remote_guest.leave(now)
+            else:
+                raise Refusal(
+                    f"this board is playing a remote match: {name} is for its host; "
+                    "end_game leaves the match"
+                )
+            return
+        COMMAND_HANDLERS[name](self, args, now)
 
     def _new_game(self, args: dict[str, Any], now: float) -> None:
         setup = SessionSetup(
@@ -542,7 +589,8 @@ class Daemon:
             bots = cpu
         elif cpu:
             bots = resolve_bots(setup.game, cpu, self._geometry)  # ValueError: refused
-        self._start(setup, now, bots)
+        remote = self.remote_host.start(setup, args["boards"], now) if args.get("boards") else None
+        self._start(setup, now, bots, remote)
 
     def _rematch(self, args: dict[str, Any], now: float) -> None:
         if self.last_setup is None:
@@ -556,6 +604,7 @@ class Daemon:
         if not self.session.game.is_finished:
             self.journal.end_game(self.game_row, now)
             self._publish_event(GameOver(now, "ended", None))
+        self.remote_host.ended("ended", now)
         self.session, self.game_row, self.bots = None, None, None
         self._bot_schedule(now)
         self._background(self._publish_discovery())  # no game: no score sensors
@@ -566,22 +615,33 @@ class Daemon:
             bed = Bed.parse(args["segment"])
         except NotationError as error:
             raise Refusal(f"segment {error}") from None
+        self._refuse_remote("a dart")
         self._refuse_on_cpu_visit("a dart")
         self._apply(session.plan_manual_dart(bed), "manual")
 
     def _next(self, args: dict[str, Any], now: float) -> None:
         session = self._session()
+        self._refuse_remote("NEXT")
         if session.phase != Phase.TAKEOUT:  # NEXT may cut a computer player's takeout short
             self._refuse_on_cpu_visit("NEXT")
         self._apply(session.plan_next(), "manual")
 
     def _undo(self, args: dict[str, Any], now: float) -> None:
-        self._apply(self._session().plan_undo(), "manual")
+        session = self._session()
+        self._refuse_remote("an undo")
+        self._apply(session.plan_undo(), "manual")
 
     def _miss(self, args: dict[str, Any], now: float) -> None:
         session = self._session()
+        self._refuse_remote("a miss")
         self._refuse_on_cpu_visit("a miss")
         self._apply(session.plan_miss(), "manual")
+
+    def _refuse_remote(self, what: str) -> None:
+        """This board's own input refused in a remote match (not its turn, waiting)."""
+        reason = self.remote_host.refusal(None, what)
+        if reason is not None:
+            raise Refusal(reason)
 
     # -------------------------------------------------------- computer players
 
@@ -668,7 +728,13 @@ class Daemon:
         except (Refusal, EngineError) as error:
             log.error("the computer player is stuck: %s", error)
 
-    def _start(self, setup: SessionSetup, now: float, bots: Bots | None = None) -> None:
+    def _start(
+        self,
+        setup: SessionSetup,
+        now: float,
+        bots: Bots | None = None,
+        remote: dict[str, Any] | None = None,
+    ) -> None:
         session = self._new_session(setup.shuffled())  # bad game, options or players raise here
         # The journal ends the board's unfinished game, if any, as this one starts.
         self.game_row = self.journal.start_game(
@@ -679,8 +745,10 @@ class Daemon:
             self.board_id,
             now,
             None if bots is None else bots.as_json(),
+            remote,
         )
         self.session, self.last_setup, self.started_at = session, setup, now
+        self.remote_host.started(self.game_row, remote, now)
         self.bots = self.last_bots = bots
         self._publish_event(
             GameStarted(

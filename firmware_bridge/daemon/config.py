@@ -1,4 +1,4 @@
-"""The daemon's one config file: TOML, nine sections, every setting has a default.
+"""The daemon's one config file: TOML, ten sections, every setting has a default.
 
 Three tables sit inside sections: ``[board.firmware]``, the firmware settings
 (docs/protocol.md#settings) the daemon sends a serial board at each connect,
@@ -41,6 +41,7 @@ from firmware_bridge.daemon.log_setup import DEFAULT_LOG_LEVEL, LOG_LEVELS
 from firmware_bridge.mqtt_contract import (
     BrokerAddress,
     BrokerUrlError,
+    allow_problem,
     base_problem,
     board_id_problem,
     parse_broker_url,
@@ -59,6 +60,7 @@ __all__ = [
     "LeaderboardConfig",
     "LogConfig",
     "MqttConfig",
+    "RemoteConfig",
     "VisitConfig",
     "config_search_path",
     "load_config",
@@ -298,6 +300,22 @@ class LeaderboardConfig:
 
 
 @dataclass(frozen=True)
+class RemoteConfig:
+    """``[remote]``: remote matches (docs/remote.md). As a guest, the hosts
+    this board joins; as a host, how long a match waits for a board that went
+    away; as a guest, how soon an action the host has not taken is sent again."""
+
+    allow: tuple[str, ...] = ()
+    """Hosts whose invitations this board accepts: ``board`` (on this board's
+    base) or ``base/board``; ``*`` and ``?`` match any part of a board id."""
+    offline_timeout_s: float = 0.0
+    """As a host: abandon the match once a board has been offline (or not
+    joined) this long; 0 waits until end_game."""
+    resend_s: float = 2.0
+    """As a guest: send an action again when the host has not taken it after this long."""
+
+
+@dataclass(frozen=True)
 class LogConfig:
     """``[log]``: how much the daemon logs (``--log-level`` wins)."""
 
@@ -316,6 +334,7 @@ class Config:
     homeassistant: HomeAssistantConfig = field(default_factory=HomeAssistantConfig)
     display: DisplayConfig = field(default_factory=DisplayConfig)
     leaderboard: LeaderboardConfig = field(default_factory=LeaderboardConfig)
+    remote: RemoteConfig = field(default_factory=RemoteConfig)
     log: LogConfig = field(default_factory=LogConfig)
     source: str = "defaults"
 
@@ -336,6 +355,7 @@ SECTIONS: dict[str, type[Any]] = {
     "homeassistant": HomeAssistantConfig,
     "display": DisplayConfig,
     "leaderboard": LeaderboardConfig,
+    "remote": RemoteConfig,
     "log": LogConfig,
 }
 """The config file's sections, in the order they are documented and checked."""
@@ -459,7 +479,15 @@ _EXPECTED = {str: "a string", int: "an integer", float: "a number", bool: "true 
 
 def _typed(value: object, kind: type[Any]) -> object:
     """``value`` as ``kind`` (an integer is also a float; a table of strings for
-    ``dict[str, str]``), or :class:`_Invalid`."""
+    ``dict[str, str]``, an array of strings for ``tuple[str, ...]``), or
+    :class:`_Invalid`."""
+    if get_origin(kind) is tuple:
+        if not isinstance(value, list | tuple):
+            raise _Invalid(f"expected an array of strings, got {_what(value)}")
+        for position, item in enumerate(value):
+            if not isinstance(item, str):
+                raise _Invalid(f"[{position}]: expected a string, got {_what(item)}")
+        return tuple(value)
     if get_origin(kind) is dict:
         if not isinstance(value, dict):
             raise _Invalid(f"expected a table of strings, got {_what(value)}")
@@ -496,7 +524,7 @@ def _toml_scalar(text: str) -> object:
 def _override_value(text: str, kind: type[Any]) -> object:
     """A ``--set`` value read with its key's type: ``true``/``false``, numbers,
     and strings bare or in TOML quotes."""
-    if get_origin(kind) is dict:
+    if get_origin(kind) in (dict, tuple):
         return _typed(_toml_scalar(text), kind)
     if kind is str:
         if text[:1] in ('"', "'"):
@@ -788,6 +816,14 @@ def _client_id(value: str) -> str | None:
     return None
 
 
+def _allow_list(patterns: tuple[str, ...]) -> str | None:
+    for pattern in patterns:
+        problem = allow_problem(pattern)
+        if problem is not None:
+            return f"{_show(pattern)}: {problem}"
+    return None
+
+
 def _venue_of_board(boards: dict[str, str]) -> str | None:
     for board, venue in boards.items():
         problem = board_id_problem(board)
@@ -850,6 +886,11 @@ _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
         "client_id": _client_id,
         "venues": _venue_of_board,
         "timezones": _venue_time_zones,
+    },
+    "remote": {
+        "allow": _allow_list,
+        "offline_timeout_s": _in_range(0),
+        "resend_s": _in_range(0.1, 600),
     },
     "log": {"level": _log_level},
 }

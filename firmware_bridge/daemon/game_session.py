@@ -71,6 +71,9 @@ class Phase(StrEnum):
     THROWING = "throwing"
     TAKEOUT = "takeout"
     FINISHED = "finished"
+    WAITING_REMOTE = "waiting-remote"
+    """Published by the daemon while a remote match waits for a board
+    (docs/remote.md); a session itself is never in it."""
 
 
 class Refusal(ValueError):

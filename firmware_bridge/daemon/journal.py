@@ -98,6 +98,9 @@ class JournalGame:
     bots: dict[str, Any] | None = None
     """The game's computer players, as the daemon started it (their spread
     and the seed their darts are drawn from), or ``None`` without any."""
+    remote: dict[str, Any] | None = None
+    """The remote match this board hosts with the game (``match``, ``host``
+    and ``boards``: player name -> ``base/board``), or ``None``."""
 
 
 @dataclass(frozen=True)
@@ -178,7 +181,58 @@ def _add_bots_v2(connection: sqlite3.Connection) -> None:
     connection.execute("ALTER TABLE games ADD COLUMN bots TEXT")
 
 
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {1: _create_v1, 2: _add_bots_v2}
+_SCHEMA_V3_REMOTE = """
+ALTER TABLE games ADD COLUMN remote TEXT;  -- JSON {match, host, boards: {name: base/board}}
+
+CREATE TABLE remote_taken (                 -- host: each guest's last action taken, per game
+    game_id INTEGER NOT NULL REFERENCES games (id),
+    board   TEXT NOT NULL,                  -- the guest, base/board
+    seq     INTEGER NOT NULL,
+    PRIMARY KEY (game_id, board)
+) WITHOUT ROWID;
+
+CREATE TABLE guest_matches (                -- guest: every match this board joined
+    match       TEXT PRIMARY KEY,
+    host        TEXT NOT NULL,              -- base/board
+    board       TEXT NOT NULL,              -- this board's id
+    game        TEXT NOT NULL,
+    options     TEXT NOT NULL,              -- JSON object
+    players     TEXT NOT NULL,              -- JSON [{name, board}]
+    joined_at   REAL NOT NULL,
+    finished_at REAL,
+    status      TEXT NOT NULL CHECK (status IN ('playing', 'finished', 'ended')),
+    result      TEXT,                       -- JSON: the host's final state's result
+    end_reason  TEXT,
+    taken       INTEGER NOT NULL DEFAULT 0  -- the highest seq the host has taken
+);
+CREATE UNIQUE INDEX guest_matches_one_playing ON guest_matches (board) WHERE status = 'playing';
+
+CREATE TABLE guest_forwarded (              -- guest: every action it forwarded, in order
+    match   TEXT NOT NULL REFERENCES guest_matches (match),
+    seq     INTEGER NOT NULL,               -- 1, 2, 3, ... within the match
+    action  TEXT NOT NULL,                  -- hit, dart, miss, next, undo
+    segment TEXT,                           -- for hit and dart
+    at      REAL NOT NULL,
+    PRIMARY KEY (match, seq)
+) WITHOUT ROWID;
+"""
+
+
+def _add_remote_v3(connection: sqlite3.Connection) -> None:
+    """Version 3: remote matches (docs/remote.md). As a host, a game's match
+    (``games.remote``) and the last action of each guest it took
+    (``remote_taken``, written in the same transaction as what the action
+    did); as a guest, the matches it joined and what it forwarded."""
+    for statement in _SCHEMA_V3_REMOTE.split(";"):
+        if statement.strip():
+            connection.execute(statement)
+
+
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
+    1: _create_v1,
+    2: _add_bots_v2,
+    3: _add_remote_v3,
+}
 """The migration hook: ``MIGRATIONS[n]`` takes a journal at schema version
 ``n - 1`` to version ``n`` (version 0 is an empty file). :meth:`Journal.open`
 runs the missing steps in order, each in its own transaction together with
@@ -317,11 +371,13 @@ class Journal:
         board: str,
         started_at: float,
         bots: dict[str, Any] | None = None,
+        remote: dict[str, Any] | None = None,
     ) -> int:
         """Journal a new game on ``board`` and return its id. The board's game
         still ``playing``, if any, is marked ``ended`` at ``started_at`` in the
-        same transaction: a new game replaces it. ``bots`` is kept as given
-        (the daemon's record of the computer players)."""
+        same transaction: a new game replaces it. ``bots`` and ``remote`` are
+        kept as given (the daemon's record of the computer players and of the
+        remote match it hosts)."""
         row = (
             str(game),
             self._json(options, "options"),
@@ -330,6 +386,7 @@ class Journal:
             str(board),
             self._time(started_at),
             None if bots is None else self._json(bots, "bots"),
+            None if remote is None else self._json(remote, "remote"),
         )
         with self._transaction() as connection:
             connection.execute(
@@ -339,7 +396,7 @@ class Journal:
             )
             cursor = connection.execute(
                 "INSERT INTO games (game, options, players, teams, board, started_at, bots, "
-                "status) VALUES (?, ?, ?, ?, ?, ?, ?, 'playing')",
+                "remote, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'playing')",
                 row,
             )
             game_id = cursor.lastrowid
@@ -622,7 +679,20 @@ class Journal:
     def _game(
         self, row: tuple[Any, ...], events: list[str], last_event_at: float | None = None
     ) -> JournalGame:
-        game_id, game, options, players, teams, board, started, finished, status, result, bots = row
+        (
+            game_id,
+            game,
+            options,
+            players,
+            teams,
+            board,
+            started,
+            finished,
+            status,
+            result,
+            bots,
+            remote,
+        ) = row
         try:
             return JournalGame(
                 id=int(game_id),
@@ -638,6 +708,7 @@ class Journal:
                 events=events,
                 last_event_at=last_event_at,
                 bots=None if bots is None else json.loads(bots),
+                remote=None if remote is None else json.loads(remote),
             )
         except (TypeError, ValueError) as error:
             raise self._error(f"game {game_id} is damaged: {error}") from None
@@ -659,5 +730,6 @@ class Journal:
 
 
 _GAME_COLUMNS = (
-    "id, game, options, players, teams, board, started_at, finished_at, status, result, bots"
+    "id, game, options, players, teams, board, started_at, finished_at, status, result, bots, "
+    "remote"
 )

@@ -2,9 +2,11 @@
 commands in, typed publishes out, and reconnection with backoff.
 
 :class:`MqttLink` owns one broker connection at a time. :meth:`MqttLink.run`
-connects, marks the board ``online``, subscribes to ``{base}/{board}/cmd``,
-calls ``on_connect`` (where the daemon republishes its retained state, the
-Home Assistant discovery and the results not yet acknowledged) and then hands
+connects, marks the board ``online``, subscribes to ``{base}/{board}/cmd``
+(and to what :meth:`MqttLink.subscribe` added: a remote match's channel and
+the host's topics, whose messages go to ``on_message``), calls
+``on_connect`` (where the daemon republishes its retained state, the Home
+Assistant discovery and the results not yet acknowledged) and then hands
 each command payload to ``on_command``, one at a time, in order. When the
 connection drops it reconnects with jittered exponential backoff. The broker
 publishes the last will (``offline``, retained) if the daemon dies without
@@ -130,6 +132,7 @@ class MqttLink:
         settings: LinkSettings,
         on_command: Callable[[bytes], Awaitable[None]],
         on_connect: Callable[[], Awaitable[None]],
+        on_message: Callable[[str, bytes, bool], Awaitable[None]] | None = None,
     ) -> None:
         self.settings = settings
         self._endpoint = _endpoint(settings)
@@ -141,6 +144,8 @@ class MqttLink:
             raise ValueError(f"keepalive must be at least 1 s, got {settings.keepalive}")
         self._on_command = on_command
         self._on_connect = on_connect
+        self._on_message = on_message
+        self._subscriptions: set[str] = set()
         self._client: aiomqtt.Client | None = None
         self._acks: dict[int, asyncio.Future[bool]] = {}
         self._stop: asyncio.Event | None = None
@@ -259,6 +264,8 @@ class MqttLink:
                 return
             await client.publish(self._availability_topic, AVAILABILITY_ONLINE, qos=1, retain=True)
             await client.subscribe(self._command_topic, qos=1)
+            for extra in sorted(self._subscriptions):
+                await client.subscribe(extra, qos=1)
             self._serve_publishes(client)
             self._client = client
             try:
@@ -267,6 +274,7 @@ class MqttLink:
                 log.exception("MQTT: on_connect failed")
             async for message in client.messages:
                 if not message.topic.matches(self._command_topic):
+                    await self._other_message(message)
                     continue
                 if message.retain:
                     # A retained command would run again at every (re)connect.
@@ -288,6 +296,48 @@ class MqttLink:
                 self._drop_connection()
                 await self._goodbye(client)
             raise
+
+    async def _other_message(self, message: aiomqtt.Message) -> None:
+        """A message on one of :meth:`subscribe`'s filters, to ``on_message``."""
+        if self._on_message is None:
+            return
+        try:
+            await self._on_message(
+                str(message.topic), _payload_bytes(message.payload), bool(message.retain)
+            )
+        except Exception:
+            log.exception("MQTT: a message handler failed (%s)", message.topic)
+
+    async def subscribe(self, topic_filter: str) -> None:
+        """Receive ``topic_filter``'s messages (QoS 1) in ``on_message(topic,
+        payload, retain)``, now if connected and again after every reconnect.
+        Idempotent."""
+        if topic_filter in self._subscriptions:
+            return
+        self._subscriptions.add(topic_filter)
+        client = self._client
+        if client is not None:
+            try:
+                await client.subscribe(topic_filter, qos=1)
+            except aiomqtt.MqttError as error:  # the reconnect subscribes again
+                log.debug("MQTT: subscribe to %s failed: %s", topic_filter, str(error))
+
+    async def unsubscribe(self, topic_filter: str) -> None:
+        """Stop receiving ``topic_filter`` (not after the next reconnect either)."""
+        if topic_filter not in self._subscriptions:
+            return
+        self._subscriptions.discard(topic_filter)
+        client = self._client
+        if client is not None:
+            try:
+                await client.unsubscribe(topic_filter)
+            except aiomqtt.MqttError as error:
+                log.debug("MQTT: unsubscribe from %s failed: %s", topic_filter, str(error))
+
+    @property
+    def subscriptions(self) -> frozenset[str]:
+        """The filters :meth:`subscribe` added, besides the board's own ``cmd``."""
+        return frozenset(self._subscriptions)
 
     async def _goodbye(self, client: aiomqtt.Client) -> None:
         """Publish availability offline on ``client``; best effort, bounded in time."""
@@ -377,6 +427,13 @@ class MqttLink:
         return (
             self._hand_over(self._topics[name], _encode(payload), spec.retain, spec.qos) is not None
         )
+
+    def send_raw(
+        self, topic: str, payload: dict[str, Any] | str | bytes, retain: bool = False, qos: int = 1
+    ) -> bool:
+        """:meth:`send` on any topic (a remote match's channel): handed to paho,
+        no wait for the PUBACK. False when not connected (the message is dropped)."""
+        return self._hand_over(topic, _encode(payload), retain, qos) is not None
 
     async def publish(
         self, name: str, payload: dict[str, Any] | str, *, subtopic: str | None = None

@@ -18,7 +18,7 @@ from engine.board_geometry import SOFT, STEEL
 from engine.bot_levels import level
 from firmware_bridge.daemon import journal as journal_module
 from firmware_bridge.daemon.bots import Bots, resolve_bots
-from firmware_bridge.daemon.journal import Journal
+from firmware_bridge.daemon.journal import SCHEMA_VERSION, Journal
 from firmware_bridge.mqtt_contract import TOPICS, CommandError, cpu_label, parse_command
 
 T0 = 1_700_000_000.0
@@ -162,4 +162,4 @@ def test_the_journal_keeps_the_bots_and_migrates_a_version_1_file(tmp_path: Path
         game_id = journal.start_game("x01", {}, ["Ann", "Robo"], None, "b", T0 + 1, record)
         assert journal.game(game_id).bots == record
     with sqlite3.connect(path) as connection:
-        assert connection.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION

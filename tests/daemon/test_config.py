@@ -127,6 +127,8 @@ def test_config_md_documents_every_key_and_nothing_else() -> None:
                 if isinstance(default, bool)
                 else "{}"  # no firmware settings: an empty table
                 if default == NO_FIRMWARE_SETTINGS
+                else "[]"  # an empty array: [remote] allow
+                if default == ()
                 else str(default)
             )
             assert f"| `{shown}` |" in row, (section, field.name, row)
@@ -579,7 +581,7 @@ def test_unknown_sections_and_keys_get_suggestions() -> None:
         'boards: unknown section; did you mean "board"?',
         'homeassistent: unknown section; did you mean "homeassistant"?',
         "weather: unknown section; the sections are board, mqtt, visit, bot, journal, "
-        "homeassistant, display, leaderboard, log",
+        "homeassistant, display, leaderboard, remote, log",
         'board.protocl: unknown key; did you mean "protocol"?',
         "board.url: unknown key in [board]; did you mean mqtt.url?",
         "board.colour: unknown key; the keys of [board] are id, name, driver, port, baudrate, "
