@@ -25,7 +25,6 @@ EXIT_BAD_INPUT = 2
 
 EXTRAS = {
     "pygame": "display",
-    "numpy": "display",
     "usb": "usb",
     "libusb_package": "usb",
     "amqtt": "broker",
