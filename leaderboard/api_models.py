@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 __all__ = [
     "AveragePoint",
@@ -90,6 +90,10 @@ class AveragePoint(BaseModel):
 
 
 class ResultSummary(BaseModel):
+    """A stored result in a line. ``board`` and ``venue`` are where it was
+    played (a remote match's host); ``venues`` adds its players' own venues,
+    and ``match`` is a remote match's id (docs/leaderboard.md, "Remote matches")."""
+
     result_id: str
     board: str
     venue: str
@@ -98,6 +102,8 @@ class ResultSummary(BaseModel):
     players: list[str]
     winner_name: str | None
     result: str
+    venues: list[str] = Field(default_factory=list)
+    match: str | None = None
 
 
 class PlayerCard(BaseModel):
@@ -110,12 +116,17 @@ class PlayerCard(BaseModel):
 
 
 class ResultPlayer(BaseModel):
+    """One player's line in a result; ``venue`` is the table they count in,
+    ``board`` where they threw in a remote match (``base/board``; else null)."""
+
     name: str
     team: int | None
     score: int
     won: bool
     darts: int
     highlight: float | None
+    venue: str | None = None
+    board: str | None = None
 
 
 class VisitBreakdown(BaseModel):

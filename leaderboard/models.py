@@ -102,6 +102,8 @@ class Result(Base):
     """The replay's visits (``scoring.VisitLine`` as lists), for the breakdown."""
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
     """The result document as received (names replaced when a player is forgotten)."""
+    match: Mapped[str | None] = mapped_column(String(NAME_LENGTH), default=None)
+    """A remote match's id (the result's ``match``); None for a game on one board."""
 
 
 class ResultPlayer(Base):
@@ -123,6 +125,9 @@ class ResultPlayer(Base):
     name: Mapped[str] = mapped_column(String(NAME_LENGTH))
     game: Mapped[str] = mapped_column(String(64))
     venue_id: Mapped[int] = mapped_column(ForeignKey("venues.id"))
+    """The player's venue: their own board's in a remote match, else the result's."""
+    board: Mapped[str | None] = mapped_column(String(NAME_LENGTH), default=None)
+    """A remote match player's board (``base/board``); None at the result's board."""
     finished_at: Mapped[float] = mapped_column(Float)
     team: Mapped[int | None] = mapped_column(Integer)
     score: Mapped[int] = mapped_column(Integer)

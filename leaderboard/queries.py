@@ -315,12 +315,14 @@ def _summaries(session: Session, results: Sequence[Result]) -> list[ResultSummar
         return []
     pks = [result.id for result in results]
     names: dict[int, list[str]] = {pk: [] for pk in pks}
-    for result_pk, played_as in session.execute(
-        select(PlayerFigures.result_pk, PlayerFigures.name)
+    places: dict[int, list[int]] = {result.id: [result.venue_id] for result in results}
+    for result_pk, played_as, venue_id in session.execute(
+        select(PlayerFigures.result_pk, PlayerFigures.name, PlayerFigures.venue_id)
         .where(PlayerFigures.result_pk.in_(pks))
         .order_by(PlayerFigures.result_pk, PlayerFigures.seat)
     ):
         names[result_pk].append(played_as)
+        places[result_pk].append(venue_id)
     venues = {ident: name for ident, name in session.execute(select(Venue.id, Venue.name))}
     return [
         ResultSummary(
@@ -332,6 +334,8 @@ def _summaries(session: Session, results: Sequence[Result]) -> list[ResultSummar
             players=names[result.id],
             winner_name=result.winner_name,
             result=result.result,
+            venues=list(dict.fromkeys(venues.get(v, "") for v in places[result.id])),
+            match=result.match,
         )
         for result in results
     ]
@@ -423,10 +427,11 @@ def result_detail(session: Session, result_id: str) -> ResultDetail:
         raise ResultNotFoundError(f"no result with id {result_id!r}")
     (summary,) = _summaries(session, [result])
     lines = session.execute(
-        select(PlayerFigures)
+        select(PlayerFigures, Venue.name)
+        .join(Venue, Venue.id == PlayerFigures.venue_id)
         .where(PlayerFigures.result_pk == result.id)
         .order_by(PlayerFigures.seat)
-    ).scalars()
+    ).all()
     return ResultDetail(
         **summary.model_dump(),
         options=dict(result.options),
@@ -440,8 +445,10 @@ def result_detail(session: Session, result_id: str) -> ResultDetail:
                 won=line.won,
                 darts=line.darts,
                 highlight=line.highlight,
+                venue=venue,
+                board=line.board,
             )
-            for line in lines
+            for line, venue in lines
         ],
         visits=[
             VisitBreakdown(
@@ -575,10 +582,19 @@ def records(
 def recent_results(
     session: Session, limit: int = 20, venue: str | None = None
 ) -> list[ResultSummary]:
-    """The latest results (by when they finished), newest first."""
+    """The latest results (by when they finished), newest first; with a
+    venue, those played there or with a player of it (remote matches)."""
     query = select(Result)
     if venue is not None:
-        query = query.join(Venue, Venue.id == Result.venue_id).where(Venue.name == venue)
+        place = select(Venue.id).where(Venue.name == venue).scalar_subquery()
+        query = query.where(
+            or_(
+                Result.venue_id == place,
+                select(PlayerFigures.id)
+                .where(PlayerFigures.result_pk == Result.id, PlayerFigures.venue_id == place)
+                .exists(),
+            )
+        )
     latest = session.execute(
         query.order_by(Result.finished_at.desc(), Result.result_id.desc()).limit(max(0, limit))
     ).scalars()

@@ -38,7 +38,7 @@ from engine import (
 from engine.game import DARTS_PER_VISIT
 from engine.game_log import replay_log
 from engine.lineup import check_name
-from firmware_bridge.mqtt_contract import TOPICS
+from firmware_bridge.mqtt_contract import TOPICS, base_problem, board_id_problem
 
 __all__ = [
     "HIGHLIGHTS",
@@ -49,6 +49,7 @@ __all__ = [
     "RejectedResultError",
     "ScoredResult",
     "VisitLine",
+    "player_board_problem",
     "score_result",
 ]
 
@@ -109,6 +110,9 @@ class PlayerLine:
     count_5_marks: int = 0
     count_7_marks: int = 0
     count_9_marks: int = 0
+    board: str | None = None
+    """Only in a remote match: where the player threw, ``base/board`` as the
+    result gives it (None: at the result's own board)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,6 +141,8 @@ class ScoredResult:
     finished_at: float
     players: tuple[PlayerLine, ...]
     visits: tuple[VisitLine, ...]
+    match: str | None = None
+    """Only in a remote match: its id (docs/remote.md)."""
 
 
 # ------------------------------------------------------------------ the walk
@@ -618,6 +624,37 @@ def _check_claims(document: Mapping[str, Any], game: Game) -> None:
             )
 
 
+def player_board_problem(board: str) -> str | None:
+    """Why a player's ``board`` (``base/board``, or a bare board id) names no
+    board, or None."""
+    base, slash, ident = board.rpartition("/")
+    problem = board_id_problem(ident)
+    if problem is not None:
+        return f"its board id {problem}"
+    if slash:
+        problem = base_problem(base)
+        if problem is not None:
+            return f"its base topic {problem}"
+    return None
+
+
+def _player_boards(document: Mapping[str, Any], names: Sequence[str]) -> tuple[str | None, ...]:
+    """Each player's ``board`` (remote matches), checked: a board that is not
+    ``base/board`` cannot be placed in a venue, so the result is refused."""
+    boards: list[str | None] = []
+    for index, player in enumerate(document["players"]):
+        board = player.get("board")
+        if board is not None:
+            problem = player_board_problem(board)
+            if problem is not None:
+                raise RejectedResultError(
+                    f"player {index} ({names[index]}) has board {_short(board)!r}, which is "
+                    f"not a board (base/board): {problem}"
+                )
+        boards.append(board)
+    return tuple(boards)
+
+
 def _timestamp(document: Mapping[str, Any], key: str) -> float | None:
     value = document.get(key)
     if value is None:
@@ -654,6 +691,7 @@ def _score(document: Mapping[str, Any]) -> ScoredResult:
     assert finished_at is not None  # required by the schema
     started_at = _timestamp(document, "started_at")
     lineup = _lineup(document)
+    boards = _player_boards(document, lineup.players)
     replayed = _new_game(document, lineup)
     _check_log_size(log)
     try:
@@ -671,12 +709,13 @@ def _score(document: Mapping[str, Any]) -> ScoredResult:
         winner=document["winner"],
         started_at=started_at,
         finished_at=finished_at,
-        players=_player_lines(walk),
+        players=_player_lines(walk, boards),
         visits=tuple(walk.visits),
+        match=document.get("match"),
     )
 
 
-def _player_lines(walk: _Walk) -> tuple[PlayerLine, ...]:
+def _player_lines(walk: _Walk, boards: Sequence[str | None]) -> tuple[PlayerLine, ...]:
     game = walk.game
     outcome = game.outcome()
     assert outcome is not None
@@ -715,6 +754,7 @@ def _player_lines(walk: _Walk) -> tuple[PlayerLine, ...]:
                     count_5_marks=tally.count_5_marks,
                     count_7_marks=tally.count_7_marks,
                     count_9_marks=tally.count_9_marks,
+                    board=boards[player],
                 )
             )
     lines.sort(key=lambda line: line.index)

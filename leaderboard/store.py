@@ -87,10 +87,13 @@ def _checked(scored: ScoredResult) -> None:
         _text_problem("board", scored.board),
         _text_problem("game", scored.game),
         _text_problem("result", scored.result),
+        None if scored.match is None else _text_problem("match", scored.match),
     ]
     seen: dict[str, int] = {}
     for line in scored.players:
         problems.append(_text_problem(f"player {line.index}'s name", line.name))
+        if line.board is not None:
+            problems.append(_text_problem(f"player {line.index}'s board", line.board))
         key = player_key(line.name)
         if not key:
             problems.append(f"player {line.index}'s name is blank")
@@ -247,6 +250,7 @@ def _line(
         "name": line.name.strip(),
         "game": scored.game,
         "venue_id": venue_pk,
+        "board": line.board,
         "finished_at": scored.finished_at,
         "team": line.team,
         "score": line.score,
@@ -281,9 +285,11 @@ def _store(
     figures, and rate them; for each, False when it was there already. The
     caller holds their families' locks (:func:`lock_family`). A handful of
     statements a batch, whatever its size."""
+    named = {venues.venue_of(scored.board) for scored, _ in batch} | {
+        venue for scored, _ in batch for venue in _player_venues(scored, venues)
+    }
     venue_pks = {
-        venue: venue_id(session, venue, venues.timezone_of(venue))
-        for venue in sorted({venues.venue_of(scored.board) for scored, _ in batch})
+        venue: venue_id(session, venue, venues.timezone_of(venue)) for venue in sorted(named)
     }
     rows: list[dict[str, Any]] = []
     for scored, document in batch:
@@ -293,6 +299,8 @@ def _store(
                 "result_id": scored.result_id,
                 "board": scored.board,
                 "venue_id": venue_pks[venues.venue_of(scored.board)],
+                "player_venue_ids": [venue_pks[v] for v in _player_venues(scored, venues)],
+                "match": scored.match,
                 "game": scored.game,
                 "options": scored.options,
                 "result": scored.result,
@@ -316,7 +324,11 @@ def _store(
     for row in rows:
         first.setdefault(row["result_id"], row)
     statement = _result_insert(_dialect(session))
-    inserted = {result_id: pk for pk, result_id in session.execute(statement, list(first.values()))}
+    columns = [
+        {key: value for key, value in row.items() if key != "player_venue_ids"}
+        for row in first.values()
+    ]
+    inserted = {result_id: pk for pk, result_id in session.execute(statement, columns)}
     stored = [
         first[scored.result_id] is row and scored.result_id in inserted
         for (scored, _), row in zip(batch, rows, strict=True)
@@ -339,8 +351,8 @@ def _store_new(
     """The players, figures, totals and ratings of the results just inserted."""
     spellings: dict[tuple[int, str], tuple[float, str]] = {}
     for scored, row in new:
-        for line in scored.players:
-            key = (row["venue_id"], player_key(line.name))
+        for line, venue in zip(scored.players, row["player_venue_ids"], strict=True):
+            key = (venue, player_key(line.name))
             if key not in spellings or spellings[key][0] <= scored.finished_at:
                 spellings[key] = (scored.finished_at, line.name.strip())
     ids = _player_ids(session, spellings)
@@ -349,12 +361,12 @@ def _store_new(
         lines[scored.result_id] = [
             _line(
                 inserted[scored.result_id],
-                ids[(row["venue_id"], player_key(line.name))],
-                row["venue_id"],
+                ids[(venue, player_key(line.name))],
+                venue,
                 scored,
                 line,
             )
-            for line in scored.players
+            for line, venue in zip(scored.players, row["player_venue_ids"], strict=True)
         ]
     session.execute(
         sa_insert(_table(ResultPlayer)), [line for group in lines.values() for line in group]
@@ -375,6 +387,12 @@ def _store_new(
                 for scored in family
             ],
         )
+
+
+def _player_venues(scored: ScoredResult, venues: VenueMap) -> list[str]:
+    """Each player's venue, in seat order: in a remote match the venue of the
+    board they threw at, else the result's board's."""
+    return [venues.venue_of_player(scored.board, line.board) for line in scored.players]
 
 
 def _scored(payload: bytes) -> tuple[ScoredResult, dict[str, Any]] | _Refusal:
@@ -405,11 +423,14 @@ class _Refusal:
     board: str | None
 
 
-def _summary(scored: ScoredResult, venue: str) -> ResultSummary:
+def _summary(scored: ScoredResult, venues: VenueMap) -> ResultSummary:
+    venue = venues.venue_of(scored.board)
     return ResultSummary(
         result_id=scored.result_id,
         board=scored.board,
         venue=venue,
+        venues=list(dict.fromkeys([venue, *_player_venues(scored, venues)])),
+        match=scored.match,
         game=scored.game,
         finished_at=scored.finished_at,
         players=[line.name.strip() for line in scored.players],
@@ -461,7 +482,7 @@ def ingest_many(
                 IngestOutcome(
                     "imported",
                     scored.result_id,
-                    summary=_summary(scored, venues.venue_of(scored.board)),
+                    summary=_summary(scored, venues),
                 )
                 if new
                 else IngestOutcome("duplicate", scored.result_id)

@@ -38,8 +38,16 @@ def sse_text(message: LiveMessage) -> str:
 
 
 def _in_venue(message: LiveMessage, venue: str | None) -> bool:
+    """A message for ``venue``'s clients: its board's or result's venue, or
+    (a remote match's result) one of its players' ``venues``."""
     found: Any = message.data.get("venue")
-    return venue is None or found is None or found == venue
+    also: Any = message.data.get("venues")
+    return (
+        venue is None
+        or found is None
+        or found == venue
+        or (isinstance(also, list) and venue in also)
+    )
 
 
 async def live_stream(hub: LiveHub, venue: str | None, keep_alive: float) -> AsyncIterator[str]:

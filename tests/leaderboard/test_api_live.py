@@ -114,6 +114,21 @@ def test_a_venue_sees_only_its_own_boards_and_results(server: AppServer, hub: Li
         ]
 
 
+def test_a_remote_matchs_result_reaches_every_venue_of_its_players(
+    server: AppServer, hub: LiveHub
+) -> None:
+    remote = {"result_id": "m", "venue": "The Crown", "venues": ["The Crown", "The Anchor"]}
+    elsewhere = {"result_id": "x", "venue": "The Swan", "venues": ["The Swan"]}
+    with (
+        httpx.Client(base_url=server.url, timeout=5) as client,
+        client.stream("GET", "/api/live", params={"venue": "The Anchor"}) as response,
+    ):
+        stream = events(response.iter_lines())
+        server.call(lambda: hub.post(LiveMessage("result", elsewhere)))
+        server.call(lambda: hub.post(LiveMessage("result", remote)))
+        assert next(stream) == ("result", remote)
+
+
 def test_a_closed_stream_leaves_the_hub(server: AppServer, hub: LiveHub) -> None:
     def subscribers() -> int:
         return server.call(lambda: len(hub._queues))
