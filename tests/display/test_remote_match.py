@@ -159,11 +159,19 @@ def test_a_board_without_a_name_is_named_by_its_id() -> None:
     assert "Cy is throwing at pub2" in texts(layout)
 
 
-def test_the_banner_names_the_player_mid_visit_with_cpu_and_team_labels() -> None:
-    state = cy_up()
-    state["visit"] = ["T20"]  # Cy's first dart, forwarded by Pub 2
+def test_the_banner_names_the_player_mid_visit_and_a_computer_with_its_level() -> None:
+    game = state_of("x01", X01_LOG, ["T20"], players=("Ann", "Cy"))
+    state = remote_state(game, (HOST, GUEST))
+    assert state["visit"] == ["T20"]  # Ann's first dart of the visit
     _, layout = render(state)
-    assert "Cy is throwing at Pub 2" in texts(layout)
+    assert "Ann is throwing here" in texts(layout)
+    robo = copy.deepcopy(game)
+    robo["players"][0].update(name="Robo", cpu={"level": 6, "sigma_mm": 20.0, "average": 50.0})
+    at_guest = remote_state(robo, (HOST, GUEST), role="guest")
+    assert active_banners(at_guest) == ["remote"]  # no computer strip at Pub 2
+    _, layout = render(at_guest)
+    assert "Robo (CPU 6) is throwing at Pub 1" in texts(layout)
+    assert active_banners(remote_state(robo, (HOST, GUEST))) == ["cpu", "remote"]
 
 
 @pytest.mark.parametrize("game_id", game_ids())
