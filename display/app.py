@@ -45,6 +45,7 @@ from display.scenes import (
 from display.sound_bank import Caller, SoundBank
 from display.sprites import Sprites
 from display.state_feed import StateFeed
+from firmware_bridge.mqtt_contract import WAITING_REMOTE
 
 __all__ = [
     "DEFAULT_SIZE",
@@ -126,17 +127,20 @@ def render_state(
     layout: Layout | None = None,
     sprites: Sprites | None = None,
     leaderboards: tuple[Snapshot, ...] = (),
+    joining: str | None = None,
 ) -> pygame.Surface:
     """The frame the display shows for ``state`` (an MQTT state payload, or
     ``None`` before one arrived) in a ``size`` window, at animation time
     ``clock``, with the daemon ``availability`` (``online``, ``offline`` or
-    ``no-broker``) and the ``leaderboards`` snapshots (the attract screen's).
+    ``no-broker``), the ``leaderboards`` snapshots (the attract screen's) and
+    the host the board waits to join (``oche play --join``), if any.
     Reads ``state`` only. Pass ``layout`` to see where text went, ``sprites``
     for a render cache of the caller's (none: the shared one, display/sprites.py)."""
     surface = pygame.Surface(size)
     layout = layout or Layout(*size)
     scene = scene_for(state, sprites)
     scene.leaderboards = leaderboards
+    scene.joining = joining
     scene.clock = clock
     scene.draw(surface, layout)
     draw_banners(surface, layout, state, availability, clock)
@@ -153,8 +157,12 @@ class DisplayApp:
         fullscreen: bool = False,
         sound: SoundBank | None = None,
         caller: Caller | None = None,
+        joining: str | None = None,
     ) -> None:
         self.feed = feed
+        self.joining = joining
+        """The host this board waits to join (``oche play --join HOST``): the
+        attract screen says so."""
         self.sound = sound
         self.caller = caller
         self.size = size
@@ -270,11 +278,12 @@ class DisplayApp:
         if serial != self._serial:
             self._serial = serial
             wanted = scene_class_for(state)
-            running = (state or {}).get("phase") in ("throwing", "takeout")
+            running = (state or {}).get("phase") in ("throwing", "takeout", WAITING_REMOTE)
             if type(self.scene) is not wanted and (not self.in_setup or running):
                 self.scene = wanted(self.sprites)
             self.scene.set_state(state)
         self.scene.leaderboards = self.feed.leaderboards
+        self.scene.joining = self.joining
         events = self.feed.events()
         for payload in events:
             if not self.in_setup and _is_game_button(payload) and can_set_up(state):
@@ -359,13 +368,16 @@ def open_app(
     sound: bool = True,
     caller: bool = False,
     volume: float = 0.8,
+    joining: str | None = None,
 ) -> DisplayApp:
     """A display app with its sound bank (silent when there is no audio device
-    or ``sound`` is off) and, optionally, the spoken caller."""
+    or ``sound`` is off), optionally the spoken caller, and the host the board
+    waits to join (``oche play --join``)."""
     bank = SoundBank(volume=volume, muted=not sound)
     if sound:
         bank.init()
-    return DisplayApp(feed, size, fullscreen, bank, Caller(enabled=caller) if caller else None)
+    spoken = Caller(enabled=caller) if caller else None
+    return DisplayApp(feed, size, fullscreen, bank, spoken, joining)
 
 
 def run_display(

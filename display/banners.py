@@ -11,6 +11,14 @@
   (the darts and visits columns are left out of a game where no one threw a
   dart, such as domino cribbage, which is played by picking: there they
   would be columns of zeros).
+- ``waiting``: a remote match waits for a board (phase ``waiting-remote``):
+  "Waiting for Pub 2…" and why (offline, not joined yet), in the takeout
+  strip's place, so the scoreboard stays readable above it.
+- ``remote``: a remote match's visit is on (``remote.throwing_at``): "Cy is
+  throwing at Pub 2", or on the board where the player throws "Ann is
+  throwing here"; in the takeout strip's place, or just above it when that
+  strip is taken. On the other boards the takeout and computer strips are
+  left to it: there are no darts to remove there.
 - ``board``: the board is disconnected: darts are not counted.
 - ``offline``: the daemon is offline (availability ``offline``), or the
   display lost the broker (``no-broker``): the last state stays on screen,
@@ -30,10 +38,17 @@ import pygame
 
 from display.layout import COLORS, Color, Layout, split
 from display.scenes.base import format_value, is_winner, player_label, stats_of
+from display.scenes.remote import (
+    thrower,
+    throwing,
+    throws_elsewhere,
+    waiting_detail,
+    waiting_headline,
+)
 
 __all__ = ["BANNERS", "active_banners", "banner_rect", "cpu_thrower", "draw_banners"]
 
-BANNERS = ("winner", "bust", "takeout", "cpu", "board", "offline")
+BANNERS = ("winner", "bust", "waiting", "takeout", "cpu", "remote", "board", "offline")
 """Every banner, in drawing order (later ones are drawn over earlier ones);
 the ``offline`` strip dims everything drawn before it."""
 
@@ -97,6 +112,16 @@ def cpu_thrower(state: State) -> int | None:
     return player if isinstance(players[player].get("cpu"), Mapping) else None
 
 
+def _visit_player(state: State) -> int | None:
+    """The player whose visit the takeout strip is about: the one whose visit
+    ended, between visits; else the player to throw."""
+    last = state.get("last_visit")
+    player = state.get("current_player")
+    if not state.get("visit") and isinstance(last, Mapping):
+        player = last.get("player")
+    return player if isinstance(player, int) and not isinstance(player, bool) else None
+
+
 def active_banners(state: State | None, availability: str = "online") -> list[str]:
     """The banners that apply, in drawing order (see the module docstring)."""
     banners: list[str] = []
@@ -105,10 +130,20 @@ def active_banners(state: State | None, availability: str = "online") -> list[st
             banners.append("winner")
         elif _bust_player(state) is not None:
             banners.append("bust")
-        if cpu_thrower(state) is not None:
+        if waiting_headline(state) is not None:
+            banners.append("waiting")
+        remote = throwing(state) is not None
+        cpu = cpu_thrower(state)
+        if cpu is not None and not (remote and throws_elsewhere(state, cpu)):
             banners.append("cpu")
-        elif state.get("phase") == "takeout":
+        elif (
+            cpu is None
+            and state.get("phase") == "takeout"
+            and not (remote and throws_elsewhere(state, _visit_player(state)))
+        ):
             banners.append("takeout")
+        if remote:
+            banners.append("remote")
     board = (state or {}).get("board")
     if isinstance(board, Mapping) and board.get("connected") is False:
         banners.append("board")
@@ -120,13 +155,15 @@ def active_banners(state: State | None, availability: str = "online") -> list[st
 def banner_rect(layout: Layout, banner: str, stacked: int = 0) -> pygame.Rect:
     """Where ``banner`` is drawn in a window of ``layout``'s size. The strips
     for the board and the daemon cover the header; ``stacked`` is how many
-    such strips are above this one."""
+    such strips are above this one (for ``remote``: below it, at the bottom)."""
     if banner == "winner":
         return layout.rect(0.12, 0.14, 0.76, 0.72)
     if banner == "bust":
         return layout.rect(0.2, 0.56, 0.6, 0.2)
-    if banner in ("takeout", "cpu"):
+    if banner in ("takeout", "cpu", "waiting"):
         return layout.rect(0, 0.89, 1, 0.11)
+    if banner == "remote":
+        return layout.rect(0, 0.89 - 0.11 * stacked, 1, 0.11)
     if banner in ("board", "offline"):
         return layout.rect(0, 0.085 * stacked, 1, 0.085)
     raise ValueError(f"unknown banner {banner!r}; the banners are {', '.join(BANNERS)}")
@@ -143,8 +180,12 @@ def draw_banners(
     drawn: list[tuple[str, pygame.Rect]] = []
     active = active_banners(state, availability)
     strips = [banner for banner in ("offline", "board") if banner in active]
+    bottom = [banner for banner in ("waiting", "takeout", "cpu") if banner in active]
     for banner in active:
-        rect = banner_rect(layout, banner, strips.index(banner) if banner in strips else 0)
+        stacked = strips.index(banner) if banner in strips else 0
+        if banner == "remote":
+            stacked = len(bottom)
+        rect = banner_rect(layout, banner, stacked)
         if banner == "winner":
             _winner(surface, layout, rect, state or {})
         elif banner == "bust":
@@ -153,6 +194,11 @@ def draw_banners(
             _takeout(surface, layout, rect, state or {}, clock)
         elif banner == "cpu":
             _cpu(surface, layout, rect, state or {})
+        elif banner == "waiting":
+            title = waiting_headline(state or {}) or ""
+            _strip(surface, layout, rect, COLORS["wait"], title, waiting_detail(state or {}))
+        elif banner == "remote":
+            _remote(surface, layout, rect, state or {})
         elif banner == "board":
             _strip(
                 surface,
@@ -229,6 +275,12 @@ def _cpu(surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: Stat
     name = player_label(state, player) if player is not None else "The computer"
     detail = "board hits do not count until its visit is over"
     _strip(surface, layout, rect, COLORS["info"], f"{name} is throwing", detail)
+
+
+def _remote(surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State) -> None:
+    title, detail = throwing(state) or ("", "")
+    elsewhere = throws_elsewhere(state, thrower(state))
+    _strip(surface, layout, rect, COLORS["info"] if elsewhere else COLORS["here"], title, detail)
 
 
 def _bust(

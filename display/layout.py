@@ -63,9 +63,12 @@ COLORS: dict[str, Color] = {
     "stale": (120, 120, 130),
     "mark": (240, 240, 240),
     "pending": (255, 196, 0),
+    "here": (34, 128, 72),
+    "wait": (150, 96, 14),
 }
 """The palette. ``accent`` marks the player to throw; ``pending`` the
-Cricket-Shanghai boxes a visit will fill."""
+Cricket-Shanghai boxes a visit will fill; ``here`` and ``wait`` are the
+remote match's strips (the player is up at this board; the match waits)."""
 
 DESIGN_WIDTH = 1600
 DESIGN_HEIGHT = 900

@@ -36,7 +36,7 @@ from display.leaderboards import Snapshot
 from display.sprites import SHARED_SPRITES, Sprites
 from engine import EngineError, game_class
 from engine.lineup import MAX_NAME_LENGTH
-from firmware_bridge.mqtt_contract import cpu_label
+from firmware_bridge.mqtt_contract import NOT_YOUR_TURN, WAITING_REMOTE, cpu_label
 
 __all__ = [
     "MQTT_EVENT",
@@ -193,11 +193,19 @@ def int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+_REASONS = {
+    NOT_YOUR_TURN: "another board's turn",
+    WAITING_REMOTE: "the remote match is waiting",
+}
+"""The reasons of a remote match's ignored darts, in a player's words."""
+
+
 def _notice_for(payload: Mapping[str, Any]) -> str | None:
     kind = payload.get("type")
     if kind == "hit" and payload.get("scored") is False:
-        reason = str(payload.get("reason") or "not scored")
-        return f"{payload.get('segment', '?')} not scored: {reason.split(':')[0]}"
+        reason = str(payload.get("reason") or "not scored").split(":")[0]
+        reason = _REASONS.get(reason, reason)
+        return f"{payload.get('segment', '?')} not scored: {reason}"
     if kind == "error":
         return f"Board error: {payload.get('message') or payload.get('kind') or '?'}"
     if kind == "stuck":
@@ -237,6 +245,9 @@ class Scene:
         self.leaderboards: tuple[Snapshot, ...] = ()
         """The leaderboard snapshots from MQTT (never modified): the attract
         screen shows them between games; the app sets them every frame."""
+        self.joining: str | None = None
+        """The host this board waits to join (``oche play --join HOST``), as
+        given: the attract screen says so; the app sets it every frame."""
 
     # ----------------------------------------------------------- the loop
 

@@ -1,6 +1,8 @@
 """The attract screen: no game is running (phase ``idle``) or no state has
 arrived yet. A dartboard with a lit sector going round, the board's and the
-daemon's status, and how to start a game.
+daemon's status, and how to start a game; on a guest of a remote match
+before the host's state came, "Joining Pub 1's match…"; with ``oche play
+--join HOST``, "Waiting for HOST to start a match".
 
 With leaderboard snapshots from MQTT (the leaderboard service's retained
 ``{base}/leaderboard/{game}``), it is a bar board's attract mode: beside the
@@ -19,6 +21,7 @@ from display.dartboard import BOARD_ORDER, draw_board, draw_lit_beds
 from display.layout import COLORS, Color, HAlign, Layout, bands, split
 from display.leaderboards import MAX_ROWS, RecordLine, Snapshot, SnapshotRow, today_records
 from display.scenes.base import SETUP_HINT, Scene, State, board_status, game_title, short_name
+from display.scenes.remote import joining_headline, remote_of, waiting_detail
 from engine import Bed, game_class, game_ids
 
 __all__ = ["PAGE_SECONDS", "IdleScene", "Page", "leaderboard_pages"]
@@ -85,7 +88,27 @@ class IdleScene(Scene):
         return int(self.clock // PAGE_SECONDS) % pages if pages else None
 
     def static_key(self) -> Hashable:
-        return (self.page_index(), self.leaderboards) if self.leaderboards else None
+        key = (self.page_index(), self.leaderboards) if self.leaderboards else None
+        return key if self.joining is None else (key, self.joining)
+
+    def headline(self) -> tuple[str, str]:
+        """The headline and the hint under it: waiting for the daemon, a
+        guest joining its host's match, waiting for ``--join``'s host, or how
+        to start a game."""
+        state = self.state
+        if state is None:
+            return "Waiting for the daemon...", "No state from the MQTT broker yet"
+        joining = joining_headline(state)
+        if joining is not None:
+            waiting = (remote_of(state) or {}).get("waiting")
+            hint = waiting_detail(state) if waiting else "waiting for the host's scoreboard"
+            return joining, hint
+        if self.joining is not None:
+            return (
+                f"Waiting for {self.joining} to start a match",
+                f"The match shows here as soon as {self.joining} starts it",
+            )
+        return "Start a game", f"{SETUP_HINT} (or send new_game over MQTT)"
 
     def board_and_text(self, layout: Layout, rect: pygame.Rect) -> tuple[pygame.Rect, pygame.Rect]:
         board_rect, text_rect = split(rect, 2, layout.px(32))
@@ -107,11 +130,7 @@ class IdleScene(Scene):
     ) -> None:
         board_rect, text_rect = self.board_and_text(layout, rect)
         draw_board(surface, board_rect, self.sprites)
-        if self.state is None:
-            headline, hint = "Waiting for the daemon...", "No state from the MQTT broker yet"
-        else:
-            headline = "Start a game"
-            hint = f"{SETUP_HINT} (or send new_game over MQTT)"
+        headline, hint = self.headline()
         if self.leaderboards:
             self.draw_attract(surface, layout, text_rect, headline, hint)
             return

@@ -11,6 +11,12 @@ on the daemon's event loop, on the same broker: every finished game is stored
 (``[leaderboard] db``, else the default SQLite file; the demo's goes to a
 throwaway one) and the stats pages are served on ``--http`` (127.0.0.1:8080).
 Without a screen, the command then keeps serving them until interrupted.
+
+``--join HOST`` plays this board as a guest of HOST's remote matches
+(docs/remote.md): HOST (``pub1`` or ``base/pub1``) is added to ``[remote]
+allow`` for this run, as a ``--set`` override would, and the idle scoreboard
+says it waits for HOST. Both boards must reach one broker, so it needs
+``[mqtt] url``: the embedded broker is this machine's alone.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import contextlib
 import dataclasses
 import http.client
 import importlib
+import json
 import logging
 import shutil
 import signal
@@ -59,11 +66,12 @@ from firmware_bridge.daemon.embedded_broker import (
 )
 from firmware_bridge.daemon.game_session import SessionSetup
 from firmware_bridge.daemon.log_setup import use_config_level
+from firmware_bridge.mqtt_contract import BoardAddress, host_allowed
 
 if TYPE_CHECKING:
     from leaderboard.service import ServiceSettings
 
-__all__ = ["DEMO_GAME", "DEMO_SCRIPT", "LeaderboardTask", "add_parser"]
+__all__ = ["DEMO_GAME", "DEMO_SCRIPT", "LeaderboardTask", "add_parser", "join_overrides"]
 
 DEMO_GAME = SessionSetup("x01", {"start": 301}, ("Ann", "Bob"))
 """Started by the daemon itself before it reads the board, so the script's
@@ -313,12 +321,57 @@ def _daemon_failed(daemon: DaemonThread, config: Config) -> UsageError:
     return UsageError(f"the daemon did not publish its state{why}")
 
 
-def _play(args: argparse.Namespace) -> int:
+def join_overrides(host_text: str, config: Config, overrides: list[str]) -> list[str]:
+    """The ``--set`` overrides that make this run a guest of ``host_text``
+    (``--join HOST``): ``overrides`` plus ``remote.allow`` with the host added
+    (unless the config already allows it). A :class:`UsageError` names a HOST
+    that is not one board, this board itself, or a config without a broker
+    the host can reach."""
+    shown = f"--join {host_text!r}"
+    try:  # one board: no [remote] allow wildcards (the override is checked as allow is)
+        host = BoardAddress.parse(host_text, config.mqtt.base)
+    except ValueError as error:
+        raise UsageError(
+            f"{shown}: {error}; give one board, as its id (pub1) or base/board (league/pub1)"
+        ) from None
+    if host == BoardAddress(config.mqtt.base, config.board.id):
+        raise UsageError(f"{shown} names this board itself ({host}): give the host's board")
+    if config.mqtt.embedded:
+        raise UsageError(
+            f"{shown}: the host must reach the same MQTT broker as this board, and mqtt.url "
+            "is empty (this board's own embedded broker, which only this machine reaches): "
+            "set [mqtt] url to the broker the host uses, e.g. mqtts://broker.example.org:8883 "
+            "with an account (mqtt.username, mqtt.password_file), or --set mqtt.url=URL"
+        )
+    allow = list(config.remote.allow)
+    if host_allowed(host, allow, config.mqtt.base):
+        return list(overrides)
+    return [*overrides, f"remote.allow={json.dumps([*allow, str(host)])}"]
+
+
+def _load(args: argparse.Namespace) -> Config:
+    """The config of this run: ``--config``, ``--set`` and, with ``--join``,
+    the host allowed."""
     try:
         config = load_config(args.config, args.set)
+        if args.join is not None:
+            config = load_config(args.config, join_overrides(args.join, config, args.set))
     except ConfigError as error:
         raise UsageError(str(error)) from None
+    return config
+
+
+def _play(args: argparse.Namespace) -> int:
+    if args.join is not None and args.demo:
+        raise UsageError(
+            "--join plays this board in a host's remote match; --demo plays a scripted game "
+            "on a simulated board alone: use one or the other"
+        )
+    config = _load(args)
     use_config_level(args.log_level, config.log.level)
+    if args.join is not None:
+        allowed = ", ".join(config.remote.allow)
+        log.info("a guest of %s's remote matches: [remote] allow = %s", args.join, allowed)
     if args.http is not None and not args.leaderboard:
         raise UsageError("--http is where --leaderboard serves its pages: add --leaderboard")
     if args.http is not None:
@@ -375,6 +428,7 @@ def _play(args: argparse.Namespace) -> int:
                 sound=not (args.no_sound or shown.muted),
                 caller=args.caller or shown.caller,
                 volume=shown.volume,
+                joining=args.join,
             ).run()
         status = _play_headless(feed, args, render_state)
         if leaderboard is not None:
@@ -404,7 +458,7 @@ def _play_headless(feed: Any, args: argparse.Namespace, render_state: Any) -> in
             break
         time.sleep(0.1)
     path = Path(args.screenshot or "oche-demo.png")
-    pygame.image.save(render_state(state, args.size), str(path))
+    pygame.image.save(render_state(state, args.size, joining=args.join), str(path))
     if state and state.get("game"):
         sys.stdout.write(render_scoreboard(state))
     sys.stdout.write(f"No screen here: the scoreboard was saved to {path}\n")
@@ -416,10 +470,19 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "play",
         help="home setup: daemon, broker and display in one command (--demo: no board)",
         description="Run the daemon (with its own broker unless mqtt.url is set) and the "
-        "scoreboard together. --demo plays a scripted game on a simulated board. Without a "
+        "scoreboard together. --demo plays a scripted game on a simulated board. --join HOST "
+        "plays this board as a guest in HOST's remote matches (docs/remote.md). Without a "
         f"screen, the scoreboard is rendered off-screen and saved as a PNG. {KEYS_HELP}",
     )
     parser.add_argument("--demo", action="store_true", help="play a scripted demo game")
+    parser.add_argument(
+        "--join",
+        metavar="HOST",
+        help="play as a guest of HOST (pub1, or base/pub1 on another base): HOST is added to "
+        "[remote] allow for this run, and the idle scoreboard waits for HOST to start a "
+        "match; both boards need the same broker, so [mqtt] url must be set (not the "
+        "embedded broker); not with --demo",
+    )
     parser.add_argument(
         "--leaderboard",
         action="store_true",

@@ -164,7 +164,7 @@ def test_play_leaderboard_stores_the_demo_game_and_serves_its_table(tmp_path: Pa
         argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, cwd=tmp_path
     )
     try:
-        lines, shown = lines_of(process), []
+        lines, shown = lines_of(process), list[str]()
         while not shown or not shown[-1].startswith("Leaderboard: "):
             shown.append(lines.get(timeout=120))
         assert "Winner: Ann (checkout)\n" in shown
@@ -223,3 +223,100 @@ def test_play_leaderboard_with_a_database_it_cannot_use_exits_2_naming_it(tmp_pa
     last = result.stderr.splitlines()[-1]
     assert last.startswith("oche play: ") and "leaderboard.db" in last and "mysql" in last, last
     assert "Traceback" not in result.stderr and not (tmp_path / "shot.png").exists()
+
+
+# ------------------------------------------------------------- --join HOST
+
+
+def join(tmp_path: Path, *argv: str, config: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``oche play ARGV`` off-screen on a simulated board, with ``config`` as
+    the only config file (none: no config at all)."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("DISPLAY", "WAYLAND_DISPLAY", "OCHE_CONFIG", "JOURNAL_STREAM")
+    }
+    env["XDG_STATE_HOME"] = str(tmp_path / "state")
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    if config is not None:
+        (tmp_path / "config" / "oche").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "config" / "oche" / "oche.toml").write_text(config, "utf-8")
+    command = [str(OCHE), "play", "--screenshot", str(tmp_path / "shot.png"), "--size", "800x480"]
+    command += ["--set", "board.driver=simulated", *argv]
+    return subprocess.run(
+        command, capture_output=True, text=True, timeout=120, env=env, check=False
+    )
+
+
+def test_join_adds_the_host_to_the_allowed_hosts_for_this_run(tmp_path: Path) -> None:
+    """The override goes through the config's own checks, keeps what the
+    file allows, and adds nothing a pattern there already allows."""
+    from firmware_bridge.cli.play_command import join_overrides
+    from firmware_bridge.daemon.config import parse_config
+
+    text = '[mqtt]\nurl = "mqtt://broker.example.org"\n[remote]\nallow = ["league/*"]\n'
+    config = parse_config(text, "oche.toml")
+    overrides = join_overrides("pub1", config, ["board.name=Home"])
+    joined = parse_config(text, "oche.toml", overrides)
+    assert joined.remote.allow == ("league/*", "oche/pub1")
+    assert joined.board.name == "Home"
+    other_base = parse_config(text, "oche.toml", join_overrides("home/darts/pub1", config, []))
+    assert other_base.remote.allow == ("league/*", "home/darts/pub1")
+    assert join_overrides("league/pub7", config, []) == []  # league/* allows it already
+
+
+def test_join_runs_the_daemon_with_the_host_allowed(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    config = '[remote]\nallow = ["league/*"]\n'
+    result = join(tmp_path, "--join", "pub1", "--set", f"mqtt.url={mosquitto.url}", config=config)
+    assert result.returncode == 0, result.stderr
+    assert (
+        "a guest of pub1's remote matches: [remote] allow = league/*, oche/pub1" in result.stderr
+    ), result.stderr
+    assert "Traceback" not in result.stderr
+    assert (tmp_path / "shot.png").exists()
+
+
+@pytest.mark.parametrize(
+    ("host", "why"),
+    [
+        ("pub*", "bad board 'pub*': must be letters, digits, '_' and '-' only, not '*'"),
+        ("league/", "bad board 'league/': must not be empty"),
+        ("pub 1", "not ' '"),
+        ("board1", "names this board itself (oche/board1)"),
+    ],
+)
+def test_join_with_a_host_that_is_not_one_other_board_is_a_usage_error(
+    tmp_path: Path, host: str, why: str
+) -> None:
+    result = join(tmp_path, "--join", host, "--set", "mqtt.url=mqtt://127.0.0.1:1")
+    assert result.returncode == 2, result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith(f"oche play: --join {host!r}") and why in last, last
+    assert "Traceback" not in result.stderr and not (tmp_path / "shot.png").exists()
+
+
+def test_join_without_a_shared_broker_is_a_usage_error(tmp_path: Path) -> None:
+    """No mqtt.url: the embedded broker, which the host cannot reach."""
+    result = join(tmp_path, "--join", "league/pub1")
+    assert result.returncode == 2, result.stderr
+    last = result.stderr.strip().splitlines()[-1]
+    assert last.startswith("oche play: --join 'league/pub1': the host must reach the same MQTT")
+    assert "mqtt.url is empty" in last and "mqtts://broker.example.org:8883" in last
+    assert "Traceback" not in result.stderr and not (tmp_path / "shot.png").exists()
+
+
+def test_join_with_demo_is_refused(tmp_path: Path) -> None:
+    result = join(tmp_path, "--join", "pub1", "--demo", "--set", "mqtt.url=mqtt://127.0.0.1:1")
+    assert result.returncode == 2, result.stderr
+    assert "oche play: --join plays this board in a host's remote match; --demo" in result.stderr
+    assert "Traceback" not in result.stderr and not (tmp_path / "shot.png").exists()
+
+
+def test_play_help_documents_join() -> None:
+    result = subprocess.run(
+        [str(OCHE), "play", "--help"], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert result.returncode == 0
+    assert "--join HOST" in result.stdout and "[remote] allow" in result.stdout
