@@ -10,8 +10,11 @@ a fixed client id, QoS 1), so the broker keeps results while the service is
 away, and paho's automatic PUBACK is off (``manual_ack``): a result is
 acknowledged after its transaction committed, never before, so a ``kill -9``
 between the two only makes the broker deliver it again, and ``ingest_many``
-dedupes it on ``result_id``. A database that fails leaves the batch
-unacknowledged and is retried with backoff; a lost broker is reconnected with backoff."""
+dedupes it on ``result_id``. A database that is away leaves the batch
+unacknowledged and is retried with backoff; a result the database refuses
+(not away, but refusing that data) is kept as rejected, so it neither stalls
+the results behind it nor comes back forever; a lost broker is reconnected
+with backoff."""
 
 from __future__ import annotations
 
@@ -46,7 +49,7 @@ from firmware_bridge.mqtt_contract import (
 from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub, LiveMessage
 from leaderboard.snapshots import SnapshotPublisher
-from leaderboard.store import IngestOutcome, ingest_many
+from leaderboard.store import IngestOutcome, ingest_many, reject_unstorable
 
 if TYPE_CHECKING:
     from leaderboard.service import ServiceSettings
@@ -309,22 +312,35 @@ class MqttIngest:
 
     async def _store_batch(self, payloads: list[bytes]) -> list[IngestOutcome | None]:
         """The payloads stored with one ``ingest_many`` (one transaction); a
-        batch that fails other than by the database is stored one by one, so
-        only the result that fails stays unacknowledged (None)."""
+        batch the database refuses is stored one by one, and a result it
+        refuses alone is kept as rejected (:func:`reject_unstorable`). None
+        only when even that fails: not acknowledged, the broker sends it again."""
         outcomes = await self._store(payloads)
-        if outcomes is not None:
+        if not isinstance(outcomes, Exception):
             return list(outcomes)
         if len(payloads) == 1:
-            return [None]
+            return [await self._reject(payloads[0], outcomes)]
         single: list[IngestOutcome | None] = []
         for payload in payloads:
             alone = await self._store([payload])
-            single.append(None if alone is None else alone[0])
+            single.append(
+                await self._reject(payload, alone) if isinstance(alone, Exception) else alone[0]
+            )
         return single
 
-    async def _store(self, payloads: list[bytes]) -> list[IngestOutcome] | None:
-        """``ingest_many`` in a worker thread, retried while the database
-        fails; None when storing failed for another reason (a bug)."""
+    async def _reject(self, payload: bytes, error: Exception) -> IngestOutcome | None:
+        """``payload``, which the database refused with ``error``, kept as rejected."""
+        try:
+            return await asyncio.to_thread(
+                reject_unstorable, self._database, payload, _first_line(error)
+            )
+        except Exception:
+            log.exception("a refused result could not be kept as rejected; left unacknowledged")
+            return None
+
+    async def _store(self, payloads: list[bytes]) -> list[IngestOutcome] | Exception:
+        """``ingest_many`` in a worker thread, retried while the database is
+        away; the error when the database refused the data (or a bug)."""
         failures = 0
         down_since: float | None = None
         while True:
@@ -343,10 +359,10 @@ class MqttIngest:
                 failures += 1
                 await asyncio.sleep(delay * random.uniform(0.75, 1.25))
                 continue
-            except Exception:  # a bug, or the database refusing this data (not retried)
+            except Exception as exc:  # a bug, or the database refusing this data (not retried)
                 what = "a result" if len(payloads) == 1 else f"a batch of {len(payloads)} results"
-                log.exception("%s could not be stored; left unacknowledged", what)
-                return None
+                log.warning("%s could not be stored: %s", what, _first_line(exc))
+                return exc
             if down_since is not None:
                 log.info("database back after %.1f s", time.monotonic() - down_since)
             return outcomes

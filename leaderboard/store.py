@@ -5,6 +5,7 @@ keeps what it refuses as a rejected result with its reason."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
@@ -439,6 +440,23 @@ def _summary(scored: ScoredResult, venues: VenueMap) -> ResultSummary:
         ),
         result=scored.result,
     )
+
+
+def reject_unstorable(
+    database: Database, payload: bytes, problem: str, received_at: float | None = None
+) -> IngestOutcome:
+    """Keep a result the database itself refused to store (a value a column
+    cannot take) as rejected, with ``problem`` in its reason, so it is seen in
+    the admin view and its sender's redeliveries stop: the payload passed
+    every check of this service, so retrying it would only fail again."""
+    document: dict[str, Any] | None = None
+    with contextlib.suppress(RejectedResultError):
+        document = _decode(payload)
+    result_id = _string_field(document, "result_id") if document else None
+    board = _string_field(document, "board") if document else None
+    received = time.time() if received_at is None else received_at
+    reason = f"the database refused to store it: {problem}"
+    return _reject(database, payload, reason, result_id, board, received)
 
 
 def ingest(

@@ -136,7 +136,8 @@ async def test_a_result_the_database_refuses_does_not_stall_the_others(
 ) -> None:
     """A result the database itself refuses (here a trigger; in life a value a
     column cannot take) is not retried as if the database were away: the
-    results behind it are stored, and it alone stays unacknowledged."""
+    results behind it are stored, and it is kept as rejected with the
+    database's reason (and acknowledged: the broker does not bring it back)."""
     documents = result_documents(6, seed=23, boards=2)
     poison = documents[2]["result_id"]
     with database.engine.begin() as connection:
@@ -146,9 +147,20 @@ async def test_a_result_the_database_refuses_does_not_stall_the_others(
         )
     async with running_ingest(mosquitto, database, client_id="lb-refused") as running:
         await publish(mosquitto, [(result_topic(d), payload(d)) for d in documents])
-        await wait_until(lambda: len(running.outcomes) == len(documents) - 1)
+        await wait_until(lambda: len(running.outcomes) == len(documents))
     expected = sorted(d["result_id"] for d in documents if d["result_id"] != poison)
     assert sorted(stored_ids(database)) == expected
+    refused = next(o for o in running.outcomes if o.result_id == poison)
+    assert refused.status == "rejected"
+    assert refused.reason is not None and "database refused" in refused.reason
+    assert "refused" in refused.reason.split(":", 1)[1]  # the database's own words
+    assert rejected_ids(database) == [poison]
+    # Acknowledged: a new session of the same client gets nothing back.
+    async with running_ingest(mosquitto, database, client_id="lb-refused") as running:
+        marker = result_documents(1, seed=77)[0]
+        await publish(mosquitto, [(result_topic(marker), payload(marker))])
+        await wait_until(lambda: marker["result_id"] in [o.result_id for o in running.outcomes])
+    assert [o.result_id for o in running.outcomes] == [marker["result_id"]]
 
 
 async def test_a_stored_result_is_acknowledged_and_not_delivered_again(
@@ -218,6 +230,9 @@ async def test_boards_state_and_availability_reach_the_live_hub(
             assert (home.venue, home.availability, home.state) == ("home", "offline", None)
 
             # Garbage is ignored, the feed goes on; a cleared state is None.
+            # (The live feed is drained by a task of its own: wait for the
+            # three retained messages there before counting what follows.)
+            await wait_until(lambda: len(running.live) >= 3)
             seen = len(running.live)
             await publish(
                 mosquitto,
@@ -231,6 +246,7 @@ async def test_boards_state_and_availability_reach_the_live_hub(
             )
             await wait_until(lambda: hub.boards()[1].availability == "offline")
             assert hub.boards()[1].state is None
+            await wait_until(lambda: len(running.live) >= seen + 2)
             assert [m.kind for m in running.live[seen:]] == ["state", "availability"]
     finally:
         await publish(
