@@ -675,6 +675,8 @@ class Daemon:
         session, bots = self.session, self.bots
         if session is None or bots is None or session.phase == Phase.FINISHED:
             return None
+        if self.remote_host.paused:  # a remote match waits for a board: so does the bot
+            return None
         name = session.game.lineup.players[session.thrower()]
         cpu = bots.players.get(name)
         return None if cpu is None else f"{name} (CPU {cpu.level})"

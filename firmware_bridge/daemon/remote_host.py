@@ -87,8 +87,6 @@ class RemoteHost:
     def __init__(self, daemon: Daemon) -> None:
         self.daemon = daemon
         self.match: _Match | None = None
-        self._last_boards: dict[str, str] | None = None
-        """The boards of the last match, for ``rematch``."""
         self._online: dict[str, bool] = {}
         """The last availability seen on each guest availability topic followed."""
         self._followed: set[str] = set()
@@ -130,12 +128,17 @@ class RemoteHost:
 
     def rematch(self) -> dict[str, Any] | None:
         """The ``remote`` record of a rematch: a new match with the boards of
-        the last one, or ``None`` when the last game was on this board alone."""
-        if self._last_boards is None:
+        the last game's (as the journal keeps it, so also after a restart), or
+        ``None`` when the last game was on this board alone."""
+        latest = self.daemon.journal.latest_game(self.daemon.board_id)
+        if latest is None or not isinstance(latest.remote, dict):
             return None
         own = self.own
+        boards = latest.remote.get("boards")
+        if not isinstance(boards, dict):
+            raise ValueError(f"journal game {latest.id}: its remote match has no boards")
         return self._record(
-            {name: BoardAddress.parse(text, own.base) for name, text in self._last_boards.items()}
+            {str(name): BoardAddress.parse(text, own.base) for name, text in boards.items()}
         )
 
     def _record(self, boards: dict[str, BoardAddress]) -> dict[str, Any] | None:
@@ -165,7 +168,6 @@ class RemoteHost:
             status = self._status(old.game_row)
             self._end_match("finished" if status == "finished" else "replaced", now)
         if remote is None:
-            self._last_boards = None
             return
         match = self._new_match(game_row, remote, now, {})
         if match is None:
@@ -209,6 +211,13 @@ class RemoteHost:
         if match is None:
             return None
         return self._refusal(match, board or str(self.own), "undo" in what)
+
+    @property
+    def paused(self) -> bool:
+        """The match waits for a board: no one's darts are taken, a computer
+        player's included."""
+        match = self._current()
+        return match is not None and bool(self._waiting(match))
 
     def takeout_here(self) -> bool:
         """Whether this board's takeout timer may end the visit on: not while
@@ -349,7 +358,6 @@ class RemoteHost:
         except (KeyError, TypeError, ValueError) as error:
             log.error("journal game %d: its remote match is damaged (%s)", game_row, error)
             return None
-        self._last_boards = {name: str(address) for name, address in boards.items()}
         guests: dict[str, _Guest] = {}
         for address in boards.values():
             if address != own and address.board not in guests:
@@ -362,7 +370,9 @@ class RemoteHost:
                     away_since=now,
                 )
         self._wake.set()
-        return _Match(match_id, game_row, self._last_boards, guests)
+        return _Match(
+            match_id, game_row, {name: str(address) for name, address in boards.items()}, guests
+        )
 
     @staticmethod
     def _addresses(match: _Match) -> list[BoardAddress]:
@@ -476,6 +486,7 @@ class RemoteHost:
                 guest.away_since = now
         self._wake.set()
         self.daemon._deadline_moved()
+        self.daemon._bot_schedule(now)
 
     def _waiting(self, match: _Match) -> list[_Guest]:
         """The guests the match waits for (none once its game is over)."""
