@@ -647,8 +647,8 @@ def test_end_game(journal: Journal) -> None:
 
 
 def start_remote(journal: Journal) -> int:
-    remote = {"match": "m1", "host": "oche/board-1", "boards": {"Ann": "oche/board-1"}}
-    remote["boards"]["Bob"] = "oche/pub2"
+    boards = {"Ann": "oche/board-1", "Bob": "oche/pub2"}
+    remote = {"match": "m1", "host": "oche/board-1", "boards": boards}
     return journal.start_game(
         "x01", {"start": 301}, ["Ann", "Bob"], None, "board-1", T0, remote=remote
     )
@@ -676,7 +676,7 @@ def test_a_guests_taken_seq_is_written_with_what_its_action_did(
     assert rows == [(game_id, "S5", "not-your-turn")]
     for bad in (0, -1, True):
         with pytest.raises(JournalError, match="not a positive integer"):
-            journal.note_taken(game_id, "oche/pub2", bad)  # type: ignore[arg-type]
+            journal.note_taken(game_id, "oche/pub2", bad)
     with pytest.raises(JournalError, match="within a game"):
         journal.note_ignored(None, "S5", "no game", T0, taken=("oche/pub2", 3))
     with pytest.raises(JournalError, match="no game 42"):
