@@ -375,7 +375,7 @@ class Daemon:
         """Ends takeout when its timer runs out. Sleeps until the deadline (or
         until the session changes), so an idle daemon does not wake up."""
         while True:
-            deadline = self.session.takeout_deadline if self.session else None
+            deadline = self._takeout_deadline()
             self._ticker_deadline = deadline
             self._timer_changed.clear()
             timeout = None if deadline is None else max(0.0, deadline - self.clock())
@@ -384,7 +384,7 @@ class Daemon:
             if self.session is None:
                 continue
             async with self._lock:
-                due = self.session.due(self.clock())
+                due = self.session.due(self.clock()) if self._takeout_deadline() is not None else []
                 if due:
                     self._apply(due, "board")
                     self._publish_state()
@@ -423,8 +423,8 @@ class Daemon:
             self._ignored(bed.notation, "no game", now)
             return
         remote = self.remote_host.refusal(None, "a dart")
-        if remote is not None:
-            self._ignored(bed.notation, remote, now)
+        if remote is not None:  # "not-your-turn: Cy is throwing at Pub 2": the token
+            self._ignored(bed.notation, remote.partition(":")[0], now)
             return
         if self._cpu_visit() is not None:
             self._ignored(bed.notation, CPU_TURN, now)
@@ -436,10 +436,13 @@ class Daemon:
             return
         self._apply(planned, "board")
 
-    def _ignored(self, segment: str, reason: str, now: float) -> None:
+    def _ignored(
+        self, segment: str, reason: str, now: float, taken: tuple[str, int] | None = None
+    ) -> None:
         """A contact that is not scored: journaled for audit and shown (a display
-        picks menu items by throwing while idle)."""
-        self.journal.note_ignored(self.game_row, segment, reason, now)
+        picks menu items by throwing while idle); a remote guest's action with
+        its ``taken`` seq, in the same transaction."""
+        self.journal.note_ignored(self.game_row, segment, reason, now, taken=taken)
         self._publish_event(Ignored(now, segment, reason))
 
     def _button(self, name: str, now: float) -> None:
@@ -461,10 +464,13 @@ class Daemon:
             raise Refusal("no game: start one with new_game")
         return self.session
 
-    def _apply(self, planned: list[Event], source: str) -> None:
+    def _apply(
+        self, planned: list[Event], source: str, taken: tuple[str, int] | None = None
+    ) -> None:
         """Apply the events of one input, journal their tokens together with the
-        finish or the reopening they cause in one transaction, then publish what
-        they caused (its darts marked with ``source``: board, manual or cpu).
+        finish or the reopening they cause (and a remote guest's ``taken``
+        seq) in one transaction, then publish what they caused (its darts
+        marked with ``source``: board, manual or cpu).
         Events after the one that ends the game are dropped. If the
         engine or the journal refuses, the game is rebuilt from the journal:
         the input is lost as a whole, and nothing of it was published."""
@@ -489,6 +495,7 @@ class Daemon:
                 applied,
                 finish=self._finish_record(session, now) if finished else None,
                 reopen=was_finished and not session.game.is_finished,
+                taken=taken,
             )
         except (EngineError, JournalError):
             self.session = self._replay(self.journal.game(row))
@@ -507,9 +514,15 @@ class Daemon:
     def _deadline_moved(self) -> None:
         """Wake the ticker only when the takeout deadline it sleeps until has
         changed: most darts leave it as it was, and a wake-up costs a task step."""
-        deadline = self.session.takeout_deadline if self.session else None
-        if deadline != self._ticker_deadline:
+        if self._takeout_deadline() != self._ticker_deadline:
             self._timer_changed.set()
+
+    def _takeout_deadline(self) -> float | None:
+        """When this board's takeout timer ends the visit: ``None`` without
+        one, and for a visit thrown at a remote guest (its own ``next`` ends it)."""
+        if self.session is None or not self.remote_host.takeout_here():
+            return None
+        return self.session.takeout_deadline
 
     def _finish_record(self, session: GameSession, now: float) -> Finish:
         """The journal's record of ``session``'s finished game: the result kept
@@ -596,15 +609,21 @@ class Daemon:
         if self.last_setup is None:
             raise Refusal("no game to rematch yet")
         bots = self.last_bots.reseeded() if self.last_bots is not None else None
-        self._start(self.last_setup, now, bots)
+        self._start(self.last_setup, now, bots, self.remote_host.rematch())
 
     def _end_game(self, args: dict[str, Any], now: float) -> None:
         if self.session is None or self.game_row is None:
             raise Refusal("no game is running")
+        self._abandon(now, "ended")
+
+    def _abandon(self, now: float, reason: str) -> None:
+        """The game is over for good: ended (abandoned) unless it was won, and
+        its remote match ended with ``reason`` (``mqtt_contract.END_REASONS``)."""
+        assert self.session is not None and self.game_row is not None
         if not self.session.game.is_finished:
             self.journal.end_game(self.game_row, now)
             self._publish_event(GameOver(now, "ended", None))
-        self.remote_host.ended("ended", now)
+        self.remote_host.ended(reason, now)
         self.session, self.game_row, self.bots = None, None, None
         self._bot_schedule(now)
         self._background(self._publish_discovery())  # no game: no score sensors
@@ -655,6 +674,8 @@ class Daemon:
         the takeout after it), as the screens name it; ``None`` otherwise."""
         session, bots = self.session, self.bots
         if session is None or bots is None or session.phase == Phase.FINISHED:
+            return None
+        if self.remote_host.paused:  # a remote match waits for a board: so does the bot
             return None
         name = session.game.lineup.players[session.thrower()]
         cpu = bots.players.get(name)

@@ -418,18 +418,22 @@ class Journal:
         *,
         finish: Finish | None = None,
         reopen: bool = False,
+        taken: tuple[str, int] | None = None,
     ) -> int:
         """Journal what one input decided, in ONE durable transaction: its
         ``(token, at)`` events, then either the game's ``finish`` (see
         :meth:`finish_game`) or, for an undo of the winning dart, its
-        reopening (see :meth:`reopen_game`). Either all of it is written or
-        none of it. Returns the sequence number of the last event (0 when
-        there are none)."""
+        reopening (see :meth:`reopen_game`), and, for a remote guest's action,
+        its ``taken`` ``(board, seq)`` (see :meth:`note_taken`). Either all of
+        it is written or none of it. Returns the sequence number of the last
+        event (0 when there are none)."""
         if finish is not None and reopen:
             raise self._error(f"game {game_id}: one input cannot both finish and reopen it")
         rows = [(self._token(game_id, token), self._time(at)) for token, at in events]
         result_json = None if finish is None else self._json(finish.result, "result")
         with self._transaction() as connection:
+            if taken is not None:
+                self._taken_rows(connection, game_id, taken)
             seq = self._append_rows(connection, game_id, rows) if rows else 0
             if reopen:
                 self._reopen_rows(connection, game_id)
@@ -464,11 +468,25 @@ class Journal:
         )
         return last + len(rows)
 
-    def note_ignored(self, game_id: int | None, what: str, reason: str, at: float) -> None:
+    def note_ignored(
+        self,
+        game_id: int | None,
+        what: str,
+        reason: str,
+        at: float,
+        *,
+        taken: tuple[str, int] | None = None,
+    ) -> None:
         """Keep a contact that was deliberately not scored (takeout, a coalesced
-        bounce) for audit. It is never one of a game's events."""
+        bounce) for audit. It is never one of a game's events. A remote guest's
+        action comes with its ``taken`` ``(board, seq)``, written in the same
+        transaction (see :meth:`note_taken`)."""
+        if taken is not None and game_id is None:
+            raise self._error("a remote guest's action is taken within a game")
         with self._transaction() as connection:
-            if game_id is not None:
+            if taken is not None and game_id is not None:
+                self._taken_rows(connection, game_id, taken)
+            elif game_id is not None:
                 self._status(connection, game_id)
             connection.execute(
                 "INSERT INTO ignored (game_id, what, reason, at) VALUES (?, ?, ?, ?)",
@@ -562,6 +580,44 @@ class Journal:
                 "UPDATE outbox SET delivered_at = ? WHERE result_id = ? AND delivered_at IS NULL",
                 (time.time(), str(result_id)),
             )
+
+    # ---- remote matches: the host
+    # A guest's actions are taken in seq order, exactly once: the last seq
+    # taken from each guest (remote_taken) is written in the same transaction
+    # as what the action did (record, note_ignored), or alone (note_taken).
+
+    def note_taken(self, game_id: int, board: str, seq: int) -> None:
+        """A remote guest's action ``seq`` from ``board`` (``base/board``) was
+        taken and did nothing the game keeps (the game refused it): only its
+        seq is journaled, so it is never taken again."""
+        with self._transaction() as connection:
+            self._taken_rows(connection, game_id, (board, seq))
+
+    def remote_taken(self, game_id: int) -> dict[str, int]:
+        """The last action taken from each guest of the game's remote match:
+        ``base/board`` -> seq (empty for a game on one board)."""
+        with self._reading() as connection:
+            rows = connection.execute(
+                "SELECT board, seq FROM remote_taken WHERE game_id = ? ORDER BY board",
+                (game_id,),
+            ).fetchall()
+            return {str(board): int(seq) for board, seq in rows}
+
+    def _taken_rows(
+        self, connection: sqlite3.Connection, game_id: int, taken: tuple[str, int]
+    ) -> None:
+        """Within a transaction: ``taken`` ``(board, seq)`` is the guest's last
+        action taken in the game (a seq never goes back)."""
+        board, seq = taken
+        if isinstance(seq, bool) or not isinstance(seq, int) or seq < 1:
+            raise self._error(f"game {game_id}: seq {seq!r} of {board} is not a positive integer")
+        if self._status(connection, game_id) == "ended":
+            raise self._error(f"game {game_id} has ended: no more actions from {board}")
+        connection.execute(
+            "INSERT INTO remote_taken (game_id, board, seq) VALUES (?, ?, ?) "
+            "ON CONFLICT (game_id, board) DO UPDATE SET seq = max(seq, excluded.seq)",
+            (game_id, str(board), seq),
+        )
 
     # ----------------------------------------------------------------- reads
 

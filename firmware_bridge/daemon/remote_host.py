@@ -13,7 +13,31 @@ changes the game.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import copy
+import logging
+import uuid
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from engine import Bed, EngineError, Event
+from firmware_bridge.daemon.events import ErrorReported
+from firmware_bridge.daemon.game_session import Refusal
+from firmware_bridge.daemon.journal import JournalError
+from firmware_bridge.mqtt_contract import (
+    AVAILABILITY_ONLINE,
+    HOST_MESSAGE_TYPES,
+    NOT_YOUR_TURN,
+    REMOTE_TOPIC,
+    WAITING_REMOTE,
+    BoardAddress,
+    RemoteMessage,
+    RemoteMessageError,
+    parse_remote_message,
+    remote_message,
+    remote_topic,
+)
 
 if TYPE_CHECKING:
     from firmware_bridge.daemon.board_daemon import Daemon
@@ -22,62 +46,644 @@ if TYPE_CHECKING:
 
 __all__ = ["RemoteHost"]
 
+log = logging.getLogger(__name__)
+
+_AVAILABILITY = "/availability"
+
+
+@dataclass
+class _Guest:
+    """One guest board of the match, as the host knows it."""
+
+    address: BoardAddress
+    name: str
+    """Its display name (from its ``joined``; its id until then)."""
+    online: bool = False
+    joined: bool = False
+    taken: int = 0
+    """The last of its actions taken (applied or ignored)."""
+    away_since: float | None = None
+    """Since when it has been offline or not joined (``None`` while present)."""
+
+    @property
+    def present(self) -> bool:
+        return self.online and self.joined
+
+
+@dataclass
+class _Match:
+    """The match this board hosts: its id, its game's journal row, where each
+    player throws, and the guests by board id (their level on the channel)."""
+
+    id: str
+    game_row: int
+    boards: dict[str, str]
+    guests: dict[str, _Guest]
+
 
 class RemoteHost:
     """The remote match this board hosts, if any."""
 
     def __init__(self, daemon: Daemon) -> None:
         self.daemon = daemon
+        self.match: _Match | None = None
+        self._online: dict[str, bool] = {}
+        """The last availability seen on each guest availability topic followed."""
+        self._followed: set[str] = set()
+        self._wake = asyncio.Event()
+
+    @property
+    def own(self) -> BoardAddress:
+        """This board, the host, as ``base/board``."""
+        return BoardAddress(self.daemon.config.mqtt.base, self.daemon.board_id)
 
     @property
     def active(self) -> bool:
         """A remote match is on (its game is the daemon's session)."""
-        return False
+        return self._current() is not None
+
+    def _current(self) -> _Match | None:
+        match, daemon = self.match, self.daemon
+        if match is None or daemon.session is None or daemon.game_row != match.game_row:
+            return None
+        return match
 
     # ----------------------------------------------------------- hooks
 
-    def start(self, setup: SessionSetup, boards: dict[str, str], now: float) -> dict[str, Any]:
+    def start(
+        self, setup: SessionSetup, boards: dict[str, str], now: float
+    ) -> dict[str, Any] | None:
         """``new_game`` named boards (player name -> the board as given): check
         them and return the journal's ``remote`` record (``match``, ``host``,
-        ``boards``); a ValueError refuses the game. Called before the game
+        ``boards``), or ``None`` when every board named is this one (an
+        ordinary game); a ValueError refuses the game. Called before the game
         is journaled; :meth:`started` follows once it is."""
-        raise ValueError("remote matches are not built yet")
+        own = self.own
+        given = {name.strip(): BoardAddress.parse(text, own.base) for name, text in boards.items()}
+        players = [name.strip() for name in setup.players]
+        stray = sorted(set(given) - set(players))
+        if stray:
+            raise ValueError(f"board given for {', '.join(stray)}, who is not a player")
+        return self._record({name: given.get(name, own) for name in players})
+
+    def rematch(self) -> dict[str, Any] | None:
+        """The ``remote`` record of a rematch: a new match with the boards of
+        the last game's (as the journal keeps it, so also after a restart), or
+        ``None`` when the last game was on this board alone."""
+        latest = self.daemon.journal.latest_game(self.daemon.board_id)
+        if latest is None or not isinstance(latest.remote, dict):
+            return None
+        own = self.own
+        boards = latest.remote.get("boards")
+        if not isinstance(boards, dict):
+            raise ValueError(f"journal game {latest.id}: its remote match has no boards")
+        return self._record(
+            {str(name): BoardAddress.parse(text, own.base) for name, text in boards.items()}
+        )
+
+    def _record(self, boards: dict[str, BoardAddress]) -> dict[str, Any] | None:
+        own = self.own
+        by_id: dict[str, BoardAddress] = {own.board: own}
+        for address in sorted(set(boards.values()) - {own}):
+            other = by_id.setdefault(address.board, address)
+            if other != address:
+                raise ValueError(
+                    f"boards {other} and {address} have the same id: the match's channel "
+                    f"({own.base}/{address.board}/remote/{own.board}) cannot tell them apart"
+                )
+        if len(by_id) == 1:
+            return None
+        return {
+            "match": uuid.uuid4().hex,
+            "host": str(own),
+            "boards": {name: str(address) for name, address in boards.items()},
+        }
 
     def started(self, game_row: int, remote: dict[str, Any] | None, now: float) -> None:
         """The daemon started (or resumed, from the journal) a game; ``remote``
         is its journal record, or ``None`` for a game on this board alone (which
         ends any match this board hosted)."""
+        old = self.match
+        if old is not None:
+            status = self._status(old.game_row)
+            self._end_match("finished" if status == "finished" else "replaced", now)
+        if remote is None:
+            return
+        match = self._new_match(game_row, remote, now, {})
+        if match is None:
+            return
+        self.match = match
+        log.info(
+            "remote match %s: inviting %s", match.id, ", ".join(map(str, self._addresses(match)))
+        )
+        self._invite_all(match, now)
+        self._follow()
 
     def resumed(self, journaled: JournalGame) -> None:
         """The daemon resumed ``journaled`` from the journal: bring back the
         match's boards and the actions taken so far."""
+        if journaled.remote is None:
+            return
+        try:
+            taken = self.daemon.journal.remote_taken(journaled.id)
+        except JournalError as error:
+            log.error("journal game %d: %s; its remote match is not resumed", journaled.id, error)
+            return
+        match = self._new_match(journaled.id, journaled.remote, self.daemon.clock(), taken)
+        if match is not None:
+            self.match = match
+            log.info("resumed remote match %s (taken: %s)", match.id, taken or "none")
 
     def ended(self, reason: str, now: float) -> None:
         """The match's game is over for good (end_game, a new game over it)."""
+        match = self.match
+        if match is None:
+            return
+        finished = self._status(match.game_row) == "finished"
+        self._end_match("finished" if finished else reason, now)
 
     def refusal(self, board: str | None, what: str) -> str | None:
         """Why a ``what`` (``a dart``, ``NEXT``, ...) from ``board`` (``None``:
         this board, its hits, buttons and own commands) must not be taken now:
-        ``not-your-turn``-style text, the match is waiting for a board, ...;
-        ``None`` to take it."""
-        return None
+        text starting with the reason's token (``not-your-turn: Cy is
+        throwing at Pub 2``, ``waiting-remote: ...``); ``None`` to take it."""
+        match = self._current()
+        if match is None:
+            return None
+        return self._refusal(match, board or str(self.own), "undo" in what)
+
+    @property
+    def paused(self) -> bool:
+        """The match waits for a board: no one's darts are taken, a computer
+        player's included."""
+        match = self._current()
+        return match is not None and bool(self._waiting(match))
+
+    def takeout_here(self) -> bool:
+        """Whether this board's takeout timer may end the visit on: not while
+        the match waits, nor for a visit thrown at a guest (its ``next`` ends it)."""
+        match, session = self._current(), self.daemon.session
+        if match is None or session is None:
+            return True
+        if self._waiting(match):
+            return False
+        return self._thrower_board(match) == str(self.own)
 
     def state(self, state: dict[str, Any]) -> dict[str, Any]:
         """The daemon's ``state`` payload with the match in it (``remote``, each
         player's ``board``, phase ``waiting-remote`` while waiting)."""
+        match = self._current()
+        if match is None:
+            return state
+        own = str(self.own)
+        for player in state.get("players") or []:
+            player["board"] = match.boards.get(player["name"], own)
+        waiting = self._waiting(match)
+        session = self.daemon.session
+        assert session is not None
+        finished = session.game.is_finished
+        host_entry = {
+            "board": own,
+            "name": self.daemon.config.board.name,
+            "online": True,
+            "joined": True,
+            "applied": 0,
+        }
+        state["remote"] = {
+            "match": match.id,
+            "role": "host",
+            "host": own,
+            "throwing_at": None if finished else self._thrower_board(match),
+            "boards": [
+                host_entry,
+                *(
+                    {
+                        "board": str(guest.address),
+                        "name": guest.name,
+                        "online": guest.online,
+                        "joined": guest.joined,
+                        "applied": guest.taken,
+                    }
+                    for guest in match.guests.values()
+                ),
+            ],
+            "waiting": [str(guest.address) for guest in waiting],
+        }
+        if waiting:
+            state["phase"] = WAITING_REMOTE
         return state
 
     def result(self, result: dict[str, Any]) -> dict[str, Any]:
         """The finished game's ``result`` payload with each player's ``board``
         and the ``match`` id."""
+        match = self._current()
+        if match is None:
+            return result
+        own = str(self.own)
+        for player in result.get("players") or []:
+            player["board"] = match.boards.get(player["name"], own)
+        result["match"] = match.id
         return result
 
     async def on_connect(self) -> None:
         """After every (re)connect: subscribe to what the match needs, invite again."""
+        link = self.daemon.link
+        if link is None:
+            return
+        own = self.own
+        await link.subscribe(remote_topic(own.base, "+", own.board))
+        await self._sync_subscriptions()
+        async with self.daemon._lock:
+            match = self._current()
+            if match is not None:
+                self._invite_all(match, self.daemon.clock())
 
     async def on_message(self, topic: str, payload: bytes, retain: bool) -> bool:
         """A message on a topic the host subscribed to; True when it was the host's."""
-        return False
+        if topic.endswith(_AVAILABILITY) and topic in self._followed:
+            async with self.daemon._lock:
+                self._availability(topic, payload, self.daemon.clock())
+            self.daemon._publish_state()
+            return True
+        own = self.own
+        found = REMOTE_TOPIC.match(topic)
+        if (
+            found is None
+            or found["base"] != own.base
+            or found["recipient"] != own.board
+            or found["sender"] == own.board
+        ):
+            return False
+        sender = found["sender"]
+        try:
+            message = parse_remote_message(payload, own.base)
+        except RemoteMessageError as error:
+            log.warning("remote: a message from %s/%s dropped: %s", own.base, sender, error)
+            return True
+        if message.type in HOST_MESSAGE_TYPES:
+            return False  # said to this board as a guest: not the host's
+        async with self.daemon._lock:
+            self._message(sender, message, self.daemon.clock())
+        self.daemon._publish_state()
+        return True
 
     async def run(self) -> None:
         """Timers (``[remote] offline_timeout_s``) until cancelled."""
+        clock = self.daemon.clock
+        while True:
+            self._wake.clear()
+            deadline = self._timeout_deadline()
+            timeout = None if deadline is None else max(0.0, deadline - clock())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout)
+            if self._wake.is_set() or deadline is None:
+                continue
+            async with self.daemon._lock:
+                self._check_timeout(clock())
+            self.daemon._publish_state()
+
+    # ----------------------------------------------------------- the match
+
+    def _new_match(
+        self, game_row: int, remote: dict[str, Any], now: float, taken: dict[str, int]
+    ) -> _Match | None:
+        """The match of a journal ``remote`` record; guests in the players' order."""
+        own = self.own
+        try:
+            match_id = str(remote["match"])
+            boards = {
+                str(name): BoardAddress.parse(text, own.base)
+                for name, text in dict(remote["boards"]).items()
+            }
+        except (KeyError, TypeError, ValueError) as error:
+            log.error("journal game %d: its remote match is damaged (%s)", game_row, error)
+            return None
+        guests: dict[str, _Guest] = {}
+        for address in boards.values():
+            if address != own and address.board not in guests:
+                topic = address.topic("availability")
+                guests[address.board] = _Guest(
+                    address,
+                    address.board,
+                    online=self._online.get(topic, False),
+                    taken=taken.get(str(address), 0),
+                    away_since=now,
+                )
+        self._wake.set()
+        return _Match(
+            match_id, game_row, {name: str(address) for name, address in boards.items()}, guests
+        )
+
+    @staticmethod
+    def _addresses(match: _Match) -> list[BoardAddress]:
+        return [guest.address for guest in match.guests.values()]
+
+    def _status(self, game_row: int) -> str | None:
+        try:
+            return self.daemon.journal.game(game_row).status
+        except JournalError:
+            return None
+
+    def _end_match(self, reason: str, now: float, skip: str | None = None) -> None:
+        """Tell every guest (but ``skip``, a board id) the match is over; forget it."""
+        match, self.match = self.match, None
+        if match is None:
+            return
+        log.info("remote match %s ended: %s", match.id, reason)
+        for guest in match.guests.values():
+            if guest.address.board != skip:
+                self._send(guest, remote_message("end", match.id, now, reason=reason))
+        self._wake.set()
+        self._follow()
+
+    def _invite_all(self, match: _Match, now: float) -> None:
+        for guest in match.guests.values():
+            self._invite(match, guest, now)
+
+    def _invite(self, match: _Match, guest: _Guest, now: float) -> None:
+        """Send ``join`` (the invitation, or a resync) to ``guest``."""
+        session = self.daemon.session
+        if session is None:
+            return
+        own = str(self.own)
+        players = [
+            {"name": name, "board": match.boards.get(name, own)}
+            for name in session.game.lineup.players
+        ]
+        join = remote_message(
+            "join",
+            match.id,
+            now,
+            host=own,
+            host_name=self.daemon.config.board.name,
+            game=session.setup.game,
+            options=dict(session.game.options),
+            players=players,
+        )
+        self._send(guest, join)
+
+    def _send(self, guest: _Guest, payload: dict[str, Any]) -> None:
+        """One message on the channel to ``guest`` (dropped while offline: every
+        join is sent again on reconnect)."""
+        link = self.daemon.link
+        if link is None or not link.connected:
+            return
+        own = self.own
+        link.send_raw(remote_topic(own.base, own.board, guest.address.board), payload)
+
+    def _follow(self) -> None:
+        """Follow the availability of the current match's guests (in the background)."""
+        with contextlib.suppress(RuntimeError):  # no loop: on_connect subscribes
+            self.daemon._background(self._sync_subscriptions())
+
+    async def _sync_subscriptions(self) -> None:
+        link = self.daemon.link
+        if link is None:
+            return
+        match = self.match
+        wanted = (
+            set()
+            if match is None
+            else {g.address.topic("availability") for g in match.guests.values()}
+        )
+        gone, new = self._followed - wanted, wanted - self._followed
+        self._followed = wanted
+        for topic in sorted(gone):
+            self._online.pop(topic, None)
+            await link.unsubscribe(topic)
+        for topic in sorted(new):
+            await link.subscribe(topic)
+
+    # ------------------------------------------------------------ presence
+
+    def _availability(self, topic: str, payload: bytes, now: float) -> None:
+        online = payload.strip() == AVAILABILITY_ONLINE.encode()
+        self._online[topic] = online
+        match = self._current()
+        if match is None:
+            return
+        for guest in match.guests.values():
+            if guest.address.topic("availability") != topic or guest.online == online:
+                continue
+            guest.online = online
+            if online:
+                log.info("remote match %s: %s is online", match.id, guest.address)
+                self._invite(match, guest, now)
+            else:
+                # It says joined again (to the next join) once it is back.
+                guest.joined = False
+                log.warning(
+                    "remote match %s: %s went offline; the match waits", match.id, guest.address
+                )
+        self._presence(match, now)
+
+    def _presence(self, match: _Match, now: float) -> None:
+        """Note since when each guest is away; wake the timers that depend on it."""
+        for guest in match.guests.values():
+            if guest.present:
+                guest.away_since = None
+            elif guest.away_since is None:
+                guest.away_since = now
+        self._wake.set()
+        self.daemon._deadline_moved()
+        self.daemon._bot_schedule(now)
+
+    def _waiting(self, match: _Match) -> list[_Guest]:
+        """The guests the match waits for (none once its game is over)."""
+        session = self.daemon.session
+        if session is None or session.game.is_finished:
+            return []
+        return [guest for guest in match.guests.values() if not guest.present]
+
+    def _timeout_deadline(self) -> float | None:
+        limit = self.daemon.config.remote.offline_timeout_s
+        match = self._current()
+        if limit <= 0 or match is None:
+            return None
+        away = [g.away_since for g in self._waiting(match) if g.away_since is not None]
+        return min(away) + limit if away else None
+
+    def _check_timeout(self, now: float) -> None:
+        deadline = self._timeout_deadline()
+        match = self._current()
+        if deadline is None or match is None or now < deadline:
+            return
+        limit = self.daemon.config.remote.offline_timeout_s
+        late = ", ".join(str(guest.address) for guest in self._waiting(match))
+        message = f"{late} stayed away longer than {limit:g} s: the remote match is abandoned"
+        log.warning("remote match %s: %s", match.id, message)
+        self._end_match("remote-timeout", now)
+        self.daemon._abandon(now, "remote-timeout")
+        self.daemon._publish_event(ErrorReported(now, "remote-timeout", message))
+
+    # ------------------------------------------------------------ messages
+
+    def _message(self, sender: str, message: RemoteMessage, now: float) -> None:
+        """One message from a guest (under the daemon's lock)."""
+        match = self._current()
+        guest = None if match is None else match.guests.get(sender)
+        if match is None or guest is None or message.match != match.id:
+            self._stray(sender, message, now, guest is not None)
+            return
+        kind, fields = message.type, message.fields
+        if kind == "joined":
+            if fields["board"] != str(guest.address):
+                log.warning(
+                    "remote match %s: %s says it is %s; ignored",
+                    match.id,
+                    guest.address,
+                    fields["board"],
+                )
+                return
+            guest.joined = True
+            guest.name = str(fields.get("name") or guest.address.board)
+            log.info("remote match %s: %s joined", match.id, guest.address)
+            self._presence(match, now)
+        elif kind == "refused":
+            guest.joined = False
+            self._presence(match, now)
+            text = f"{guest.address} refused the match: {fields['reason']}"
+            log.warning("remote match %s: %s", match.id, text)
+            self.daemon._publish_event(ErrorReported(now, "remote-refused", text))
+        elif kind == "leave":
+            log.info("remote match %s: %s left", match.id, guest.address)
+            self._end_match("left", now, skip=guest.address.board)
+            self.daemon._abandon(now, "left")
+        elif kind == "action":
+            self._action(match, guest, message, now)
+
+    def _stray(self, sender: str, message: RemoteMessage, now: float, member: bool) -> None:
+        """A message from a board not in the match, or for another match: dropped."""
+        who = f"{self.own.base}/{sender}"
+        why = "for another match" if member else "from a board not in this board's match"
+        log.warning("remote: %s %s (match %s) dropped", message.type, why, message.match)
+        if message.type == "action":
+            text = f"{who}: an action {why} (match {message.match}) was dropped"
+            self.daemon._publish_event(ErrorReported(now, "remote-refused", text))
+        elif message.type == "joined":  # a guest still in a match that is over
+            link = self.daemon.link
+            if link is not None and link.connected:
+                end = remote_message("end", message.match, now, reason="ended")
+                link.send_raw(remote_topic(self.own.base, self.own.board, sender), end)
+
+    def _action(self, match: _Match, guest: _Guest, message: RemoteMessage, now: float) -> None:
+        """Take ``guest``'s next action in seq order, exactly once."""
+        seq = int(message.fields["seq"])
+        if self._waiting(match):
+            log.debug(
+                "remote match %s waits: %s's action %d left untaken", match.id, guest.address, seq
+            )
+            return
+        if seq <= guest.taken:
+            return  # sent again: it was taken
+        if seq > guest.taken + 1:
+            log.info(
+                "remote match %s: %s's action %d before %d; waiting for it in order",
+                match.id,
+                guest.address,
+                seq,
+                guest.taken + 1,
+            )
+            return
+        self._take(match, guest, seq, message.fields["action"], message.fields.get("segment"), now)
+
+    def _take(
+        self,
+        match: _Match,
+        guest: _Guest,
+        seq: int,
+        action: str,
+        segment: str | None,
+        now: float,
+    ) -> None:
+        """Apply (or ignore, saying why) one action; its seq is journaled with it."""
+        daemon, session, row = self.daemon, self.daemon.session, self.daemon.game_row
+        assert session is not None and row is not None
+        board = str(guest.address)
+        taken = (board, seq)
+        try:
+            try:
+                why = self._refusal(match, board, action == "undo")
+                if why is not None:
+                    raise Refusal(why)
+                planned: list[Event]
+                if action == "hit":
+                    assert segment is not None
+                    planned, source = session.plan_hit(Bed.parse(segment), now), "board"
+                elif action == "dart":
+                    assert segment is not None
+                    planned, source = session.plan_manual_dart(Bed.parse(segment)), "manual"
+                elif action == "miss":
+                    planned, source = session.plan_miss(), "manual"
+                elif action == "next":
+                    planned, source = session.plan_next(), "manual"
+                else:
+                    planned, source = session.plan_undo(), "manual"
+                daemon._apply(planned, source, taken)
+            except JournalError:
+                raise
+            except (Refusal, EngineError) as refusal:
+                text = str(refusal)
+                token = text.partition(":")[0]
+                reason = token if token in (NOT_YOUR_TURN, WAITING_REMOTE) else text
+                if segment is not None:
+                    daemon._ignored(segment, reason, now, taken)
+                else:
+                    daemon.journal.note_taken(row, board, seq)
+                    daemon._publish_event(
+                        ErrorReported(now, "refused", f"{action} from {board}: {text}")
+                    )
+        except JournalError as error:  # not taken: the guest sends it again
+            log.error("remote match %s: %s's action %d not taken: %s", match.id, board, seq, error)
+            return
+        guest.taken = seq
+
+    # ------------------------------------------------------------ turns
+
+    def _refusal(self, match: _Match, board: str, undo: bool) -> str | None:
+        waiting = self._waiting(match)
+        if waiting:
+            names = ", ".join(str(guest.address) for guest in waiting)
+            return f"{WAITING_REMOTE}: the match waits for {names}"
+        session = self.daemon.session
+        assert session is not None
+        if undo:
+            owner = self._last_dart_board(match)
+            if owner is None or owner == board:
+                return None
+            return (
+                f"{NOT_YOUR_TURN}: the last dart was thrown at {self._board_name(match, owner)}, "
+                "which alone can take it back"
+            )
+        if session.game.is_finished:
+            return None
+        owner = self._thrower_board(match)
+        if owner == board:
+            return None
+        player = session.game.lineup.players[session.thrower()]
+        return f"{NOT_YOUR_TURN}: {player} is throwing at {self._board_name(match, owner)}"
+
+    def _thrower_board(self, match: _Match) -> str:
+        session = self.daemon.session
+        assert session is not None
+        player = session.game.lineup.players[session.thrower()]
+        return match.boards.get(player, str(self.own))
+
+    def _last_dart_board(self, match: _Match) -> str | None:
+        """Where the dart an undo would take back was thrown; ``None`` without one."""
+        session = self.daemon.session
+        assert session is not None
+        if not session.game.can_undo():
+            return None
+        probe = copy.deepcopy(session.game)
+        probe.undo()  # back to just before that dart: its thrower is up
+        player = probe.lineup.players[probe.current_player]
+        return match.boards.get(player, str(self.own))
+
+    def _board_name(self, match: _Match, board: str) -> str:
+        if board == str(self.own):
+            return self.daemon.config.board.name
+        for guest in match.guests.values():
+            if str(guest.address) == board:
+                return guest.name
+        return board

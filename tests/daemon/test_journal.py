@@ -643,6 +643,83 @@ def test_end_game(journal: Journal) -> None:
     assert journal.game(won).result == {"winner": 1}
 
 
+# ------------------------------------------------ remote matches: the host
+
+
+def start_remote(journal: Journal) -> int:
+    boards = {"Ann": "oche/board-1", "Bob": "oche/pub2"}
+    remote = {"match": "m1", "host": "oche/board-1", "boards": boards}
+    return journal.start_game(
+        "x01", {"start": 301}, ["Ann", "Bob"], None, "board-1", T0, remote=remote
+    )
+
+
+def test_a_guests_taken_seq_is_written_with_what_its_action_did(
+    journal: Journal, path: Path
+) -> None:
+    game_id = start_remote(journal)
+    assert journal.game(game_id).remote == {
+        "match": "m1",
+        "host": "oche/board-1",
+        "boards": {"Ann": "oche/board-1", "Bob": "oche/pub2"},
+    }
+    assert journal.remote_taken(game_id) == {}
+    journal.record(game_id, [("T20", T0 + 1)], taken=("oche/pub2", 1))
+    journal.note_ignored(game_id, "S5", "not-your-turn", T0 + 2, taken=("oche/pub2", 2))
+    journal.note_taken(game_id, "oche/pub3", 1)  # a refused button: only its seq
+    assert journal.remote_taken(game_id) == {"oche/pub2": 2, "oche/pub3": 1}
+    journal.note_taken(game_id, "oche/pub2", 1)  # a seq never goes back
+    assert journal.remote_taken(game_id) == {"oche/pub2": 2, "oche/pub3": 1}
+    assert journal.game(game_id).events == ["T20"]
+    with raw(path) as connection:
+        rows = connection.execute("SELECT game_id, what, reason FROM ignored").fetchall()
+    assert rows == [(game_id, "S5", "not-your-turn")]
+    for bad in (0, -1, True):
+        with pytest.raises(JournalError, match="not a positive integer"):
+            journal.note_taken(game_id, "oche/pub2", bad)
+    with pytest.raises(JournalError, match="within a game"):
+        journal.note_ignored(None, "S5", "no game", T0, taken=("oche/pub2", 3))
+    with pytest.raises(JournalError, match="no game 42"):
+        journal.note_taken(42, "oche/pub2", 3)
+    journal.end_game(game_id, T0 + 9)
+    with pytest.raises(JournalError, match="has ended"):
+        journal.note_taken(game_id, "oche/pub2", 3)
+    assert journal.remote_taken(game_id) == {"oche/pub2": 2, "oche/pub3": 1}
+
+
+def test_a_taken_seq_is_written_together_with_its_events_or_not_at_all(
+    journal: Journal, path: Path
+) -> None:
+    game_id = start_remote(journal)
+    with raw(path) as connection:
+        connection.execute(
+            "CREATE TRIGGER fail_events BEFORE INSERT ON events "
+            "BEGIN SELECT RAISE(ABORT, 'simulated disk failure'); END"
+        )
+    with pytest.raises(JournalError, match="simulated disk failure"):
+        journal.record(game_id, [("T20", T0 + 1)], taken=("oche/pub2", 1))
+    assert (journal.game(game_id).events, journal.remote_taken(game_id)) == ([], {})
+    with raw(path) as connection:
+        connection.execute("DROP TRIGGER fail_events")
+        connection.execute(
+            "CREATE TRIGGER fail_taken BEFORE INSERT ON remote_taken "
+            "BEGIN SELECT RAISE(ABORT, 'simulated disk failure'); END"
+        )
+    with pytest.raises(JournalError, match="simulated disk failure"):
+        journal.record(game_id, [("T20", T0 + 1)], taken=("oche/pub2", 1))
+    with pytest.raises(JournalError, match="simulated disk failure"):
+        journal.note_ignored(game_id, "S1", "takeout", T0 + 1, taken=("oche/pub2", 1))
+    assert (journal.game(game_id).events, journal.remote_taken(game_id)) == ([], {})
+    with raw(path) as connection:
+        assert connection.execute("SELECT count(*) FROM ignored").fetchone() == (0,)
+        connection.execute("DROP TRIGGER fail_taken")
+    finish = Finish({"winner": 1}, T0 + 2, "res-1", "{}")
+    journal.record(game_id, [("T20", T0 + 1)], finish=finish, taken=("oche/pub2", 1))
+    assert journal.remote_taken(game_id) == {"oche/pub2": 1}
+    assert journal.game(game_id).status == "finished"
+    assert journal.pending_results() == [("res-1", "{}")]
+
+
 # ----------------------------------------------------- history and export
 
 
