@@ -99,7 +99,7 @@ class _Probe:
         self.client = mqtt.Client(
             CallbackAPIVersion.VERSION2, client_id=f"rig-probe-{uuid.uuid4().hex[:8]}"
         )
-        self.client.reconnect_delay_set(0.1, 0.5)
+        self.client.reconnect_delay_set(1, 1)
         self.client.on_connect = self._on_connect
         self.client.on_message = self._on_message
         self.client.connect_async(broker.host, broker.port, keepalive=30)
@@ -110,7 +110,7 @@ class _Probe:
             client.subscribe(topic, qos=1)
 
     def _on_message(self, client: Any, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        self.messages.put((message.topic, message.payload))
+        self.messages.put((message.topic, bytes(message.payload)))
 
     def publish(self, topic: str, payload: bytes) -> None:
         self.client.publish(topic, payload, qos=1)

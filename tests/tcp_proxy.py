@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import socket
 import threading
 from collections.abc import Coroutine
 from types import TracebackType
@@ -128,6 +129,10 @@ class TcpProxy:
             writer.transport.abort()
             upstream_writer.transport.abort()
             return
+        for side in (writer, upstream_writer):  # no Nagle delay added by the proxy
+            sock = side.get_extra_info("socket")
+            if sock is not None:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self._writers.update((writer, upstream_writer))
         for source, sink in ((reader, upstream_writer), (upstream_reader, writer)):
             task = asyncio.create_task(self._pump(source, sink, (writer, upstream_writer)))
