@@ -85,3 +85,10 @@ def test_the_leaderboard_benchmark_runs() -> None:
     assert re.search(r"checksum of ids \(SHA-256\) matches +yes", out), out
     assert "ingest, results/s" in out and "publish -> visible, p99, ms" in out
     assert "GET one venue, X01, all time, p99 ms" in out
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(mosquitto_binary() is None, reason="needs a mosquitto binary")
+def test_the_remote_benchmark_runs() -> None:
+    out = bench("remote", "--samples", "5", "--gap-ms", "0")
+    assert "bare bridged round trip, p99" in out and "guest hit -> host state" in out

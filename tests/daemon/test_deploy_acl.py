@@ -17,26 +17,21 @@ denied message declared never delivered.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import queue
 import re
 import shutil
 import socket
 import subprocess
 import sys
-import threading
 import time
-import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 import paho.mqtt.client as mqtt
 import pytest
-from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.reasoncodes import ReasonCode
 
@@ -44,6 +39,7 @@ from tests import unit_sandbox
 from tests.daemon_harness import config_text, press, throw
 from tests.drivers.pty_board import FakeBoard
 from tests.mosquitto_broker import MosquittoBroker, free_port, mosquitto_binary
+from tests.mqtt_peer import ACCEPTED, NOT_AUTHORIZED, TIMEOUT, Peer, marker
 from tests.paths import REPO
 from tests.unit_sandbox import parse_unit
 
@@ -63,14 +59,7 @@ ACCOUNTS = (
     "leaderboard2",
     "homeassistant",
 )
-TIMEOUT = 5.0  # for anything that must happen
 GRACE = 0.3  # after the marker, for anything that must not
-
-NOT_AUTHORIZED = 0x87
-# PUBACK reason codes of a publish the broker took: success, and MQTT 5's
-# "no matching subscribers" (0x10).
-ACCEPTED = (0, 0x10)
-GRANTED_QOS_1 = 1
 
 
 def mosquitto_passwd_binary() -> str | None:
@@ -86,6 +75,22 @@ needs_mosquitto = pytest.mark.skipif(
     mosquitto_binary() is None or MOSQUITTO_PASSWD is None,
     reason="needs mosquitto and mosquitto_passwd (apt-get install -y mosquitto)",
 )
+
+
+THIRD_BOARD = ("board3", "display3")
+"""Accounts added to the test's copy of the ACL by :func:`with_board`."""
+
+
+def with_board(acl: str, number: int) -> str:
+    """``acl`` with board<number> added by the file header's recipe: the board1
+    and display1 blocks copied, board1 and display1 replaced throughout."""
+    blocks = []
+    for account in ("board1", "display1"):
+        start = acl.index(f"user {account}\n")
+        blocks.append(acl[start:].split("\n\n", 1)[0].strip())
+    added = "\n\n".join(blocks)
+    added = added.replace("display1", f"display{number}").replace("board1", f"board{number}")
+    return f"{acl.rstrip()}\n\n{added}\n"
 
 
 def password(account: str) -> str:
@@ -108,176 +113,6 @@ def make_password_file(path: Path, accounts: tuple[str, ...]) -> None:
             capture_output=True,
             timeout=30,
         )
-
-
-def marker() -> bytes:
-    return uuid.uuid4().hex.encode()
-
-
-# --- an MQTT client that waits for its acknowledgements --------------------
-
-
-class Peer:
-    """One paho client on its own network thread, with every message it gets."""
-
-    def __init__(
-        self,
-        broker_host: str,
-        port: int,
-        username: str | None,
-        secret: str | None = None,
-        *,
-        protocol: mqtt.MQTTProtocolVersion = mqtt.MQTTv5,
-        transport: str = "tcp",
-        ca_file: Path | None = None,
-        will: tuple[str, bytes] | None = None,
-        threaded: bool = True,
-        client_id: str | None = None,
-    ) -> None:
-        self.name = username or "anonymous"
-        self.client = mqtt.Client(
-            CallbackAPIVersion.VERSION2,
-            client_id=client_id or f"{self.name}-{uuid.uuid4().hex[:8]}",
-            protocol=protocol,
-            transport=transport,
-        )
-        self.client.reconnect_delay_set(30, 30)  # a refused client must not retry within a test
-        if username is not None:
-            self.client.username_pw_set(username, secret)
-        if ca_file is not None:
-            self.client.tls_set(ca_certs=str(ca_file))
-        if will is not None:
-            self.client.will_set(will[0], will[1], qos=1, retain=True)
-        self.messages: queue.Queue[tuple[str, bytes, bool]] = queue.Queue()
-        self.seen: list[tuple[str, bytes, bool]] = []
-        self.connack: ReasonCode | None = None
-        self._connected = threading.Event()
-        self._acks: dict[int, tuple[threading.Event, list[ReasonCode]]] = {}
-        self._lock = threading.Lock()
-        self.client.on_connect = self._on_connect
-        self.client.on_message = self._on_message
-        self.client.on_publish = self._on_publish
-        self.client.on_subscribe = self._on_subscribe
-        self.threaded = threaded
-        if threaded:
-            self.client.connect_async(broker_host, port, keepalive=30)
-            self.client.loop_start()
-        else:  # driven by wait_connack: no reconnect thread to stop afterwards
-            self.client.connect(broker_host, port, keepalive=30)
-
-    # callbacks, on paho's thread
-
-    def _on_connect(
-        self, client: Any, userdata: Any, flags: Any, reason_code: ReasonCode, properties: Any
-    ) -> None:
-        if self.connack is None:
-            self.connack = reason_code
-        self._connected.set()
-
-    def _on_message(self, client: Any, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        self.messages.put((message.topic, message.payload, bool(message.retain)))
-
-    def _ack(self, mid: int, codes: list[ReasonCode]) -> None:
-        with self._lock:
-            waiter = self._acks.setdefault(mid, (threading.Event(), []))
-        waiter[1].extend(codes)
-        waiter[0].set()
-
-    def _on_publish(
-        self, client: Any, userdata: Any, mid: int, reason_code: ReasonCode, properties: Any
-    ) -> None:
-        self._ack(mid, [reason_code])
-
-    def _on_subscribe(
-        self, client: Any, userdata: Any, mid: int, reason_codes: list[ReasonCode], properties: Any
-    ) -> None:
-        self._ack(mid, list(reason_codes))
-
-    def _wait_ack(self, mid: int, what: str) -> list[ReasonCode]:
-        with self._lock:
-            waiter = self._acks.setdefault(mid, (threading.Event(), []))
-        assert waiter[0].wait(TIMEOUT), f"{self.name}: no acknowledgement for {what}"
-        return waiter[1]
-
-    # the test's side
-
-    def wait_connack(self) -> ReasonCode:
-        deadline = time.monotonic() + TIMEOUT
-        while not self.threaded and not self._connected.is_set() and time.monotonic() < deadline:
-            self.client.loop(timeout=0.05)
-        assert self._connected.wait(TIMEOUT), f"{self.name}: no CONNACK within {TIMEOUT} s"
-        assert self.connack is not None
-        return self.connack
-
-    def connected(self) -> Peer:
-        code = self.wait_connack()
-        assert not code.is_failure, f"{self.name} was refused: {code}"
-        return self
-
-    def subscribe(self, *topics: str) -> Peer:
-        for topic in topics:
-            result, mid = self.client.subscribe(topic, qos=1)
-            assert result == mqtt.MQTT_ERR_SUCCESS
-            codes = self._wait_ack(mid, f"SUBSCRIBE {topic}")
-            # Mosquitto 2.0's ACL file grants every subscription and filters
-            # what it delivers (later versions may refuse it in the SUBACK).
-            assert len(codes) == 1
-            assert codes[0].value in (GRANTED_QOS_1, NOT_AUTHORIZED), codes
-        return self
-
-    def publish(self, topic: str, payload: bytes, *, retain: bool = False) -> int:
-        """Publish at QoS 1 and return the PUBACK reason code (always 0 for MQTT 3.1.1)."""
-        info = self.client.publish(topic, payload, qos=1, retain=retain)
-        assert info.rc == mqtt.MQTT_ERR_SUCCESS, info.rc
-        (code,) = self._wait_ack(info.mid, f"PUBLISH {topic}")
-        return int(code.value)
-
-    def _drain(self) -> None:
-        while True:
-            try:
-                self.seen.append(self.messages.get_nowait())
-            except queue.Empty:
-                return
-
-    def payloads(self) -> set[bytes]:
-        self._drain()
-        return {payload for _, payload, _ in self.seen}
-
-    def wait_for(self, payload: bytes, what: str = "") -> tuple[str, bytes, bool]:
-        deadline = time.monotonic() + TIMEOUT
-        while True:
-            self._drain()
-            for seen in self.seen:
-                if seen[1] == payload:
-                    return seen
-            left = deadline - time.monotonic()
-            assert left > 0, f"{self.name} never got {what or payload!r}"
-            with contextlib.suppress(queue.Empty):
-                self.seen.append(self.messages.get(timeout=min(left, 0.05)))
-
-    def wait_until(self, topic: str, predicate: Callable[[Any], bool], what: str = "") -> Any:
-        """The first JSON (or plain text) payload on ``topic`` for which ``predicate`` holds."""
-        deadline = time.monotonic() + TIMEOUT
-        checked = 0
-        while True:
-            self._drain()
-            for seen_topic, payload, _ in self.seen[checked:]:
-                try:
-                    value: Any = json.loads(payload)
-                except ValueError:
-                    value = payload.decode("utf-8", "replace")
-                if seen_topic == topic and predicate(value):
-                    return value
-            checked = len(self.seen)
-            left = deadline - time.monotonic()
-            assert left > 0, f"{self.name} never got {what or topic}"
-            with contextlib.suppress(queue.Empty):
-                self.seen.append(self.messages.get(timeout=min(left, 0.05)))
-
-    def close(self) -> None:
-        self.client.disconnect()
-        if self.threaded:
-            self.client.loop_stop()
 
 
 # --- the broker as deployed: oche.conf with the ACL --------------------------
@@ -347,9 +182,11 @@ def deployed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployed]:
     workdir = tmp_path_factory.mktemp("deployed-broker")
     ca, cert, key = make_certificates(workdir)
     passwd = workdir / "passwd"
-    make_password_file(passwd, ACCOUNTS)
+    make_password_file(passwd, (*ACCOUNTS, *THIRD_BOARD))
     acl = workdir / "acl"
-    shutil.copyfile(ACL, acl)  # the very file docs/deploy.md installs
+    # The very file docs/deploy.md installs, plus a third board added as its
+    # header says (the remote-match tests need a board outside the match).
+    acl.write_text(with_board(ACL.read_text("utf-8"), 3), "utf-8")
     paths = {
         "/etc/mosquitto/oche/passwd": passwd,
         "/etc/mosquitto/oche/acl": acl,
@@ -805,6 +642,90 @@ def test_home_assistant_reads_discovery_and_state_only(connect: Connect) -> None
     assert homeassistant.publish("oche/board1/cmd", marker()) == NOT_AUTHORIZED
     assert_never_got(homeassistant, [event, result], board1, "oche/board1/state")
     assert_never_got(board1, [birth], display1, "oche/board1/cmd")
+
+
+# --- remote matches (docs/remote.md) ------------------------------------------
+
+
+@needs_mosquitto
+def test_a_match_channel_carries_each_side_to_the_other(connect: Connect) -> None:
+    # board1 hosts, board2 is its guest: each writes its side of the channel
+    # and reads the other's, and the guest reads the host's public topics.
+    host = connect("board1").connected().subscribe("oche/board2/remote/board1")
+    guest = connect("board2").connected()
+    guest.subscribe(
+        "oche/board1/remote/board2",
+        "oche/board1/state",
+        "oche/board1/event",
+        "oche/board1/availability",
+    )
+    join, action = marker(), marker()
+    assert host.publish("oche/board1/remote/board2", join) in ACCEPTED
+    assert guest.wait_for(join, "the host's join")[0] == "oche/board1/remote/board2"
+    assert guest.publish("oche/board2/remote/board1", action) in ACCEPTED
+    assert host.wait_for(action, "the guest's action")[0] == "oche/board2/remote/board1"
+    for kind in ("state", "event", "availability"):
+        payload = marker()
+        assert host.publish(f"oche/board1/{kind}", payload) in ACCEPTED
+        assert guest.wait_for(payload, f"the host's {kind}")[0] == f"oche/board1/{kind}"
+    # And the host reads the guest's availability (its last will).
+    host.subscribe("oche/board2/availability")
+    online = marker()
+    assert guest.publish("oche/board2/availability", online) in ACCEPTED
+    assert host.wait_for(online, "the guest's availability")[0] == "oche/board2/availability"
+
+
+@needs_mosquitto
+@pytest.mark.parametrize("protocol", [mqtt.MQTTv311, mqtt.MQTTv5], ids=["mqtt3.1.1", "mqtt5"])
+def test_a_third_board_can_neither_inject_into_nor_read_a_match(
+    connect: Connect, protocol: int
+) -> None:
+    host = connect("board1").connected().subscribe("oche/board2/remote/board1")
+    guest = connect("board2").connected().subscribe("oche/board1/remote/board2")
+    intruder = connect("board3", protocol=protocol).connected()
+    intruder.subscribe(
+        "oche/board1/remote/board2", "oche/board2/remote/board1", "oche/+/remote/+", "oche/#"
+    )
+    # Impersonation: darts as board2 for board1's match, invitations as board1.
+    forged = {"oche/board2/remote/board1": marker(), "oche/board1/remote/board2": marker()}
+    for topic, payload in forged.items():
+        code = intruder.publish(topic, payload)
+        assert code == (NOT_AUTHORIZED if protocol == mqtt.MQTTv5 else 0), topic
+    assert_never_got(host, list(forged.values()), guest, "oche/board2/remote/board1")
+    assert_never_got(guest, list(forged.values()), host, "oche/board1/remote/board2")
+    # Eavesdropping: the match's real messages never reach board3.
+    private = [marker(), marker()]
+    assert host.publish("oche/board1/remote/board2", private[0]) in ACCEPTED
+    assert guest.publish("oche/board2/remote/board1", private[1]) in ACCEPTED
+    guest.wait_for(private[0])
+    host.wait_for(private[1])
+    display3 = connect("display3").connected()
+    intruder.subscribe("oche/board3/cmd")
+    assert_never_got(intruder, private, display3, "oche/board3/cmd")
+    # What board3 may do: its own side of a channel (the guest or host drops
+    # it unless board3 is in the match), and read the boards' public state.
+    own = marker()
+    host.subscribe("oche/board3/remote/board1")
+    assert intruder.publish("oche/board3/remote/board1", own) in (*ACCEPTED, 0)
+    host.wait_for(own, "board3's own channel")
+
+
+@needs_mosquitto
+def test_boards_read_each_others_state_but_not_commands(connect: Connect) -> None:
+    board2 = connect("board2").connected()
+    board2.subscribe("oche/board1/state", "oche/board1/event", "oche/board1/availability")
+    board2.subscribe("oche/board1/cmd", "oche/board1/cmd/response", "oche/board1/result")
+    board1 = connect("board1").connected()
+    display1 = connect("display1").connected()
+    public = {kind: marker() for kind in ("state", "event", "availability")}
+    for kind, payload in public.items():
+        assert board1.publish(f"oche/board1/{kind}", payload) in ACCEPTED
+        assert board2.wait_for(payload, kind)[0] == f"oche/board1/{kind}"
+    private = [marker(), marker(), marker()]
+    assert display1.publish("oche/board1/cmd", private[0]) in ACCEPTED
+    assert board1.publish("oche/board1/cmd/response", private[1]) in ACCEPTED
+    assert board1.publish("oche/board1/result", private[2]) in ACCEPTED
+    assert_never_got(board2, private, board1, "oche/board1/state")
 
 
 # --- deploy/mosquitto/oche.conf, with TLS and websockets -------------------

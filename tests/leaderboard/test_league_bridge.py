@@ -2,8 +2,9 @@
 with ``deploy/mosquitto/bridge-to-league.conf`` (the very file docs/deploy.md
 installs, only its address pointed at a second private Mosquitto). A result
 published at the bar reaches the central broker's ``oche/+/result``
-subscriber; states and availability go along, retained; commands and events
-stay in the bar."""
+subscriber; states, events and availability go along (states and availability
+retained); commands stay in the bar. What remote matches add (tests/test_deploy_bridge.py)
+comes in too."""
 
 from __future__ import annotations
 
@@ -63,13 +64,15 @@ async def next_message(client: aiomqtt.Client) -> aiomqtt.Message:
     raise AssertionError("no message")
 
 
-def test_the_bridge_file_sends_the_three_topics_out_and_nothing_in() -> None:
+def test_the_bridge_file_sends_results_out_and_keeps_commands_in() -> None:
     lines = active_lines(BRIDGE_CONF.read_text("utf-8"))
     topics = [line for line in lines if line.startswith("topic ")]
     assert topics == [
         "topic oche/+/result out 1",
-        "topic oche/+/state out 1",
-        "topic oche/+/availability out 1",
+        "topic oche/+/state both 1",
+        "topic oche/+/event both 1",
+        "topic oche/+/availability both 1",
+        "topic oche/+/remote/+ both 1",
     ]
     assert lines[0].startswith("connection ") and "cleansession false" in lines
     # Credentials and TLS are there to fill in, commented.
@@ -107,11 +110,11 @@ async def test_a_result_published_at_the_bar_arrives_at_the_central_broker(
             while not received or received[-1][0] != f"oche/{BOARD}/result":
                 message = await next_message(league)
                 received.append((str(message.topic), message.payload, message.qos))
-        # In order, QoS 1, and only the three topics: the bar's commands and
-        # events stay in the bar.
+        # In order, QoS 1; the bar's commands stay in the bar.
         assert received == [
             (f"oche/{BOARD}/availability", b"online", 1),
             (f"oche/{BOARD}/state", state.encode(), 1),
+            (f"oche/{BOARD}/event", b'{"type": "dart"}', 1),
             (f"oche/{BOARD}/result", result.encode(), 1),
         ]
         # The central broker holds the board's last state and availability,
