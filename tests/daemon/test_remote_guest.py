@@ -103,9 +103,9 @@ class ScriptedHost:
                     )
                     await client.subscribe(f"{GUEST}/remote/{self.board}", qos=1)
                     self._client = client
+                    self.ready.set()
                     if self.published:  # the broker keeps nothing over a restart
                         await self.publish_state()
-                    self.ready.set()
                     async for message in client.messages:
                         assert isinstance(message.payload, bytes)
                         document = json.loads(message.payload)
