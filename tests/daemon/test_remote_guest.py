@@ -526,6 +526,26 @@ async def test_takeout_is_local_after_three_darts_until_next(
         assert rows == [(None, "T20", "takeout"), (None, "DB", "takeout")]
 
 
+async def test_the_guests_own_takeout_timer_forwards_next(
+    tmp_path: Path, mosquitto: MosquittoBroker, seen: Watcher
+) -> None:
+    guest = Running(tmp_path, mosquitto, board="pub2", takeout_s=0.3,
+                    extra=ALLOW.format(resend_s=600))  # fmt: skip
+    await guest.start()
+    try:
+        async with ScriptedHost(mosquitto) as host:
+            await playing(guest, host, seen)
+            await throw(guest.board, "S1", "S2", "S3")
+            await until(lambda: 4 in host.seqs())
+            assert host.actions() == [(1, "hit", "S1"), (2, "hit", "S2"), (3, "hit", "S3"),
+                                      (4, "next", None)]  # fmt: skip
+            state = await seen.state_where(lambda s: s["remote"]["throwing_at"] == HOST)
+            assert cy(state)["score"] == 301 - 6
+    finally:
+        await guest.stop()
+        guest.board.close()
+
+
 async def test_commands_are_forwarded_and_a_bad_one_refused(
     guest: Running, seen: Watcher, mosquitto: MosquittoBroker
 ) -> None:
