@@ -421,11 +421,14 @@ class RemoteGuest:
         self._wake.set()
 
     async def _unsubscribe(self, match: _Match) -> None:
+        """Stop reading ``match``'s host, unless the match now on (the same
+        host's next one) reads it too."""
         link = self.daemon.link
         if link is None:
             return
         for topic in match.topics():
-            await link.unsubscribe(topic)
+            if self._match is None or topic not in self._match.topics():
+                await link.unsubscribe(topic)
 
     # ------------------------------------------------------ the host's topics
 

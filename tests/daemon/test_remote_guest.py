@@ -471,9 +471,12 @@ async def test_hits_are_journaled_then_forwarded_in_order_and_never_applied_here
     journal = tmp_path / "journal.sqlite3"
     async with ScriptedHost(mosquitto, take=False) as host:
         at_arrival: dict[int, list[tuple[Any, ...]]] = {}
-        host.on_action = lambda m: at_arrival.setdefault(
-            m["seq"], journal_rows(journal, "SELECT seq, action, segment FROM guest_forwarded")
-        )
+
+        def arrived(message: dict[str, Any]) -> None:
+            query = "SELECT seq, action, segment FROM guest_forwarded"
+            at_arrival.setdefault(message["seq"], journal_rows(journal, query))
+
+        host.on_action = arrived
         await playing(guest, host, seen)
         await throw(guest.board, "S20", "T19", "D5")
         await until(lambda: host.seqs() == {1, 2, 3})
@@ -501,7 +504,11 @@ async def test_takeout_is_local_after_three_darts_until_next(
         await until(lambda: host.seqs() == {1, 2, 3})
         await throw(guest.board, "T20", "DB")  # pulling the darts out
         for segment in ("T20", "DB"):
-            ignored = await seen.wait_for("event", lambda e, s=segment: e.get("segment") == s)
+
+            def this_one(event: Any, segment: str = segment) -> bool:
+                return isinstance(event, dict) and event.get("segment") == segment
+
+            ignored = await seen.wait_for("event", this_one)
             assert ignored == {
                 "type": "hit",
                 "at": ignored["at"],
