@@ -2,6 +2,9 @@
 
 ``oche history`` lists past games, newest first: id, start time (local),
 game, status, winner, darts thrown and players (``--json`` for everything).
+Remote matches (docs/remote.md) are listed too: a game this board hosted with
+each player's board, and a match it joined as a guest (its id is the match's,
+its darts are in the host's journal) with the host and the winner.
 ``oche export GAME_ID`` prints one game as an ``oche replay`` log: a header
 of comment lines naming the game, players, teams and options (see
 :func:`engine.game_log.parse_log_header`) and the command that re-scores it,
@@ -29,13 +32,21 @@ from engine import Bed, EngineError, Game, new_game, parse_event
 from engine.game_log import HEADER_MARK, format_game_log, header_json
 from firmware_bridge.cli.command_support import UsageError
 from firmware_bridge.daemon.config import ConfigError, load_config
-from firmware_bridge.daemon.journal import Journal, JournalError, JournalGame, default_journal_path
+from firmware_bridge.daemon.journal import (
+    GuestMatch,
+    Journal,
+    JournalError,
+    JournalGame,
+    default_journal_path,
+)
 
 __all__ = [
     "add_parser",
     "export_text",
+    "guest_entry",
     "history_entries",
     "history_table",
+    "hosted_elsewhere",
     "replay_journal_game",
 ]
 
@@ -81,12 +92,62 @@ def _iso(timestamp: float | None) -> str | None:
     return datetime.fromtimestamp(timestamp).astimezone().isoformat(timespec="seconds")
 
 
+SHORT_MATCH = 8
+"""How much of a guest match's id ``oche history`` shows (``oche export`` takes it)."""
+
+
 def history_entries(
     journal: Journal, limit: int = 50, board: str | None = None
 ) -> list[dict[str, Any]]:
     """One JSON object per game, newest first: what ``oche history --json``
     prints. ``winner`` and ``darts`` (darts thrown, undone ones not counted)
-    come from replaying the game; both are None if the engine cannot."""
+    come from replaying the game; both are None if the engine cannot. The
+    remote matches this board joined as a guest are merged in by start time
+    (see :func:`guest_entry`); ``role`` says which side a remote match's
+    board was (``host``, ``guest``, ``None`` for a game of its own)."""
+    entries = _game_entries(journal, limit, board)
+    entries += [guest_entry(match) for match in journal.guest_matches(limit, board)]
+    entries.sort(key=lambda entry: entry["started_at"], reverse=True)  # stable: ties keep order
+    return entries[:limit]
+
+
+def guest_entry(match: GuestMatch) -> dict[str, Any]:
+    """A match this board joined as a guest, as ``oche history --json`` lists
+    it: ``id`` is the match id, ``players`` their names (``remote.boards``
+    says where each threw), ``winner`` the host's final state's; ``darts`` and
+    ``events`` are None (the host's journal has them), ``forwarded`` and
+    ``taken`` count the actions this board sent and the host took."""
+    result = match.result
+    return {
+        "id": match.match,
+        "board": match.board,
+        "game": match.game,
+        "status": match.status,
+        "started_at": match.joined_at,
+        "started_local": _iso(match.joined_at),
+        "finished_at": match.finished_at,
+        "finished_local": _iso(match.finished_at),
+        "players": [player["name"] for player in match.players],
+        "teams": None,
+        "options": match.options,
+        "winner": result.get("winner") if isinstance(result, dict) else None,
+        "darts": None,
+        "events": None,
+        "result": result,
+        "role": "guest",
+        "host": match.host,
+        "remote": {
+            "match": match.match,
+            "host": match.host,
+            "boards": {player["name"]: player["board"] for player in match.players},
+        },
+        "end_reason": match.end_reason,
+        "forwarded": match.forwarded,
+        "taken": match.taken,
+    }
+
+
+def _game_entries(journal: Journal, limit: int, board: str | None) -> list[dict[str, Any]]:
     entries: list[dict[str, Any]] = []
     for listed in journal.games(limit, board):
         entry = journal.game(listed.id)
@@ -115,26 +176,56 @@ def history_entries(
                 "darts": darts,
                 "events": len(entry.events),
                 "result": entry.result,
+                "role": "host" if entry.remote else None,
+                "host": entry.remote.get("host") if entry.remote else None,
+                "remote": entry.remote,
             }
         )
     return entries
 
 
+def _players_cell(entry: dict[str, Any]) -> str:
+    """The players, each ``name@board`` in a remote match."""
+    remote = entry.get("remote")
+    if not isinstance(remote, dict):
+        return ", ".join(entry["players"])
+    boards = remote.get("boards")
+    if not isinstance(boards, dict):
+        boards = {}
+    return ", ".join(f"{name}@{boards.get(name, remote.get('host'))}" for name in entry["players"])
+
+
+def _role_cell(entry: dict[str, Any]) -> str:
+    role = entry.get("role")
+    if role == "guest":
+        return f"guest of {entry['host']}"
+    return str(role) if role else "-"
+
+
 def history_table(entries: list[dict[str, Any]]) -> str:
-    """The text table ``oche history`` prints (start times in local time)."""
-    header = ("ID", "STARTED", "GAME", "STATUS", "WINNER", "DARTS", "PLAYERS")
-    rows = [
-        (
-            str(entry["id"]),
+    """The text table ``oche history`` prints (start times in local time). With
+    a remote match among the entries a ``ROLE`` column says which side this
+    board was (``host``, ``guest of base/board``) and players show their board."""
+    remote = any(entry.get("role") for entry in entries)
+    header: tuple[str, ...] = ("ID", "STARTED", "GAME", "STATUS", "WINNER", "DARTS", "PLAYERS")
+    if remote:
+        header = (*header[:-1], "ROLE", header[-1])
+    rows = []
+    for entry in entries:
+        guest = entry.get("role") == "guest"
+        unknown = "-" if guest else "?"
+        row: tuple[str, ...] = (
+            str(entry["id"])[:SHORT_MATCH] if guest else str(entry["id"]),
             _local(entry["started_at"]),
             entry["game"],
             entry["status"],
-            entry["winner"] or ("?" if entry["darts"] is None else "-"),
-            "?" if entry["darts"] is None else str(entry["darts"]),
-            ", ".join(entry["players"]),
+            entry["winner"] or (unknown if entry["darts"] is None else "-"),
+            unknown if entry["darts"] is None else str(entry["darts"]),
+            _players_cell(entry),
         )
-        for entry in entries
-    ]
+        if remote:
+            row = (*row[:-1], _role_cell(entry), row[-1])
+        rows.append(row)
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
     right = {0, 5}  # the numbers
 
@@ -235,13 +326,31 @@ def _history(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
+    wanted = str(args.game_id).strip()
     try:
         with _journal(args) as journal:
-            entry = journal.game(args.game_id)
+            try:
+                if not wanted.isdecimal():
+                    raise JournalError(f"journal {journal.path}: no game or match {wanted!r}")
+                entry = journal.game(int(wanted))
+            except JournalError as error:
+                guest = journal.guest_find(wanted) if wanted else None
+                if guest is None:
+                    raise error from None
+                raise UsageError(hosted_elsewhere(guest)) from None
     except JournalError as error:
         raise UsageError(str(error)) from None
     sys.stdout.write(export_text(entry, args.journal))
     return 0
+
+
+def hosted_elsewhere(match: GuestMatch) -> str:
+    """Why ``oche export`` has no log of a match this board joined as a guest."""
+    return (
+        f"match {match.match} was hosted by {match.host}; this board ({match.board}) was a "
+        "guest and journals only the actions it forwarded: the darts are in the host's "
+        f"journal (run oche export there, on {match.host})"
+    )
 
 
 def _positive(text: str) -> int:
@@ -269,7 +378,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "history",
         help="list past games from the journal",
         description="List the journaled games, newest first: id, start time (local), game, "
-        "status, winner, darts thrown and players.",
+        "status, winner, darts thrown and players, with the remote matches this board hosted "
+        "or joined as a guest.",
     )
     _journal_argument(history)
     history.add_argument("--board", metavar="ID", help="only this board's games")
@@ -286,6 +396,10 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "naming the game, players, teams, options and the command that re-scores it, then "
         "one visit per line.",
     )
-    export.add_argument("game_id", metavar="GAME_ID", type=int, help="the id oche history shows")
+    export.add_argument(
+        "game_id",
+        metavar="GAME_ID",
+        help="the id oche history shows (a remote match joined as a guest: its match id)",
+    )
     _journal_argument(export)
     export.set_defaults(run=_export)

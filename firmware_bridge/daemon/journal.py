@@ -50,6 +50,8 @@ __all__ = [
     "SCHEMA_VERSION",
     "STATUSES",
     "Finish",
+    "GuestAction",
+    "GuestMatch",
     "Journal",
     "JournalError",
     "JournalGame",
@@ -784,8 +786,238 @@ class Journal:
             raise self._error(f"{value!r} is not a time in unix seconds")
         return float(value)
 
+    # ---- remote matches: a guest
+
+    def guest_join(
+        self,
+        match: str,
+        host: str,
+        board: str,
+        game: str,
+        options: dict[str, Any],
+        players: list[dict[str, str]],
+        joined_at: float,
+    ) -> None:
+        """Journal a match ``board`` joins as a guest (``playing``). The
+        board's match still playing, if any, is ``ended`` (reason
+        ``replaced``) in the same transaction: a board is a guest in one match
+        at a time. A match id already journaled is a :class:`JournalError`."""
+        row = (
+            str(match),
+            str(host),
+            str(board),
+            str(game),
+            self._json(options, "options"),
+            self._json(players, "players"),
+            self._time(joined_at),
+        )
+        with self._transaction() as connection:
+            if connection.execute(
+                "SELECT 1 FROM guest_matches WHERE match = ?", (row[0],)
+            ).fetchone():
+                raise self._error(f"match {match} is already journaled")
+            connection.execute(
+                "UPDATE guest_matches SET status = 'ended', end_reason = 'replaced', "
+                "finished_at = ? WHERE board = ? AND status = 'playing'",
+                (row[6], row[2]),
+            )
+            connection.execute(
+                "INSERT INTO guest_matches (match, host, board, game, options, players, "
+                "joined_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, 'playing')",
+                row,
+            )
+
+    def guest_forward(self, match: str, action: str, segment: str | None, at: float) -> int:
+        """Journal one action this board forwards in ``match`` (durably, before
+        it is sent) and return its ``seq``: one more than the match's last, never
+        reused. A match that is not ``playing`` is a :class:`JournalError`."""
+        at = self._time(at)
+        with self._transaction() as connection:
+            found = connection.execute(
+                "SELECT status, (SELECT coalesce(max(seq), 0) FROM guest_forwarded "
+                "WHERE match = ?1) FROM guest_matches WHERE match = ?1",
+                (str(match),),
+            ).fetchone()
+            if found is None:
+                raise self._error(f"no match {match}")
+            if found[0] != "playing":
+                raise self._error(f"match {match} is {found[0]}: nothing more is forwarded")
+            seq = int(found[1]) + 1
+            connection.execute(
+                "INSERT INTO guest_forwarded (match, seq, action, segment, at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (str(match), seq, str(action), None if segment is None else str(segment), at),
+            )
+        return seq
+
+    def guest_taken(self, match: str, seq: int) -> None:
+        """The host has taken ``match``'s actions up to ``seq`` (its state's ``applied``)."""
+        with self._transaction() as connection:
+            connection.execute(
+                "UPDATE guest_matches SET taken = ? WHERE match = ?", (int(seq), str(match))
+            )
+
+    def guest_close(
+        self,
+        match: str,
+        status: str,
+        at: float,
+        end_reason: str,
+        result: dict[str, Any] | None = None,
+    ) -> None:
+        """The ``playing`` match is over here: ``finished`` (with the host's
+        final ``result``) or ``ended``, for ``end_reason``. A match already
+        over is left as it is."""
+        if status not in ("finished", "ended"):
+            raise self._error(f"a match closes finished or ended, not {status!r}")
+        row = (
+            status,
+            self._time(at),
+            str(end_reason),
+            None if result is None else self._json(result, "result"),
+            str(match),
+        )
+        with self._transaction() as connection:
+            connection.execute(
+                "UPDATE guest_matches SET status = ?, finished_at = ?, end_reason = ?, "
+                "result = ? WHERE match = ? AND status = 'playing'",
+                row,
+            )
+
+    def guest_match(self, match: str) -> GuestMatch | None:
+        """The match ``match`` this board joined, or ``None``."""
+        return self._guest_where("match = ?", (str(match),))
+
+    def guest_playing(self, board: str) -> GuestMatch | None:
+        """The match ``board`` is still a guest in, or ``None``."""
+        return self._guest_where("board = ? AND status = 'playing'", (str(board),))
+
+    def guest_find(self, prefix: str) -> GuestMatch | None:
+        """The match whose id is or starts with ``prefix`` (as ``oche history``
+        shortens it); ``None`` for none, a :class:`JournalError` when several do."""
+        with self._reading() as connection:
+            rows = connection.execute(
+                f"SELECT {_GUEST_COLUMNS} FROM guest_matches "
+                "WHERE substr(match, 1, length(?1)) = ?1 ORDER BY match = ?1 DESC LIMIT 2",
+                (str(prefix),),
+            ).fetchall()
+            exact = [row for row in rows if row[0] == prefix]
+            if len(rows) > 1 and not exact:
+                raise self._error(f"several matches start with {prefix!r}: give more of the id")
+            return None if not rows else self._guest(connection, (exact or rows)[0])
+
+    def guest_matches(self, limit: int = 50, board: str | None = None) -> list[GuestMatch]:
+        """Up to ``limit`` matches this board joined as a guest, newest first
+        (every board's, or ``board``'s)."""
+        if limit < 0:
+            raise self._error(f"limit {limit} is negative")
+        where, parameters = ("", ()) if board is None else ("WHERE board = ?", (str(board),))
+        with self._reading() as connection:
+            rows = connection.execute(
+                f"SELECT {_GUEST_COLUMNS} FROM guest_matches {where} "
+                "ORDER BY joined_at DESC, rowid DESC LIMIT ?",
+                (*parameters, limit),
+            ).fetchall()
+            return [self._guest(connection, row) for row in rows]
+
+    def guest_untaken(self, match: str, taken: int) -> list[GuestAction]:
+        """``match``'s forwarded actions after ``taken`` (the host's ``applied``), in order."""
+        with self._reading() as connection:
+            rows = connection.execute(
+                "SELECT seq, action, segment, at FROM guest_forwarded "
+                "WHERE match = ? AND seq > ? ORDER BY seq",
+                (str(match), int(taken)),
+            ).fetchall()
+            return [
+                GuestAction(
+                    int(seq), str(action), None if segment is None else str(segment), float(at)
+                )
+                for seq, action, segment, at in rows
+            ]
+
+    def _guest_where(self, condition: str, parameters: tuple[Any, ...]) -> GuestMatch | None:
+        with self._reading() as connection:
+            row = connection.execute(
+                f"SELECT {_GUEST_COLUMNS} FROM guest_matches WHERE {condition} "
+                "ORDER BY joined_at DESC LIMIT 1",
+                parameters,
+            ).fetchone()
+            return None if row is None else self._guest(connection, row)
+
+    def _guest(self, connection: sqlite3.Connection, row: tuple[Any, ...]) -> GuestMatch:
+        match, host, board, game, options, players, joined, finished = row[:8]
+        status, result, end_reason, taken = row[8:]
+        forwarded = connection.execute(
+            "SELECT coalesce(max(seq), 0) FROM guest_forwarded WHERE match = ?", (match,)
+        ).fetchone()[0]
+        try:
+            return GuestMatch(
+                match=str(match),
+                host=str(host),
+                board=str(board),
+                game=str(game),
+                options=json.loads(options),
+                players=json.loads(players),
+                joined_at=float(joined),
+                finished_at=None if finished is None else float(finished),
+                status=str(status),
+                result=None if result is None else json.loads(result),
+                end_reason=None if end_reason is None else str(end_reason),
+                taken=int(taken),
+                forwarded=int(forwarded),
+            )
+        except (TypeError, ValueError) as error:
+            raise self._error(f"match {match} is damaged: {error}") from None
+
 
 _GAME_COLUMNS = (
     "id, game, options, players, teams, board, started_at, finished_at, status, result, bots, "
     "remote"
 )
+
+
+# ---- remote matches: a guest
+
+_GUEST_COLUMNS = (
+    "match, host, board, game, options, players, joined_at, finished_at, status, result, "
+    "end_reason, taken"
+)
+
+
+@dataclass(frozen=True)
+class GuestMatch:
+    """A remote match this board joined as a guest (docs/remote.md): the game
+    ran at ``host``, so only the match and what this board forwarded are here."""
+
+    match: str
+    host: str
+    """The host, ``base/board``."""
+    board: str
+    """This board's id."""
+    game: str
+    options: dict[str, Any]
+    players: list[dict[str, str]]
+    """Every player of the match with their board: ``[{"name", "board"}]``."""
+    joined_at: float
+    finished_at: float | None
+    status: str
+    """``playing``, ``finished`` (``result`` is the host's final state's) or ``ended``."""
+    result: dict[str, Any] | None
+    end_reason: str | None
+    """Why it is over: an ``end`` message's reason, ``left`` (end_game here), ``replaced``."""
+    taken: int
+    """The highest ``seq`` the host has taken."""
+    forwarded: int
+    """The highest ``seq`` this board forwarded (0 for none)."""
+
+
+@dataclass(frozen=True)
+class GuestAction:
+    """One action a guest forwarded: ``seq`` in its match, ``action``
+    (``hit``, ``dart``, ``miss``, ``next``, ``undo``), ``segment`` for a hit or a
+    dart, and when it was registered."""
+
+    seq: int
+    action: str
+    segment: str | None
+    at: float

@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import json
 import os
+import re
 import shlex
 import signal
 import sqlite3
@@ -869,6 +870,144 @@ def test_history_reads_the_journal_the_daemons_config_names(
     config.write_text(f'[journal]\npath = "{journal_path}"\n', "utf-8")
     assert run_command(["history", "--json", "--config", str(config)]) == 0
     assert [game["board"] for game in json.loads(capsys.readouterr().out)] == ["board7"]
+
+
+MATCH = "3f2a9c1b" + "0" * 24
+
+
+@pytest.fixture
+def remote_matches(path: Path) -> dict[str, Any]:
+    """A journal with a game of the board's own, a remote match it hosted and
+    one it joined as a guest (finished, with the host's result)."""
+    with Journal(path) as journal:
+        own = journal.start_game("x01", {}, ["Al"], None, "pub2", T0)
+        journal.end_game(own, T0 + 10)
+        hosted = journal.start_game(
+            "x01", {"start": 301}, ["Bo", "Cy"], None, "pub2", T0 + 100, None,
+            {"match": "m" * 32, "host": "oche/pub2", "boards": {"Bo": "oche/pub2",
+                                                                "Cy": "league/pub5"}},
+        )  # fmt: skip
+        append_all(journal, hosted, ["T20"], T0 + 100)
+        players = [{"name": "Ann", "board": "oche/pub1"}, {"name": "Cy", "board": "oche/pub2"}]
+        journal.guest_join(MATCH, "oche/pub1", "pub2", "x01", {"start": 301}, players, T0 + 200)
+        assert journal.guest_forward(MATCH, "hit", "T20", T0 + 210) == 1
+        assert journal.guest_forward(MATCH, "next", None, T0 + 220) == 2
+        journal.guest_taken(MATCH, 2)
+        result = {"winner": "Cy", "result": "checkout", "players": [
+            {"name": "Ann", "board": "oche/pub1", "score": 40},
+            {"name": "Cy", "board": "oche/pub2", "score": 0}]}  # fmt: skip
+        journal.guest_close(MATCH, "finished", T0 + 300, "finished", result)
+    return {"own": own, "hosted": hosted}
+
+
+def test_history_lists_remote_matches_of_both_roles(
+    path: Path, remote_matches: dict[str, Any], capsys: pytest.CaptureFixture[str], utc: None
+) -> None:
+    assert run_command(["history", "--journal", str(path)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == [
+        "ID", "STARTED", "GAME", "STATUS", "WINNER", "DARTS", "ROLE", "PLAYERS"
+    ]  # fmt: skip
+    rows = [re.split(r"\s{2,}", line.strip()) for line in lines[1:]]
+    assert rows == [
+        ["3f2a9c1b", "2023-11-14 22:16", "x01", "finished", "Cy", "-", "guest of oche/pub1",
+         "Ann@oche/pub1, Cy@oche/pub2"],
+        [str(remote_matches["hosted"]), "2023-11-14 22:15", "x01", "playing", "-", "1", "host",
+         "Bo@oche/pub2, Cy@league/pub5"],
+        [str(remote_matches["own"]), "2023-11-14 22:13", "x01", "ended", "-", "0", "-", "Al"],
+    ]  # fmt: skip
+
+
+def test_history_json_has_each_entrys_role_and_match(
+    path: Path, remote_matches: dict[str, Any], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert run_command(["history", "--journal", str(path), "--json", "--board", "pub2"]) == 0
+    guest, hosted, own = json.loads(capsys.readouterr().out)
+    assert guest == {
+        "id": MATCH,
+        "board": "pub2",
+        "game": "x01",
+        "status": "finished",
+        "started_at": T0 + 200,
+        "started_local": guest["started_local"],
+        "finished_at": T0 + 300,
+        "finished_local": guest["finished_local"],
+        "players": ["Ann", "Cy"],
+        "teams": None,
+        "options": {"start": 301},
+        "winner": "Cy",
+        "darts": None,
+        "events": None,
+        "result": guest["result"],
+        "role": "guest",
+        "host": "oche/pub1",
+        "remote": {"match": MATCH, "host": "oche/pub1",
+                   "boards": {"Ann": "oche/pub1", "Cy": "oche/pub2"}},
+        "end_reason": "finished",
+        "forwarded": 2,
+        "taken": 2,
+    }  # fmt: skip
+    assert guest["result"]["players"][1] == {"name": "Cy", "board": "oche/pub2", "score": 0}
+    assert (hosted["id"], hosted["role"], hosted["host"]) == (
+        remote_matches["hosted"], "host", "oche/pub2"
+    )  # fmt: skip
+    assert hosted["remote"]["boards"]["Cy"] == "league/pub5"
+    assert (own["role"], own["host"], own["remote"]) == (None, None, None)
+    assert run_command(["history", "--journal", str(path), "--json", "--limit", "1"]) == 0
+    assert [e["id"] for e in json.loads(capsys.readouterr().out)] == [MATCH]
+    assert run_command(["history", "--journal", str(path), "--json", "--board", "pub9"]) == 0
+    assert json.loads(capsys.readouterr().out) == []
+
+
+@pytest.mark.parametrize("given", [MATCH, MATCH[:8]])
+def test_export_of_a_guest_match_says_it_was_hosted_elsewhere(
+    path: Path, remote_matches: dict[str, Any], capsys: pytest.CaptureFixture[str], given: str
+) -> None:
+    assert run_command(["export", given, "--journal", str(path)]) == EXIT_BAD_INPUT
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        f"oche export: match {MATCH} was hosted by oche/pub1; this board (pub2) was a guest "
+        "and journals only the actions it forwarded: the darts are in the host's journal "
+        "(run oche export there, on oche/pub1)\n"
+    )
+    assert run_command(["export", "nothing", "--journal", str(path)]) == EXIT_BAD_INPUT
+    assert capsys.readouterr().err == f"oche export: journal {path}: no game or match 'nothing'\n"
+    # The game it hosted exports as any other.
+    assert run_command(["export", str(remote_matches["hosted"]), "--journal", str(path)]) == 0
+    assert capsys.readouterr().out.startswith(f"# Oche journal game {remote_matches['hosted']}")
+
+
+def test_guest_matches_in_the_journal(path: Path) -> None:
+    players = [{"name": "Ann", "board": "oche/pub1"}, {"name": "Cy", "board": "oche/pub2"}]
+    with Journal(path) as journal:
+        journal.guest_join("a1", "oche/pub1", "pub2", "x01", {}, players, T0)
+        assert [
+            journal.guest_forward("a1", "hit", s, T0 + n) for n, s in enumerate(["S1", "S2"])
+        ] == [1, 2]
+        # Another match of the same host replaces it; its seqs start again at 1.
+        journal.guest_join("a2", "oche/pub1", "pub2", "x01", {}, players, T0 + 10)
+        first = journal.guest_match("a1")
+        assert first is not None
+        assert (first.status, first.end_reason, first.forwarded) == ("ended", "replaced", 2)
+        with pytest.raises(JournalError, match="match a1 is ended: nothing more is forwarded"):
+            journal.guest_forward("a1", "hit", "S3", T0 + 11)
+        assert journal.guest_forward("a2", "miss", None, T0 + 12) == 1
+        assert [a.seq for a in journal.guest_untaken("a2", 0)] == [1]
+        assert journal.guest_untaken("a2", 1) == []
+        playing = journal.guest_playing("pub2")
+        assert playing is not None and playing.match == "a2"
+        with pytest.raises(JournalError, match="several matches start with 'a'"):
+            journal.guest_find("a")
+        with pytest.raises(JournalError, match="match a2 is already journaled"):
+            journal.guest_join("a2", "oche/pub1", "pub2", "x01", {}, players, T0 + 13)
+        journal.guest_close("a2", "ended", T0 + 20, "left")
+        journal.guest_close("a2", "finished", T0 + 30, "finished", {"winner": "Cy"})  # over: kept
+        closed = journal.guest_find("a2")
+        assert closed is not None
+        assert (closed.status, closed.end_reason, closed.result) == ("ended", "left", None)
+        assert journal.guest_playing("pub2") is None
+        assert [m.match for m in journal.guest_matches()] == ["a2", "a1"]
 
 
 def export(path: Path, game_id: int, capsys: pytest.CaptureFixture[str]) -> str:
