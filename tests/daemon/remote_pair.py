@@ -1,0 +1,80 @@
+"""Two real daemons in one remote match: a host and a guest board, each on a
+fake pty board with its own journal, and a watcher on each board's topics.
+The brokers are the caller's: one Mosquitto, or two bridged ones."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from firmware_bridge.daemon.journal import Journal
+from tests.daemon_harness import Running, Watcher
+from tests.mosquitto_broker import MosquittoBroker
+
+__all__ = ["GUEST", "HOST", "Pair", "remote_pair", "thrower_board"]
+
+HOST = "pub1"
+GUEST = "pub2"
+
+
+@dataclass
+class Pair:
+    """The host and guest daemons and a watcher on each one's own broker."""
+
+    host: Running
+    guest: Running
+    host_watch: Watcher
+    guest_watch: Watcher
+
+    def journal(self, which: Running) -> Journal:
+        """The board's journal, opened for reading beside the running daemon."""
+        return Journal(which.config.journal.resolved_path())
+
+
+def thrower_board(state: dict[str, Any]) -> str | None:
+    """The board whose visit is on (``remote.throwing_at``), or None."""
+    remote = state.get("remote")
+    return None if remote is None else remote.get("throwing_at")
+
+
+@contextlib.asynccontextmanager
+async def remote_pair(
+    tmp_path: Path,
+    host_broker: MosquittoBroker,
+    guest_broker: MosquittoBroker,
+    *,
+    host_extra: str = "",
+    guest_extra: str = "",
+    takeout_s: float = 0.0,
+    guest_allow: tuple[str, ...] = (HOST,),
+) -> AsyncIterator[Pair]:
+    """Start the host (pub1, on ``host_broker``) and the guest (pub2, which
+    allows ``guest_allow``, on ``guest_broker``); stop both at the end."""
+    (tmp_path / HOST).mkdir()
+    (tmp_path / GUEST).mkdir()
+    host = Running(tmp_path / HOST, host_broker, board=HOST, takeout_s=takeout_s, extra=host_extra)
+    guest = Running(
+        tmp_path / GUEST,
+        guest_broker,
+        board=GUEST,
+        takeout_s=takeout_s,
+        extra=f"[remote]\nallow = {list(guest_allow)!r}\n{guest_extra}".replace("'", '"'),
+    )
+    async with (
+        Watcher(host_broker.host, host_broker.port, HOST) as host_watch,
+        Watcher(guest_broker.host, guest_broker.port, GUEST) as guest_watch,
+    ):
+        await host.start()
+        await guest.start()
+        try:
+            await host_watch.state_where(lambda s: s["board"]["connected"])
+            await guest_watch.state_where(lambda s: s["board"]["connected"])
+            yield Pair(host, guest, host_watch, guest_watch)
+        finally:
+            await guest.stop()
+            await host.stop()
+            guest.board.close()
+            host.board.close()

@@ -1,0 +1,178 @@
+"""A remote match end to end: two real daemons, each on its own pty board
+and journal, one game between them (docs/remote.md). On one Mosquitto here;
+tests/daemon/test_remote_bridged.py plays it across two bridged brokers."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from firmware_bridge.cli.history_command import history_entries
+from firmware_bridge.mqtt_contract import NOT_YOUR_TURN, TOPICS
+from tests.daemon.remote_pair import GUEST, HOST, Pair, remote_pair, thrower_board
+from tests.daemon_harness import press, throw
+from tests.mosquitto_broker import MosquittoBroker
+
+NEXT = 0  # the test map's NEXT button
+HOST_AT = f"oche/{HOST}"
+GUEST_AT = f"oche/{GUEST}"
+
+
+def scores(state: dict[str, Any]) -> list[int]:
+    return [player["score"] for player in state["players"]]
+
+
+async def start_match(pair: Pair) -> dict[str, Any]:
+    """new_game on the host: Ann throws at the host, Cy at the guest; returns
+    the host's state once the match is on (both boards joined)."""
+    response = await pair.host_watch.command(
+        {
+            "command": "new_game",
+            "game": "x01",
+            "options": {"start": 301},
+            "players": ["Ann", {"name": "Cy", "board": GUEST}],
+        }
+    )
+    assert response["ok"], response
+    return await pair.host_watch.state_where(
+        lambda s: s["phase"] == "throwing" and s.get("remote", {}).get("waiting") == []
+    )
+
+
+async def test_a_whole_match_between_two_boards(tmp_path: Path, mosquitto: MosquittoBroker) -> None:
+    async with remote_pair(tmp_path, mosquitto, mosquitto) as pair:
+        state = await start_match(pair)
+        assert [p["board"] for p in state["players"]] == [HOST_AT, GUEST_AT]
+        assert thrower_board(state) == HOST_AT
+        # The guest shows the same game, on its own board object, as a guest.
+        mirrored = await pair.guest_watch.state_where(
+            lambda s: (
+                s.get("remote", {}).get("match") == state["remote"]["match"]
+                and s["phase"] == "throwing"
+            )
+        )
+        assert mirrored["remote"]["role"] == "guest"
+        assert mirrored["board"]["id"] == GUEST
+        assert [p["name"] for p in mirrored["players"]] == ["Ann", "Cy"]
+
+        # Cy throws at the guest's board while Ann is up: not taken.
+        await throw(pair.guest.board, "T20")
+        await pair.host_watch.wait_for(
+            "event", lambda e: e.get("type") == "hit" and e.get("reason") == NOT_YOUR_TURN
+        )
+        # Ann's visit at the host.
+        await throw(pair.host.board, "T20", "T20", "T20")
+        await press(pair.host.board, NEXT)
+        await pair.host_watch.state_where(lambda s: thrower_board(s) == GUEST_AT)
+        # Ann, at the host, cannot throw in Cy's visit.
+        await throw(pair.host.board, "T20")
+        await pair.host_watch.wait_for(
+            "event",
+            lambda e: e.get("type") == "hit" and e.get("reason") == NOT_YOUR_TURN,
+        )
+        # Cy's visit at the guest's board: forwarded, scored at the host,
+        # mirrored back to the guest.
+        await throw(pair.guest.board, "T20", "T20", "T20")
+        await pair.guest_watch.state_where(
+            lambda s: s["phase"] == "takeout" and s.get("players") and scores(s) == [121, 121]
+        )
+        await press(pair.guest.board, NEXT)
+        await pair.host_watch.state_where(lambda s: thrower_board(s) == HOST_AT)
+        # Ann checks out 121: T20 T19 D2.
+        await throw(pair.host.board, "T20", "T19", "D2")
+        final = await pair.host_watch.state_where(lambda s: s["phase"] == "finished")
+        assert final["players"][final["winner"]]["name"] == "Ann"
+        await pair.guest_watch.state_where(lambda s: s["phase"] == "finished")
+
+        # One result, from the host, with each player's board and the match.
+        result = await pair.host_watch.wait_for("result", lambda r: True)
+        assert {p["name"]: p["board"] for p in result["players"]} == {
+            "Ann": HOST_AT,
+            "Cy": GUEST_AT,
+        }
+        assert result["match"] == state["remote"]["match"]
+        await asyncio.sleep(0.3)
+        assert pair.guest_watch.of("result") == []
+        assert len(pair.host_watch.of("result")) == 1
+
+        # The guest heard the host's events on its own topic (its sound cues).
+        darts = [e for e in pair.guest_watch.of("event") if e.get("type") == "dart"]
+        assert len(darts) == 9
+
+        # Every state either board published is valid.
+        from jsonschema import Draft202012Validator
+
+        validator = Draft202012Validator(TOPICS["state"].schema)
+        for watch in (pair.host_watch, pair.guest_watch):
+            for published in watch.of("state"):
+                assert list(validator.iter_errors(published)) == [], published
+
+        # Both journals know the match, and agree on what was forwarded.
+        with pair.journal(pair.host) as journal:
+            host_history = history_entries(journal)
+        with pair.journal(pair.guest) as journal:
+            guest_history = history_entries(journal)
+        assert host_history[0]["winner"] == "Ann"
+        assert any(entry.get("role") == "guest" for entry in guest_history)
+
+
+async def test_the_guest_leaving_ends_the_match_on_both_boards(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    async with remote_pair(tmp_path, mosquitto, mosquitto) as pair:
+        await start_match(pair)
+        response = await pair.guest_watch.command({"command": "end_game"})
+        assert response["ok"], response
+        await pair.host_watch.state_where(lambda s: s["phase"] == "idle")
+        await pair.guest_watch.state_where(lambda s: s["phase"] == "idle")
+        # The guest plays its own games again.
+        response = await pair.guest_watch.command(
+            {"command": "new_game", "game": "x01", "players": ["Solo"]}
+        )
+        assert response["ok"], response
+
+
+async def test_a_guest_refuses_a_host_it_does_not_allow(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    async with remote_pair(tmp_path, mosquitto, mosquitto, guest_allow=("pub7",)) as pair:
+        await pair.host_watch.command(
+            {
+                "command": "new_game",
+                "game": "x01",
+                "players": ["Ann", {"name": "Cy", "board": GUEST}],
+            }
+        )
+        refused = await pair.host_watch.wait_for(
+            "event", lambda e: e.get("type") == "error" and e.get("kind") == "remote-refused"
+        )
+        assert "oche/pub1" in refused["message"] and "allow" in refused["message"]
+        waiting = await pair.host_watch.state_where(lambda s: s["phase"] == "waiting-remote")
+        assert waiting["remote"]["waiting"] == [GUEST_AT]
+        # The guest is not in the match: its board plays on its own.
+        await pair.guest_watch.state_where(lambda s: s["phase"] == "idle")
+
+
+async def test_a_match_waits_for_a_board_that_is_not_there(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    async with remote_pair(tmp_path, mosquitto, mosquitto) as pair:
+        # pub3 runs no daemon: the match waits for it, and says so.
+        response = await pair.host_watch.command(
+            {
+                "command": "new_game",
+                "game": "x01",
+                "players": ["Ann", {"name": "Zed", "board": "pub3"}],
+            }
+        )
+        assert response["ok"], response
+        waiting = await pair.host_watch.state_where(lambda s: s["phase"] == "waiting-remote")
+        assert waiting["remote"]["waiting"] == ["oche/pub3"]
+        await throw(pair.host.board, "T20")
+        await pair.host_watch.wait_for(
+            "event", lambda e: e.get("type") == "hit" and e.get("reason") == "waiting-remote"
+        )
+        response = await pair.host_watch.command({"command": "end_game"})
+        assert response["ok"], response
+        await pair.host_watch.state_where(lambda s: s["phase"] == "idle")
