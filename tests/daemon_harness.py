@@ -8,7 +8,7 @@ import json
 import socket
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import aiomqtt
 
@@ -17,7 +17,6 @@ from engine import ALL_BEDS, MISS, Bed
 from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.config import parse_config
 from tests.drivers.pty_board import FakeBoard
-from tests.mosquitto_broker import MosquittoBroker
 
 COLS = 12
 BEDS = [bed for bed in ALL_BEDS if bed != MISS]
@@ -118,9 +117,10 @@ class Watcher:
         assert self._client is not None
         command_id = payload.setdefault("id", f"t{len(self.messages)}-{id(payload)}")
         await self._client.publish(f"oche/{self.board}/cmd", json.dumps(payload), qos=1)
-        return await self.wait_for(
+        response: dict[str, Any] = await self.wait_for(
             "cmd/response", lambda p: isinstance(p, dict) and p.get("id") == command_id
         )
+        return response
 
     async def count(self, name: str, predicate: Callable[[Any], bool], at_least: int) -> int:
         """Wait until at least ``at_least`` messages on ``name`` match ``predicate``."""
@@ -160,7 +160,9 @@ class Watcher:
 
         return await asyncio.wait_for(look(), timeout)
 
-    async def state_where(self, predicate: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    async def state_where(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = TIMEOUT
+    ) -> dict[str, Any]:
         """Wait until the latest state satisfies ``predicate``."""
 
         async def look() -> dict[str, Any]:
@@ -171,13 +173,20 @@ class Watcher:
                 self._changed.clear()
                 await self._changed.wait()
 
-        return await asyncio.wait_for(look(), TIMEOUT)
+        return await asyncio.wait_for(look(), timeout)
+
+
+class HasUrl(Protocol):
+    """Where a daemon's config points: a broker, or a proxy in front of one."""
+
+    @property
+    def url(self) -> str: ...
 
 
 class Running:
     """A daemon running in this process, reading a fake board on a pty."""
 
-    def __init__(self, tmp_path: Path, broker: MosquittoBroker, **options: Any) -> None:
+    def __init__(self, tmp_path: Path, broker: HasUrl, **options: Any) -> None:
         self.board = FakeBoard(tmp_path / "oche-board")
         self.config = parse_config(
             config_text(tmp_path, broker.url, self.board.link, **options), "test.toml"

@@ -8,7 +8,10 @@ the host's topics, whose messages go to ``on_message``), calls
 ``on_connect`` (where the daemon republishes its retained state, the Home
 Assistant discovery and the results not yet acknowledged) and then hands
 each command payload to ``on_command``, one at a time, in order. When the
-connection drops it reconnects with jittered exponential backoff. The broker
+connection drops it reconnects with jittered exponential backoff. It also
+keeps the board's retained ``state`` and ``availability`` its own: a copy
+there that is not the link's latest (a bridge resending an older retained
+copy after a partition) is replaced by the latest. The broker
 publishes the last will (``offline``, retained) if the daemon dies without
 saying goodbye; :meth:`MqttLink.close` says it explicitly.
 
@@ -126,6 +129,10 @@ class MqttLink:
     """Seconds to wait for CONNACK, SUBACK or a PUBACK."""
     CLOSE_TIMEOUT = 3.0
     """Seconds close() waits for the offline message and the disconnection."""
+    HEAL_DELAY = 1.0
+    """Seconds after a foreign copy of the board's retained state or
+    availability arrived before the link publishes its own again (echoes of
+    its own publishes still in flight settle first)."""
 
     def __init__(
         self,
@@ -140,6 +147,10 @@ class MqttLink:
         self._topics = {name: topic(settings.base, settings.board, name) for name in TOPICS}
         self._availability_topic = self._topics["availability"]
         self._command_topic = self._topics["cmd"]
+        self._guarded = (self._topics["state"], self._availability_topic)
+        self._last_sent: dict[str, bytes] = {}
+        self._last_seen: dict[str, bytes] = {}
+        self._healing: set[str] = set()
         if settings.keepalive < 1:
             raise ValueError(f"keepalive must be at least 1 s, got {settings.keepalive}")
         self._on_command = on_command
@@ -263,10 +274,14 @@ class MqttLink:
                 await self._goodbye(client)
                 return
             await client.publish(self._availability_topic, AVAILABILITY_ONLINE, qos=1, retain=True)
+            self._last_sent[self._availability_topic] = AVAILABILITY_ONLINE.encode()
             await client.subscribe(self._command_topic, qos=1)
+            self._serve_publishes(client)  # before the guarded topics' retained copies come
+            for guarded in self._guarded:
+                # QoS 0: the link's own echoes cost no PUBACK back.
+                await client.subscribe(guarded, qos=0)
             for extra in sorted(self._subscriptions):
                 await client.subscribe(extra, qos=1)
-            self._serve_publishes(client)
             self._client = client
             try:
                 await self._on_connect()
@@ -383,9 +398,42 @@ class MqttLink:
         def register_write(*_: Any) -> None:
             loop.call_soon(write)
 
+        def on_guarded(_client: Any, _userdata: Any, message: paho.MQTTMessage) -> None:
+            payload = message.payload
+            self._seen(
+                message.topic, payload if isinstance(payload, bytes) else bytes(payload), loop
+            )
+
         protocol.on_publish = on_publish
         protocol.on_socket_register_write = register_write
+        for guarded in self._guarded:
+            protocol.message_callback_add(guarded, on_guarded)
         _lean_pubacks(protocol)
+
+    def _seen(self, topic: str, payload: bytes, loop: asyncio.AbstractEventLoop) -> None:
+        """A copy of the board's own retained ``state`` or ``availability`` as
+        the broker has it. Mostly the echo of the link's own publish; anything
+        else (a bridge reconnecting resends its retained copies, which after a
+        partition may be older than this board's; a cleared topic; another
+        client publishing as this board) is replaced by the link's latest,
+        :attr:`HEAL_DELAY` later, unless the link's own echo came meanwhile."""
+        self._last_seen[topic] = payload
+        if payload != self._last_sent.get(topic, payload) and topic not in self._healing:
+            self._healing.add(topic)
+            loop.call_later(self.HEAL_DELAY, self._heal, topic)
+
+    def _heal(self, topic: str) -> None:
+        self._healing.discard(topic)
+        latest = self._last_sent.get(topic)
+        if latest is None or self._last_seen.get(topic) == latest:
+            return
+        if self._hand_over(topic, latest, retain=True, qos=1) is not None:
+            log.warning(
+                "MQTT: %s held a copy that is not this board's latest (a bridge's stale "
+                "retained copy after a partition, or another client publishing as this "
+                "board); published the latest again",
+                topic,
+            )
 
     def _drop_connection(self) -> None:
         self._client = None
@@ -482,6 +530,8 @@ class MqttLink:
         client = self._client
         if client is None:
             return None
+        if retain and topic in self._guarded:
+            self._last_sent[topic] = data
         info = _paho(client).publish(topic, data, qos=qos, retain=retain)
         if info.rc != paho.MQTT_ERR_SUCCESS:
             log.debug("MQTT: publish to %s failed: %s", topic, paho.error_string(info.rc))

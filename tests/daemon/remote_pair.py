@@ -34,6 +34,13 @@ class Pair:
         return Journal(which.config.journal.resolved_path())
 
 
+@dataclass
+class _Through:
+    """A broker as the daemon's config names it: only its URL."""
+
+    url: str
+
+
 def thrower_board(state: dict[str, Any]) -> str | None:
     """The board whose visit is on (``remote.throwing_at``), or None."""
     remote = state.get("remote")
@@ -50,15 +57,17 @@ async def remote_pair(
     guest_extra: str = "",
     takeout_s: float = 0.0,
     guest_allow: tuple[str, ...] = (HOST,),
+    guest_url: str | None = None,
 ) -> AsyncIterator[Pair]:
     """Start the host (pub1, on ``host_broker``) and the guest (pub2, which
-    allows ``guest_allow``, on ``guest_broker``); stop both at the end."""
+    allows ``guest_allow``, on ``guest_broker``, or through ``guest_url`` to
+    it, e.g. a proxy a test can cut); stop both at the end."""
     (tmp_path / HOST).mkdir()
     (tmp_path / GUEST).mkdir()
     host = Running(tmp_path / HOST, host_broker, board=HOST, takeout_s=takeout_s, extra=host_extra)
     guest = Running(
         tmp_path / GUEST,
-        guest_broker,
+        _Through(guest_url) if guest_url else guest_broker,
         board=GUEST,
         takeout_s=takeout_s,
         extra=f"[remote]\nallow = {list(guest_allow)!r}\n{guest_extra}".replace("'", '"'),

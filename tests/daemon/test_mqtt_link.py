@@ -677,3 +677,36 @@ def test_embedded_broker_addresses() -> None:
     for port in (0, 65536, -1):
         with pytest.raises(ValueError, match="port"):
             EmbeddedBroker("127.0.0.1", port)
+
+
+async def test_a_foreign_copy_of_the_boards_retained_state_or_availability_is_replaced(
+    mosquitto: MosquittoBroker,
+) -> None:
+    """A bridge reconnecting after a partition resends its retained copies,
+    which may be older than the board's own: the link publishes its latest
+    state and availability again, so the broker's retained copy and every
+    live reader end with the board's truth. Its own echoes change nothing."""
+    latest = {"game": None, "phase": "idle", "board": {"id": BOARD, "name": "Pub"}}
+    async with running(mosquitto.url) as harness:
+        harness.link.HEAL_DELAY = 0.2
+        for _ in range(5):  # many publishes: their echoes never cause a republish
+            assert await harness.link.publish("state", latest)
+        async with (
+            subscribed(mosquitto.port, STATE) as states,
+            subscribed(mosquitto.port, AVAILABILITY) as availability,
+        ):
+            assert json.loads(text(await states.next(STATE))) == latest  # the retained copy
+            assert text(await availability.next(AVAILABILITY)) == "online"
+            await states.nothing(STATE, within=0.5)
+            async with aiomqtt.Client("127.0.0.1", mosquitto.port) as bridge:
+                stale = json.dumps({**latest, "phase": "throwing"})
+                await bridge.publish(STATE, stale, qos=1, retain=True)
+                await bridge.publish(AVAILABILITY, "offline", qos=1, retain=True)
+            assert json.loads(text(await states.next(STATE))) == {**latest, "phase": "throwing"}
+            assert json.loads(text(await states.next(STATE))) == latest  # healed
+            assert text(await availability.next(AVAILABILITY)) == "offline"
+            assert text(await availability.next(AVAILABILITY)) == "online"
+            await states.nothing(STATE, within=0.5)
+        async with subscribed(mosquitto.port, STATE, AVAILABILITY) as late:
+            assert json.loads(text(await late.next(STATE))) == latest
+            assert text(await late.next(AVAILABILITY)) == "online"

@@ -1,0 +1,278 @@
+"""A remote match across brokers, as a league night runs it: the host's
+daemon on the league's Mosquitto, the guest's on the bar's, the bar bridged
+to the league with the deployed bridge file (tests/bridged_brokers.py).
+Whole matches, the bridge restarted mid-match, partitions in both
+directions, the guest's own link dropping mid-visit (its last will), and the
+host restarting: nothing lost, nothing doubled, the journals agree, and both
+brokers end with each board's latest state."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import aiomqtt
+import pytest
+
+from firmware_bridge.daemon.journal import Journal
+from tests.bridged_brokers import BridgedBrokers
+from tests.daemon.remote_pair import GUEST, HOST, Pair, remote_pair, thrower_board
+from tests.daemon_harness import TIMEOUT, press, throw
+from tests.mosquitto_broker import MosquittoBroker
+from tests.tcp_proxy import TcpProxy
+
+NEXT = 0
+HOST_AT = f"oche/{HOST}"
+GUEST_AT = f"oche/{GUEST}"
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[BridgedBrokers]:
+    with BridgedBrokers(tmp_path / "brokers") as brokers:
+        yield brokers
+
+
+def league_and_bar(rig: BridgedBrokers) -> tuple[MosquittoBroker, MosquittoBroker]:
+    assert rig.bar is not None
+    return rig.league, rig.bar
+
+
+def scores(state: dict[str, Any]) -> list[int]:
+    return [player["score"] for player in state["players"]]
+
+
+async def start_match(pair: Pair, start: int = 301) -> dict[str, Any]:
+    response = await pair.host_watch.command(
+        {
+            "command": "new_game",
+            "game": "x01",
+            "options": {"start": start},
+            "players": ["Ann", {"name": "Cy", "board": GUEST}],
+        }
+    )
+    assert response["ok"], response
+    state = await pair.host_watch.state_where(
+        lambda s: s["phase"] == "throwing" and s.get("remote", {}).get("waiting") == []
+    )
+    await pair.guest_watch.state_where(
+        lambda s: (
+            s.get("remote", {}).get("match") == state["remote"]["match"]
+            and s["phase"] == "throwing"
+        )
+    )
+    return state
+
+
+def forwarded_and_taken(pair: Pair) -> tuple[list[int], int]:
+    """The seqs the guest journaled as forwarded, and the last one the host
+    journaled as taken, for the current match."""
+    with Journal(pair.host.config.journal.resolved_path()) as journal:
+        game = journal.latest_game(HOST)
+        assert game is not None
+        taken = journal.remote_taken(game.id).get(GUEST_AT, 0)
+    with Journal(pair.guest.config.journal.resolved_path()) as journal:
+        match = journal.guest_matches(limit=1)[0]
+        forwarded = [action.seq for action in journal.guest_untaken(match.match, 0)]
+    return forwarded, taken
+
+
+async def retained(broker: MosquittoBroker, topic: str) -> Any:
+    """The retained message a new subscriber gets on ``topic`` (JSON or text)."""
+    async with aiomqtt.Client(broker.host, broker.port) as client:
+        await client.subscribe(topic, qos=1)
+        async with asyncio.timeout(TIMEOUT):
+            async for message in client.messages:
+                raw = message.payload
+                text = raw.decode() if isinstance(raw, bytes) else str(raw)
+                try:
+                    return json.loads(text)
+                except ValueError:
+                    return text
+    raise AssertionError(f"nothing retained on {topic}")
+
+
+async def test_a_whole_match_across_bridged_brokers_with_the_bridge_restarted_mid_match(
+    tmp_path: Path, rig: BridgedBrokers
+) -> None:
+    league, bar = league_and_bar(rig)
+    async with remote_pair(tmp_path, league, bar) as pair:
+        await start_match(pair)
+        await throw(pair.host.board, "T20", "T20", "T20")
+        await press(pair.host.board, NEXT)
+        await pair.guest_watch.state_where(lambda s: thrower_board(s) == GUEST_AT)
+        await throw(pair.guest.board, "T20")
+        await pair.host_watch.state_where(lambda s: s["players"][1]["score"] == 241)
+
+        # The bar's broker restarts (its bridge with it) in the middle of Cy's visit.
+        await asyncio.to_thread(rig.restart_bar)
+        await rig.wait_up_async()
+        await throw(pair.guest.board, "T20", "T20")
+        await pair.host_watch.state_where(lambda s: scores(s) == [121, 121])
+        await press(pair.guest.board, NEXT)
+        await pair.host_watch.state_where(lambda s: thrower_board(s) == HOST_AT)
+        await throw(pair.host.board, "T20", "T19", "D2")
+        final = await pair.host_watch.state_where(lambda s: s["phase"] == "finished")
+        assert final["players"][final["winner"]]["name"] == "Ann"
+        await pair.guest_watch.state_where(lambda s: s["phase"] == "finished")
+
+        forwarded, taken = forwarded_and_taken(pair)
+        assert forwarded == list(range(1, len(forwarded) + 1))
+        assert taken == forwarded[-1]  # every action the guest forwarded, taken once
+        assert len(pair.host_watch.of("result")) == 1
+
+
+async def test_a_partition_in_both_directions_loses_and_doubles_nothing(
+    tmp_path: Path, rig: BridgedBrokers
+) -> None:
+    league, bar = league_and_bar(rig)
+    async with remote_pair(tmp_path, league, bar) as pair:
+        await start_match(pair)
+        await throw(pair.host.board, "T20")
+        await pair.guest_watch.state_where(lambda s: s["players"][0]["score"] == 241)
+
+        # The bar is cut off from the league. The host's side goes on: Ann's
+        # darts and NEXT are taken at the host, where nobody at the bar sees them.
+        rig.cut()
+        await asyncio.to_thread(rig.wait_down)
+        await throw(pair.host.board, "T20", "T20")
+        await press(pair.host.board, NEXT)
+        await pair.host_watch.state_where(lambda s: thrower_board(s) == GUEST_AT)
+        # Cy throws at the bar meanwhile: registered, journaled, waiting.
+        await throw(pair.guest.board, "T20", "T19")
+        await asyncio.sleep(0.5)
+        assert scores(pair.host_watch.of("state")[-1]) == [121, 301]  # not seen yet
+
+        rig.restore()
+        await rig.wait_up_async()
+        # Everything crosses once: Cy's two darts are scored exactly once, and
+        # the bar sees Ann's visit.
+        state = await pair.host_watch.state_where(lambda s: scores(s) == [121, 184])
+        await pair.guest_watch.state_where(lambda s: scores(s) == [121, 184])
+        await throw(pair.guest.board, "S1")
+        await pair.host_watch.state_where(lambda s: scores(s) == [121, 183])
+        await asyncio.sleep(2 * pair.guest.config.remote.resend_s)  # resends come and go
+        assert scores(pair.host_watch.of("state")[-1]) == [121, 183]
+        forwarded, taken = forwarded_and_taken(pair)
+        assert forwarded == [1, 2, 3] and taken == 3
+        assert state["remote"]["match"] == pair.guest_watch.of("state")[-1]["remote"]["match"]
+
+        # Both brokers end with each board's latest state (a bridge resends its
+        # stale retained copies when it comes back; each daemon replaces them).
+        await asyncio.sleep(2.0)
+        for broker in (league, bar):
+            host_state = await retained(broker, f"{HOST_AT}/state")
+            assert scores(host_state) == [121, 183], broker
+            guest_state = await retained(broker, f"{GUEST_AT}/state")
+            assert scores(guest_state) == [121, 183], broker
+            assert await retained(broker, f"{HOST_AT}/availability") == "online"
+            assert await retained(broker, f"{GUEST_AT}/availability") == "online"
+
+
+async def test_the_guests_link_drops_mid_visit_and_its_darts_arrive_once(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    """The guest's own connection drops (no goodbye: its last will fires): the
+    host pauses; the darts the guest's board registered meanwhile are taken
+    once it is back, exactly once."""
+    with TcpProxy(mosquitto.host, mosquitto.port) as proxy:
+        guest_url = f"mqtt://{proxy.host}:{proxy.port}"
+        async with remote_pair(tmp_path, mosquitto, mosquitto, guest_url=guest_url) as pair:
+            await start_match(pair)
+            await throw(pair.host.board, "T20", "T20", "T20")
+            await press(pair.host.board, NEXT)
+            await pair.host_watch.state_where(lambda s: thrower_board(s) == GUEST_AT)
+            await throw(pair.guest.board, "T20")
+            await pair.host_watch.state_where(lambda s: scores(s) == [121, 241])
+
+            proxy.cut()
+            paused = await pair.host_watch.state_where(lambda s: s["phase"] == "waiting-remote")
+            assert paused["remote"]["waiting"] == [GUEST_AT]
+            await throw(pair.host.board, "T20")  # Ann cannot throw meanwhile
+            await pair.host_watch.wait_for(
+                "event", lambda e: e.get("type") == "hit" and e.get("reason") == "waiting-remote"
+            )
+            await throw(pair.guest.board, "T20", "T20")  # registered while the link is down
+            await asyncio.sleep(0.5)
+            assert scores(pair.host_watch.of("state")[-1]) == [121, 241]
+
+            proxy.restore()
+            # The guest reconnects at its next attempt (its backoff grew
+            # while the link was down): allow for it.
+            await pair.host_watch.state_where(
+                lambda s: s["phase"] != "waiting-remote" and scores(s) == [121, 121],
+                timeout=4 * TIMEOUT,
+            )
+            await asyncio.sleep(2 * pair.guest.config.remote.resend_s)
+            assert scores(pair.host_watch.of("state")[-1]) == [121, 121]
+            forwarded, taken = forwarded_and_taken(pair)
+            assert forwarded == [1, 2, 3] and taken == 3
+
+
+async def test_the_host_restarts_mid_match_and_the_guest_resyncs(
+    tmp_path: Path, rig: BridgedBrokers
+) -> None:
+    league, bar = league_and_bar(rig)
+    async with remote_pair(tmp_path, league, bar) as pair:
+        state = await start_match(pair)
+        await throw(pair.host.board, "T20", "T20", "T20")
+        await press(pair.host.board, NEXT)
+        await pair.guest_watch.state_where(lambda s: thrower_board(s) == GUEST_AT)
+        await throw(pair.guest.board, "T20")
+        await pair.guest_watch.state_where(lambda s: scores(s) == [121, 241])
+
+        await pair.host.stop()
+        await pair.guest_watch.state_where(lambda s: s["phase"] == "waiting-remote")
+        await throw(pair.guest.board, "T20")  # while the host is away
+        await pair.host.start()
+        resumed = await pair.host_watch.state_where(
+            lambda s: s.get("remote", {}).get("waiting") == [] and scores(s) == [121, 181]
+        )
+        assert resumed["remote"]["match"] == state["remote"]["match"]
+        await pair.guest_watch.state_where(
+            lambda s: s["phase"] == "throwing" and scores(s) == [121, 181]
+        )
+        await throw(pair.guest.board, "T20")
+        await pair.host_watch.state_where(lambda s: scores(s) == [121, 121])
+        forwarded, taken = forwarded_and_taken(pair)
+        assert forwarded == [1, 2, 3] and taken == 3
+
+
+async def test_after_a_partition_both_brokers_keep_each_boards_latest_state(
+    tmp_path: Path, rig: BridgedBrokers
+) -> None:
+    """When the bridge comes back, each broker resends its retained copies:
+    the league's copy of a bar board's state is older than the board's if it
+    played on during the partition. The board publishes its latest again, so
+    neither broker, nor its display, is left with the stale one."""
+    league, bar = league_and_bar(rig)
+    async with remote_pair(tmp_path, league, bar) as pair:
+        # Each board plays a game of its own: no remote match resyncs anything.
+        for watch in (pair.host_watch, pair.guest_watch):
+            response = await watch.command(
+                {"command": "new_game", "game": "x01", "players": ["Solo"]}
+            )
+            assert response["ok"], response
+        await throw(pair.host.board, "T20")
+        await throw(pair.guest.board, "T20")
+        for watch in (pair.host_watch, pair.guest_watch):
+            await watch.state_where(lambda s: s.get("players") and scores(s) == [441])
+        await asyncio.sleep(1.0)  # both states crossed the bridge
+        rig.cut()
+        await asyncio.to_thread(rig.wait_down)
+        await throw(pair.host.board, "T20")  # only the league sees this one
+        await throw(pair.guest.board, "T20")  # only the bar sees this one
+        for watch in (pair.host_watch, pair.guest_watch):
+            await watch.state_where(lambda s: scores(s) == [381])
+        rig.restore()
+        await rig.wait_up_async()
+        await asyncio.sleep(3.0)  # the stale copies come at the reconnect, the heal 1 s later
+        for broker in (league, bar):
+            for board in (HOST_AT, GUEST_AT):
+                state = await retained(broker, f"{board}/state")
+                assert scores(state) == [381], (broker.port, board)
+        # The last state each board's display saw is its latest.
+        assert scores(pair.host_watch.of("state")[-1]) == [381]
+        assert scores(pair.guest_watch.of("state")[-1]) == [381]
