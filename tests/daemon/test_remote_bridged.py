@@ -258,7 +258,7 @@ async def test_after_a_partition_both_brokers_keep_each_boards_latest_state(
         await throw(pair.host.board, "T20")
         await throw(pair.guest.board, "T20")
         for watch in (pair.host_watch, pair.guest_watch):
-            await watch.state_where(lambda s: s.get("players") and scores(s) == [441])
+            await watch.state_where(lambda s: bool(s.get("players")) and scores(s) == [441])
         await asyncio.sleep(1.0)  # both states crossed the bridge
         rig.cut()
         await asyncio.to_thread(rig.wait_down)
