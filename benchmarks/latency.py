@@ -210,7 +210,9 @@ class PtyBoard:
                 os.close(fd)
 
 
-def write_config(workdir: Path, port: int, board: PtyBoard) -> Path:
+def write_config(
+    workdir: Path, port: int, board: PtyBoard, board_id: str = BOARD, extra: str = ""
+) -> Path:
     map_path = workdir / "board-map.toml"
     cells = {cell: bed for bed, cell in CELLS.items()}
     rows = (len(BEDS) + COLS - 1) // COLS
@@ -219,7 +221,7 @@ def write_config(workdir: Path, port: int, board: PtyBoard) -> Path:
     path.write_text(
         f"""
 [board]
-id = "{BOARD}"
+id = "{board_id}"
 name = "Bench board"
 driver = "serial"
 port = "{board.link}"
@@ -234,6 +236,7 @@ coalesce_ms = 0
 
 [journal]
 path = "{workdir / "journal.sqlite3"}"
+{extra}
 """,
         "utf-8",
     )

@@ -312,7 +312,8 @@ class RemoteConfig:
     """As a host: abandon the match once a board has been offline (or not
     joined) this long; 0 waits until end_game."""
     resend_s: float = 2.0
-    """As a guest: send an action again when the host has not taken it after this long."""
+    """How soon an unanswered message is sent again: as a guest, an action the
+    host has not taken; as a host, an invitation a guest has not answered."""
 
 
 @dataclass(frozen=True)

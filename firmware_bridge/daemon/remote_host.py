@@ -60,6 +60,8 @@ class _Guest:
     """Its display name (from its ``joined``; its id until then)."""
     online: bool = False
     joined: bool = False
+    refused: bool = False
+    """It refused the invitation: not invited again until it comes online again."""
     taken: int = 0
     """The last of its actions taken (applied or ignored)."""
     away_since: float | None = None
@@ -328,19 +330,38 @@ class RemoteHost:
         return True
 
     async def run(self) -> None:
-        """Timers (``[remote] offline_timeout_s``) until cancelled."""
+        """Timers until cancelled: ``[remote] offline_timeout_s``, and a ``join``
+        sent again every ``[remote] resend_s`` to each guest that has not
+        answered (an invitation sent while the guest was still subscribing is
+        lost: nothing else would send it again)."""
         clock = self.daemon.clock
         while True:
             self._wake.clear()
             deadline = self._timeout_deadline()
+            unanswered = self._unanswered()
             timeout = None if deadline is None else max(0.0, deadline - clock())
+            if unanswered:
+                resend = self.daemon.config.remote.resend_s
+                timeout = resend if timeout is None else min(timeout, resend)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout)
-            if self._wake.is_set() or deadline is None:
+            if self._wake.is_set() or timeout is None:
                 continue
             async with self.daemon._lock:
-                self._check_timeout(clock())
+                now = clock()
+                match = self._current()
+                if match is not None:
+                    for guest in self._unanswered():
+                        self._invite(match, guest, now)
+                self._check_timeout(now)
             self.daemon._publish_state()
+
+    def _unanswered(self) -> list[_Guest]:
+        """The current match's guests that have not joined (yet, or since they came back)."""
+        match = self._current()
+        if match is None or not self._waiting(match):
+            return []
+        return [g for g in match.guests.values() if not g.joined and not g.refused]
 
     # ----------------------------------------------------------- the match
 
@@ -468,6 +489,7 @@ class RemoteHost:
             guest.online = online
             if online:
                 log.info("remote match %s: %s is online", match.id, guest.address)
+                guest.refused = False
                 self._invite(match, guest, now)
             else:
                 # It says joined again (to the next join) once it is back.
@@ -535,12 +557,12 @@ class RemoteHost:
                     fields["board"],
                 )
                 return
-            guest.joined = True
+            guest.joined, guest.refused = True, False
             guest.name = str(fields.get("name") or guest.address.board)
             log.info("remote match %s: %s joined", match.id, guest.address)
             self._presence(match, now)
         elif kind == "refused":
-            guest.joined = False
+            guest.joined, guest.refused = False, True
             self._presence(match, now)
             text = f"{guest.address} refused the match: {fields['reason']}"
             log.warning("remote match %s: %s", match.id, text)

@@ -247,6 +247,34 @@ async def test_a_refused_invitation_is_an_error_event_and_the_match_keeps_waitin
         await watcher.state_where(lambda s: s.get("phase") == "idle")
 
 
+async def test_an_unanswered_invitation_is_sent_again_and_a_refusal_is_not_nagged(
+    host: Running, watcher: Watcher, mosquitto: MosquittoBroker
+) -> None:
+    """A guest that was still subscribing when its invitation came never
+    heard it: the host sends ``join`` again every ``resend_s`` until it
+    answers. A guest that refused is not asked again until it comes back."""
+    await new_match(watcher, "Ann", {"name": "Cy", "board": "pub2"})
+    async with Guest(mosquitto) as guest:
+        first = await guest.invitation()
+        again = await guest.wait_for(lambda m: m["type"] == "join" and m is not first)
+        assert again["match"] == first["match"]
+        await guest.joined(first["match"])
+        await watcher.state_where(lambda s: s.get("phase") == "throwing")
+        joins = len([m for m in guest.received if m["type"] == "join"])
+        await asyncio.sleep(2.5 * host.config.remote.resend_s)
+        assert len([m for m in guest.received if m["type"] == "join"]) == joins  # answered
+        await guest.drop()
+    # pub2 is gone (its last will): invited again once online, and this time it refuses.
+    await watcher.state_where(lambda s: s.get("phase") == "waiting-remote")
+    async with Guest(mosquitto) as guest:
+        join = await guest.invitation()
+        await guest.say("refused", join["match"], reason="not tonight")
+        await watcher.wait_for("event", lambda e: e.get("kind") == "remote-refused")
+        await asyncio.sleep(2.5 * host.config.remote.resend_s)
+        assert len([m for m in guest.received if m["type"] == "join"]) == 1
+        assert len(errors(watcher, "remote-refused")) == 1
+
+
 async def test_a_bad_board_or_two_boards_with_one_id_refuse_the_game(
     host: Running, watcher: Watcher
 ) -> None:
