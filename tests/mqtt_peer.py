@@ -16,10 +16,10 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import paho.mqtt.client as mqtt
-from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.enums import CallbackAPIVersion, MQTTProtocolVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
 __all__ = ["ACCEPTED", "GRANTED_QOS_1", "NOT_AUTHORIZED", "TIMEOUT", "Peer", "marker"]
@@ -47,8 +47,8 @@ class Peer:
         username: str | None,
         secret: str | None = None,
         *,
-        protocol: mqtt.MQTTProtocolVersion = mqtt.MQTTv5,
-        transport: str = "tcp",
+        protocol: int = mqtt.MQTTv5,
+        transport: Literal["tcp", "websockets", "unix"] = "tcp",
         ca_file: Path | None = None,
         will: tuple[str, bytes] | None = None,
         threaded: bool = True,
@@ -58,7 +58,7 @@ class Peer:
         self.client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
             client_id=client_id or f"{self.name}-{uuid.uuid4().hex[:8]}",
-            protocol=protocol,
+            protocol=MQTTProtocolVersion(protocol),
             transport=transport,
         )
         self.client.reconnect_delay_set(30, 30)  # a refused client must not retry within a test
@@ -95,7 +95,7 @@ class Peer:
         self._connected.set()
 
     def _on_message(self, client: Any, userdata: Any, message: mqtt.MQTTMessage) -> None:
-        self.messages.put((message.topic, message.payload, bool(message.retain)))
+        self.messages.put((message.topic, bytes(message.payload), bool(message.retain)))
 
     def _ack(self, mid: int, codes: list[ReasonCode]) -> None:
         with self._lock:
@@ -137,7 +137,7 @@ class Peer:
     def subscribe(self, *topics: str) -> Peer:
         for topic in topics:
             result, mid = self.client.subscribe(topic, qos=1)
-            assert result == mqtt.MQTT_ERR_SUCCESS
+            assert result == mqtt.MQTT_ERR_SUCCESS and mid is not None
             codes = self._wait_ack(mid, f"SUBSCRIBE {topic}")
             # Mosquitto 2.0's ACL file grants every subscription and filters
             # what it delivers (later versions may refuse it in the SUBACK).

@@ -17,6 +17,7 @@ denied message declared never delivered.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
@@ -35,8 +36,10 @@ import pytest
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.reasoncodes import ReasonCode
 
+from firmware_bridge.daemon.board_daemon import Daemon
+from firmware_bridge.daemon.config import parse_config
 from tests import unit_sandbox
-from tests.daemon_harness import config_text, press, throw
+from tests.daemon_harness import Running, config_text, press, throw
 from tests.drivers.pty_board import FakeBoard
 from tests.mosquitto_broker import MosquittoBroker, free_port, mosquitto_binary
 from tests.mqtt_peer import ACCEPTED, NOT_AUTHORIZED, TIMEOUT, Peer, marker
@@ -974,3 +977,92 @@ def test_the_units_sandbox_refuses_what_the_daemon_must_not_do() -> None:
         "inet6 allowed",
         "",
     ]
+
+
+def host_errors(display: Peer) -> list[str]:
+    """The messages of the error events the display has seen."""
+    events = [json.loads(p) for topic, p, _ in display.seen if topic == "oche/board1/event"]
+    return [e["message"] for e in events if e.get("type") == "error"]
+
+
+def tls_daemon(tmp_path: Path, deployed: Deployed, board: str, extra: str = "") -> Running:
+    """A daemon in this process for ``board``, over TLS to the deployed broker
+    as the account of that name (password file and CA, as docs/remote.md's
+    two homes set it up)."""
+    home = tmp_path / board
+    home.mkdir()
+    secret = home / "password"
+    secret.write_text(password(board) + "\n", "utf-8")
+    url = f"mqtts://localhost:{deployed.ports['8883']}"
+    running = Running(home, deployed.broker, board=board, extra=extra)
+    text = config_text(home, url, running.board.link, board=board, extra=extra).replace(
+        "[mqtt]\n",
+        f'[mqtt]\nusername = "{board}"\npassword_file = "{secret}"\nca_file = "{deployed.ca}"\n',
+    )
+    running.config = parse_config(text, f"{board}.toml")
+    running.daemon = Daemon(running.config)
+    return running
+
+
+@needs_mosquitto
+async def test_two_homes_play_over_tls_with_accounts_and_a_third_board_changes_nothing(
+    tmp_path: Path, deployed: Deployed, connect: Connect
+) -> None:
+    """Two real daemons on the deployed broker (TLS, accounts, the ACL), as two
+    homes sharing one internet broker: board1 hosts, board2 (allowing board1)
+    joins; board3, a board of the same broker, forges board2's darts (the
+    broker drops them) and sends its own (the host drops them): the score
+    moves only for the guest's real darts."""
+    host = tls_daemon(tmp_path, deployed, "board1")
+    guest = tls_daemon(tmp_path, deployed, "board2", '[remote]\nallow = ["board1"]\n')
+    display = connect("display1").connected()
+    display.subscribe("oche/board1/state", "oche/board1/cmd/response", "oche/board1/event")
+    await host.start()
+    await guest.start()
+    try:
+        await asyncio.to_thread(
+            display.wait_until, "oche/board1/state", lambda s: s["board"]["connected"], "board1"
+        )
+        new_game = {
+            "command": "new_game",
+            "id": "home-match",
+            "game": "x01",
+            "players": [{"name": "Cy", "board": "board2"}, "Ann"],
+        }
+        assert display.publish("oche/board1/cmd", json.dumps(new_game).encode()) in ACCEPTED
+        response = await asyncio.to_thread(
+            display.wait_until,
+            "oche/board1/cmd/response",
+            lambda p: p.get("id") == "home-match",
+            "the response",
+        )
+        assert response["ok"], response
+        state = await asyncio.to_thread(
+            display.wait_until,
+            "oche/board1/state",
+            lambda s: s.get("phase") == "throwing" and s["remote"]["waiting"] == [],
+            "the match on",
+        )
+        match = state["remote"]["match"]
+        intruder = connect("board3").connected()
+        forged = {"type": "action", "match": match, "at": 1.0, "seq": 1, "action": "dart"}
+        for seq, sender in enumerate(("board2", "board3"), start=1):
+            payload = json.dumps({**forged, "seq": seq, "segment": "T20"}).encode()
+            intruder.publish(f"oche/{sender}/remote/board1", payload)
+        await throw(guest.board, "S1")
+        state = await asyncio.to_thread(
+            display.wait_until,
+            "oche/board1/state",
+            lambda s: bool(s.get("players")) and s["players"][0]["score"] != 501,
+            "the guest's dart",
+        )
+        assert [p["score"] for p in state["players"]] == [500, 501]
+        await asyncio.sleep(0.5)
+        states = [json.loads(p) for topic, p, _ in display.seen if topic == "oche/board1/state"]
+        assert [p["score"] for p in states[-1]["players"]] == [500, 501]
+        assert any("board3" in e for e in host_errors(display))  # dropped, and said so
+    finally:
+        await guest.stop()
+        await host.stop()
+        guest.board.close()
+        host.board.close()
