@@ -96,8 +96,9 @@ class SnapshotPublisher:
         """Publish due snapshots until cancelled."""
         while True:
             timeout = self._next_due()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout)
+            with contextlib.suppress(TimeoutError):  # asyncio.timeout: no lost cancel
+                async with asyncio.timeout(timeout):
+                    await self._wake.wait()
             self._wake.clear()
             now = time.monotonic()
             due = sorted(g for g in self._dirty if self._last.get(g, -1e18) + self._interval <= now)

@@ -446,15 +446,18 @@ def _play(args: argparse.Namespace) -> int:
 
 
 def _play_headless(feed: Any, args: argparse.Namespace, render_state: Any) -> int:
-    """No screen: wait for the game to end (or the timeout), then save a
-    screenshot of the last state and print the scoreboard."""
+    """No screen: wait for the game to end (the demo's, or with ``--join`` the
+    host's match; or the timeout), then save a screenshot of the last state
+    and print the scoreboard."""
     import pygame
 
-    deadline = time.monotonic() + (HEADLESS_TIMEOUT_S if args.demo else 0.0)
+    waits = args.demo or args.join is not None
+    deadline = time.monotonic() + (HEADLESS_TIMEOUT_S if waits else 0.0)
     state = feed.state
     while time.monotonic() < deadline:
         state = feed.state
-        if state and state.get("game") and state.get("finished"):
+        over = bool(state and state.get("game") and state.get("finished"))
+        if over and (args.join is None or state.get("remote")):
             break
         time.sleep(0.1)
     path = Path(args.screenshot or "oche-demo.png")

@@ -379,8 +379,9 @@ class Daemon:
             self._ticker_deadline = deadline
             self._timer_changed.clear()
             timeout = None if deadline is None else max(0.0, deadline - self.clock())
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._timer_changed.wait(), timeout)
+            with contextlib.suppress(TimeoutError):  # asyncio.timeout: no lost cancel
+                async with asyncio.timeout(timeout):
+                    await self._timer_changed.wait()
             if self.session is None:
                 continue
             async with self._lock:
@@ -707,8 +708,9 @@ class Daemon:
             self._bot_wake.clear()
             due = self._bot_due
             timeout = None if due is None else max(0.0, due - self.clock())
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._bot_wake.wait(), timeout)
+            with contextlib.suppress(TimeoutError):  # asyncio.timeout: no lost cancel
+                async with asyncio.timeout(timeout):
+                    await self._bot_wake.wait()
             if self._bot_due is None or self._bot_wake.is_set() or self.clock() < self._bot_due:
                 continue
             self._bot_due = None

@@ -238,8 +238,9 @@ class MqttLink:
                 return
             delay = self._backoff(failures)
             failures += 1
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), delay)
+            with contextlib.suppress(TimeoutError):  # asyncio.timeout: no lost cancel
+                async with asyncio.timeout(delay):
+                    await stop.wait()
 
     def _backoff(self, failures: int) -> float:
         delay = min(self.BACKOFF_MAX, self.BACKOFF_START * 2.0**failures)
@@ -282,14 +283,17 @@ class MqttLink:
                 await client.subscribe(guarded, qos=0)
             for extra in sorted(self._subscriptions):
                 await client.subscribe(extra, qos=1)
+            _raise_if_cancelling()
             self._client = client
             try:
                 await self._on_connect()
             except Exception:
                 log.exception("MQTT: on_connect failed")
+            _raise_if_cancelling()
             async for message in client.messages:
                 if not message.topic.matches(self._command_topic):
                     await self._other_message(message)
+                    _raise_if_cancelling()
                     continue
                 if message.retain:
                     # A retained command would run again at every (re)connect.
@@ -304,6 +308,7 @@ class MqttLink:
                     await self._on_command(_payload_bytes(message.payload))
                 except Exception:
                     log.exception("MQTT: a command handler failed")
+                _raise_if_cancelling()
         except asyncio.CancelledError:
             # run() is being cancelled: say offline before the context manager
             # disconnects cleanly (a clean disconnect discards the last will).
@@ -586,6 +591,17 @@ def _paho(client: aiomqtt.Client) -> paho.Client:
 def _settle(waiter: asyncio.Future[bool] | None, delivered: bool) -> None:
     if waiter is not None and not waiter.done():
         waiter.set_result(delivered)
+
+
+def _raise_if_cancelling() -> None:
+    """Re-raise a cancel that was swallowed: Python 3.11's ``asyncio.wait_for``
+    (which aiomqtt's connect, subscribe and publish await) returns the result
+    when its future completes as the task is cancelled (CPython gh-86296); the
+    link would then wait for messages forever and the daemon never stop (the
+    leaderboard's ingest has the same guard)."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 def _payload_bytes(payload: Any) -> bytes:

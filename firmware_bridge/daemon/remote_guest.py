@@ -274,8 +274,9 @@ class RemoteGuest:
             self._wake.clear()
             due = self._due()
             timeout = None if due is None else max(0.0, due - self.daemon.clock())
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout)
+            with contextlib.suppress(TimeoutError):  # asyncio.timeout: no lost cancel
+                async with asyncio.timeout(timeout):
+                    await self._wake.wait()
             if self._wake.is_set():
                 continue
             async with self.daemon._lock:

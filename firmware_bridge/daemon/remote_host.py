@@ -343,8 +343,9 @@ class RemoteHost:
             if unanswered:
                 resend = self.daemon.config.remote.resend_s
                 timeout = resend if timeout is None else min(timeout, resend)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout)
+            with contextlib.suppress(TimeoutError):  # asyncio.timeout: no lost cancel
+                async with asyncio.timeout(timeout):
+                    await self._wake.wait()
             if self._wake.is_set() or timeout is None:
                 continue
             async with self.daemon._lock:

@@ -265,16 +265,68 @@ def test_join_adds_the_host_to_the_allowed_hosts_for_this_run(tmp_path: Path) ->
     assert join_overrides("league/pub7", config, []) == []  # league/* allows it already
 
 
-def test_join_runs_the_daemon_with_the_host_allowed(
+async def test_join_plays_a_whole_match_as_the_guest_of_a_real_host(
     tmp_path: Path, mosquitto: MosquittoBroker
 ) -> None:
+    """``oche play --join board1`` (off-screen, as board home2) and a real host
+    daemon board1 on one broker: the host invites home2, Cy's darts entered
+    at home2 (its dart commands, as a dead segment would be) score at the
+    host, and once the match is over the guest saves its screenshot and
+    prints the scoreboard it mirrored."""
+    import asyncio
+
+    from tests.daemon_harness import Running, Watcher
+
+    (tmp_path / "host").mkdir()
+    host = Running(tmp_path / "host", mosquitto)
     config = '[remote]\nallow = ["league/*"]\n'
-    result = join(tmp_path, "--join", "pub1", "--set", f"mqtt.url={mosquitto.url}", config=config)
-    assert result.returncode == 0, result.stderr
-    assert (
-        "a guest of pub1's remote matches: [remote] allow = league/*, oche/pub1" in result.stderr
-    ), result.stderr
-    assert "Traceback" not in result.stderr
+    (tmp_path / "config" / "oche").mkdir(parents=True)
+    (tmp_path / "config" / "oche" / "oche.toml").write_text(config, "utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    env |= {"XDG_STATE_HOME": str(tmp_path / "state"), "OCHE_CONFIG": ""}
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    await host.start()
+    guest = await asyncio.create_subprocess_exec(
+        str(OCHE), "play", "--join", "board1", "--screenshot", str(tmp_path / "shot.png"),
+        "--size", "800x480", "--set", "board.driver=simulated", "--set", "board.id=home2",
+        "--set", f"mqtt.url={mosquitto.url}",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
+    )  # fmt: skip
+    try:
+        async with (
+            Watcher(mosquitto.host, mosquitto.port, "board1") as at_host,
+            Watcher(mosquitto.host, mosquitto.port, "home2") as at_guest,
+        ):
+            await at_guest.state_where(lambda s: s["board"]["connected"], timeout=30)
+            response = await at_host.command(
+                {
+                    "command": "new_game",
+                    "game": "x01",
+                    "options": {"start": 301},
+                    "players": [{"name": "Cy", "board": "home2"}],
+                }
+            )
+            assert response["ok"], response
+            await at_guest.state_where(lambda s: s["phase"] == "throwing" and "remote" in s)
+            for command in ("T20", "T20", "T20", "next", "T20", "T19", "D2"):
+                order = {"command": "next"} if command == "next" else {"command": "dart"}
+                if command != "next":
+                    order["segment"] = command
+                assert (await at_guest.command(order))["ok"]
+            final = await at_host.state_where(lambda s: s["phase"] == "finished")
+            assert final["players"][0]["score"] == 0
+        out, err = await asyncio.wait_for(guest.communicate(), 60)
+    finally:
+        if guest.returncode is None:
+            guest.kill()
+            await guest.wait()
+        await host.stop()
+        host.board.close()
+    stderr = err.decode()
+    assert guest.returncode == 0, stderr
+    assert "a guest of board1's remote matches: [remote] allow = league/*, oche/board1" in stderr
+    assert "Traceback" not in stderr
+    assert "x01" in out.decode() and "Cy" in out.decode()
     assert (tmp_path / "shot.png").exists()
 
 
