@@ -203,6 +203,15 @@ class Running:
             await asyncio.gather(self.task, return_exceptions=True)
             self.task = None
 
+    async def __aenter__(self) -> Running:
+        """Started; stopped and its board closed when the block ends."""
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+        self.board.close()
+
 
 async def throw(board: FakeBoard, *darts: str) -> None:
     """Darts on the fake board, a little apart as real darts are."""

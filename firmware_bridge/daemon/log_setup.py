@@ -13,6 +13,7 @@ import logging
 import os
 import sys
 from collections.abc import Mapping
+from typing import Any
 
 __all__ = [
     "DEFAULT_LOG_LEVEL",
@@ -100,10 +101,25 @@ def log_level(text: str) -> str:
     return name
 
 
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """Writes each record to ``sys.stderr`` as it is when the record comes, not
+    to the stream of the moment it was set up: a handler that outlives its
+    stream (``main()`` run in-process by a test whose captured stderr is
+    closed since, or stderr replaced while running) would fail on every record."""
+
+    @property
+    def stream(self) -> Any:
+        return sys.stderr
+
+    @stream.setter
+    def stream(self, value: Any) -> None:
+        """Ignored: the stream is always the current ``sys.stderr``."""
+
+
 def setup_logging(level: str | None = None) -> None:
     """Log to stderr from ``level`` up (default :data:`DEFAULT_LOG_LEVEL`):
     called once, before a command runs."""
-    handler = logging.StreamHandler()
+    handler = _StderrHandler()
     handler.setFormatter(_Formatter(stderr_is_journal()))
     root = logging.getLogger()
     for old in root.handlers[:]:

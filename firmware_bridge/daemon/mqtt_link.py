@@ -2,9 +2,10 @@
 commands in, typed publishes out, and reconnection with backoff.
 
 :class:`MqttLink` owns one broker connection at a time. :meth:`MqttLink.run`
-connects, marks the board ``online``, subscribes to ``{base}/{board}/cmd``
-(and to what :meth:`MqttLink.subscribe` added: a remote match's channel and
-the host's topics, whose messages go to ``on_message``), calls
+connects, subscribes to ``{base}/{board}/cmd`` (and to what
+:meth:`MqttLink.subscribe` added: a remote match's channel and the host's
+topics, whose messages go to ``on_message``), then marks the board
+``online`` (so whoever acts on seeing it online is heard), calls
 ``on_connect`` (where the daemon republishes its retained state, the Home
 Assistant discovery and the results not yet acknowledged) and then hands
 each command payload to ``on_command``, one at a time, in order. When the
@@ -268,21 +269,26 @@ class MqttLink:
         )
 
     async def _serve(self, client: aiomqtt.Client) -> None:
-        """One connection: announce, subscribe, on_connect, then commands until it drops."""
+        """One connection: subscribe, announce, on_connect, then commands until it drops."""
         try:
             if self._closed:
                 # close() ran while we were connecting: leave cleanly.
                 await self._goodbye(client)
                 return
+            self._serve_publishes(client)  # before the guarded topics' retained copies come
+            # Everything subscribed (one SUBSCRIBE) before "online": a client that
+            # sends a command, or a host an invitation, once it sees the board
+            # online is heard. The guarded topics at QoS 0: the link's own echoes
+            # cost no PUBACK back.
+            await client.subscribe(
+                [
+                    (self._command_topic, 1),
+                    *((guarded, 0) for guarded in self._guarded),
+                    *((extra, 1) for extra in sorted(self._subscriptions)),
+                ]
+            )
             await client.publish(self._availability_topic, AVAILABILITY_ONLINE, qos=1, retain=True)
             self._last_sent[self._availability_topic] = AVAILABILITY_ONLINE.encode()
-            await client.subscribe(self._command_topic, qos=1)
-            self._serve_publishes(client)  # before the guarded topics' retained copies come
-            for guarded in self._guarded:
-                # QoS 0: the link's own echoes cost no PUBACK back.
-                await client.subscribe(guarded, qos=0)
-            for extra in sorted(self._subscriptions):
-                await client.subscribe(extra, qos=1)
             _raise_if_cancelling()
             self._client = client
             try:

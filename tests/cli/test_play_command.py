@@ -82,8 +82,8 @@ def retain_intruder(mosquitto: MosquittoBroker) -> None:
     )
 
 
-def play(tmp_path: Path, *sets: str) -> subprocess.CompletedProcess[str]:
-    """``oche play`` on a simulated board, off-screen, with these ``--set`` values."""
+def play_environment(tmp_path: Path, config: str | None) -> dict[str, str]:
+    """No screen, and ``config`` as the only config file (none: no config at all)."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -91,6 +91,15 @@ def play(tmp_path: Path, *sets: str) -> subprocess.CompletedProcess[str]:
     }
     env["XDG_STATE_HOME"] = str(tmp_path / "state")
     env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    if config is not None:
+        (tmp_path / "config" / "oche").mkdir(parents=True, exist_ok=True)
+        (tmp_path / "config" / "oche" / "oche.toml").write_text(config, "utf-8")
+    return env
+
+
+def play(tmp_path: Path, *sets: str) -> subprocess.CompletedProcess[str]:
+    """``oche play`` on a simulated board, off-screen, with these ``--set`` values."""
+    env = play_environment(tmp_path, None)
     argv = [str(OCHE), "play", "--screenshot", str(tmp_path / "shot.png"), "--size", "800x480"]
     argv += ["--set", "board.driver=simulated", "--set", "board.name=Mine"]
     for value in sets:
@@ -231,16 +240,7 @@ def test_play_leaderboard_with_a_database_it_cannot_use_exits_2_naming_it(tmp_pa
 def join(tmp_path: Path, *argv: str, config: str | None = None) -> subprocess.CompletedProcess[str]:
     """``oche play ARGV`` off-screen on a simulated board, with ``config`` as
     the only config file (none: no config at all)."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("DISPLAY", "WAYLAND_DISPLAY", "OCHE_CONFIG", "JOURNAL_STREAM")
-    }
-    env["XDG_STATE_HOME"] = str(tmp_path / "state")
-    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
-    if config is not None:
-        (tmp_path / "config" / "oche").mkdir(parents=True, exist_ok=True)
-        (tmp_path / "config" / "oche" / "oche.toml").write_text(config, "utf-8")
+    env = play_environment(tmp_path, config)
     command = [str(OCHE), "play", "--screenshot", str(tmp_path / "shot.png"), "--size", "800x480"]
     command += ["--set", "board.driver=simulated", *argv]
     return subprocess.run(
@@ -279,12 +279,7 @@ async def test_join_plays_a_whole_match_as_the_guest_of_a_real_host(
 
     (tmp_path / "host").mkdir()
     host = Running(tmp_path / "host", mosquitto)
-    config = '[remote]\nallow = ["league/*"]\n'
-    (tmp_path / "config" / "oche").mkdir(parents=True)
-    (tmp_path / "config" / "oche" / "oche.toml").write_text(config, "utf-8")
-    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
-    env |= {"XDG_STATE_HOME": str(tmp_path / "state"), "OCHE_CONFIG": ""}
-    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    env = play_environment(tmp_path, '[remote]\nallow = ["league/*"]\n')
     await host.start()
     guest = await asyncio.create_subprocess_exec(
         str(OCHE), "play", "--join", "board1", "--screenshot", str(tmp_path / "shot.png"),

@@ -14,7 +14,7 @@ from firmware_bridge.daemon.journal import Journal
 from tests.daemon_harness import Running, Watcher
 from tests.mosquitto_broker import MosquittoBroker
 
-__all__ = ["GUEST", "HOST", "Pair", "remote_pair", "thrower_board"]
+__all__ = ["GUEST", "HOST", "Pair", "remote_pair", "start_match", "thrower_board"]
 
 HOST = "pub1"
 GUEST = "pub2"
@@ -87,3 +87,28 @@ async def remote_pair(
             await host.stop()
             guest.board.close()
             host.board.close()
+
+
+async def start_match(pair: Pair, start: int = 301) -> dict[str, Any]:
+    """new_game on the host, x01: Ann throws at the host, Cy at the guest.
+    Returns the host's state once the match is on (both boards joined) and
+    the guest mirrors it."""
+    response = await pair.host_watch.command(
+        {
+            "command": "new_game",
+            "game": "x01",
+            "options": {"start": start},
+            "players": ["Ann", {"name": "Cy", "board": GUEST}],
+        }
+    )
+    assert response["ok"], response
+    state = await pair.host_watch.state_where(
+        lambda s: s["phase"] == "throwing" and s.get("remote", {}).get("waiting") == []
+    )
+    await pair.guest_watch.state_where(
+        lambda s: (
+            s.get("remote", {}).get("match") == state["remote"]["match"]
+            and s["phase"] == "throwing"
+        )
+    )
+    return state

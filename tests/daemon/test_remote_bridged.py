@@ -19,7 +19,7 @@ import pytest
 
 from firmware_bridge.daemon.journal import Journal
 from tests.bridged_brokers import BridgedBrokers
-from tests.daemon.remote_pair import GUEST, HOST, Pair, remote_pair, thrower_board
+from tests.daemon.remote_pair import GUEST, HOST, Pair, remote_pair, start_match, thrower_board
 from tests.daemon_harness import TIMEOUT, press, throw
 from tests.mosquitto_broker import MosquittoBroker
 from tests.tcp_proxy import TcpProxy
@@ -42,28 +42,6 @@ def league_and_bar(rig: BridgedBrokers) -> tuple[MosquittoBroker, MosquittoBroke
 
 def scores(state: dict[str, Any]) -> list[int]:
     return [player["score"] for player in state["players"]]
-
-
-async def start_match(pair: Pair, start: int = 301) -> dict[str, Any]:
-    response = await pair.host_watch.command(
-        {
-            "command": "new_game",
-            "game": "x01",
-            "options": {"start": start},
-            "players": ["Ann", {"name": "Cy", "board": GUEST}],
-        }
-    )
-    assert response["ok"], response
-    state = await pair.host_watch.state_where(
-        lambda s: s["phase"] == "throwing" and s.get("remote", {}).get("waiting") == []
-    )
-    await pair.guest_watch.state_where(
-        lambda s: (
-            s.get("remote", {}).get("match") == state["remote"]["match"]
-            and s["phase"] == "throwing"
-        )
-    )
-    return state
 
 
 def forwarded_and_taken(pair: Pair) -> tuple[list[int], int]:

@@ -286,13 +286,8 @@ def guest_running(tmp_path: Path, broker: MosquittoBroker, resend_s: float = 600
 @pytest.fixture
 async def guest(tmp_path: Path, mosquitto: MosquittoBroker) -> AsyncIterator[Running]:
     """The guest daemon (board pub2, [remote] allow = ["pub1"], no timed resends)."""
-    running = guest_running(tmp_path, mosquitto)
-    await running.start()
-    try:
+    async with guest_running(tmp_path, mosquitto) as running:
         yield running
-    finally:
-        await running.stop()
-        running.board.close()
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import json
 import socket
 import sqlite3
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -113,15 +113,9 @@ class Guest:
 
 
 @pytest.fixture
-async def host(tmp_path: Path, mosquitto: MosquittoBroker) -> AsyncIterator[Running]:
-    """The host daemon, board1, with a short takeout timer for its own visits."""
-    daemon = Running(tmp_path, mosquitto)
-    await daemon.start()
-    try:
-        yield daemon
-    finally:
-        await daemon.stop()
-        daemon.board.close()
+def host(running: Running) -> Running:
+    """The host daemon: board1, the suite's running daemon."""
+    return running
 
 
 def remote_of(state: dict[str, Any]) -> dict[str, Any]:

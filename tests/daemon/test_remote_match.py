@@ -10,7 +10,7 @@ from typing import Any
 
 from firmware_bridge.cli.history_command import history_entries
 from firmware_bridge.mqtt_contract import NOT_YOUR_TURN, TOPICS
-from tests.daemon.remote_pair import GUEST, HOST, Pair, remote_pair, thrower_board
+from tests.daemon.remote_pair import GUEST, HOST, remote_pair, start_match, thrower_board
 from tests.daemon_harness import press, throw
 from tests.mosquitto_broker import MosquittoBroker
 
@@ -21,23 +21,6 @@ GUEST_AT = f"oche/{GUEST}"
 
 def scores(state: dict[str, Any]) -> list[int]:
     return [player["score"] for player in state["players"]]
-
-
-async def start_match(pair: Pair) -> dict[str, Any]:
-    """new_game on the host: Ann throws at the host, Cy at the guest; returns
-    the host's state once the match is on (both boards joined)."""
-    response = await pair.host_watch.command(
-        {
-            "command": "new_game",
-            "game": "x01",
-            "options": {"start": 301},
-            "players": ["Ann", {"name": "Cy", "board": GUEST}],
-        }
-    )
-    assert response["ok"], response
-    return await pair.host_watch.state_where(
-        lambda s: s["phase"] == "throwing" and s.get("remote", {}).get("waiting") == []
-    )
 
 
 async def test_a_whole_match_between_two_boards(tmp_path: Path, mosquitto: MosquittoBroker) -> None:
@@ -75,7 +58,7 @@ async def test_a_whole_match_between_two_boards(tmp_path: Path, mosquitto: Mosqu
         # mirrored back to the guest.
         await throw(pair.guest.board, "T20", "T20", "T20")
         await pair.guest_watch.state_where(
-            lambda s: s["phase"] == "takeout" and s.get("players") and scores(s) == [121, 121]
+            lambda s: s["phase"] == "takeout" and bool(s.get("players")) and scores(s) == [121, 121]
         )
         await press(pair.guest.board, NEXT)
         await pair.host_watch.state_where(lambda s: thrower_board(s) == HOST_AT)
