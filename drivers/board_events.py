@@ -10,14 +10,17 @@ from engine import Bed
 
 __all__ = [
     "BUTTON_NAMES",
+    "BatteryEvent",
     "BoardEvent",
     "ButtonEvent",
+    "CoinEvent",
     "ConnectedEvent",
     "DisconnectedEvent",
     "ErrorEvent",
     "HitEvent",
     "ReleasedEvent",
     "StuckEvent",
+    "TakeoutEvent",
 ]
 
 BUTTON_NAMES = ("next", "undo", "miss", "game", "player", "start")
@@ -102,3 +105,34 @@ class ErrorEvent(BoardEvent):
     type = "error"
     kind: str
     message: str
+
+
+@dataclass(frozen=True, slots=True)
+class CoinEvent(BoardEvent):
+    """A coin mechanism gave a pulse on ``input`` (1 or 2). ``count`` is the
+    firmware's running total of pulses on that input since it started (wire
+    protocol ``K`` frames), so pulses a host missed while it was down are not
+    lost; ``None`` from sources that count nothing (simulated, keyboard):
+    then the event is one pulse. ``boot`` tells one firmware run from the
+    next (its counts start again at 0); ``None`` when unknown."""
+
+    type = "coin"
+    input: int
+    count: int | None = None
+    boot: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TakeoutEvent(BoardEvent):
+    """A sensor saw the darts being taken out (a DaSCR board's ultrasonic
+    sensor, its ``u`` line)."""
+
+    type = "takeout"
+
+
+@dataclass(frozen=True, slots=True)
+class BatteryEvent(BoardEvent):
+    """A wireless board's battery level, in percent (GranBoard)."""
+
+    type = "battery"
+    percent: int

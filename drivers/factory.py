@@ -12,7 +12,7 @@ from drivers.source import BoardSource
 
 __all__ = ["DRIVERS", "BoardSpec", "open_board"]
 
-DRIVERS = ("serial", "usb", "simulated", "keyboard")
+DRIVERS = ("serial", "usb", "simulated", "keyboard", "granboard")
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +35,13 @@ class BoardSpec:
     usb_report: str = "line"
     firmware: FirmwareSettings = NO_FIRMWARE_SETTINGS
     """Firmware settings a serial board is sent at each connect."""
+    sensors: tuple[str, ...] = ()
+    """What the board senses besides hits (``button``, ``piezo``, ``ultrasonic``:
+    a DaSCR board's); the daemon drives the takeout watch of one with ``ultrasonic``."""
+    ble_address: str = ""
+    """A Bluetooth LE board's address (GranBoard); empty: found by ``ble_name``."""
+    ble_name: str = ""
+    """A Bluetooth LE board's advertised name (or its start); empty: the first GranBoard."""
 
     def check(self) -> None:
         """Raise ``ValueError`` naming the first setting that cannot work."""
@@ -92,6 +99,8 @@ def open_board(spec: BoardSpec, matrix: MatrixMap | None = None) -> BoardSource:
         from drivers.simulated import SimulatedSource
 
         return SimulatedSource(spec.script, spec.delay, matrix)
+    if spec.driver == "granboard":
+        raise ValueError("the granboard driver is not built yet")
     from drivers.keyboard import KeyboardSource
 
     return KeyboardSource()

@@ -61,6 +61,11 @@ class BoardSource:
     async def _run(self) -> None:
         raise NotImplementedError
 
+    async def watch_takeout(self, on: bool) -> None:
+        """Tell a board with a takeout sensor to watch for the darts being
+        taken out (``on``: the visit is over) or to stop (the visit changed
+        hands). Sources without one ignore it."""
+
     def _emit(self, event: BoardEvent) -> None:
         self._queue.put_nowait(event)
 

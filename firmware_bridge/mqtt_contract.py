@@ -49,6 +49,7 @@ __all__ = [
     "COMMANDS",
     "COMMAND_TOPIC",
     "CPU_AVERAGES",
+    "CREDIT_SOURCES",
     "DART_SOURCES",
     "DEFAULT_PORTS",
     "END_REASONS",
@@ -63,6 +64,7 @@ __all__ = [
     "MAX_REMOTE_BYTES",
     "MAX_TOPIC_LEVEL",
     "NOT_YOUR_TURN",
+    "OPERATOR_COMMANDS",
     "PHASES",
     "REMOTE_ACTIONS",
     "REMOTE_LEVEL",
@@ -98,8 +100,20 @@ __all__ = [
 
 # ---------------------------------------------------------------- topic names
 
-TOPIC_NAMES = ("state", "event", "availability", "cmd", "cmd/response", "result")
-"""The topics of one board, relative to ``{base}/{board}/``."""
+TOPIC_NAMES = (
+    "state",
+    "event",
+    "availability",
+    "cmd",
+    "cmd/response",
+    "result",
+    "operator/cmd",
+    "operator/cmd/response",
+    "books",
+)
+"""The topics of one board, relative to ``{base}/{board}/``. The ``operator/``
+topics and ``books`` are the operator's alone (docs/credits.md): the deployed
+ACL lets only an operator account write the one and read the others."""
 
 MAX_TOPIC_LEVEL = 64
 """The longest base level or board id, in characters."""
@@ -406,6 +420,20 @@ _CPU_STATE: dict[str, Any] = {
 }
 
 
+_CREDITS_STATE: dict[str, Any] = {
+    "description": "Added by the daemon (docs/credits.md): free play, or the credits a "
+    "coin-operated board holds and what a game costs.",
+    "type": "object",
+    "properties": {
+        "mode": {"enum": ["free", "coin"]},
+        "free_play": {"description": "Every game is free now.", "type": "boolean"},
+        "credits": {"description": "Credits held.", **_INDEX},
+        "price": {"description": "Credits per player for a game now.", **_INDEX},
+        "happy_hour": {"description": "A happy-hour window is on.", "type": "boolean"},
+    },
+    "required": ["mode", "free_play", "credits", "price"],
+}
+
 _PLAYER_BOARD: dict[str, Any] = {
     "description": "Only in a remote match (added by the daemon): the board the player "
     "throws at, as base/board.",
@@ -521,11 +549,18 @@ def _state_topic_schema() -> dict[str, Any]:
         *body["allOf"],
     ]
     body["properties"]["remote"] = _REMOTE_STATE
+    body["properties"]["credits"] = _CREDITS_STATE
     defs = copy.deepcopy(STATE_SCHEMA["$defs"])
     defs["player"]["properties"]["cpu"] = _CPU_STATE
     defs["player"]["properties"]["board"] = _PLAYER_BOARD
     return {"$schema": _DRAFT, **body, "$defs": defs}
 
+
+CREDIT_SOURCES = ("coin", "remote", "happy-hour", "free-play", "game")
+"""Where a credit change comes from (a line of the books, a ``credits`` event)."""
+
+OPERATOR_COMMANDS = ("add_credits", "set_free_play", "reset_books", "set_price")
+"""The commands on ``{base}/{board}/operator/cmd`` (docs/credits.md); refused on ``cmd``."""
 
 EVENT_TYPES = (
     "game_started",
@@ -545,6 +580,10 @@ EVENT_TYPES = (
     "error",
     "hit",
     "button",
+    "credits",
+    "bounce",
+    "takeout_sensed",
+    "battery",
 )
 """The ``type`` of every ``event`` payload."""
 
@@ -666,6 +705,40 @@ _EVENT_FIELDS: dict[str, tuple[dict[str, Any], list[str]]] = {
         ["segment", "scored", "reason"],
     ),
     "button": ({"button": {"type": "string", "minLength": 1}}, ["button"]),
+    "credits": (
+        {
+            "change": {"description": "Credits added (+) or spent (-).", "type": "integer"},
+            "credits": {"description": "The balance after it.", **_INDEX},
+            "source": {
+                "description": "Where it came from: coin, remote, happy-hour, free-play, game.",
+                "enum": [*CREDIT_SOURCES],
+            },
+            "input": {"description": "For a coin: the coin input.", **_NULLABLE_INDEX},
+            "reason": {"type": ["string", "null"]},
+        },
+        ["change", "credits", "source"],
+    ),
+    "bounce": (
+        {
+            "player": _PLAYER_FIELD,
+            "segment": {"description": "The dart taken back (a bounce-out).", **_BED},
+        },
+        ["player", "segment"],
+    ),
+    "takeout_sensed": (
+        {
+            "ended_visit": {
+                "description": "True when it ended the visit (during takeout, as NEXT); "
+                "false when it was only seen.",
+                "type": "boolean",
+            }
+        },
+        ["ended_visit"],
+    ),
+    "battery": (
+        {"percent": {"type": "integer", "minimum": 0, "maximum": 100}},
+        ["percent"],
+    ),
 }
 
 
@@ -691,7 +764,7 @@ def _event_schema() -> dict[str, Any]:
     }
 
 
-COMMANDS = ("new_game", "next", "undo", "miss", "dart", "end_game", "rematch")
+COMMANDS = ("new_game", "next", "undo", "miss", "dart", "end_game", "rematch", "bounce")
 """The commands a board takes on ``{base}/{board}/cmd``."""
 
 _NAME_SCHEMA: dict[str, Any] = {
@@ -898,6 +971,42 @@ def _result_schema() -> dict[str, Any]:
     }
 
 
+def _operator_schema() -> dict[str, Any]:
+    """The operator's commands (docs/credits.md)."""
+    return {
+        "$schema": _DRAFT,
+        "title": "Oche operator/cmd topic",
+        "description": "A command of the board's operator: credits, free play, prices, "
+        "the books. Only an operator account may publish here (deploy/mosquitto/acl).",
+        "type": "object",
+        "properties": {
+            "command": {"enum": [*OPERATOR_COMMANDS]},
+            "id": _COMMAND_ID,
+            "count": {"description": "add_credits: how many.", "type": "integer", "minimum": 1},
+            "reason": {"description": "add_credits: why (the books keep it).", "type": "string"},
+            "on": {"description": "set_free_play: on or off.", "type": "boolean"},
+        },
+        "required": ["command"],
+    }
+
+
+def _books_schema() -> dict[str, Any]:
+    """The retained books snapshot (docs/credits.md)."""
+    return {
+        "$schema": _DRAFT,
+        "title": "Oche books topic",
+        "description": "The board's books, retained, for its operator only: the customer "
+        "books (since their last reset) and the lifetime security books.",
+        "type": "object",
+        "properties": {
+            "customer": {"type": "object"},
+            "security": {"type": "object"},
+            "updated_at": _TIMESTAMP,
+        },
+        "required": ["customer", "security", "updated_at"],
+    }
+
+
 _AVAILABILITY_SCHEMA: dict[str, Any] = {
     "$schema": _DRAFT,
     "title": "Oche availability topic",
@@ -926,6 +1035,11 @@ TOPICS: dict[str, TopicSpec] = {
     "cmd": TopicSpec("cmd", retain=False, qos=1, schema=_command_schema()),
     "cmd/response": TopicSpec("cmd/response", retain=False, qos=1, schema=_response_schema()),
     "result": TopicSpec("result", retain=False, qos=1, schema=_result_schema()),
+    "operator/cmd": TopicSpec("operator/cmd", retain=False, qos=1, schema=_operator_schema()),
+    "operator/cmd/response": TopicSpec(
+        "operator/cmd/response", retain=False, qos=1, schema=_response_schema()
+    ),
+    "books": TopicSpec("books", retain=True, qos=1, schema=_books_schema()),
 }
 """Topic name -> :class:`TopicSpec`, in the order of :data:`TOPIC_NAMES`."""
 

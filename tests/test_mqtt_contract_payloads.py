@@ -66,7 +66,7 @@ def test_topic_names_and_specs() -> None:
     for name, spec in TOPICS.items():
         assert spec.name == name
         assert spec.qos in (0, 1, 2)
-    assert [n for n, s in TOPICS.items() if s.retain] == ["state", "availability"]
+    assert [n for n, s in TOPICS.items() if s.retain] == ["state", "availability", "books"]
     assert all(TOPICS[n].qos == 1 for n in ("state", "event", "availability", "cmd/response"))
     assert TOPICS["result"].qos == 1
 
@@ -496,6 +496,10 @@ EVENT_EXAMPLES: dict[str, dict[str, Any]] = {
     "released": {"row": 3, "col": 5},
     "hit": {"segment": "T20", "scored": False, "reason": "no game"},
     "button": {"button": "game"},
+    "credits": {"change": -2, "credits": 0, "source": "game", "input": None, "reason": None},
+    "bounce": {"player": 1, "segment": "S5"},
+    "takeout_sensed": {"ended_visit": False},
+    "battery": {"percent": 15},
     "board_connected": {"source": "serial:/dev/ttyACM0"},
     "board_disconnected": {"source": "serial:/dev/ttyACM0", "reason": "unplugged"},
     "error": {"kind": "crc", "message": "bad frame"},

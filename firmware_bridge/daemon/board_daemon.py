@@ -651,6 +651,9 @@ class Daemon:
         self._refuse_remote("an undo")
         self._apply(session.plan_undo(), "manual")
 
+    def _bounce(self, args: dict[str, Any], now: float) -> None:
+        raise Refusal("bounce-outs are not built yet")
+
     def _miss(self, args: dict[str, Any], now: float) -> None:
         session = self._session()
         self._refuse_remote("a miss")
@@ -794,10 +797,11 @@ COMMAND_HANDLERS: dict[str, Callable[[Daemon, dict[str, Any], float], None]] = {
     "next": Daemon._next,
     "undo": Daemon._undo,
     "miss": Daemon._miss,
+    "bounce": Daemon._bounce,
 }
 """Each command name (``mqtt_contract.COMMANDS``) -> its handler, given the
 command's arguments and the time; the board's NEXT, UNDO and MISS buttons use
 the same handlers."""
 
-GAME_BUTTONS = ("next", "undo", "miss")
+GAME_BUTTONS = ("next", "undo", "miss", "bounce")
 """The board buttons that act on the game, by their command's name."""

@@ -1,4 +1,4 @@
-"""The daemon's one config file: TOML, ten sections, every setting has a default.
+"""The daemon's one config file: TOML, twelve sections, every setting has a default.
 
 Three tables sit inside sections: ``[board.firmware]``, the firmware settings
 (docs/protocol.md#settings) the daemon sends a serial board at each connect,
@@ -29,7 +29,7 @@ import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import MISSING, Field, dataclass, field, fields
 from pathlib import Path
-from typing import Any, get_origin, get_type_hints
+from typing import Any, get_args, get_origin, get_type_hints
 from zoneinfo import ZoneInfo
 
 from drivers.board_decoder import PROTOCOLS
@@ -54,12 +54,14 @@ __all__ = [
     "BotConfig",
     "Config",
     "ConfigError",
+    "CreditsConfig",
     "DisplayConfig",
     "HomeAssistantConfig",
     "JournalConfig",
     "LeaderboardConfig",
     "LogConfig",
     "MqttConfig",
+    "OperatorConfig",
     "RemoteConfig",
     "VisitConfig",
     "config_search_path",
@@ -147,6 +149,10 @@ class BoardConfig:
     delay: float = 0.0
     firmware: FirmwareSettings = NO_FIRMWARE_SETTINGS
     """``[board.firmware]``: settings sent to a serial board at each connect."""
+    sensors: tuple[str, ...] = ()
+    """What the board senses besides hits: ``button``, ``piezo``, ``ultrasonic`` (DaSCR)."""
+    ble_address: str = ""
+    ble_name: str = ""
 
     def spec(self) -> BoardSpec:
         """The :class:`drivers.factory.BoardSpec` for ``drivers.factory.open_board``.
@@ -170,6 +176,9 @@ class BoardConfig:
             usb_interface=self.usb_interface,
             usb_report=self.usb_report,
             firmware=self.firmware,
+            sensors=self.sensors,
+            ble_address=self.ble_address,
+            ble_name=self.ble_name,
         )
 
 
@@ -300,6 +309,29 @@ class LeaderboardConfig:
 
 
 @dataclass(frozen=True)
+class CreditsConfig:
+    """``[credits]``: a coin-operated board (docs/credits.md): free play (the
+    default) or credits from coins and the operator, and what a game costs."""
+
+    mode: str = "free"
+    """``free`` (every game free) or ``coin`` (games cost credits)."""
+    credits_per_pulse: tuple[int, ...] = (1,)
+    """Credits one pulse gives, per coin input (input 1 first)."""
+    price: int = 1
+    """Credits per player per game, unless ``prices`` says otherwise."""
+
+
+@dataclass(frozen=True)
+class OperatorConfig:
+    """``[operator]``: the operator menu on the display and its MQTT account."""
+
+    pin_hash: str = ""
+    """The operator PIN, hashed (``oche operator pin`` makes it); empty: no PIN entry."""
+    username: str = ""
+    password_file: str = ""
+
+
+@dataclass(frozen=True)
 class RemoteConfig:
     """``[remote]``: remote matches (docs/remote.md). As a guest, the hosts
     this board joins; as a host, how long a match waits for a board that went
@@ -336,6 +368,8 @@ class Config:
     display: DisplayConfig = field(default_factory=DisplayConfig)
     leaderboard: LeaderboardConfig = field(default_factory=LeaderboardConfig)
     remote: RemoteConfig = field(default_factory=RemoteConfig)
+    credits: CreditsConfig = field(default_factory=CreditsConfig)
+    operator: OperatorConfig = field(default_factory=OperatorConfig)
     log: LogConfig = field(default_factory=LogConfig)
     source: str = "defaults"
 
@@ -357,6 +391,8 @@ SECTIONS: dict[str, type[Any]] = {
     "display": DisplayConfig,
     "leaderboard": LeaderboardConfig,
     "remote": RemoteConfig,
+    "credits": CreditsConfig,
+    "operator": OperatorConfig,
     "log": LogConfig,
 }
 """The config file's sections, in the order they are documented and checked."""
@@ -480,13 +516,17 @@ _EXPECTED = {str: "a string", int: "an integer", float: "a number", bool: "true 
 
 def _typed(value: object, kind: type[Any]) -> object:
     """``value`` as ``kind`` (an integer is also a float; a table of strings for
-    ``dict[str, str]``, an array of strings for ``tuple[str, ...]``), or
-    :class:`_Invalid`."""
+    ``dict[str, str]``, an array of strings or integers for ``tuple[str, ...]``
+    and ``tuple[int, ...]``), or :class:`_Invalid`."""
     if get_origin(kind) is tuple:
+        item_kind = get_args(kind)[0]
+        what = "strings" if item_kind is str else "integers"
         if not isinstance(value, list | tuple):
-            raise _Invalid(f"expected an array of strings, got {_what(value)}")
+            raise _Invalid(f"expected an array of {what}, got {_what(value)}")
         for position, item in enumerate(value):
-            if not isinstance(item, str):
+            if item_kind is int and (isinstance(item, bool) or not isinstance(item, int)):
+                raise _Invalid(f"[{position}]: expected an integer, got {_what(item)}")
+            if item_kind is str and not isinstance(item, str):
                 raise _Invalid(f"[{position}]: expected a string, got {_what(item)}")
         return tuple(value)
     if get_origin(kind) is dict:
@@ -893,6 +933,8 @@ _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
         "offline_timeout_s": _in_range(0),
         "resend_s": _in_range(0.1, 600),
     },
+    "credits": {"mode": _choice("credits mode", ("free", "coin")), "price": _in_range(0, 1000)},
+    "operator": {},
     "log": {"level": _log_level},
 }
 """Per-key checks of well-typed values: each returns the problem or ``None``."""

@@ -230,10 +230,60 @@ def _add_remote_v3(connection: sqlite3.Connection) -> None:
             connection.execute(statement)
 
 
+_SCHEMA_V4_CREDITS = """
+CREATE TABLE credit_ledger (               -- every change of the credits: the books
+    id        INTEGER PRIMARY KEY AUTOINCREMENT,
+    board     TEXT NOT NULL,
+    at        REAL NOT NULL,
+    change    INTEGER NOT NULL,            -- credits in (+) or spent (-)
+    source    TEXT NOT NULL CHECK (source IN ('coin', 'remote', 'happy-hour', 'free-play', 'game')),
+    coin_input INTEGER,                    -- coins: the input (1, 2, ...)
+    pulses    INTEGER,                     -- coins: the pulses this line counts
+    game_id   INTEGER REFERENCES games (id),  -- spends: the game they paid for
+    reason    TEXT
+);
+CREATE INDEX credit_ledger_by_board ON credit_ledger (board, at);
+
+CREATE TABLE coin_counts (                 -- the firmware's running pulse count per input
+    board     TEXT NOT NULL,
+    coin_input INTEGER NOT NULL,
+    boot      TEXT NOT NULL,               -- the firmware run the count belongs to
+    count     INTEGER NOT NULL,
+    PRIMARY KEY (board, coin_input)
+) WITHOUT ROWID;
+
+CREATE TABLE books_resets (                -- resets of the customer books (reset_books)
+    id     INTEGER PRIMARY KEY AUTOINCREMENT,
+    board  TEXT NOT NULL,
+    at     REAL NOT NULL,
+    reason TEXT
+);
+
+CREATE TABLE operator_settings (           -- what the operator set at the board (prices, free play)
+    board TEXT NOT NULL,
+    key   TEXT NOT NULL,
+    value TEXT NOT NULL,                   -- JSON
+    at    REAL NOT NULL,
+    PRIMARY KEY (board, key)
+) WITHOUT ROWID;
+"""
+
+
+def _add_credits_v4(connection: sqlite3.Connection) -> None:
+    """Version 4: a coin-operated board's books (docs/credits.md): every
+    credit change with its source (``credit_ledger``, a coin's line written
+    in the same transaction as the firmware's running count it came with,
+    ``coin_counts``), the customer books' resets, and the operator's settings."""
+    for statement in _SCHEMA_V4_CREDITS.split(";"):
+        if statement.strip():
+            connection.execute(statement)
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     1: _create_v1,
     2: _add_bots_v2,
     3: _add_remote_v3,
+    4: _add_credits_v4,
 }
 """The migration hook: ``MIGRATIONS[n]`` takes a journal at schema version
 ``n - 1`` to version ``n`` (version 0 is an empty file). :meth:`Journal.open`

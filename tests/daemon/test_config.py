@@ -129,6 +129,8 @@ def test_config_md_documents_every_key_and_nothing_else() -> None:
                 if default == NO_FIRMWARE_SETTINGS
                 else "[]"  # an empty array: [remote] allow
                 if default == ()
+                else "[" + ", ".join(map(str, default)) + "]"  # [credits] credits_per_pulse
+                if isinstance(default, tuple)
                 else str(default)
             )
             assert f"| `{shown}` |" in row, (section, field.name, row)
@@ -581,11 +583,12 @@ def test_unknown_sections_and_keys_get_suggestions() -> None:
         'boards: unknown section; did you mean "board"?',
         'homeassistent: unknown section; did you mean "homeassistant"?',
         "weather: unknown section; the sections are board, mqtt, visit, bot, journal, "
-        "homeassistant, display, leaderboard, remote, log",
+        "homeassistant, display, leaderboard, remote, credits, operator, log",
         'board.protocl: unknown key; did you mean "protocol"?',
         "board.url: unknown key in [board]; did you mean mqtt.url?",
         "board.colour: unknown key; the keys of [board] are id, name, driver, port, baudrate, "
-        "protocol, map, usb_vid, usb_pid, usb_interface, usb_report, script, delay, firmware",
+        "protocol, map, usb_vid, usb_pid, usb_interface, usb_report, script, delay, firmware, "
+        "sensors, ble_address, ble_name",
         'mqtt.keep_alive: unknown key; did you mean "keepalive"?',
     ]
     assert 'board.driver: "serail" is not a driver (did you mean "serial"?)' in the_error(
