@@ -1019,6 +1019,75 @@ class Journal:
         except (TypeError, ValueError) as error:
             raise self._error(f"match {match} is damaged: {error}") from None
 
+    # ---- the books (reads)
+    # Read by firmware_bridge.daemon.books, which sums them up into the books
+    # (docs/credits.md). A period is ``start <= at < end``; ``None`` leaves
+    # that side open.
+
+    def books_boards(self) -> list[str]:
+        """Every board with a game, a credit line or a books reset here, sorted."""
+        with self._reading() as connection:
+            rows = connection.execute(
+                "SELECT board FROM games UNION SELECT board FROM guest_matches"
+                " UNION SELECT board FROM credit_ledger UNION SELECT board FROM books_resets"
+                " ORDER BY board"
+            ).fetchall()
+            return [str(board) for (board,) in rows]
+
+    def last_books_reset(self, board: str, end: float | None = None) -> float | None:
+        """When ``board``'s customer books were last reset (before ``end``), or ``None``."""
+        with self._reading() as connection:
+            row = connection.execute(
+                "SELECT max(at) FROM books_resets WHERE board = ? AND (? IS NULL OR at < ?)",
+                (str(board), end, end),
+            ).fetchone()
+            return None if row[0] is None else float(row[0])
+
+    def credit_totals(
+        self, board: str, start: float | None, end: float | None
+    ) -> list[tuple[str, int | None, int, int]]:
+        """``board``'s credit lines in the period, summed per source and coin
+        input: ``(source, coin_input, change, pulses)`` (``coin_input`` is
+        ``None`` but for coins)."""
+        with self._reading() as connection:
+            rows = connection.execute(
+                "SELECT source, coin_input, sum(change), coalesce(sum(pulses), 0)"
+                " FROM credit_ledger WHERE board = ? AND (? IS NULL OR at >= ?)"
+                " AND (? IS NULL OR at < ?) GROUP BY source, coin_input"
+                " ORDER BY source, coin_input",
+                (str(board), start, start, end, end),
+            ).fetchall()
+            return [
+                (str(source), None if coin is None else int(coin), int(change), int(pulses))
+                for source, coin, change, pulses in rows
+            ]
+
+    def game_totals(
+        self, board: str, start: float | None, end: float | None
+    ) -> list[tuple[str, int, int, float]]:
+        """The games ``board`` started in the period (its own, and the remote
+        matches it joined as a guest), per game id: ``(game, played, finished,
+        seconds)``. A game's time runs from its start to its finish, or to its
+        last event while it is still playing."""
+        with self._reading() as connection:
+            rows = connection.execute(
+                "SELECT game, count(*), sum(status = 'finished'), sum(seconds) FROM ("
+                " SELECT game, status, coalesce(finished_at,"
+                "  (SELECT max(at) FROM events WHERE game_id = games.id), started_at)"
+                "  - started_at AS seconds, started_at AS at FROM games WHERE board = ?"
+                " UNION ALL"
+                " SELECT game, status, coalesce(finished_at,"
+                "  (SELECT max(at) FROM guest_forwarded WHERE match = guest_matches.match),"
+                "  joined_at) - joined_at, joined_at FROM guest_matches WHERE board = ?"
+                ") WHERE (? IS NULL OR at >= ?) AND (? IS NULL OR at < ?)"
+                " GROUP BY game ORDER BY game",
+                (str(board), str(board), start, start, end, end),
+            ).fetchall()
+            return [
+                (str(game), int(played), int(finished), max(0.0, float(seconds)))
+                for game, played, finished, seconds in rows
+            ]
+
 
 _GAME_COLUMNS = (
     "id, game, options, players, teams, board, started_at, finished_at, status, result, bots, "
