@@ -37,6 +37,7 @@ COMMAND_MODULES = (
     "run",
     "display",
     "history",
+    "books",
     "monitor",
     "calibrate",
     "firmware",

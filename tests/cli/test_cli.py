@@ -327,8 +327,8 @@ def test_games_json_describes_the_options() -> None:
     assert x01_options["rounds"]["type"] == "int"
 
 
-COMMANDS = ["replay", "games", "play", "run", "display", "history", "export", "monitor",
-            "calibrate", "firmware", "udev", "cribbage", "leaderboard", "bot",
+COMMANDS = ["replay", "games", "play", "run", "display", "history", "export", "books",
+            "monitor", "calibrate", "firmware", "udev", "cribbage", "leaderboard", "bot",
             "skill"]  # fmt: skip
 
 
