@@ -140,8 +140,8 @@ def _board(args: argparse.Namespace, journal: Journal) -> str:
 def _books(args: argparse.Namespace) -> int:
     if args.since is not None and args.until is not None and args.until <= args.since:
         raise UsageError(
-            f"--until {_local(args.until)} is not after --since {_local(args.since)}: "
-            "the period is empty"
+            f"the period is empty: --until ends it at {_local(args.until)}, "
+            f"which is not after --since starts it at {_local(args.since)}"
         )
     try:
         with _journal(args) as journal:
