@@ -58,6 +58,9 @@ ACCOUNTS = (
     "board2",
     "display1",
     "display2",
+    "operator1",
+    "operator2",
+    "operator",
     "leaderboard1",
     "leaderboard2",
     "homeassistant",
@@ -80,19 +83,22 @@ needs_mosquitto = pytest.mark.skipif(
 )
 
 
-THIRD_BOARD = ("board3", "display3")
+THIRD_BOARD = ("board3", "display3", "operator3")
 """Accounts added to the test's copy of the ACL by :func:`with_board`."""
 
 
 def with_board(acl: str, number: int) -> str:
-    """``acl`` with board<number> added by the file header's recipe: the board1
-    and display1 blocks copied, board1 and display1 replaced throughout."""
+    """``acl`` with board<number> added by the file header's recipe: the
+    board1, display1 and operator1 blocks copied, board1, display1 and
+    operator1 replaced throughout (the bar's ``operator`` account is left to
+    board1 and board2, so board<number> is outside its bar)."""
     blocks = []
-    for account in ("board1", "display1"):
+    for account in ("board1", "display1", "operator1"):
         start = acl.index(f"user {account}\n")
         blocks.append(acl[start:].split("\n\n", 1)[0].strip())
     added = "\n\n".join(blocks)
-    added = added.replace("display1", f"display{number}").replace("board1", f"board{number}")
+    for account in ("display", "operator", "board"):
+        added = added.replace(f"{account}1", f"{account}{number}")
     return f"{acl.rstrip()}\n\n{added}\n"
 
 
@@ -731,6 +737,126 @@ def test_boards_read_each_others_state_but_not_commands(connect: Connect) -> Non
     assert_never_got(board2, private, board1, "oche/board1/state")
 
 
+# --- bar operation: the operator topics (docs/credits.md) ----------------------
+
+OPERATOR_TOPICS = ("operator/cmd", "operator/cmd/response", "books")
+
+
+@needs_mosquitto
+@pytest.mark.parametrize("operator", ["operator1", "operator"])
+def test_the_operator_adds_credits_and_reads_the_answers_and_the_books(
+    connect: Connect, operator: str
+) -> None:
+    board1 = connect("board1").connected().subscribe("oche/board1/operator/cmd")
+    tablet = connect(operator).connected()
+    tablet.subscribe("oche/board1/operator/cmd/response", "oche/board1/state")
+    command = marker()
+    assert tablet.publish("oche/board1/operator/cmd", command) in ACCEPTED
+    assert board1.wait_for(command, "the operator's command")[0] == "oche/board1/operator/cmd"
+    for topic in ("oche/board1/operator/cmd/response", "oche/board1/state"):
+        payload = marker()
+        assert board1.publish(topic, payload) in ACCEPTED
+        assert tablet.wait_for(payload, topic)[0] == topic
+    # The books are retained: an operator that connects later gets them.
+    books = marker()
+    assert board1.publish("oche/board1/books", books, retain=True) in ACCEPTED
+    tablet.close()  # one connection per account: the broker's client id is the account
+    try:
+        later = connect(operator).connected().subscribe("oche/board1/books")
+        topic, _, retained = later.wait_for(books, "the retained books")
+        assert (topic, retained) == ("oche/board1/books", True)
+    finally:
+        board1.publish("oche/board1/books", b"", retain=True)
+
+
+@needs_mosquitto
+def test_the_bars_operator_serves_every_board_and_operator1_only_board1(
+    connect: Connect,
+) -> None:
+    board2 = connect("board2").connected().subscribe("oche/board2/operator/cmd")
+    tablet = connect("operator").connected().subscribe("oche/board2/books")
+    operator1 = connect("operator1").connected().subscribe("oche/board2/books", "oche/#")
+    command = marker()
+    assert tablet.publish("oche/board2/operator/cmd", command) in ACCEPTED
+    assert board2.wait_for(command)[0] == "oche/board2/operator/cmd"
+    foreign = marker()
+    assert operator1.publish("oche/board2/operator/cmd", foreign) == NOT_AUTHORIZED
+    books = marker()
+    assert board2.publish("oche/board2/books", books) in ACCEPTED
+    tablet.wait_for(books, "board2's books")
+    assert_never_got(board2, [foreign], tablet, "oche/board2/operator/cmd")
+    assert_never_got(operator1, [books], connect("board1").connected(), "oche/board1/books")
+    # The bar's account is the bar's: a board added outside it (board3) is not its.
+    assert tablet.publish("oche/board3/operator/cmd", marker()) == NOT_AUTHORIZED
+
+
+@needs_mosquitto
+@pytest.mark.parametrize("protocol", [mqtt.MQTTv311, mqtt.MQTTv5], ids=["mqtt3.1.1", "mqtt5"])
+def test_a_display_cannot_add_credits_nor_read_the_books(connect: Connect, protocol: int) -> None:
+    """Anyone at the board can touch its display: it must not be a till."""
+    board1 = connect("board1").connected().subscribe("oche/board1/operator/cmd")
+    books = marker()
+    assert board1.publish("oche/board1/books", books, retain=True) in ACCEPTED
+    try:
+        display = connect("display1", protocol=protocol).connected()
+        display.subscribe(*(f"oche/board1/{topic}" for topic in OPERATOR_TOPICS), "oche/#")
+        operator1 = connect("operator1").connected()
+        free_credits = marker()
+        code = display.publish("oche/board1/operator/cmd", free_credits)
+        assert code == (NOT_AUTHORIZED if protocol == mqtt.MQTTv5 else 0)
+        assert_never_got(board1, [free_credits], operator1, "oche/board1/operator/cmd")
+        # Nor does it see the retained books, the answers or the operator's commands.
+        command, answer = marker(), marker()
+        assert operator1.publish("oche/board1/operator/cmd", command) in ACCEPTED
+        board1.wait_for(command)
+        assert board1.publish("oche/board1/operator/cmd/response", answer) in ACCEPTED
+        assert_never_got(display, [books, command, answer], board1, "oche/board1/state")
+    finally:
+        board1.publish("oche/board1/books", b"", retain=True)
+
+
+@needs_mosquitto
+@pytest.mark.parametrize(
+    "account", ["display2", "board2", "operator2", "leaderboard1", "homeassistant"]
+)
+def test_no_other_account_touches_a_boards_operator_topics(connect: Connect, account: str) -> None:
+    board1 = connect("board1").connected().subscribe("oche/board1/operator/cmd")
+    other = connect(account).connected()
+    other.subscribe(*(f"oche/board1/{topic}" for topic in OPERATOR_TOPICS), "oche/#")
+    # A topic ``other`` does read, for the markers, and who writes it.
+    publisher, readable = (
+        (connect("board2").connected(), "oche/board2/state")
+        if account in ("display2", "operator2")
+        else (board1, "oche/board1/state")
+    )
+    operator1 = connect("operator1").connected()
+    forged = marker()
+    assert other.publish("oche/board1/operator/cmd", forged) == NOT_AUTHORIZED
+    assert other.publish("oche/board1/books", marker()) == NOT_AUTHORIZED
+    assert other.publish("oche/board1/operator/cmd/response", marker()) == NOT_AUTHORIZED
+    assert_never_got(board1, [forged], operator1, "oche/board1/operator/cmd")
+    private = [marker(), marker(), marker()]
+    assert operator1.publish("oche/board1/operator/cmd", private[0]) in ACCEPTED
+    assert board1.publish("oche/board1/operator/cmd/response", private[1]) in ACCEPTED
+    assert board1.publish("oche/board1/books", private[2]) in ACCEPTED
+    board1.wait_for(private[0])
+    assert_never_got(other, private, publisher, readable)
+
+
+@needs_mosquitto
+def test_an_operator_cannot_play_the_board_nor_forge_its_books(connect: Connect) -> None:
+    """The operator account is for money, not for the game nor the board's own topics."""
+    board1 = connect("board1").connected().subscribe("oche/board1/cmd")
+    operator1 = connect("operator1").connected()
+    tablet = connect("operator").connected().subscribe("oche/board1/books")
+    assert operator1.publish("oche/board1/cmd", marker()) == NOT_AUTHORIZED
+    forged = marker()
+    assert operator1.publish("oche/board1/books", forged) == NOT_AUTHORIZED
+    assert operator1.publish("oche/board1/operator/cmd/response", marker()) == NOT_AUTHORIZED
+    assert operator1.publish("oche/board1/state", marker()) == NOT_AUTHORIZED
+    assert_never_got(tablet, [forged], board1, "oche/board1/books")
+
+
 # --- deploy/mosquitto/oche.conf, with TLS and websockets -------------------
 
 
@@ -798,7 +924,7 @@ def test_deploy_doc_shows_the_unit_and_the_files_as_they_are() -> None:
         "docs/deploy.md must show oche.conf verbatim"
     )
     acl = ACL.read_text("utf-8")
-    for account in ("board1", "display1", "leaderboard1", "homeassistant"):
+    for account in ("board1", "display1", "operator1", "operator", "leaderboard1", "homeassistant"):
         start = acl.index(f"user {account}\n")
         block = acl[start:].split("\n\n", 1)[0].strip()
         assert block in doc, f"docs/deploy.md must show the ACL block of {account} verbatim"
