@@ -19,11 +19,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from firmware_bridge.cli.books_command import parse_when
 from firmware_bridge.cli.main import main
 from firmware_bridge.daemon.books import books
 from firmware_bridge.daemon.journal import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, Journal
+from firmware_bridge.mqtt_contract import TOPICS
+from tests.paths import REPO
 
 OCHE = Path(sys.executable).parent / "oche"
 
@@ -264,7 +267,7 @@ def test_the_daemon_and_the_command_share_one_aggregation(bar: Path) -> None:
     with Journal(bar) as journal:
         snapshot = books(journal, "board1", now=123.0)
     assert snapshot["updated_at"] == 123.0
-    assert set(snapshot) >= {"customer", "security", "updated_at"}
+    Draft202012Validator(TOPICS["books"].schema).validate(json.loads(json.dumps(snapshot)))
     assert snapshot["security"]["credits_in_total"] == 15
 
 
@@ -416,3 +419,11 @@ def test_dates_are_local_days_and_iso_times() -> None:
     )
     with pytest.raises(ValueError, match="'soon' is not a date"):
         parse_when("soon")
+
+
+def test_docs_show_the_table_as_it_prints(bar: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """docs/credits.md's example is this fixture's table, verbatim."""
+    status, out, _ = run(capsys, "--journal", str(bar))
+    assert status == 0
+    doc = (REPO / "docs" / "credits.md").read_text("utf-8")
+    assert out in doc, "docs/credits.md must show oche books' table as it prints"
