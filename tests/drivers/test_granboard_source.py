@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
 import pytest
+from jsonschema import Draft202012Validator
 
 from drivers.board_events import (
     BatteryEvent,
@@ -30,9 +31,15 @@ from drivers.matrix_map import load_map, parse_map
 from drivers.source import Backoff
 from engine import DB, SB, Bed
 from firmware_bridge.cli import calibrate_command, monitor_command
+from firmware_bridge.daemon.board_daemon import Daemon
+from firmware_bridge.daemon.config import ConfigError, parse_config
+from firmware_bridge.mqtt_contract import TOPICS
+from tests.daemon_harness import Watcher
 from tests.drivers.fake_bleak_backend import FakeGranboard
+from tests.mosquitto_broker import MosquittoBroker
 
 TIMEOUT = 2.0
+EVENT_SCHEMA = Draft202012Validator(TOPICS["event"].schema)
 """Longest wait for any one event, so a broken driver fails instead of hanging."""
 
 ADDRESS = "D4:22:CD:00:12:34"
@@ -464,3 +471,65 @@ async def test_calibrate_checks_each_bed_and_records_the_differences(
     source = open_board(BoardSpec(driver="granboard", map_path=str(out)))
     assert isinstance(source, GranboardSource)
     assert source.table[(5, 1)] == Bed.parse("T20") and source.table[(3, 4)] == Bed.parse("S5")
+
+
+def test_the_config_checks_the_ble_settings() -> None:
+    good = parse_config(
+        '[board]\ndriver = "granboard"\nble_address = "d4:22:cd:00:12:34"\nble_name = "GRAN"\n',
+        "test.toml",
+    )
+    spec = good.board.spec()
+    assert (spec.driver, spec.ble_address, spec.ble_name) == (
+        "granboard",
+        "d4:22:cd:00:12:34",
+        "GRAN",
+    )
+    with pytest.raises(ConfigError) as caught:
+        parse_config('[board]\ndriver = "granboard"\nble_address = "my board"\n', "test.toml")
+    assert len(caught.value.errors) == 1
+    assert "board.ble_address" in caught.value.errors[0]
+    assert "not a Bluetooth address" in caught.value.errors[0]
+
+
+async def test_the_daemon_publishes_the_boards_battery_and_connection(
+    tmp_path: Path, fake_radio: FakeGranboard
+) -> None:
+    """The real daemon on a real broker, reading the fake GranBoard."""
+    fake_radio.battery = 87
+    broker = MosquittoBroker(tmp_path / "mosquitto")
+    broker.start()
+    try:
+        config = parse_config(
+            f'[board]\nid = "board1"\ndriver = "granboard"\nble_address = "{ADDRESS}"\n\n'
+            f'[mqtt]\nurl = "{broker.url}"\n\n[journal]\npath = "{tmp_path / "j.sqlite3"}"\n',
+            "test.toml",
+        )
+        async with Watcher("127.0.0.1", broker.port) as watcher:
+            daemon = asyncio.create_task(Daemon(config).run())
+            try:
+                # events sent before the daemon reached the broker are dropped (by
+                # design): wait for its state, then change the battery
+                await watcher.wait_for("state", lambda p: True)
+                await fake_radio.wait_subscribed()
+                fake_radio.set_battery(42)
+                battery = await watcher.wait_for(
+                    "event", lambda p: p.get("type") == "battery" and p["percent"] == 42
+                )
+                assert list(EVENT_SCHEMA.iter_errors(battery)) == []
+                # the board goes away and comes back: both are events, and the
+                # level is read again at the new connection
+                fake_radio.drop()
+                lost = await watcher.wait_for(
+                    "event", lambda p: p.get("type") == "board_disconnected"
+                )
+                assert lost["source"] == SOURCE
+                await watcher.wait_for("event", lambda p: p.get("type") == "board_connected")
+                again = await watcher.count(
+                    "event", lambda p: p.get("type") == "battery" and p["percent"] == 42, 2
+                )
+                assert again == 2 and fake_radio.battery_reads == 2
+            finally:
+                daemon.cancel()
+                await asyncio.gather(daemon, return_exceptions=True)
+    finally:
+        broker.stop()
