@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 
 from drivers.board_decoder import PROTOCOLS
@@ -10,11 +11,16 @@ from drivers.matrix_map import MatrixMap, load_map
 from drivers.protocol import NO_FIRMWARE_SETTINGS, FirmwareSettings
 from drivers.source import BoardSource
 
-__all__ = ["DRIVERS", "BoardSpec", "open_board"]
+__all__ = ["BLE_ADDRESS", "DRIVERS", "BoardSpec", "open_board"]
 
 DRIVERS = ("serial", "usb", "simulated", "keyboard", "granboard")
 
 log = logging.getLogger(__name__)
+
+BLE_ADDRESS = re.compile(
+    r"[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}|[0-9A-Fa-f]{8}(-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}"
+)
+"""A Bluetooth address (``D4:22:CD:00:12:34``) or the UUID macOS gives a device."""
 
 
 @dataclass(frozen=True)
@@ -57,6 +63,11 @@ class BoardSpec:
             raise ValueError("the serial driver needs a port (--port /dev/ttyACM0)")
         if self.driver == "usb" and (self.usb_vid is None or self.usb_pid is None):
             raise ValueError("the usb driver needs --vid and --pid")
+        if self.ble_address and not BLE_ADDRESS.fullmatch(self.ble_address):
+            raise ValueError(
+                f"{self.ble_address!r} is not a Bluetooth address such as D4:22:CD:00:12:34 "
+                "(or, on macOS, the board's UUID)"
+            )
         if self.usb_report not in ("line", "cells"):
             raise ValueError(f"unknown USB report format {self.usb_report!r}; use line or cells")
         if self.firmware and self.driver == "serial" and self.protocol != "oche":
@@ -100,7 +111,9 @@ def open_board(spec: BoardSpec, matrix: MatrixMap | None = None) -> BoardSource:
 
         return SimulatedSource(spec.script, spec.delay, matrix)
     if spec.driver == "granboard":
-        raise ValueError("the granboard driver is not built yet")
+        from drivers.granboard_source import GranboardSource
+
+        return GranboardSource(spec.ble_address, spec.ble_name, matrix)
     from drivers.keyboard import KeyboardSource
 
     return KeyboardSource()

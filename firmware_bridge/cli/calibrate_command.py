@@ -6,6 +6,12 @@ a raw cell, and asks for the beds and buttons in the order of
 ``u`` undo, ``q`` save and quit) are read at the same time as board events.
 The map is written atomically after every change, so a crash loses nothing;
 ``--resume`` continues a partial map. See docs/calibration.md.
+
+A GranBoard (``--driver granboard``) reports cells of its own 12x7 matrix and
+already has a table of them: the wizard checks that each prompted bed arrives
+as that bed, says where this board differs, and writes the same kind of map,
+which the driver then lays over its table (``[board] map``). The board's one
+button is fixed (NEXT), so the button prompts are skipped.
 """
 
 from __future__ import annotations
@@ -36,6 +42,9 @@ from drivers.board_events import (
 )
 from drivers.calibration import Calibration, CalibrationError, Prompt
 from drivers.factory import BoardSpec, open_board
+from drivers.granboard_map import CELLS as GRANBOARD_CELLS
+from drivers.granboard_map import COLS as GRANBOARD_COLS
+from drivers.granboard_map import ROWS as GRANBOARD_ROWS
 from drivers.matrix_map import MapError, dump_map, load_map
 from drivers.protocol import MAX_CELL, Hello
 from drivers.source import BoardSource
@@ -163,6 +172,8 @@ class _Session:
     hello_timeout: float
     hello: Hello | None = None
     last_disconnect: str | None = None
+    granboard: bool = False
+    """The board has a built-in table (a GranBoard): check it, skip the buttons."""
 
     # ------------------------------------------------------------ output
 
@@ -181,9 +192,47 @@ class _Session:
 
     def resume_hint(self) -> str:
         port = f" --port {self.spec.port}" if self.spec.port else ""
-        return f"oche calibrate{port} --out {self.out} --resume"
+        driver = " --driver granboard" if self.granboard else ""
+        return f"oche calibrate{driver}{port} --out {self.out} --resume"
+
+    def table_differences(self) -> list[str]:
+        """The cells where this GranBoard's map differs from the built-in table."""
+        assert self.rows is not None and self.cols is not None
+        cells = self.calibration.to_map(self.name, self.rows, self.cols).cells
+        return [
+            f"{row}.{col} = {target} (table: {GRANBOARD_CELLS.get((row, col), 'nothing')})"
+            for (row, col), target in sorted(cells.items())
+            if GRANBOARD_CELLS.get((row, col)) != target
+        ]
+
+    def granboard_summary(self) -> None:
+        beds = [prompt for prompt in self.calibration.prompts if prompt.bed is not None]
+        missing = [prompt for prompt in self.calibration.missing if prompt.bed is not None]
+        differences = self.table_differences()
+        _say(f"Saved {self.out}: {len(beds) - len(missing)} of {len(beds)} beds checked.")
+        if differences:
+            _say(
+                f"{len(differences)} beds differ from the built-in table: {', '.join(differences)}."
+            )
+            _say(f'The driver corrects them with this map: [board] map = "{self.out}" (or --map).')
+        else:
+            _say("Every bed checked arrived as the built-in table says: no map is needed.")
+        if missing:
+            _say(f"To check the rest: {self.resume_hint()}")
+
+    def skip_fixed_buttons(self) -> None:
+        """A GranBoard's button is not mapped: skip the button prompts."""
+        skipped = False
+        while (current := self.calibration.current) is not None and current.button is not None:
+            self.calibration.skip()
+            skipped = True
+        if skipped:
+            _say("  the GranBoard's button is fixed (BTN@ = NEXT): nothing to map")
 
     def summary(self) -> None:
+        if self.granboard:
+            self.granboard_summary()
+            return
         done, total = self.calibration.progress
         missing = self.calibration.missing
         if not missing:
@@ -287,7 +336,16 @@ class _Session:
             self.rejected(error)
             return
         self.answered(prompt, f"cell {event.row},{event.col}")
-        self.prompt()
+        if self.granboard and event.segment != prompt.bed:
+            table = event.segment.notation if event.segment else "nothing"
+            _say(
+                f"  {event.row}.{event.col} is {table} in the table, but here it is "
+                f"{prompt.target}: the map records it"
+            )
+        if self.granboard:
+            self.skip_fixed_buttons()
+        if not self.calibration.is_done:
+            self.prompt()
 
     def on_button(self, event: ButtonEvent) -> None:
         match = _DEDICATED_BUTTON.match(event.button)
@@ -310,7 +368,10 @@ class _Session:
         if key == "s":
             skipped = self.calibration.skip()
             _say(f"  skipped the {skipped.label}")
-            self.prompt()
+            if self.granboard:
+                self.skip_fixed_buttons()
+            if not self.calibration.is_done:
+                self.prompt()
         elif key == "u":
             undone = self.calibration.undo()
             if undone is None:
@@ -327,6 +388,8 @@ class _Session:
     async def run(self) -> int:
         if (self.rows is None or self.cols is None) and not await self.wait_for_size():
             return 0
+        if self.granboard:
+            self.skip_fixed_buttons()
         self.save()
         done, total = self.calibration.progress
         _say(
@@ -394,7 +457,8 @@ def _prepare(
             f"the {args.driver} driver reports beds, not matrix cells: "
             "there is nothing to calibrate"
         )
-    if args.protocol == "darts-codes":
+    granboard = args.driver == "granboard"
+    if args.protocol == "darts-codes" and not granboard:
         raise UsageError(
             "a darts-codes board reports beds, not matrix cells: it needs no matrix map"
         )
@@ -402,6 +466,8 @@ def _prepare(
     if spec.driver == "serial" and spec.port and "://" not in spec.port:
         _check_port(spec.port)
     rows, cols = _matrix_size(args)
+    if granboard and rows is None:
+        rows, cols = GRANBOARD_ROWS, GRANBOARD_COLS
     out = Path(args.out)
     if not out.parent.is_dir():
         raise UsageError(f"cannot write {out}: the folder {out.parent} does not exist")
@@ -442,6 +508,7 @@ async def calibrate(args: argparse.Namespace) -> int:
     session = _Session(
         board, spec, queue, calibration, Path(args.out), name, rows, cols, args.hello_timeout
     )
+    session.granboard = spec.driver == "granboard"
     tasks: list[asyncio.Task[None]] = []
     try:
         async with board:

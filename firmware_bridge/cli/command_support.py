@@ -27,6 +27,7 @@ EXTRAS = {
     "pygame": "display",
     "usb": "usb",
     "libusb_package": "usb",
+    "bleak": "ble",
     "amqtt": "broker",
     "mpremote": "firmware",
     "sqlalchemy": "leaderboard",
@@ -83,7 +84,7 @@ def add_board_arguments(parser: argparse.ArgumentParser, default_driver: str = "
         choices=DRIVERS,
         default=default_driver,
         help=f"how the board is read (default {default_driver}): serial port, USB HID, "
-        "a simulated script, or the keyboard",
+        "a simulated script, the keyboard, or a GranBoard over Bluetooth LE",
     )
     group.add_argument("--port", help="serial port, e.g. /dev/oche-board or /dev/ttyACM0")
     group.add_argument(
@@ -106,6 +107,18 @@ def add_board_arguments(parser: argparse.ArgumentParser, default_driver: str = "
     group.add_argument(
         "--usb-report", choices=("line", "cells"), default="line", help="USB report format"
     )
+    group.add_argument(
+        "--ble-address",
+        default="",
+        metavar="ADDRESS",
+        help="granboard: the board's Bluetooth address (default: found by --ble-name)",
+    )
+    group.add_argument(
+        "--ble-name",
+        default="",
+        metavar="NAME",
+        help="granboard: how the board's advertised name starts (default: the first GranBoard)",
+    )
     group.add_argument("--script", default="", help="simulated board: darts, button:NAME, +SECONDS")
     group.add_argument("--delay", type=float, default=0.0, help="simulated board: seconds per dart")
 
@@ -124,6 +137,8 @@ def board_spec(args: argparse.Namespace) -> BoardSpec:
         usb_pid=args.pid,
         usb_interface=args.interface,
         usb_report=args.usb_report,
+        ble_address=args.ble_address,
+        ble_name=args.ble_name,
     )
     try:
         spec.check()

@@ -32,6 +32,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from drivers.board_events import (
+    BatteryEvent,
     BoardEvent,
     ButtonEvent,
     ConnectedEvent,
@@ -50,6 +51,7 @@ from firmware_bridge.daemon.bots import Bots, resolve_bots
 from firmware_bridge.daemon.config import Config
 from firmware_bridge.daemon.embedded_broker import EmbeddedBroker
 from firmware_bridge.daemon.events import (
+    BatteryLevel,
     BoardConnected,
     BoardDisconnected,
     ButtonPressed,
@@ -410,6 +412,8 @@ class Daemon:
             self._publish_event(Released(now, event.row, event.col))
         elif isinstance(event, ErrorEvent):
             self._publish_event(ErrorReported(now, event.kind, event.message))
+        elif isinstance(event, BatteryEvent):
+            self._publish_event(BatteryLevel(now, event.percent))
 
     def _hit(self, event: HitEvent, now: float) -> None:
         bed = event.segment

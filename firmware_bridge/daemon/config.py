@@ -34,7 +34,7 @@ from zoneinfo import ZoneInfo
 
 from drivers.board_decoder import PROTOCOLS
 from drivers.errors import DriverError
-from drivers.factory import DRIVERS, BoardSpec
+from drivers.factory import BLE_ADDRESS, DRIVERS, BoardSpec
 from drivers.protocol import NO_FIRMWARE_SETTINGS, SETTINGS, FirmwareSettings, check_setting
 from engine.board_geometry import GEOMETRIES
 from firmware_bridge.daemon.log_setup import DEFAULT_LOG_LEVEL, LOG_LEVELS
@@ -758,6 +758,21 @@ def _usb_id(value: str) -> str | None:
     return f'{_show(value)} is not a USB id: write 4 hex digits such as "2e8a"'
 
 
+def _ble_address(value: str) -> str | None:
+    if not value or BLE_ADDRESS.fullmatch(value.strip()):
+        return None
+    return (
+        f"{_show(value)} is not a Bluetooth address: write it as "
+        '"D4:22:CD:00:12:34" (on macOS, the board\'s UUID), or leave it empty'
+    )
+
+
+def _ble_name(value: str) -> str | None:
+    if len(value) > 64 or not value.isprintable():
+        return f"{_show(value)} is not an advertised name (printable, at most 64 characters)"
+    return None
+
+
 def _script(value: str) -> str | None:
     if not value:
         return None
@@ -895,6 +910,8 @@ _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
         "usb_pid": _usb_id,
         "usb_interface": _in_range(0, 255),
         "usb_report": _choice("USB report format", USB_REPORTS),
+        "ble_address": _ble_address,
+        "ble_name": _ble_name,
         "script": _script,
         "delay": _in_range(0, 3600),
     },

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
 __all__ = [
+    "BatteryLevel",
     "BoardConnected",
     "BoardDisconnected",
     "Bust",
@@ -160,6 +161,14 @@ class Released(DaemonEvent):
     type: ClassVar[str] = "released"
     row: int
     col: int
+
+
+@dataclass(frozen=True, slots=True)
+class BatteryLevel(DaemonEvent):
+    """A wireless board reported its battery level (a GranBoard's)."""
+
+    type: ClassVar[str] = "battery"
+    percent: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -90,6 +90,9 @@ def test_the_blocker_works(tmp_path: Path) -> None:
                      "broker", "amqtt", id="run-broker"),
         pytest.param("monitor --driver usb --vid 2e8a --pid 000a", "libusb_package usb", "usb",
                      "libusb_package", id="monitor-usb"),
+        pytest.param("monitor --driver granboard", "bleak", "ble", "bleak", id="monitor-granboard"),
+        pytest.param("calibrate --driver granboard", "bleak", "ble", "bleak",
+                     id="calibrate-granboard"),
     ],
 )  # fmt: skip
 def test_a_missing_extra_names_what_to_install(
