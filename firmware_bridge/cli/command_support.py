@@ -106,7 +106,9 @@ def add_board_arguments(parser: argparse.ArgumentParser, default_driver: str = "
     group.add_argument(
         "--usb-report", choices=("line", "cells"), default="line", help="USB report format"
     )
-    group.add_argument("--script", default="", help="simulated board: darts, button:NAME, +SECONDS")
+    group.add_argument(
+        "--script", default="", help="simulated board: darts, button:NAME, coin:N, +SECONDS"
+    )
     group.add_argument("--delay", type=float, default=0.0, help="simulated board: seconds per dart")
 
 
