@@ -1,7 +1,7 @@
 """Time tables for the coin filter (firmware_bridge/mcu/coins.py), QMK style,
 and their replay: shared by test_coins.py (CPython) and micropython_coins.py
 (the real MicroPython), so written for both interpreters (annotations only,
-no typing at run time, no ``*`` inside list displays).
+no typing at run time, no ``*`` inside list displays: MicroPython has none).
 
 Each case: ``(name, inputs, expected)``. ``inputs`` is ``(time_ms, active
 inputs from then on)``; ``expected`` the pulses counted, ``(time_ms,
@@ -49,7 +49,7 @@ CASES: "tuple[tuple[str, list[tuple[int, tuple[int, ...]]], list[tuple[int, int]
     ("just over the maximum counts nothing", [(100, (0,)), (252, ())], []),
     (
         "bounce at both edges is one pulse",
-        [*flicker(100, 108, (0,)), (108, (0,)), (150, ()), (152, (0,)), (154, ())],
+        flicker(100, 108, (0,)) + [(108, (0,)), (150, ()), (152, (0,)), (154, ())],  # noqa: RUF005
         [(174, 0)],
     ),
     (
