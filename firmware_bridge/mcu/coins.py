@@ -95,7 +95,7 @@ class CoinFilter:
                     state[index] = _ACTIVE
                     self._began[index] = now_ms
                     self._unseen[index] = _SEEN
-            elif was in (_ACTIVE, _START):
+            elif was != _ENDING:  # _ACTIVE or _START (no tuple: it would allocate)
                 if not now_active:
                     state[index] = _ENDING
                     self._idled[index] = now_ms
