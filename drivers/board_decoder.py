@@ -18,6 +18,7 @@ from collections.abc import Callable
 from drivers.board_events import (
     BoardEvent,
     ButtonEvent,
+    CoinEvent,
     ErrorEvent,
     HitEvent,
     ReleasedEvent,
@@ -28,6 +29,7 @@ from drivers.protocol import (
     MAX_LINE,
     SEQ_MODULO,
     Button,
+    Coin,
     FirmwareError,
     Frame,
     FrameError,
@@ -265,8 +267,11 @@ class BoardDecoder:
         return HitEvent(bed)
 
     def _sequence(self, frame: Frame) -> ErrorEvent | None:
+        """A gap before ``frame`` as lost frames. A ``P`` frame carries the
+        next frame's number without using it up."""
         expected = self._next_seq
-        self._next_seq = (frame.seq + 1) % SEQ_MODULO
+        numbered = not isinstance(frame, Coin)
+        self._next_seq = (frame.seq + 1) % SEQ_MODULO if numbered else frame.seq
         if expected is None or frame.seq == expected or isinstance(frame, Hello):
             return None
         lost = (frame.seq - expected) % SEQ_MODULO
@@ -286,6 +291,8 @@ class BoardDecoder:
                 raise FrameError("out-of-range", f"cell {frame.row},{frame.col} is off the matrix")
             kind = StuckEvent if isinstance(frame, Stuck) else ReleasedEvent
             events.append(kind(frame.row, frame.col))
+        elif isinstance(frame, Coin):
+            events.append(CoinEvent(frame.input, frame.count, frame.boot))
         elif isinstance(frame, Heartbeat):
             self.uptime_ms = frame.uptime_ms
         elif isinstance(frame, Hello):

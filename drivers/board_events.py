@@ -109,12 +109,15 @@ class ErrorEvent(BoardEvent):
 
 @dataclass(frozen=True, slots=True)
 class CoinEvent(BoardEvent):
-    """A coin mechanism gave a pulse on ``input`` (1 or 2). ``count`` is the
-    firmware's running total of pulses on that input since it started (wire
-    protocol ``K`` frames), so pulses a host missed while it was down are not
-    lost; ``None`` from sources that count nothing (simulated, keyboard):
-    then the event is one pulse. ``boot`` tells one firmware run from the
-    next (its counts start again at 0); ``None`` when unknown."""
+    """A coin mechanism on ``input`` (1 or 2). ``count`` is the firmware's
+    running total of pulses on that input since it started (wire protocol
+    ``P`` frames, sent for each pulse and after every hello, so the same
+    total may come again: the new pulses are the difference from the last
+    total of the same ``boot``, docs/protocol.md), so pulses a host missed
+    while it was down are not lost; ``None`` from sources that count nothing
+    (simulated, keyboard): then the event is one pulse. ``boot`` tells one
+    firmware run from the next (its counts start again at 0); ``None`` when
+    unknown."""
 
     type = "coin"
     input: int

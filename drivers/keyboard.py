@@ -1,8 +1,9 @@
 """Darts typed at a terminal, so a person can play without a board.
 
-Each line holds tokens: dart notation (``t20``, ``sb``, ``m``) or a button
-word (``next``, ``undo``, ``miss``, ``game``, ``player``, ``start``). A token
-that is neither is reported as an error event and changes nothing.
+Each line holds tokens: dart notation (``t20``, ``sb``, ``m``), a button
+word (``next``, ``undo``, ``miss``, ``game``, ``player``, ``start``), or
+``c`` for a coin (one pulse on coin input 1). A token that is none of these
+is reported as an error event and changes nothing.
 """
 
 from __future__ import annotations
@@ -10,12 +11,22 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
-from drivers.board_events import BUTTON_NAMES, ButtonEvent, ConnectedEvent, ErrorEvent, HitEvent
+from drivers.board_events import (
+    BUTTON_NAMES,
+    ButtonEvent,
+    CoinEvent,
+    ConnectedEvent,
+    ErrorEvent,
+    HitEvent,
+)
 from drivers.source import BoardSource
 from drivers.terminal_input import read_chunks
 from engine import Bed, NotationError
 
-__all__ = ["KeyboardSource"]
+__all__ = ["COIN_KEY", "KeyboardSource"]
+
+COIN_KEY = "c"
+"""The token for a coin: one pulse on coin input 1."""
 
 
 class KeyboardSource(BoardSource):
@@ -33,13 +44,17 @@ class KeyboardSource(BoardSource):
             if word in BUTTON_NAMES:
                 self._emit(ButtonEvent(word))
                 continue
+            if word == COIN_KEY:
+                self._emit(CoinEvent(1))
+                continue
             try:
                 self._emit(HitEvent(Bed.parse(token)))
             except NotationError as error:
                 self._emit(
                     ErrorEvent(
                         "input",
-                        f"{token!r}: not a dart or a button ({', '.join(BUTTON_NAMES)}): "
+                        f"{token!r}: not a dart, a button ({', '.join(BUTTON_NAMES)}) "
+                        f"or {COIN_KEY} (a coin): "
                         f"{error.reason}",
                     )
                 )

@@ -7,6 +7,10 @@ a sequence number (0-65535, wrapping) and the type's fields, comma-separated.
 Numbers are plain decimal without leading zeros; no field holds ``,``, ``*``
 or ``$``; a hello must say protocol 1. The firmware reports matrix cells,
 never scores.
+
+``P`` (coin pulses) extends v1 compatibly: a v1 host rejects it as an
+``unknown-type`` line and goes on. It carries the sequence number of the next
+frame without using it up, so that host sees no gap either.
 """
 
 from __future__ import annotations
@@ -19,13 +23,18 @@ from typing import ClassVar
 
 __all__ = [
     "CONFIG_KEYS",
+    "COUNT_MODULO",
+    "EXTENSION_TYPES",
     "FIRMWARE_ERRORS",
+    "FRAME_TYPES",
+    "MAX_COIN_INPUT",
     "MAX_LINE",
     "NO_FIRMWARE_SETTINGS",
     "PROTOCOL_VERSION",
     "SEQ_MODULO",
     "SETTINGS",
     "Button",
+    "Coin",
     "Configure",
     "FirmwareError",
     "FirmwareSettings",
@@ -51,6 +60,11 @@ SEQ_MODULO = 65536
 MAX_CELL = 255
 """Largest row or column index a frame may carry."""
 MAX_BUTTON = 15
+MAX_COIN_INPUT = 2
+"""Coin inputs are numbered 1 to this."""
+COUNT_MODULO = 65536
+"""A coin input's running count wraps to 0 here."""
+_BOOT_ID = re.compile(r"[0-9A-F]{8}")
 _PRINTABLE = re.compile(rb"[\x20-\x7e]*")
 _CRC_DIGITS = re.compile(rb"[0-9A-F]{4}")
 
@@ -244,6 +258,20 @@ class FirmwareError(Frame):
 
 
 @dataclass(frozen=True, slots=True)
+class Coin(Frame):
+    """``P`` (extension of v1): coin input ``input`` (1 or 2) has given
+    ``count`` pulses since the firmware run ``boot`` started (wrapping at
+    :data:`COUNT_MODULO`). Sent for each pulse and after every hello. Its
+    ``seq`` is the next frame's: it does not use one up."""
+
+    TYPE = "P"
+    FIELDS = ("input", "count", "boot")
+    input: int
+    count: int
+    boot: str
+
+
+@dataclass(frozen=True, slots=True)
 class Configure(Frame):
     """``C`` (host to device): set one of :data:`CONFIG_KEYS`."""
 
@@ -276,8 +304,13 @@ FRAME_TYPES: dict[str, type[Frame]] = {
         FirmwareError,
         Configure,
         HelloRequest,
+        Coin,
     )
 }
+"""Every frame type this host reads, by letter."""
+EXTENSION_TYPES = frozenset({Coin.TYPE})
+"""Frame types added to v1 since it was pinned: an older host rejects them as
+``unknown-type`` (and they do not use up a sequence number)."""
 
 
 def encode_frame(frame: Frame) -> bytes:
@@ -353,6 +386,16 @@ def decode_frame(line: bytes) -> Frame:
         return Button(seq, _number(args[0], 0, MAX_BUTTON, "button", line))
     if cls is Heartbeat:
         return Heartbeat(seq, _number(args[0], 0, 2**32 - 1, "uptime", line))
+    if cls is Coin:
+        boot = args[2]
+        if not _BOOT_ID.fullmatch(boot):
+            raise FrameError("fields", f"boot id {boot!r} is not 8 upper-case hex digits", line)
+        return Coin(
+            seq,
+            _number(args[0], 1, MAX_COIN_INPUT, "coin input", line),
+            _number(args[1], 0, COUNT_MODULO - 1, "coin count", line),
+            boot,
+        )
     if cls is FirmwareError:
         return FirmwareError(seq, _number(args[0], 0, 65535, "error code", line))
     if cls is Configure:

@@ -1,8 +1,9 @@
 """A simulated board that throws darts from a script, for tests and demos.
 
 A script is a string of tokens: dart notation (``T20``, ``SB``, ``M``),
-``button:NAME`` for a board button, and ``+SECONDS`` to wait (``+1.5``).
-Every dart or button also waits the source's ``delay`` first.
+``button:NAME`` for a board button, ``coin:N`` for one pulse of coin input
+``N`` (1 or 2), and ``+SECONDS`` to wait (``+1.5``). Every dart, button or
+coin also waits the source's ``delay`` first.
 """
 
 from __future__ import annotations
@@ -10,9 +11,10 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from drivers.board_events import BoardEvent, ButtonEvent, ConnectedEvent, HitEvent
+from drivers.board_events import BoardEvent, ButtonEvent, CoinEvent, ConnectedEvent, HitEvent
 from drivers.errors import DriverError
 from drivers.matrix_map import MatrixMap
+from drivers.protocol import MAX_COIN_INPUT
 from drivers.source import BoardSource
 from engine import Bed, NotationError
 
@@ -20,7 +22,7 @@ __all__ = ["ScriptError", "ScriptStep", "SimulatedSource", "parse_script"]
 
 
 class ScriptError(DriverError):
-    """A simulated-board script token that is not a dart, button or pause."""
+    """A simulated-board script token that is not a dart, button, coin or pause."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,6 +55,11 @@ def parse_script(
             if not 0 <= seconds <= 3600:
                 raise ScriptError(f"{token!r}: a pause is +SECONDS, 0 to 3600")
             steps.append(ScriptStep(seconds, None))
+        elif token.lower().startswith("coin:"):
+            number = token[len("coin:") :]
+            if not (number.isascii() and number.isdigit() and 1 <= int(number) <= MAX_COIN_INPUT):
+                raise ScriptError(f"{token!r}: a coin is coin:N, N from 1 to {MAX_COIN_INPUT}")
+            steps.append(ScriptStep(delay, CoinEvent(int(number))))
         elif token.lower().startswith("button:") and len(token) > len("button:"):
             steps.append(ScriptStep(delay, ButtonEvent(token[len("button:") :].lower())))
         else:
@@ -60,7 +67,7 @@ def parse_script(
                 bed = Bed.parse(token)
             except NotationError as error:
                 raise ScriptError(
-                    f"{token!r}: not a dart, button:NAME or +SECONDS ({error.reason})"
+                    f"{token!r}: not a dart, button:NAME, coin:N or +SECONDS ({error.reason})"
                 ) from None
             steps.append(ScriptStep(delay, HitEvent(bed, *_cell_of(bed, matrix))))
     return steps

@@ -119,7 +119,9 @@ def add_board_arguments(parser: argparse.ArgumentParser, default_driver: str = "
         metavar="NAME",
         help="granboard: how the board's advertised name starts (default: the first GranBoard)",
     )
-    group.add_argument("--script", default="", help="simulated board: darts, button:NAME, +SECONDS")
+    group.add_argument(
+        "--script", default="", help="simulated board: darts, button:NAME, coin:N, +SECONDS"
+    )
     group.add_argument("--delay", type=float, default=0.0, help="simulated board: seconds per dart")
 
 

@@ -1,6 +1,10 @@
 """Wire protocol v1 on the board: the frame encoder and a small decoder for
 the two frames a host sends (``C`` and ``?``). See docs/protocol.md.
 
+The coin frame ``P`` is an extension of v1: it carries the sequence number of
+the next frame without using it up (:meth:`Encoder.aside`), so a v1 host that
+rejects it as an unknown type sees no gap in the count either.
+
 A frame is ``$BODY*CRC`` and a line end; CRC is CRC-16/CCITT-FALSE over BODY
 in four upper-case hex digits; at most :data:`MAX_LINE` bytes before the line
 end. Numbers have no leading zeros; no field holds ``,``, ``*`` or ``$``; a
@@ -27,8 +31,9 @@ HEARTBEAT = "K"
 ERROR = "E"
 CONFIGURE = "C"
 HELLO_REQUEST = "?"
-LETTERS = (HELLO, HIT, BUTTON, STUCK, RELEASED, HEARTBEAT, ERROR, CONFIGURE, HELLO_REQUEST)
-"""Every frame type of protocol v1, both directions."""
+COIN = "P"
+LETTERS = (HELLO, HIT, BUTTON, STUCK, RELEASED, HEARTBEAT, ERROR, CONFIGURE, HELLO_REQUEST, COIN)
+"""Every frame type of protocol v1 and its extensions, both directions."""
 
 CELL_FRAMES = {debounce.HIT: HIT, debounce.STUCK: STUCK, debounce.RELEASED: RELEASED}
 """The frame sent for each kind the matrix cells' debouncer reports."""
@@ -105,6 +110,11 @@ class Encoder:
         line = encode(kind, self.seq, fields)
         self.seq = (self.seq + 1) % SEQ_MODULO
         return line
+
+    def aside(self, kind: str, fields: "Sequence[object]" = ()) -> bytes:
+        """An extension frame (``P``): it carries the next sequence number
+        without taking it, so the frame after it carries the same number."""
+        return encode(kind, self.seq, fields)
 
     def restart(self) -> None:
         """Count from 0 again (a hello at boot starts a new count)."""

@@ -1,6 +1,6 @@
 """Oche board firmware: scans the dartboard's contact matrix and reports
-debounced contacts to the host over USB serial in wire protocol v1
-(docs/protocol.md, docs/firmware.md).
+debounced contacts, and the pulses of up to two coin mechanisms, to the host
+over USB serial in wire protocol v1 (docs/protocol.md, docs/firmware.md).
 
 MicroPython runs this file at boot. The work is done by :class:`Firmware`,
 which takes its clock, pins, host input and output as arguments, so the tests
@@ -16,11 +16,13 @@ if TYPE_CHECKING:  # mypy sees the modules of firmware_bridge/mcu/ as a package
     from typing import Any
 
     from firmware_bridge.mcu import frames
+    from firmware_bridge.mcu.coins import CoinFilter
     from firmware_bridge.mcu.compat import Clock
     from firmware_bridge.mcu.debounce import Debouncer
     from firmware_bridge.mcu.matrix_scan import ButtonReader, MatrixScanner
 else:  # on the board they are top-level modules
     import frames
+    from coins import CoinFilter
     from compat import Clock
     from debounce import Debouncer
     from matrix_scan import ButtonReader, MatrixScanner
@@ -34,6 +36,9 @@ SETTINGS = {
     "stuck_ms": (250, 600000, 2000),
     "scan_hz": (100, 10000, 1000),
     "settle_us": (0, 1000, 10),
+    "coin_min_ms": (1, 100, 10),
+    "coin_max_ms": (100, 2000, 150),
+    "coin_gap_ms": (1, 1000, 20),
 }
 """Every numeric setting: ``(minimum, maximum, default)``, both ends allowed.
 The settings table of docs/protocol.md, which the host obeys too."""
@@ -42,6 +47,8 @@ HOST_SETTINGS = ("debounce_ms", "stuck_ms", "scan_hz")
 MAX_LINES = 256
 """Most rows, and most columns, a frame can carry (cells 0-255)."""
 MAX_BUTTONS = 16
+MAX_COINS = 2
+"""Most coin inputs (numbered 1 and 2 on the wire)."""
 HEARTBEAT_MS = 1000
 HOST_READ_LIMIT = 128
 """Most host bytes taken in one scan, so a flood cannot stall scanning."""
@@ -64,6 +71,11 @@ class Config:
         stuck_ms: int = SETTINGS["stuck_ms"][2],
         scan_hz: int = SETTINGS["scan_hz"][2],
         settle_us: int = SETTINGS["settle_us"][2],
+        coin_pins: "Sequence[Any]" = (),
+        coin_active_low: bool = True,
+        coin_min_ms: int = SETTINGS["coin_min_ms"][2],
+        coin_max_ms: int = SETTINGS["coin_max_ms"][2],
+        coin_gap_ms: int = SETTINGS["coin_gap_ms"][2],
     ) -> None:
         self.row_pins = tuple(row_pins)
         self.col_pins = tuple(col_pins)
@@ -72,6 +84,11 @@ class Config:
         self.stuck_ms = stuck_ms
         self.scan_hz = scan_hz
         self.settle_us = settle_us
+        self.coin_pins = tuple(coin_pins)
+        self.coin_active_low = coin_active_low
+        self.coin_min_ms = coin_min_ms
+        self.coin_max_ms = coin_max_ms
+        self.coin_gap_ms = coin_gap_ms
         self.check()
 
     @staticmethod
@@ -86,6 +103,11 @@ class Config:
             getattr(module, "stuck_ms", SETTINGS["stuck_ms"][2]),
             getattr(module, "scan_hz", SETTINGS["scan_hz"][2]),
             getattr(module, "settle_us", SETTINGS["settle_us"][2]),
+            getattr(module, "coin_pins", ()),
+            getattr(module, "coin_active_low", True),
+            getattr(module, "coin_min_ms", SETTINGS["coin_min_ms"][2]),
+            getattr(module, "coin_max_ms", SETTINGS["coin_max_ms"][2]),
+            getattr(module, "coin_gap_ms", SETTINGS["coin_gap_ms"][2]),
         )
 
     def check(self) -> None:
@@ -93,10 +115,15 @@ class Config:
             ("row_pins", self.row_pins, 1, MAX_LINES),
             ("col_pins", self.col_pins, 1, MAX_LINES),
             ("button_pins", self.button_pins, 0, MAX_BUTTONS),
+            ("coin_pins", self.coin_pins, 0, MAX_COINS),
         ):
             if not low <= len(pins) <= high:
                 raise ValueError(f"oche_config: {name} needs {low} to {high} pins, not {len(pins)}")
-        every = self.row_pins + self.col_pins + self.button_pins
+        if self.coin_active_low is not True and self.coin_active_low is not False:
+            raise ValueError(
+                f"oche_config: coin_active_low must be True or False, not {self.coin_active_low!r}"
+            )
+        every = self.row_pins + self.col_pins + self.button_pins + self.coin_pins
         for pin in every:
             if every.count(pin) > 1:
                 raise ValueError(f"oche_config: pin {pin} is used twice")
@@ -117,7 +144,9 @@ class Firmware:
     ``read()``, returning the bytes the host sent since the last call without
     blocking (``None``: no host input); ``write`` takes the bytes of each
     frame; ``clock`` has ``ticks_ms``, ``ticks_us``, ``ticks_diff``,
-    ``ticks_add`` and ``sleep_us`` (default: :class:`compat.Clock`).
+    ``ticks_add`` and ``sleep_us`` (default: :class:`compat.Clock`);
+    ``boot_id`` makes the ``P`` frames' boot id of each :meth:`boot` (default:
+    :func:`random_boot_id`).
     """
 
     def __init__(
@@ -127,6 +156,7 @@ class Firmware:
         host: "Any" = None,
         write: "Callable[[bytes], object] | None" = None,
         clock: "Any" = None,
+        boot_id: "Callable[[], str] | None" = None,
     ) -> None:
         self.config = config
         self.clock = clock if clock is not None else Clock()
@@ -144,6 +174,20 @@ class Firmware:
         self.button_states = Debouncer(
             len(config.button_pins), config.debounce_ms, config.stuck_ms, diff
         )
+        self.coin_lines = ButtonReader(config.coin_pins, pin) if config.coin_pins else None
+        self.coins = CoinFilter(
+            len(config.coin_pins),
+            config.coin_min_ms,
+            config.coin_max_ms,
+            config.coin_gap_ms,
+            config.coin_active_low,
+            diff,
+        )
+        self.make_boot_id = boot_id if boot_id is not None else random_boot_id
+        self.boot_id = self.make_boot_id()
+        """Names this run of the coin counts in the ``P`` frames: new at each
+        :meth:`boot` but the first (the counts start afresh there too)."""
+        self._booted = False
         self.encoder = frames.Encoder()
         self.scan_hz = config.scan_hz
         self.period_us = 1000000 // config.scan_hz
@@ -186,8 +230,18 @@ class Firmware:
         self.write(self.encoder.frame(kind, fields))
 
     def hello(self) -> None:
+        """The hello, then each coin input's count (so a host that asks learns
+        the counts it may have missed)."""
         rows, cols = len(self.config.row_pins), len(self.config.col_pins)
         self.send(frames.HELLO, (frames.PROTOCOL_VERSION, rows, cols, FIRMWARE))
+        for index in range(self.coins.size):
+            self.send_coin(index)
+
+    def send_coin(self, index: int) -> None:
+        """A ``P`` frame with coin input ``index``'s count (inputs are 1 and 2
+        on the wire); it does not use up a sequence number."""
+        fields = (index + 1, self.coins.counts[index], self.boot_id)
+        self.write(self.encoder.aside(frames.COIN, fields))
 
     def uptime_ms(self) -> int:
         """Milliseconds since :meth:`boot`, wrapping at 2**32 as the ``K``
@@ -197,8 +251,13 @@ class Firmware:
     # ------------------------------------------------------------ the loop
 
     def boot(self) -> None:
-        """Start a new count of frames and of uptime, and say hello."""
+        """Start a new count of frames, of uptime and of coins (under a new
+        boot id), and say hello."""
         self.encoder.restart()
+        self.coins.reset()
+        if self._booted:
+            self.boot_id = self.make_boot_id()
+        self._booted = True
         self._last_ms = self.clock.ticks_ms()
         self._uptime_s = 0
         self._uptime_rest_ms = 0
@@ -206,7 +265,7 @@ class Firmware:
         self.hello()
 
     def tick(self) -> None:
-        """One scan: host input, matrix, buttons, heartbeat. A scan that sends
+        """One scan: host input, matrix, buttons, coins, heartbeat. A scan that sends
         no frame allocates nothing (no garbage-collector pauses)."""
         now = self.clock.ticks_ms()
         elapsed = self.clock.ticks_diff(now, self._last_ms)
@@ -240,6 +299,13 @@ class Firmware:
                     letter = letters.get(kind)
                     if letter is not None:
                         self.send(letter, (button,))
+        coin_lines = self.coin_lines
+        if coin_lines is not None:
+            coin_lines.scan()
+            pulses = self.coins.step(now, coin_lines.raw)
+            if pulses:
+                for index in pulses:
+                    self.send_coin(index)
         if second:
             self.send(frames.HEARTBEAT, (self.uptime_ms(),))
 
@@ -348,6 +414,21 @@ class StreamInput:
             if not self._ready():
                 break
         return bytes(data)
+
+
+def random_boot_id() -> str:
+    """Eight upper-case hex digits from the board's random source: a new
+    firmware run's counts are not taken for the last run's."""
+    import os
+
+    try:
+        data = os.urandom(4)
+        number = (data[0] << 24) | (data[1] << 16) | (data[2] << 8) | data[3]
+    except (AttributeError, NotImplementedError):
+        import random
+
+        number = random.getrandbits(32)
+    return f"{number:08X}"
 
 
 def stdout_writer() -> "Callable[[bytes], object]":

@@ -29,6 +29,16 @@ col_pins = (10, 11, 12, 13, 14, 15, 16, 17, 18, 19)
 # the matrix map's [buttons] table. Empty when the board has none.
 button_pins = ()
 
+# Coin mechanisms (at most 2): the GPIO of each one's pulse output, coin
+# input 1 first. Each pin gets the internal pull-up; a mechanism with an
+# open-collector output (most) pulls it to ground for each pulse. Empty when
+# the board takes no coins. For example: coin_pins = (20, 21)
+coin_pins = ()
+
+# True when a pulse pulls the line low (open collector, the usual wiring);
+# False for a mechanism whose line is low at rest and high during a pulse.
+coin_active_low = True
+
 # --- Timing (a host may change the first three at run time; the ranges are
 # the settings table of docs/protocol.md)
 # After a hit a cell ignores its own changes for this many milliseconds
@@ -47,3 +57,16 @@ scan_hz = 1000
 # Microseconds to wait after driving a row low before reading the columns
 # (0-1000). Raise it for long wires.
 settle_us = 10
+
+# --- Coin pulse filter (docs/firmware.md#coin-mechanisms)
+# A pulse counts when the line stays at its pulse level at least
+# coin_min_ms (1-100) ...
+coin_min_ms = 10
+
+# ... and at most this many milliseconds (100-2000): a line held longer (a
+# jammed mechanism) counts nothing.
+coin_max_ms = 150
+
+# Milliseconds the line must rest between two pulses (1-1000): a shorter
+# break is bounce inside one pulse.
+coin_gap_ms = 20

@@ -6,10 +6,18 @@ from __future__ import annotations
 import pytest
 
 from drivers.board_decoder import BoardDecoder, ErrorLimiter
-from drivers.board_events import ButtonEvent, ErrorEvent, HitEvent, ReleasedEvent, StuckEvent
+from drivers.board_events import (
+    ButtonEvent,
+    CoinEvent,
+    ErrorEvent,
+    HitEvent,
+    ReleasedEvent,
+    StuckEvent,
+)
 from drivers.matrix_map import parse_map
 from drivers.protocol import (
     Button,
+    Coin,
     Configure,
     FirmwareError,
     Frame,
@@ -200,3 +208,32 @@ def test_a_gap_is_reported_even_when_the_frame_after_it_is_rejected() -> None:
     kinds = [event.kind for event in events if isinstance(event, ErrorEvent)]
     assert kinds == ["lost-frames", "out-of-range"]
     assert decoder.counts["lost-frames"] == 4
+
+
+def test_a_coin_frame_is_a_coin_event_with_its_count_and_boot() -> None:
+    decoder = BoardDecoder()
+    events = decoder.feed(
+        wire(Hello(0, 1, 4, 4, "fw"), Coin(1, 1, 0, "3F2A9C01"), Coin(1, 2, 0, "3F2A9C01"))
+        + wire(Hit(1, 0, 0), Coin(2, 1, 1, "3F2A9C01"), Coin(2, 2, 65535, "3F2A9C01"))
+    )
+    assert events == [
+        CoinEvent(1, 0, "3F2A9C01"),
+        CoinEvent(2, 0, "3F2A9C01"),
+        HitEvent(None, 0, 0),
+        CoinEvent(1, 1, "3F2A9C01"),
+        CoinEvent(2, 65535, "3F2A9C01"),
+    ]
+    assert decoder.counts["frames"] == 6
+    assert decoder.counts["lost-frames"] == 0
+
+
+def test_a_gap_before_a_coin_frame_is_counted_once() -> None:
+    decoder = BoardDecoder(limiter=ErrorLimiter(0))
+    events = decoder.feed(wire(Hit(0, 0, 0), Coin(3, 1, 4, "0000ABCD"), Hit(3, 0, 1)))
+    assert events == [
+        HitEvent(None, 0, 0),
+        ErrorEvent("lost-frames", "2 frame(s) lost before seq 3"),
+        CoinEvent(1, 4, "0000ABCD"),
+        HitEvent(None, 0, 1),
+    ]
+    assert decoder.counts["lost-frames"] == 2

@@ -280,3 +280,32 @@ def test_the_host_names_every_firmware_error_code_as_the_firmware_docs_do() -> N
     table = (REPO / "docs" / "firmware.md").read_text("utf-8").split("## Error codes", 1)[1]
     documented = dict(re.findall(r"^\| `(\d)` \| ([^|]+?) \|", table, re.M))
     assert {int(code): text for code, text in documented.items()} == protocol.FIRMWARE_ERRORS
+
+
+@settings(max_examples=200)
+@given(
+    st.integers(0, 65535),
+    st.integers(1, protocol.MAX_COIN_INPUT),
+    st.integers(0, protocol.COUNT_MODULO - 1),
+    st.integers(0, 2**32 - 1),
+)
+def test_a_coin_frame_round_trips_and_the_firmware_encodes_it_alike(
+    seq: int, coin_input: int, count: int, boot: int
+) -> None:
+    frame = protocol.Coin(seq, coin_input, count, f"{boot:08X}")
+    line = encode_frame(frame)
+    assert len(line) - 1 <= MAX_LINE
+    assert protocol.decode_frame(line.rstrip(b"\n")) == frame
+    assert frames.encode(frames.COIN, seq, (coin_input, count, f"{boot:08X}")) == line
+
+
+def test_coin_frames_are_the_only_extension_and_old_hosts_reject_them_by_type(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    assert {"P"} == protocol.EXTENSION_TYPES
+    line = encode_frame(protocol.Coin(3, 1, 7, "3F2A9C01")).rstrip(b"\n")
+    v1 = {letter: cls for letter, cls in protocol.FRAME_TYPES.items() if letter != "P"}
+    monkeypatch.setattr(protocol, "FRAME_TYPES", v1)  # a host from before coins
+    with pytest.raises(FrameError) as caught:
+        protocol.decode_frame(line)
+    assert caught.value.kind == "unknown-type"

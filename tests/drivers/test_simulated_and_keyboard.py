@@ -13,7 +13,14 @@ from pathlib import Path
 
 import pytest
 
-from drivers.board_events import BoardEvent, ButtonEvent, ConnectedEvent, ErrorEvent, HitEvent
+from drivers.board_events import (
+    BoardEvent,
+    ButtonEvent,
+    CoinEvent,
+    ConnectedEvent,
+    ErrorEvent,
+    HitEvent,
+)
 from drivers.keyboard import KeyboardSource
 from drivers.matrix_map import parse_map
 from drivers.simulated import ScriptError, SimulatedSource, parse_script
@@ -55,6 +62,24 @@ def test_per_dart_delay_applies_to_darts_and_buttons() -> None:
     assert [step.pause for step in steps] == [0.5, 0.5, 2.0]
 
 
+async def test_a_script_inserts_coins_on_either_input() -> None:
+    events = await collect(SimulatedSource("coin:1 T20 COIN:2 coin:1"))
+    assert events == [
+        ConnectedEvent("simulated"),
+        CoinEvent(1),
+        HitEvent(Bed.parse("T20")),
+        CoinEvent(2),
+        CoinEvent(1),
+    ]
+    assert CoinEvent(1).to_json() == {"type": "coin", "input": 1, "count": None, "boot": None}
+
+
+@pytest.mark.parametrize("token", ["coin:", "coin:0", "coin:3", "coin:x", "coin:01x"])
+def test_a_bad_coin_token_is_named_with_the_inputs(token: str) -> None:
+    with pytest.raises(ScriptError, match=rf"'{token}': a coin is coin:N, N from 1 to 2"):
+        parse_script(f"S1 {token}")
+
+
 @pytest.mark.parametrize("token", ["T21", "+abc", "+-1", "button:", "hello"])
 def test_a_bad_script_token_is_named(token: str) -> None:
     with pytest.raises(ScriptError, match=repr(token).replace("+", r"\+")):
@@ -93,6 +118,35 @@ async def test_keyboard_reads_darts_and_buttons_from_a_pipe() -> None:
     ]
     assert isinstance(events[4], ErrorEvent) and "'bogus'" in events[4].message
     assert events[5:] == [HitEvent(Bed.parse("DB"))]
+
+
+async def test_keyboard_c_is_a_coin_on_input_1() -> None:
+    read_fd, write_fd = os.pipe()
+    with os.fdopen(read_fd, "r") as stream:
+        source = KeyboardSource(stream)
+        os.write(write_fd, b"c C t20\nc2\n")
+        os.close(write_fd)
+        events = await collect(source)
+    assert events[:4] == [ConnectedEvent("keyboard"), CoinEvent(1), CoinEvent(1), events[3]]
+    assert events[3] == HitEvent(Bed.parse("T20"))
+    assert isinstance(events[4], ErrorEvent) and "c (a coin)" in events[4].message
+
+
+def test_oche_monitor_prints_a_scripted_coin() -> None:
+    result = subprocess.run(
+        [str(OCHE), "monitor", "--driver", "simulated", "--script", "coin:2"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout.splitlines()[-1]) == {
+        "type": "coin",
+        "input": 2,
+        "count": None,
+        "boot": None,
+    }
 
 
 def test_oche_monitor_prints_one_json_object_per_event() -> None:

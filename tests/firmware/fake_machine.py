@@ -74,7 +74,8 @@ class SimulatedBoard:
     ``col_pins[col]``, and buttons between ``button_pins[i]`` and ground.
 
     Close contacts by setting :attr:`closed` (cells) and :attr:`pressed`
-    (button numbers). :attr:`machine` is a ``machine`` module whose ``Pin``
+    (button numbers); pull pins low from outside (a coin mechanism's output)
+    by putting their numbers in :attr:`low`. :attr:`machine` is a ``machine`` module whose ``Pin``
     drives this board; :attr:`log` records ``("init", pin, mode, pull,
     value)``, ``("read", pin, level)`` and ``("sleep", us)`` (when the clock
     given to the firmware is :attr:`clock`). ``read_cost_us`` advances the
@@ -94,6 +95,7 @@ class SimulatedBoard:
         self.clock = clock or SimulatedClock()
         self.closed: set[tuple[int, int]] = set()
         self.pressed: set[int] = set()
+        self.low: set[int] = set()
         self.log: list[tuple[Any, ...]] = []
         self.mode: dict[int, int] = {}
         self.pull: dict[int, int | None] = {}
@@ -109,6 +111,8 @@ class SimulatedBoard:
         if self.mode.get(pin) == OUT:
             return self.out.get(pin, 0)
         if pin in self.button_pins and self.button_pins.index(pin) in self.pressed:
+            return 0
+        if pin in self.low:
             return 0
         if pin in self.col_pins:
             col = self.col_pins.index(pin)

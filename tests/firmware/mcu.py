@@ -14,7 +14,7 @@ from pathlib import Path
 from types import ModuleType
 
 MCU_DIR = Path(__file__).resolve().parents[2] / "firmware_bridge" / "mcu"
-NAMES = ("compat", "debounce", "frames", "matrix_scan", "oche_config", "main")
+NAMES = ("compat", "debounce", "coins", "frames", "matrix_scan", "oche_config", "main")
 """Every firmware module, dependencies first."""
 
 
@@ -39,6 +39,7 @@ def load_firmware() -> dict[str, ModuleType]:
 _modules = load_firmware()
 compat = _modules["compat"]
 frames = _modules["frames"]
+coins = _modules["coins"]
 debounce = _modules["debounce"]
 matrix_scan = _modules["matrix_scan"]
 oche_config = _modules["oche_config"]

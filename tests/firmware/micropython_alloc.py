@@ -23,6 +23,7 @@ else:
 ROWS = (1, 2, 3, 4, 5, 6, 7, 8)
 COLS = (10, 11, 12, 13, 14, 15, 16, 17, 18, 19)
 BUTTONS = (20, 21)
+COINS = (22, 26)
 JOINS: "dict[int, int]" = {}
 """Column pin -> the row pin a closed contact joins it to."""
 PRESSED: "dict[int, bool]" = {}
@@ -69,7 +70,7 @@ def firmware_with(joins: "dict[int, int]", pressed: "dict[int, bool]") -> "main.
     global JOINS, PRESSED
     JOINS = joins
     PRESSED = pressed
-    config = main.Config(ROWS, COLS, BUTTONS, stuck_ms=600000)
+    config = main.Config(ROWS, COLS, BUTTONS, stuck_ms=600000, coin_pins=COINS)
     firmware = main.Firmware(
         config, pin=Pin, host=Host(), write=count, clock=Clock(wrap_after_ms=50)
     )
@@ -84,6 +85,7 @@ SITUATIONS = (
     ("one-cell-held", {COLS[3]: ROWS[5]}, {}),
     ("two-cells-held", {COLS[0]: ROWS[0], COLS[9]: ROWS[7]}, {}),
     ("one-button-held", {}, {BUTTONS[1]: True}),
+    ("one-coin-line-held", {}, {COINS[0]: True}),
 )
 
 for name, joins, pressed in SITUATIONS:

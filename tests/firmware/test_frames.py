@@ -45,6 +45,7 @@ def test_only_frames_py_spells_the_frame_letters() -> None:
     letters = set(protocol.FRAME_TYPES)
     others = sorted(path for path in MCU_DIR.glob("*.py") if path.name != "frames.py")
     assert [path.name for path in others] == [
+        "coins.py",
         "compat.py",
         "debounce.py",
         "main.py",
@@ -54,8 +55,9 @@ def test_only_frames_py_spells_the_frame_letters() -> None:
     for path in others:
         constants, _ = _string_constants_and_imports(path)
         assert not constants & letters, f"{path.name} spells frame letters {constants & letters}"
-    _, imported = _string_constants_and_imports(MCU_DIR / "debounce.py")
-    assert "frames" not in imported
+    for name in ("debounce.py", "coins.py"):
+        _, imported = _string_constants_and_imports(MCU_DIR / name)
+        assert "frames" not in imported, name
     assert set(frames.LETTERS) == letters
 
 

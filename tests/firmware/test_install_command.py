@@ -14,7 +14,15 @@ import pytest
 
 OCHE = Path(sys.executable).parent / "oche"
 MCU_DIR = Path(__file__).resolve().parents[2] / "firmware_bridge" / "mcu"
-FIRMWARE = ["compat.py", "debounce.py", "frames.py", "matrix_scan.py", "oche_config.py", "main.py"]
+FIRMWARE = [
+    "coins.py",
+    "compat.py",
+    "debounce.py",
+    "frames.py",
+    "matrix_scan.py",
+    "oche_config.py",
+    "main.py",
+]
 """What the board gets, in order (main.py last)."""
 
 FAKE_MPREMOTE = """#!{python}
@@ -88,7 +96,7 @@ def test_a_new_board_gets_every_file_and_a_reset(fake: FakeMpremote) -> None:
     assert result.stderr == ""
     assert fake.calls() == [check_call(str(fake.port)), copy_call(str(fake.port), FIRMWARE)]
     assert "oche_config.py: the board has none" in result.stdout
-    assert f"installed 6 files on {fake.port}" in result.stdout
+    assert f"installed {len(FIRMWARE)} files on {fake.port}" in result.stdout
     assert "$ " + str(fake.path) + " connect" in result.stdout
 
 

@@ -102,8 +102,8 @@ def test_micropython_has_its_own_ticks_period() -> None:
 
 def test_a_steady_state_scan_allocates_nothing() -> None:
     """Measured by MicroPython's own heap (``gc.mem_alloc`` around 500 scans
-    after a warm-up, collector off): idle, with cells held and with a button
-    held, nothing is allocated, so the scan loop never pauses for the
+    after a warm-up, collector off): idle, with cells held, with a button
+    held and with a coin line held, nothing is allocated, so the scan loop never pauses for the
     collector. Only a scan that sends a frame allocates (the frame's line)."""
     micropython = tool("micropython", "OCHE_MICROPYTHON")
     out = run([micropython, str(ALLOC)], "the allocation check")
@@ -113,6 +113,7 @@ def test_a_steady_state_scan_allocates_nothing() -> None:
         "one-cell-held",
         "two-cells-held",
         "one-button-held",
+        "one-coin-line-held",
     ], out
     allocated = {fields[1]: int(fields[2]) for fields in lines}
     assert allocated == dict.fromkeys(allocated, 0), out

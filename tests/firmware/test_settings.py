@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from drivers import protocol
-from tests.firmware.mcu import MCU_DIR, debounce, frames, main, matrix_scan, oche_config
+from tests.firmware.mcu import MCU_DIR, coins, debounce, frames, main, matrix_scan, oche_config
 from tests.firmware.test_firmware_loop import COLS, ROWS, Rig, kinds
 from tests.firmware.test_micropython import run, tool
 from tests.protocol_vectors import SettingRow, settings_table
@@ -75,7 +75,14 @@ def test_a_c_frame_cannot_set_what_only_oche_config_holds(row: SettingRow) -> No
     assert kinds(rig.send(protocol.Configure(1, row.name, row.minimum))) == [
         ("E", frames.ERR_UNKNOWN_SETTING)
     ]
-    assert rig.firmware.scanner.settle_us == row.default
+    assert oche_config_value(rig.firmware, row.name) == row.default
+
+
+def oche_config_value(firmware: object, name: str) -> int:
+    """What the firmware runs with for a setting only ``oche_config.py`` holds."""
+    if name.startswith("coin_"):
+        return int(getattr(firmware.coins, name.removeprefix("coin_")))  # type: ignore[attr-defined]
+    return int(firmware.scanner.settle_us)  # type: ignore[attr-defined]
 
 
 @pytest.mark.parametrize("row", SETTINGS, ids=by_name)
@@ -92,6 +99,9 @@ def test_every_default_is_the_documented_one(row: SettingRow) -> None:
             assert inspect.signature(debounce.Debouncer).parameters[row.name].default == (
                 row.default
             )
+    elif row.name.startswith("coin_"):
+        parameter = row.name.removeprefix("coin_")
+        assert inspect.signature(coins.CoinFilter).parameters[parameter].default == row.default
     else:
         assert inspect.signature(matrix_scan.MatrixScanner).parameters[row.name].default == (
             row.default
