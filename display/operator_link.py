@@ -122,22 +122,32 @@ class OperatorLink:
     def answers(self) -> list[Answer]:
         """The answers since the last call, and a timeout answer for each
         command unanswered for :attr:`answer_timeout` seconds."""
-        now = time.monotonic()
         with self._lock:
-            for command_id, (command, sent) in list(self._pending.items()):
-                if now - sent >= self.answer_timeout:
-                    del self._pending[command_id]
-                    who = self.username or "anonymous"
-                    self._answers.append(
-                        Answer(
-                            command,
-                            False,
-                            f"no answer in {self.answer_timeout:g} s: the daemon is away, "
-                            f"or the account {who} may not send operator commands",
-                        )
-                    )
+            self._expire()
             answers, self._answers = self._answers, []
         return answers
+
+    def has_answers(self) -> bool:
+        """Whether :meth:`answers` has something to hand over (it takes nothing)."""
+        with self._lock:
+            self._expire()
+            return bool(self._answers)
+
+    def _expire(self) -> None:
+        """Turn each command unanswered for too long into an answer saying so (lock held)."""
+        now = time.monotonic()
+        for command_id, (command, sent) in list(self._pending.items()):
+            if now - sent >= self.answer_timeout:
+                del self._pending[command_id]
+                who = self.username or "anonymous"
+                self._answers.append(
+                    Answer(
+                        command,
+                        False,
+                        f"no answer in {self.answer_timeout:g} s: the daemon is away, "
+                        f"or the account {who} may not send operator commands",
+                    )
+                )
 
     def send(self, command: dict[str, Any]) -> bool:
         """Publish ``command`` on ``operator/cmd`` (QoS 1) with the link's own

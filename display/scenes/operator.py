@@ -20,6 +20,7 @@ app to close it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -388,7 +389,7 @@ class OperatorScene(Scene):
         with layout.on(COLORS["panel"]):
             self._line(surface, layout, box, "*" * len(self.pin) or " ", 56, None, "center")
         if self.locked_for > 0:
-            text = f"Locked: try again in {int(self.locked_for) + 1} s"
+            text = f"Locked: try again in {math.ceil(self.locked_for)} s"
             self._line(surface, layout, rows[2], text, 36, COLORS["bad"], "center")
         elif self.pin_error:
             self._line(surface, layout, rows[2], self.pin_error, 36, COLORS["bad"], "center")
