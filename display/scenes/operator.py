@@ -20,6 +20,7 @@ app to close it.
 
 from __future__ import annotations
 
+import datetime
 import math
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -31,11 +32,20 @@ from display.darts import bed_of
 from display.layout import COLORS, Color, Layout, grid, split
 from display.operator_link import Answer, OperatorLink
 from display.operator_pin import PIN_LENGTHS, PinGate
-from display.scenes.base import MQTT_EVENT, Scene, State
+from display.scenes.base import MQTT_EVENT, Scene, State, game_title
 from display.sound_bank import SoundBank
 from display.sprites import Sprites
+from engine import game_ids
 
-__all__ = ["ALL_BEDS", "MENU", "OPERATOR_BUTTON", "VOLUME_STEP", "OperatorScene", "flatten"]
+__all__ = [
+    "ALL_BEDS",
+    "MENU",
+    "OPERATOR_BUTTON",
+    "VOLUME_STEP",
+    "OperatorScene",
+    "books_lines",
+    "flatten",
+]
 
 OPERATOR_BUTTON = "operator"
 """The board button that opens the menu (a matrix cell mapped ``button:operator``)."""
@@ -80,6 +90,53 @@ def flatten(value: Any, prefix: str = "") -> list[tuple[str, str]]:
     return [(prefix, str(value))]
 
 
+def _count(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    return "-" if value is None else str(value)
+
+
+def _when(value: Any) -> str:
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return "the start"
+    return datetime.datetime.fromtimestamp(value).strftime("%Y-%m-%d %H:%M")
+
+
+def books_lines(section: Any) -> list[str]:
+    """One set of books (``customer`` or ``security``, docs/credits.md) as the
+    lines the books page shows: coins per input, credits in per source and
+    spent, games and play time. A section of another shape is shown as it is
+    (:func:`flatten`)."""
+    if not isinstance(section, Mapping) or "credits_in_total" not in section:
+        return [f"{key}: {value}" for key, value in flatten(section or {})]
+    lines = [f"Since {_when(section.get('reset_at', section.get('from')))}"]
+    lines.append(f"Coins: {_count(section.get('coins_total'))}")
+    coins = section.get("coins")
+    for name, entry in coins.items() if isinstance(coins, Mapping) else ():
+        if isinstance(entry, Mapping):
+            pulses, credits = _count(entry.get("pulses")), _count(entry.get("credits"))
+            lines.append(f"  input {name}: {pulses} coins, {credits} credits")
+    lines.append(f"Credits in: {_count(section.get('credits_in_total'))}")
+    sources = section.get("credits_in")
+    if isinstance(sources, Mapping) and sources:
+        lines.append("  " + "  ·  ".join(f"{k} {_count(v)}" for k, v in sources.items()))
+    lines.append(f"Credits spent: {_count(section.get('credits_spent'))}")
+    if "credits_net" in section:
+        lines.append(f"Credits net: {_count(section.get('credits_net'))}")
+    seconds = section.get("play_time_s")
+    hours = (
+        f"{int(seconds) // 3600}:{int(seconds) % 3600 // 60:02d}"
+        if isinstance(seconds, int | float)
+        else "-"
+    )
+    lines.append(f"Games played: {_count(section.get('games_played'))}  ·  play time {hours}")
+    games = section.get("games")
+    for game, entry in games.items() if isinstance(games, Mapping) else ():
+        if isinstance(entry, Mapping):
+            lines.append(f"  {game_title({'game': game})}: {_count(entry.get('played'))}")
+    return lines
+
+
 def _pin_digit(segment: object) -> int | None:
     """The PIN digit a hit types: numbers 1-9 that digit, 10 a zero."""
     bed = bed_of(segment)
@@ -118,6 +175,8 @@ class OperatorScene(Scene):
         self.highlight = 0
         self.price: int | None = None
         """The price being set on the prices page (``None``: the state's)."""
+        self.price_game: str | None = None
+        """The game the price is for (``None``: every game), sent as ``game``."""
         self.hit: dict[str, int] = {}
         """Board test: bed -> times hit, in the order first hit."""
         self.buttons: dict[str, int] = {}
@@ -294,8 +353,14 @@ class OperatorScene(Scene):
         elif key in _DOWN:
             self.price = max(0, self.shown_price() - 1)
         elif key in _ENTER:
-            self.send({"command": "set_price", "price": self.shown_price()})
+            command: dict[str, Any] = {"command": "set_price", "price": self.shown_price()}
+            if self.price_game is not None:
+                command["game"] = self.price_game
+            self.send(command)
             self.price = None
+        elif key == pygame.K_g:
+            games: list[str | None] = [None, *game_ids()]
+            self.price_game = games[(games.index(self.price_game) + 1) % len(games)]
         elif key in (pygame.K_f, pygame.K_SPACE):
             self.send({"command": "set_free_play", "on": not bool(self.credits.get("free_play"))})
 
@@ -420,11 +485,13 @@ class OperatorScene(Scene):
         self._line(surface, layout, rows[2], f"Free play: {'on' if free else 'off'}", 40,
                    COLORS["good"] if free else COLORS["text"])  # fmt: skip
         pending = self.price is not None
+        game = "every game" if self.price_game is None else game_title({"game": self.price_game})
+        self._line(surface, layout, rows[4], f"Price for: {game}", 32)
         price = f"Price: {self.shown_price()} credit(s) per player"
         self._line(surface, layout, rows[3], price + ("  (Enter to set)" if pending else ""), 40,
                    COLORS["accent"] if pending else COLORS["text"])  # fmt: skip
         if credits.get("happy_hour"):
-            self._line(surface, layout, rows[4], "Happy hour is on", 32, COLORS["good"])
+            self._line(surface, layout, rows[0], "Happy hour is on", 32, COLORS["good"])
 
     def _draw_books(self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> None:
         books = self.books
@@ -441,12 +508,12 @@ class OperatorScene(Scene):
             ),
             strict=True,
         ):
-            lines = flatten(books.get(name) or {})
+            lines = books_lines(books.get(name))
             count = max(len(lines) + 1, 12)
             rows = split(column, count, 0, vertical=True)
             self._line(surface, layout, rows[0], title, 30, COLORS["accent"])
-            for (key, value), row in zip(lines, rows[1:], strict=False):
-                self._line(surface, layout, row, f"{key}: {value}", 24)
+            for line, row in zip(lines, rows[1:], strict=False):
+                self._line(surface, layout, row, line, 24)
 
     def _draw_reset(self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> None:
         rows = split(rect, 3, layout.px(12), vertical=True)
@@ -513,8 +580,8 @@ def _answer_text(answer: Answer) -> str:
 _HINTS = {
     "pin": "Digits or throw 1-10 (10 is 0)  ·  Enter or bull: open  ·  Backspace  ·  Esc cancel",
     "menu": "1-5, throw 1-5, or arrows + Enter  ·  Esc or OPERATOR: leave the menu",
-    "prices": "Up/Down or +/-: price  ·  Enter: set it  ·  F or Space: free play on/off  ·  "
-    "Esc back",
+    "prices": "Up/Down or +/-: price  ·  G: which game  ·  Enter: set it  ·  "
+    "F or Space: free play on/off  ·  Esc back",
     "books": "R: reset the customer books  ·  Esc or OPERATOR: back",
     "reset": "Enter or Y: reset  ·  N or Esc: keep them",
     "board_test": "Throw at every bed  ·  R: start again  ·  Esc or OPERATOR: back",

@@ -2,12 +2,11 @@
 with real states and events, the operator commands it sends over its own
 MQTT connection (a real Mosquitto, a watcher on the operator topics), the
 board and button tests with the real daemon on a pseudo-terminal board, the
-broker's refusals with a real ACL, and ``oche operator pin``."""
+broker's refusals with a real ACL (``oche operator pin``: tests/cli)."""
 
 from __future__ import annotations
 
 import asyncio
-import io
 import json
 import re
 import subprocess
@@ -34,7 +33,8 @@ from display.operator_pin import (
     verify_pin,
 )
 from display.scenes import MQTT_EVENT, IdleScene, X01Scene
-from display.scenes.operator import ALL_BEDS, OperatorScene
+from display.scenes.base import game_title
+from display.scenes.operator import ALL_BEDS, OperatorScene, books_lines
 from display.sound_bank import SoundBank
 from display.state_feed import StateFeed
 from drivers.matrix_map import MatrixMap, dump_map
@@ -48,10 +48,38 @@ SIZE = (1280, 720)
 PIN = "2468"
 PIN_HASH = hash_pin(PIN)
 TIMEOUT = 10.0
-BOOKS = {
-    "customer": {"coins": {"1": 5, "2": 1}, "credits_in": {"coin": 7}, "games": {"x01": 3}},
-    "security": {"coins": {"1": 120}, "credits_in": {"coin": 130, "remote": 4}},
-    "updated_at": 1_790_000_000.0,
+BOOKS = {  # as the daemon publishes them (docs/credits.md, "The books snapshot")
+    "board": "board1",
+    "since": None,
+    "until": None,
+    "customer": {
+        "from": 1_793_606_400.0,
+        "until": None,
+        "reset_at": 1_793_606_400.0,
+        "coins": {"1": {"pulses": 5, "credits": 5}, "2": {"pulses": 1, "credits": 2}},
+        "coins_total": 6,
+        "credits_in": {"coin": 7, "remote": 0, "happy-hour": 0, "free-play": 0},
+        "credits_in_total": 7,
+        "credits_spent": 6,
+        "credits_net": 1,
+        "games": {"x01": {"played": 3, "finished": 2, "play_time_s": 1800.0}},
+        "games_played": 3,
+        "play_time_s": 1800.0,
+    },
+    "security": {
+        "from": None,
+        "until": None,
+        "coins": {"1": {"pulses": 120, "credits": 120}},
+        "coins_total": 120,
+        "credits_in": {"coin": 120, "remote": 4, "happy-hour": 0, "free-play": 0},
+        "credits_in_total": 124,
+        "credits_spent": 118,
+        "credits_net": 6,
+        "games": {"x01": {"played": 50, "finished": 41, "play_time_s": 36000.0}},
+        "games_played": 50,
+        "play_time_s": 36000.0,
+    },
+    "updated_at": 1_793_649_000.0,
 }
 
 
@@ -157,51 +185,6 @@ def test_the_config_takes_a_pin_hash_never_a_pin(tmp_path: Path) -> None:
     assert config.operator.password() == "s3cret"
 
 
-# ----------------------------------------------------------- oche operator pin
-
-
-def run_pin(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], pin: str
-) -> tuple[int, str, str]:
-    from firmware_bridge.cli.main import main
-
-    monkeypatch.setattr("sys.stdin", io.StringIO(pin + "\n"))
-    status = main(["operator", "pin", "--stdin"])
-    out, err = capsys.readouterr()
-    return status, out, err
-
-
-def test_oche_operator_pin_prints_a_hash_and_never_the_pin(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
-) -> None:
-    status, out, err = run_pin(monkeypatch, capsys, "73519")
-    assert status == 0
-    line = out.strip()
-    match = re.fullmatch(r'pin_hash = "(scrypt\$[^"]+)"', line)
-    assert match is not None, out
-    assert "73519" not in out + err
-    assert verify_pin("73519", match[1]) and not verify_pin("73518", match[1])
-    # The line goes into the config as it is.
-    config = parse_config(f"[operator]\n{line}\n", "t.toml")
-    assert PinGate(config.operator.pin_hash).check("73519")
-
-    for bad in ("73a19", "735", "7351973519735"):
-        status, out, err = run_pin(monkeypatch, capsys, bad)
-        assert status == 2 and out == ""
-        assert err.startswith("oche operator: a PIN is") and bad not in err
-
-
-def test_oche_operator_pin_reads_a_pipe() -> None:
-    result = subprocess.run(
-        [".venv/bin/oche", "operator", "pin"], input="8642\n", capture_output=True, text=True,
-        check=False, timeout=60,
-    )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    assert "8642" not in result.stdout + result.stderr
-    hashed = result.stdout.split('"')[1]
-    assert verify_pin("8642", hashed)
-
-
 # -------------------------------------- the menu, its commands and the books
 
 
@@ -281,6 +264,17 @@ async def test_pin_entry_lockout_and_every_operator_command(
                 "oche/board1/state", json.dumps(idle_state(price=3)), qos=1, retain=True
             )
             await shown(app, surface, "Price: 3 credit(s) per player")
+            # A price for one game: G picks it (every game, then each game in turn).
+            assert "Price for: every game" in drawn(app, surface)
+            app.handle(key(pygame.K_g))
+            game = app.scene.price_game
+            assert game is not None
+            assert f"Price for: {game_title({'game': game})}" in drawn(app, surface)
+            app.handle(key(pygame.K_DOWN))
+            app.handle(key(pygame.K_RETURN))
+            sent = await watcher.wait_for("operator/cmd", lambda p: p.get("game") == game)
+            check_operator_command(sent)
+            assert sent["command"] == "set_price" and sent["price"] == 2
 
             # Free play on: the daemon refuses (someone else's answer is ignored).
             app.handle(key(pygame.K_f))
@@ -310,15 +304,24 @@ async def test_pin_entry_lockout_and_every_operator_command(
             app.handle(key(pygame.K_2))
             assert "No books yet: waiting for the daemon's snapshot" in drawn(app, surface)
             await daemon.publish("oche/board1/books", json.dumps(BOOKS), qos=1, retain=True)
-            text = await shown(app, surface, "coins.1: 5")
+            text = await shown(app, surface, "Coins: 6")
             assert {"Customer books (resettable)", "Security books (lifetime)"} <= set(text)
-            assert {"coins.2: 1", "games.x01: 3", "coins.1: 120", "credits_in.remote: 4"} <= set(
-                text
-            )
+            assert {
+                "  input 1: 5 coins, 5 credits",
+                "  input 2: 1 coins, 2 credits",
+                "Credits in: 7",
+                "Credits spent: 6",
+                "Games played: 3  ·  play time 0:30",
+                "  X01: 3",
+                "Since the start",  # the security books
+                "Coins: 120",
+                "  coin 120  ·  remote 4  ·  happy-hour 0  ·  free-play 0",
+                "Games played: 50  ·  play time 10:00",
+            } <= set(text)
             app.handle(key(pygame.K_r))
             assert "Reset the customer books?" in drawn(app, surface)
             app.handle(key(pygame.K_n))  # kept
-            assert "coins.1: 5" in drawn(app, surface)
+            assert "Coins: 6" in drawn(app, surface)
             app.handle(key(pygame.K_r))
             app.handle(key(pygame.K_RETURN))
             sent = await watcher.wait_for("operator/cmd", lambda p: p["command"] == "reset_books")
@@ -344,7 +347,13 @@ async def test_pin_entry_lockout_and_every_operator_command(
             app.handle(key(pygame.K_ESCAPE))
             assert isinstance(app.scene, IdleScene) and scene.link is None
             commands = [p["command"] for p in watcher.of("operator/cmd")]
-            assert commands == ["set_price", "set_free_play", "set_free_play", "reset_books"]
+            assert commands == [
+                "set_price",
+                "set_price",
+                "set_free_play",
+                "set_free_play",
+                "reset_books",
+            ]
             assert watcher.of("cmd") == []  # nothing on the players' topic
 
 
@@ -586,3 +595,9 @@ async def test_rights_and_a_broker_away_show_clearly(acl_broker: MosquittoBroker
         finally:
             for link in (operator, display, wrong, away):
                 link.close()
+
+
+def test_books_of_another_shape_show_as_they_are() -> None:
+    assert books_lines({"coins": {"1": 5}, "note": ["a", "b"]}) == ["coins.1: 5", "note: a, b"]
+    assert books_lines(None) == []
+    assert books_lines(BOOKS["customer"])[1:3] == ["Coins: 6", "  input 1: 5 coins, 5 credits"]
