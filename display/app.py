@@ -14,6 +14,12 @@ any other key or the board's GAME button opens the game setup
 (:class:`SetupScene`); Esc leaves it, and the game's scene takes over once
 the daemon's state shows the game started.
 
+The operator menu (:class:`OperatorScene`, docs/display.md) opens, with no
+game running, from the board's operator button, or from F12 or Ctrl+O and
+then the PIN of ``[operator] pin_hash`` (:data:`OPERATOR_KEYS`). It takes
+every key and board event while open, and closes with Esc, the operator
+button, or when a game starts.
+
 :func:`render_state` is the same drawing as a pure function of a state, a
 size, the availability and a clock: it is what screenshots, tests and the
 benchmark use. :func:`run_display` is ``oche display``.
@@ -25,6 +31,7 @@ import logging
 import os
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +41,8 @@ from display.banners import draw_banners
 from display.cues import collapse, cues_for
 from display.layout import Layout
 from display.leaderboards import Snapshot
+from display.operator_link import OperatorLink
+from display.operator_pin import PinGate
 from display.scenes import (
     MQTT_EVENT,
     Scene,
@@ -42,6 +51,7 @@ from display.scenes import (
     scene_class_for,
     scene_for,
 )
+from display.scenes.operator import OPERATOR_BUTTON, OperatorScene
 from display.sound_bank import Caller, SoundBank
 from display.sprites import Sprites
 from display.state_feed import StateFeed
@@ -53,7 +63,9 @@ __all__ = [
     "FPS",
     "KEYS",
     "KEY_COMMANDS",
+    "OPERATOR_KEYS",
     "DisplayApp",
+    "OperatorAccess",
     "open_app",
     "render_state",
     "run_display",
@@ -95,6 +107,30 @@ KEY_COMMANDS = {key: action for key, (action, _) in KEYS.items() if action in CO
 """Keys that send a command to the daemon (from :data:`KEYS`)."""
 
 
+OPERATOR_KEYS = "F12 or Ctrl+O"
+"""The keys that open the operator menu's PIN entry (with a ``[operator]
+pin_hash``, and no game running)."""
+
+
+def is_operator_key(event: pygame.event.Event) -> bool:
+    """F12, or Ctrl+O: the way to the operator menu's PIN entry."""
+    ctrl = bool(getattr(event, "mod", 0) & pygame.KMOD_CTRL)
+    return bool(event.key == pygame.K_F12 or (event.key == pygame.K_o and ctrl))
+
+
+@dataclass(frozen=True)
+class OperatorAccess:
+    """What the operator menu needs from ``[operator]``: the PIN's hash (``""``:
+    only the operator button opens the menu) and the operator's MQTT account
+    (no ``username``: anonymous, as on a home broker). ``url``: the broker,
+    when not the feed's (its account is the display's, never used here)."""
+
+    pin_hash: str = ""
+    username: str | None = None
+    password: str | None = None
+    url: str | None = None
+
+
 def _availability(feed_availability: str | None, connected: bool) -> str:
     if not connected:
         return "no-broker"
@@ -115,8 +151,18 @@ def _opens_setup(event: pygame.event.Event) -> bool:
     return bool(event.key == pygame.K_g or event.key not in _MODIFIERS)
 
 
+def _is_button(payload: Mapping[str, Any], name: str) -> bool:
+    return payload.get("type") == "button" and str(payload.get("button", "")).lower() == name
+
+
 def _is_game_button(payload: Mapping[str, Any]) -> bool:
-    return payload.get("type") == "button" and str(payload.get("button", "")).lower() == "game"
+    return _is_button(payload, "game")
+
+
+def no_game(state: Mapping[str, Any] | None) -> bool:
+    """No game runs (phase ``idle``): the daemon scores no hit and the
+    operator menu may open."""
+    return bool(state) and (state or {}).get("phase") == "idle"
 
 
 def render_state(
@@ -158,8 +204,12 @@ class DisplayApp:
         sound: SoundBank | None = None,
         caller: Caller | None = None,
         joining: str | None = None,
+        operator: OperatorAccess | None = None,
     ) -> None:
         self.feed = feed
+        self.operator = operator or OperatorAccess()
+        self.gate = PinGate(self.operator.pin_hash)
+        """The PIN entry's guard: its wrong tries and lockout outlive the menu."""
         self.joining = joining
         """The host this board waits to join (``oche play --join HOST``): the
         attract screen says so."""
@@ -207,6 +257,54 @@ class DisplayApp:
         state = self.scene.state
         self.scene = scene_class_for(state)(self.sprites)
         self.scene.set_state(state)
+
+    @property
+    def in_operator(self) -> bool:
+        """The operator menu is showing."""
+        return isinstance(self.scene, OperatorScene)
+
+    def _notice(self, text: str) -> None:
+        self.scene.notices = [*self.scene.notices[-2:], (self.scene.clock, text)]
+
+    def _operator_link(self) -> OperatorLink:
+        feed, access = self.feed, self.operator
+        return OperatorLink(
+            access.url or feed.url,
+            feed.board,
+            feed.base,
+            username=access.username,
+            password=access.password,
+        )
+
+    def open_operator(self, pin: bool) -> None:
+        """Open the operator menu: at the PIN entry (``pin``: the key), or
+        straight in (the operator button). Only while no game runs."""
+        if self.in_operator:
+            return
+        if not no_game(self.scene.state):
+            self._notice("The operator menu opens only while no game runs")
+            return
+        if pin and not self.gate.enabled:
+            self._notice("No operator PIN is set: use the operator button")
+            return
+        scene = OperatorScene(
+            need_pin=pin,
+            gate=self.gate,
+            link_factory=self._operator_link,
+            sound=self.sound,
+            sprites=self.sprites,
+        )
+        scene.set_state(self.scene.state)
+        self.scene = scene
+
+    def close_operator(self, why: str | None = None) -> None:
+        """Leave the operator menu (closing its connection) for the daemon's scene."""
+        if not isinstance(self.scene, OperatorScene):
+            return
+        self.scene.close()
+        self.close_setup()
+        if why:
+            self._notice(why)
 
     def _window_size(self) -> tuple[int, int]:
         return self._screen.get_size() if self._screen is not None else self.size
@@ -261,6 +359,14 @@ class DisplayApp:
             return
         if event.type == pygame.VIDEORESIZE and not self.fullscreen:
             self.size = (max(320, event.w), max(200, event.h))
+        if isinstance(self.scene, OperatorScene):
+            self.scene.process_event(event)  # every key is the menu's
+            if self.scene.done:
+                self.close_operator()
+            return
+        if event.type == pygame.KEYDOWN and is_operator_key(event):
+            self.open_operator(pin=True)
+            return
         if isinstance(self.scene, SetupScene):
             self.scene.size = self._window_size()  # to find the tile under a click
             if self._to_scene(event):
@@ -279,17 +385,27 @@ class DisplayApp:
             self._serial = serial
             wanted = scene_class_for(state)
             running = (state or {}).get("phase") in ("throwing", "takeout", WAITING_REMOTE)
-            if type(self.scene) is not wanted and (not self.in_setup or running):
+            if self.in_operator:
+                if not no_game(state):  # its tests must not see a game's darts
+                    self.scene.set_state(state)
+                    self.close_operator("Operator menu closed: a game started")
+            elif type(self.scene) is not wanted and (not self.in_setup or running):
                 self.scene = wanted(self.sprites)
             self.scene.set_state(state)
         self.scene.leaderboards = self.feed.leaderboards
         self.scene.joining = self.joining
         events = self.feed.events()
         for payload in events:
-            if not self.in_setup and _is_game_button(payload) and can_set_up(state):
+            if not self.in_operator and _is_button(payload, OPERATOR_BUTTON):
+                self.open_operator(pin=False)
+                continue
+            opens_setup = not (self.in_setup or self.in_operator) and can_set_up(state)
+            if opens_setup and _is_game_button(payload):
                 self.open_setup()
                 continue
             self.scene.process_event(pygame.event.Event(MQTT_EVENT, payload=payload))
+            if isinstance(self.scene, OperatorScene) and self.scene.done:
+                self.close_operator()
         self._send_outbox()
         self._sound(events, state)
         return state, _availability(availability, connected)
@@ -357,6 +473,7 @@ class DisplayApp:
                 pygame.display.flip()
                 dt = clock.tick(FPS) / 1000.0
         finally:
+            self.close_operator()
             pygame.quit()
         return 0
 
@@ -369,15 +486,16 @@ def open_app(
     caller: bool = False,
     volume: float = 0.8,
     joining: str | None = None,
+    operator: OperatorAccess | None = None,
 ) -> DisplayApp:
     """A display app with its sound bank (silent when there is no audio device
-    or ``sound`` is off), optionally the spoken caller, and the host the board
-    waits to join (``oche play --join``)."""
+    or ``sound`` is off), optionally the spoken caller, the host the board
+    waits to join (``oche play --join``) and the operator menu's access."""
     bank = SoundBank(volume=volume, muted=not sound)
     if sound:
         bank.init()
     spoken = Caller(enabled=caller) if caller else None
-    return DisplayApp(feed, size, fullscreen, bank, spoken, joining)
+    return DisplayApp(feed, size, fullscreen, bank, spoken, joining, operator)
 
 
 def run_display(
@@ -394,6 +512,7 @@ def run_display(
     sound: bool = True,
     caller: bool = False,
     volume: float = 0.8,
+    operator: OperatorAccess | None = None,
 ) -> int:
     """``oche display``: the scoreboard for ``board`` from the broker at
     ``url``. With ``screenshot``, wait up to ``wait`` seconds for the
@@ -403,7 +522,7 @@ def run_display(
     feed.start()
     try:
         if screenshot is None:
-            return open_app(feed, size, fullscreen, sound, caller, volume).run()
+            return open_app(feed, size, fullscreen, sound, caller, volume, operator=operator).run()
         state = feed.wait_for_state(wait)
         if state is None:
             where = f"{base}/{board}/state on {feed.address}"

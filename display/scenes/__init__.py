@@ -3,7 +3,7 @@
 Importing this package registers every scene: each game of the engine has
 its own; a game without one (a newer daemon's) gets the generic scoreboard,
 and no game the attract screen. The setup screen (setup.py) is opened by
-the app, not picked by state.
+the app, not picked by state, and so is the operator menu (operator.py).
 """
 
 from display.scenes import (

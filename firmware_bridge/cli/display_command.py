@@ -19,10 +19,19 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from firmware_bridge.cli.command_support import UsageError
-from firmware_bridge.daemon.config import ConfigError, DisplayConfig, load_config
+from firmware_bridge.daemon.config import (
+    ConfigError,
+    DisplayConfig,
+    OperatorConfig,
+    load_config,
+)
 from firmware_bridge.daemon.log_setup import DEFAULT_LOG_LEVEL, use_config_level
+
+if TYPE_CHECKING:
+    from display.app import OperatorAccess
 
 __all__ = [
     "DEFAULT_BASE",
@@ -36,6 +45,7 @@ __all__ = [
     "add_window_arguments",
     "find_screen",
     "off_screen",
+    "operator_access",
     "parse_size",
     "prepare_pygame",
     "resolve_target",
@@ -46,7 +56,8 @@ log = logging.getLogger(__name__)
 
 KEYS_HELP = (
     "Keys: Esc/q quit, f fullscreen, n next, u undo, m miss, + and - volume, s sound on/off; "
-    "with no game running, g (or any other key) opens the game setup."
+    "with no game running, g (or any other key) opens the game setup, and F12 or Ctrl+O "
+    "the operator menu (after the [operator] PIN)."
 )
 """The scoreboard's keys, for the help of ``oche display`` and ``oche play``."""
 
@@ -157,6 +168,9 @@ class Target:
     password: str | None = None
     display: DisplayConfig = field(default_factory=DisplayConfig)
     log_level: str = DEFAULT_LOG_LEVEL
+    operator: OperatorConfig = field(default_factory=OperatorConfig)
+    operator_password: str | None = None
+    """The operator account's password, read from ``[operator] password_file``."""
 
 
 def resolve_target(
@@ -183,6 +197,10 @@ def resolve_target(
             password = loaded.mqtt.password()
         except ConfigError as error:
             raise UsageError(str(error)) from None
+    try:
+        operator_password = loaded.operator.password()
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
     return Target(
         url=url,
         board=board or loaded.board.id,
@@ -191,6 +209,8 @@ def resolve_target(
         password=password,
         display=loaded.display,
         log_level=loaded.log.level,
+        operator=loaded.operator,
+        operator_password=operator_password,
     )
 
 
@@ -205,6 +225,7 @@ def run(args: argparse.Namespace) -> int:
     prepare_pygame(render_only=not screen)
     from display.app import run_display
 
+    operator = target.operator
     try:
         return run_display(
             target.url,
@@ -219,9 +240,19 @@ def run(args: argparse.Namespace) -> int:
             sound=not (args.no_sound or target.display.muted),
             caller=args.caller or target.display.caller,
             volume=target.display.volume,
+            operator=operator_access(operator, target.operator_password),
         )
     except ValueError as error:  # a bad URL, board id or base
         raise UsageError(str(error)) from None
+
+
+def operator_access(operator: OperatorConfig, password: str | None) -> OperatorAccess:
+    """The operator menu's access from ``[operator]``: the PIN's hash and the
+    operator's MQTT account (display/app.py). Imports the display: call it
+    only in the commands that show it."""
+    from display.app import OperatorAccess
+
+    return OperatorAccess(operator.pin_hash, operator.username or None, password)
 
 
 def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

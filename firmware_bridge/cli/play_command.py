@@ -52,6 +52,7 @@ from firmware_bridge.cli.display_command import (
     add_window_arguments,
     find_screen,
     off_screen,
+    operator_access,
     prepare_pygame,
 )
 from firmware_bridge.cli.leaderboard_command import DEFAULT_HTTP, parse_http_address, venue_map
@@ -376,6 +377,10 @@ def _play(args: argparse.Namespace) -> int:
         raise UsageError("--http is where --leaderboard serves its pages: add --leaderboard")
     if args.http is not None:
         parse_http_address(args.http)  # a bad one says so before anything starts
+    try:
+        operator_password = config.operator.password()
+    except ConfigError as error:
+        raise UsageError(str(error)) from None
     config = _demo_config(config) if args.demo else _free_broker_port(config)
     headless = args.screenshot is not None or not find_screen() or off_screen()
     prepare_pygame(render_only=headless)
@@ -429,6 +434,7 @@ def _play(args: argparse.Namespace) -> int:
                 caller=args.caller or shown.caller,
                 volume=shown.volume,
                 joining=args.join,
+                operator=operator_access(config.operator, operator_password),
             ).run()
         status = _play_headless(feed, args, render_state)
         if leaderboard is not None:

@@ -221,21 +221,27 @@ class MqttConfig:
         """The password from ``password_file`` without its trailing newline;
         ``None`` when there is no password file. A file that cannot be read
         (or is empty) is a :class:`ConfigError` naming it."""
-        if not self.password_file:
-            return None
-        path = os.path.expanduser(self.password_file)
-        try:
-            with open(path, encoding="utf-8") as handle:
-                text = handle.read()
-        except OSError as error:
-            reason = error.strerror or str(error)
-            raise ConfigError(f"mqtt.password_file: cannot read {path}: {reason}") from None
-        except UnicodeDecodeError:
-            raise ConfigError(f"mqtt.password_file: {path} is not UTF-8 text") from None
-        password = text.rstrip("\r\n")
-        if not password:
-            raise ConfigError(f"mqtt.password_file: {path} is empty")
-        return password
+        return _read_password(self.password_file, "mqtt.password_file")
+
+
+def _read_password(password_file: str, key: str) -> str | None:
+    """The password in ``password_file`` without its trailing newline, ``None``
+    without a file; a :class:`ConfigError` naming ``key`` when it cannot be read."""
+    if not password_file:
+        return None
+    path = os.path.expanduser(password_file)
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read()
+    except OSError as error:
+        reason = error.strerror or str(error)
+        raise ConfigError(f"{key}: cannot read {path}: {reason}") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{key}: {path} is not UTF-8 text") from None
+    password = text.rstrip("\r\n")
+    if not password:
+        raise ConfigError(f"{key}: {path} is empty")
+    return password
 
 
 @dataclass(frozen=True)
@@ -326,9 +332,16 @@ class OperatorConfig:
     """``[operator]``: the operator menu on the display and its MQTT account."""
 
     pin_hash: str = ""
-    """The operator PIN, hashed (``oche operator pin`` makes it); empty: no PIN entry."""
+    """The operator PIN, hashed (``oche operator pin`` makes it); empty: no PIN
+    entry, only the operator button opens the menu."""
     username: str = ""
+    """The operator's MQTT account (the display's menu connects as it); empty: anonymous."""
     password_file: str = ""
+    """A file holding that account's password."""
+
+    def password(self) -> str | None:
+        """The operator account's password (see :meth:`MqttConfig.password`)."""
+        return _read_password(self.password_file, "operator.password_file")
 
 
 @dataclass(frozen=True)
@@ -404,7 +417,13 @@ _KINDS: dict[str, dict[str, type[Any]]] = {
 """Each section's keys and their types (str, int, float or bool; and
 ``board.firmware``, a table of :class:`FirmwareSettings`)."""
 
-_PATH_KEYS = {("board", "map"), ("mqtt", "password_file"), ("mqtt", "ca_file"), ("journal", "path")}
+_PATH_KEYS = {
+    ("board", "map"),
+    ("mqtt", "password_file"),
+    ("mqtt", "ca_file"),
+    ("journal", "path"),
+    ("operator", "password_file"),
+}
 """Keys holding file paths: ``~`` expanded, relative to the config file."""
 
 _USB_ID = re.compile(r"[0-9a-fA-F]{4}")
@@ -785,6 +804,16 @@ def _script(value: str) -> str | None:
     return None
 
 
+_PIN_HASH = re.compile(r"scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9_-]{11,}\$[A-Za-z0-9_-]{22,}")
+"""The form of ``oche operator pin``'s hash (display/operator_pin.py checks it whole)."""
+
+
+def _pin_hash(value: str) -> str | None:
+    if not value or _PIN_HASH.fullmatch(value):
+        return None
+    return "is not a PIN hash: make one with `oche operator pin` (never the PIN itself)"
+
+
 def _not_blank(value: str) -> str | None:
     return "must not be empty" if not value.strip() else None
 
@@ -951,7 +980,7 @@ _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
         "resend_s": _in_range(0.1, 600),
     },
     "credits": {"mode": _choice("credits mode", ("free", "coin")), "price": _in_range(0, 1000)},
-    "operator": {},
+    "operator": {"pin_hash": _pin_hash, "password_file": _existing_file},
     "log": {"level": _log_level},
 }
 """Per-key checks of well-typed values: each returns the problem or ``None``."""
@@ -974,6 +1003,9 @@ def _cross_checks(values: dict[str, dict[str, Any]], bad: set[str], checker: _Ch
             f"firmware settings are sent in the oche protocol; a board speaking "
             f'{board["protocol"]} has none (set board.protocol = "oche" or drop them)',
         )
+    operator = values["operator"]
+    if operator["password_file"] and not operator["username"] and "operator.username" not in bad:
+        checker.add("operator.password_file", "a password needs its account: set operator.username")
     tls = bool(mqtt["url"]) and "mqtt.url" not in bad and parse_broker_url(mqtt["url"]).tls
     if mqtt["ca_file"] and not ({"mqtt.url", "mqtt.ca_file"} & bad) and not tls:
         checker.add(

@@ -329,7 +329,7 @@ def test_games_json_describes_the_options() -> None:
 
 COMMANDS = ["replay", "games", "play", "run", "display", "history", "export", "books",
             "monitor", "calibrate", "firmware", "udev", "cribbage", "leaderboard", "bot",
-            "skill"]  # fmt: skip
+            "skill", "operator"]  # fmt: skip
 
 
 def test_plain_oche_prints_the_command_list() -> None:
