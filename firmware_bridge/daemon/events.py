@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 __all__ = [
     "BoardConnected",
     "BoardDisconnected",
+    "Bounce",
     "Bust",
     "ButtonPressed",
     "DaemonEvent",
@@ -132,6 +133,16 @@ class Points(DaemonEvent):
 class Undone(DaemonEvent):
     type: ClassVar[str] = "undo"
     player: int
+
+
+@dataclass(frozen=True, slots=True)
+class Bounce(DaemonEvent):
+    """BOUNCE took back ``player``'s last dart, ``segment``: it stays thrown,
+    as a miss, and counts as a bounce-out (not an undo)."""
+
+    type: ClassVar[str] = "bounce"
+    player: int
+    segment: str
 
 
 @dataclass(frozen=True, slots=True)
