@@ -185,15 +185,15 @@ class VisitPlay(PlayStyle):
         # The last dart of the visit on the board: in takeout too (the engine
         # passed the turn at the third dart), but not once NEXT passed it.
         game = self.game
-        try:
-            game.check(BOUNCE)
-        except EngineError as error:
-            raise Refusal(str(error)) from None
-        if phase == Phase.THROWING and not game.visit:
+        if phase == Phase.THROWING and not game.visit and game.can_undo():
             raise Refusal(
                 "no dart to take back as a bounce-out: the visit has ended; "
                 "UNDO takes back darts of an earlier visit"
             )
+        try:
+            game.check(BOUNCE)
+        except EngineError as error:
+            raise Refusal(str(error)) from None
         return [BOUNCE]
 
     def before(self, event: Event, before: Before) -> None:
