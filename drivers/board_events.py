@@ -23,7 +23,7 @@ __all__ = [
     "TakeoutEvent",
 ]
 
-BUTTON_NAMES = ("next", "undo", "miss", "game", "player", "start")
+BUTTON_NAMES = ("next", "undo", "miss", "game", "player", "start", "bounce")
 """The board buttons Oche knows; a matrix map may name others too."""
 
 

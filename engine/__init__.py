@@ -9,11 +9,22 @@ from engine.errors import (
     GameOverError,
     LineupError,
     NotationError,
+    NothingToBounceError,
     NothingToUndoError,
     OptionError,
     UnknownGameError,
 )
-from engine.events import END_VISIT, UNDO, EndVisit, Event, Undo, parse_event
+from engine.events import (
+    BOUNCE,
+    END_VISIT,
+    UNDO,
+    Bounce,
+    EndVisit,
+    Event,
+    Undo,
+    as_thrown,
+    parse_event,
+)
 from engine.game import Game, Outcome, PickingGame, Reason, VisitOver
 from engine.games import X01, Cricket, CricketShanghai
 from engine.lineup import Lineup, Team
@@ -23,6 +34,7 @@ from engine.state_schema import STATE_SCHEMA
 
 __all__ = [
     "ALL_BEDS",
+    "BOUNCE",
     "DB",
     "END_VISIT",
     "MISS",
@@ -31,6 +43,7 @@ __all__ = [
     "UNDO",
     "X01",
     "Bed",
+    "Bounce",
     "Cricket",
     "CricketShanghai",
     "EndVisit",
@@ -42,6 +55,7 @@ __all__ = [
     "Lineup",
     "LineupError",
     "NotationError",
+    "NothingToBounceError",
     "NothingToUndoError",
     "Option",
     "OptionError",
@@ -53,6 +67,7 @@ __all__ = [
     "Undo",
     "UnknownGameError",
     "VisitOver",
+    "as_thrown",
     "checkout",
     "checkout_text",
     "game_class",

@@ -9,6 +9,7 @@ __all__ = [
     "LineupError",
     "MoveError",
     "NotationError",
+    "NothingToBounceError",
     "NothingToUndoError",
     "OptionError",
     "UnknownGameError",
@@ -50,6 +51,10 @@ class MoveError(EngineError):
 
 class NothingToUndoError(EngineError):
     """Undo asked for while no dart has been thrown."""
+
+
+class NothingToBounceError(EngineError):
+    """BOUNCE asked for while there is no dart of the visit to take back."""
 
 
 class GameLogError(EngineError):

@@ -2,7 +2,7 @@
 
 A game is a deterministic function of its event log. This class runs the part
 every game shares (whose turn it is, three-dart visits, dead darts, rounds,
-eliminations, undo by replay) and calls named hooks that each game overrides
+eliminations, undo and bounce-outs by replay) and calls named hooks that each game overrides
 to score (``_setup``, ``_on_dart``, ``_on_visit_end``, ``_next_side``,
 ``_on_round_limit``, ``_side_state``, ``_player_stats``).
 """
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
 
-from engine.beds import Bed
-from engine.errors import GameOverError, LineupError, NothingToUndoError
-from engine.events import END_VISIT, EndVisit, Event, Undo
+from engine.beds import MISS, Bed
+from engine.errors import GameOverError, LineupError, NothingToBounceError, NothingToUndoError
+from engine.events import BOUNCE, END_VISIT, Bounce, EndVisit, Event, Undo
 from engine.lineup import MAX_PLAYERS, Lineup
 from engine.options import Option, OptionValue, resolve_options
 
@@ -73,7 +73,8 @@ class Outcome:
 class Game:
     """One game in progress. Subclasses set ``id``, ``name`` and ``options_spec``
     and override the hooks; callers use :meth:`push` (or :meth:`dart`,
-    :meth:`end_visit`, :meth:`undo`), :meth:`outcome` and :meth:`state`."""
+    :meth:`end_visit`, :meth:`undo`, :meth:`bounce`), :meth:`outcome` and
+    :meth:`state`."""
 
     id: ClassVar[str]
     name: ClassVar[str]
@@ -120,6 +121,8 @@ class Game:
         self._outcome: Outcome | None = None
         self._darts = [0] * players_count
         self._visits = [0] * players_count
+        self._bounce_outs = [0] * players_count
+        self._last_dart: tuple[int, Bed] | None = None
         self._setup()
 
     @classmethod
@@ -280,6 +283,15 @@ class Game:
         """True when a dart has been thrown, so :meth:`undo` has something to take back."""
         return any(isinstance(event, Bed) for event in reversed(self._events))
 
+    def bounceable(self) -> tuple[int, Bed] | None:
+        """The player and the dart a :meth:`bounce` would take back: the last
+        dart thrown, unless a NEXT that ended its visit early or a bounce came
+        after it (the engine passes the turn at a visit's third dart, so a
+        board in takeout still bounces that dart). ``None`` when there is none."""
+        if self._events and isinstance(self._events[-1], Bed):
+            return self._last_dart
+        return None
+
     def check(self, event: Event) -> None:
         """Raise the :class:`~engine.errors.EngineError` that pushing ``event``
         would raise, changing nothing; return quietly when it would be taken."""
@@ -287,6 +299,17 @@ class Game:
             raise GameOverError("the game is over: no more darts")
         if isinstance(event, Undo) and not self.can_undo():
             raise NothingToUndoError("nothing to undo: no dart has been thrown")
+        if isinstance(event, Bounce) and self.bounceable() is None:
+            raise NothingToBounceError(self._no_bounce_reason())
+
+    def _no_bounce_reason(self) -> str:
+        """Why no dart can bounce out now, in words."""
+        last = self._events[-1] if self._events else None
+        if last is None:
+            return "no dart to take back as a bounce-out: no dart has been thrown"
+        if isinstance(last, Bounce):
+            return "the last dart is a bounce-out already: only the last dart can bounce out"
+        return "no dart to take back as a bounce-out: the visit has ended"
 
     def push(self, event: Event) -> None:
         """Apply one event of any kind."""
@@ -296,6 +319,8 @@ class Game:
             self.end_visit()
         elif isinstance(event, Undo):
             self.undo()
+        elif isinstance(event, Bounce):
+            self.bounce()
         else:
             raise TypeError(f"not a game event: {event!r}")
 
@@ -313,6 +338,7 @@ class Game:
         if not visit:
             self._visits[player] += 1
         visit.append(bed)
+        self._last_dart = (player, bed)
         if self._visit_live:
             self._darts[player] += 1
             self._on_dart(bed)
@@ -327,15 +353,51 @@ class Game:
         self._close_visit()
 
     def undo(self) -> None:
-        """Take back the last dart (and any visit end after it), even after a win."""
+        """Take back the last dart (and any visit end or bounce after it), even after a win."""
         events = self._events
         for index in range(len(events) - 1, -1, -1):
             if isinstance(events[index], Bed):
-                kept = events[:index]
-                self._reset()
-                self.push_all(kept)
+                self._replay(events[:index])
                 return
         raise NothingToUndoError("nothing to undo: no dart has been thrown")
+
+    def bounce(self) -> None:
+        """The last dart bounced out: it becomes a miss (still thrown, scoring
+        nothing) and counts as its thrower's bounce-out. The game is replayed
+        without it, so a bust or a win it caused is taken back (a win reopens
+        the game, as :meth:`undo` does) and a visit it closed closes again."""
+        self.check(BOUNCE)
+        events = self._events
+        self._replay(events[:-1])
+        self._bounced(events[-1])
+
+    def _bounced(self, dart: Event) -> None:
+        """Throw ``dart`` (the last event taken back) as a bounced-out miss."""
+        assert isinstance(dart, Bed)
+        thrower = self._player
+        self.dart(MISS)
+        self._events[-1] = dart
+        self._events.append(BOUNCE)
+        self._bounce_outs[thrower] += 1
+        self._last_dart = (thrower, dart)
+
+    def _replay(self, events: Sequence[Event]) -> None:
+        """Back to the start, then the effective ``events`` again; a dart and
+        the ``BOUNCE`` after it are thrown as one bounced miss, so a bounce
+        costs no replay of its own here."""
+        self._reset()
+        count = len(events)
+        for index, event in enumerate(events):
+            if isinstance(event, Bounce):
+                continue  # thrown with its dart, just before
+            if (
+                isinstance(event, Bed)
+                and index + 1 < count
+                and isinstance(events[index + 1], Bounce)
+            ):
+                self._bounced(event)
+            else:
+                self.push(event)
 
     def state(self) -> dict[str, Any]:
         """The state JSON shared by every game (see docs/state.md)."""
@@ -353,6 +415,7 @@ class Game:
                     "stats": {
                         "darts": self._darts[player],
                         "visits": self._visits[player],
+                        "bounce_outs": self._bounce_outs[player],
                         **self._player_stats(player),
                     },
                 }
@@ -426,6 +489,16 @@ class PickingGame(Game):
 
     def can_undo(self) -> bool:
         return bool(self._events)
+
+    def bounceable(self) -> tuple[int, Bed] | None:
+        """Never: a pick that did not stick is simply thrown again."""
+        return None
+
+    def _no_bounce_reason(self) -> str:
+        return f"{self.name} has no bounce-outs: a dart picks; UNDO takes a pick back"
+
+    def bounce(self) -> None:
+        raise NothingToBounceError(self._no_bounce_reason())
 
     def accepts_darts(self) -> bool:
         return self._outcome is None

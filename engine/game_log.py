@@ -1,9 +1,10 @@
 """The text game log: one visit per line, darts separated by spaces.
 
 A line with fewer than three darts is a visit that ended early; ``#`` starts a
-comment; ``UNDO`` takes back the last dart and ``NEXT`` ends a visit inside a
-line. This is what ``oche replay`` reads and ``oche export`` writes, so any
-result can be re-scored.
+comment; ``UNDO`` takes back the last dart, ``BOUNCE`` makes the last dart a
+bounce-out (a miss that counts as one; written right after its dart, on its
+line) and ``NEXT`` ends a visit inside a line. This is what ``oche replay``
+reads and ``oche export`` writes, so any result can be re-scored.
 
 A log that ``oche export`` wrote starts with a header of comment lines; its
 ``game:``, ``players:``, ``teams:`` and ``options:`` lines say what was played,
@@ -23,7 +24,7 @@ from typing import Any
 
 from engine.beds import Bed
 from engine.errors import EngineError, GameLogError, NotationError
-from engine.events import END_VISIT, EndVisit, Event, parse_event
+from engine.events import END_VISIT, Bounce, EndVisit, Event, parse_event
 from engine.game import DARTS_PER_VISIT, Game, PickingGame
 
 __all__ = [
@@ -197,15 +198,23 @@ def _format_moves(events: Iterable[Event]) -> str:
 def _format_visits(events: Iterable[Event]) -> str:
     lines: list[str] = []
     visit: list[str] = []
+    darts = 0
     for event in events:
         if isinstance(event, Bed):
             visit.append(event.notation)
-            if len(visit) == DARTS_PER_VISIT:
+            darts += 1
+            if darts == DARTS_PER_VISIT:
                 lines.append(" ".join(visit))
-                visit = []
+                visit, darts = [], 0
         elif isinstance(event, EndVisit) and visit:
             lines.append(" ".join(visit))
-            visit = []
+            visit, darts = [], 0
+        elif isinstance(event, Bounce):
+            # Right after its dart, on that dart's line (a third dart ended it).
+            if visit:
+                visit.append(str(event))
+            elif lines:
+                lines[-1] += f" {event}"
     if visit:
         lines.append(" ".join(visit))
     return "".join(line + "\n" for line in lines)

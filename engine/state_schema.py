@@ -77,6 +77,11 @@ _STATS: dict[str, Any] = {
             "description": "Visits begun, counting the one in progress.",
             **NON_NEGATIVE_INT,
         },
+        "bounce_outs": {
+            "description": "Darts taken back by BOUNCE: each stays thrown (in darts) as a "
+            "miss. Not an undo. Absent from the states of an Oche without bounce-outs.",
+            **NON_NEGATIVE_INT,
+        },
     },
     "required": ["darts", "visits"],
 }

@@ -720,8 +720,15 @@ _EVENT_FIELDS: dict[str, tuple[dict[str, Any], list[str]]] = {
     ),
     "bounce": (
         {
-            "player": _PLAYER_FIELD,
-            "segment": {"description": "The dart taken back (a bounce-out).", **_BED},
+            "player": {
+                "description": "Who threw the dart (in takeout, the turn may have passed).",
+                **_INDEX,
+            },
+            "segment": {
+                "description": "The dart taken back (a bounce-out): it stays thrown, as a "
+                "miss (M) in the state's visit, and counts in stats.bounce_outs.",
+                **_BED,
+            },
         },
         ["player", "segment"],
     ),

@@ -32,6 +32,7 @@ from engine import (
     Reason,
     Team,
     VisitOver,
+    as_thrown,
     checkout,
     new_game,
 )
@@ -42,6 +43,7 @@ from firmware_bridge.mqtt_contract import TOPICS, base_problem, board_id_problem
 
 __all__ = [
     "HIGHLIGHTS",
+    "MAX_LOG_BOUNCES",
     "MAX_LOG_EVENTS",
     "MAX_LOG_UNDOS",
     "Highlight",
@@ -61,6 +63,11 @@ MAX_LOG_UNDOS = 50
 """A log with more ``UNDO`` tokens than this is refused unplayed. Each undo
 replays the game so far, so many of them in a long log would cost minutes;
 the daemon's logs have none (they list only the darts that counted)."""
+
+MAX_LOG_BOUNCES = 200
+"""A log with more ``BOUNCE`` tokens than this is refused unplayed: each
+bounce-out replays the game so far, as an undo does. The daemon's logs keep
+them (a bounced dart is thrown), a few in a real game."""
 
 
 class RejectedResultError(ValueError):
@@ -366,10 +373,11 @@ def _last_over(game: Game) -> VisitOver | None:
 
 
 def _walk(game: Game, replayed: Game) -> _Walk:
-    """Walk ``replayed``'s effective events (no undos) through ``game``, fresh."""
+    """Walk ``replayed``'s effective events (no undos; a bounced-out dart as
+    the miss it scored) through ``game``, fresh."""
     walker = _Walker(game)
     picking = isinstance(game, PickingGame)
-    for event in replayed.events:
+    for event in as_thrown(replayed.events):
         if picking:
             if isinstance(event, Bed | EndVisit):
                 walker.pick(event)
@@ -551,10 +559,12 @@ def _new_game(document: Mapping[str, Any], lineup: Lineup) -> Game:
 def _check_log_size(log: str) -> None:
     tokens = 0
     undos = 0
+    bounces = 0
     for line in log.splitlines():
         words = line.split("#", 1)[0].split()
         tokens += len(words)
         undos += sum(1 for word in words if word.upper() == "UNDO")
+        bounces += sum(1 for word in words if word.upper() == "BOUNCE")
     if tokens > MAX_LOG_EVENTS:
         raise RejectedResultError(
             f"the log has {tokens} tokens, more than the {MAX_LOG_EVENTS} a game can have"
@@ -563,6 +573,10 @@ def _check_log_size(log: str) -> None:
         raise RejectedResultError(
             f"the log has {undos} UNDO tokens, more than {MAX_LOG_UNDOS}: a result's log "
             "lists only the darts that counted"
+        )
+    if bounces > MAX_LOG_BOUNCES:
+        raise RejectedResultError(
+            f"the log has {bounces} BOUNCE tokens, more than {MAX_LOG_BOUNCES} a game can have"
         )
 
 

@@ -20,7 +20,7 @@ from tests.drivers.pty_board import FakeBoard
 
 COLS = 12
 BEDS = [bed for bed in ALL_BEDS if bed != MISS]
-BUTTONS = {0: "next", 1: "undo", 2: "miss"}
+BUTTONS = {0: "next", 1: "undo", 2: "miss", 3: "bounce"}
 TIMEOUT = 10.0
 
 

@@ -1,8 +1,9 @@
 """The daemon: board events and MQTT commands in, a journaled game out.
 
-Every accepted input becomes engine events (a dart, ``NEXT``, ``UNDO``). The
-game applies them, and what they decide (the tokens, and the game's finish
-with its result, or its reopening by an undo) is committed to the journal in
+Every accepted input becomes engine events (a dart, ``NEXT``, ``UNDO``,
+``BOUNCE``). The game applies them, and what they decide (the tokens, and
+the game's finish with its result, or its reopening by an undo or a
+bounce-out) is committed to the journal in
 one transaction *before* anything is published, so a crash loses nothing and
 never splits a dart from its consequences: on start the board's last game is
 replayed from its tokens, any finish or reopening a journal from an older
@@ -44,7 +45,17 @@ from drivers.board_events import (
 )
 from drivers.factory import open_board
 from drivers.source import BoardSource
-from engine import UNDO, Bed, EngineError, Event, NotationError, Undo, parse_event
+from engine import (
+    BOUNCE,
+    UNDO,
+    Bed,
+    Bounce,
+    EngineError,
+    Event,
+    NotationError,
+    Undo,
+    parse_event,
+)
 from engine.board_geometry import GEOMETRIES, BoardGeometry
 from engine.game_log import format_game_log
 from firmware_bridge.daemon.bots import Bots, resolve_bots
@@ -207,7 +218,7 @@ class Daemon:
                 self.last_bots = Bots.from_json(latest.game, latest.bots)
             except ValueError as error:
                 log.error("journal game %d: %s; no computer player throws", latest.id, error)
-        if latest.status == "finished" and latest.events[-1:] != [str(UNDO)]:
+        if latest.status == "finished" and latest.events[-1:] not in ([str(UNDO)], [str(BOUNCE)]):
             return  # a finished game, nothing after its win: the board idles until the next
         session = self._replay(latest)
         if latest.status == "finished":
@@ -482,6 +493,9 @@ class Daemon:
         session, row = self.session, self.game_row
         assert session is not None and row is not None
         was_finished = session.game.is_finished
+        # A bounce-out of a finished game's last dart re-decides it: reopened,
+        # and finished again with the new result when it still ends the game.
+        redecided = was_finished and any(isinstance(event, Bounce) for event in planned)
         applied: list[tuple[str, float]] = []
         events: list[DaemonEvent] = []
         now = self.clock()
@@ -494,12 +508,12 @@ class Daemon:
                 now = self.clock()
                 events += session.apply(event, now)
                 applied.append((str(event), now))
-            finished = session.game.is_finished and not was_finished
+            finished = session.game.is_finished and (redecided or not was_finished)
             self.journal.record(
                 row,
                 applied,
                 finish=self._finish_record(session, now) if finished else None,
-                reopen=was_finished and not session.game.is_finished,
+                reopen=was_finished and (redecided or not session.game.is_finished),
                 taken=taken,
             )
         except (EngineError, JournalError):
@@ -507,7 +521,7 @@ class Daemon:
             raise
         finally:
             self._deadline_moved()
-            undone = any(isinstance(event, Undo) for event in planned)
+            undone = any(isinstance(event, Undo | Bounce) for event in planned)
             self._bot_schedule(self.clock(), pause=undone)
         for caused in events:
             if isinstance(caused, Dart):
@@ -656,7 +670,11 @@ class Daemon:
         self._apply(session.plan_undo(), "manual")
 
     def _bounce(self, args: dict[str, Any], now: float) -> None:
-        raise Refusal("bounce-outs are not built yet")
+        """BOUNCE (button or command): the visit's last dart bounced out."""
+        session = self._session()
+        self._refuse_remote("a bounce-out")
+        self._refuse_on_cpu_visit("bounce-out")
+        self._apply(session.plan_bounce(), "manual")
 
     def _miss(self, args: dict[str, Any], now: float) -> None:
         session = self._session()
@@ -804,8 +822,8 @@ COMMAND_HANDLERS: dict[str, Callable[[Daemon, dict[str, Any], float], None]] = {
     "bounce": Daemon._bounce,
 }
 """Each command name (``mqtt_contract.COMMANDS``) -> its handler, given the
-command's arguments and the time; the board's NEXT, UNDO and MISS buttons use
-the same handlers."""
+command's arguments and the time; the board's NEXT, UNDO, MISS and BOUNCE
+buttons use the same handlers."""
 
 GAME_BUTTONS = ("next", "undo", "miss", "bounce")
 """The board buttons that act on the game, by their command's name."""

@@ -16,6 +16,7 @@ __all__ = [
     "BatteryLevel",
     "BoardConnected",
     "BoardDisconnected",
+    "Bounce",
     "Bust",
     "ButtonPressed",
     "DaemonEvent",
@@ -133,6 +134,16 @@ class Points(DaemonEvent):
 class Undone(DaemonEvent):
     type: ClassVar[str] = "undo"
     player: int
+
+
+@dataclass(frozen=True, slots=True)
+class Bounce(DaemonEvent):
+    """BOUNCE took back ``player``'s last dart, ``segment``: it stays thrown,
+    as a miss, and counts as a bounce-out (not an undo)."""
+
+    type: ClassVar[str] = "bounce"
+    player: int
+    segment: str
 
 
 @dataclass(frozen=True, slots=True)

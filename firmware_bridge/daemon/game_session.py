@@ -1,10 +1,10 @@
-"""One board's game as players feel it: visits, takeout, NEXT, MISS, UNDO.
+"""One board's game as players feel it: visits, takeout, NEXT, MISS, UNDO, BOUNCE.
 
 A :class:`GameSession` wraps an engine game and adds the board's *phase*:
 ``throwing`` while darts score, ``takeout`` after a visit ends (contacts made
 while pulling darts out are never scored) until NEXT or the takeout timer, and
-``finished``. Everything it accepts is a journal event (a dart, ``NEXT`` or
-``UNDO``, journaled as its token); :meth:`apply` is the only way the game
+``finished``. Everything it accepts is a journal event (a dart, ``NEXT``,
+``UNDO`` or ``BOUNCE``, journaled as its token); :meth:`apply` is the only way the game
 changes, live and when a journal is replayed after a crash, so the phase and
 the state come back exactly as they were. It returns typed events
 (:mod:`firmware_bridge.daemon.events`) built from what the game did. No I/O:
@@ -21,15 +21,18 @@ from enum import StrEnum
 from typing import Any, NamedTuple
 
 from engine import (
+    BOUNCE,
     END_VISIT,
     MISS,
     UNDO,
     Bed,
+    Bounce,
     EndVisit,
     EngineError,
     Event,
     Game,
     Option,
+    Outcome,
     PickingGame,
     Undo,
     VisitOver,
@@ -38,6 +41,7 @@ from engine import (
 )
 from engine.game import DARTS_PER_VISIT
 from engine.games.cricket import MarksGame
+from firmware_bridge.daemon.events import Bounce as BouncedOut
 from firmware_bridge.daemon.events import (
     Bust,
     DaemonEvent,
@@ -77,7 +81,8 @@ class Phase(StrEnum):
 
 
 class Refusal(ValueError):
-    """Input the session will not take now (no game, visit over, nothing to undo)."""
+    """Input the session will not take now (no game, visit over, nothing to undo
+    or to bounce out)."""
 
 
 @dataclass(frozen=True)
@@ -110,12 +115,13 @@ def _draw(option: Option) -> int:
 
 class Before(NamedTuple):
     """The game just before an event: whose turn, darts thrown in the visit,
-    why the visit stopped scoring, and whether the game was over."""
+    why the visit stopped scoring, whether the game was over and how."""
 
     player: int
     thrown: int
     over: VisitOver | None
     finished: bool
+    outcome: Outcome | None = None
 
 
 class PlayStyle:
@@ -131,6 +137,10 @@ class PlayStyle:
 
     def next(self, phase: Phase) -> list[Event]:
         """The events for NEXT while the game is on."""
+        raise NotImplementedError
+
+    def bounce(self, phase: Phase) -> list[Event]:
+        """The events for BOUNCE, or a :class:`Refusal`."""
         raise NotImplementedError
 
     def before(self, event: Event, before: Before) -> None:
@@ -171,6 +181,21 @@ class VisitPlay(PlayStyle):
         misses: list[Event] = [MISS] * (DARTS_PER_VISIT - len(self.game.visit))
         return [*misses, END_VISIT]
 
+    def bounce(self, phase: Phase) -> list[Event]:
+        # The last dart of the visit on the board: in takeout too (the engine
+        # passed the turn at the third dart), but not once NEXT passed it.
+        game = self.game
+        if phase == Phase.THROWING and not game.visit and game.can_undo():
+            raise Refusal(
+                "no dart to take back as a bounce-out: the visit has ended; "
+                "UNDO takes back darts of an earlier visit"
+            )
+        try:
+            game.check(BOUNCE)
+        except EngineError as error:
+            raise Refusal(str(error)) from None
+        return [BOUNCE]
+
     def before(self, event: Event, before: Before) -> None:
         if isinstance(event, Undo):
             self._start_score = None  # the visit it reopens may have begun earlier
@@ -192,6 +217,8 @@ class VisitPlay(PlayStyle):
             return Phase.TAKEOUT
         if isinstance(event, Undo):
             return Phase.TAKEOUT if game.visit_over else Phase.THROWING
+        if isinstance(event, Bounce):  # a visit its miss closes is in takeout again
+            return Phase.TAKEOUT if not game.visit or game.visit_over else Phase.THROWING
         return phase
 
     def _dart_events(self, bed: Bed, before: Before, now: float) -> list[DaemonEvent]:
@@ -247,6 +274,9 @@ class PickingPlay(PlayStyle):
 
     def miss(self) -> list[Event]:
         raise Refusal(f"{self.game.name} has no misses: hit a number to pick, NEXT for Go")
+
+    def bounce(self, phase: Phase) -> list[Event]:
+        raise Refusal(f"{self.game.name} has no bounce-outs: a dart picks; UNDO takes a pick back")
 
     def next(self, phase: Phase) -> list[Event]:
         try:
@@ -317,6 +347,13 @@ class GameSession:
             raise Refusal("the game is over: start a new game or a rematch")
         return self.play.next(self.phase)
 
+    def plan_bounce(self) -> list[Event]:
+        """BOUNCE: the last dart of the visit bounced out; it becomes a miss
+        counted as a bounce-out (a win or bust it made is taken back, so a
+        bounced winning dart reopens the game). A :class:`Refusal` when the
+        visit on the board has no dart to take back."""
+        return self.play.bounce(self.phase)
+
     def plan_undo(self) -> list[Event]:
         if not self.game.can_undo():
             raise Refusal("nothing to undo: no dart has been thrown")
@@ -350,12 +387,19 @@ class GameSession:
         payloads). The same events in the same order always give the same game
         and phase."""
         game = self.game
-        before = Before(game.current_player, len(game.visit), game.visit_over, game.is_finished)
+        before = Before(
+            game.current_player, len(game.visit), game.visit_over, game.is_finished, game.outcome()
+        )
         self.play.before(event, before)
         events: list[DaemonEvent] = []
         if isinstance(event, Undo):
             game.undo()
             events.append(Undone(now, game.current_player))
+        elif isinstance(event, Bounce):
+            taken = game.bounceable()
+            game.bounce()
+            assert taken is not None  # bounce() raised otherwise
+            events.append(BouncedOut(now, taken[0], taken[1].notation))
         elif isinstance(event, EndVisit):
             game.end_visit()
         else:
@@ -392,7 +436,10 @@ class GameSession:
         if game.current_player != before.player and not game.is_finished:
             events.append(PlayerChange(now, game.current_player, before.player))
         outcome = game.outcome()
-        if outcome is not None and not before.finished:
+        # A bounce-out may re-decide a finished game (the last dart of a
+        # round-limited game): announce the new outcome.
+        redecided = isinstance(event, Bounce) and outcome != before.outcome
+        if outcome is not None and (not before.finished or redecided):
             if outcome.winner is not None:
                 events.append(Winner(now, outcome.winner, outcome.team))
             events.append(GameOver(now, str(outcome.reason), outcome.winner))

@@ -476,11 +476,11 @@ class Journal:
         ``(token, at)`` events, then either the game's ``finish`` (see
         :meth:`finish_game`) or, for an undo of the winning dart, its
         reopening (see :meth:`reopen_game`), and, for a remote guest's action,
-        its ``taken`` ``(board, seq)`` (see :meth:`note_taken`). Either all of
-        it is written or none of it. Returns the sequence number of the last
-        event (0 when there are none)."""
-        if finish is not None and reopen:
-            raise self._error(f"game {game_id}: one input cannot both finish and reopen it")
+        its ``taken`` ``(board, seq)`` (see :meth:`note_taken`). Both
+        ``reopen`` and ``finish``: the input re-decided a finished game (a
+        bounce-out of its last dart), reopened, then finished with the new
+        result. Either all of it is written or none of it. Returns the
+        sequence number of the last event (0 when there are none)."""
         rows = [(self._token(game_id, token), self._time(at)) for token, at in events]
         result_json = None if finish is None else self._json(finish.result, "result")
         with self._transaction() as connection:

@@ -126,7 +126,7 @@ class Terminal(Pty):
                 self.changed.wait(left)
 
     def expect_prompt(self, number: int, words: str) -> None:
-        self.expect(rf"\[{number}/88\] {re.escape(words)} {PROMPT_KEYS}")
+        self.expect(rf"\[{number}/89\] {re.escape(words)} {PROMPT_KEYS}")
 
     def type(self, keys: str) -> None:
         self.write(keys.encode())
@@ -228,7 +228,7 @@ def saved_cells(path: Path) -> dict[str, str]:
 
 
 def test_the_prompt_order_matches_the_cells_the_test_uses() -> None:
-    assert len(PROMPTS) == 88
+    assert len(PROMPTS) == 89
     assert len({cell_of(i) for i in range(84)}) == 84
     assert all(r < ROWS for r, _ in map(cell_of, range(84)))
 
@@ -279,7 +279,7 @@ def test_quit_then_resume_to_a_full_map(tmp_path: Path, wizards: list[Wizard]) -
     t.type("q")
     status, stderr = first.finish()
     assert (status, stderr) == (0, "")
-    t.expect(r"Saved .*board\.toml: 5 of 88 mapped")
+    t.expect(r"Saved .*board\.toml: 5 of 89 mapped")
     saved = load_map(out)
     assert (saved.name, saved.rows, saved.cols) == ("Dartboard", ROWS, COLS)
     assert saved_cells(out) == {
@@ -298,16 +298,16 @@ def test_quit_then_resume_to_a_full_map(tmp_path: Path, wizards: list[Wizard]) -
     # Second session: continue with the skipped double, then all the rest.
     second = start(wizards, tmp_path, "--resume", "--hello-timeout", "3")
     t, board = second.terminal, second.board
-    t.expect(r"5 of 88 mapped")
+    t.expect(r"5 of 89 mapped")
     t.expect_prompt(4, "Hit the DOUBLE 20")
     t.expect(r"board connected", anywhere=True)  # the size is known: no hello to wait for
     board.hit_prompt(3)
     t.expect_prompt(7, "Hit the OUTER SINGLE 1")
     for index in range(6, 84):  # beds, then NEXT and UNDO wired into the matrix
         board.hit_prompt(index)
-    for number in range(4):  # MISS, GAME, PLAYER and START as dedicated buttons
+    for number in range(5):  # MISS, GAME, PLAYER, START and BOUNCE as dedicated buttons
         board.button(number)
-    t.expect(r"Calibration complete: all 88 mapped", timeout=15)
+    t.expect(r"Calibration complete: all 89 mapped", timeout=15)
     status, stderr = second.finish()
     assert (status, stderr) == (0, "")
 
@@ -320,7 +320,7 @@ def test_quit_then_resume_to_a_full_map(tmp_path: Path, wizards: list[Wizard]) -
     assert full.cells == {cell_of(i): PROMPTS[i].target for i in range(84)}
     assert full.cells[cell_of(82)] == ButtonCell("next")
     assert full.cells[cell_of(83)] == ButtonCell("undo")
-    assert dict(full.buttons) == {0: "miss", 1: "game", 2: "player", 3: "start"}
+    assert dict(full.buttons) == {0: "miss", 1: "game", 2: "player", 3: "start", 4: "bounce"}
     assert stat.S_IMODE(out.stat().st_mode) == 0o640  # kept on resume
 
 
@@ -337,7 +337,7 @@ def test_ctrl_c_saves_and_exits_0(tmp_path: Path, wizards: list[Wizard]) -> None
     wizard.process.send_signal(signal.SIGINT)
     status, stderr = wizard.finish()
     assert (status, stderr) == (0, "")
-    t.expect(r"Saved .*my-board\.toml: 1 of 88 mapped")
+    t.expect(r"Saved .*my-board\.toml: 1 of 89 mapped")
     assert saved_cells(out) == {"7,11": "S20"}
 
 

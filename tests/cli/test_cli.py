@@ -138,6 +138,15 @@ def test_replay_is_case_insensitive_and_honours_undo_and_comments() -> None:
     assert [p["score"] for p in state["players"]] == [301 - 117, 241]
 
 
+def test_replay_honours_bounce_outs() -> None:
+    log = "T20 T20 T20\nM M M\nT20 T7 D20 bounce  # the checkout dart bounced out\nM M M\nD20\n"
+    args = ("replay", "x01", "-p", "Ann", "-p", "Bob", "-o", "start=301")
+    state = ok_json(oche(*args, stdin=log))
+    assert (state["winner"], state["result"]) == (0, "checkout")
+    assert state["players"][0]["stats"]["bounce_outs"] == 1
+    assert state["players"][0]["stats"]["darts"] == 7
+
+
 def test_pretty_prints_a_scoreboard(log_file: Path) -> None:
     result = oche(
         "replay", "x01", str(log_file), "-p", "Ann", "-p", "Bob", "-o", "start=301", "--pretty"

@@ -22,7 +22,8 @@ NEXT, MISS = 0, 2
 
 def finishing_case(game_id: str) -> GoldenCase:
     for case in iter_cases():
-        wanted = case.game == game_id and "UNDO" not in case.log.upper()
+        log = case.log.upper()
+        wanted = case.game == game_id and "UNDO" not in log and "BOUNCE" not in log
         if wanted and case.replay().is_finished:
             return case
     raise AssertionError(f"{game_id}: no golden case plays the game to its end")

@@ -215,6 +215,7 @@ OTHER_EVENTS: list[Event] = [
     {"type": "error", "at": 1.0, "kind": "crc", "message": "frame 42: bad CRC"},
     {"type": "hit", "at": 1.0, "segment": "T20", "scored": False, "reason": "takeout"},
     {"type": "button", "at": 1.0, "button": "next"},
+    {"type": "bounce", "at": 1.0, "player": 0, "segment": "T20"},  # a correction, as undo
 ]
 
 

@@ -39,14 +39,22 @@ def test_board_order_is_the_twenty_numbers_clockwise_from_the_top() -> None:
     assert sorted(BOARD_ORDER) == list(range(1, 21))
 
 
-def test_82_beds_then_6_buttons() -> None:
-    assert len(PROMPTS) == 88
+def test_82_beds_then_7_buttons() -> None:
+    assert len(PROMPTS) == 89
     beds = [p.bed for p in PROMPTS[:82]]
     assert all(p.bed is None for p in PROMPTS[82:])
     assert [p.button for p in PROMPTS[82:]] == list(BUTTON_NAMES)
-    assert [p.button for p in PROMPTS[82:]] == ["next", "undo", "miss", "game", "player", "start"]
+    assert [p.button for p in PROMPTS[82:]] == [
+        "next",
+        "undo",
+        "miss",
+        "game",
+        "player",
+        "start",
+        "bounce",
+    ]
     assert set(beds) == set(ALL_BEDS) - {MISS}
-    assert [p.index for p in PROMPTS] == list(range(88))
+    assert [p.index for p in PROMPTS] == list(range(89))
 
 
 def test_each_number_asks_inner_single_triple_outer_single_double() -> None:
@@ -83,7 +91,7 @@ def test_a_fresh_calibration_starts_at_the_first_prompt() -> None:
     calibration = Calibration()
     assert calibration.current is PROMPTS[0]
     assert calibration.position == 1
-    assert calibration.progress == (0, 88)
+    assert calibration.progress == (0, 89)
     assert not calibration.is_done
     assert calibration.undo() is None  # nothing to undo
 
@@ -92,7 +100,7 @@ def test_assign_moves_on_and_records_the_cell() -> None:
     calibration = Calibration()
     assert calibration.assign(3, 7) is PROMPTS[0]
     assert calibration.current is PROMPTS[1]
-    assert calibration.progress == (1, 88)
+    assert calibration.progress == (1, 89)
     assert calibration.answer(PROMPTS[0]) == (3, 7)
     assert calibration.to_map("b", ROWS, COLS).cells == {(3, 7): Bed(20, 1)}
 
@@ -104,7 +112,7 @@ def test_a_cell_taken_by_another_prompt_is_rejected_naming_it() -> None:
     with pytest.raises(CalibrationError, match=r"cell 0,0 is already the INNER SINGLE 20"):
         calibration.assign(0, 0)
     assert calibration.current is PROMPTS[2]  # asked again
-    assert calibration.progress == (2, 88)
+    assert calibration.progress == (2, 89)
     calibration.assign(0, 2)
     assert calibration.current is PROMPTS[3]
 
@@ -137,7 +145,7 @@ def test_skip_leaves_the_prompt_unanswered() -> None:
     calibration = Calibration()
     assert calibration.skip() is PROMPTS[0]
     assert calibration.current is PROMPTS[1]
-    assert calibration.progress == (0, 88)
+    assert calibration.progress == (0, 89)
     assert calibration.missing[0] is PROMPTS[0]
 
 
@@ -147,7 +155,7 @@ def test_undo_goes_back_one_prompt_and_frees_its_cell() -> None:
     calibration.assign(0, 1)
     assert calibration.undo() is PROMPTS[1]
     assert calibration.current is PROMPTS[1]
-    assert calibration.progress == (1, 88)
+    assert calibration.progress == (1, 89)
     assert calibration.answer(PROMPTS[1]) is None
     calibration.assign(0, 1)  # the freed cell can be given again
     assert calibration.current is PROMPTS[2]
@@ -159,7 +167,7 @@ def test_undo_steps_back_over_a_skip_and_then_further() -> None:
     calibration.skip()
     assert calibration.undo() is PROMPTS[1]  # the skip
     assert calibration.undo() is PROMPTS[0]
-    assert calibration.progress == (0, 88)
+    assert calibration.progress == (0, 89)
     assert calibration.undo() is None
 
 
@@ -178,17 +186,17 @@ def test_a_full_calibration_is_done_and_maps_every_bed() -> None:
     answer_all(calibration)
     assert calibration.is_done and calibration.is_complete
     assert calibration.current is None
-    assert calibration.progress == (88, 88)
+    assert calibration.progress == (89, 89)
     with pytest.raises(CalibrationError):
         calibration.assign(9, 9)
     with pytest.raises(CalibrationError):
         calibration.skip()
     matrix = calibration.to_map("Bar board", ROWS, COLS)
-    assert len(matrix.cells) == 88
+    assert len(matrix.cells) == 89
     assert set(matrix.cells.values()) == (set(ALL_BEDS) - {MISS}) | {
         ButtonCell(name) for name in BUTTON_NAMES
     }
-    assert calibration.undo() is PROMPTS[87]  # the end can be undone too
+    assert calibration.undo() is PROMPTS[88]  # the end can be undone too
     assert not calibration.is_done
 
 
@@ -232,7 +240,7 @@ def test_from_map_of_a_complete_map_is_done(tmp_path: Path) -> None:
     dump_map(calibration.to_map("b", ROWS, COLS), path)
     resumed = Calibration.from_map(load_map(path))
     assert resumed.is_done and resumed.is_complete
-    assert resumed.progress == (88, 88)
+    assert resumed.progress == (89, 89)
     assert resumed.to_map("b", ROWS, COLS) == calibration.to_map("b", ROWS, COLS)
 
 
@@ -254,7 +262,7 @@ def test_resume_from_a_partial_map_continues_at_the_first_unanswered_prompt() ->
     resumed = Calibration.from_map(matrix)
     # Both S20 cells answer the two singles of 20; D20 was skipped.
     assert resumed.current is PROMPTS[3]
-    assert resumed.progress == (4, 88)
+    assert resumed.progress == (4, 89)
     assert resumed.answer(PROMPTS[0]) == (0, 0)
     assert resumed.answer(PROMPTS[2]) == (0, 2)
     resumed.assign(0, 3)

@@ -100,7 +100,13 @@ def test_initial_state_has_innings_and_wickets() -> None:
     assert state["wickets"] == 0
     assert [p["batting"] for p in state["players"]] == [True, False]
     assert [p["score"] for p in state["players"]] == [0, 0]
-    assert state["players"][0]["stats"] == {"darts": 0, "visits": 0, "runs": 0, "wickets_taken": 0}
+    assert state["players"][0]["stats"] == {
+        "darts": 0,
+        "visits": 0,
+        "bounce_outs": 0,
+        "runs": 0,
+        "wickets_taken": 0,
+    }
 
 
 def test_runs_are_judged_at_visit_end() -> None:

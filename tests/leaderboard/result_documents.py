@@ -15,7 +15,7 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from engine import DB, MISS, SB, Bed, EndVisit, PickingGame, checkout, parse_event
+from engine import DB, MISS, SB, Bed, Bounce, EndVisit, PickingGame, checkout, parse_event
 from engine.games.cricket import CRICKET_TARGETS, MARKS_TO_CLOSE
 from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.config import parse_config
@@ -67,7 +67,8 @@ def play_session(
 ) -> GameSession:
     """Play ``moves`` through a daemon session as a board would. In a game
     played in visits each move is one visit's darts (``"T20 T20 T20"``),
-    followed by NEXT while the game is on; in a game played by picking each
+    followed by NEXT while the game is on (``BOUNCE`` after a dart presses
+    the bounce-out button); in a game played by picking each
     move is one token (a pick ``S3`` or ``NEXT``)."""
     session = GameSession(SessionSetup(game, dict(options or {}), list(players), teams))
     now = STARTED_AT
@@ -77,6 +78,8 @@ def play_session(
             event = parse_event(token)
             if isinstance(event, EndVisit):
                 _apply(session, session.plan_next(), now)
+            elif isinstance(event, Bounce):
+                _apply(session, session.plan_bounce(), now)
             else:
                 assert isinstance(event, Bed), token
                 _apply(session, session.plan_manual_dart(event), now)

@@ -21,6 +21,7 @@ from engine.games.x01 import RING_RULES
 from firmware_bridge.daemon.game_session import GameSession, Phase, SessionSetup
 from leaderboard.scoring import (
     HIGHLIGHTS,
+    MAX_LOG_BOUNCES,
     MAX_LOG_UNDOS,
     PlayerLine,
     RejectedResultError,
@@ -380,6 +381,32 @@ def test_a_few_undos_replay_like_oche_replay() -> None:
     document = x01_document()
     document["log"] = "T20 T20 S1 UNDO T20\n" + document["log"].split("\n", 1)[1]
     assert score_result(document).players[0].points == 301
+
+
+def test_a_bounced_out_checkout_is_re_scored_as_the_miss_it_was() -> None:
+    # Ann's D20 for the game bounces out (a miss, the game goes on); she
+    # checks out with her next visit. Bob: 60, then 15.
+    moves = ["T20 T20 T20", "S20 S20 S20", "T20 T7 D20 BOUNCE", "S5 S5 S5", "D20"]
+    document = result_document("x01", moves, options={"start": 301})
+    assert document["log"] == "T20 T20 T20\nS20 S20 S20\nT20 T7 D20 BOUNCE\nS5 S5 S5\nD20\n"
+    ann_stats = document["players"][0]["stats"]
+    assert (ann_stats["darts"], ann_stats["bounce_outs"]) == (7, 1)
+    scored = score_result(document)
+    assert (scored.result, scored.winner) == ("checkout", 0)
+    ann = scored.players[0]
+    assert (ann.darts, ann.points, ann.leg_darts, ann.checkouts) == (7, 301, 7, 1)
+    assert ann.highest_checkout == 40
+    # At 40 with the bounced D20 and again with the D20 that won: two checkout darts.
+    assert ann.checkout_darts == 2
+    assert scored.visits[2] == VisitLine(0, ("T20", "T7", "M"), 81, 0, False, 40)
+
+
+def test_a_log_full_of_bounces_is_refused_unplayed() -> None:
+    document = x01_document()
+    document["log"] = (
+        "S1 BOUNCE S1 BOUNCE S1 BOUNCE\n" * (MAX_LOG_BOUNCES // 3 + 1) + document["log"]
+    )
+    assert "BOUNCE tokens, more than" in rejected(document)
 
 
 def test_the_error_carries_the_result_id_and_the_document_is_left_as_it_was() -> None:
