@@ -18,6 +18,7 @@ from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.config import parse_config
 from firmware_bridge.daemon.game_session import SessionSetup
 from firmware_bridge.daemon.journal import Journal
+from tests.daemon.remote_pair import GUEST, HOST, Pair, start_match, thrower_board
 from tests.daemon_harness import TIMEOUT, Running, Watcher
 from tests.mosquitto_broker import MosquittoBroker
 from tests.paths import REPO
@@ -235,3 +236,73 @@ async def test_a_board_without_the_sensor_is_never_told_to_watch(
         await run.board.write(b"b\r\n")
         await watcher.wait_for("event", lambda e: e["type"] == "button")
         assert run.board.read_now() == b""
+
+
+async def test_a_computer_players_visit_is_not_watched(
+    tmp_path: Path, mosquitto: MosquittoBroker, watcher: Watcher
+) -> None:
+    bot = "\n[bot]\ndart_interval_s = 0.01\ntakeout_s = 30\n"
+    async with Running(tmp_path, mosquitto, overrides=DASCR, extra=bot) as run:
+        board = run.board
+        await board.read_until(b"2\n")
+        game = {**GAME, "players": ["Ann", {"name": "Robo", "cpu": 5}]}
+        assert (await watcher.command(game))["ok"]
+        await board.write(b"320\r\n320\r\n320\r\n")
+        assert await board.read_until(b"2\n1\n") == b"2\n1\n"
+        await board.write(b"u\r\n")  # Ann's takeout: Robo's visit starts, the board scans
+        assert await board.read_until(b"2\n1\n2\n") == b"2\n1\n2\n"
+        # Robo's three darts and its takeout (30 s): nothing to take out here.
+        await watcher.state_where(lambda s: s["phase"] == "takeout" and s["current_player"] == 0)
+        await board.write(b"u\r\n")
+        await watcher.count("event", lambda e: e["type"] == "takeout_sensed", 2)
+        sensed = [e["ended_visit"] for e in watcher.of("event") if e["type"] == "takeout_sensed"]
+        assert sensed == [True, False]
+        state = await watcher.state_where(lambda s: True)
+        assert state["phase"] == "takeout"  # the sensor does not cut the robot's pause short
+        assert board.read_now() == b"2\n1\n2\n"
+
+
+async def test_in_a_remote_match_each_board_watches_its_own_takeout(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    host_at, guest_at = f"oche/{HOST}", f"oche/{GUEST}"
+    (tmp_path / HOST).mkdir()
+    (tmp_path / GUEST).mkdir()
+    host = Running(tmp_path / HOST, mosquitto, overrides=DASCR, board=HOST)
+    allow = f'[remote]\nallow = ["{HOST}"]\n'
+    guest = Running(tmp_path / GUEST, mosquitto, overrides=DASCR, board=GUEST, extra=allow)
+    async with (
+        Watcher(mosquitto.host, mosquitto.port, HOST) as host_watch,
+        Watcher(mosquitto.host, mosquitto.port, GUEST) as guest_watch,
+        host,
+        guest,
+    ):
+        await host.board.read_until(b"2\n")
+        await guest.board.read_until(b"2\n")
+        pair = Pair(host, guest, host_watch, guest_watch)
+        await start_match(pair)
+        # Ann's visit at the host: the host's board watches, the guest's does not.
+        await host.board.write(b"320\r\n320\r\n320\r\n")
+        assert await host.board.read_until(b"2\n1\n") == b"2\n1\n"
+        await host.board.write(b"u\r\n")
+        assert await host.board.read_until(b"2\n1\n2\n") == b"2\n1\n2\n"
+        await host_watch.state_where(lambda s: thrower_board(s) == guest_at)
+        await guest_watch.state_where(lambda s: thrower_board(s) == guest_at)
+        # Cy's visit at the guest: its own takeout is watched there, not at the host.
+        await guest.board.write(b"120\r\n120\r\n120\r\n")
+        assert await guest.board.read_until(b"2\n1\n") == b"2\n1\n"
+        await host_watch.state_where(lambda s: s["phase"] == "takeout")
+        await host.board.write(b"u\r\n")  # someone at the host's board: not its takeout
+        sensed = await host_watch.wait_for(
+            "event", lambda e: e["type"] == "takeout_sensed" and not e["ended_visit"]
+        )
+        assert sensed["ended_visit"] is False
+        await guest.board.write(b"u\r\n")  # Cy pulls his darts: NEXT goes to the host
+        ended = await guest_watch.wait_for("event", lambda e: e["type"] == "takeout_sensed")
+        assert ended["ended_visit"] is True
+        assert await guest.board.read_until(b"2\n1\n2\n") == b"2\n1\n2\n"
+        state = await host_watch.state_where(
+            lambda s: s["phase"] == "throwing" and thrower_board(s) == host_at
+        )
+        assert scores(state) == [121, 241]
+        assert host.board.read_now() == b"2\n1\n2\n"
