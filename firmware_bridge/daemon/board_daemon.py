@@ -334,7 +334,11 @@ class Daemon:
         board = self._board
         if board is None or not self._ultrasonic:
             return
-        wanted = self._takeout_watch_wanted()
+        try:
+            wanted = self._takeout_watch_wanted()
+        except Exception:  # a bug here must not stop the publishing it rides on
+            log.exception("could not tell whether the board should watch for the takeout")
+            return
         if wanted != self._watch_asked:
             self._watch_asked = wanted
             self._background(board.watch_takeout(wanted))
