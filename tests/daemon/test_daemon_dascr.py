@@ -172,6 +172,7 @@ async def test_takeout_with_no_game_or_while_throwing_changes_nothing(
 ) -> None:
     board = dascr.board
     await board.read_until(b"2\n")  # told to stop watching as it connects
+    await watcher.state_where(lambda s: s["board"]["connected"])  # and the broker is there
     await board.write(b"u\r\n")
     await watcher.wait_for("event", lambda e: e["type"] == "takeout_sensed")
     assert (await watcher.command(GAME))["ok"]
