@@ -3,9 +3,16 @@
 ``oche`` is wire protocol v1 (drivers.protocol). For boards already flashed
 with other firmware there are compatibility decoders: ``darts-codes`` (the
 3-digit ``multiplier*100+number`` codes of dARts and DaSCR, ``125``/``225`` for
-the bulls) and ``row-col`` (plain ``row,col`` lines). Bad input never raises
-and never becomes a hit: it is counted by kind, logged and reported as a
-rate-limited :class:`ErrorEvent`.
+the bulls) and ``row-col`` (plain ``row,col`` lines). ``dascr`` decodes as
+``darts-codes`` does; as a protocol name it is also a preset (9600 baud, the
+button, piezo and ultrasonic sensors: drivers.factory). Both read the rest of
+what the DaSCR firmware sends: ``b`` (its button: ``next``), ``m`` (a piezo
+heard a dart miss every bed: ``miss``), ``u`` (its ultrasonic sensor saw the
+darts being taken out: a :class:`TakeoutEvent`), ``0`` (a matrix position
+that is no bed: noise, kind ``fields``); any other text is a
+``firmware-text`` error quoting it. Bad input never raises and never becomes
+a hit: it is counted by kind, logged and reported as a rate-limited
+:class:`ErrorEvent`.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from drivers.board_events import (
     HitEvent,
     ReleasedEvent,
     StuckEvent,
+    TakeoutEvent,
 )
 from drivers.matrix_map import ButtonCell, MatrixMap
 from drivers.protocol import (
@@ -42,10 +50,30 @@ from drivers.protocol import (
 )
 from engine import Bed, NotationError
 
-__all__ = ["PROTOCOLS", "BoardDecoder", "ErrorLimiter", "LineSplitter"]
+__all__ = [
+    "DARTS_CODE_PROTOCOLS",
+    "DARTS_CODE_SIGNALS",
+    "PROTOCOLS",
+    "BoardDecoder",
+    "ErrorLimiter",
+    "LineSplitter",
+]
 
-PROTOCOLS = ("oche", "darts-codes", "row-col")
+PROTOCOLS = ("oche", "darts-codes", "dascr", "row-col")
 """Protocols a board may speak, as named in the config and on the command line."""
+
+DARTS_CODE_PROTOCOLS = ("darts-codes", "dascr")
+"""The protocols decoded as 3-digit segment codes plus the DaSCR firmware's
+one-letter lines (``dascr`` is ``darts-codes`` with a preset)."""
+
+DARTS_CODE_SIGNALS: dict[str, BoardEvent] = {
+    "b": ButtonEvent("next"),
+    "m": ButtonEvent("miss"),
+    "u": TakeoutEvent(),
+}
+"""The DaSCR firmware's one-letter lines: its button (next player), a piezo
+that heard a dart miss every bed, its ultrasonic sensor seeing the darts
+being taken out."""
 
 COMPAT_MAX_LINE = 32
 """Longest line the compatibility decoders accept."""
@@ -247,7 +275,7 @@ class BoardDecoder:
         if self.protocol == "oche":
             return self._frame(decode_frame(line))
         text = line.decode("ascii", "replace").strip()
-        if self.protocol == "darts-codes":
+        if self.protocol in DARTS_CODE_PROTOCOLS:
             return [self._darts_code(text, line)]
         row, sep, col = text.partition(",")
         if not (sep and row.strip().isdigit() and col.strip().isdigit()):
@@ -255,7 +283,15 @@ class BoardDecoder:
         return [self._cell(int(row), int(col))]
 
     def _darts_code(self, text: str, line: bytes) -> BoardEvent:
+        signal = DARTS_CODE_SIGNALS.get(text)
+        if signal is not None:
+            return signal
+        if text == "0":  # the firmware's table has 000 where the matrix has no bed
+            raise FrameError("fields", "segment code 0 is a matrix position with no bed", line)
         if len(text) != 3 or not text.isdigit():
+            if text.isascii() and text.isprintable() and any(c.isalpha() for c in text):
+                # Text the firmware printed (its "Error in Main Loop"): said, never dropped.
+                raise FrameError("firmware-text", "the board's firmware says", line)
             raise FrameError("garbage", "not a 3-digit segment code", line)
         code = int(text)
         try:

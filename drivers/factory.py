@@ -11,9 +11,61 @@ from drivers.matrix_map import MatrixMap, load_map
 from drivers.protocol import NO_FIRMWARE_SETTINGS, FirmwareSettings
 from drivers.source import BoardSource
 
-__all__ = ["BLE_ADDRESS", "DRIVERS", "BoardSpec", "open_board"]
+__all__ = [
+    "BLE_ADDRESS",
+    "DEFAULT_BAUDRATE",
+    "DRIVERS",
+    "PRESETS",
+    "SENSORS",
+    "BoardSpec",
+    "Preset",
+    "check_sensors",
+    "open_board",
+    "preset",
+]
 
 DRIVERS = ("serial", "usb", "simulated", "keyboard", "granboard")
+
+DEFAULT_BAUDRATE = 115200
+"""A serial board's speed unless its protocol's preset or the config says otherwise."""
+
+SENSORS = ("button", "piezo", "ultrasonic")
+"""What a board may sense besides hits: a button (next player), a piezo that
+hears a dart miss every bed, an ultrasonic sensor that sees the darts being
+taken out (the daemon drives its takeout watch)."""
+
+
+@dataclass(frozen=True)
+class Preset:
+    """What a protocol name implies when the config or command line does not
+    say otherwise: the serial speed and the board's sensors."""
+
+    baudrate: int = DEFAULT_BAUDRATE
+    sensors: tuple[str, ...] = ()
+
+
+PRESETS: dict[str, Preset] = {
+    "dascr": Preset(baudrate=9600, sensors=SENSORS),
+}
+"""Protocol -> its preset; a protocol not listed has the plain defaults. ``dascr``:
+a DaSCR/dARts board (the dascr-machine firmware runs its serial port at 9600)."""
+
+
+def preset(protocol: str) -> Preset:
+    """What ``protocol`` implies: its entry in :data:`PRESETS`, else the plain defaults."""
+    return PRESETS.get(protocol, Preset())
+
+
+def check_sensors(sensors: tuple[str, ...]) -> str | None:
+    """The problem with a list of sensors (an unknown name, one named twice), or ``None``."""
+    for sensor in sensors:
+        if sensor not in SENSORS:
+            return f"unknown sensor {sensor!r}; a board may have {', '.join(SENSORS)}"
+    twice = sorted({sensor for sensor in sensors if sensors.count(sensor) > 1})
+    if twice:
+        return f"sensor {twice[0]!r} is named twice"
+    return None
+
 
 log = logging.getLogger(__name__)
 
@@ -30,7 +82,7 @@ class BoardSpec:
 
     driver: str = "serial"
     port: str | None = None
-    baudrate: int = 115200
+    baudrate: int = DEFAULT_BAUDRATE
     protocol: str = "oche"
     map_path: str | None = None
     script: str = ""
@@ -59,6 +111,9 @@ class BoardSpec:
             raise ValueError(
                 f"unknown protocol {self.protocol!r}; the protocols are {', '.join(PROTOCOLS)}"
             )
+        problem = check_sensors(self.sensors)
+        if problem is not None:
+            raise ValueError(problem)
         if self.driver == "serial" and not self.port:
             raise ValueError("the serial driver needs a port (--port /dev/ttyACM0)")
         if self.driver == "usb" and (self.usb_vid is None or self.usb_pid is None):
@@ -93,7 +148,14 @@ def open_board(spec: BoardSpec, matrix: MatrixMap | None = None) -> BoardSource:
         from drivers.serial_source import SerialSource
 
         assert spec.port is not None
-        return SerialSource(spec.port, spec.baudrate, spec.protocol, matrix, firmware=spec.firmware)
+        return SerialSource(
+            spec.port,
+            spec.baudrate,
+            spec.protocol,
+            matrix,
+            firmware=spec.firmware,
+            sensors=spec.sensors,
+        )
     if spec.driver == "usb":
         from drivers.usb_source import UsbSource
 

@@ -24,6 +24,11 @@ Each time the port opens, the source asks for a hello and, when it was given
 board once it has said hello, one ``C`` frame at a time, and logs in one line
 what the board took and what it refused (docs/protocol.md#settings): a board
 that restarted has lost what it was sent before, and it gets it again.
+
+A DaSCR/dARts board (protocol ``darts-codes`` or ``dascr``) with the
+``ultrasonic`` sensor is told to watch for its darts being taken out with
+``1`` and to stop with ``2`` (:meth:`SerialSource.watch_takeout`); the value
+last asked for is sent again each time the port opens.
 """
 
 from __future__ import annotations
@@ -37,7 +42,7 @@ from typing import Any
 import serial  # type: ignore[import-untyped]
 import serial_asyncio_fast
 
-from drivers.board_decoder import BoardDecoder
+from drivers.board_decoder import DARTS_CODE_PROTOCOLS, BoardDecoder
 from drivers.board_events import ConnectedEvent, DisconnectedEvent
 from drivers.matrix_map import MatrixMap
 from drivers.protocol import (
@@ -54,7 +59,7 @@ from drivers.protocol import (
 )
 from drivers.source import Backoff, BoardSource
 
-__all__ = ["ANSWER_TIMEOUT", "READ_SIZE", "SerialSource"]
+__all__ = ["ANSWER_TIMEOUT", "READ_SIZE", "TAKEOUT_WATCH", "SerialSource"]
 
 READ_SIZE = 4096
 """Most bytes taken from the port per read."""
@@ -69,6 +74,10 @@ after each one."""
 SETTLE = 0.1
 """Seconds to let a second hello arrive after the first: a board that the
 opening port restarted says hello at boot and again for the ``?``."""
+
+TAKEOUT_WATCH = {True: b"1\n", False: b"2\n"}
+"""What a DaSCR board is sent to watch for the takeout (and light its
+button's LED) and to stop; its firmware reads a line and looks for the digit."""
 
 _NOT_ANSWERS = frozenset({4})
 """``E`` codes that answer nothing the host sent (4: the scan loop overran)."""
@@ -103,6 +112,7 @@ class SerialSource(BoardSource):
         matrix: MatrixMap | None = None,
         backoff: Backoff | None = None,
         firmware: FirmwareSettings | None = None,
+        sensors: tuple[str, ...] = (),
     ) -> None:
         if isinstance(baudrate, bool) or not isinstance(baudrate, int) or baudrate <= 0:
             raise ValueError(f"baud rate {baudrate!r} is not a positive whole number")
@@ -119,6 +129,11 @@ class SerialSource(BoardSource):
         self.decoder = BoardDecoder(protocol, matrix)
         self.backoff = backoff or Backoff()
         self.firmware = firmware
+        self.sensors = tuple(sensors)
+        self.watches_takeout = protocol in DARTS_CODE_PROTOCOLS and "ultrasonic" in self.sensors
+        """Whether :meth:`watch_takeout` writes to the board: a DaSCR board with
+        its ultrasonic sensor, never an ``oche`` one."""
+        self._watching: bool | None = None  # the takeout watch last asked for
         self._transport: serial_asyncio_fast.SerialTransport | None = None
         self._seq = 0
 
@@ -150,6 +165,18 @@ class SerialSource(BoardSource):
             transport.write(data)  # a few bytes: the transport buffers what waits
         except Exception as error:  # the port went away under us
             log.debug("serial %s: write failed: %s", self.port, _reason(error))
+
+    async def watch_takeout(self, on: bool) -> None:
+        """Tell a DaSCR board to watch for its darts being taken out (``1``:
+        it then reports ``u`` and lights its button's LED, and scans no hits)
+        or to stop (``2``). Only when :attr:`watches_takeout`; the same value
+        is not written twice in a row, and the current one is written again
+        each time the port opens (a board that was away may have missed it)."""
+        if not self.watches_takeout or on == self._watching:
+            return
+        self._watching = on
+        log.debug("serial %s: takeout watch %s", self.port, "on" if on else "off")
+        await self.send(TAKEOUT_WATCH[on])
 
     async def _send_frame(self, frame: Frame) -> None:
         await self.send(encode_frame(frame))
@@ -278,6 +305,8 @@ class SerialSource(BoardSource):
                     self.decoder.on_answer = answers.put_nowait
                     pushing = asyncio.create_task(self._push_firmware(answers))
                 transport.write(encode_frame(HelloRequest(self.next_seq())))
+            elif self.watches_takeout and self._watching is not None:
+                transport.write(TAKEOUT_WATCH[self._watching])
             return await asyncio.shield(reader.lost)
         finally:
             self.decoder.on_answer = None

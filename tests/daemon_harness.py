@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import json
 import socket
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -184,12 +184,15 @@ class HasUrl(Protocol):
 
 
 class Running:
-    """A daemon running in this process, reading a fake board on a pty."""
+    """A daemon running in this process, reading a fake board on a pty;
+    ``overrides`` are ``--set`` style (``board.protocol="dascr"``)."""
 
-    def __init__(self, tmp_path: Path, broker: HasUrl, **options: Any) -> None:
+    def __init__(
+        self, tmp_path: Path, broker: HasUrl, overrides: Sequence[str] = (), **options: Any
+    ) -> None:
         self.board = FakeBoard(tmp_path / "oche-board")
         self.config = parse_config(
-            config_text(tmp_path, broker.url, self.board.link, **options), "test.toml"
+            config_text(tmp_path, broker.url, self.board.link, **options), "test.toml", overrides
         )
         self.daemon = Daemon(self.config)
         self.task: asyncio.Task[None] | None = None

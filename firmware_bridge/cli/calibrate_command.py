@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from drivers.board_decoder import DARTS_CODE_PROTOCOLS
 from drivers.board_events import (
     BoardEvent,
     ButtonEvent,
@@ -458,9 +459,9 @@ def _prepare(
             "there is nothing to calibrate"
         )
     granboard = args.driver == "granboard"
-    if args.protocol == "darts-codes" and not granboard:
+    if args.protocol in DARTS_CODE_PROTOCOLS and not granboard:
         raise UsageError(
-            "a darts-codes board reports beds, not matrix cells: it needs no matrix map"
+            f"a {args.protocol} board reports beds, not matrix cells: it needs no matrix map"
         )
     spec = dataclasses.replace(board_spec(args), map_path=None)
     if spec.driver == "serial" and spec.port and "://" not in spec.port:

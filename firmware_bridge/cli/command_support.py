@@ -8,7 +8,7 @@ import logging
 from collections.abc import Sequence
 
 from drivers.board_decoder import PROTOCOLS
-from drivers.factory import DRIVERS, BoardSpec
+from drivers.factory import DRIVERS, BoardSpec, preset
 
 __all__ = [
     "EXIT_BAD_INPUT",
@@ -90,15 +90,17 @@ def add_board_arguments(parser: argparse.ArgumentParser, default_driver: str = "
     group.add_argument(
         "--baudrate",
         type=int,
-        default=115200,
-        help="serial speed in bits/s (default 115200; a USB CDC board ignores it)",
+        default=None,
+        help="serial speed in bits/s (default 115200, 9600 with --protocol dascr; "
+        "a USB CDC board ignores it)",
     )
     group.add_argument(
         "--protocol",
         choices=PROTOCOLS,
         default="oche",
-        help="what the board sends (default oche, Oche's firmware; darts-codes and "
-        "row-col for boards flashed with dARts/DaSCR-style firmware)",
+        help="what the board sends (default oche, Oche's firmware; dascr for a "
+        "DaSCR/dARts board: 9600 baud, its button, piezo and takeout sensor; "
+        "darts-codes and row-col for other boards with dARts-style firmware)",
     )
     group.add_argument("--map", dest="map_path", metavar="FILE", help="matrix map (TOML)")
     group.add_argument("--vid", type=_hex_id, help="USB vendor id (hex)")
@@ -127,11 +129,13 @@ def add_board_arguments(parser: argparse.ArgumentParser, default_driver: str = "
 
 def board_spec(args: argparse.Namespace) -> BoardSpec:
     """The :class:`BoardSpec` the board options describe; bad values are a UsageError."""
+    implied = preset(args.protocol)
     spec = BoardSpec(
         driver=args.driver,
         port=args.port,
-        baudrate=args.baudrate,
+        baudrate=implied.baudrate if args.baudrate is None else args.baudrate,
         protocol=args.protocol,
+        sensors=implied.sensors,
         map_path=args.map_path,
         script=args.script,
         delay=args.delay,

@@ -18,6 +18,11 @@ event loop, then plans, applies, journals and publishes the dart under the
 lock (``source: "cpu"``); after its visit it waits ``[bot] takeout_s`` and
 presses NEXT. While a computer player's visit is on, board hits are ignored
 (reason ``cpu-turn``) and darts, misses and NEXT by hand are refused.
+
+A board with a takeout sensor (``[board] sensors`` has ``ultrasonic``: a
+DaSCR board) is told to watch while this board's visit is in its takeout,
+and after a win until the darts are seen taken out; the sensor seeing them
+during the takeout ends it as NEXT does (``takeout_sensed``, docs/mqtt.md).
 """
 
 from __future__ import annotations
@@ -42,6 +47,7 @@ from drivers.board_events import (
     HitEvent,
     ReleasedEvent,
     StuckEvent,
+    TakeoutEvent,
 )
 from drivers.factory import open_board
 from drivers.source import BoardSource
@@ -74,6 +80,7 @@ from firmware_bridge.daemon.events import (
     Ignored,
     Released,
     Stuck,
+    TakeoutSensed,
 )
 from firmware_bridge.daemon.game_session import GameSession, Phase, Refusal, SessionSetup
 from firmware_bridge.daemon.home_assistant import discovery_messages, discovery_removals
@@ -120,6 +127,13 @@ class Daemon:
         self.board_connected = False
         self.stuck_cells: set[tuple[int, int]] = set()
         self._source = source
+        self._board: BoardSource | None = None
+        """The board being read, once :meth:`run` has opened it."""
+        self._ultrasonic = "ultrasonic" in config.board.sensors
+        self._watch_asked: bool | None = None
+        """The takeout watch last asked of the board (``None``: not yet)."""
+        self._finish_watched: tuple[GameSession, int] | None = None
+        """The finished game (its session, its events applied) whose takeout was seen."""
         self._lock = asyncio.Lock()
         self._outgoing: deque[tuple[str, dict[str, Any] | None]] = deque()
         self._flush_due = False
@@ -178,6 +192,7 @@ class Daemon:
                 on_message=self._on_message,
             )
             source = self._source or open_board(self.config.board.spec())
+            self._board = source
             try:
                 async with asyncio.TaskGroup() as tasks:
                     tasks.create_task(self.link.run())
@@ -322,6 +337,81 @@ class Daemon:
                 self.link.send(name, self.state() if payload is None else payload)
             except Exception:
                 log.exception("could not publish on %s", name)
+        self._sync_takeout_watch()
+
+    # ----------------------------------------------------------- takeout watch
+
+    def _sync_takeout_watch(self) -> None:
+        """Ask a board with a takeout sensor to watch, or to stop, when what it
+        should do has changed (after every change: it runs with each publish)."""
+        board = self._board
+        if board is None or not self._ultrasonic:
+            return
+        try:
+            wanted = self._takeout_watch_wanted()
+        except Exception:  # a bug here must not stop the publishing it rides on
+            log.exception("could not tell whether the board should watch for the takeout")
+            return
+        if wanted != self._watch_asked:
+            self._watch_asked = wanted
+            self._background(board.watch_takeout(wanted))
+
+    def _takeout_watch_wanted(self) -> bool:
+        """Whether the board should watch for its darts being taken out: in
+        this board's takeout (a remote guest's local one), and after a win
+        until they were seen taken out. Never while someone throws (a DaSCR
+        board scans no hits while it watches), nor for a computer player's
+        visit or a visit thrown at another board of a remote match."""
+        if self.remote_guest.active:
+            return self.remote_guest.in_takeout
+        session = self.session
+        if session is None:
+            return False
+        if session.phase == Phase.FINISHED:
+            return (
+                self._finish_watched != (session, session.applied)
+                and self.remote_host.takeout_here()
+                and not self._cpu_threw_last()
+            )
+        return self._in_own_takeout()
+
+    def _in_own_takeout(self) -> bool:
+        """This board's visit is over and its player pulls the darts out: what
+        a sensed takeout ends (not a computer player's, nor another board's)."""
+        session = self.session
+        return (
+            session is not None
+            and session.phase == Phase.TAKEOUT
+            and self.remote_host.takeout_here()
+            and self._cpu_visit() is None
+        )
+
+    def _cpu_threw_last(self) -> bool:
+        """The player whose visit is (or was, at a win) on the board is a computer player."""
+        session, bots = self.session, self.bots
+        if session is None or bots is None:
+            return False
+        return session.game.lineup.players[session.thrower()] in bots.players
+
+    def _takeout(self, now: float) -> None:
+        """The board's sensor saw the darts being taken out: in this board's
+        takeout it ends the visit as NEXT does (on a remote guest: NEXT is
+        forwarded); at any other time it is only published."""
+        ended = False
+        session = self.session
+        try:
+            if self.remote_guest.active:
+                if self.remote_guest.in_takeout:
+                    self.remote_guest.action("next", None, now)
+                    ended = True
+            elif session is not None and self._in_own_takeout():
+                self._apply(session.plan_next(), "board")
+                ended = True
+            elif session is not None and session.phase == Phase.FINISHED:
+                self._finish_watched = (session, session.applied)  # seen: the watch stops
+        except (Refusal, EngineError) as refusal:
+            self._publish_event(ErrorReported(now, "refused", str(refusal)))
+        self._publish_event(TakeoutSensed(now, ended))
 
     async def _publish_discovery(self) -> None:
         """Home Assistant discovery for the current game's players, then the
@@ -409,6 +499,8 @@ class Daemon:
             self._hit(event, now)
         elif isinstance(event, ButtonEvent):
             self._button(event.button, now)
+        elif isinstance(event, TakeoutEvent):
+            self._takeout(now)
         elif isinstance(event, ConnectedEvent):
             self.board_connected = True
             self._publish_event(BoardConnected(now, event.source))

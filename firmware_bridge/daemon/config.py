@@ -32,9 +32,9 @@ from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
 from zoneinfo import ZoneInfo
 
-from drivers.board_decoder import PROTOCOLS
+from drivers.board_decoder import DARTS_CODE_PROTOCOLS, PROTOCOLS
 from drivers.errors import DriverError
-from drivers.factory import BLE_ADDRESS, DRIVERS, BoardSpec
+from drivers.factory import BLE_ADDRESS, DRIVERS, PRESETS, BoardSpec, check_sensors
 from drivers.protocol import NO_FIRMWARE_SETTINGS, SETTINGS, FirmwareSettings, check_setting
 from engine.board_geometry import GEOMETRIES
 from firmware_bridge.daemon.log_setup import DEFAULT_LOG_LEVEL, LOG_LEVELS
@@ -150,7 +150,8 @@ class BoardConfig:
     firmware: FirmwareSettings = NO_FIRMWARE_SETTINGS
     """``[board.firmware]``: settings sent to a serial board at each connect."""
     sensors: tuple[str, ...] = ()
-    """What the board senses besides hits: ``button``, ``piezo``, ``ultrasonic`` (DaSCR)."""
+    """What the board senses besides hits: ``button``, ``piezo``, ``ultrasonic`` (DaSCR).
+    ``protocol = "dascr"`` gives all three, and 9600 baud, unless they are set."""
     ble_address: str = ""
     ble_name: str = ""
 
@@ -814,6 +815,10 @@ def _pin_hash(value: str) -> str | None:
     return "is not a PIN hash: make one with `oche operator pin` (never the PIN itself)"
 
 
+def _sensors(value: tuple[str, ...]) -> str | None:
+    return check_sensors(value)
+
+
 def _not_blank(value: str) -> str | None:
     return "must not be empty" if not value.strip() else None
 
@@ -943,6 +948,7 @@ _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
         "ble_name": _ble_name,
         "script": _script,
         "delay": _in_range(0, 3600),
+        "sensors": _sensors,
     },
     "mqtt": {
         "url": _url,
@@ -986,9 +992,33 @@ _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
 """Per-key checks of well-typed values: each returns the problem or ``None``."""
 
 
+def _board_preset(values: dict[str, Any], given: object, bad: set[str]) -> None:
+    """``[board]``'s protocol preset (drivers.factory.PRESETS; ``dascr``: 9600
+    baud and the button, piezo and ultrasonic sensors) for the keys the
+    config does not set; a key set in the file or by ``--set`` wins."""
+    if "board.protocol" in bad or values["protocol"] not in PRESETS:
+        return
+    preset = PRESETS[values["protocol"]]
+    table = given if isinstance(given, dict) else {}
+    if "baudrate" not in table:
+        values["baudrate"] = preset.baudrate
+    if "sensors" not in table:
+        values["sensors"] = preset.sensors
+
+
 def _cross_checks(values: dict[str, dict[str, Any]], bad: set[str], checker: _Checker) -> None:
     """Checks that involve more than one key (skipped when a key involved is bad)."""
     board, mqtt = values["board"], values["mqtt"]
+    reads_lines = board["driver"] in ("serial", "usb")
+    sensors_known = reads_lines and not {"board.driver", "board.protocol", "board.sensors"} & bad
+    ultrasonic = sensors_known and "ultrasonic" in board["sensors"]
+    if ultrasonic and board["protocol"] not in DARTS_CODE_PROTOCOLS:
+        checker.add(
+            "board.sensors",
+            f"an ultrasonic takeout sensor is a DaSCR board's (protocol "
+            f"{_either(DARTS_CODE_PROTOCOLS)}); a board speaking {board['protocol']} "
+            "has none",
+        )
     if "board.driver" not in bad:
         if board["driver"] == "serial" and "board.port" not in bad and not board["port"]:
             checker.add("board.port", "the serial driver needs a port, such as /dev/oche-board")
@@ -1093,6 +1123,7 @@ def parse_config(
             if path in ("board.usb_vid", "board.usb_pid", "log.level"):
                 value = str(value).lower()
             defaults[key] = value
+    _board_preset(values["board"], raw.get("board"), bad)
     _cross_checks(values, bad, checker)
 
     if checker.errors:

@@ -30,6 +30,7 @@ __all__ = [
     "Released",
     "Stuck",
     "Takeout",
+    "TakeoutSensed",
     "Undone",
     "VisitEnd",
     "Winner",
@@ -113,6 +114,15 @@ class VisitEnd(DaemonEvent):
 class Takeout(DaemonEvent):
     type: ClassVar[str] = "takeout"
     player: int
+
+
+@dataclass(frozen=True, slots=True)
+class TakeoutSensed(DaemonEvent):
+    """A board's sensor saw the darts being taken out (a DaSCR board's
+    ultrasonic sensor); ``ended_visit``: it ended the takeout, as NEXT does."""
+
+    type: ClassVar[str] = "takeout_sensed"
+    ended_visit: bool
 
 
 @dataclass(frozen=True, slots=True)

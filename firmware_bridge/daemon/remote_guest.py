@@ -116,6 +116,12 @@ class RemoteGuest:
         return self._match is not None
 
     @property
+    def in_takeout(self) -> bool:
+        """This board's visit in the match is over and its contacts are ignored
+        (local takeout) until NEXT: what a sensed takeout ends."""
+        return self._match is not None and self._match.takeout_since is not None
+
+    @property
     def own(self) -> BoardAddress:
         """This board, ``base/board``."""
         return BoardAddress(self.daemon.config.mqtt.base, self.daemon.board_id)

@@ -470,7 +470,7 @@ def test_five_mistakes_are_all_reported_with_their_key_paths(tmp_path: Path) -> 
         (
             '[board]\nprotocol = "darts"',
             'board.protocol: "darts" is not a protocol (did you mean "darts-codes"?); '
-            "use one of oche, darts-codes, row-col",
+            "use one of oche, darts-codes, dascr, row-col",
         ),
         (
             '[board]\nusb_report = "cell"',

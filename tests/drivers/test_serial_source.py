@@ -548,8 +548,8 @@ async def test_the_darts_codes_protocol(board: FakeBoard) -> None:
         HitEvent(DB),
         HitEvent(Bed.parse("SB")),
     ]
-    assert source.decoder.counts == {"frames": 4, "garbage": 2, "fields": 1}
-    assert {error.kind for error in events.of(ErrorEvent)} == {"garbage", "fields"}
+    assert source.decoder.counts == {"frames": 4, "garbage": 1, "firmware-text": 1, "fields": 1}
+    assert {error.kind for error in events.of(ErrorEvent)} == {"garbage", "firmware-text", "fields"}
 
 
 async def test_the_row_col_protocol(board: FakeBoard) -> None:
