@@ -1284,7 +1284,8 @@ def _window(
     column: str, board: str | None, since: float | None, until: float | None
 ) -> tuple[str, tuple[Any, ...]]:
     """A WHERE clause for one board (or all) and a time window on ``column``."""
-    clauses, parameters = ["1"], []
+    clauses: list[str] = ["1"]
+    parameters: list[Any] = []
     if board is not None:
         clauses.append("board = ?")
         parameters.append(str(board))
