@@ -1091,11 +1091,17 @@ def _books_schema() -> dict[str, Any]:
         "properties": {
             "board": {"type": "string"},
             "customer": {
-                **_BOOKS,
                 "description": "Since the last reset_books (since: null: never reset).",
+                "$ref": "#/$defs/books",
             },
-            "security": {**_BOOKS, "description": "The board's whole life; never reset."},
-            "today": {**_BOOKS, "description": "Since the local midnight ([credits] timezone)."},
+            "security": {
+                "description": "The board's whole life; never reset.",
+                "$ref": "#/$defs/books",
+            },
+            "today": {
+                "description": "Since the local midnight ([credits] timezone).",
+                "$ref": "#/$defs/books",
+            },
             "credits": {"description": "Credits held now.", **_INDEX},
             "reset_at": {
                 "description": "The last reset_books, or null.",
@@ -1104,6 +1110,7 @@ def _books_schema() -> dict[str, Any]:
             "updated_at": _TIMESTAMP,
         },
         "required": ["customer", "security", "updated_at"],
+        "$defs": {"books": _BOOKS},
     }
 
 

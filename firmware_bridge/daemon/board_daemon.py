@@ -59,7 +59,6 @@ from firmware_bridge.daemon.books import books_snapshot
 from firmware_bridge.daemon.bots import Bots, resolve_bots
 from firmware_bridge.daemon.config import Config
 from firmware_bridge.daemon.credits import (
-    CreditsChanged,
     HappyHour,
     PriceList,
     active_happy_hour,
@@ -75,6 +74,7 @@ from firmware_bridge.daemon.events import (
     BoardConnected,
     BoardDisconnected,
     ButtonPressed,
+    CreditsChanged,
     DaemonEvent,
     Dart,
     ErrorReported,

@@ -1,6 +1,6 @@
 """A coin-operated board's rules: what a coin gives, what a game costs, when
-happy hour is on (docs/credits.md), and the ``credits`` event. Pure: no I/O,
-the time is given, so the daemon and its tests compute the same answers.
+happy hour is on (docs/credits.md). Pure: no I/O, the time is given, so the
+daemon and its tests compute the same answers.
 The daemon journals what these rules decide (``credit_ledger``,
 :mod:`firmware_bridge.daemon.journal`).
 
@@ -20,15 +20,11 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import ClassVar
 from zoneinfo import ZoneInfo
-
-from firmware_bridge.daemon.events import DaemonEvent
 
 __all__ = [
     "DAYS",
     "ROUND_LIMIT_GAMES",
-    "CreditsChanged",
     "HappyHour",
     "PriceList",
     "active_happy_hour",
@@ -181,17 +177,3 @@ def paid_options(
     if limit and game in ROUND_LIMIT_GAMES and "rounds" not in chosen:
         chosen["rounds"] = limit
     return chosen
-
-
-@dataclass(frozen=True, slots=True)
-class CreditsChanged(DaemonEvent):
-    """The ``credits`` event: a line of the books, as it was journaled (its
-    ``change``, the ``credits`` held after it, its ``source``; a coin's
-    ``input``, an operator's ``reason``)."""
-
-    type: ClassVar[str] = "credits"
-    change: int
-    credits: int
-    source: str
-    input: int | None = field(default=None, metadata={"optional": True})
-    reason: str | None = field(default=None, metadata={"optional": True})
