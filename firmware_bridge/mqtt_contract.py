@@ -1047,10 +1047,13 @@ def _operator_schema() -> dict[str, Any]:
 
 
 _BOOK_COUNT = {"type": "integer", "minimum": 0}
+_BOOK_TIME = {"type": ["number", "null"]}
 _BOOKS: dict[str, Any] = {
+    "description": "One set of books (firmware_bridge/daemon/books.py).",
     "type": "object",
     "properties": {
-        "since": {"type": ["number", "null"]},
+        "from": {"description": "Where the period starts (null: open).", **_BOOK_TIME},
+        "until": {"description": "Where it ends, excluded (null: open).", **_BOOK_TIME},
         "coins": {
             "description": 'Per coin input ("1", "2"): its pulses and the credits they gave.',
             "type": "object",
@@ -1060,28 +1063,38 @@ _BOOKS: dict[str, Any] = {
                 "required": ["pulses", "credits"],
             },
         },
+        "coins_total": {"description": "Pulses on every input.", **_BOOK_COUNT},
         "credits_in": {
-            "description": "Credits in per source (coin, remote, happy-hour, free-play) "
-            "and their total.",
+            "description": "Credits in per source: coin, remote, happy-hour, free-play.",
             "type": "object",
-            "additionalProperties": _BOOK_COUNT,
+            "additionalProperties": {"type": "integer"},
         },
-        "credits_spent": _BOOK_COUNT,
+        "credits_in_total": {"type": "integer"},
+        "credits_spent": {"description": "Credits games spent.", "type": "integer"},
+        "credits_net": {"type": "integer"},
         "games": {
-            "description": "Games started, per game id.",
+            "description": "Per game id: games played, finished, and their play time.",
             "type": "object",
-            "additionalProperties": _BOOK_COUNT,
+            "additionalProperties": {
+                "type": "object",
+                "properties": {
+                    "played": _BOOK_COUNT,
+                    "finished": _BOOK_COUNT,
+                    "play_time_s": {"type": "number", "minimum": 0},
+                },
+            },
         },
         "games_played": _BOOK_COUNT,
-        "free_games": {"description": "Games free play let start.", **_BOOK_COUNT},
         "play_time_s": {"type": "number", "minimum": 0},
+        "reset_at": {"description": "Customer books: the last reset_books, or null.", **_BOOK_TIME},
     },
     "required": ["coins", "credits_in", "credits_spent", "games", "games_played", "play_time_s"],
 }
 
 
 def _books_schema() -> dict[str, Any]:
-    """The retained books snapshot (docs/credits.md)."""
+    """The retained books snapshot (docs/credits.md): ``books.books()``, with
+    the daemon's ``credits`` and ``today``."""
     return {
         "$schema": _DRAFT,
         "title": "Oche books topic",
@@ -1090,8 +1103,10 @@ def _books_schema() -> dict[str, Any]:
         "type": "object",
         "properties": {
             "board": {"type": "string"},
+            "since": _BOOK_TIME,
+            "until": _BOOK_TIME,
             "customer": {
-                "description": "Since the last reset_books (since: null: never reset).",
+                "description": "Since the last reset_books (reset_at; null: never reset).",
                 "$ref": "#/$defs/books",
             },
             "security": {
@@ -1099,14 +1114,11 @@ def _books_schema() -> dict[str, Any]:
                 "$ref": "#/$defs/books",
             },
             "today": {
-                "description": "Since the local midnight ([credits] timezone).",
+                "description": "Added by the daemon: since the local midnight "
+                "([credits] timezone).",
                 "$ref": "#/$defs/books",
             },
-            "credits": {"description": "Credits held now.", **_INDEX},
-            "reset_at": {
-                "description": "The last reset_books, or null.",
-                "type": ["number", "null"],
-            },
+            "credits": {"description": "Added by the daemon: credits held now.", **_INDEX},
             "updated_at": _TIMESTAMP,
         },
         "required": ["customer", "security", "updated_at"],

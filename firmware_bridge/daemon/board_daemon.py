@@ -55,7 +55,7 @@ from drivers.source import BoardSource
 from engine import UNDO, Bed, EngineError, Event, NotationError, Undo, game_class, parse_event
 from engine.board_geometry import GEOMETRIES, BoardGeometry
 from engine.game_log import format_game_log
-from firmware_bridge.daemon.books import books_snapshot
+from firmware_bridge.daemon.books import books
 from firmware_bridge.daemon.bots import Bots, resolve_bots
 from firmware_bridge.daemon.config import Config
 from firmware_bridge.daemon.credits import (
@@ -435,6 +435,8 @@ class Daemon:
             self._hit(event, now)
         elif isinstance(event, ButtonEvent):
             self._button(event.button, now)
+        elif isinstance(event, CoinEvent):
+            self._coin(event, now)
         elif isinstance(event, ConnectedEvent):
             self.board_connected = True
             self._publish_event(BoardConnected(now, event.source))
@@ -449,8 +451,6 @@ class Daemon:
             self._publish_event(Released(now, event.row, event.col))
         elif isinstance(event, ErrorEvent):
             self._publish_event(ErrorReported(now, event.kind, event.message))
-        elif isinstance(event, CoinEvent):
-            self._coin(event, now)
 
     def _hit(self, event: HitEvent, now: float) -> None:
         bed = event.segment
@@ -969,11 +969,19 @@ class Daemon:
         return self.config.credits.mode == "coin" or self.credits_held != 0
 
     def _books_snapshot(self) -> dict[str, Any]:
+        """The retained ``books`` payload: :func:`books` (the customer and
+        security books, as ``oche books`` prints them), with the credits held
+        and ``today``'s books (since the local midnight of ``[credits] timezone``)."""
         now = self.clock()
         midnight = local_time(now, self.config.credits.timezone).replace(
             hour=0, minute=0, second=0, microsecond=0
         )
-        return books_snapshot(self.journal, self.board_id, now, midnight.timestamp())
+        snapshot = books(self.journal, self.board_id, now=now)
+        snapshot["today"] = books(self.journal, self.board_id, midnight.timestamp(), now=now)[
+            "security"
+        ]
+        snapshot["credits"] = self.credits_held
+        return snapshot
 
     def _publish_books(self, force: bool = False) -> None:
         """Queue the retained ``books`` snapshot (summed now from the journal)."""

@@ -1,79 +1,111 @@
-"""A board's books, summed from the journal in ONE place: the daemon's
-retained ``books`` snapshot and ``oche books`` both call :func:`books`
-(docs/credits.md). The customer books are :func:`books` since the last
-``reset_books`` (:func:`books_snapshot`); the security books are the same
-sums over the board's whole life; nothing here writes."""
+"""The books of a coin-operated board: what it took in and what it played.
+
+One aggregation, :func:`books`, over the journal's credit lines, books resets
+and games (docs/credits.md, "The books"). Both ``oche books`` and the daemon's
+retained ``{base}/{board}/books`` snapshot print what it returns, so the two
+never disagree. It gives two sets of books side by side:
+
+- the *customer* books, since the board's last ``reset_books`` (the
+  operator's books, cleared when the bar and the operator settle up);
+- the *security* books, over the board's whole life: never reset.
+
+``since`` and ``until`` (unix seconds, ``until`` excluded) narrow both.
+"""
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from firmware_bridge.daemon.journal import Journal
 from firmware_bridge.mqtt_contract import CREDIT_SOURCES
 
-__all__ = ["books", "books_snapshot"]
+__all__ = ["SPEND_SOURCE", "books", "empty_section"]
+
+SPEND_SOURCE = "game"
+"""The ledger source of the credits a game spent (its refunds, if any, too)."""
+
+CREDITS_IN_SOURCES = tuple(source for source in CREDIT_SOURCES if source != SPEND_SOURCE)
+"""The sources that put credits in: coin, remote, happy-hour, free-play."""
+
+
+def empty_section() -> dict[str, Any]:
+    """One set of books with nothing in it (every source listed, at 0)."""
+    return {
+        "from": None,
+        "until": None,
+        "coins": {},
+        "coins_total": 0,
+        "credits_in": dict.fromkeys(CREDITS_IN_SOURCES, 0),
+        "credits_in_total": 0,
+        "credits_spent": 0,
+        "credits_net": 0,
+        "games": {},
+        "games_played": 0,
+        "play_time_s": 0.0,
+    }
+
+
+def _section(
+    journal: Journal, board: str, start: float | None, end: float | None
+) -> dict[str, Any]:
+    """The books of ``board`` over ``start <= at < end``."""
+    section = empty_section()
+    section["from"], section["until"] = start, end
+    credits_in: dict[str, int] = section["credits_in"]
+    coins: dict[str, dict[str, int]] = section["coins"]
+    for source, coin_input, change, pulses in journal.credit_totals(board, start, end):
+        if source == SPEND_SOURCE:
+            section["credits_spent"] -= change  # a spend is a negative line
+            continue
+        credits_in[source] = credits_in.get(source, 0) + change
+        if source == "coin" and coin_input is not None:
+            coin = coins.setdefault(str(coin_input), {"pulses": 0, "credits": 0})
+            coin["pulses"] += pulses
+            coin["credits"] += change
+            section["coins_total"] += pulses
+    section["coins"] = dict(sorted(coins.items(), key=lambda item: int(item[0])))
+    section["credits_in_total"] = sum(credits_in.values())
+    section["credits_net"] = section["credits_in_total"] - section["credits_spent"]
+    games: dict[str, dict[str, Any]] = section["games"]
+    for game, played, finished, seconds in journal.game_totals(board, start, end):
+        games[game] = {"played": played, "finished": finished, "play_time_s": round(seconds, 3)}
+        section["games_played"] += played
+        section["play_time_s"] += seconds
+    section["play_time_s"] = round(section["play_time_s"], 3)
+    return section
 
 
 def books(
     journal: Journal,
-    board: str | None = None,
+    board: str,
     since: float | None = None,
     until: float | None = None,
+    *,
+    now: float | None = None,
 ) -> dict[str, Any]:
-    """The books of ``board`` (every board: ``None``) for ``since <= at <
-    until`` (unix seconds, either open): ``coins`` per input (``"1"``: its
-    ``pulses`` and the ``credits`` they gave), ``credits_in`` per source
-    (coin, remote, happy-hour, free-play; with their ``total``),
-    ``credits_spent``, ``games`` played per game id (with ``games_played``
-    and ``free_games``, those free play let start) and ``play_time_s``, the
-    time from each game's start to its end (or its last dart)."""
-    coins: dict[str, dict[str, int]] = {}
-    credits_in = {source: 0 for source in CREDIT_SOURCES if source != "game"}
-    spent = free_games = 0
-    for line in journal.ledger_lines(board, since, until):
-        if line.source == "coin" and line.coin_input is not None:
-            entry = coins.setdefault(str(line.coin_input), {"pulses": 0, "credits": 0})
-            entry["pulses"] += line.pulses or 0
-            entry["credits"] += line.change
-        if line.source == "free-play" and line.game_id is not None:
-            free_games += 1
-        if line.change > 0:
-            credits_in[line.source] = credits_in.get(line.source, 0) + line.change
-        elif line.change < 0:
-            spent -= line.change
-    games: dict[str, int] = {}
-    play_time = 0.0
-    for game, started_at, ended_at in journal.games_played(board, since, until):
-        games[game] = games.get(game, 0) + 1
-        if ended_at is not None and ended_at > started_at:
-            play_time += ended_at - started_at
+    """``board``'s customer and security books from ``journal`` (open), both
+    limited to ``since <= at < until`` (unix seconds; ``None``: open). The
+    customer books also start at the last books reset before ``until``
+    (``reset_at``). Each set has ``coins`` (per input: pulses and the credits
+    they gave), ``credits_in`` per source, ``credits_spent`` by games,
+    ``credits_net``, ``games`` per game id (played, finished, play time) and
+    ``play_time_s``. ``updated_at`` is ``now`` (default: the clock); the whole
+    dict is the retained ``books`` topic's payload. A :class:`JournalError`
+    when the journal cannot be read."""
+    if since is not None and until is not None and until < since:
+        raise ValueError(f"the period ends ({until}) before it starts ({since})")
+    reset_at = journal.last_books_reset(board, until)
+    customer_start = (
+        since if reset_at is None or (since is not None and since > reset_at) else reset_at
+    )
+    customer = _section(journal, board, customer_start, until)
+    customer["reset_at"] = reset_at
     return {
-        "coins": dict(sorted(coins.items(), key=lambda item: int(item[0]))),
-        "credits_in": {**credits_in, "total": sum(credits_in.values())},
-        "credits_spent": spent,
-        "games": dict(sorted(games.items())),
-        "games_played": sum(games.values()),
-        "free_games": free_games,
-        "play_time_s": round(play_time, 3),
-    }
-
-
-def books_snapshot(
-    journal: Journal, board: str, now: float, day_start: float | None = None
-) -> dict[str, Any]:
-    """The retained ``books`` payload: the ``customer`` books since the last
-    reset (``reset_at``, ``None`` if never), the lifetime ``security`` books,
-    ``today``'s (from ``day_start``, the local midnight) when given, the
-    ``credits`` held and ``updated_at``."""
-    reset_at = journal.last_books_reset(board)
-    snapshot: dict[str, Any] = {
         "board": board,
-        "customer": {"since": reset_at, **books(journal, board, reset_at)},
-        "security": books(journal, board),
-        "credits": journal.credit_balance(board),
-        "reset_at": reset_at,
-        "updated_at": now,
+        "since": since,
+        "until": until,
+        "customer": customer,
+        "security": _section(journal, board, since, until),
+        "updated_at": time.time() if now is None else now,
     }
-    if day_start is not None:
-        snapshot["today"] = {"since": day_start, **books(journal, board, day_start)}
-    return snapshot

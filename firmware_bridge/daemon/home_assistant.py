@@ -74,8 +74,8 @@ CREDITS_SENSORS: dict[str, tuple[str, str, str, str, dict[str, Any]]] = {
         "mdi:hand-coin",
         "books",
         "{% set today = value_json.get('today') or {} %}"
-        "{% set coins = today.get('coins') or {} %}"
-        "{{ coins.values() | map(attribute='pulses') | sum }}",
+        "{% if today.get('coins_total') is integer %}{{ today.get('coins_total') }}"
+        "{% else %}None{% endif %}",
         {"state_class": "total_increasing", "unit_of_measurement": "coins"},
     ),
 }

@@ -57,7 +57,6 @@ __all__ = [
     "Journal",
     "JournalError",
     "JournalGame",
-    "LedgerLine",
     "default_journal_path",
 ]
 
@@ -140,21 +139,6 @@ class CoinCredit:
     credits: int
     bonus: int
     balance: int
-
-
-@dataclass(frozen=True)
-class LedgerLine:
-    """One line of the books (a ``credit_ledger`` row)."""
-
-    id: int
-    board: str
-    at: float
-    change: int
-    source: str
-    coin_input: int | None
-    pulses: int | None
-    game_id: int | None
-    reason: str | None
 
 
 def default_journal_path() -> Path:
@@ -717,6 +701,162 @@ class Journal:
             (game_id, str(board), seq),
         )
 
+    # ---- credits and the books
+    # Every change of a board's credits is one credit_ledger line with its
+    # source; the credits held are the sum of the board's lines. A coin's
+    # line is written in the same transaction as the firmware's running count
+    # it came with (coin_counts), so a count is credited exactly once however
+    # often it is seen, and pulses missed while the daemon was down are
+    # credited when the next count arrives. Read by books.py.
+
+    def credit_balance(self, board: str) -> int:
+        """The credits ``board`` holds: the sum of its ledger lines."""
+        with self._reading() as connection:
+            return self._balance(connection, str(board))
+
+    @staticmethod
+    def _balance(connection: sqlite3.Connection, board: str) -> int:
+        row = connection.execute(
+            "SELECT coalesce(sum(change), 0) FROM credit_ledger WHERE board = ?", (board,)
+        ).fetchone()
+        return int(row[0])
+
+    def record_coin(
+        self,
+        board: str,
+        coin_input: int,
+        count: int | None,
+        boot: str | None,
+        at: float,
+        credits_per_pulse: int,
+        bonus_per_pulse: int = 0,
+    ) -> CoinCredit:
+        """Journal coin pulses on ``coin_input`` and credit them, in ONE
+        transaction. ``count`` is the firmware's running total on that input
+        in its run ``boot``: the pulses counted are ``count`` minus the last
+        count journaled for the same run (a new run starts from 0; with an
+        unknown ``boot``, a count lower than the last one is a new run), so a
+        count seen again credits nothing. ``count`` None is one pulse. Each
+        pulse gives ``credits_per_pulse`` (a ``coin`` line) and
+        ``bonus_per_pulse`` (a ``happy-hour`` line)."""
+        if isinstance(coin_input, bool) or not isinstance(coin_input, int) or coin_input < 1:
+            raise self._error(f"coin input {coin_input!r} is not a positive integer")
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
+            raise self._error(f"coin count {count!r} is not an integer")
+        at, board = self._time(at), str(board)
+        with self._transaction() as connection:
+            pulses = 1
+            if count is not None:
+                run = "" if boot is None else str(boot)
+                last = connection.execute(
+                    "SELECT boot, count FROM coin_counts WHERE board = ? AND coin_input = ?",
+                    (board, coin_input),
+                ).fetchone()
+                if last is None or str(last[0]) != run:
+                    pulses = max(0, count)
+                elif count >= int(last[1]):
+                    pulses = count - int(last[1])
+                else:
+                    pulses = max(0, count) if boot is None else 0
+                if last is None or str(last[0]) != run or count > int(last[1]) or boot is None:
+                    connection.execute(
+                        "INSERT INTO coin_counts (board, coin_input, boot, count) "
+                        "VALUES (?, ?, ?, ?) ON CONFLICT (board, coin_input) "
+                        "DO UPDATE SET boot = excluded.boot, count = excluded.count",
+                        (board, coin_input, run, count),
+                    )
+            credits = pulses * max(0, int(credits_per_pulse))
+            bonus = pulses * max(0, int(bonus_per_pulse))
+            if pulses:
+                connection.execute(
+                    "INSERT INTO credit_ledger (board, at, change, source, coin_input, pulses) "
+                    "VALUES (?, ?, ?, 'coin', ?, ?)",
+                    (board, at, credits, coin_input, pulses),
+                )
+            if bonus:
+                connection.execute(
+                    "INSERT INTO credit_ledger (board, at, change, source, coin_input, reason) "
+                    "VALUES (?, ?, ?, 'happy-hour', ?, 'happy hour bonus')",
+                    (board, at, bonus, coin_input),
+                )
+            balance = self._balance(connection, board)
+        return CoinCredit(pulses, credits, bonus, balance)
+
+    def add_credits(
+        self, board: str, change: int, source: str, at: float, reason: str | None = None
+    ) -> int:
+        """One ledger line of ``change`` credits from ``source`` (``remote``,
+        ``happy-hour``, ...); returns the balance after it. A change that
+        would leave fewer than 0 credits is a :class:`JournalError`."""
+        if isinstance(change, bool) or not isinstance(change, int):
+            raise self._error(f"credit change {change!r} is not an integer")
+        at, board = self._time(at), str(board)
+        with self._transaction() as connection:
+            balance = self._balance(connection, board) + change
+            if balance < 0:
+                raise self._error(f"board {board} holds {balance - change} credits, not {-change}")
+            connection.execute(
+                "INSERT INTO credit_ledger (board, at, change, source, reason) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (board, at, change, str(source), reason),
+            )
+        return balance
+
+    def _charge_rows(
+        self, connection: sqlite3.Connection, board: str, game_id: int, charge: Charge, at: float
+    ) -> None:
+        """Within :meth:`start_game`'s transaction: spend the game's price."""
+        held = self._balance(connection, board)
+        if charge.credits < 0 or held < charge.credits:
+            raise self._error(
+                f"board {board} holds {held} credits; the game costs {charge.credits}"
+            )
+        connection.execute(
+            "INSERT INTO credit_ledger (board, at, change, source, game_id, reason) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (board, at, -charge.credits, str(charge.source), game_id, charge.reason),
+        )
+
+    def reset_books(self, board: str, at: float, reason: str | None = None) -> None:
+        """Reset ``board``'s customer books: they count from ``at`` on. The
+        ledger keeps every line (the security books, and the credits held)."""
+        with self._transaction() as connection:
+            connection.execute(
+                "INSERT INTO books_resets (board, at, reason) VALUES (?, ?, ?)",
+                (str(board), self._time(at), reason),
+            )
+
+    def set_operator_setting(self, board: str, key: str, value: Any, at: float) -> None:
+        """Keep what the operator set at ``board`` (``free_play``, ``price``,
+        ``price.<game>``; ``value`` as JSON; ``None`` removes the setting)."""
+        with self._transaction() as connection:
+            if value is None:
+                connection.execute(
+                    "DELETE FROM operator_settings WHERE board = ? AND key = ?",
+                    (str(board), str(key)),
+                )
+                return
+            connection.execute(
+                "INSERT INTO operator_settings (board, key, value, at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (board, key) DO UPDATE SET value = excluded.value, at = excluded.at",
+                (str(board), str(key), self._json(value, key), self._time(at)),
+            )
+
+    def operator_settings(self, board: str) -> dict[str, Any]:
+        """What the operator set at ``board``: key -> value."""
+        with self._reading() as connection:
+            rows = connection.execute(
+                "SELECT key, value FROM operator_settings WHERE board = ? ORDER BY key",
+                (str(board),),
+            ).fetchall()
+        settings: dict[str, Any] = {}
+        for key, value in rows:
+            try:
+                settings[str(key)] = json.loads(value)
+            except ValueError:
+                continue  # a damaged setting is as if unset
+        return settings
+
     # ----------------------------------------------------------------- reads
 
     def unfinished_game(self, board: str) -> JournalGame | None:
@@ -1065,237 +1205,80 @@ class Journal:
         except (TypeError, ValueError) as error:
             raise self._error(f"match {match} is damaged: {error}") from None
 
-    # ---- credits and the books
-    # Every change of a board's credits is one credit_ledger line with its
-    # source; the credits held are the sum of the board's lines. A coin's
-    # line is written in the same transaction as the firmware's running count
-    # it came with (coin_counts), so a count is credited exactly once however
-    # often it is seen, and pulses missed while the daemon was down are
-    # credited when the next count arrives. Read by books.py.
+    # ---- the books (reads)
+    # Read by firmware_bridge.daemon.books, which sums them up into the books
+    # (docs/credits.md). A period is ``start <= at < end``; ``None`` leaves
+    # that side open.
 
-    def credit_balance(self, board: str) -> int:
-        """The credits ``board`` holds: the sum of its ledger lines."""
+    def books_boards(self) -> list[str]:
+        """Every board with a game, a credit line or a books reset here, sorted."""
         with self._reading() as connection:
-            return self._balance(connection, str(board))
+            rows = connection.execute(
+                "SELECT board FROM games UNION SELECT board FROM guest_matches"
+                " UNION SELECT board FROM credit_ledger UNION SELECT board FROM books_resets"
+                " ORDER BY board"
+            ).fetchall()
+            return [str(board) for (board,) in rows]
 
-    @staticmethod
-    def _balance(connection: sqlite3.Connection, board: str) -> int:
-        row = connection.execute(
-            "SELECT coalesce(sum(change), 0) FROM credit_ledger WHERE board = ?", (board,)
-        ).fetchone()
-        return int(row[0])
-
-    def record_coin(
-        self,
-        board: str,
-        coin_input: int,
-        count: int | None,
-        boot: str | None,
-        at: float,
-        credits_per_pulse: int,
-        bonus_per_pulse: int = 0,
-    ) -> CoinCredit:
-        """Journal coin pulses on ``coin_input`` and credit them, in ONE
-        transaction. ``count`` is the firmware's running total on that input
-        in its run ``boot``: the pulses counted are ``count`` minus the last
-        count journaled for the same run (a new run starts from 0; with an
-        unknown ``boot``, a count lower than the last one is a new run), so a
-        count seen again credits nothing. ``count`` None is one pulse. Each
-        pulse gives ``credits_per_pulse`` (a ``coin`` line) and
-        ``bonus_per_pulse`` (a ``happy-hour`` line)."""
-        if isinstance(coin_input, bool) or not isinstance(coin_input, int) or coin_input < 1:
-            raise self._error(f"coin input {coin_input!r} is not a positive integer")
-        if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
-            raise self._error(f"coin count {count!r} is not an integer")
-        at, board = self._time(at), str(board)
-        with self._transaction() as connection:
-            pulses = 1
-            if count is not None:
-                run = "" if boot is None else str(boot)
-                last = connection.execute(
-                    "SELECT boot, count FROM coin_counts WHERE board = ? AND coin_input = ?",
-                    (board, coin_input),
-                ).fetchone()
-                if last is None or str(last[0]) != run:
-                    pulses = max(0, count)
-                elif count >= int(last[1]):
-                    pulses = count - int(last[1])
-                else:
-                    pulses = max(0, count) if boot is None else 0
-                if last is None or str(last[0]) != run or count > int(last[1]) or boot is None:
-                    connection.execute(
-                        "INSERT INTO coin_counts (board, coin_input, boot, count) "
-                        "VALUES (?, ?, ?, ?) ON CONFLICT (board, coin_input) "
-                        "DO UPDATE SET boot = excluded.boot, count = excluded.count",
-                        (board, coin_input, run, count),
-                    )
-            credits = pulses * max(0, int(credits_per_pulse))
-            bonus = pulses * max(0, int(bonus_per_pulse))
-            if pulses:
-                connection.execute(
-                    "INSERT INTO credit_ledger (board, at, change, source, coin_input, pulses) "
-                    "VALUES (?, ?, ?, 'coin', ?, ?)",
-                    (board, at, credits, coin_input, pulses),
-                )
-            if bonus:
-                connection.execute(
-                    "INSERT INTO credit_ledger (board, at, change, source, coin_input, reason) "
-                    "VALUES (?, ?, ?, 'happy-hour', ?, 'happy hour bonus')",
-                    (board, at, bonus, coin_input),
-                )
-            balance = self._balance(connection, board)
-        return CoinCredit(pulses, credits, bonus, balance)
-
-    def add_credits(
-        self, board: str, change: int, source: str, at: float, reason: str | None = None
-    ) -> int:
-        """One ledger line of ``change`` credits from ``source`` (``remote``,
-        ``happy-hour``, ...); returns the balance after it. A change that
-        would leave fewer than 0 credits is a :class:`JournalError`."""
-        if isinstance(change, bool) or not isinstance(change, int):
-            raise self._error(f"credit change {change!r} is not an integer")
-        at, board = self._time(at), str(board)
-        with self._transaction() as connection:
-            balance = self._balance(connection, board) + change
-            if balance < 0:
-                raise self._error(f"board {board} holds {balance - change} credits, not {-change}")
-            connection.execute(
-                "INSERT INTO credit_ledger (board, at, change, source, reason) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (board, at, change, str(source), reason),
-            )
-        return balance
-
-    def _charge_rows(
-        self, connection: sqlite3.Connection, board: str, game_id: int, charge: Charge, at: float
-    ) -> None:
-        """Within :meth:`start_game`'s transaction: spend the game's price."""
-        held = self._balance(connection, board)
-        if charge.credits < 0 or held < charge.credits:
-            raise self._error(
-                f"board {board} holds {held} credits; the game costs {charge.credits}"
-            )
-        connection.execute(
-            "INSERT INTO credit_ledger (board, at, change, source, game_id, reason) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (board, at, -charge.credits, str(charge.source), game_id, charge.reason),
-        )
-
-    def reset_books(self, board: str, at: float, reason: str | None = None) -> None:
-        """Reset ``board``'s customer books: they count from ``at`` on. The
-        ledger keeps every line (the security books, and the credits held)."""
-        with self._transaction() as connection:
-            connection.execute(
-                "INSERT INTO books_resets (board, at, reason) VALUES (?, ?, ?)",
-                (str(board), self._time(at), reason),
-            )
-
-    def last_books_reset(self, board: str) -> float | None:
-        """When ``board``'s customer books were last reset, or ``None``."""
+    def last_books_reset(self, board: str, end: float | None = None) -> float | None:
+        """When ``board``'s customer books were last reset (before ``end``), or ``None``."""
         with self._reading() as connection:
             row = connection.execute(
-                "SELECT max(at) FROM books_resets WHERE board = ?", (str(board),)
+                "SELECT max(at) FROM books_resets WHERE board = ? AND (? IS NULL OR at < ?)",
+                (str(board), end, end),
             ).fetchone()
             return None if row[0] is None else float(row[0])
 
-    def set_operator_setting(self, board: str, key: str, value: Any, at: float) -> None:
-        """Keep what the operator set at ``board`` (``free_play``, ``price``,
-        ``price.<game>``; ``value`` as JSON; ``None`` removes the setting)."""
-        with self._transaction() as connection:
-            if value is None:
-                connection.execute(
-                    "DELETE FROM operator_settings WHERE board = ? AND key = ?",
-                    (str(board), str(key)),
-                )
-                return
-            connection.execute(
-                "INSERT INTO operator_settings (board, key, value, at) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (board, key) DO UPDATE SET value = excluded.value, at = excluded.at",
-                (str(board), str(key), self._json(value, key), self._time(at)),
-            )
-
-    def operator_settings(self, board: str) -> dict[str, Any]:
-        """What the operator set at ``board``: key -> value."""
+    def credit_totals(
+        self, board: str, start: float | None, end: float | None
+    ) -> list[tuple[str, int | None, int, int]]:
+        """``board``'s credit lines in the period, summed per source and coin
+        input: ``(source, coin_input, change, pulses)`` (``coin_input`` is
+        ``None`` but for coins)."""
         with self._reading() as connection:
             rows = connection.execute(
-                "SELECT key, value FROM operator_settings WHERE board = ? ORDER BY key",
-                (str(board),),
+                "SELECT source, coin_input, sum(change), coalesce(sum(pulses), 0)"
+                " FROM credit_ledger WHERE board = ? AND (? IS NULL OR at >= ?)"
+                " AND (? IS NULL OR at < ?) GROUP BY source, coin_input"
+                " ORDER BY source, coin_input",
+                (str(board), start, start, end, end),
             ).fetchall()
-        settings: dict[str, Any] = {}
-        for key, value in rows:
-            try:
-                settings[str(key)] = json.loads(value)
-            except ValueError:
-                continue  # a damaged setting is as if unset
-        return settings
+            return [
+                (str(source), None if coin is None else int(coin), int(change), int(pulses))
+                for source, coin, change, pulses in rows
+            ]
 
-    def ledger_lines(
-        self, board: str | None = None, since: float | None = None, until: float | None = None
-    ) -> list[LedgerLine]:
-        """The ledger lines of ``board`` (every board: ``None``) with
-        ``since <= at < until``, oldest first."""
-        where, parameters = _window("at", board, since, until)
+    def game_totals(
+        self, board: str, start: float | None, end: float | None
+    ) -> list[tuple[str, int, int, float]]:
+        """The games ``board`` started in the period (its own, and the remote
+        matches it joined as a guest), per game id: ``(game, played, finished,
+        seconds)``. A game's time runs from its start to its finish, or to its
+        last event while it is still playing."""
         with self._reading() as connection:
             rows = connection.execute(
-                "SELECT id, board, at, change, source, coin_input, pulses, game_id, reason "
-                f"FROM credit_ledger WHERE {where} ORDER BY id",
-                parameters,
+                "SELECT game, count(*), sum(status = 'finished'), sum(seconds) FROM ("
+                " SELECT game, status, coalesce(finished_at,"
+                "  (SELECT max(at) FROM events WHERE game_id = games.id), started_at)"
+                "  - started_at AS seconds, started_at AS at FROM games WHERE board = ?"
+                " UNION ALL"
+                " SELECT game, status, coalesce(finished_at,"
+                "  (SELECT max(at) FROM guest_forwarded WHERE match = guest_matches.match),"
+                "  joined_at) - joined_at, joined_at FROM guest_matches WHERE board = ?"
+                ") WHERE (? IS NULL OR at >= ?) AND (? IS NULL OR at < ?)"
+                " GROUP BY game ORDER BY game",
+                (str(board), str(board), start, start, end, end),
             ).fetchall()
-        return [
-            LedgerLine(
-                int(i),
-                str(b),
-                float(at),
-                int(change),
-                str(source),
-                None if coin is None else int(coin),
-                None if pulses is None else int(pulses),
-                None if game is None else int(game),
-                None if reason is None else str(reason),
-            )
-            for i, b, at, change, source, coin, pulses, game, reason in rows
-        ]
-
-    def games_played(
-        self, board: str | None = None, since: float | None = None, until: float | None = None
-    ) -> list[tuple[str, float, float | None]]:
-        """``(game, started_at, ended_at)`` of the games ``board`` (every
-        board: ``None``) started with ``since <= started_at < until``;
-        ``ended_at`` is when it finished or was ended, else its last event's
-        time (``None`` without events)."""
-        where, parameters = _window("started_at", board, since, until)
-        with self._reading() as connection:
-            rows = connection.execute(
-                "SELECT game, started_at, coalesce(finished_at, "
-                "(SELECT max(at) FROM events WHERE events.game_id = games.id)) "
-                f"FROM games WHERE {where} ORDER BY id",
-                parameters,
-            ).fetchall()
-        return [(str(g), float(s), None if e is None else float(e)) for g, s, e in rows]
+            return [
+                (str(game), int(played), int(finished), max(0.0, float(seconds)))
+                for game, played, finished, seconds in rows
+            ]
 
 
 _GAME_COLUMNS = (
     "id, game, options, players, teams, board, started_at, finished_at, status, result, bots, "
     "remote"
 )
-
-
-def _window(
-    column: str, board: str | None, since: float | None, until: float | None
-) -> tuple[str, tuple[Any, ...]]:
-    """A WHERE clause for one board (or all) and a time window on ``column``."""
-    clauses: list[str] = ["1"]
-    parameters: list[Any] = []
-    if board is not None:
-        clauses.append("board = ?")
-        parameters.append(str(board))
-    if since is not None:
-        clauses.append(f"{column} >= ?")
-        parameters.append(float(since))
-    if until is not None:
-        clauses.append(f"{column} < ?")
-        parameters.append(float(until))
-    return " AND ".join(clauses), tuple(parameters)
 
 
 # ---- remote matches: a guest
