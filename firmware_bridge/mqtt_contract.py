@@ -431,6 +431,10 @@ _CREDITS_STATE: dict[str, Any] = {
         "credits": {"description": "Credits held.", **_INDEX},
         "price": {"description": "Credits per player for a game now.", **_INDEX},
         "happy_hour": {"description": "A happy-hour window is on.", "type": "boolean"},
+        "coins_today": {
+            "description": "Mode coin: coin pulses since the local midnight ([credits] timezone).",
+            **_INDEX,
+        },
     },
     "required": ["mode", "free_play", "credits", "price"],
 }

@@ -155,6 +155,8 @@ class Daemon:
         """The credits the board holds (the journal's ledger, read at start)."""
         self.operator_settings: dict[str, Any] = {}
         """What the operator set (free_play, price, price.<game>), from the journal."""
+        self._coins_today: tuple[float, int] | None = None
+        """(the local midnight, the coin pulses since): the state's ``coins_today``."""
 
     # ------------------------------------------------------------------ run
 
@@ -881,13 +883,35 @@ class Daemon:
         price per player now, and whether happy hour is on."""
         happy = self.happy_hour(now)
         free = self.free_play()
-        return {
+        block = {
             "mode": self.config.credits.mode,
             "free_play": free,
             "credits": self.credits_held,
             "price": 0 if free else price_per_player(self.price_list(), None, 1, happy),
             "happy_hour": happy is not None,
         }
+        if self.config.credits.mode == "coin":
+            block["coins_today"] = self._coins_since_midnight(now)
+        return block
+
+    def _midnight(self, now: float) -> float:
+        """The local midnight (``[credits] timezone``) that began ``now``'s day."""
+        local = local_time(now, self.config.credits.timezone)
+        return local.replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
+
+    def _coins_since_midnight(self, now: float) -> int:
+        """Coin pulses since the local midnight: summed from the journal once a
+        day, then kept up as coins come (the state is published for every dart)."""
+        midnight = self._midnight(now)
+        if self._coins_today is None or self._coins_today[0] != midnight:
+            try:
+                totals = self.journal.credit_totals(self.board_id, midnight, None)
+            except JournalError as error:
+                log.error("the day's coins not read: %s", error)
+                return 0
+            pulses = sum(p for source, _, _, p in totals if source == "coin")
+            self._coins_today = (midnight, pulses)
+        return self._coins_today[1]
 
     def _paying_players(
         self, setup: SessionSetup, bots: Bots | None, remote: dict[str, Any] | None
@@ -959,6 +983,8 @@ class Daemon:
         log.info(
             "coin input %d: %d pulse(s), %d credit(s)", event.input, credit.pulses, credit.credits
         )
+        if self._coins_today is not None and self._coins_today[0] == self._midnight(now):
+            self._coins_today = (self._coins_today[0], self._coins_today[1] + credit.pulses)
         self._credited(credit.credits, "coin", now, event.input)
         self._credited(credit.bonus, "happy-hour", now, event.input, "happy hour bonus")
         self.credits_held = credit.balance  # the journal's sum is the truth
@@ -973,11 +999,8 @@ class Daemon:
         security books, as ``oche books`` prints them), with the credits held
         and ``today``'s books (since the local midnight of ``[credits] timezone``)."""
         now = self.clock()
-        midnight = local_time(now, self.config.credits.timezone).replace(
-            hour=0, minute=0, second=0, microsecond=0
-        )
         snapshot = books(self.journal, self.board_id, now=now)
-        snapshot["today"] = books(self.journal, self.board_id, midnight.timestamp(), now=now)[
+        snapshot["today"] = books(self.journal, self.board_id, self._midnight(now), now=now)[
             "security"
         ]
         snapshot["credits"] = self.credits_held

@@ -72,16 +72,16 @@ CREDITS_SENSORS: dict[str, tuple[str, str, str, str, dict[str, Any]]] = {
     "coins_today": (
         "Coins today",
         "mdi:hand-coin",
-        "books",
-        "{% set today = value_json.get('today') or {} %}"
-        "{% if today.get('coins_total') is integer %}{{ today.get('coins_total') }}"
+        "state",
+        "{% set credits = value_json.get('credits') or {} %}"
+        "{% if credits.get('coins_today') is integer %}{{ credits.get('coins_today') }}"
         "{% else %}None{% endif %}",
         {"state_class": "total_increasing", "unit_of_measurement": "coins"},
     ),
 }
-"""A coin-operated board's sensors: the credits held (from the state) and
-the coin pulses since the local midnight (from the retained books, which
-only the operator's account may read: give Home Assistant's that right)."""
+"""A coin-operated board's sensors, both from the state's ``credits``: the
+credits held and the coin pulses since the local midnight (Home Assistant
+never reads the books, which are the operator's alone)."""
 
 
 def _player_template(index: int, found: str, missing: str) -> str:

@@ -17,6 +17,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import aiomqtt
+import jinja2
 import pytest
 from jsonschema import Draft202012Validator
 
@@ -134,6 +135,7 @@ async def test_coin_pulses_become_credits_per_input_value(board: Board, watcher:
         "credits": 7,
         "price": 2,
         "happy_hour": False,
+        "coins_today": 5,
     }
     events = await watcher.count("event", lambda p: p.get("type") == "credits", 4)
     assert events == 4
@@ -414,5 +416,19 @@ async def test_home_assistant_discovers_credits_and_the_days_coins(
             await asyncio.gather(board.task, return_exceptions=True)
     assert configs["credits"]["state_topic"] == "oche/board1/state"
     assert configs["credits"]["unit_of_measurement"] == "credits"
-    assert configs["coins_today"]["state_topic"] == "oche/board1/books"
+    assert configs["coins_today"]["state_topic"] == "oche/board1/state"
     assert configs["coins_today"]["state_class"] == "total_increasing"
+    # Home Assistant renders them against the state the daemon publishes.
+    environment = jinja2.Environment()
+    state = {"credits": {"mode": "coin", "credits": 4, "coins_today": 3}}
+    rendered = {
+        what: environment.from_string(config["value_template"]).render(value_json=state)
+        for what, config in configs.items()
+        if what in ("credits", "coins_today")
+    }
+    assert rendered == {"credits": "4", "coins_today": "3"}
+    idle = {"game": None}
+    assert (
+        environment.from_string(configs["credits"]["value_template"]).render(value_json=idle)
+        == "None"
+    )
