@@ -390,7 +390,7 @@ async def test_the_retained_books_follow_every_change_and_reset(
         async with asyncio.timeout(TIMEOUT):
             async for message in late.messages:
                 assert message.retain
-                retained = json.loads(bytes(message.payload))  # type: ignore[arg-type]
+                retained = json.loads(bytes(message.payload))
                 assert retained["customer"]["reset_at"] is not None
                 break
 
@@ -408,7 +408,7 @@ async def test_home_assistant_discovers_credits_and_the_days_coins(
                 async for message in ha.messages:
                     what = str(message.topic).split("/")[3]
                     if message.payload:
-                        configs[what] = json.loads(bytes(message.payload))  # type: ignore[arg-type]
+                        configs[what] = json.loads(bytes(message.payload))
                     if {"credits", "coins_today"} <= set(configs):
                         break
         finally:
