@@ -52,9 +52,10 @@ from drivers.board_events import (
 )
 from drivers.factory import open_board
 from drivers.source import BoardSource
-from engine import UNDO, Bed, EngineError, Event, NotationError, Undo, game_class, parse_event
+from engine import UNDO, Bed, EngineError, Event, NotationError, Undo, parse_event
 from engine.board_geometry import GEOMETRIES, BoardGeometry
 from engine.game_log import format_game_log
+from engine.registry import game_class
 from firmware_bridge.daemon.books import books
 from firmware_bridge.daemon.bots import Bots, resolve_bots
 from firmware_bridge.daemon.config import Config
