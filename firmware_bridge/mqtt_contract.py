@@ -91,6 +91,7 @@ __all__ = [
     "leaderboard_topic",
     "parse_broker_url",
     "parse_command",
+    "parse_operator_command",
     "parse_remote_message",
     "remote_message",
     "remote_topic",
@@ -430,6 +431,10 @@ _CREDITS_STATE: dict[str, Any] = {
         "credits": {"description": "Credits held.", **_INDEX},
         "price": {"description": "Credits per player for a game now.", **_INDEX},
         "happy_hour": {"description": "A happy-hour window is on.", "type": "boolean"},
+        "coins_today": {
+            "description": "Mode coin: coin pulses since the local midnight ([credits] timezone).",
+            **_INDEX,
+        },
     },
     "required": ["mode", "free_play", "credits", "price"],
 }
@@ -978,6 +983,49 @@ def _result_schema() -> dict[str, Any]:
     }
 
 
+_OPERATOR_ARGUMENTS: dict[str, dict[str, Any]] = {
+    "add_credits": {
+        "count": {
+            "description": "add_credits: how many.",
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 10000,
+        },
+        "reason": {
+            "description": "Why (the books keep it).",
+            "type": "string",
+            "maxLength": 200,
+        },
+    },
+    "set_free_play": {"on": {"description": "set_free_play: on or off.", "type": "boolean"}},
+    "reset_books": {
+        "reason": {
+            "description": "Why (the books keep it).",
+            "type": "string",
+            "maxLength": 200,
+        },
+    },
+    "set_price": {
+        "price": {
+            "description": "set_price: credits per player; null: back to the config's.",
+            "type": ["integer", "null"],
+            "minimum": 0,
+            "maximum": 1000,
+        },
+        "game": {
+            "description": "set_price: for this game id only (else every game).",
+            "type": "string",
+            "minLength": 1,
+        },
+    },
+}
+_OPERATOR_REQUIRED: dict[str, tuple[str, ...]] = {
+    "add_credits": ("count",),
+    "set_free_play": ("on",),
+    "set_price": ("price",),
+}
+
+
 def _operator_schema() -> dict[str, Any]:
     """The operator's commands (docs/credits.md)."""
     return {
@@ -989,16 +1037,75 @@ def _operator_schema() -> dict[str, Any]:
         "properties": {
             "command": {"enum": [*OPERATOR_COMMANDS]},
             "id": _COMMAND_ID,
-            "count": {"description": "add_credits: how many.", "type": "integer", "minimum": 1},
-            "reason": {"description": "add_credits: why (the books keep it).", "type": "string"},
-            "on": {"description": "set_free_play: on or off.", "type": "boolean"},
+            **{
+                key: spec
+                for arguments in _OPERATOR_ARGUMENTS.values()
+                for key, spec in arguments.items()
+            },
         },
         "required": ["command"],
+        "allOf": [
+            {
+                "if": {"properties": {"command": {"const": name}}, "required": ["command"]},
+                "then": {
+                    "propertyNames": {"enum": ["command", "id", *_OPERATOR_ARGUMENTS[name]]},
+                    "required": [*_OPERATOR_REQUIRED.get(name, ())],
+                },
+            }
+            for name in OPERATOR_COMMANDS
+        ],
     }
 
 
+_BOOK_COUNT = {"type": "integer", "minimum": 0}
+_BOOK_TIME = {"type": ["number", "null"]}
+_BOOKS: dict[str, Any] = {
+    "description": "One set of books (firmware_bridge/daemon/books.py).",
+    "type": "object",
+    "properties": {
+        "from": {"description": "Where the period starts (null: open).", **_BOOK_TIME},
+        "until": {"description": "Where it ends, excluded (null: open).", **_BOOK_TIME},
+        "coins": {
+            "description": 'Per coin input ("1", "2"): its pulses and the credits they gave.',
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "properties": {"pulses": _BOOK_COUNT, "credits": _BOOK_COUNT},
+                "required": ["pulses", "credits"],
+            },
+        },
+        "coins_total": {"description": "Pulses on every input.", **_BOOK_COUNT},
+        "credits_in": {
+            "description": "Credits in per source: coin, remote, happy-hour, free-play.",
+            "type": "object",
+            "additionalProperties": {"type": "integer"},
+        },
+        "credits_in_total": {"type": "integer"},
+        "credits_spent": {"description": "Credits games spent.", "type": "integer"},
+        "credits_net": {"type": "integer"},
+        "games": {
+            "description": "Per game id: games played, finished, and their play time.",
+            "type": "object",
+            "additionalProperties": {
+                "type": "object",
+                "properties": {
+                    "played": _BOOK_COUNT,
+                    "finished": _BOOK_COUNT,
+                    "play_time_s": {"type": "number", "minimum": 0},
+                },
+            },
+        },
+        "games_played": _BOOK_COUNT,
+        "play_time_s": {"type": "number", "minimum": 0},
+        "reset_at": {"description": "Customer books: the last reset_books, or null.", **_BOOK_TIME},
+    },
+    "required": ["coins", "credits_in", "credits_spent", "games", "games_played", "play_time_s"],
+}
+
+
 def _books_schema() -> dict[str, Any]:
-    """The retained books snapshot (docs/credits.md)."""
+    """The retained books snapshot (docs/credits.md): ``books.books()``, with
+    the daemon's ``credits`` and ``today``."""
     return {
         "$schema": _DRAFT,
         "title": "Oche books topic",
@@ -1006,11 +1113,27 @@ def _books_schema() -> dict[str, Any]:
         "books (since their last reset) and the lifetime security books.",
         "type": "object",
         "properties": {
-            "customer": {"type": "object"},
-            "security": {"type": "object"},
+            "board": {"type": "string"},
+            "since": _BOOK_TIME,
+            "until": _BOOK_TIME,
+            "customer": {
+                "description": "Since the last reset_books (reset_at; null: never reset).",
+                "$ref": "#/$defs/books",
+            },
+            "security": {
+                "description": "The board's whole life; never reset.",
+                "$ref": "#/$defs/books",
+            },
+            "today": {
+                "description": "Added by the daemon: since the local midnight "
+                "([credits] timezone).",
+                "$ref": "#/$defs/books",
+            },
+            "credits": {"description": "Added by the daemon: credits held now.", **_INDEX},
             "updated_at": _TIMESTAMP,
         },
         "required": ["customer", "security", "updated_at"],
+        "$defs": {"books": _BOOKS},
     }
 
 
@@ -1239,8 +1362,9 @@ def _usable_id(document: Any) -> str | int | None:
     return raw_id if isinstance(raw_id, str) and not _SURROGATE.search(raw_id) else None
 
 
-def parse_command(payload: bytes) -> Command:
-    """Read and check one ``cmd`` payload; a :class:`CommandError` says what is wrong."""
+def _command_document(payload: bytes) -> tuple[dict[str, Any], str | int | None]:
+    """A command payload's JSON object and its id, checked as every command
+    topic's are (size, UTF-8, JSON, depth, the id's type)."""
     if len(payload) > MAX_COMMAND_BYTES:
         raise CommandError(f"command is {len(payload)} bytes; the limit is {MAX_COMMAND_BYTES}")
     try:
@@ -1267,6 +1391,13 @@ def parse_command(payload: bytes) -> Command:
         if isinstance(raw_id, bool) or not isinstance(raw_id, str | int):
             raise CommandError(f'"id" must be a string or an integer, got {_json_type(raw_id)}')
         command_id = raw_id
+    return document, command_id
+
+
+def parse_command(payload: bytes, operator_topic: str = "{base}/{board}/operator/cmd") -> Command:
+    """Read and check one ``cmd`` payload; a :class:`CommandError` says what is
+    wrong. An operator command is refused, naming ``operator_topic``."""
+    document, command_id = _command_document(payload)
 
     def fail(message: str) -> CommandError:
         return CommandError(message, command_id)
@@ -1277,6 +1408,8 @@ def parse_command(payload: bytes) -> Command:
     name = document["command"]
     if not isinstance(name, str):
         raise fail(f'"command" must be a string, got {_json_type(name)}; valid commands: {valid}')
+    if name in OPERATOR_COMMANDS:
+        raise fail(f"{name} is an operator command: operator commands go on {operator_topic}")
     if name not in COMMANDS:
         raise fail(f"unknown command {name!r}; valid commands: {valid}")
 
@@ -1299,6 +1432,70 @@ def parse_command(payload: bytes) -> Command:
     except ValueError as exc:
         raise fail(f"{name}: {exc}") from None
     return Command(command_id, name, arguments)
+
+
+def parse_operator_command(payload: bytes) -> Command:
+    """Read and check one ``operator/cmd`` payload (docs/credits.md); a
+    :class:`CommandError` says what is wrong. ``add_credits`` has ``count``
+    (1 to 10000) and ``reason`` (or ``None``); ``set_free_play`` has ``on``;
+    ``reset_books`` has ``reason``; ``set_price`` has ``price`` (0 to 1000,
+    or ``None`` to return to the config's) and ``game`` (or ``None``)."""
+    document, command_id = _command_document(payload)
+
+    def fail(message: str) -> CommandError:
+        return CommandError(message, command_id)
+
+    valid = ", ".join(OPERATOR_COMMANDS)
+    name = document.get("command")
+    if "command" not in document:
+        raise fail(f'missing "command"; operator commands: {valid}')
+    if not isinstance(name, str):
+        raise fail(
+            f'"command" must be a string, got {_json_type(name)}; operator commands: {valid}'
+        )
+    if name in COMMANDS:
+        raise fail(f"{name} is a players' command: it goes on cmd, not operator/cmd")
+    if name not in OPERATOR_COMMANDS:
+        raise fail(f"unknown operator command {name!r}; operator commands: {valid}")
+    allowed = _OPERATOR_ARGUMENTS.get(name, {})
+    unknown = [key for key in document if key not in ("command", "id") and key not in allowed]
+    if unknown:
+        keys = ", ".join(repr(key) for key in unknown)
+        takes = f"it takes {', '.join(allowed)}" if allowed else "it takes no arguments"
+        raise fail(f"unknown key{'s' if len(unknown) > 1 else ''} {keys} for {name}; {takes}")
+    missing = [key for key in _OPERATOR_REQUIRED.get(name, ()) if key not in document]
+    if missing:
+        raise fail(f"{name} needs {', '.join(repr(key) for key in missing)}")
+    args: dict[str, Any] = {}
+    if name == "add_credits":
+        count = document["count"]
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 10000:
+            raise fail(f'add_credits: "count" must be an integer from 1 to 10000, got {count!r}')
+        args["count"] = count
+    if name in ("add_credits", "reset_books"):
+        reason = document.get("reason")
+        if reason is not None and (not isinstance(reason, str) or len(reason) > 200):
+            raise fail(f'{name}: "reason" must be a string of at most 200 characters')
+        args["reason"] = reason.strip() or None if isinstance(reason, str) else None
+    if name == "set_free_play":
+        on = document["on"]
+        if not isinstance(on, bool):
+            raise fail(f'set_free_play: "on" must be true or false, got {_json_type(on)}')
+        args["on"] = on
+    if name == "set_price":
+        price = document["price"]
+        if price is not None and (
+            isinstance(price, bool) or not isinstance(price, int) or not 0 <= price <= 1000
+        ):
+            raise fail(
+                f'set_price: "price" must be an integer from 0 to 1000 or null, got {price!r}'
+            )
+        game = document.get("game")
+        if game is not None and (not isinstance(game, str) or not game.strip()):
+            raise fail(f'set_price: "game" must be a game id, got {game!r}')
+        args["price"] = price
+        args["game"] = None if game is None else game.strip().lower()
+    return Command(command_id, name, args)
 
 
 def _non_empty_names(

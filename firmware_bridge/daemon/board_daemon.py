@@ -23,6 +23,14 @@ A board with a takeout sensor (``[board] sensors`` has ``ultrasonic``: a
 DaSCR board) is told to watch while this board's visit is in its takeout,
 and after a win until the darts are seen taken out; the sensor seeing them
 during the takeout ends it as NEXT does (``takeout_sensed``, docs/mqtt.md).
+
+A coin-operated board (``[credits] mode = "coin"``, docs/credits.md) keeps
+its credits in the journal's ledger: a coin is journaled (with the
+firmware's running count) before it counts, a game's price is spent in the
+transaction that starts it, and ``new_game`` or ``rematch`` is refused naming
+the shortfall. The operator's commands come on ``operator/cmd``; every change
+of the credits is a ``credits`` event, and the retained ``books`` snapshot
+follows each change of the books.
 """
 
 from __future__ import annotations
@@ -41,6 +49,7 @@ from drivers.board_events import (
     BatteryEvent,
     BoardEvent,
     ButtonEvent,
+    CoinEvent,
     ConnectedEvent,
     DisconnectedEvent,
     ErrorEvent,
@@ -64,14 +73,28 @@ from engine import (
 )
 from engine.board_geometry import GEOMETRIES, BoardGeometry
 from engine.game_log import format_game_log
+from engine.registry import game_class
+from firmware_bridge.daemon.books import books
 from firmware_bridge.daemon.bots import Bots, resolve_bots
 from firmware_bridge.daemon.config import Config
+from firmware_bridge.daemon.credits import (
+    HappyHour,
+    PriceList,
+    active_happy_hour,
+    game_cost,
+    local_time,
+    paid_options,
+    price_per_player,
+    pulse_credits,
+    shortfall,
+)
 from firmware_bridge.daemon.embedded_broker import EmbeddedBroker
 from firmware_bridge.daemon.events import (
     BatteryLevel,
     BoardConnected,
     BoardDisconnected,
     ButtonPressed,
+    CreditsChanged,
     DaemonEvent,
     Dart,
     ErrorReported,
@@ -84,17 +107,19 @@ from firmware_bridge.daemon.events import (
 )
 from firmware_bridge.daemon.game_session import GameSession, Phase, Refusal, SessionSetup
 from firmware_bridge.daemon.home_assistant import discovery_messages, discovery_removals
-from firmware_bridge.daemon.journal import Finish, Journal, JournalError, JournalGame
+from firmware_bridge.daemon.journal import Charge, Finish, Journal, JournalError, JournalGame
 from firmware_bridge.daemon.mqtt_link import LinkSettings, MqttLink, to_json
 from firmware_bridge.daemon.remote_guest import RemoteGuest
 from firmware_bridge.daemon.remote_host import RemoteHost
 from firmware_bridge.mqtt_contract import (
     CommandError,
     parse_command,
+    parse_operator_command,
     response_payload,
+    topic,
 )
 
-__all__ = ["COMMAND_HANDLERS", "CPU_TURN", "GAME_BUTTONS", "Daemon"]
+__all__ = ["COMMAND_HANDLERS", "CPU_TURN", "GAME_BUTTONS", "OPERATOR_HANDLERS", "Daemon"]
 
 log = logging.getLogger(__name__)
 
@@ -154,6 +179,12 @@ class Daemon:
         """The remote match this board hosts (docs/remote.md)."""
         self.remote_guest = RemoteGuest(self)
         """The remote match this board is a guest in."""
+        self.credits_held = 0
+        """The credits the board holds (the journal's ledger, read at start)."""
+        self.operator_settings: dict[str, Any] = {}
+        """What the operator set (free_play, price, price.<game>), from the journal."""
+        self._coins_today: tuple[float, int] | None = None
+        """(the local midnight, the coin pulses since): the state's ``coins_today``."""
 
     # ------------------------------------------------------------------ run
 
@@ -163,6 +194,8 @@ class Daemon:
         self.journal.open()
         self._log_start_up()
         try:
+            self.credits_held = self.journal.credit_balance(self.board_id)
+            self.operator_settings = self.journal.operator_settings(self.board_id)
             self._resume()
             self.remote_guest.resume()
             if self.session is None and self._first_game is not None:
@@ -190,6 +223,7 @@ class Daemon:
                 on_command=self._on_command,
                 on_connect=self._on_connect,
                 on_message=self._on_message,
+                on_operator=self._on_operator,
             )
             source = self._source or open_board(self.config.board.spec())
             self._board = source
@@ -288,13 +322,14 @@ class Daemon:
             ),
             "stuck_cells": [list(cell) for cell in sorted(self.stuck_cells)],
         }
+        credits = self.credits_state(self.clock())
         if self.remote_guest.active:
             return self.remote_guest.state(
-                {"game": None, "phase": Phase.IDLE.value, "board": board}
+                {"game": None, "phase": Phase.IDLE.value, "board": board, "credits": credits}
             )
         if self.session is None:
-            return {"game": None, "phase": Phase.IDLE.value, "board": board}
-        state = {**self.session.state(), "board": board}
+            return {"game": None, "phase": Phase.IDLE.value, "board": board, "credits": credits}
+        state = {**self.session.state(), "board": board, "credits": credits}
         if self.bots is not None:
             for player in state["players"]:
                 cpu = self.bots.players.get(player["name"])
@@ -426,7 +461,12 @@ class Daemon:
             prefix = self.config.homeassistant.discovery_prefix
             messages: list[tuple[str, dict[str, Any] | str]] = [
                 *discovery_messages(
-                    prefix, self.config.mqtt.base, self.board_id, self.config.board.name, players
+                    prefix,
+                    self.config.mqtt.base,
+                    self.board_id,
+                    self.config.board.name,
+                    players,
+                    credits=self.config.credits.mode == "coin",
                 ),
                 *discovery_removals(prefix, self.board_id, players, self._discovered_players),
             ]
@@ -441,6 +481,8 @@ class Daemon:
         assert self.link is not None
         await self._publish_discovery()
         await self.link.publish("state", self.state())
+        if self._books_kept():
+            await self.link.publish("books", self._books_snapshot())
         self._background(self._deliver_results())
         await self.remote_host.on_connect()
         await self.remote_guest.on_connect()
@@ -501,6 +543,8 @@ class Daemon:
             self._button(event.button, now)
         elif isinstance(event, TakeoutEvent):
             self._takeout(now)
+        elif isinstance(event, CoinEvent):
+            self._coin(event, now)
         elif isinstance(event, ConnectedEvent):
             self.board_connected = True
             self._publish_event(BoardConnected(now, event.source))
@@ -621,6 +665,7 @@ class Daemon:
             self._publish_event(caused)
         if finished:
             self._background(self._deliver_results())
+            self._publish_books()
 
     def _deadline_moved(self) -> None:
         """Wake the ticker only when the takeout deadline it sleeps until has
@@ -670,7 +715,7 @@ class Daemon:
     async def _on_command(self, payload: bytes) -> None:
         command_id: str | int | None = None
         try:
-            command = parse_command(payload)
+            command = parse_command(payload, self._operator_topic)
             command_id = command.id
             args = command.args
             if command.name == "new_game" and args.get("cpu"):
@@ -687,6 +732,10 @@ class Daemon:
             response = response_payload(command_id, False, str(error))
         self._publish("cmd/response", response)
         self._publish_state()
+
+    @property
+    def _operator_topic(self) -> str:
+        return topic(self.config.mqtt.base, self.board_id, "operator/cmd")
 
     def _command(self, name: str, args: dict[str, Any]) -> None:
         now = self.clock()
@@ -714,13 +763,13 @@ class Daemon:
         elif cpu:
             bots = resolve_bots(setup.game, cpu, self._geometry)  # ValueError: refused
         remote = self.remote_host.start(setup, args["boards"], now) if args.get("boards") else None
-        self._start(setup, now, bots, remote)
+        self._start(setup, now, bots, remote, paid=True)
 
     def _rematch(self, args: dict[str, Any], now: float) -> None:
         if self.last_setup is None:
             raise Refusal("no game to rematch yet")
         bots = self.last_bots.reseeded() if self.last_bots is not None else None
-        self._start(self.last_setup, now, bots, self.remote_host.rematch())
+        self._start(self.last_setup, now, bots, self.remote_host.rematch(), paid=True)
 
     def _end_game(self, args: dict[str, Any], now: float) -> None:
         if self.session is None or self.game_row is None:
@@ -737,6 +786,7 @@ class Daemon:
         self.remote_host.ended(reason, now)
         self.session, self.game_row, self.bots = None, None, None
         self._bot_schedule(now)
+        self._publish_books()
         self._background(self._publish_discovery())  # no game: no score sensors
 
     def _dart(self, args: dict[str, Any], now: float) -> None:
@@ -874,7 +924,17 @@ class Daemon:
         now: float,
         bots: Bots | None = None,
         remote: dict[str, Any] | None = None,
+        paid: bool = False,
     ) -> None:
+        """Start ``setup``'s game. A ``paid`` one (new_game, rematch) on a
+        coin-operated board costs its price: refused naming the shortfall,
+        else spent in the journal's transaction that starts it."""
+        charge = self._charge(setup, bots, remote, now) if paid else None
+        if charge is not None and charge.source == "game":
+            rounds = self.config.credits.rounds
+            setup = dataclasses.replace(
+                setup, options=paid_options(rounds, setup.game, setup.options)
+            )
         session = self._new_session(setup.shuffled())  # bad game, options or players raise here
         # The journal ends the board's unfinished game, if any, as this one starts.
         self.game_row = self.journal.start_game(
@@ -886,7 +946,10 @@ class Daemon:
             now,
             None if bots is None else bots.as_json(),
             remote,
+            charge,
         )
+        if charge is not None:
+            self._credited(-charge.credits, charge.source, now, game=True)
         self.session, self.last_setup, self.started_at = session, setup, now
         self.remote_host.started(self.game_row, remote, now)
         self.bots = self.last_bots = bots
@@ -901,6 +964,224 @@ class Daemon:
         )
         self._background(self._publish_discovery())
         self._bot_schedule(now)
+        self._publish_books()
+
+    # -------------------------------------------------------------- credits
+
+    def free_play(self) -> bool:
+        """Every game is free now: ``[credits] mode = "free"``, or the operator's free play."""
+        return self.config.credits.mode == "free" or bool(self.operator_settings.get("free_play"))
+
+    def happy_hour(self, now: float) -> HappyHour | None:
+        """The happy-hour window on at ``now``, if any."""
+        credits = self.config.credits
+        return active_happy_hour(credits.happy_hour, now, credits.timezone)
+
+    def price_list(self) -> PriceList:
+        """``[credits]`` prices with the operator's ``set_price`` on top."""
+        credits, settings = self.config.credits, self.operator_settings
+        operator_price = settings.get("price")
+        return PriceList(
+            price=credits.price,
+            prices=credits.prices,
+            player_prices={int(n): price for n, price in credits.player_prices.items()},
+            operator_price=operator_price if isinstance(operator_price, int) else None,
+            operator_prices={
+                key.removeprefix("price."): value
+                for key, value in settings.items()
+                if key.startswith("price.") and isinstance(value, int)
+            },
+        )
+
+    def credits_state(self, now: float) -> dict[str, Any]:
+        """The state's ``credits`` block: mode, free play, credits held, the
+        price per player now, and whether happy hour is on."""
+        happy = self.happy_hour(now)
+        free = self.free_play()
+        block = {
+            "mode": self.config.credits.mode,
+            "free_play": free,
+            "credits": self.credits_held,
+            "price": 0 if free else price_per_player(self.price_list(), None, 1, happy),
+            "happy_hour": happy is not None,
+        }
+        if self.config.credits.mode == "coin":
+            block["coins_today"] = self._coins_since_midnight(now)
+        return block
+
+    def _midnight(self, now: float) -> float:
+        """The local midnight (``[credits] timezone``) that began ``now``'s day."""
+        local = local_time(now, self.config.credits.timezone)
+        return local.replace(hour=0, minute=0, second=0, microsecond=0).timestamp()
+
+    def _coins_since_midnight(self, now: float) -> int:
+        """Coin pulses since the local midnight: summed from the journal once a
+        day, then kept up as coins come (the state is published for every dart)."""
+        midnight = self._midnight(now)
+        if self._coins_today is None or self._coins_today[0] != midnight:
+            try:
+                totals = self.journal.credit_totals(self.board_id, midnight, None)
+            except JournalError as error:
+                log.error("the day's coins not read: %s", error)
+                return 0
+            pulses = sum(p for source, _, _, p in totals if source == "coin")
+            self._coins_today = (midnight, pulses)
+        return self._coins_today[1]
+
+    def _paying_players(
+        self, setup: SessionSetup, bots: Bots | None, remote: dict[str, Any] | None
+    ) -> int:
+        """The players a game at this board costs: not computer players, not
+        players throwing at another board of a remote match."""
+        own = f"{self.config.mqtt.base}/{self.board_id}"
+        boards = remote.get("boards") if isinstance(remote, dict) else None
+        cpu = bots.players if bots is not None else {}
+        return sum(
+            1
+            for name in setup.players
+            if name not in cpu and (not isinstance(boards, dict) or boards.get(name, own) == own)
+        )
+
+    def _charge(
+        self, setup: SessionSetup, bots: Bots | None, remote: dict[str, Any] | None, now: float
+    ) -> Charge | None:
+        """What starting ``setup``'s game costs now; a :class:`Refusal` naming
+        the shortfall when the credits held are short. ``None`` in free mode."""
+        if self.config.credits.mode == "free":
+            return None
+        if self.free_play():
+            return Charge(0, "free-play", "free play")
+        game_class(setup.game)  # an unknown game is named before its price
+        players = self._paying_players(setup, bots, remote)
+        each, total = game_cost(self.price_list(), setup.game, players, self.happy_hour(now))
+        problem = shortfall(players, each, self.credits_held)
+        if problem is not None:
+            raise Refusal(problem)
+        return Charge(total, "game")
+
+    def _credited(
+        self,
+        change: int,
+        source: str,
+        now: float,
+        coin_input: int | None = None,
+        reason: str | None = None,
+        game: bool = False,
+    ) -> None:
+        """A ledger line was journaled: the credits held follow it and it is
+        published as a ``credits`` event (a free-play game's 0 line too)."""
+        if not change and not game:
+            return
+        self.credits_held += change
+        self._publish_event(
+            CreditsChanged(now, change, self.credits_held, source, coin_input, reason)
+        )
+        if not game:
+            self._publish_books()
+
+    def _coin(self, event: CoinEvent, now: float) -> None:
+        """A coin pulse (or the firmware's running count): journaled and
+        credited in one transaction before anything shows it."""
+        happy = self.happy_hour(now)
+        per_pulse, bonus = pulse_credits(self.config.credits.credits_per_pulse, event.input, happy)
+        try:
+            credit = self.journal.record_coin(
+                self.board_id, event.input, event.count, event.boot, now, per_pulse, bonus
+            )
+        except JournalError as error:
+            log.error("coin on input %d not journaled: %s", event.input, error)
+            self._publish_event(ErrorReported(now, "coin", f"coin not journaled: {error}"))
+            return
+        if not credit.pulses:
+            log.debug("coin count %s on input %d already journaled", event.count, event.input)
+            return
+        log.info(
+            "coin input %d: %d pulse(s), %d credit(s)", event.input, credit.pulses, credit.credits
+        )
+        if self._coins_today is not None and self._coins_today[0] == self._midnight(now):
+            self._coins_today = (self._coins_today[0], self._coins_today[1] + credit.pulses)
+        self._credited(credit.credits, "coin", now, event.input)
+        self._credited(credit.bonus, "happy-hour", now, event.input, "happy hour bonus")
+        self.credits_held = credit.balance  # the journal's sum is the truth
+
+    def _books_kept(self) -> bool:
+        """Whether the daemon publishes the books: a coin-operated board, or
+        one whose ledger has lines (credits were added while in free mode)."""
+        return self.config.credits.mode == "coin" or self.credits_held != 0
+
+    def _books_snapshot(self) -> dict[str, Any]:
+        """The retained ``books`` payload: :func:`books` (the customer and
+        security books, as ``oche books`` prints them), with the credits held
+        and ``today``'s books (since the local midnight of ``[credits] timezone``)."""
+        now = self.clock()
+        snapshot = books(self.journal, self.board_id, now=now)
+        snapshot["today"] = books(self.journal, self.board_id, self._midnight(now), now=now)[
+            "security"
+        ]
+        snapshot["credits"] = self.credits_held
+        return snapshot
+
+    def _publish_books(self, force: bool = False) -> None:
+        """Queue the retained ``books`` snapshot (summed now from the journal)."""
+        if not (force or self._books_kept()) or self.link is None or not self.link.connected:
+            return
+        try:
+            self._publish("books", self._books_snapshot())
+        except JournalError as error:
+            log.error("books not published: %s", error)
+
+    # ------------------------------------------------------ operator commands
+
+    async def _on_operator(self, payload: bytes) -> None:
+        """One ``operator/cmd`` payload: run it and answer on ``operator/cmd/response``."""
+        command_id: str | int | None = None
+        try:
+            command = parse_operator_command(payload)
+            command_id = command.id
+            async with self._lock:
+                OPERATOR_HANDLERS[command.name](self, command.args, self.clock())
+            response = response_payload(command_id, True)
+        except (CommandError, Refusal, ValueError) as error:
+            command_id = getattr(error, "id", command_id)
+            response = response_payload(command_id, False, str(error))
+        self._publish("operator/cmd/response", response)
+        self._publish_state()
+
+    def _add_credits(self, args: dict[str, Any], now: float) -> None:
+        count, reason = args["count"], args.get("reason")
+        self.credits_held = self.journal.add_credits(self.board_id, count, "remote", now, reason)
+        self.credits_held -= count  # _credited adds it back as it publishes
+        self._credited(count, "remote", now, None, reason)
+
+    def _set_free_play(self, args: dict[str, Any], now: float) -> None:
+        if self.config.credits.mode == "free":
+            raise Refusal(
+                'this board\'s [credits] mode is "free": every game is free already; '
+                'set mode = "coin" to charge for games'
+            )
+        self.journal.set_operator_setting(self.board_id, "free_play", bool(args["on"]), now)
+        self.operator_settings["free_play"] = bool(args["on"])
+        log.info("operator: free play %s", "on" if args["on"] else "off")
+
+    def _reset_books(self, args: dict[str, Any], now: float) -> None:
+        self.journal.reset_books(self.board_id, now, args.get("reason"))
+        log.info("operator: customer books reset")
+        self._publish_books(force=True)
+
+    def _set_price(self, args: dict[str, Any], now: float) -> None:
+        game, price = args.get("game"), args["price"]
+        if game is not None:
+            try:
+                game = game_class(game).id
+            except EngineError as error:
+                raise Refusal(f"set_price: {error}") from None
+        key = "price" if game is None else f"price.{game}"
+        self.journal.set_operator_setting(self.board_id, key, price, now)
+        if price is None:
+            self.operator_settings.pop(key, None)
+        else:
+            self.operator_settings[key] = price
+        log.info("operator: %s = %s", key, "the config's" if price is None else price)
 
 
 COMMAND_HANDLERS: dict[str, Callable[[Daemon, dict[str, Any], float], None]] = {
@@ -916,6 +1197,14 @@ COMMAND_HANDLERS: dict[str, Callable[[Daemon, dict[str, Any], float], None]] = {
 """Each command name (``mqtt_contract.COMMANDS``) -> its handler, given the
 command's arguments and the time; the board's NEXT, UNDO, MISS and BOUNCE
 buttons use the same handlers."""
+
+OPERATOR_HANDLERS: dict[str, Callable[[Daemon, dict[str, Any], float], None]] = {
+    "add_credits": Daemon._add_credits,
+    "set_free_play": Daemon._set_free_play,
+    "reset_books": Daemon._reset_books,
+    "set_price": Daemon._set_price,
+}
+"""Each operator command (``mqtt_contract.OPERATOR_COMMANDS``) -> its handler."""
 
 GAME_BUTTONS = ("next", "undo", "miss", "bounce")
 """The board buttons that act on the game, by their command's name."""

@@ -37,6 +37,9 @@ from drivers.errors import DriverError
 from drivers.factory import BLE_ADDRESS, DRIVERS, PRESETS, BoardSpec, check_sensors
 from drivers.protocol import NO_FIRMWARE_SETTINGS, SETTINGS, FirmwareSettings, check_setting
 from engine.board_geometry import GEOMETRIES
+from engine.lineup import MAX_PLAYERS
+from engine.registry import game_ids
+from firmware_bridge.daemon.credits import DAYS, ROUND_LIMIT_GAMES, HappyHour, clock_minutes
 from firmware_bridge.daemon.log_setup import DEFAULT_LOG_LEVEL, LOG_LEVELS
 from firmware_bridge.mqtt_contract import (
     BrokerAddress,
@@ -326,6 +329,16 @@ class CreditsConfig:
     """Credits one pulse gives, per coin input (input 1 first)."""
     price: int = 1
     """Credits per player per game, unless ``prices`` says otherwise."""
+    prices: dict[str, int] = field(default_factory=dict)
+    """Per game id: credits per player for that game (``{ x01 = 2 }``)."""
+    player_prices: dict[str, int] = field(default_factory=dict)
+    """Per number of paying players (``"3"``): credits per player."""
+    rounds: dict[str, int] = field(default_factory=dict)
+    """Per game (x01, cricket): the round limit a paid game gets unless chosen."""
+    timezone: str = ""
+    """The time zone of the happy-hour windows and of the day's coins (empty: the system's)."""
+    happy_hour: tuple[HappyHour, ...] = ()
+    """``[[credits.happy_hour]]`` windows: days, start, end, price_multiplier, bonus_per_pulse."""
 
 
 @dataclass(frozen=True)
@@ -536,8 +549,9 @@ _EXPECTED = {str: "a string", int: "an integer", float: "a number", bool: "true 
 
 def _typed(value: object, kind: type[Any]) -> object:
     """``value`` as ``kind`` (an integer is also a float; a table of strings for
-    ``dict[str, str]``, an array of strings or integers for ``tuple[str, ...]``
-    and ``tuple[int, ...]``), or :class:`_Invalid`."""
+    ``dict[str, str]``, of integers for ``dict[str, int]``, an array of
+    strings or integers for ``tuple[str, ...]`` and ``tuple[int, ...]``), or
+    :class:`_Invalid`."""
     if get_origin(kind) is tuple:
         item_kind = get_args(kind)[0]
         what = "strings" if item_kind is str else "integers"
@@ -550,10 +564,14 @@ def _typed(value: object, kind: type[Any]) -> object:
                 raise _Invalid(f"[{position}]: expected a string, got {_what(item)}")
         return tuple(value)
     if get_origin(kind) is dict:
+        item_kind = get_args(kind)[1]
+        what = "strings" if item_kind is str else "integers"
         if not isinstance(value, dict):
-            raise _Invalid(f"expected a table of strings, got {_what(value)}")
+            raise _Invalid(f"expected a table of {what}, got {_what(value)}")
         for key, item in value.items():
-            if not isinstance(item, str):
+            if item_kind is int and (isinstance(item, bool) or not isinstance(item, int)):
+                raise _Invalid(f"{key}: expected an integer, got {_what(item)}")
+            if item_kind is str and not isinstance(item, str):
                 raise _Invalid(f"{key}: expected a string, got {_what(item)}")
         return dict(value)
     if kind is float and isinstance(value, int | float) and not isinstance(value, bool):
@@ -670,6 +688,9 @@ def _apply_overrides(
         if key not in _KINDS[section]:
             checker.add(name, _unknown_key(section, key) + " (from --set)")
             continue
+        if name == "credits.happy_hour":
+            checker.add(name, "happy-hour windows are tables: write them in the config file")
+            continue
         from_set.add(name)
         try:
             value = _override_value(text, _KINDS[section][key])
@@ -703,6 +724,74 @@ def _firmware_override(
     table = board.setdefault("firmware", {}) if isinstance(board, dict) else None
     if isinstance(table, dict):
         table[setting] = value
+
+
+_HAPPY_HOUR_KEYS = ("days", "start", "end", "price_multiplier", "bonus_per_pulse")
+
+
+def _happy_hours(value: object, checker: _Checker) -> tuple[HappyHour, ...] | None:
+    """``[[credits.happy_hour]]``: each window's keys checked, every problem
+    reported as ``credits.happy_hour[N].key``. ``None`` after reporting."""
+    if not isinstance(value, list):
+        checker.add(
+            "credits.happy_hour",
+            f"expected an array of tables ([[credits.happy_hour]]), got {_what(value)}",
+        )
+        return None
+    windows: list[HappyHour] = []
+    ok = True
+    for index, table in enumerate(value):
+        path = f"credits.happy_hour[{index}]"
+        if not isinstance(table, dict):
+            checker.add(path, f"expected a table, got {_what(table)}")
+            ok = False
+            continue
+        problems = len(checker.errors)
+        for key in table:
+            if key not in _HAPPY_HOUR_KEYS:
+                close = _suggest(key, _HAPPY_HOUR_KEYS)
+                hint = f'did you mean "{close}"?' if close else f"use {_either(_HAPPY_HOUR_KEYS)}"
+                checker.add(f"{path}.{key}", f"unknown key; {hint}")
+        for key in ("start", "end"):
+            if key not in table:
+                checker.add(f"{path}.{key}", "missing: a window needs start and end (HH:MM)")
+            elif not isinstance(table[key], str):
+                checker.add(f"{path}.{key}", f"expected a string (HH:MM), got {_what(table[key])}")
+            else:
+                try:
+                    clock_minutes(table[key])
+                except ValueError as error:
+                    checker.add(f"{path}.{key}", str(error))
+        days = table.get("days", [])
+        if not isinstance(days, list) or not all(isinstance(day, str) for day in days):
+            checker.add(f"{path}.days", 'expected an array of days such as ["fri", "sat"]')
+        else:
+            for day in days:
+                if day.lower() not in DAYS:
+                    checker.add(f"{path}.days", f"{_show(day)} is not a day; use {', '.join(DAYS)}")
+        multiplier = table.get("price_multiplier", 1.0)
+        if isinstance(multiplier, bool) or not isinstance(multiplier, int | float):
+            checker.add(f"{path}.price_multiplier", f"expected a number, got {_what(multiplier)}")
+        elif not 0 <= multiplier <= 10:
+            checker.add(f"{path}.price_multiplier", f"must be 0 to 10, not {multiplier:g}")
+        bonus = table.get("bonus_per_pulse", 0)
+        if isinstance(bonus, bool) or not isinstance(bonus, int):
+            checker.add(f"{path}.bonus_per_pulse", f"expected an integer, got {_what(bonus)}")
+        elif not 0 <= bonus <= 1000:
+            checker.add(f"{path}.bonus_per_pulse", f"must be 0 to 1000, not {bonus}")
+        if len(checker.errors) != problems:
+            ok = False
+            continue
+        windows.append(
+            HappyHour(
+                start=table["start"],
+                end=table["end"],
+                days=tuple(day.lower() for day in days),
+                price_multiplier=float(multiplier),
+                bonus_per_pulse=bonus,
+            )
+        )
+    return tuple(windows) if ok else None
 
 
 def _either(names: Iterable[str]) -> str:
@@ -932,6 +1021,45 @@ def _venue_time_zones(zones: dict[str, str]) -> str | None:
     return None
 
 
+def _credits_per_pulse(values: tuple[int, ...]) -> str | None:
+    if not values:
+        return "needs one value per coin input, such as [1] or [1, 2]"
+    for position, value in enumerate(values):
+        if not 0 <= value <= 1000:
+            return f"[{position}]: must be 0 to 1000, not {value}"
+    return None
+
+
+def _game_prices(prices: dict[str, int]) -> str | None:
+    games = game_ids()
+    for game, price in prices.items():
+        if game not in games:
+            close = _suggest(game, games)
+            hint = f'did you mean "{close}"?' if close else f"the games are {', '.join(games)}"
+            return f"{_show(game)} is not a game id; {hint}"
+        if not 0 <= price <= 1000:
+            return f"{game}: must be 0 to 1000, not {price}"
+    return None
+
+
+def _player_prices(prices: dict[str, int]) -> str | None:
+    for players, price in prices.items():
+        if not players.isdigit() or not 1 <= int(players) <= MAX_PLAYERS:
+            return f"{_show(players)} is not a number of players (1 to {MAX_PLAYERS})"
+        if not 0 <= price <= 1000:
+            return f"{players}: must be 0 to 1000, not {price}"
+    return None
+
+
+def _round_limits(rounds: dict[str, int]) -> str | None:
+    for game, limit in rounds.items():
+        if game not in ROUND_LIMIT_GAMES:
+            return f"{_show(game)}: a round limit is for {_either(ROUND_LIMIT_GAMES)}"
+        if not 1 <= limit <= 1000:
+            return f"{game}: must be 1 to 1000, not {limit}"
+    return None
+
+
 _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
     "board": {
         "id": board_id_problem,
@@ -985,7 +1113,15 @@ _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
         "offline_timeout_s": _in_range(0),
         "resend_s": _in_range(0.1, 600),
     },
-    "credits": {"mode": _choice("credits mode", ("free", "coin")), "price": _in_range(0, 1000)},
+    "credits": {
+        "mode": _choice("credits mode", ("free", "coin")),
+        "price": _in_range(0, 1000),
+        "credits_per_pulse": _credits_per_pulse,
+        "prices": _game_prices,
+        "player_prices": _player_prices,
+        "rounds": _round_limits,
+        "timezone": lambda value: _time_zone(value) if value else None,
+    },
     "operator": {"pin_hash": _pin_hash, "password_file": _existing_file},
     "log": {"level": _log_level},
 }
@@ -1107,6 +1243,13 @@ def parse_config(
                     bad.add(path)
                 else:
                     defaults[key] = settings
+                continue
+            if path == "credits.happy_hour":
+                windows = _happy_hours(table[key], checker)
+                if windows is None:
+                    bad.add(path)
+                else:
+                    defaults[key] = windows
                 continue
             try:
                 value = _typed(table[key], kind)

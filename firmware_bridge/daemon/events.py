@@ -19,6 +19,7 @@ __all__ = [
     "Bounce",
     "Bust",
     "ButtonPressed",
+    "CreditsChanged",
     "DaemonEvent",
     "Dart",
     "ErrorReported",
@@ -234,3 +235,17 @@ class Ignored(DaemonEvent):
 class ButtonPressed(DaemonEvent):
     type: ClassVar[str] = "button"
     button: str
+
+
+@dataclass(frozen=True, slots=True)
+class CreditsChanged(DaemonEvent):
+    """The ``credits`` event: a line of the books, as it was journaled (its
+    ``change``, the ``credits`` held after it, its ``source``; a coin's
+    ``input``, an operator's ``reason``)."""
+
+    type: ClassVar[str] = "credits"
+    change: int
+    credits: int
+    source: str
+    input: int | None = _optional()
+    reason: str | None = _optional()

@@ -1,6 +1,7 @@
 """Home Assistant MQTT discovery for one board: the retained configuration
 messages that make a board a device with its sensors (game, current player,
-last dart, phase, one score per player), and the removals that clear the
+last dart, phase, one score per player; a coin-operated board's credits and
+the day's coins), and the removals that clear the
 score sensors a smaller game no longer has. Pure: :class:`Daemon` publishes them.
 See docs/mqtt.md (Home Assistant)."""
 
@@ -18,6 +19,7 @@ from firmware_bridge.mqtt_contract import (
 )
 
 __all__ = [
+    "CREDITS_SENSORS",
     "DEFAULT_DISCOVERY_PREFIX",
     "DISCOVERY_SENSORS",
     "discovery_messages",
@@ -56,6 +58,31 @@ DISCOVERY_SENSORS: dict[str, tuple[str, str, str]] = {
 }
 """The board-wide sensors; one ``score_<i>`` sensor per player is added."""
 
+CREDITS_SENSORS: dict[str, tuple[str, str, str, str, dict[str, Any]]] = {
+    # what: (name, icon, topic name, value_template, extra config)
+    "credits": (
+        "Credits",
+        "mdi:cash-multiple",
+        "state",
+        "{% set credits = value_json.get('credits') or {} %}"
+        "{% if credits.get('credits') is integer %}{{ credits.get('credits') }}"
+        "{% else %}None{% endif %}",
+        {"state_class": "measurement", "unit_of_measurement": "credits"},
+    ),
+    "coins_today": (
+        "Coins today",
+        "mdi:hand-coin",
+        "state",
+        "{% set credits = value_json.get('credits') or {} %}"
+        "{% if credits.get('coins_today') is integer %}{{ credits.get('coins_today') }}"
+        "{% else %}None{% endif %}",
+        {"state_class": "total_increasing", "unit_of_measurement": "coins"},
+    ),
+}
+"""A coin-operated board's sensors, both from the state's ``credits``: the
+credits held and the coin pulses since the local midnight (Home Assistant
+never reads the books, which are the operator's alone)."""
+
 
 def _player_template(index: int, found: str, missing: str) -> str:
     """A template giving ``found`` (over ``player``, the state's player ``index``)
@@ -90,14 +117,20 @@ def _object_id(board_id: str, what: str) -> str:
 
 
 def discovery_messages(
-    prefix: str, base: str, board_id: str, board_name: str, player_count: int
+    prefix: str,
+    base: str,
+    board_id: str,
+    board_name: str,
+    player_count: int,
+    credits: bool = False,
 ) -> list[tuple[str, dict[str, Any]]]:
     """Home Assistant MQTT discovery: ``(topic, config)`` pairs to publish
     retained. One device per board with the sensors game, current_player,
     last_dart, phase and score_0 .. score_<player_count - 1>, all reading the
     state topic and unavailable while the availability topic says offline.
     They are text sensors (no state_class, no unit): a score is not a
-    measurement to keep long-term statistics of."""
+    measurement to keep long-term statistics of. A coin-operated board
+    (``credits``) also gets the numeric sensors of :data:`CREDITS_SENSORS`."""
     _check_prefix(prefix)
     if not 0 <= player_count <= MAX_PLAYERS:
         raise ValueError(f"player_count must be 0 to {MAX_PLAYERS}, got {player_count}")
@@ -126,6 +159,17 @@ def discovery_messages(
                 },
             )
         )
+    if credits:
+        for what, (name, icon, source, template, extra) in CREDITS_SENSORS.items():
+            sensors.append(
+                (
+                    what,
+                    name,
+                    icon,
+                    template,
+                    {"state_topic": topic(base, board_id, source), **extra},
+                )
+            )
     messages = []
     for what, name, icon, template, extra in sensors:
         config: dict[str, Any] = {

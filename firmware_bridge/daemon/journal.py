@@ -49,6 +49,8 @@ __all__ = [
     "MIGRATIONS",
     "SCHEMA_VERSION",
     "STATUSES",
+    "Charge",
+    "CoinCredit",
     "Finish",
     "GuestAction",
     "GuestMatch",
@@ -114,6 +116,29 @@ class Finish:
     finished_at: float
     result_id: str
     payload: str
+
+
+@dataclass(frozen=True)
+class Charge:
+    """What starting a game costs (``credit_ledger``): ``credits`` spent
+    (0 or more) and the line's ``source``: ``game``, or ``free-play`` for a
+    game free play let start (0 credits, kept so the books count it)."""
+
+    credits: int
+    source: str = "game"
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class CoinCredit:
+    """What :meth:`Journal.record_coin` credited: the ``pulses`` counted now
+    (0 for a count already journaled), their ``credits`` and happy-hour
+    ``bonus``, and the ``balance`` after them."""
+
+    pulses: int
+    credits: int
+    bonus: int
+    balance: int
 
 
 def default_journal_path() -> Path:
@@ -424,12 +449,15 @@ class Journal:
         started_at: float,
         bots: dict[str, Any] | None = None,
         remote: dict[str, Any] | None = None,
+        charge: Charge | None = None,
     ) -> int:
         """Journal a new game on ``board`` and return its id. The board's game
         still ``playing``, if any, is marked ``ended`` at ``started_at`` in the
         same transaction: a new game replaces it. ``bots`` and ``remote`` are
         kept as given (the daemon's record of the computer players and of the
-        remote match it hosts)."""
+        remote match it hosts). A ``charge`` is spent in the same transaction
+        (a ``credit_ledger`` line with the game's id): the game starts paid
+        for, or, when the credits held are short, not at all."""
         row = (
             str(game),
             self._json(options, "options"),
@@ -452,7 +480,9 @@ class Journal:
                 row,
             )
             game_id = cursor.lastrowid
-        assert game_id is not None
+            assert game_id is not None
+            if charge is not None:
+                self._charge_rows(connection, row[4], game_id, charge, row[5])
         return game_id
 
     def append(self, game_id: int, event: str, at: float) -> int:
@@ -670,6 +700,162 @@ class Journal:
             "ON CONFLICT (game_id, board) DO UPDATE SET seq = max(seq, excluded.seq)",
             (game_id, str(board), seq),
         )
+
+    # ---- credits and the books
+    # Every change of a board's credits is one credit_ledger line with its
+    # source; the credits held are the sum of the board's lines. A coin's
+    # line is written in the same transaction as the firmware's running count
+    # it came with (coin_counts), so a count is credited exactly once however
+    # often it is seen, and pulses missed while the daemon was down are
+    # credited when the next count arrives. Read by books.py.
+
+    def credit_balance(self, board: str) -> int:
+        """The credits ``board`` holds: the sum of its ledger lines."""
+        with self._reading() as connection:
+            return self._balance(connection, str(board))
+
+    @staticmethod
+    def _balance(connection: sqlite3.Connection, board: str) -> int:
+        row = connection.execute(
+            "SELECT coalesce(sum(change), 0) FROM credit_ledger WHERE board = ?", (board,)
+        ).fetchone()
+        return int(row[0])
+
+    def record_coin(
+        self,
+        board: str,
+        coin_input: int,
+        count: int | None,
+        boot: str | None,
+        at: float,
+        credits_per_pulse: int,
+        bonus_per_pulse: int = 0,
+    ) -> CoinCredit:
+        """Journal coin pulses on ``coin_input`` and credit them, in ONE
+        transaction. ``count`` is the firmware's running total on that input
+        in its run ``boot``: the pulses counted are ``count`` minus the last
+        count journaled for the same run (a new run starts from 0; with an
+        unknown ``boot``, a count lower than the last one is a new run), so a
+        count seen again credits nothing. ``count`` None is one pulse. Each
+        pulse gives ``credits_per_pulse`` (a ``coin`` line) and
+        ``bonus_per_pulse`` (a ``happy-hour`` line)."""
+        if isinstance(coin_input, bool) or not isinstance(coin_input, int) or coin_input < 1:
+            raise self._error(f"coin input {coin_input!r} is not a positive integer")
+        if count is not None and (isinstance(count, bool) or not isinstance(count, int)):
+            raise self._error(f"coin count {count!r} is not an integer")
+        at, board = self._time(at), str(board)
+        with self._transaction() as connection:
+            pulses = 1
+            if count is not None:
+                run = "" if boot is None else str(boot)
+                last = connection.execute(
+                    "SELECT boot, count FROM coin_counts WHERE board = ? AND coin_input = ?",
+                    (board, coin_input),
+                ).fetchone()
+                if last is None or str(last[0]) != run:
+                    pulses = max(0, count)
+                elif count >= int(last[1]):
+                    pulses = count - int(last[1])
+                else:
+                    pulses = max(0, count) if boot is None else 0
+                if last is None or str(last[0]) != run or count > int(last[1]) or boot is None:
+                    connection.execute(
+                        "INSERT INTO coin_counts (board, coin_input, boot, count) "
+                        "VALUES (?, ?, ?, ?) ON CONFLICT (board, coin_input) "
+                        "DO UPDATE SET boot = excluded.boot, count = excluded.count",
+                        (board, coin_input, run, count),
+                    )
+            credits = pulses * max(0, int(credits_per_pulse))
+            bonus = pulses * max(0, int(bonus_per_pulse))
+            if pulses:
+                connection.execute(
+                    "INSERT INTO credit_ledger (board, at, change, source, coin_input, pulses) "
+                    "VALUES (?, ?, ?, 'coin', ?, ?)",
+                    (board, at, credits, coin_input, pulses),
+                )
+            if bonus:
+                connection.execute(
+                    "INSERT INTO credit_ledger (board, at, change, source, coin_input, reason) "
+                    "VALUES (?, ?, ?, 'happy-hour', ?, 'happy hour bonus')",
+                    (board, at, bonus, coin_input),
+                )
+            balance = self._balance(connection, board)
+        return CoinCredit(pulses, credits, bonus, balance)
+
+    def add_credits(
+        self, board: str, change: int, source: str, at: float, reason: str | None = None
+    ) -> int:
+        """One ledger line of ``change`` credits from ``source`` (``remote``,
+        ``happy-hour``, ...); returns the balance after it. A change that
+        would leave fewer than 0 credits is a :class:`JournalError`."""
+        if isinstance(change, bool) or not isinstance(change, int):
+            raise self._error(f"credit change {change!r} is not an integer")
+        at, board = self._time(at), str(board)
+        with self._transaction() as connection:
+            balance = self._balance(connection, board) + change
+            if balance < 0:
+                raise self._error(f"board {board} holds {balance - change} credits, not {-change}")
+            connection.execute(
+                "INSERT INTO credit_ledger (board, at, change, source, reason) "
+                "VALUES (?, ?, ?, ?, ?)",
+                (board, at, change, str(source), reason),
+            )
+        return balance
+
+    def _charge_rows(
+        self, connection: sqlite3.Connection, board: str, game_id: int, charge: Charge, at: float
+    ) -> None:
+        """Within :meth:`start_game`'s transaction: spend the game's price."""
+        held = self._balance(connection, board)
+        if charge.credits < 0 or held < charge.credits:
+            raise self._error(
+                f"board {board} holds {held} credits; the game costs {charge.credits}"
+            )
+        connection.execute(
+            "INSERT INTO credit_ledger (board, at, change, source, game_id, reason) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (board, at, -charge.credits, str(charge.source), game_id, charge.reason),
+        )
+
+    def reset_books(self, board: str, at: float, reason: str | None = None) -> None:
+        """Reset ``board``'s customer books: they count from ``at`` on. The
+        ledger keeps every line (the security books, and the credits held)."""
+        with self._transaction() as connection:
+            connection.execute(
+                "INSERT INTO books_resets (board, at, reason) VALUES (?, ?, ?)",
+                (str(board), self._time(at), reason),
+            )
+
+    def set_operator_setting(self, board: str, key: str, value: Any, at: float) -> None:
+        """Keep what the operator set at ``board`` (``free_play``, ``price``,
+        ``price.<game>``; ``value`` as JSON; ``None`` removes the setting)."""
+        with self._transaction() as connection:
+            if value is None:
+                connection.execute(
+                    "DELETE FROM operator_settings WHERE board = ? AND key = ?",
+                    (str(board), str(key)),
+                )
+                return
+            connection.execute(
+                "INSERT INTO operator_settings (board, key, value, at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (board, key) DO UPDATE SET value = excluded.value, at = excluded.at",
+                (str(board), str(key), self._json(value, key), self._time(at)),
+            )
+
+    def operator_settings(self, board: str) -> dict[str, Any]:
+        """What the operator set at ``board``: key -> value."""
+        with self._reading() as connection:
+            rows = connection.execute(
+                "SELECT key, value FROM operator_settings WHERE board = ? ORDER BY key",
+                (str(board),),
+            ).fetchall()
+        settings: dict[str, Any] = {}
+        for key, value in rows:
+            try:
+                settings[str(key)] = json.loads(value)
+            except ValueError:
+                continue  # a damaged setting is as if unset
+        return settings
 
     # ----------------------------------------------------------------- reads
 

@@ -2,7 +2,8 @@
 commands in, typed publishes out, and reconnection with backoff.
 
 :class:`MqttLink` owns one broker connection at a time. :meth:`MqttLink.run`
-connects, subscribes to ``{base}/{board}/cmd`` (and to what
+connects, subscribes to ``{base}/{board}/cmd`` (with ``on_operator``, to
+``{base}/{board}/operator/cmd`` too, whose payloads go there; and to what
 :meth:`MqttLink.subscribe` added: a remote match's channel and the host's
 topics, whose messages go to ``on_message``), then marks the board
 ``online`` (so whoever acts on seeing it online is heard), calls
@@ -141,6 +142,7 @@ class MqttLink:
         on_command: Callable[[bytes], Awaitable[None]],
         on_connect: Callable[[], Awaitable[None]],
         on_message: Callable[[str, bytes, bool], Awaitable[None]] | None = None,
+        on_operator: Callable[[bytes], Awaitable[None]] | None = None,
     ) -> None:
         self.settings = settings
         self._endpoint = _endpoint(settings)
@@ -148,6 +150,7 @@ class MqttLink:
         self._topics = {name: topic(settings.base, settings.board, name) for name in TOPICS}
         self._availability_topic = self._topics["availability"]
         self._command_topic = self._topics["cmd"]
+        self._operator_topic = self._topics["operator/cmd"]
         self._guarded = (self._topics["state"], self._availability_topic)
         self._last_sent: dict[str, bytes] = {}
         self._last_seen: dict[str, bytes] = {}
@@ -157,6 +160,7 @@ class MqttLink:
         self._on_command = on_command
         self._on_connect = on_connect
         self._on_message = on_message
+        self._on_operator = on_operator
         self._subscriptions: set[str] = set()
         self._client: aiomqtt.Client | None = None
         self._acks: dict[int, asyncio.Future[bool]] = {}
@@ -283,6 +287,7 @@ class MqttLink:
             await client.subscribe(
                 [
                     (self._command_topic, 1),
+                    *([(self._operator_topic, 1)] if self._on_operator is not None else []),
                     *((guarded, 0) for guarded in self._guarded),
                     *((extra, 1) for extra in sorted(self._subscriptions)),
                 ]
@@ -297,7 +302,10 @@ class MqttLink:
                 log.exception("MQTT: on_connect failed")
             _raise_if_cancelling()
             async for message in client.messages:
-                if not message.topic.matches(self._command_topic):
+                handler, command_topic = self._on_command, self._command_topic
+                if self._on_operator is not None and message.topic.matches(self._operator_topic):
+                    handler, command_topic = self._on_operator, self._operator_topic
+                elif not message.topic.matches(self._command_topic):
                     await self._other_message(message)
                     _raise_if_cancelling()
                     continue
@@ -306,12 +314,12 @@ class MqttLink:
                     log.warning(
                         "MQTT: ignored a retained command on %s (a command is never retained;"
                         " clear it with: mosquitto_pub -r -n -t %s)",
-                        self._command_topic,
-                        self._command_topic,
+                        command_topic,
+                        command_topic,
                     )
                     continue
                 try:
-                    await self._on_command(_payload_bytes(message.payload))
+                    await handler(_payload_bytes(message.payload))
                 except Exception:
                     log.exception("MQTT: a command handler failed")
                 _raise_if_cancelling()
