@@ -64,8 +64,9 @@ _STAT_LABELS = {
     "crib": "crib",
     "best_hand": "best hand",
     "gos": "gos",
+    "bounce_outs": "bounce-outs",
 }
-_THROWING_STATS = ("darts", "visits")
+_THROWING_STATS = ("darts", "visits", "bounce_outs")
 """Statistics that only mean something when darts were thrown."""
 
 _RESULTS = {

@@ -56,6 +56,7 @@ CUES: tuple[str, ...] = (
     "ton40",
     "one_eighty",
     "game_shot",
+    "credit",
 )
 """Every cue name, in the order the docs list them."""
 
@@ -71,6 +72,7 @@ ANNOUNCEMENT_PRIORITY: tuple[str, ...] = (
     "close",
     "takeout",
     "peg",
+    "credit",
     "player_change",
 )
 """The other cues, most important first (see :func:`collapse`)."""
@@ -143,6 +145,8 @@ def cues_for(event: Mapping[str, Any]) -> list[str]:
     player_change  ``player_change``
     points         ``peg`` (domino cribbage scored)
     winner         ``game_shot``
+    credits        ``credit`` when credits came in (a coin, the operator,
+                   a happy-hour bonus), nothing when spent
     others         nothing
     ============== =====================================================
     """
@@ -167,6 +171,10 @@ def cues_for(event: Mapping[str, Any]) -> list[str]:
         cues.append("peg")
     elif kind == "winner":
         cues.append("game_shot")
+    elif kind == "credits":
+        change = event.get("change")
+        if isinstance(change, int) and change > 0:
+            cues.append("credit")
     if kind in ("dart", "visit_end"):
         closed = event.get("closed")
         if isinstance(closed, list) and closed:

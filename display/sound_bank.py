@@ -221,6 +221,14 @@ def _peg() -> FloatArray:
     )
 
 
+def _credit() -> FloatArray:
+    """A coin in: two quick bright bells, a fifth then the octave above it."""
+    return _mix(
+        (0.0, _bell(_hz(C5 + 19), 0.2, decay=0.08), 1.0),
+        (0.06, _bell(_hz(C5 + 24), 0.4, decay=0.18), 1.0),
+    )
+
+
 def _ton() -> FloatArray:
     return _arpeggio((C5, C5 + 4, C5 + 7), step=0.1, ring=0.2, tail=0.45)
 
@@ -261,6 +269,7 @@ _SYNTHS: dict[str, Callable[[], FloatArray]] = {
     "ton40": _ton40,
     "one_eighty": _one_eighty,
     "game_shot": _game_shot,
+    "credit": _credit,
 }
 
 # Peak level of each cue in dBFS: the frequent ones quieter, the big calls louder.
@@ -279,6 +288,7 @@ _LEVELS: dict[str, float] = {
     "ton40": -3.0,
     "one_eighty": -2.0,
     "game_shot": -2.0,
+    "credit": -6.0,
 }
 
 

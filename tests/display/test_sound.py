@@ -216,7 +216,33 @@ OTHER_EVENTS: list[Event] = [
     {"type": "hit", "at": 1.0, "segment": "T20", "scored": False, "reason": "takeout"},
     {"type": "button", "at": 1.0, "button": "next"},
     {"type": "bounce", "at": 1.0, "player": 0, "segment": "T20"},  # a correction, as undo
+    {
+        "type": "credits",
+        "at": 1.0,
+        "change": -2,
+        "credits": 1,
+        "source": "game",
+        "input": None,
+        "reason": None,
+    },  # spent: no cue; credits in sound the credit cue (below)
+    {"type": "takeout_sensed", "at": 1.0, "ended_visit": True},  # the takeout cue came before
+    {"type": "battery", "at": 1.0, "percent": 40},
 ]
+
+
+@pytest.mark.parametrize("source", ["coin", "remote", "happy-hour"])
+def test_credits_coming_in_sound_the_credit_cue(source: str) -> None:
+    event = {
+        "type": "credits",
+        "at": 1.0,
+        "change": 2,
+        "credits": 3,
+        "source": source,
+        "input": 1 if source == "coin" else None,
+        "reason": None,
+    }
+    assert list(EVENT_SCHEMA.iter_errors(event)) == []
+    assert cues_for(event) == ["credit"]
 
 
 @pytest.mark.parametrize(
