@@ -431,6 +431,18 @@ _CREDITS_STATE: dict[str, Any] = {
         "credits": {"description": "Credits held.", **_INDEX},
         "price": {"description": "Credits per player for a game now.", **_INDEX},
         "happy_hour": {"description": "A happy-hour window is on.", "type": "boolean"},
+        "game_prices": {
+            "description": "Coin mode, not free play: credits per player now for the games "
+            "whose price is their own (game id -> credits); others cost player_prices or price.",
+            "type": "object",
+            "additionalProperties": _INDEX,
+        },
+        "player_prices": {
+            "description": "Coin mode, not free play: credits per player now by the number "
+            'of paying players ("3" -> credits), for games without a price of their own.',
+            "type": "object",
+            "additionalProperties": _INDEX,
+        },
         "coins_today": {
             "description": "Mode coin: coin pulses since the local midnight ([credits] timezone).",
             **_INDEX,

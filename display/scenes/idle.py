@@ -21,6 +21,7 @@ from display.dartboard import BOARD_ORDER, draw_board, draw_lit_beds
 from display.layout import COLORS, Color, HAlign, Layout, bands, split
 from display.leaderboards import MAX_ROWS, RecordLine, Snapshot, SnapshotRow, today_records
 from display.scenes.base import SETUP_HINT, Scene, State, board_status, game_title, short_name
+from display.scenes.credits import credits_line
 from display.scenes.remote import joining_headline, remote_of, waiting_detail
 from engine import Bed, game_class, game_ids
 
@@ -132,11 +133,16 @@ class IdleScene(Scene):
         draw_board(surface, board_rect, self.sprites)
         headline, hint = self.headline()
         if self.leaderboards:
+            credits = credits_line(state)
+            hint = hint if credits is None else f"{credits}  ·  {hint}"
             self.draw_attract(surface, layout, text_rect, headline, hint)
             return
         lines = split(text_rect.inflate(0, -text_rect.height // 5), 5, layout.px(8), vertical=True)
         layout.text(surface, headline, lines[0], layout.font_size(72), COLORS["text"], "left")
         layout.text(surface, hint, lines[1], layout.font_size(26), COLORS["dim"], "left")
+        credits = credits_line(state)
+        if credits is not None:
+            layout.text(surface, credits, lines[2], layout.font_size(36), COLORS["accent"], "left")
         self.draw_status(surface, layout, lines[3], 36)
         games = "Games: " + ", ".join(game_class(game_id).name for game_id in game_ids())
         layout.text(surface, games, lines[4], layout.font_size(28), COLORS["dim"], "left")

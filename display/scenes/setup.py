@@ -21,6 +21,7 @@ import pygame
 
 from display.layout import COLORS, Layout, grid, split
 from display.scenes.base import MQTT_EVENT, Scene, State
+from display.scenes.credits import credits_line
 from display.setup_model import BUTTONS, SetupModel, segment_number
 from display.sprites import Sprites
 
@@ -194,6 +195,10 @@ class SetupScene(Scene):
         else:
             text, colour = model.title(), COLORS["accent"]
         layout.text(surface, text, question, layout.font_size(40), colour, "left")
+        paying = model.player_count - (1 if model.computer is not None else 0)
+        credits = credits_line(self.state, model.game, paying)
+        if credits is not None:
+            layout.text(surface, credits, question, layout.font_size(28), COLORS["accent"], "right")
         if self.editing is not None:
             self.draw_names(surface, layout)
         else:

@@ -998,15 +998,32 @@ class Daemon:
         price per player now, and whether happy hour is on."""
         happy = self.happy_hour(now)
         free = self.free_play()
-        block = {
+        prices = self.price_list()
+        block: dict[str, Any] = {
             "mode": self.config.credits.mode,
             "free_play": free,
             "credits": self.credits_held,
-            "price": 0 if free else price_per_player(self.price_list(), None, 1, happy),
+            "price": 0 if free else price_per_player(prices, None, 1, happy),
             "happy_hour": happy is not None,
         }
         if self.config.credits.mode == "coin":
             block["coins_today"] = self._coins_since_midnight(now)
+            if not free:
+                # What a screen needs to say what the game it sets up costs:
+                # per game, else per number of players, else ``price`` (the
+                # operator's board-wide price overrides the player counts).
+                games = {*prices.prices, *prices.operator_prices}
+                block["game_prices"] = {
+                    game: price_per_player(prices, game, 1, happy) for game in sorted(games)
+                }
+                block["player_prices"] = (
+                    {}
+                    if prices.operator_price is not None
+                    else {
+                        str(n): price_per_player(prices, None, n, happy)
+                        for n in sorted(prices.player_prices)
+                    }
+                )
         return block
 
     def _midnight(self, now: float) -> float:

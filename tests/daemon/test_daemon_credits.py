@@ -18,6 +18,7 @@ from zoneinfo import ZoneInfo
 
 import aiomqtt
 import jinja2
+import pygame
 import pytest
 from jsonschema import Draft202012Validator
 
@@ -136,6 +137,8 @@ async def test_coin_pulses_become_credits_per_input_value(board: Board, watcher:
         "price": 2,
         "happy_hour": False,
         "coins_today": 5,
+        "game_prices": {},
+        "player_prices": {},
     }
     events = await watcher.count("event", lambda p: p.get("type") == "credits", 4)
     assert events == 4
@@ -432,3 +435,54 @@ async def test_home_assistant_discovers_credits_and_the_days_coins(
         environment.from_string(configs["credits"]["value_template"]).render(value_json=idle)
         == "None"
     )
+
+
+async def test_the_idle_and_setup_screens_show_the_credits_and_the_price(
+    tmp_path: Path, mosquitto: MosquittoBroker, watcher: Watcher
+) -> None:
+    """The state a coin-operated daemon publishes, drawn headless: the attract
+    screen says the credits held and the price; the setup says what the game
+    being set up costs and what is missing (x01 has a price of its own here,
+    three players one of theirs, and the computer player does not pay)."""
+    from display.app import render_state
+    from display.layout import Layout
+    from display.scenes import SetupScene
+
+    extra = COIN + 'prices = { x01 = 3 }\nplayer_prices = { "3" = 1 }\n'
+    async with started(tmp_path, mosquitto, watcher, extra) as board:
+        board.source.coin(2)  # 2 credits
+        state = await watcher.state_where(lambda s: credits_of(s) == 2)
+        assert state["credits"]["game_prices"] == {"x01": 3}
+        assert state["credits"]["player_prices"] == {"3": 1}
+
+        layout = Layout(1280, 720)
+        render_state(state, (1280, 720), "online", 0.0, layout)
+        shown = [text for text, _ in layout.drawn_text]
+        assert "Credits: 2  ·  2 per player" in shown
+
+        setup = SetupScene()
+        setup.set_state(state)
+        setup.model.select(1)  # x01, two players
+        surface, layout = pygame.Surface((1280, 720)), Layout(1280, 720)
+        setup.draw(surface, layout)
+        shown = [text for text, _ in layout.drawn_text]
+        assert "Credits: 2  ·  this game 2 x 3 = 6 credits: insert 4 more" in shown
+        setup.model.game = "cricket"
+        setup.model.player_count = 3
+        layout = Layout(1280, 720)
+        setup.draw(surface, layout)
+        assert "Credits: 2  ·  this game 3 x 1 = 3 credits: insert 1 more" in [
+            text for text, _ in layout.drawn_text
+        ]
+        setup.model.computer = 5  # the last of the three is the computer: two pay
+        layout = Layout(1280, 720)
+        setup.draw(surface, layout)
+        assert "Credits: 2  ·  this game 2 x 2 = 4 credits: insert 2 more" in [
+            text for text, _ in layout.drawn_text
+        ]
+        # Free play, set by the operator, says so.
+        assert (await operator(watcher, {"command": "set_free_play", "on": True}))["ok"]
+        state = await watcher.state_where(lambda s: s["credits"]["free_play"])
+        layout = Layout(1280, 720)
+        render_state(state, (1280, 720), "online", 0.0, layout)
+        assert "Free play" in [text for text, _ in layout.drawn_text]
