@@ -1,8 +1,8 @@
 """A power cut between a coin's pulse and its credit: 50 ``kill -9`` of a
-real daemon process (``oche run``'s code, its board a coin mechanism on a
-pseudo-terminal sending the firmware's running pulse count) while coins
-drop, then the journal's books against the coins dropped: none lost, none
-counted twice. Real Mosquitto, real SQLite."""
+real ``oche run`` process, its serial board a pseudo-terminal sending the
+wire protocol's coin frames (``$P,seq,input,count,boot``: the firmware's
+running pulse count), while coins drop; then the journal's books against the
+coins dropped: none lost, none counted twice. Real Mosquitto, real SQLite."""
 
 from __future__ import annotations
 
@@ -16,11 +16,12 @@ import sys
 import tty
 from pathlib import Path
 
-from tests.daemon.coin_daemon import coin_line
+from drivers.protocol import Coin, encode_frame
 from tests.daemon_harness import TIMEOUT, Watcher, config_text
 from tests.mosquitto_broker import MosquittoBroker
 
 KILLS = 50
+OCHE = Path(sys.executable).parent / "oche"
 
 
 def credited(journal: Path) -> dict[int, int]:
@@ -51,21 +52,44 @@ async def test_kill_9_between_pulse_and_credit_loses_and_doubles_no_coin(
     rng = random.Random(15)
     counts = {1: 0, 2: 0}
     dropped = {1: 0, 2: 0}
-    boot = "boot-a"
+    boot = "0A0B0C0D"
     cut = 0
+    env = {k: v for k, v in os.environ.items() if k not in ("OCHE_CONFIG", "JOURNAL_STREAM")}
 
     def start() -> subprocess.Popen[bytes]:
         return subprocess.Popen(
-            [sys.executable, "-m", "tests.daemon.coin_daemon", str(config), port],
+            [str(OCHE), "run", "--config", str(config)],
+            env=env,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
 
+    def send_count(coin_input: int) -> None:
+        """The firmware's coin frame for ``coin_input`` (its seq is the next
+        frame's: it uses none up)."""
+        os.write(master, encode_frame(Coin(0, coin_input, counts[coin_input], boot)))
+
     def drop(coin_input: int) -> None:
-        """A coin on ``coin_input``: the firmware counts it and sends its total."""
+        """A coin on ``coin_input``: the firmware counts it and sends its total.
+        While no daemon has the port open the frame is lost (opening the port
+        flushes what was waiting), as on a real serial line."""
         counts[coin_input] += 1
         dropped[coin_input] += 1
-        os.write(master, coin_line(coin_input, counts[coin_input], boot))
+        send_count(coin_input)
+
+    def answer_hello_requests() -> None:
+        """As the firmware does: a host's ``?`` (sent each time it opens the
+        port) is answered with every coin input's running count."""
+        try:
+            data = os.read(master, 4096)
+        except OSError:
+            return
+        for _ in range(data.count(b"$?")):
+            for coin_input in counts:
+                send_count(coin_input)
+
+    os.set_blocking(master, False)
+    asyncio.get_running_loop().add_reader(master, answer_hello_requests)
 
     async def settled() -> None:
         """Until the journal has credited every pulse the firmware counted."""
@@ -79,12 +103,17 @@ async def test_kill_9_between_pulse_and_credit_loses_and_doubles_no_coin(
                 # The board restarts (after the daemon has everything of its
                 # first run): its counts start again from 0 under a new boot.
                 daemon = start()
-                drop(1)
-                drop(2)
-                await asyncio.wait_for(settled(), TIMEOUT)
-                daemon.send_signal(signal.SIGTERM)
-                daemon.wait(TIMEOUT)
-                boot, counts = "boot-b", {1: 0, 2: 0}
+                try:
+                    drop(1)
+                    drop(2)
+                    await asyncio.wait_for(settled(), TIMEOUT)
+                    daemon.send_signal(signal.SIGTERM)
+                    daemon.wait(TIMEOUT)
+                finally:
+                    if daemon.poll() is None:
+                        daemon.kill()
+                        daemon.wait(TIMEOUT)
+                boot, counts = "1A2B3C4D", {1: 0, 2: 0}
             watcher.messages.clear()
             daemon = start()
             try:
@@ -99,7 +128,8 @@ async def test_kill_9_between_pulse_and_credit_loses_and_doubles_no_coin(
                     daemon.kill()
             if credited(journal) != {k: v for k, v in dropped.items() if v}:
                 cut += 1  # killed with a pulse sent and not credited yet
-            # Pulses dropped while the daemon is down: the firmware counts them.
+            # Pulses dropped while the daemon is down: the firmware counts them
+            # (their frames are lost; the next open's "?" brings the counts).
             if rng.random() < 0.3:
                 drop(rng.choice((1, 2)))
             assert all(credited(journal).get(k, 0) <= v for k, v in dropped.items()), kill
@@ -119,6 +149,7 @@ async def test_kill_9_between_pulse_and_credit_loses_and_doubles_no_coin(
             if daemon.poll() is None:
                 daemon.kill()
     finally:
+        asyncio.get_running_loop().remove_reader(master)
         os.close(master)
         os.close(slave)
 
