@@ -1700,9 +1700,9 @@ def response_payload(
 # The guest mirrors the host's retained state and its events onto its own
 # topics, so a guest's display and Home Assistant need nothing new.
 
-REMOTE_ACTIONS = ("hit", "dart", "miss", "next", "undo")
+REMOTE_ACTIONS = ("hit", "dart", "miss", "next", "undo", "bounce")
 """What a guest forwards: a hit its board detected, and the ``dart``,
-``miss``, ``next`` and ``undo`` commands and buttons."""
+``miss``, ``next``, ``undo`` and ``bounce`` commands and buttons."""
 
 REMOTE_MESSAGE_TYPES = ("join", "end", "joined", "refused", "action", "leave")
 """Each remote channel message's ``type``: the host sends ``join`` and

@@ -166,10 +166,10 @@ class RemoteGuest:
 
     def action(self, name: str, segment: str | None, now: float) -> None:
         """A button or command while :attr:`active` (``dart``, ``miss``,
-        ``next``, ``undo``): forward it. A :class:`Refusal` says why not."""
+        ``next``, ``undo``, ``bounce``): forward it. A :class:`Refusal` says why not."""
         match = self._match
         assert match is not None
-        if name not in ("dart", "miss", "next", "undo"):
+        if name not in ("dart", "miss", "next", "undo", "bounce"):
             raise Refusal(f"{name} is not forwarded to the host")
         if name == "dart":
             try:

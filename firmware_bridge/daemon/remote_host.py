@@ -212,7 +212,8 @@ class RemoteHost:
         match = self._current()
         if match is None:
             return None
-        return self._refusal(match, board or str(self.own), "undo" in what)
+        takes_back = "undo" in what or "bounce" in what
+        return self._refusal(match, board or str(self.own), takes_back)
 
     @property
     def paused(self) -> bool:
@@ -626,7 +627,7 @@ class RemoteHost:
         taken = (board, seq)
         try:
             try:
-                why = self._refusal(match, board, action == "undo")
+                why = self._refusal(match, board, action in ("undo", "bounce"))
                 if why is not None:
                     raise Refusal(why)
                 planned: list[Event]
@@ -640,6 +641,8 @@ class RemoteHost:
                     planned, source = session.plan_miss(), "manual"
                 elif action == "next":
                     planned, source = session.plan_next(), "manual"
+                elif action == "bounce":
+                    planned, source = session.plan_bounce(), "manual"
                 else:
                     planned, source = session.plan_undo(), "manual"
                 daemon._apply(planned, source, taken)
@@ -664,6 +667,8 @@ class RemoteHost:
     # ------------------------------------------------------------ turns
 
     def _refusal(self, match: _Match, board: str, undo: bool) -> str | None:
+        """Why ``board``'s action must not be taken now; ``undo`` for one that
+        takes back the last dart (undo, bounce): only the board it was thrown at."""
         waiting = self._waiting(match)
         if waiting:
             names = ", ".join(str(guest.address) for guest in waiting)

@@ -159,3 +159,27 @@ async def test_a_match_waits_for_a_board_that_is_not_there(
         response = await pair.host_watch.command({"command": "end_game"})
         assert response["ok"], response
         await pair.host_watch.state_where(lambda s: s["phase"] == "idle")
+
+
+async def test_a_bounce_out_at_the_guest_is_taken_back_at_the_host(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    """The guest's BOUNCE is forwarded like its other buttons: the host takes
+    back Cy's last dart (a miss in its place, a bounce-out in the statistics),
+    and both boards show it. Ann's board cannot bounce Cy's dart."""
+    async with remote_pair(tmp_path, mosquitto, mosquitto) as pair:
+        await start_match(pair)
+        await throw(pair.host.board, "T20", "T20", "T20")
+        await press(pair.host.board, NEXT)
+        await pair.host_watch.state_where(lambda s: thrower_board(s) == GUEST_AT)
+        await throw(pair.guest.board, "T20")
+        await pair.guest_watch.state_where(lambda s: scores(s) == [121, 241])
+        refused = await pair.host_watch.command({"command": "bounce"})
+        assert not refused["ok"] and refused["error"].startswith("not-your-turn"), refused
+        assert (await pair.guest_watch.command({"command": "bounce"}))["ok"]
+        state = await pair.host_watch.state_where(lambda s: scores(s) == [121, 301])
+        assert state["visit"] == ["M"] and state["players"][1]["stats"]["bounce_outs"] == 1
+        mirrored = await pair.guest_watch.state_where(lambda s: scores(s) == [121, 301])
+        assert mirrored["players"][1]["stats"]["bounce_outs"] == 1
+        bounce = await pair.guest_watch.wait_for("event", lambda e: e.get("type") == "bounce")
+        assert (bounce["player"], bounce["segment"]) == (1, "T20")
