@@ -24,7 +24,6 @@ thread only reads snapshots and queues commands, never waits.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import itertools
 import json
 import logging
@@ -37,6 +36,7 @@ from typing import Any
 
 import aiomqtt
 
+from display.background_loop import BackgroundLoop
 from firmware_bridge.mqtt_contract import check_base, check_board_id, parse_broker_url
 
 __all__ = ["Answer", "OperatorLink"]
@@ -58,9 +58,10 @@ class Answer:
     error: str | None
 
 
-class OperatorLink:
+class OperatorLink(BackgroundLoop):
     """The operator's connection for one board; :meth:`start` it, :meth:`close` it."""
 
+    thread_name = "oche-operator-link"
     BACKOFF_START = 0.5
     BACKOFF_MAX = 5.0
     TIMEOUT = 10.0
@@ -75,6 +76,7 @@ class OperatorLink:
         password: str | None = None,
         answer_timeout: float = 5.0,
     ) -> None:
+        super().__init__()
         self.address = parse_broker_url(url)
         check_base(base)
         check_board_id(board)
@@ -93,12 +95,7 @@ class OperatorLink:
         self._pending: dict[str, tuple[str, float]] = {}
         self._id_prefix = f"operator-{secrets.token_hex(3)}-"
         self._ids = itertools.count(1)
-        self._thread: threading.Thread | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._main: asyncio.Task[None] | None = None
         self._client: aiomqtt.Client | None = None
-        self._closed = False
-        self._ready = threading.Event()
 
     # ------------------------------------------------------------ UI side
 
@@ -165,42 +162,11 @@ class OperatorLink:
         asyncio.run_coroutine_threadsafe(self._publish(payload, command_id, name), loop)
         return True
 
-    def start(self) -> OperatorLink:
-        """Start the background thread (once); returns the link."""
-        if self._thread is None and not self._closed:
-            self._thread = threading.Thread(
-                target=self._thread_main, name="oche-operator-link", daemon=True
-            )
-            self._thread.start()
-            self._ready.wait(5.0)
-        return self
-
-    def close(self, timeout: float = 3.0) -> None:
-        """Disconnect and stop the thread. Idempotent."""
-        self._closed = True
-        loop, main = self._loop, self._main
-        if loop is not None and main is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(main.cancel)
-        if self._thread is not None:
-            self._thread.join(timeout)
+    def _stopped(self) -> None:
         with self._lock:
             self._connected = False
 
     # ------------------------------------------------------ network side
-
-    def _thread_main(self) -> None:
-        loop = asyncio.new_event_loop()
-        self._loop = loop
-        try:
-            self._main = loop.create_task(self._run())
-            self._ready.set()
-            with contextlib.suppress(asyncio.CancelledError):
-                loop.run_until_complete(self._main)
-        finally:
-            with contextlib.suppress(Exception):
-                loop.run_until_complete(loop.shutdown_asyncgens())
-            loop.close()
 
     def _set(self, status: str, connected: bool) -> None:
         with self._lock:

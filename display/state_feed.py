@@ -44,7 +44,6 @@ from __future__ import annotations
 import asyncio
 import collections
 import concurrent.futures
-import contextlib
 import itertools
 import json
 import logging
@@ -56,6 +55,7 @@ from typing import Any
 
 import aiomqtt
 
+from display.background_loop import BackgroundLoop
 from display.leaderboards import Snapshot, SnapshotError, parse_snapshot, snapshot_game
 from firmware_bridge.mqtt_contract import (
     check_base,
@@ -77,9 +77,10 @@ MAX_GAMES = 64
 games' snapshots are ignored, so no client can fill the display's memory."""
 
 
-class StateFeed:
+class StateFeed(BackgroundLoop):
     """One board's state, events and availability, kept current from MQTT."""
 
+    thread_name = "oche-state-feed"
     BACKOFF_START = 0.5
     BACKOFF_MAX = 5.0
     TIMEOUT = 10.0
@@ -94,6 +95,7 @@ class StateFeed:
         password: str | None = None,
         keepalive: int = 30,
     ) -> None:
+        super().__init__()
         self.address = parse_broker_url(url)
         check_base(base)
         check_board_id(board)
@@ -118,12 +120,7 @@ class StateFeed:
         self._pending: dict[str, str] = {}
         """The ids of the commands sent and not answered yet, to the command's name."""
         self._connected = False
-        self._thread: threading.Thread | None = None
-        self._loop: asyncio.AbstractEventLoop | None = None
-        self._main: asyncio.Task[None] | None = None
         self._client: aiomqtt.Client | None = None
-        self._closed = False
-        self._ready = threading.Event()
 
     # ------------------------------------------------------------ UI side
 
@@ -205,52 +202,18 @@ class StateFeed:
         payload = json.dumps({**command, "id": command_id}).encode("utf-8")
         return asyncio.run_coroutine_threadsafe(self._publish(payload, command_id), loop)
 
-    def start(self) -> StateFeed:
-        """Start the background thread (once); returns the feed."""
-        if self._thread is not None:
-            return self
-        if self._closed:
-            raise RuntimeError("the feed is closed")
-        self._thread = threading.Thread(
-            target=self._thread_main, name="oche-state-feed", daemon=True
-        )
-        self._thread.start()
-        self._ready.wait(5.0)
-        return self
-
-    def close(self, timeout: float = 3.0) -> None:
-        """Disconnect and stop the thread. Idempotent."""
-        self._closed = True
-        loop, main = self._loop, self._main
-        if loop is not None and main is not None and not loop.is_closed():
-            with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(main.cancel)
-        if self._thread is not None:
-            self._thread.join(timeout)
-        with self._changed:
-            self._connected = False
-            self._changed.notify_all()
-
     def __enter__(self) -> StateFeed:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # ------------------------------------------------------ network side
+    def _stopped(self) -> None:
+        with self._changed:
+            self._connected = False
+            self._changed.notify_all()
 
-    def _thread_main(self) -> None:
-        loop = asyncio.new_event_loop()
-        self._loop = loop
-        try:
-            self._main = loop.create_task(self._run())
-            self._ready.set()
-            with contextlib.suppress(asyncio.CancelledError):
-                loop.run_until_complete(self._main)
-        finally:
-            with contextlib.suppress(Exception):
-                loop.run_until_complete(loop.shutdown_asyncgens())
-            loop.close()
+    # ------------------------------------------------------ network side
 
     def _new_client(self, tls_context: ssl.SSLContext | None) -> aiomqtt.Client:
         address = self.address
