@@ -179,20 +179,36 @@ def _game_entries(journal: Journal, limit: int, board: str | None) -> list[dict[
                 "role": "host" if entry.remote else None,
                 "host": entry.remote.get("host") if entry.remote else None,
                 "remote": entry.remote,
+                "cpu": _computer_players(entry),
             }
         )
     return entries
 
 
+def _computer_players(entry: JournalGame) -> dict[str, int]:
+    """The game's computer players and their levels (empty without any)."""
+    players = (entry.bots or {}).get("players")
+    if not isinstance(players, dict):
+        return {}
+    return {
+        str(name): cpu["level"]
+        for name, cpu in players.items()
+        if isinstance(cpu, dict) and isinstance(cpu.get("level"), int)
+    }
+
+
 def _players_cell(entry: dict[str, Any]) -> str:
     """The players, each ``name@board`` in a remote match."""
+    cpu = entry.get("cpu") or {}
+    names = [f"{name} (CPU {cpu[name]})" if name in cpu else name for name in entry["players"]]
     remote = entry.get("remote")
     if not isinstance(remote, dict):
-        return ", ".join(entry["players"])
+        return ", ".join(names)
     boards = remote.get("boards")
     if not isinstance(boards, dict):
         boards = {}
-    return ", ".join(f"{name}@{boards.get(name, remote.get('host'))}" for name in entry["players"])
+    where = [boards.get(name, remote.get("host")) for name in entry["players"]]
+    return ", ".join(f"{label}@{board}" for label, board in zip(names, where, strict=True))
 
 
 def _role_cell(entry: dict[str, Any]) -> str:

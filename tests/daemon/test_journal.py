@@ -1262,3 +1262,19 @@ def test_the_module_functions_match_the_command(path: Path, played: dict[str, in
     assert isinstance(game, Game)
     assert game.state() == live_state(entry)
     assert export_text(entry).startswith(f"# Oche journal game {played['teams']} on board")
+
+
+def test_history_names_the_computer_players_and_their_levels(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], utc: None
+) -> None:
+    """A game against the computer says so in oche history (text and JSON)."""
+    path = tmp_path / "journal.sqlite3"
+    bots = {"seed": 7, "geometry": "soft", "players": {
+        "Robo": {"level": 6, "sigma_mm": 31.5, "average": 52.3}}}  # fmt: skip
+    with Journal(path) as journal:
+        journal.start_game("x01", {"start": 301}, ["Ann", "Robo"], None, "b1", T0, bots)
+    assert run_command(["history", "--journal", str(path), "--json"]) == 0
+    (entry,) = json.loads(capsys.readouterr().out)
+    assert entry["cpu"] == {"Robo": 6}
+    assert run_command(["history", "--journal", str(path)]) == 0
+    assert capsys.readouterr().out.splitlines()[1].endswith("Ann, Robo (CPU 6)")
