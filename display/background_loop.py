@@ -4,17 +4,28 @@ The display's frame loop is pygame's and must never wait on the network, so
 its MQTT clients (the state feed, the operator's link) each run an asyncio
 loop on a background thread: :meth:`BackgroundLoop.start` starts it and
 :meth:`BackgroundLoop.close` cancels its one task and joins the thread.
-Subclasses write :meth:`BackgroundLoop._run` and read ``_closed``.
+:class:`BackgroundMqtt` is the connection both clients keep on it: connect,
+subscribe, hand each message over, reconnect with backoff.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+import socket
+import ssl
 import threading
-from typing import Self
+from collections.abc import Sequence
+from typing import Any, Self
 
-__all__ = ["BackgroundLoop"]
+import aiomqtt
+
+from firmware_bridge.mqtt_contract import BrokerAddress
+
+__all__ = ["BackgroundLoop", "BackgroundMqtt"]
+
+_NODELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 
 
 class BackgroundLoop:
@@ -72,3 +83,83 @@ class BackgroundLoop:
             with contextlib.suppress(Exception):
                 loop.run_until_complete(loop.shutdown_asyncgens())
             loop.close()
+
+
+class BackgroundMqtt(BackgroundLoop):
+    """One MQTT connection kept up on the background loop: subscribed to
+    :meth:`_subscriptions` (in that order), each message to :meth:`_receive`,
+    reconnected with a doubling backoff; :meth:`_connection_changed` hears
+    each connect and each loss (with its error)."""
+
+    BACKOFF_START = 0.5
+    BACKOFF_MAX = 5.0
+    TIMEOUT = 10.0
+
+    def __init__(
+        self,
+        address: BrokerAddress,
+        username: str | None,
+        password: str | None,
+        keepalive: int = 60,
+    ) -> None:
+        super().__init__()
+        self.address = address
+        self._username = username
+        self._password = password
+        self._keepalive = keepalive
+        self._client: aiomqtt.Client | None = None
+
+    def _subscriptions(self) -> Sequence[str]:
+        raise NotImplementedError
+
+    def _receive(self, topic: str, payload: Any) -> None:
+        raise NotImplementedError
+
+    def _connection_changed(
+        self, connected: bool, error: aiomqtt.MqttError | None, retry_in: float
+    ) -> None:
+        """Connected (``error`` None), or lost (with why, when the loss was an
+        error, and the seconds before the next attempt)."""
+
+    def _new_client(self, tls_context: ssl.SSLContext | None) -> aiomqtt.Client:
+        address = self.address
+        return aiomqtt.Client(
+            address.host,
+            address.port,
+            username=self._username,
+            password=self._password,
+            transport=address.transport,
+            websocket_path=address.ws_path,
+            tls_context=tls_context,
+            keepalive=self._keepalive,
+            timeout=self.TIMEOUT,
+            clean_session=True,
+            logger=logging.getLogger(f"{type(self).__module__}.paho"),
+            socket_options=None if address.transport == "websockets" else _NODELAY,
+        )
+
+    async def _run(self) -> None:
+        tls_context = None
+        if self.address.tls:
+            tls_context = await asyncio.to_thread(ssl.create_default_context)
+        delay = self.BACKOFF_START
+        while not self._closed:
+            error: aiomqtt.MqttError | None = None
+            try:
+                async with self._new_client(tls_context) as client:
+                    for topic in self._subscriptions():
+                        await client.subscribe(topic, qos=1)
+                    self._client = client
+                    delay = self.BACKOFF_START
+                    self._connection_changed(True, None, 0.0)
+                    async for message in client.messages:
+                        self._receive(str(message.topic), message.payload)
+            except aiomqtt.MqttError as lost:
+                error = lost
+            finally:
+                self._client = None
+            self._connection_changed(False, error, delay)
+            if self._closed:
+                return
+            await asyncio.sleep(delay)
+            delay = min(self.BACKOFF_MAX, delay * 2)

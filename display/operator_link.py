@@ -28,7 +28,6 @@ import itertools
 import json
 import logging
 import secrets
-import ssl
 import threading
 import time
 from dataclasses import dataclass
@@ -36,7 +35,7 @@ from typing import Any
 
 import aiomqtt
 
-from display.background_loop import BackgroundLoop
+from display.background_loop import BackgroundMqtt
 from firmware_bridge.mqtt_contract import check_base, check_board_id, parse_broker_url
 
 __all__ = ["Answer", "OperatorLink"]
@@ -58,13 +57,10 @@ class Answer:
     error: str | None
 
 
-class OperatorLink(BackgroundLoop):
+class OperatorLink(BackgroundMqtt):
     """The operator's connection for one board; :meth:`start` it, :meth:`close` it."""
 
     thread_name = "oche-operator-link"
-    BACKOFF_START = 0.5
-    BACKOFF_MAX = 5.0
-    TIMEOUT = 10.0
 
     def __init__(
         self,
@@ -76,12 +72,10 @@ class OperatorLink(BackgroundLoop):
         password: str | None = None,
         answer_timeout: float = 5.0,
     ) -> None:
-        super().__init__()
-        self.address = parse_broker_url(url)
         check_base(base)
         check_board_id(board)
+        super().__init__(parse_broker_url(url), username or None, password if username else None)
         self.username = username or None
-        self._password = password if username else None
         self.answer_timeout = answer_timeout
         prefix = f"{base}/{board}/"
         self.topics = {
@@ -95,7 +89,6 @@ class OperatorLink(BackgroundLoop):
         self._pending: dict[str, tuple[str, float]] = {}
         self._id_prefix = f"operator-{secrets.token_hex(3)}-"
         self._ids = itertools.count(1)
-        self._client: aiomqtt.Client | None = None
 
     # ------------------------------------------------------------ UI side
 
@@ -184,42 +177,20 @@ class OperatorLink(BackgroundLoop):
             )
         return f"broker away: cannot reach {where} ({str(error) or type(error).__name__})"
 
-    async def _run(self) -> None:
-        address = self.address
-        tls = await asyncio.to_thread(ssl.create_default_context) if address.tls else None
-        delay = self.BACKOFF_START
-        while not self._closed:
-            try:
-                async with aiomqtt.Client(
-                    address.host,
-                    address.port,
-                    username=self.username,
-                    password=self._password,
-                    transport=address.transport,
-                    websocket_path=address.ws_path,
-                    tls_context=tls,
-                    timeout=self.TIMEOUT,
-                    clean_session=True,
-                    logger=logging.getLogger(f"{__name__}.paho"),
-                ) as client:
-                    for name in ("operator/cmd/response", "books"):
-                        await client.subscribe(self.topics[name], qos=1)
-                    self._client = client
-                    self._set("connected", True)
-                    delay = self.BACKOFF_START
-                    async for message in client.messages:
-                        self._receive(str(message.topic), message.payload)
-            except aiomqtt.MqttError as error:
-                self._set(self._describe(error), False)
-                log.warning("operator link: %s; retrying in %.1f s", self.status, delay)
-            finally:
-                self._client = None
-                with self._lock:
-                    self._connected = False
-            if self._closed:
-                return
-            await asyncio.sleep(delay)
-            delay = min(self.BACKOFF_MAX, delay * 2)
+    def _subscriptions(self) -> list[str]:
+        return [self.topics["operator/cmd/response"], self.topics["books"]]
+
+    def _connection_changed(
+        self, connected: bool, error: aiomqtt.MqttError | None, retry_in: float
+    ) -> None:
+        if connected:
+            self._set("connected", True)
+        elif error is not None:
+            self._set(self._describe(error), False)
+            log.warning("operator link: %s; retrying in %.1f s", self.status, retry_in)
+        else:
+            with self._lock:
+                self._connected = False
 
     async def _publish(self, payload: bytes, command_id: str, name: str) -> None:
         client = self._client

@@ -48,14 +48,12 @@ import itertools
 import json
 import logging
 import secrets
-import socket
-import ssl
 import threading
 from typing import Any
 
 import aiomqtt
 
-from display.background_loop import BackgroundLoop
+from display.background_loop import BackgroundMqtt
 from display.leaderboards import Snapshot, SnapshotError, parse_snapshot, snapshot_game
 from firmware_bridge.mqtt_contract import (
     check_base,
@@ -77,13 +75,10 @@ MAX_GAMES = 64
 games' snapshots are ignored, so no client can fill the display's memory."""
 
 
-class StateFeed(BackgroundLoop):
+class StateFeed(BackgroundMqtt):
     """One board's state, events and availability, kept current from MQTT."""
 
     thread_name = "oche-state-feed"
-    BACKOFF_START = 0.5
-    BACKOFF_MAX = 5.0
-    TIMEOUT = 10.0
 
     def __init__(
         self,
@@ -95,16 +90,18 @@ class StateFeed(BackgroundLoop):
         password: str | None = None,
         keepalive: int = 30,
     ) -> None:
-        super().__init__()
-        self.address = parse_broker_url(url)
+        address = parse_broker_url(url)
         check_base(base)
         check_board_id(board)
+        super().__init__(
+            address,
+            username if username is not None else address.username,
+            password if username is not None else address.password,
+            keepalive,
+        )
         self.url = url
         self.board = board
         self.base = base
-        self._username = username if username is not None else self.address.username
-        self._password = password if username is not None else self.address.password
-        self._keepalive = keepalive
         self.topics = {name: f"{base}/{board}/{name}" for name in (*_SUBSCRIPTIONS, "cmd")}
         self.topics["leaderboard"] = leaderboard_topic(base, "+")
         self._lock = threading.Lock()
@@ -120,7 +117,6 @@ class StateFeed(BackgroundLoop):
         self._pending: dict[str, str] = {}
         """The ids of the commands sent and not answered yet, to the command's name."""
         self._connected = False
-        self._client: aiomqtt.Client | None = None
 
     # ------------------------------------------------------------ UI side
 
@@ -215,61 +211,27 @@ class StateFeed(BackgroundLoop):
 
     # ------------------------------------------------------ network side
 
-    def _new_client(self, tls_context: ssl.SSLContext | None) -> aiomqtt.Client:
-        address = self.address
-        nodelay = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
-        return aiomqtt.Client(
-            address.host,
-            address.port,
-            username=self._username,
-            password=self._password,
-            transport=address.transport,
-            websocket_path=address.ws_path,
-            tls_context=tls_context,
-            keepalive=self._keepalive,
-            timeout=self.TIMEOUT,
-            clean_session=True,
-            logger=logging.getLogger(f"{__name__}.paho"),
-            socket_options=None if address.transport == "websockets" else nodelay,
-        )
+    def _subscriptions(self) -> list[str]:
+        # Availability first: the broker sends each retained message as its
+        # subscription is made, so a state never arrives before the
+        # availability that qualifies it.
+        return [self.topics[name] for name in (*_SUBSCRIPTIONS, "leaderboard")]
 
-    async def _run(self) -> None:
-        tls_context = None
-        if self.address.tls:
-            tls_context = await asyncio.to_thread(ssl.create_default_context)
-        delay = self.BACKOFF_START
-        while not self._closed:
-            try:
-                async with self._new_client(tls_context) as client:
-                    # Availability first: the broker sends each retained message
-                    # as its subscription is made, so a state never arrives
-                    # before the availability that qualifies it.
-                    for name in (*_SUBSCRIPTIONS, "leaderboard"):
-                        await client.subscribe(self.topics[name], qos=1)
-                    self._client = client
-                    with self._changed:
-                        self._connected = True
-                        self._changed.notify_all()
-                    delay = self.BACKOFF_START
-                    log.info("connected to %s", self.address)
-                    async for message in client.messages:
-                        self._receive(str(message.topic), message.payload)
-            except aiomqtt.MqttError as error:
-                log.warning(
-                    "MQTT %s: %s; retrying in %.1f s",
-                    self.address,
-                    str(error) or type(error).__name__,
-                    delay,
-                )
-            finally:
-                self._client = None
-                with self._changed:
-                    self._connected = False
-                    self._changed.notify_all()
-            if self._closed:
-                return
-            await asyncio.sleep(delay)
-            delay = min(self.BACKOFF_MAX, delay * 2)
+    def _connection_changed(
+        self, connected: bool, error: aiomqtt.MqttError | None, retry_in: float
+    ) -> None:
+        with self._changed:
+            self._connected = connected
+            self._changed.notify_all()
+        if connected:
+            log.info("connected to %s", self.address)
+        elif error is not None:
+            log.warning(
+                "MQTT %s: %s; retrying in %.1f s",
+                self.address,
+                str(error) or type(error).__name__,
+                retry_in,
+            )
 
     async def _publish(self, payload: bytes, command_id: str) -> bool:
         client = self._client
