@@ -30,7 +30,7 @@ import fnmatch
 import json
 import re
 import urllib.parse
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -1426,14 +1426,9 @@ def parse_command(payload: bytes, operator_topic: str = "{base}/{board}/operator
         raise fail(f"unknown command {name!r}; valid commands: {valid}")
 
     allowed = _COMMAND_ARGUMENTS.get(name, {})
-    unknown = [key for key in document if key not in ("command", "id") and key not in allowed]
-    if unknown:
-        keys = ", ".join(repr(key) for key in unknown)
-        takes = f"it takes {', '.join(allowed)}" if allowed else "it takes no arguments"
-        raise fail(f"unknown key{'s' if len(unknown) > 1 else ''} {keys} for {name}; {takes}")
-    missing = [key for key in _REQUIRED_ARGUMENTS.get(name, ()) if key not in document]
-    if missing:
-        raise fail(f"{name} needs {', '.join(repr(key) for key in missing)}")
+    problem = _keys_problem(document, name, allowed, _REQUIRED_ARGUMENTS.get(name, ()))
+    if problem is not None:
+        raise fail(problem)
 
     arguments = {key: document[key] for key in allowed if key in document}
     try:
@@ -1444,6 +1439,22 @@ def parse_command(payload: bytes, operator_topic: str = "{base}/{board}/operator
     except ValueError as exc:
         raise fail(f"{name}: {exc}") from None
     return Command(command_id, name, arguments)
+
+
+def _keys_problem(
+    document: dict[str, Any], name: str, allowed: Mapping[str, Any], required: Sequence[str]
+) -> str | None:
+    """What is wrong with a command's keys (one it does not take, one it
+    needs and lacks), or ``None``."""
+    unknown = [key for key in document if key not in ("command", "id") and key not in allowed]
+    if unknown:
+        keys = ", ".join(repr(key) for key in unknown)
+        takes = f"it takes {', '.join(allowed)}" if allowed else "it takes no arguments"
+        return f"unknown key{'s' if len(unknown) > 1 else ''} {keys} for {name}; {takes}"
+    missing = [key for key in required if key not in document]
+    if missing:
+        return f"{name} needs {', '.join(repr(key) for key in missing)}"
+    return None
 
 
 def parse_operator_command(payload: bytes) -> Command:
@@ -1470,14 +1481,9 @@ def parse_operator_command(payload: bytes) -> Command:
     if name not in OPERATOR_COMMANDS:
         raise fail(f"unknown operator command {name!r}; operator commands: {valid}")
     allowed = _OPERATOR_ARGUMENTS.get(name, {})
-    unknown = [key for key in document if key not in ("command", "id") and key not in allowed]
-    if unknown:
-        keys = ", ".join(repr(key) for key in unknown)
-        takes = f"it takes {', '.join(allowed)}" if allowed else "it takes no arguments"
-        raise fail(f"unknown key{'s' if len(unknown) > 1 else ''} {keys} for {name}; {takes}")
-    missing = [key for key in _OPERATOR_REQUIRED.get(name, ()) if key not in document]
-    if missing:
-        raise fail(f"{name} needs {', '.join(repr(key) for key in missing)}")
+    problem = _keys_problem(document, name, allowed, _OPERATOR_REQUIRED.get(name, ()))
+    if problem is not None:
+        raise fail(problem)
     args: dict[str, Any] = {}
     if name == "add_credits":
         count = document["count"]
