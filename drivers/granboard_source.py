@@ -41,13 +41,11 @@ from drivers.board_events import (
     BatteryEvent,
     BoardEvent,
     ButtonEvent,
-    ConnectedEvent,
-    DisconnectedEvent,
     HitEvent,
 )
 from drivers.granboard_map import BUTTONS, parse_notification, table_with
 from drivers.matrix_map import ButtonCell, MatrixMap
-from drivers.source import Backoff, BoardSource
+from drivers.source import Backoff, ReconnectingSource
 
 __all__ = [
     "BATTERY_LEVEL_UUID",
@@ -84,7 +82,7 @@ def _quote(data: bytes) -> str:
     return f"{text!r} ({data.hex(' ') or 'empty'})"
 
 
-class GranboardSource(BoardSource):
+class GranboardSource(ReconnectingSource):
     """Reads a GranBoard over Bluetooth LE. The constructor does no I/O but
     imports bleak (``ModuleNotFoundError`` when the ``ble`` extra is missing)."""
 
@@ -127,19 +125,9 @@ class GranboardSource(BoardSource):
         self._client_backend = client_backend or type(self).client_backend
         wanted = self.address or (f"{self.name_prefix}*" if self.name_prefix else "")
         self.source_id = f"granboard:{wanted}" if wanted else "granboard"
-        self._announced_down = False
         self._last: tuple[bytes, float] | None = None
 
     # ------------------------------------------------------------ the loop
-
-    async def _run(self) -> None:
-        while True:
-            reason = await self._session()
-            if not self._announced_down:
-                log.warning("%s: %s; retrying", self.source_id, reason)
-                self._emit(DisconnectedEvent(self.source_id, reason))
-                self._announced_down = True
-            await asyncio.sleep(self.backoff.next_delay())
 
     def _wants(self, device: Any, advertisement: Any) -> bool:
         """Whether a scanned device is the board asked for."""
@@ -193,9 +181,7 @@ class GranboardSource(BoardSource):
             if client.services.get_service(SERVICE_UUID) is None:
                 return "the device has no GranBoard service (is it a GranBoard?)"
             await client.start_notify(NOTIFY_UUID, self._on_notification)
-            log.info("%s: connected", self.source_id)
-            self._emit(ConnectedEvent(self.source_id))
-            self._announced_down = False
+            self._connected()
             self._last = None
             # A BLE connection is a full handshake: one that got this far resets the delay.
             self.backoff.reset()

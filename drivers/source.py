@@ -18,10 +18,10 @@ from collections.abc import AsyncIterator
 from types import TracebackType
 
 from drivers.board_decoder import BoardDecoder
-from drivers.board_events import BoardEvent
+from drivers.board_events import BoardEvent, ConnectedEvent, DisconnectedEvent
 from drivers.protocol import Hello
 
-__all__ = ["Backoff", "BoardSource"]
+__all__ = ["Backoff", "BoardSource", "ReconnectingSource"]
 
 _CLOSED = object()
 
@@ -131,3 +131,33 @@ class BoardSource:
         traceback: TracebackType | None,
     ) -> None:
         await self.close()
+
+
+class ReconnectingSource(BoardSource):
+    """A source that opens its board, reads it until it is lost and tries
+    again with :attr:`backoff` (USB, Bluetooth LE). Subclasses write
+    :meth:`_session` and call :meth:`_connected` once the board is open; a
+    loss is reported once per outage, however many attempts it takes."""
+
+    source_id = "board"
+    backoff: Backoff
+
+    async def _session(self) -> str:
+        """Open the board and read it until it is lost; returns why it ended."""
+        raise NotImplementedError
+
+    def _connected(self) -> None:
+        """The board is open: say so (once per outage ended)."""
+        log.info("%s: connected", self.source_id)
+        self._emit(ConnectedEvent(self.source_id))
+        self._announced_down = False
+
+    async def _run(self) -> None:
+        self._announced_down = False
+        while True:
+            reason = await self._session()
+            if not self._announced_down:
+                log.warning("%s: %s; retrying", self.source_id, reason)
+                self._emit(DisconnectedEvent(self.source_id, reason))
+                self._announced_down = True
+            await asyncio.sleep(self.backoff.next_delay())

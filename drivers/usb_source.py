@@ -31,10 +31,10 @@ import usb.core  # type: ignore[import-untyped]
 import usb.util  # type: ignore[import-untyped]
 
 from drivers.board_decoder import BoardDecoder
-from drivers.board_events import BoardEvent, ConnectedEvent, DisconnectedEvent
+from drivers.board_events import BoardEvent
 from drivers.errors import DriverError
 from drivers.matrix_map import MatrixMap
-from drivers.source import Backoff, BoardSource
+from drivers.source import Backoff, ReconnectingSource
 
 __all__ = ["REPORT_FORMATS", "UsbSource"]
 
@@ -81,7 +81,7 @@ def _is_interrupt_in(endpoint: Any) -> bool:
     )
 
 
-class UsbSource(BoardSource):
+class UsbSource(ReconnectingSource):
     """Reads board input from the first interrupt IN endpoint of ``interface``
     on the USB device ``vid:pid``. The constructor does no I/O."""
 
@@ -123,18 +123,8 @@ class UsbSource(BoardSource):
         self._device: Any = None
         self._claimed = False
         self._detached = False
-        self._announced_down = False
 
     # ------------------------------------------------------------ the loop
-
-    async def _run(self) -> None:
-        while True:
-            reason = await self._session()
-            if not self._announced_down:
-                log.warning("%s: %s; retrying", self.source_id, reason)
-                self._emit(DisconnectedEvent(self.source_id, reason))
-                self._announced_down = True
-            await asyncio.sleep(self.backoff.next_delay())
 
     async def _session(self) -> str:
         """Open the device and read it until it is lost; returns why it ended."""
@@ -143,9 +133,7 @@ class UsbSource(BoardSource):
                 endpoint = await self._in_thread(self._open)
             except _Unavailable as error:
                 return error.reason
-            log.info("%s: connected", self.source_id)
-            self._emit(ConnectedEvent(self.source_id))
-            self._announced_down = False
+            self._connected()
             self.decoder.reset()
             size: int = endpoint.wMaxPacketSize or _DEFAULT_REPORT_SIZE
             while True:
