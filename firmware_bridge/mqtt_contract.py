@@ -34,9 +34,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from engine import Bed, NotationError
+from engine import Bed, Game, NotationError
 from engine.bot_targets import LEVELS, TARGET_AVERAGES
 from engine.errors import LineupError
+from engine.game_log import format_game_log
 from engine.lineup import MAX_NAME_LENGTH, MAX_PLAYERS, check_name
 from engine.state_schema import BED_NOTATION_PATTERN, MARKS_KEYS, STATE_SCHEMA
 
@@ -96,6 +97,7 @@ __all__ = [
     "remote_message",
     "remote_topic",
     "response_payload",
+    "result_document",
     "topic",
 ]
 
@@ -1146,6 +1148,37 @@ def _books_schema() -> dict[str, Any]:
         },
         "required": ["customer", "security", "updated_at"],
         "$defs": {"books": _BOOKS},
+    }
+
+
+def result_document(
+    game: Game,
+    *,
+    result_id: str,
+    board: str,
+    started_at: float | None,
+    finished_at: float,
+) -> dict[str, Any]:
+    """The ``result`` payload of a finished ``game`` (its schema above): what
+    the daemon publishes, and what the leaderboard's sample results imitate."""
+    state = game.state()
+    winner = state["winner"]
+    return {
+        "result_id": result_id,
+        "board": board,
+        "game": state["game"],
+        "options": state["options"],
+        "players": [
+            {k: p[k] for k in ("name", "team", "score", "stats")} for p in state["players"]
+        ],
+        "teams": state["teams"],
+        "winner": winner,
+        "winner_name": state["players"][winner]["name"] if winner is not None else None,
+        "winner_team": state["winner_team"],
+        "result": state["result"],
+        "started_at": started_at,
+        "finished_at": finished_at,
+        "log": format_game_log(game),
     }
 
 

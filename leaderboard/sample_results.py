@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine import MISS, Bed, Game, checkout, new_game
-from engine.game_log import format_game_log
+from firmware_bridge.mqtt_contract import result_document
 
 __all__ = ["SAMPLE_GAMES", "SimulatedPlayer", "sample_result"]
 
@@ -111,22 +111,10 @@ def sample_result(
     """Play ``game_id`` (one of :data:`SAMPLE_GAMES`) and return its result
     document, as the daemon builds it (``result_id`` from ``rng``)."""
     game = _play(game_id, players, rng)
-    state = game.state()
-    winner = state["winner"]
-    return {
-        "result_id": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
-        "board": board,
-        "game": state["game"],
-        "options": state["options"],
-        "players": [
-            {k: p[k] for k in ("name", "team", "score", "stats")} for p in state["players"]
-        ],
-        "teams": state["teams"],
-        "winner": winner,
-        "winner_name": state["players"][winner]["name"] if winner is not None else None,
-        "winner_team": state["winner_team"],
-        "result": state["result"],
-        "started_at": finished_at - duration,
-        "finished_at": finished_at,
-        "log": format_game_log(game),
-    }
+    return result_document(
+        game,
+        result_id=str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+        board=board,
+        started_at=finished_at - duration,
+        finished_at=finished_at,
+    )

@@ -72,7 +72,6 @@ from engine import (
     parse_event,
 )
 from engine.board_geometry import GEOMETRIES, BoardGeometry
-from engine.game_log import format_game_log
 from engine.registry import game_class
 from firmware_bridge.daemon.books import books
 from firmware_bridge.daemon.bots import Bots, resolve_bots
@@ -116,6 +115,7 @@ from firmware_bridge.mqtt_contract import (
     parse_command,
     parse_operator_command,
     response_payload,
+    result_document,
     topic,
 )
 
@@ -683,28 +683,16 @@ class Daemon:
     def _finish_record(self, session: GameSession, now: float) -> Finish:
         """The journal's record of ``session``'s finished game: the result kept
         with the game and the ``result`` payload for the outbox."""
-        state = session.game.state()
-        winner = state["winner"]
-        result = {
-            "result_id": str(uuid.uuid4()),
-            "board": self.board_id,
-            "game": state["game"],
-            "options": state["options"],
-            "players": [
-                {k: p[k] for k in ("name", "team", "score", "stats")} for p in state["players"]
-            ],
-            "teams": state["teams"],
-            "winner": winner,
-            "winner_name": state["players"][winner]["name"] if winner is not None else None,
-            "winner_team": state["winner_team"],
-            "result": state["result"],
-            "started_at": self.started_at,
-            "finished_at": now,
-            "log": format_game_log(session.game),
-        }
+        result = result_document(
+            session.game,
+            result_id=str(uuid.uuid4()),
+            board=self.board_id,
+            started_at=self.started_at,
+            finished_at=now,
+        )
         result = self.remote_host.result(result)
         return Finish(
-            {"winner": winner, "result": state["result"]},
+            {"winner": result["winner"], "result": result["result"]},
             now,
             result["result_id"],
             to_json(result),
