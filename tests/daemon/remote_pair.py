@@ -11,13 +11,28 @@ from pathlib import Path
 from typing import Any
 
 from firmware_bridge.daemon.journal import Journal
-from tests.daemon_harness import Running, Watcher
+from tests.daemon_harness import Running, Watcher, press, throw
 from tests.mosquitto_broker import MosquittoBroker
 
-__all__ = ["GUEST", "HOST", "Pair", "remote_pair", "start_match", "thrower_board"]
+__all__ = [
+    "GUEST",
+    "GUEST_AT",
+    "HOST",
+    "HOST_AT",
+    "NEXT",
+    "Pair",
+    "remote_pair",
+    "scores",
+    "start_match",
+    "thrower_board",
+    "to_the_guests_visit",
+]
 
 HOST = "pub1"
 GUEST = "pub2"
+HOST_AT = f"oche/{HOST}"
+GUEST_AT = f"oche/{GUEST}"
+NEXT = 0  # the test map's NEXT button
 
 
 @dataclass
@@ -39,6 +54,10 @@ class _Through:
     """A broker as the daemon's config names it: only its URL."""
 
     url: str
+
+
+def scores(state: dict[str, Any]) -> list[int]:
+    return [player["score"] for player in state["players"]]
 
 
 def thrower_board(state: dict[str, Any]) -> str | None:
@@ -112,3 +131,10 @@ async def start_match(pair: Pair, start: int = 301) -> dict[str, Any]:
         )
     )
     return state
+
+
+async def to_the_guests_visit(pair: Pair) -> None:
+    """Ann throws 180 at the host and presses NEXT: Cy is up, at the guest."""
+    await throw(pair.host.board, "T20", "T20", "T20")
+    await press(pair.host.board, NEXT)
+    await pair.host_watch.state_where(lambda s: thrower_board(s) == GUEST_AT)

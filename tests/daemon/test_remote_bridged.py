@@ -19,14 +19,21 @@ import pytest
 
 from firmware_bridge.daemon.journal import Journal
 from tests.bridged_brokers import BridgedBrokers
-from tests.daemon.remote_pair import GUEST, HOST, Pair, remote_pair, start_match, thrower_board
+from tests.daemon.remote_pair import (
+    GUEST_AT,
+    HOST,
+    HOST_AT,
+    NEXT,
+    Pair,
+    remote_pair,
+    scores,
+    start_match,
+    thrower_board,
+    to_the_guests_visit,
+)
 from tests.daemon_harness import TIMEOUT, press, throw
 from tests.mosquitto_broker import MosquittoBroker
 from tests.tcp_proxy import TcpProxy
-
-NEXT = 0
-HOST_AT = f"oche/{HOST}"
-GUEST_AT = f"oche/{GUEST}"
 
 
 @pytest.fixture
@@ -38,10 +45,6 @@ def rig(tmp_path: Path) -> Iterator[BridgedBrokers]:
 def league_and_bar(rig: BridgedBrokers) -> tuple[MosquittoBroker, MosquittoBroker]:
     assert rig.bar is not None
     return rig.league, rig.bar
-
-
-def scores(state: dict[str, Any]) -> list[int]:
-    return [player["score"] for player in state["players"]]
 
 
 def forwarded_and_taken(pair: Pair) -> tuple[list[int], int]:
@@ -78,9 +81,7 @@ async def test_a_whole_match_across_bridged_brokers_with_the_bridge_restarted_mi
     league, bar = league_and_bar(rig)
     async with remote_pair(tmp_path, league, bar) as pair:
         await start_match(pair)
-        await throw(pair.host.board, "T20", "T20", "T20")
-        await press(pair.host.board, NEXT)
-        await pair.guest_watch.state_where(lambda s: thrower_board(s) == GUEST_AT)
+        await to_the_guests_visit(pair)
         await throw(pair.guest.board, "T20")
         await pair.host_watch.state_where(lambda s: s["players"][1]["score"] == 241)
 
@@ -159,9 +160,7 @@ async def test_the_guests_link_drops_mid_visit_and_its_darts_arrive_once(
         guest_url = f"mqtt://{proxy.host}:{proxy.port}"
         async with remote_pair(tmp_path, mosquitto, mosquitto, guest_url=guest_url) as pair:
             await start_match(pair)
-            await throw(pair.host.board, "T20", "T20", "T20")
-            await press(pair.host.board, NEXT)
-            await pair.host_watch.state_where(lambda s: thrower_board(s) == GUEST_AT)
+            await to_the_guests_visit(pair)
             await throw(pair.guest.board, "T20")
             await pair.host_watch.state_where(lambda s: scores(s) == [121, 241])
 
@@ -195,9 +194,7 @@ async def test_the_host_restarts_mid_match_and_the_guest_resyncs(
     league, bar = league_and_bar(rig)
     async with remote_pair(tmp_path, league, bar) as pair:
         state = await start_match(pair)
-        await throw(pair.host.board, "T20", "T20", "T20")
-        await press(pair.host.board, NEXT)
-        await pair.guest_watch.state_where(lambda s: thrower_board(s) == GUEST_AT)
+        await to_the_guests_visit(pair)
         await throw(pair.guest.board, "T20")
         await pair.guest_watch.state_where(lambda s: scores(s) == [121, 241])
 

@@ -6,21 +6,22 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
-from typing import Any
 
 from firmware_bridge.cli.history_command import history_entries
 from firmware_bridge.mqtt_contract import NOT_YOUR_TURN, TOPICS
-from tests.daemon.remote_pair import GUEST, HOST, remote_pair, start_match, thrower_board
+from tests.daemon.remote_pair import (
+    GUEST,
+    GUEST_AT,
+    HOST_AT,
+    NEXT,
+    remote_pair,
+    scores,
+    start_match,
+    thrower_board,
+    to_the_guests_visit,
+)
 from tests.daemon_harness import press, throw
 from tests.mosquitto_broker import MosquittoBroker
-
-NEXT = 0  # the test map's NEXT button
-HOST_AT = f"oche/{HOST}"
-GUEST_AT = f"oche/{GUEST}"
-
-
-def scores(state: dict[str, Any]) -> list[int]:
-    return [player["score"] for player in state["players"]]
 
 
 async def test_a_whole_match_between_two_boards(tmp_path: Path, mosquitto: MosquittoBroker) -> None:
@@ -45,9 +46,7 @@ async def test_a_whole_match_between_two_boards(tmp_path: Path, mosquitto: Mosqu
             "event", lambda e: e.get("type") == "hit" and e.get("reason") == NOT_YOUR_TURN
         )
         # Ann's visit at the host.
-        await throw(pair.host.board, "T20", "T20", "T20")
-        await press(pair.host.board, NEXT)
-        await pair.host_watch.state_where(lambda s: thrower_board(s) == GUEST_AT)
+        await to_the_guests_visit(pair)
         # Ann, at the host, cannot throw in Cy's visit.
         await throw(pair.host.board, "T20")
         await pair.host_watch.wait_for(
@@ -169,9 +168,7 @@ async def test_a_bounce_out_at_the_guest_is_taken_back_at_the_host(
     and both boards show it. Ann's board cannot bounce Cy's dart."""
     async with remote_pair(tmp_path, mosquitto, mosquitto) as pair:
         await start_match(pair)
-        await throw(pair.host.board, "T20", "T20", "T20")
-        await press(pair.host.board, NEXT)
-        await pair.host_watch.state_where(lambda s: thrower_board(s) == GUEST_AT)
+        await to_the_guests_visit(pair)
         await throw(pair.guest.board, "T20")
         await pair.guest_watch.state_where(lambda s: scores(s) == [121, 241])
         refused = await pair.host_watch.command({"command": "bounce"})
