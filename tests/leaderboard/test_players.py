@@ -4,7 +4,6 @@ the player's data goes, their games stay under a replaced name)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,14 +20,6 @@ from tests.leaderboard.result_documents import result_document
 
 VENUES = VenueMap(boards={"crown-1": "The Crown"})
 T0 = 1_780_000_000.0
-
-
-@pytest.fixture
-def database(sqlite_or_postgres_url: str) -> Iterator[Database]:
-    db = Database(sqlite_or_postgres_url)
-    db.migrate()
-    yield db
-    db.dispose()
 
 
 def play(db: Database, players: list[str], at: float, board: str = "board1") -> str:

@@ -4,7 +4,6 @@ PostgreSQL, over results stored by ingest."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -33,14 +32,6 @@ NOW = datetime(2026, 3, 11, 15, 0, tzinfo=ZoneInfo("UTC")).timestamp()
 
 def at(text: str, zone: str = "UTC") -> float:
     return datetime.fromisoformat(text).replace(tzinfo=ZoneInfo(zone)).timestamp()
-
-
-@pytest.fixture
-def database(sqlite_or_postgres_url: str) -> Iterator[Database]:
-    db = Database(sqlite_or_postgres_url)
-    db.migrate()
-    yield db
-    db.dispose()
 
 
 def store(db: Database, document: dict[str, Any], result_id: str | None = None) -> str:

@@ -4,10 +4,8 @@ in finished_at order whatever order results arrive in; the history is kept."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from openskill.models import PlackettLuce
 from sqlalchemy import select
 
@@ -20,14 +18,6 @@ from tests.leaderboard.conftest import X01_MOVES, as_payload
 from tests.leaderboard.result_documents import PLAYED_GAMES, result_document
 
 T0 = 1_780_000_000.0
-
-
-@pytest.fixture
-def database(sqlite_or_postgres_url: str) -> Iterator[Database]:
-    db = Database(sqlite_or_postgres_url)
-    db.migrate()
-    yield db
-    db.dispose()
 
 
 def x01(players: list[str], finished_at: float, result_id: str) -> dict[str, Any]:

@@ -7,7 +7,7 @@ On a SQLite file and a real PostgreSQL database, through ``ingest``."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,14 +38,6 @@ LATE_ON_NEW_YEARS_DAY = STARTED_AT + 23.5 * 3600
 
 NEXT_MORNING = STARTED_AT + 30 * 3600
 """2026-01-02 06:00 UTC: the 2nd in London and (19:00) in Auckland."""
-
-
-@pytest.fixture
-def database(sqlite_or_postgres_url: str) -> Iterator[Database]:
-    db = Database(sqlite_or_postgres_url)
-    db.migrate()
-    yield db
-    db.dispose()
 
 
 def remote_x01(
