@@ -11,11 +11,13 @@ Every board publishes under ``{base}/{board}/`` (zigbee2mqtt style)::
     {base}/{board}/cmd            QoS 1: commands to the board (JSON objects)
     {base}/{board}/cmd/response   QoS 1: the answer to each command
     {base}/{board}/result         QoS 1: finished games, at least once (dedupe by result_id)
+    {base}/{board}/result/stored  QoS 1, from a leaderboard: this result is in its database
 
-The leaderboard service (``oche leaderboard serve``) publishes one topic of its
+The leaderboard service (``oche leaderboard serve``) publishes two topics of its
 own, outside every board's subtree (so ``leaderboard`` is not a board id)::
 
     {base}/leaderboard/{game}     retained, QoS 1: the game's top 10 and the day's records
+    {base}/leaderboard/availability/{instance}   retained: "online" / "offline"
 
 :data:`TOPICS` maps each topic name to its retain flag, QoS and the JSON Schema
 (draft 2020-12) of its payload; ``docs/mqtt.md`` prints those schemas. This
@@ -57,6 +59,7 @@ __all__ = [
     "EVENT_TYPES",
     "GUEST_MESSAGE_TYPES",
     "HOST_MESSAGE_TYPES",
+    "LATEST_TIMESTAMP",
     "LEADERBOARD_LEVEL",
     "LEADERBOARD_TOP",
     "LEADERBOARD_TOPIC",
@@ -72,6 +75,7 @@ __all__ = [
     "REMOTE_MESSAGE_TYPES",
     "REMOTE_TOPIC",
     "REMOTE_TOPIC_SPEC",
+    "RESULT_STORED_STATUSES",
     "TOPICS",
     "TOPIC_NAMES",
     "WAITING_REMOTE",
@@ -89,6 +93,7 @@ __all__ = [
     "cpu_label",
     "host_allowed",
     "invitation_filters",
+    "leaderboard_availability_topic",
     "leaderboard_topic",
     "parse_broker_url",
     "parse_command",
@@ -110,13 +115,16 @@ TOPIC_NAMES = (
     "cmd",
     "cmd/response",
     "result",
+    "result/stored",
     "operator/cmd",
     "operator/cmd/response",
     "books",
 )
 """The topics of one board, relative to ``{base}/{board}/``. The ``operator/``
 topics and ``books`` are the operator's alone (docs/credits.md): the deployed
-ACL lets only an operator account write the one and read the others."""
+ACL lets only an operator account write the one and read the others.
+``result/stored`` is the leaderboard service's: it says which of the board's
+results it has stored, so the board keeps each result until one has."""
 
 MAX_TOPIC_LEVEL = 64
 """The longest base level or board id, in characters."""
@@ -344,10 +352,15 @@ def check_subtopic(subtopic: str) -> str:
 _DRAFT = "https://json-schema.org/draft/2020-12/schema"
 _INDEX: dict[str, Any] = {"type": "integer", "minimum": 0}
 _BED: dict[str, Any] = {"type": "string", "pattern": BED_NOTATION_PATTERN}
+LATEST_TIMESTAMP = 4102444800.0
+"""2100-01-01 00:00 UTC: no time in any payload may be later (a bound, so that
+a stored time never breaks a date calculation)."""
+
 _TIMESTAMP: dict[str, Any] = {
-    "description": "Unix time in seconds (float).",
+    "description": "Unix time in seconds (float), before 2100.",
     "type": "number",
     "minimum": 0,
+    "maximum": LATEST_TIMESTAMP,
 }
 _COMMAND_ID: dict[str, Any] = {
     "description": "Chosen by the sender; echoed in the response.",
@@ -951,6 +964,11 @@ def _result_schema() -> dict[str, Any]:
                 "description": "Only in a remote match: where the player threw, base/board.",
                 "type": "string",
             },
+            "cpu": {
+                **_CPU_STATE,
+                "description": "Only on a computer player: its level, spread and average "
+                "(leaderboards rank people only).",
+            },
         },
         "required": ["name", "score"],
     }
@@ -991,9 +1009,60 @@ def _result_schema() -> dict[str, Any]:
                 "description": "Only in a remote match: its id (docs/remote.md).",
                 "type": "string",
             },
+            "game_key": {
+                "description": "The game this result is of, the same in every revision (the "
+                "result_id of its first). Absent: the result_id.",
+                "type": "string",
+                "minLength": 1,
+            },
+            "revision": {
+                "description": "1 for a game's first result; one more each time the game is "
+                "reopened by an undo and finished again or abandoned. A consumer keeps only "
+                "the highest revision of each game_key. Absent: 1.",
+                "type": "integer",
+                "minimum": 1,
+            },
+            "withdrawn": {
+                "description": "True: the game of game_key no longer counts (it was reopened "
+                "after this revision's previous result and then abandoned); the rest of the "
+                "document is that previous result's.",
+                "type": "boolean",
+            },
+            "clock_synced": {
+                "description": "False when the board's clock was not synchronised (a board "
+                "without a real-time clock before NTP answered): started_at and finished_at "
+                "are then not dates, and a leaderboard dates the game by its arrival. "
+                "Absent: true.",
+                "type": "boolean",
+            },
         },
         "required": ["result_id", "board", "game", "players", "winner", "result", "finished_at"],
         "$defs": {"team": copy.deepcopy(STATE_SCHEMA["$defs"]["team"])},
+    }
+
+
+RESULT_STORED_STATUSES = ("stored", "duplicate", "superseded", "rejected")
+"""What a leaderboard did with a result it received (``result/stored``): kept it,
+had it already, had a later revision of its game, or refused it (kept as
+rejected, docs/leaderboard.md). Each means the service has it: the board may
+let it go."""
+
+
+def _result_stored_schema() -> dict[str, Any]:
+    return {
+        "$schema": _DRAFT,
+        "title": "Oche result/stored topic",
+        "description": "Published by a leaderboard service after the result is in its "
+        "database (committed), for every result it receives, redeliveries included. The "
+        "board keeps a result in its outbox until this arrives, and sends again what is "
+        "not stored whenever a leaderboard comes online.",
+        "type": "object",
+        "properties": {
+            "result_id": {"description": "The result's result_id.", "type": "string"},
+            "status": {"enum": [*RESULT_STORED_STATUSES]},
+            "at": {"description": "When the service stored it.", **_TIMESTAMP},
+        },
+        "required": ["result_id", "status"],
     }
 
 
@@ -1158,19 +1227,30 @@ def result_document(
     board: str,
     started_at: float | None,
     finished_at: float,
+    cpu: Mapping[int, Mapping[str, Any]] | None = None,
+    game_key: str | None = None,
+    revision: int = 1,
+    clock_synced: bool = True,
 ) -> dict[str, Any]:
     """The ``result`` payload of a finished ``game`` (its schema above): what
-    the daemon publishes, and what the leaderboard's sample results imitate."""
+    the daemon publishes, and what the leaderboard's sample results imitate.
+    ``cpu`` marks the computer players (seat -> their state's ``cpu``);
+    ``game_key`` and ``revision`` say which game this is and how often it was
+    finished again (absent: this result's id, revision 1)."""
     state = game.state()
     winner = state["winner"]
-    return {
+    players: list[dict[str, Any]] = []
+    for seat, player in enumerate(state["players"]):
+        line = {k: player[k] for k in ("name", "team", "score", "stats")}
+        if cpu is not None and seat in cpu:
+            line["cpu"] = dict(cpu[seat])
+        players.append(line)
+    document: dict[str, Any] = {
         "result_id": result_id,
         "board": board,
         "game": state["game"],
         "options": state["options"],
-        "players": [
-            {k: p[k] for k in ("name", "team", "score", "stats")} for p in state["players"]
-        ],
+        "players": players,
         "teams": state["teams"],
         "winner": winner,
         "winner_name": state["players"][winner]["name"] if winner is not None else None,
@@ -1179,7 +1259,12 @@ def result_document(
         "started_at": started_at,
         "finished_at": finished_at,
         "log": format_game_log(game),
+        "game_key": game_key or result_id,
+        "revision": revision,
     }
+    if not clock_synced:
+        document["clock_synced"] = False
+    return document
 
 
 _AVAILABILITY_SCHEMA: dict[str, Any] = {
@@ -1210,6 +1295,9 @@ TOPICS: dict[str, TopicSpec] = {
     "cmd": TopicSpec("cmd", retain=False, qos=1, schema=_command_schema()),
     "cmd/response": TopicSpec("cmd/response", retain=False, qos=1, schema=_response_schema()),
     "result": TopicSpec("result", retain=False, qos=1, schema=_result_schema()),
+    "result/stored": TopicSpec(
+        "result/stored", retain=False, qos=1, schema=_result_stored_schema()
+    ),
     "operator/cmd": TopicSpec("operator/cmd", retain=False, qos=1, schema=_operator_schema()),
     "operator/cmd/response": TopicSpec(
         "operator/cmd/response", retain=False, qos=1, schema=_response_schema()
@@ -1316,6 +1404,19 @@ def _leaderboard_schema() -> dict[str, Any]:
 
 LEADERBOARD_TOPIC = TopicSpec(LEADERBOARD_LEVEL, retain=True, qos=1, schema=_leaderboard_schema())
 """``{base}/leaderboard/{game}``: not a board's topic, so not in :data:`TOPICS`."""
+
+
+def leaderboard_availability_topic(base: str, instance: str) -> str:
+    """``{base}/leaderboard/availability/{instance}``: a leaderboard service's
+    retained ``online``/``offline`` (its last will). ``instance`` is its session's
+    client id, or ``+`` to subscribe to every instance. A board that sees one
+    come online sends again every result that no service has stored yet."""
+    check_base(base)
+    if instance != "+" and (
+        not instance or any(c in instance for c in "/+#") or instance != instance.strip()
+    ):
+        raise ValueError(f"bad leaderboard instance {instance!r}: one topic level")
+    return f"{base}/{LEADERBOARD_LEVEL}/availability/{instance}"
 
 
 def leaderboard_topic(base: str, game: str) -> str:

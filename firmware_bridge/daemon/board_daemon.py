@@ -683,12 +683,19 @@ class Daemon:
     def _finish_record(self, session: GameSession, now: float) -> Finish:
         """The journal's record of ``session``'s finished game: the result kept
         with the game and the ``result`` payload for the outbox."""
+        cpu: dict[int, dict[str, Any]] = {}
+        if self.bots is not None:
+            for seat, player in enumerate(session.game.state()["players"]):
+                bot = self.bots.players.get(player["name"])
+                if bot is not None:
+                    cpu[seat] = bot.as_json()
         result = result_document(
             session.game,
             result_id=str(uuid.uuid4()),
             board=self.board_id,
             started_at=self.started_at,
             finished_at=now,
+            cpu=cpu,
         )
         result = self.remote_host.result(result)
         return Finish(
