@@ -19,7 +19,9 @@
   throwing here"; in the takeout strip's place, or just above it when that
   strip is taken. On the other boards the takeout and computer strips are
   left to it: there are no darts to remove there.
-- ``board``: the board is disconnected: darts are not counted.
+- ``board``: the board is disconnected, or connected but set up wrongly (its
+  ``problem`` names a wrong protocol or speed): darts are not counted; the
+  strip says why (the state's ``board.problem``).
 - ``offline``: the daemon is offline (availability ``offline``), or the
   display lost the broker (``no-broker``): the last state stays on screen,
   dimmed and marked stale.
@@ -37,7 +39,7 @@ from typing import Any
 import pygame
 
 from display.layout import COLORS, Color, Layout, split
-from display.scenes.base import format_value, is_winner, player_label, stats_of
+from display.scenes.base import board_problem, format_value, is_winner, player_label, stats_of
 from display.scenes.remote import (
     thrower,
     throwing,
@@ -146,7 +148,9 @@ def active_banners(state: State | None, availability: str = "online") -> list[st
         if remote:
             banners.append("remote")
     board = (state or {}).get("board")
-    if isinstance(board, Mapping) and board.get("connected") is False:
+    if isinstance(board, Mapping) and (
+        board.get("connected") is False or board_problem(state) is not None
+    ):
         banners.append("board")
     if availability != "online":
         banners.append("offline")
@@ -201,14 +205,7 @@ def draw_banners(
         elif banner == "remote":
             _remote(surface, layout, rect, state or {})
         elif banner == "board":
-            _strip(
-                surface,
-                layout,
-                rect,
-                COLORS["bad"],
-                "Board disconnected",
-                _board_detail(state or {}),
-            )
+            _strip(surface, layout, rect, COLORS["bad"], *_board_words(state or {}))
         else:
             surface.fill((118, 118, 124), special_flags=pygame.BLEND_MULT)
             title = "Daemon offline" if availability == "offline" else "No connection to the broker"
@@ -218,10 +215,18 @@ def draw_banners(
     return drawn
 
 
-def _board_detail(state: State) -> str:
+def _board_words(state: State) -> tuple[str, str]:
+    """The board strip's title and detail: disconnected or set up wrongly,
+    and why (the state's ``board.problem``) when the daemon says."""
     board = state.get("board")
+    connected = isinstance(board, Mapping) and board.get("connected") is not False
+    title = "Board set up wrongly" if connected else "Board disconnected"
+    problem = board_problem(state)
+    if problem is not None:
+        return title, problem
     name = board.get("name") or board.get("id") if isinstance(board, Mapping) else None
-    return f"{name}: darts are not counted until it is back" if name else "darts are not counted"
+    detail = f"{name}: darts are not counted until it is back" if name else "darts are not counted"
+    return title, detail
 
 
 def _strip(
