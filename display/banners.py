@@ -10,7 +10,9 @@
 - ``winner``: the game is over: who won (or a draw) and the match statistics
   (the darts and visits columns are left out of a game where no one threw a
   dart, such as domino cribbage, which is played by picking: there they
-  would be columns of zeros).
+  would be columns of zeros). Not over a scene that shows how its game
+  ended itself (``Scene.draws_result``: the skill test, whose estimates are
+  the result).
 - ``waiting``: a remote match waits for a board (phase ``waiting-remote``):
   "Waiting for Pub 2…" and why (offline, not joined yet), in the takeout
   strip's place, so the scoreboard stays readable above it.
@@ -40,6 +42,7 @@ import pygame
 
 from display.layout import COLORS, Color, Layout, split
 from display.scenes.base import board_problem, format_value, is_winner, player_label, stats_of
+from display.scenes.registry import scene_class_for
 from display.scenes.remote import (
     thrower,
     throwing,
@@ -84,6 +87,7 @@ _RESULTS = {
     "shanghai": "Shanghai",
     "target": "target reached",
     "darts-thrown": "all darts thrown",
+    "practice-complete": "practice complete",
 }
 
 
@@ -129,7 +133,8 @@ def active_banners(state: State | None, availability: str = "online") -> list[st
     """The banners that apply, in drawing order (see the module docstring)."""
     banners: list[str] = []
     if state and state.get("game"):
-        if state.get("finished") or state.get("phase") == "finished":
+        finished = state.get("finished") or state.get("phase") == "finished"
+        if finished and not scene_class_for(state).draws_result:
             banners.append("winner")
         elif _bust_player(state) is not None:
             banners.append("bust")

@@ -243,6 +243,9 @@ class Scene:
     title: ClassVar[str] = ""
     show_board: ClassVar[bool] = True
     """Whether the side column shows the dartboard and the visit."""
+    draws_result: ClassVar[bool] = False
+    """Whether the scene shows how its game ended itself (the skill test's
+    estimates), so the winner panel is not drawn over it (display/banners.py)."""
     show_visit_total: ClassVar[bool] = False
 
     def __init__(self, sprites: Sprites | None = None) -> None:

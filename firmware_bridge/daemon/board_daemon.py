@@ -937,6 +937,7 @@ class Daemon:
             setup = dataclasses.replace(
                 setup, options=paid_options(rounds, setup.game, setup.options)
             )
+        setup = setup.on_board(self.config.bot.geometry)
         session = self._new_session(setup.shuffled())  # bad game, options or players raise here
         # The journal ends the board's unfinished game, if any, as this one starts.
         self.game_row = self.journal.start_game(
