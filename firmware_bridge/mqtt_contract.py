@@ -401,6 +401,14 @@ _BOARD: dict[str, Any] = {
                 "maxItems": 2,
             },
         },
+        "problem": {
+            "description": "What is wrong with the board, in words, or null: while it is "
+            "disconnected, why (its port and the reason: '/dev/oche-board: cannot open: No "
+            "such file or directory: is the board plugged in?'); while connected, what its "
+            "bytes say is set up wrongly (a wrong-protocol or wrong-speed diagnosis, "
+            "docs/drivers.md), until the board is read again. Absent from older daemons.",
+            "type": ["string", "null"],
+        },
     },
     "required": ["id", "name", "connected", "status", "stuck_cells"],
     "allOf": [

@@ -45,6 +45,7 @@ from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from drivers.board_decoder import DIAGNOSES
 from drivers.board_events import (
     BatteryEvent,
     BoardEvent,
@@ -126,6 +127,10 @@ log = logging.getLogger(__name__)
 CPU_TURN = "cpu-turn"
 """The reason of a board hit ignored because a computer player is throwing."""
 
+_UNDERSTOOD = (HitEvent, ButtonEvent, TakeoutEvent, CoinEvent, StuckEvent, ReleasedEvent)
+"""Board events that show the board is read as it should be (they end a
+diagnosed ``board.problem``)."""
+
 
 class Daemon:
     """One board's daemon. The constructor does no I/O; :meth:`run` runs until
@@ -150,6 +155,9 @@ class Daemon:
         self.started_at: float | None = None
         self.last_setup: SessionSetup | None = None
         self.board_connected = False
+        self.board_problem: str | None = None
+        """What is wrong with the board, for the state's ``board.problem``: why
+        it is disconnected, or what its source diagnosed (docs/drivers.md)."""
         self.stuck_cells: set[tuple[int, int]] = set()
         self._source = source
         self._board: BoardSource | None = None
@@ -321,6 +329,7 @@ class Daemon:
                 else ("stuck" if self.stuck_cells else "connected")
             ),
             "stuck_cells": [list(cell) for cell in sorted(self.stuck_cells)],
+            "problem": self.board_problem,
         }
         credits = self.credits_state(self.clock())
         if self.remote_guest.active:
@@ -537,6 +546,8 @@ class Daemon:
 
     def _board_event(self, event: BoardEvent) -> None:
         now = self.clock()
+        if isinstance(event, _UNDERSTOOD):
+            self.board_problem = None  # the board is read: nothing is wrong with its setup
         if isinstance(event, HitEvent):
             self._hit(event, now)
         elif isinstance(event, ButtonEvent):
@@ -546,10 +557,11 @@ class Daemon:
         elif isinstance(event, CoinEvent):
             self._coin(event, now)
         elif isinstance(event, ConnectedEvent):
-            self.board_connected = True
+            self.board_connected, self.board_problem = True, None
             self._publish_event(BoardConnected(now, event.source))
         elif isinstance(event, DisconnectedEvent):
             self.board_connected = False
+            self.board_problem = f"{event.source}: {event.reason}"
             self._publish_event(BoardDisconnected(now, event.source, event.reason))
         elif isinstance(event, StuckEvent):
             self.stuck_cells.add((event.row, event.col))
@@ -558,6 +570,8 @@ class Daemon:
             self.stuck_cells.discard((event.row, event.col))
             self._publish_event(Released(now, event.row, event.col))
         elif isinstance(event, ErrorEvent):
+            if event.kind in DIAGNOSES:
+                self.board_problem = event.message
             self._publish_event(ErrorReported(now, event.kind, event.message))
         elif isinstance(event, BatteryEvent):
             self._publish_event(BatteryLevel(now, event.percent))
@@ -930,6 +944,7 @@ class Daemon:
             setup = dataclasses.replace(
                 setup, options=paid_options(rounds, setup.game, setup.options)
             )
+        setup = setup.on_board(self.config.bot.geometry)
         session = self._new_session(setup.shuffled())  # bad game, options or players raise here
         # The journal ends the board's unfinished game, if any, as this one starts.
         self.game_row = self.journal.start_game(
