@@ -118,7 +118,8 @@ def _free_broker_port(config: Config) -> Config:
 
 def _demo_config(config: Config) -> Config:
     """The configured daemon, but on the simulated board with the demo script, a
-    throwaway journal and (when embedded) a free port, so it touches nothing."""
+    throwaway journal, free play (a coin board's demo costs nothing) and (when
+    embedded) a free port, so it touches nothing."""
     journal = Path(tempfile.mkdtemp(prefix="oche-demo-")) / "journal.sqlite3"
     mqtt = config.mqtt
     if mqtt.embedded:
@@ -131,6 +132,7 @@ def _demo_config(config: Config) -> Config:
         ),
         mqtt=mqtt,
         journal=dataclasses.replace(config.journal, path=str(journal)),
+        credits=dataclasses.replace(config.credits, mode="free"),
     )
 
 

@@ -79,7 +79,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "$OCHE_CONFIG, $XDG_CONFIG_HOME/oche/oche.toml or /etc/oche/oche.toml "
         "(see docs/config.md); any key can be set with --set section.key=value. "
         "--game starts a game before the board is read, unless an unfinished game "
-        "resumes from the journal.",
+        "resumes from the journal; it is priced as new_game is (on a coin-operated board "
+        "short of credits the daemon runs with no game and logs why, docs/credits.md).",
     )
     parser.add_argument("--config", metavar="FILE", help="the config file (TOML)")
     parser.add_argument(

@@ -28,12 +28,14 @@ OCHE = Path(sys.executable).parent / "oche"
 
 @pytest.mark.slow
 def test_the_demo_plays_a_game_to_its_winner_and_saves_the_scoreboard(tmp_path: Path) -> None:
+    """Even with a coin-operated board's config: the demo is free play."""
     shot = tmp_path / "demo.png"
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     env["XDG_STATE_HOME"] = str(tmp_path / "state")
     env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    argv = [str(OCHE), "play", "--demo", "--screenshot", str(shot), "--size", "800x480"]
     result = subprocess.run(
-        [str(OCHE), "play", "--demo", "--screenshot", str(shot), "--size", "800x480"],
+        [*argv, "--set", "credits.mode=coin"],
         capture_output=True,
         text=True,
         timeout=120,
