@@ -285,7 +285,11 @@ class Daemon:
                 log.error("journal game %d: %s; no computer player throws", latest.id, error)
         if latest.status == "finished" and latest.events[-1:] not in ([str(UNDO)], [str(BOUNCE)]):
             return  # a finished game, nothing after its win: the board idles until the next
-        session = self._replay(latest)
+        try:
+            session = self._replay(latest)
+        except EngineError as error:  # say a name an older Oche took and the rule now refuses
+            log.error("journal game %d cannot be resumed: %s; no game runs", latest.id, error)
+            return
         if latest.status == "finished":
             if session.game.is_finished:
                 return  # the undo did not take the win back

@@ -309,6 +309,41 @@ def test_teams_from_the_command_line() -> None:
     assert state["current_player"] == 2  # Bob: Blues' third visit
 
 
+LONG_NAME = "Bartholomew Fitzgerald Jr"
+"""25 characters: one over the 24 a board takes (``engine.lineup.MAX_NAME_LENGTH``)."""
+TOO_LONG = f"player name {LONG_NAME[:24] + '…'!r} is 25 characters long; the limit is 24"
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "complaint"),
+    [
+        pytest.param(("x01", "-p", LONG_NAME), "S20\n", TOO_LONG, id="-p"),
+        pytest.param(
+            ("x01", "-t", "The Longest Team Name Ever=Ann", "-t", "B=Bob"),
+            "S20\n",
+            "team name 'The Longest Team Name Ev…' is 26 characters long; the limit is 24",
+            id="-t",
+        ),
+        pytest.param(
+            ("-",),
+            f'# Oche journal game 1 on board "b": playing\n# game: x01\n'
+            f'# players: ["{LONG_NAME}"]\nS20\n',
+            TOO_LONG,
+            id="an exported log's header",
+        ),
+        pytest.param(("x01", "-p", "Ann\tB"), "S20\n", "contains a control character", id="tab"),
+    ],
+)
+def test_replay_takes_only_names_a_board_takes(
+    args: tuple[str, ...], stdin: str, complaint: str
+) -> None:
+    """The one name rule (24 characters, no control characters): what the
+    daemon and the leaderboard refuse, ``oche replay`` refuses too."""
+    result = oche("replay", *args, stdin=stdin)
+    assert (result.returncode, result.stdout) == (2, ""), result.stderr
+    assert complaint in result.stderr, result.stderr
+
+
 def test_teams_with_a_player_in_no_team_exit_2() -> None:
     result = oche(
         "replay", "x01", "-p", "Ann", "-p", "Bob", "-p", "Cy", "-t", "A=Ann", "-t", "B=Bob"

@@ -135,6 +135,20 @@ def test_a_bad_game_exits_2_before_the_daemon_starts(tmp_path: Path) -> None:
     assert not (tmp_path / "state" / "oche").exists()  # no journal was opened
 
 
+def test_a_name_over_the_limit_exits_2_before_the_daemon_starts(tmp_path: Path) -> None:
+    """``-p`` takes the name rule the daemon's new_game and the leaderboard
+    take: no game with a name its result would be refused for is journaled."""
+    name = "Bartholomew Fitzgerald Jr"  # 25 characters
+    result = run_oche(
+        tmp_path, "run", "--game", "x01", "-p", "Ann", "-p", name, "--set", "board.driver=simulated"
+    )
+    assert (result.returncode, result.stdout) == (2, ""), result.stderr
+    assert result.stderr.splitlines() == [
+        "oche run: player name 'Bartholomew Fitzgerald J…' is 25 characters long; the limit is 24"
+    ]
+    assert not (tmp_path / "state" / "oche").exists()  # no journal was opened
+
+
 def test_players_without_a_game_exit_2(tmp_path: Path) -> None:
     result = run_oche(tmp_path, "run", "-p", "Ann", "--set", "board.driver=simulated")
     assert (result.returncode, result.stderr) == (
