@@ -534,6 +534,20 @@ async def test_a_first_game_starts_before_any_dart_unless_a_journaled_game_resum
         board.close()
 
 
+async def test_new_game_takes_the_documented_player_object(
+    running: Running, watcher: Watcher
+) -> None:
+    """docs/remote.md's form: {"name": "Ann"} is the player "Ann" at this board."""
+    await connected(watcher)
+    response = await watcher.command(
+        {"command": "new_game", "game": "x01", "players": [{"name": "Ann"}, "Bob"]}
+    )
+    assert response["ok"], response
+    state = await watcher.state_where(lambda s: s.get("game") == "x01")
+    assert [player["name"] for player in state["players"]] == ["Ann", "Bob"]
+    assert "remote" not in state and all("cpu" not in p for p in state["players"])
+
+
 async def test_a_journaled_game_the_name_rule_refuses_does_not_stop_the_board(
     tmp_path: Path, mosquitto: MosquittoBroker, watcher: Watcher, caplog: pytest.LogCaptureFixture
 ) -> None:
