@@ -213,8 +213,9 @@ class LeaderboardTask:
 
     @property
     def url(self) -> str:
-        host = self.settings.http_host
-        return f"http://{f'[{host}]' if ':' in host else host}:{self.settings.http_port}/"
+        from leaderboard.service import http_url
+
+        return http_url(self.settings)
 
     def start(self, timeout: float = 15.0) -> None:
         """Start the service and wait until its HTTP port answers; a
@@ -426,7 +427,6 @@ def _play(args: argparse.Namespace) -> int:
         except UsageError:
             daemon.stop()
             raise
-        log.info("leaderboard: %s (database %s)", leaderboard.url, settings.db_url)
     mqtt = config.mqtt
     feed = StateFeed(
         daemon.daemon.broker.url if daemon.daemon.broker else mqtt.url,

@@ -252,6 +252,11 @@ async def test_serve_stores_what_a_board_publishes_and_serves_it(
             process.kill()
             _, err = process.communicate()
     assert "Traceback" not in err, err
+    # Where the pages are is logged (the default log level is info).
+    assert (
+        f"oche: INFO leaderboard.service: serving http://127.0.0.1:{port}/ "
+        f"(database {database})" in err.splitlines()
+    ), err
 
 
 @pytest.mark.slow
