@@ -397,7 +397,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "show",
         help="print a game's table",
         description="Print one game's table for a period, by rank (the rating's conservative "
-        "ordinal): played, won, win %%, rating and the game's own figures.",
+        "ordinal): played, won, win %, rating and the game's own figures.",
     )
     show.add_argument("--game", required=True, type=_game, help="the game id, e.g. x01")
     show.add_argument(

@@ -462,6 +462,13 @@ def test_every_command_and_option_has_help() -> None:
     assert missing == []
 
 
+def test_no_help_text_shows_a_doubled_percent_sign() -> None:
+    """argparse formats option help with ``%`` (so ``%%`` there prints one),
+    but a description without ``%(prog)`` is printed as written."""
+    doubled = [prog for prog, sub in parsers(cli._parser()) if "%%" in sub.format_help()]
+    assert doubled == []
+
+
 def test_play_help_lists_the_keys_and_the_size() -> None:
     result = oche("play", "--help")
     assert result.returncode == 0
