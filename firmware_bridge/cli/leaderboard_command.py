@@ -252,7 +252,8 @@ def _forget(args: argparse.Namespace) -> int:
             raise UsageError(str(error)) from None
     sys.stdout.write(
         f"forgot {args.name.strip()!r} at {outcome.venue}: their name and ratings are deleted; "
-        f"{outcome.games} game{'s' if outcome.games != 1 else ''} stay as {FORGOTTEN_NAME!r}\n"
+        f"{outcome.games} {'game stays' if outcome.games == 1 else 'games stay'} as "
+        f"{FORGOTTEN_NAME!r}\n"
     )
     return 0
 

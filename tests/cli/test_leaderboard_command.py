@@ -404,3 +404,15 @@ def test_show_at_a_venue_with_no_games_names_the_venues_there_are(tmp_path: Path
     )
     crown = oche_leaderboard(tmp_path, "show", "--game", "x01", "--venue", "The Crown", *db)
     assert crown.returncode == 0 and "Ann" in crown.stdout and "Cy" not in crown.stdout
+
+
+def test_forget_counts_one_game_in_the_singular(tmp_path: Path) -> None:
+    db = ["--db", f"sqlite:///{tmp_path}/lb.sqlite3"]
+    results = write_lines(tmp_path / "r.jsonl", [as_payload(x01(["Ann", "Bob"], "a"))])
+    assert oche_leaderboard(tmp_path, "import", results, *db).returncode == 0
+    forgot = oche_leaderboard(tmp_path, "forget", "Bob", *db)
+    assert (forgot.returncode, forgot.stderr) == (0, "")
+    assert forgot.stdout == (
+        "forgot 'Bob' at home: their name and ratings are deleted; 1 game stays as "
+        "'forgotten player'\n"
+    )
