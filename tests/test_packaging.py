@@ -50,6 +50,12 @@ def test_the_extras_hold_what_the_daemon_does_not_need() -> None:
     )
 
 
+def test_the_readme_says_what_each_extra_adds() -> None:
+    extras = set(metadata.metadata("oche").get_all("Provides-Extra") or []) - {"test"}
+    readme = (ROOT / "README.md").read_text("utf-8")
+    assert {extra for extra in extras if f"`oche[{extra}]`" not in readme} == set()
+
+
 def test_make_installs_every_extra() -> None:
     assert "pip install --quiet -e '.[all,test]'" in (ROOT / "Makefile").read_text("utf-8")
 
@@ -77,6 +83,22 @@ def test_make_mosquitto_uses_sudo_unless_root(tmp_path: Path, uid: str, sudo: bo
     assert "apt-get install -y -qq mosquitto" in result.stdout
     assert ("sudo apt-get update" in result.stdout) is sudo
     assert ("sudo apt-get install" in result.stdout) is sudo
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_installs_chromium_without_its_recommended_packages() -> None:
+    """Debian's chromium recommends ~125 packages the headless tests never use."""
+    make = shutil.which("make")
+    assert make is not None
+    recipe = subprocess.run(
+        [make, "-n", "-B", "-f", str(ROOT / "Makefile"), "chromium"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    assert "apt-get install -y -qq --no-install-recommends chromium" in recipe, recipe
 
 
 def test_the_readme_counts_the_games_and_promises_no_scenes() -> None:
