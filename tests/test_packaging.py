@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from importlib import metadata
 from pathlib import Path
 
@@ -54,6 +55,19 @@ def test_the_readme_says_what_each_extra_adds() -> None:
     extras = set(metadata.metadata("oche").get_all("Provides-Extra") or []) - {"test"}
     readme = (ROOT / "README.md").read_text("utf-8")
     assert {extra for extra in extras if f"`oche[{extra}]`" not in readme} == set()
+
+
+def test_the_web_test_client_imports_without_a_warning() -> None:
+    """Starlette's TestClient warns that httpx is deprecated unless httpx2 (in
+    the test extra) is installed: the suite's warnings summary stays empty."""
+    result = subprocess.run(
+        [sys.executable, "-W", "error", "-c", "import fastapi.testclient"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
 
 
 def test_make_installs_every_extra() -> None:
