@@ -386,6 +386,31 @@ def test_plain_oche_prints_the_command_list() -> None:
     assert listed == COMMANDS
 
 
+def test_python_m_firmware_bridge_is_the_oche_command(tmp_path: Path) -> None:
+    """``python -m firmware_bridge`` runs ``oche`` (a checkout without the
+    console script, or a venv whose bin is not on PATH)."""
+    games = subprocess.run(
+        [sys.executable, "-m", "firmware_bridge", "games"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert games.returncode == 0, games.stderr
+    assert games.stdout == oche("games").stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "firmware_bridge", "replay", "darts-golf"],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert bad.returncode == 2 and bad.stderr.startswith("oche replay: "), bad.stderr
+
+
 def test_version() -> None:
     result = oche("--version")
     assert (result.returncode, result.stderr) == (0, "")
