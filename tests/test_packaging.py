@@ -70,6 +70,29 @@ def test_the_web_test_client_imports_without_a_warning() -> None:
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.slow
+def test_the_sdist_ships_the_docs_and_the_deployment_files(tmp_path: Path) -> None:
+    """The source release is what a packager builds from: the README links
+    docs/, and docs/deploy.md installs from deploy/."""
+    import tarfile
+
+    built = subprocess.run(
+        [sys.executable, "-c", "import sys\nfrom setuptools import build_meta\n"
+         "print(build_meta.build_sdist(sys.argv[1]))", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr
+    with tarfile.open(tmp_path / built.stdout.split()[-1]) as sdist:
+        shipped = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    wanted = {
+        path.relative_to(ROOT).as_posix()
+        for folder in ("docs", "deploy")
+        for path in (ROOT / folder).rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+    assert wanted and wanted - shipped == set()
+
+
 def test_make_installs_every_extra() -> None:
     assert "pip install --quiet -e '.[all,test]'" in (ROOT / "Makefile").read_text("utf-8")
 
