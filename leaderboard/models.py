@@ -29,6 +29,7 @@ __all__ = [
     "Rejected",
     "Result",
     "ResultPlayer",
+    "Superseded",
     "Venue",
 ]
 
@@ -77,7 +78,9 @@ class Player(Base):
 
 
 class Result(Base):
-    """One stored game, re-scored from its log; ``result_id`` is unique."""
+    """One stored game, re-scored from its log; ``result_id`` is unique, and so
+    is ``game_key``: of a game finished again after an undo only the highest
+    revision is here (the others are :class:`Superseded`)."""
 
     __tablename__ = "results"
     __table_args__ = (
@@ -104,6 +107,10 @@ class Result(Base):
     """The result document as received (names replaced when a player is forgotten)."""
     match: Mapped[str | None] = mapped_column(String(NAME_LENGTH), default=None)
     """A remote match's id (the result's ``match``); None for a game on one board."""
+    game_key: Mapped[str] = mapped_column(String(NAME_LENGTH), unique=True)
+    """The game this result is of (the ``result_id`` of its first result)."""
+    revision: Mapped[int] = mapped_column(Integer, default=1)
+    """1 for a game's first result, one more each time it was finished again."""
 
 
 class ResultPlayer(Base):
@@ -197,6 +204,31 @@ class Rejected(Base):
     received_at: Mapped[float] = mapped_column(Float, index=True)
     payload: Mapped[str] = mapped_column(Text)
     """The payload's first bytes (as text, undecodable bytes replaced)."""
+
+
+class Superseded(Base):
+    """A result that does not count because its game has a later revision, kept
+    for audit: ``why`` is ``superseded`` (it arrived when a revision as high was
+    stored already), ``replaced`` (it counted until a higher revision came),
+    ``withdrawal`` (a ``withdrawn`` revision: the game no longer counts) or
+    ``withdrawn`` (it counted until its game was withdrawn)."""
+
+    __tablename__ = "superseded_results"
+    __table_args__ = (Index(None, "game_key", "revision"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    result_id: Mapped[str] = mapped_column(String(NAME_LENGTH), unique=True)
+    game_key: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    revision: Mapped[int] = mapped_column(Integer)
+    why: Mapped[str] = mapped_column(String(16))
+    superseded_by: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
+    """The ``result_id`` of the revision that counts instead (or withdrew it)."""
+    board: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    game: Mapped[str] = mapped_column(String(64))
+    finished_at: Mapped[float] = mapped_column(Float)
+    received_at: Mapped[float] = mapped_column(Float)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """The result document as received (names replaced when a player is forgotten)."""
 
 
 class Rating(Base):

@@ -49,6 +49,7 @@ from leaderboard.models import (
     Rating,
     Rejected,
     Result,
+    Superseded,
     Venue,
 )
 from leaderboard.models import ResultPlayer as PlayerFigures
@@ -92,7 +93,8 @@ class PlayerNotFoundError(LookupError):
 
 
 class ResultNotFoundError(LookupError):
-    """No stored result with that id."""
+    """No stored result with that id that counts (the message says when a
+    later revision of its game replaced it, or the game was withdrawn)."""
 
 
 def _zone(name: str) -> ZoneInfo:
@@ -424,7 +426,7 @@ def result_detail(session: Session, result_id: str) -> ResultDetail:
         select(Result).where(Result.result_id == result_id)
     ).scalar_one_or_none()
     if result is None:
-        raise ResultNotFoundError(f"no result with id {result_id!r}")
+        raise ResultNotFoundError(_not_counted(session, result_id))
     (summary,) = _summaries(session, [result])
     lines = session.execute(
         select(PlayerFigures, Venue.name)
@@ -462,6 +464,27 @@ def result_detail(session: Session, result_id: str) -> ResultDetail:
             for player, darts, points, marks, bust, score_after in result.visits
         ],
     )
+
+
+_NOT_COUNTED = {
+    "superseded": "its game has a later revision, result {by!r}",
+    "replaced": "it was replaced by a later revision of its game, result {by!r}",
+    "withdrawal": "it withdrew its game (reopened, then abandoned)",
+    "withdrawn": "its game was withdrawn (reopened, then abandoned) by result {by!r}",
+}
+"""Why a result kept in ``superseded_results`` does not count, by its ``why``."""
+
+
+def _not_counted(session: Session, result_id: str) -> str:
+    """Why ``result_id`` is not a result that counts: unknown, or which later
+    revision of its game took its place."""
+    found = session.execute(
+        select(Superseded.why, Superseded.superseded_by).where(Superseded.result_id == result_id)
+    ).first()
+    if found is None:
+        return f"no result with id {result_id!r}"
+    why, by = found
+    return f"result {result_id!r} does not count: " + _NOT_COUNTED[why].format(by=by)
 
 
 def _record(

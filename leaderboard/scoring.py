@@ -139,6 +139,9 @@ class ScoredResult:
     """A result document checked against its own log."""
 
     result_id: str
+    game_key: str
+    """The game this result is of, the same in every revision (absent from the
+    document: the ``result_id``)."""
     board: str
     game: str
     options: dict[str, Any]
@@ -150,6 +153,10 @@ class ScoredResult:
     visits: tuple[VisitLine, ...]
     match: str | None = None
     """Only in a remote match: its id (docs/remote.md)."""
+    revision: int = 1
+    """How often the game was finished again (1: its first result)."""
+    withdrawn: bool = False
+    """The game of ``game_key`` no longer counts (reopened, then abandoned)."""
 
 
 # ------------------------------------------------------------------ the walk
@@ -714,8 +721,10 @@ def _score(document: Mapping[str, Any]) -> ScoredResult:
         raise RejectedResultError(f"the log does not replay: {error}") from None
     _check_claims(document, replayed)
     walk = _walk(type(replayed)(lineup, replayed.options), replayed)
+    result_id = str(document["result_id"])
     return ScoredResult(
-        result_id=str(document["result_id"]),
+        result_id=result_id,
+        game_key=str(document.get("game_key") or result_id),
         board=str(document["board"]),
         game=replayed.id,
         options=dict(replayed.options),
@@ -726,6 +735,8 @@ def _score(document: Mapping[str, Any]) -> ScoredResult:
         players=_player_lines(walk, boards),
         visits=tuple(walk.visits),
         match=document.get("match"),
+        revision=int(document.get("revision", 1)),
+        withdrawn=document.get("withdrawn") is True,
     )
 
 

@@ -16,23 +16,33 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sqlalchemy import Table, func, select
+from sqlalchemy import Table, delete, func, select
 from sqlalchemy import insert as sa_insert
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from leaderboard.api_models import ResultSummary
 from leaderboard.database import Database, upsert
-from leaderboard.models import NAME_LENGTH, Player, Rejected, Result, ResultPlayer, Venue
-from leaderboard.ratings import NewResult, rate_new
+from leaderboard.models import (
+    NAME_LENGTH,
+    Player,
+    Rating,
+    Rejected,
+    Result,
+    ResultPlayer,
+    Superseded,
+    Venue,
+)
+from leaderboard.ratings import NewResult, rate_new, replay_from, rewind
 from leaderboard.scoring import PlayerLine, RejectedResultError, ScoredResult, score_result
-from leaderboard.totals import add_lines
+from leaderboard.totals import add_lines, recount
 from leaderboard.venues import VenueMap
 
 __all__ = [
     "MAX_RESULT_BYTES",
     "REJECTED_PAYLOAD_CHARS",
     "IngestOutcome",
+    "IngestStatus",
     "ingest",
     "ingest_many",
     "lock_family",
@@ -50,14 +60,25 @@ REJECTED_PAYLOAD_CHARS = 4096
 """How much of a rejected payload is kept, for the admin view."""
 
 
+IngestStatus = Literal["imported", "duplicate", "superseded", "withdrawn", "rejected"]
+"""What became of a payload: ``imported`` (stored, and it counts; a higher
+revision of a game replaces its earlier result), ``duplicate`` (had it
+already), ``superseded`` (kept, not counted: a revision as high of its game
+is stored), ``withdrawn`` (a withdrawal: its game no longer counts),
+``rejected`` (the rules refuse it; kept with the reason)."""
+
+
 @dataclass(frozen=True, slots=True)
 class IngestOutcome:
-    """What became of one payload. ``summary`` is set for a new result."""
+    """What became of one payload. ``summary`` is set for a result that counts
+    now (``imported``) and for a ``withdrawn`` one (the game taken out);
+    ``replaced`` names the result that counted for the game until then."""
 
-    status: Literal["imported", "duplicate", "rejected"]
+    status: IngestStatus
     result_id: str | None
     reason: str | None = None
     summary: ResultSummary | None = None
+    replaced: str | None = None
 
 
 def player_key(name: str) -> str:
@@ -85,6 +106,7 @@ def _checked(scored: ScoredResult) -> None:
     """What the database cannot hold, or the ranking cannot tell apart, is refused."""
     problems = [
         _text_problem("result_id", scored.result_id),
+        _text_problem("game_key", scored.game_key),
         _text_problem("board", scored.board),
         _text_problem("game", scored.game),
         _text_problem("result", scored.result),
@@ -276,16 +298,260 @@ def _line(
     }
 
 
+@dataclass(frozen=True, slots=True)
+class _Placed:
+    """What became of one re-scored result of a batch: stored and counted
+    (``imported``), had already, kept as ``superseded`` by a later revision of
+    its game, or a ``withdrawn`` revision taking its game out; ``replaced``
+    names the result that counted for the game until then."""
+
+    status: Literal["imported", "duplicate", "superseded", "withdrawn"]
+    replaced: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Counted:
+    """The result that counts for a game key (a ``results`` row)."""
+
+    pk: int
+    result_id: str
+    game_key: str
+    revision: int
+    game: str
+    board: str
+    finished_at: float
+    received_at: float
+    payload: dict[str, Any]
+
+
+@dataclass(slots=True)
+class _GameState:
+    """A game key as stored: the result that counts (None when it was
+    withdrawn, or never counted), and its highest revision with that
+    revision's result id (the counted one, or the withdrawal)."""
+
+    counted: _Counted | None = None
+    revision: int = 0
+    latest: str | None = None
+
+
+def _known(session: Session, result_ids: list[str]) -> set[str]:
+    """The result ids stored already, counted or superseded."""
+    known: set[str] = set()
+    for model in (Result, Superseded):
+        column = model.result_id
+        for start in range(0, len(result_ids), 1000):
+            chunk = result_ids[start : start + 1000]
+            known.update(session.execute(select(column).where(column.in_(chunk))).scalars())
+    return known
+
+
+def _game_states(session: Session, keys: list[str]) -> dict[str, _GameState]:
+    """The stored state of each game key that has one (two indexed reads)."""
+    states: dict[str, _GameState] = {}
+    for start in range(0, len(keys), 1000):
+        chunk = keys[start : start + 1000]
+        for row in session.execute(
+            select(
+                Result.id,
+                Result.result_id,
+                Result.game_key,
+                Result.revision,
+                Result.game,
+                Result.board,
+                Result.finished_at,
+                Result.received_at,
+                Result.payload,
+            ).where(Result.game_key.in_(chunk))
+        ):
+            counted = _Counted(*row)
+            states[counted.game_key] = _GameState(counted, counted.revision, counted.result_id)
+        for key, revision, result_id in session.execute(
+            select(Superseded.game_key, Superseded.revision, Superseded.result_id).where(
+                Superseded.game_key.in_(chunk), Superseded.why == "withdrawal"
+            )
+        ):
+            state = states.setdefault(key, _GameState())
+            if revision > state.revision:
+                state.revision, state.latest = revision, result_id
+    return states
+
+
+def _retired_row(
+    scored: ScoredResult,
+    document: dict[str, Any],
+    why: str,
+    by: str | None,
+    received_at: float,
+) -> dict[str, Any]:
+    """A ``superseded_results`` row for a result of this batch that does not count."""
+    return {
+        "result_id": scored.result_id,
+        "game_key": scored.game_key,
+        "revision": scored.revision,
+        "why": why,
+        "superseded_by": by,
+        "board": scored.board,
+        "game": scored.game,
+        "finished_at": scored.finished_at,
+        "received_at": received_at,
+        "payload": document,
+    }
+
+
+def _place(
+    session: Session, batch: Sequence[tuple[ScoredResult, dict[str, Any]]]
+) -> tuple[
+    list[_Placed], list[int], list[tuple[int, str, str | None]], list[tuple[_Counted, str, str]]
+]:
+    """Decide each result of the batch: which count (their indexes), which are
+    kept as superseded or withdrawals (index, why, by whom), and which stored
+    results they take out (the row, why, the result id taking its place). Per
+    game key only the highest revision counts, stored or in this batch."""
+    placed: list[_Placed | None] = [None] * len(batch)
+    known = _known(session, sorted({scored.result_id for scored, _ in batch}))
+    fresh: dict[str, list[int]] = {}
+    seen: set[str] = set()
+    for index, (scored, _) in enumerate(batch):
+        if scored.result_id in known or scored.result_id in seen:
+            placed[index] = _Placed("duplicate")
+        else:
+            seen.add(scored.result_id)
+            fresh.setdefault(scored.game_key, []).append(index)
+    states = _game_states(session, sorted(fresh))
+    counting: list[int] = []
+    retired: list[tuple[int, str, str | None]] = []
+    removed: list[tuple[_Counted, str, str]] = []
+    for key, indexes in fresh.items():
+        state = states.get(key, _GameState())
+        best = max(indexes, key=lambda i: (batch[i][0].revision, -i))
+        top = batch[best][0]
+        latest = state.latest
+        if top.revision > state.revision:
+            latest = top.result_id
+            replaced = state.counted.result_id if state.counted is not None else None
+            if top.withdrawn:
+                placed[best] = _Placed("withdrawn", replaced)
+                retired.append((best, "withdrawal", None))
+            else:
+                placed[best] = _Placed("imported", replaced)
+                counting.append(best)
+            if state.counted is not None:
+                why = "withdrawn" if top.withdrawn else "replaced"
+                removed.append((state.counted, why, top.result_id))
+        for index in indexes:
+            if placed[index] is None:
+                placed[index] = _Placed("superseded")
+                retired.append((index, "superseded", latest))
+    return [p for p in placed if p is not None], sorted(counting), retired, removed
+
+
+def _take_out(session: Session, removed: list[tuple[_Counted, str, str]]) -> set[int]:
+    """Move stored results to ``superseded_results`` (why, and by which
+    result): their figures and rating history go (rewind their families
+    first), their players' totals are counted again. The players they touched."""
+    pks = [counted.pk for counted, _, _ in removed]
+    touched = set(
+        session.execute(
+            select(ResultPlayer.player_id)
+            .where(ResultPlayer.result_pk.in_(pks), ResultPlayer.player_id.is_not(None))
+            .distinct()
+        ).scalars()
+    )
+    session.execute(
+        sa_insert(_table(Superseded)),
+        [
+            {
+                "result_id": counted.result_id,
+                "game_key": counted.game_key,
+                "revision": counted.revision,
+                "why": why,
+                "superseded_by": by,
+                "board": counted.board,
+                "game": counted.game,
+                "finished_at": counted.finished_at,
+                "received_at": counted.received_at,
+                "payload": counted.payload,
+            }
+            for counted, why, by in removed
+        ],
+    )
+    session.execute(delete(Rating).where(Rating.result_pk.in_(pks)))
+    session.execute(delete(ResultPlayer).where(ResultPlayer.result_pk.in_(pks)))
+    session.execute(delete(Result).where(Result.id.in_(pks)))
+    ids = {player_id for player_id in touched if player_id is not None}
+    recount(session, ids)
+    return ids
+
+
+def _drop_unplayed(session: Session, player_ids: set[int]) -> None:
+    """Delete the players of ``player_ids`` left without a game (theirs was
+    withdrawn or replaced by one they are not in)."""
+    if player_ids:
+        played = select(ResultPlayer.id).where(ResultPlayer.player_id == Player.id).exists()
+        session.execute(delete(Player).where(Player.id.in_(sorted(player_ids)), ~played))
+
+
 def _store(
     session: Session,
     batch: Sequence[tuple[ScoredResult, dict[str, Any]]],
     venues: VenueMap,
     received_at: float,
-) -> list[bool]:
-    """Insert the results (in ``finished_at`` order) and their players'
-    figures, and rate them; for each, False when it was there already. The
-    caller holds their families' locks (:func:`lock_family`). A handful of
-    statements a batch, whatever its size."""
+) -> list[_Placed]:
+    """Store the results (in ``finished_at`` order): insert those that count
+    and their players' figures, and rate them; keep those that do not (a lower
+    revision of a game, a withdrawal) as superseded, taking out what a higher
+    revision replaces. The caller holds their families' locks
+    (:func:`lock_family`). A handful of statements a batch, whatever its size."""
+    placed, counting, retired, removed = _place(session, batch)
+    families = {scored.game for scored, _ in batch}
+    for game in sorted({counted.game for counted, _, _ in removed} - families):
+        lock_family(session, game)  # a revision of another game: rare, and locked late
+    rewound: dict[str, tuple[float, str]] = {}
+    for counted, _, _ in removed:
+        point = (counted.finished_at, counted.result_id)
+        rewound[counted.game] = min(rewound.get(counted.game, point), point)
+    for index in counting:
+        scored = batch[index][0]
+        if scored.game in rewound:
+            point = (scored.finished_at, scored.result_id)
+            rewound[scored.game] = min(rewound[scored.game], point)
+    touched: set[int] = set()
+    if removed:
+        for game, (at, result_id) in sorted(rewound.items()):
+            rewind(session, game, at, result_id)
+        touched = _take_out(session, removed)
+    if retired:
+        session.execute(
+            upsert(session, Superseded).on_conflict_do_nothing(index_elements=["result_id"]),
+            [_retired_row(*batch[index], why, by, received_at) for index, why, by in retired],
+        )
+    inserted = _insert(session, [batch[index] for index in counting], venues, received_at, rewound)
+    replayed = set()
+    for index in counting:
+        scored = batch[index][0]
+        if scored.result_id in inserted:
+            replayed.add(scored.game)
+        else:
+            placed[index] = _Placed("duplicate")  # stored meanwhile, as a result of another game
+    for game in sorted(set(rewound) - replayed):
+        replay_from(session, game, *rewound[game])  # a withdrawal: the family without it
+    _drop_unplayed(session, touched)
+    return placed
+
+
+def _insert(
+    session: Session,
+    batch: Sequence[tuple[ScoredResult, dict[str, Any]]],
+    venues: VenueMap,
+    received_at: float,
+    rewound: dict[str, tuple[float, str]],
+) -> set[str]:
+    """Insert the results that count, their players' figures and totals, and
+    rate them (a family in ``rewound`` is replayed from that point); the
+    result ids inserted."""
+    if not batch:
+        return set()
     named = {venues.venue_of(scored.board) for scored, _ in batch} | {
         venue for scored, _ in batch for venue in _player_venues(scored, venues)
     }
@@ -298,6 +564,8 @@ def _store(
         rows.append(
             {
                 "result_id": scored.result_id,
+                "game_key": scored.game_key,
+                "revision": scored.revision,
                 "board": scored.board,
                 "venue_id": venue_pks[venues.venue_of(scored.board)],
                 "player_venue_ids": [venue_pks[v] for v in _player_venues(scored, venues)],
@@ -321,33 +589,26 @@ def _store(
                 "payload": document,
             }
         )
-    first: dict[str, dict[str, Any]] = {}  # a result given twice in a batch is stored once
-    for row in rows:
-        first.setdefault(row["result_id"], row)
     statement = _result_insert(_dialect(session))
     columns = [
-        {key: value for key, value in row.items() if key != "player_venue_ids"}
-        for row in first.values()
+        {key: value for key, value in row.items() if key != "player_venue_ids"} for row in rows
     ]
     inserted = {result_id: pk for pk, result_id in session.execute(statement, columns)}
-    stored = [
-        first[scored.result_id] is row and scored.result_id in inserted
-        for (scored, _), row in zip(batch, rows, strict=True)
-    ]
     new = [
         (scored, row)
-        for (scored, _), row, is_new in zip(batch, rows, stored, strict=True)
-        if is_new
+        for (scored, _), row in zip(batch, rows, strict=True)
+        if scored.result_id in inserted
     ]
     if new:
-        _store_new(session, new, inserted)
-    return stored
+        _store_new(session, new, inserted, rewound)
+    return set(inserted)
 
 
 def _store_new(
     session: Session,
     new: list[tuple[ScoredResult, dict[str, Any]]],
     inserted: dict[str, int],
+    rewound: dict[str, tuple[float, str]],
 ) -> None:
     """The players, figures, totals and ratings of the results just inserted."""
     spellings: dict[tuple[int, str], tuple[float, str]] = {}
@@ -375,6 +636,9 @@ def _store_new(
     for game in sorted({scored.game for scored, _ in new}):
         family = [scored for scored, _ in new if scored.game == game]
         add_lines(session, game, [line for scored in family for line in lines[scored.result_id]])
+        if game in rewound:
+            replay_from(session, game, *rewound[game])
+            continue
         rate_new(
             session,
             game,
@@ -495,14 +759,12 @@ def ingest_many(
             stored = _store(
                 session, [(scored, document) for _, scored, document in results], venues, received
             )
-        for (index, scored, _), new in zip(results, stored, strict=True):
-            outcomes[index] = (
-                IngestOutcome(
-                    "imported",
-                    scored.result_id,
-                    summary=_summary(scored, venues),
-                )
-                if new
-                else IngestOutcome("duplicate", scored.result_id)
+        for (index, scored, _), placed in zip(results, stored, strict=True):
+            counts = placed.status in ("imported", "withdrawn")
+            outcomes[index] = IngestOutcome(
+                placed.status,
+                scored.result_id,
+                summary=_summary(scored, venues) if counts else None,
+                replaced=placed.replaced,
             )
     return [outcome for outcome in outcomes if outcome is not None]
