@@ -1,7 +1,9 @@
 """The retained ``{base}/leaderboard/{game}`` snapshots: a game's top 10 and the
 day's records, rebuilt from the database after new results (at most about once
 a second per game) and republished on every (re)connection, so a scoreboard
-between games shows them without asking the HTTP API."""
+between games shows them without asking the HTTP API. A game left without a
+ranked result (its only game withdrawn) has its snapshot cleared (an empty
+retained message)."""
 
 from __future__ import annotations
 
@@ -26,6 +28,7 @@ __all__ = [
     "Publish",
     "SnapshotPublisher",
     "build_snapshot",
+    "snapshot_payload",
 ]
 
 log = logging.getLogger(__name__)
@@ -78,12 +81,15 @@ class SnapshotPublisher:
         self._base = base
         self._interval = interval
         self._dirty: set[str] = set()
+        self._changed: set[str] = set()
+        """Games whose results changed: cleared when nothing of them is ranked any more."""
         self._last: dict[str, float] = {}
         self._wake = asyncio.Event()
 
     def mark(self, game: str) -> None:
-        """``game`` has a new result: publish its snapshot soon."""
+        """``game`` has a new result (or lost one): publish its snapshot soon."""
         self._dirty.add(game)
+        self._changed.add(game)
         self._wake.set()
 
     def mark_all(self) -> None:
@@ -121,19 +127,33 @@ class SnapshotPublisher:
         return max(0.0, earliest - now)
 
     async def _publish_one(self, game: str, publish: Publish) -> bool:
+        changed = game in self._changed
+        self._changed.discard(game)  # a change from now on is published next time
         try:
             snapshot = await asyncio.to_thread(build_snapshot, self._database, game)
         except (SQLAlchemyError, OSError) as exc:
             log.warning("leaderboard snapshot of %s not built: %s", game, _first_line(exc))
+            if changed:
+                self._changed.add(game)
             return False
         except Exception:
             # A bug, not an outage: say so once and wait for the next result.
             log.exception("leaderboard snapshot of %s failed", game)
             return True
-        if snapshot is None:
+        if snapshot is None and not changed:
             return True  # nothing ranked yet: nothing to show
-        payload = json.dumps(snapshot, separators=(",", ":"), ensure_ascii=False).encode()
-        return await publish(leaderboard_topic(self._base, game), payload)
+        published = await publish(leaderboard_topic(self._base, game), snapshot_payload(snapshot))
+        if not published and changed:
+            self._changed.add(game)
+        return published
+
+
+def snapshot_payload(snapshot: dict[str, Any] | None) -> bytes:
+    """A snapshot as published: compact JSON; empty (clearing the retained
+    one) for a game with nothing ranked."""
+    if snapshot is None:
+        return b""
+    return json.dumps(snapshot, separators=(",", ":"), ensure_ascii=False).encode()
 
 
 def _first_line(exc: BaseException) -> str:

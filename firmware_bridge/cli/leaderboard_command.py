@@ -103,18 +103,25 @@ def import_lines(database: Database, lines: Iterator[bytes], venues: VenueMap) -
     """Store each non-blank line as a result payload; the summary ``import`` prints."""
     from leaderboard.store import ingest
 
-    summary: dict[str, Any] = {"imported": 0, "duplicates": 0, "rejected": []}
+    summary: dict[str, Any] = {
+        "imported": 0,
+        "replaced": 0,
+        "duplicates": 0,
+        "superseded": 0,
+        "withdrawn": 0,
+        "rejected": [],
+    }
     for line in lines:
         payload = line.strip()
         if not payload:
             continue
         outcome = ingest(database, payload, venues)
-        if outcome.status == "imported":
-            summary["imported"] += 1
-        elif outcome.status == "duplicate":
-            summary["duplicates"] += 1
-        else:
+        if outcome.status == "rejected":
             summary["rejected"].append({"result_id": outcome.result_id, "reason": outcome.reason})
+        else:
+            summary["duplicates" if outcome.status == "duplicate" else outcome.status] += 1
+        if outcome.status == "imported" and outcome.replaced is not None:
+            summary["replaced"] += 1  # an earlier revision of its game no longer counts
     return summary
 
 
@@ -371,9 +378,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="store result documents, one JSON object per line",
         description="Store result documents (the result topic's payload), one JSON object per "
         "line, exactly as the service stores what it receives: re-scored from the log, a "
-        "result already stored counted as a duplicate, a refused one (a line that is not JSON "
-        'too) kept with its reason. Prints {"imported": N, "duplicates": N, "rejected": '
-        '[{"result_id": ..., "reason": ...}]}.',
+        "result already stored counted as a duplicate, a game's later revision (finished "
+        "again after an undo) in place of its earlier result, a refused one (a line that is "
+        'not JSON too) kept with its reason. Prints {"imported": N, "replaced": N, '
+        '"duplicates": N, "superseded": N, "withdrawn": N, "rejected": [{"result_id": ..., '
+        '"reason": ...}]}.',
     )
     importing.add_argument("file", metavar="FILE", help="the file to read, or - for stdin")
     _common(importing)
