@@ -115,7 +115,8 @@ class Result(Base):
 
 class ResultPlayer(Base):
     """One player's figures in one result (``scoring.PlayerLine``). ``player_id``
-    is null once the player was forgotten; ``name`` is the spelling played under."""
+    is null for a computer player, and once the player was forgotten; ``name``
+    is the spelling played under."""
 
     __tablename__ = "result_players"
     __table_args__ = (
@@ -156,6 +157,10 @@ class ResultPlayer(Base):
     count_5_marks: Mapped[int] = mapped_column(Integer, default=0)
     count_7_marks: Mapped[int] = mapped_column(Integer, default=0)
     count_9_marks: Mapped[int] = mapped_column(Integer, default=0)
+    cpu_level: Mapped[int | None] = mapped_column(Integer, default=None)
+    """A computer player's level (the result's ``cpu``): such a line has no
+    ``player_id``, so it is in no table, rating or record. None for a person
+    (and for every line stored before migration 0005)."""
 
 
 class PlayerTotal(Base):

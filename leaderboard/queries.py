@@ -317,13 +317,20 @@ def _summaries(session: Session, results: Sequence[Result]) -> list[ResultSummar
         return []
     pks = [result.id for result in results]
     names: dict[int, list[str]] = {pk: [] for pk in pks}
+    levels: dict[int, list[int | None]] = {pk: [] for pk in pks}
     places: dict[int, list[int]] = {result.id: [result.venue_id] for result in results}
-    for result_pk, played_as, venue_id in session.execute(
-        select(PlayerFigures.result_pk, PlayerFigures.name, PlayerFigures.venue_id)
+    for result_pk, played_as, venue_id, cpu_level in session.execute(
+        select(
+            PlayerFigures.result_pk,
+            PlayerFigures.name,
+            PlayerFigures.venue_id,
+            PlayerFigures.cpu_level,
+        )
         .where(PlayerFigures.result_pk.in_(pks))
         .order_by(PlayerFigures.result_pk, PlayerFigures.seat)
     ):
         names[result_pk].append(played_as)
+        levels[result_pk].append(cpu_level)
         places[result_pk].append(venue_id)
     venues = {ident: name for ident, name in session.execute(select(Venue.id, Venue.name))}
     return [
@@ -334,6 +341,7 @@ def _summaries(session: Session, results: Sequence[Result]) -> list[ResultSummar
             game=result.game,
             finished_at=result.finished_at,
             players=names[result.id],
+            cpu_levels=levels[result.id],
             winner_name=result.winner_name,
             result=result.result,
             venues=list(dict.fromkeys(venues.get(v, "") for v in places[result.id])),
@@ -449,6 +457,7 @@ def result_detail(session: Session, result_id: str) -> ResultDetail:
                 highlight=line.highlight,
                 venue=venue,
                 board=line.board,
+                cpu_level=line.cpu_level,
             )
             for line, venue in lines
         ],
@@ -508,7 +517,7 @@ def _record(
         .select_from(figures)
         .join(Result, Result.id == figures.result_pk)
         .outerjoin(Player, Player.id == figures.player_id)
-        .where(figures.game == game, measure.is_not(None))
+        .where(figures.game == game, measure.is_not(None), figures.cpu_level.is_(None))
     )
     if condition is not None:
         query = query.where(condition)
@@ -531,7 +540,7 @@ def _record(
 def _most_180s(session: Session, condition: ColumnElement[bool] | None) -> RecordEntry | None:
     """Who threw the most 180s in the period, with their latest such game."""
     figures = PlayerFigures
-    where = [figures.game == "x01", figures.count_180 > 0]
+    where = [figures.game == "x01", figures.count_180 > 0, figures.cpu_level.is_(None)]
     if condition is not None:
         where.append(condition)
     who = func.coalesce(figures.player_id, -figures.id)
@@ -570,7 +579,8 @@ def records(
     session: Session, period: Period, venue: str | None = None, now: float | None = None
 ) -> Records:
     """The period's records: the highest X01 checkout, the best leg (fewest
-    darts), the most 180s, and each game's best highlight in one result."""
+    darts), the most 180s, and each game's best highlight in one result;
+    people's only (a computer player's line is in none)."""
     condition = _in_period(
         session, period, venue, now, PlayerFigures.finished_at, PlayerFigures.venue_id
     )

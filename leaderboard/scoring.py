@@ -120,6 +120,8 @@ class PlayerLine:
     board: str | None = None
     """Only in a remote match: where the player threw, ``base/board`` as the
     result gives it (None: at the result's own board)."""
+    cpu_level: int | None = None
+    """A computer player's level (its ``cpu`` in the result); None for a person."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -732,7 +734,7 @@ def _score(document: Mapping[str, Any]) -> ScoredResult:
         winner=document["winner"],
         started_at=started_at,
         finished_at=finished_at,
-        players=_player_lines(walk, boards),
+        players=_player_lines(walk, boards, _cpu_levels(document)),
         visits=tuple(walk.visits),
         match=document.get("match"),
         revision=int(document.get("revision", 1)),
@@ -740,7 +742,17 @@ def _score(document: Mapping[str, Any]) -> ScoredResult:
     )
 
 
-def _player_lines(walk: _Walk, boards: Sequence[str | None]) -> tuple[PlayerLine, ...]:
+def _cpu_levels(document: Mapping[str, Any]) -> tuple[int | None, ...]:
+    """Each player's computer level (its ``cpu`` object, checked by the
+    schema), None for a person."""
+    return tuple(
+        int(player["cpu"]["level"]) if "cpu" in player else None for player in document["players"]
+    )
+
+
+def _player_lines(
+    walk: _Walk, boards: Sequence[str | None], cpu_levels: Sequence[int | None]
+) -> tuple[PlayerLine, ...]:
     game = walk.game
     outcome = game.outcome()
     assert outcome is not None
@@ -780,6 +792,7 @@ def _player_lines(walk: _Walk, boards: Sequence[str | None]) -> tuple[PlayerLine
                     count_7_marks=tally.count_7_marks,
                     count_9_marks=tally.count_9_marks,
                     board=boards[player],
+                    cpu_level=cpu_levels[player],
                 )
             )
     lines.sort(key=lambda line: line.index)

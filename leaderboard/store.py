@@ -245,6 +245,8 @@ def _player_ids(
     """Each (venue id, key)'s player id, made when new; ``spellings`` gives
     each one's latest spelling and when: the display name becomes it when it
     is newer than the player's."""
+    if not spellings:
+        return {}
     session.execute(
         _player_upsert(_dialect(session)),
         [  # one lock order for every writer
@@ -263,9 +265,10 @@ def _player_ids(
 
 
 def _line(
-    result_pk: int, player_id: int, venue_pk: int, scored: ScoredResult, line: PlayerLine
+    result_pk: int, player_id: int | None, venue_pk: int, scored: ScoredResult, line: PlayerLine
 ) -> dict[str, Any]:
-    """One ``result_players`` row: a :class:`scoring.PlayerLine` and where it belongs."""
+    """One ``result_players`` row: a :class:`scoring.PlayerLine` and where it
+    belongs (a computer player's is no player's: ``player_id`` None)."""
     return {
         "result_pk": result_pk,
         "player_id": player_id,
@@ -295,6 +298,7 @@ def _line(
         "count_5_marks": line.count_5_marks,
         "count_7_marks": line.count_7_marks,
         "count_9_marks": line.count_9_marks,
+        "cpu_level": line.cpu_level,
     }
 
 
@@ -610,10 +614,14 @@ def _store_new(
     inserted: dict[str, int],
     rewound: dict[str, tuple[float, str]],
 ) -> None:
-    """The players, figures, totals and ratings of the results just inserted."""
+    """The players, figures, totals and ratings of the results just inserted.
+    A computer player is no player: its line has no ``player_id``, so it is
+    in no table, total, rating or record."""
     spellings: dict[tuple[int, str], tuple[float, str]] = {}
     for scored, row in new:
         for line, venue in zip(scored.players, row["player_venue_ids"], strict=True):
+            if line.cpu_level is not None:
+                continue
             key = (venue, player_key(line.name))
             if key not in spellings or spellings[key][0] <= scored.finished_at:
                 spellings[key] = (scored.finished_at, line.name.strip())
@@ -623,7 +631,7 @@ def _store_new(
         lines[scored.result_id] = [
             _line(
                 inserted[scored.result_id],
-                ids[(venue, player_key(line.name))],
+                None if line.cpu_level is not None else ids[(venue, player_key(line.name))],
                 venue,
                 scored,
                 line,
@@ -699,6 +707,7 @@ def _summary(scored: ScoredResult, venues: VenueMap) -> ResultSummary:
         game=scored.game,
         finished_at=scored.finished_at,
         players=[line.name.strip() for line in scored.players],
+        cpu_levels=[line.cpu_level for line in scored.players],
         winner_name=(
             scored.players[scored.winner].name.strip() if scored.winner is not None else None
         ),
