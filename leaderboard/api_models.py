@@ -171,10 +171,14 @@ class Records(BaseModel):
 
 
 class RejectedEntry(BaseModel):
+    """A payload that is not counted: ``rejected`` (the rules refuse it) or
+    ``failed`` (this service failed on it; ``oche leaderboard rescore``)."""
+
     result_id: str | None
     board: str | None
     reason: str
     received_at: float
+    status: Literal["rejected", "failed"] = "rejected"
 
 
 class LiveBoard(BaseModel):

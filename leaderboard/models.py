@@ -196,8 +196,11 @@ class PlayerTotal(Base):
 
 
 class Rejected(Base):
-    """A payload that was refused, with why. ``dedupe_key`` (the result id, else
-    a digest of the bytes) keeps a redelivered one from being counted twice."""
+    """A payload that is not counted, with why: ``status`` ``rejected`` (the
+    rules refuse it) or ``failed`` (re-scoring it raised: a fault of this
+    service, tried again by ``oche leaderboard rescore``). ``dedupe_key`` (the
+    result id, else a digest of the bytes) keeps a redelivered one from being
+    counted twice."""
 
     __tablename__ = "rejected"
 
@@ -208,7 +211,13 @@ class Rejected(Base):
     reason: Mapped[str] = mapped_column(Text)
     received_at: Mapped[float] = mapped_column(Float, index=True)
     payload: Mapped[str] = mapped_column(Text)
-    """The payload's first bytes (as text, undecodable bytes replaced)."""
+    """The payload as received, whole (up to ``store.MAX_RESULT_BYTES``), as
+    text: bytes that are not UTF-8, and NULs, as ``\\xNN`` escapes. Rows kept
+    before migration 0006 have only their first 4,096 characters."""
+    status: Mapped[str] = mapped_column(String(16), default="rejected", index=True)
+    """``rejected`` or ``failed``."""
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+    """A failed one's traceback (its innermost frames); None when rejected."""
 
 
 class Superseded(Base):

@@ -635,13 +635,28 @@ def recent_results(
 
 
 def rejected(session: Session, limit: int = 100) -> list[RejectedEntry]:
-    """The latest refused payloads (by when they arrived), newest first."""
+    """The latest payloads not counted (by when they arrived), newest first:
+    refused by the rules, or failed (a fault of this service)."""
     rows = session.execute(
-        select(Rejected.result_id, Rejected.board, Rejected.reason, Rejected.received_at)
+        select(
+            Rejected.result_id,
+            Rejected.board,
+            Rejected.reason,
+            Rejected.received_at,
+            Rejected.status,
+        )
         .order_by(Rejected.received_at.desc(), Rejected.id.desc())
         .limit(max(0, limit))
     )
     return [
-        RejectedEntry(result_id=result_id, board=board, reason=reason, received_at=at)
-        for result_id, board, reason, at in rows
+        RejectedEntry.model_validate(
+            {
+                "result_id": result_id,
+                "board": board,
+                "reason": reason,
+                "received_at": at,
+                "status": status,
+            }
+        )
+        for result_id, board, reason, at, status in rows
     ]

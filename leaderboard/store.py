@@ -1,7 +1,10 @@
 """Storing results: a payload in, exactly one row out. Every path (MQTT ingest,
-``oche leaderboard import``) goes through :func:`ingest`, which re-scores the
-result from its log, dedupes on ``result_id`` with a unique constraint and
-keeps what it refuses as a rejected result with its reason."""
+``oche leaderboard import``, ``oche leaderboard rescore``) goes through
+:func:`ingest`, which re-scores the result from its log, dedupes on
+``result_id`` with a unique constraint, keeps only the latest revision of each
+game, and keeps what it does not count whole: what the rules refuse as
+rejected with its reason, what its own code failed on as failed with the
+traceback, for :func:`rescore` to try again."""
 
 from __future__ import annotations
 
@@ -11,8 +14,9 @@ import hashlib
 import json
 import logging
 import time
+import traceback
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -40,13 +44,15 @@ from leaderboard.venues import VenueMap
 
 __all__ = [
     "MAX_RESULT_BYTES",
-    "REJECTED_PAYLOAD_CHARS",
+    "TRACEBACK_FRAMES",
     "IngestOutcome",
     "IngestStatus",
     "ingest",
     "ingest_many",
     "lock_family",
     "player_key",
+    "rescore",
+    "summarize",
     "upsert",
     "venue_id",
 ]
@@ -54,18 +60,21 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 MAX_RESULT_BYTES = 1 << 20
-"""A result payload over this many bytes is rejected unread."""
+"""A result payload over this many bytes is rejected unread (and kept up to
+this many bytes: every other payload that is not counted is kept whole)."""
 
-REJECTED_PAYLOAD_CHARS = 4096
-"""How much of a rejected payload is kept, for the admin view."""
+TRACEBACK_FRAMES = 10
+"""How many of the innermost frames a failed result's traceback keeps."""
 
 
-IngestStatus = Literal["imported", "duplicate", "superseded", "withdrawn", "rejected"]
+IngestStatus = Literal["imported", "duplicate", "superseded", "withdrawn", "rejected", "failed"]
 """What became of a payload: ``imported`` (stored, and it counts; a higher
 revision of a game replaces its earlier result), ``duplicate`` (had it
 already), ``superseded`` (kept, not counted: a revision as high of its game
 is stored), ``withdrawn`` (a withdrawal: its game no longer counts),
-``rejected`` (the rules refuse it; kept with the reason)."""
+``rejected`` (the rules refuse it; kept whole with the reason), ``failed``
+(re-scoring it raised, a fault of this service: kept whole with the
+traceback, not counted until :func:`rescore` stores it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,33 +165,50 @@ def _clean(text: str) -> str:
     return text.replace("\x00", "\ufffd")
 
 
-def _reject(
+def _payload_text(payload: bytes) -> str:
+    """A payload as the text kept of it: whole (up to :data:`MAX_RESULT_BYTES`),
+    bytes that are not UTF-8 and NULs as ``\\xNN`` escapes, so nothing of it is
+    lost from view; a payload that is UTF-8 JSON reads back byte for byte."""
+    text = payload[:MAX_RESULT_BYTES].decode("utf-8", "backslashreplace")
+    return text.replace("\x00", "\\x00")
+
+
+def _keep(
     database: Database,
     payload: bytes,
-    reason: str,
-    result_id: str | None,
-    board: str | None,
+    refusal: _Refusal,
     received_at: float,
 ) -> IngestOutcome:
-    """Keep a refused payload once (a redelivery is not counted again)."""
+    """Keep a payload that is not counted once, whole (a redelivery is not
+    counted again): ``rejected`` by the rules, or ``failed`` with its
+    traceback. A failed one kept already takes the latest verdict (a
+    redelivery, or :func:`rescore`); a rejected one stays as it was kept."""
+    result_id, board = refusal.result_id, refusal.board
     if result_id is not None and _text_problem("result_id", result_id):
         result_id = None
     if board is not None and _text_problem("board", board):
         board = None
-    dedupe_key = result_id if result_id is not None else _digest(payload)
-    text = payload[: REJECTED_PAYLOAD_CHARS * 4].decode("utf-8", "replace")
+    status: IngestStatus = "failed" if refusal.error is not None else "rejected"
     row = {
-        "dedupe_key": dedupe_key,
+        "dedupe_key": result_id if result_id is not None else _digest(payload),
         "result_id": result_id,
         "board": board,
-        "reason": _clean(reason),
+        "reason": _clean(refusal.reason),
         "received_at": received_at,
-        "payload": _clean(text)[:REJECTED_PAYLOAD_CHARS],
+        "payload": _payload_text(payload),
+        "status": status,
+        "error": None if refusal.error is None else _clean(refusal.error),
     }
     with database.write_session() as session:
-        session.execute(upsert(session, Rejected).values(**row).on_conflict_do_nothing())
-    log.info("rejected result %s from board %s: %s", result_id, board, reason)
-    return IngestOutcome("rejected", result_id, reason)
+        insert = upsert(session, Rejected).values(**row)
+        verdict = {"status": status, "reason": row["reason"], "error": row["error"]}
+        session.execute(
+            insert.on_conflict_do_update(
+                index_elements=["dedupe_key"], set_=verdict, where=Rejected.status == "failed"
+            )
+        )
+    log.info("%s result %s from board %s: %s", status, result_id, board, refusal.reason)
+    return IngestOutcome(status, result_id, refusal.reason)
 
 
 def _digest(payload: bytes) -> str:
@@ -669,7 +695,8 @@ def _player_venues(scored: ScoredResult, venues: VenueMap) -> list[str]:
 
 
 def _scored(payload: bytes) -> tuple[ScoredResult, dict[str, Any]] | _Refusal:
-    """The payload re-scored, or why it is refused (pure: no database)."""
+    """The payload re-scored, or why it is not (pure: no database): refused by
+    the rules, or a fault of this code (``error`` set: the traceback)."""
     document: dict[str, Any] | None = None
     try:
         document = _decode(payload)
@@ -678,22 +705,30 @@ def _scored(payload: bytes) -> tuple[ScoredResult, dict[str, Any]] | _Refusal:
     except RejectedResultError as error:
         result_id = error.result_id or (document and _string_field(document, "result_id"))
         board = document and _string_field(document, "board")
-        return _Refusal(payload, error.reason, result_id or None, board or None)
+        return _Refusal(error.reason, result_id or None, board or None)
     except Exception as error:  # a bug in re-scoring must not stop the service
         log.exception("re-scoring a result failed")
         result_id = document and _string_field(document, "result_id")
         board = document and _string_field(document, "board")
-        reason = f"could not be re-scored ({type(error).__name__}: {error})"
-        return _Refusal(payload, reason, result_id or None, board or None)
+        what = (str(error).strip().splitlines() or [""])[0]
+        reason = (
+            f"could not be re-scored ({type(error).__name__}: {what}): a fault of this "
+            "service, not of the result; kept to be re-scored by `oche leaderboard rescore`"
+        )
+        trace = "".join(traceback.format_exception(error, limit=-TRACEBACK_FRAMES))
+        return _Refusal(reason, result_id or None, board or None, trace)
     return scored, document
 
 
 @dataclass(frozen=True, slots=True)
 class _Refusal:
-    payload: bytes
+    """Why a payload is not counted: ``reason``, and for a fault of this
+    service (not of the result) ``error``, its traceback."""
+
     reason: str
     result_id: str | None
     board: str | None
+    error: str | None = None
 
 
 def _summary(scored: ScoredResult, venues: VenueMap) -> ResultSummary:
@@ -729,7 +764,7 @@ def reject_unstorable(
     board = _string_field(document, "board") if document else None
     received = time.time() if received_at is None else received_at
     reason = f"the database refused to store it: {problem}"
-    return _reject(database, payload, reason, result_id, board, received)
+    return _keep(database, payload, _Refusal(reason, result_id, board), received)
 
 
 def ingest(
@@ -755,9 +790,7 @@ def ingest_many(
     for index, payload in enumerate(payloads):
         checked = _scored(payload)
         if isinstance(checked, _Refusal):
-            outcomes[index] = _reject(
-                database, payload, checked.reason, checked.result_id, checked.board, received
-            )
+            outcomes[index] = _keep(database, payload, checked, received)
         else:
             results.append((index, *checked))
     if results:
@@ -768,6 +801,12 @@ def ingest_many(
             stored = _store(
                 session, [(scored, document) for _, scored, document in results], venues, received
             )
+            stored_ids = sorted({scored.result_id for _, scored, _ in results})
+            session.execute(  # a failed result stored at last is failed no more
+                delete(Rejected).where(
+                    Rejected.status == "failed", Rejected.dedupe_key.in_(stored_ids)
+                )
+            )
         for (index, scored, _), placed in zip(results, stored, strict=True):
             counts = placed.status in ("imported", "withdrawn")
             outcomes[index] = IngestOutcome(
@@ -777,3 +816,51 @@ def ingest_many(
                 replaced=placed.replaced,
             )
     return [outcome for outcome in outcomes if outcome is not None]
+
+
+def summarize(outcomes: Iterable[IngestOutcome]) -> dict[str, Any]:
+    """What ``oche leaderboard import`` and ``rescore`` print: how many results
+    were imported (and of those, ``replaced`` an earlier revision of their
+    game), duplicates, superseded and withdrawn, and each rejected and failed
+    one with its reason."""
+    summary: dict[str, Any] = {
+        "imported": 0,
+        "replaced": 0,
+        "duplicates": 0,
+        "superseded": 0,
+        "withdrawn": 0,
+        "rejected": [],
+        "failed": [],
+    }
+    for outcome in outcomes:
+        if outcome.status in ("rejected", "failed"):
+            entry = {"result_id": outcome.result_id, "reason": outcome.reason}
+            summary[outcome.status].append(entry)
+        else:
+            summary["duplicates" if outcome.status == "duplicate" else outcome.status] += 1
+        if outcome.status == "imported" and outcome.replaced is not None:
+            summary["replaced"] += 1
+    return summary
+
+
+def rescore(database: Database, venues: VenueMap) -> dict[str, Any]:
+    """Re-score every failed result (oldest first) with this code, as after
+    an upgrade that mended the fault: stored when it scores now, rejected when
+    the rules refuse it, failed still (with the new traceback) otherwise. The
+    :func:`summarize` of their outcomes, with ``rescored``: how many were tried."""
+    with database.session() as session:
+        failed = session.execute(
+            select(Rejected.id, Rejected.payload, Rejected.received_at)
+            .where(Rejected.status == "failed")
+            .order_by(Rejected.id)
+        ).all()
+    outcomes = []
+    for row_id, payload, received_at in failed:
+        outcome = ingest(database, payload.encode("utf-8"), venues, received_at)
+        if outcome.status not in ("rejected", "failed"):
+            with database.write_session() as session:  # gone already, unless kept by digest
+                session.execute(
+                    delete(Rejected).where(Rejected.id == row_id, Rejected.status == "failed")
+                )
+        outcomes.append(outcome)
+    return {"rescored": len(failed), **summarize(outcomes)}

@@ -2,7 +2,8 @@
 
 ``import`` stores result documents (one JSON object per line) as the MQTT
 ingest does, ``show`` prints a game's table, ``rename`` and ``forget`` change
-players, ``serve`` runs the service (MQTT ingest and the HTTP app). The
+players, ``rescore`` tries the results this service failed on again,
+``serve`` runs the service (MQTT ingest and the HTTP app). The
 database is ``--db URL``, else ``[leaderboard] db`` of the config, else
 ``sqlite:///$XDG_STATE_HOME/oche/leaderboard.sqlite3``; venues come from the
 config's ``[leaderboard]`` too. The leaderboard's modules (SQLAlchemy, ...)
@@ -29,7 +30,14 @@ if TYPE_CHECKING:
     from leaderboard.database import Database
     from leaderboard.venues import VenueMap
 
-__all__ = ["add_parser", "import_lines", "parse_http_address", "rows_table", "venue_map"]
+__all__ = [
+    "add_parser",
+    "import_lines",
+    "parse_http_address",
+    "rescore_text",
+    "rows_table",
+    "venue_map",
+]
 
 PERIOD_CHOICES = ("day", "week", "month", "all")
 DEFAULT_HTTP = "127.0.0.1:8080"
@@ -101,28 +109,10 @@ def _read_lines(path: str) -> Iterator[bytes]:
 
 def import_lines(database: Database, lines: Iterator[bytes], venues: VenueMap) -> dict[str, Any]:
     """Store each non-blank line as a result payload; the summary ``import`` prints."""
-    from leaderboard.store import ingest
+    from leaderboard.store import ingest, summarize
 
-    summary: dict[str, Any] = {
-        "imported": 0,
-        "replaced": 0,
-        "duplicates": 0,
-        "superseded": 0,
-        "withdrawn": 0,
-        "rejected": [],
-    }
-    for line in lines:
-        payload = line.strip()
-        if not payload:
-            continue
-        outcome = ingest(database, payload, venues)
-        if outcome.status == "rejected":
-            summary["rejected"].append({"result_id": outcome.result_id, "reason": outcome.reason})
-        else:
-            summary["duplicates" if outcome.status == "duplicate" else outcome.status] += 1
-        if outcome.status == "imported" and outcome.replaced is not None:
-            summary["replaced"] += 1  # an earlier revision of its game no longer counts
-    return summary
+    payloads = (line.strip() for line in lines)
+    return summarize(ingest(database, payload, venues) for payload in payloads if payload)
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -250,6 +240,59 @@ def _forget(args: argparse.Namespace) -> int:
     return 0
 
 
+def _rescore(args: argparse.Namespace) -> int:
+    from leaderboard.store import rescore
+
+    logging.getLogger("leaderboard.store").setLevel(logging.CRITICAL)  # the summary says it all
+    config = _config(args)
+    with _database(_db_url(args, config)) as database:
+        summary = rescore(database, venue_map(config))
+    if args.json:
+        sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(rescore_text(summary))
+    return 0
+
+
+def rescore_text(summary: dict[str, Any]) -> str:
+    """``rescore``'s summary for people: what became of the failed results,
+    then each one still failing or now rejected, with its reason."""
+    tried = summary["rescored"]
+    if not tried:
+        return "no failed results to re-score\n"
+    parts = [
+        f"{summary['imported']} stored" if summary["imported"] else "",
+        f"{summary['duplicates']} stored already" if summary["duplicates"] else "",
+        f"{summary['superseded']} superseded" if summary["superseded"] else "",
+        f"{summary['withdrawn']} withdrawn" if summary["withdrawn"] else "",
+        f"{len(summary['rejected'])} rejected" if summary["rejected"] else "",
+        f"{len(summary['failed'])} still failing" if summary["failed"] else "",
+    ]
+    lines = [f"re-scored {tried} failed result{'s' if tried != 1 else ''}: "]
+    lines[0] += ", ".join(part for part in parts if part)
+    for status in ("rejected", "failed"):
+        for entry in summary[status]:
+            lines.append(f"  {status} {entry['result_id'] or '(no result_id)'}: {entry['reason']}")
+    return "\n".join(lines) + "\n"
+
+
+def _add_rescore(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``oche leaderboard rescore``: the failed results re-scored with this version."""
+    rescoring = actions.add_parser(
+        "rescore",
+        help="re-score the results this service failed on (after an upgrade)",
+        description="Re-score every failed result (one that re-scoring raised on: a fault "
+        "of this service, not of the result, kept whole and not counted) with the code "
+        "installed now: stored when it scores, rejected when the rules refuse it, failed "
+        "still otherwise. Prints a summary (--json: the import summary with "
+        '"rescored": N, the results tried). Refused results are not tried again: the rules '
+        "refuse them whatever the version.",
+    )
+    rescoring.add_argument("--json", action="store_true", help="print the summary as JSON")
+    _common(rescoring)
+    rescoring.set_defaults(run=_rescore)
+
+
 def parse_http_address(text: str) -> tuple[str, int]:
     """``HOST:PORT`` (``[::1]:8080`` for IPv6) as host and port; a bad one is a UsageError."""
     host, sep, port_text = text.rpartition(":")
@@ -366,7 +409,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``oche leaderboard`` and its sub-commands."""
     board = commands.add_parser(
         "leaderboard",
-        help="the results service: import, show, rename, forget, serve",
+        help="the results service: import, show, rename, forget, rescore, serve",
         description="Oche's results service: every finished game published on "
         "{base}/+/result is re-scored from its log and stored once; tables, player cards and "
         "records are served over HTTP. See docs/leaderboard.md.",
@@ -380,9 +423,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "line, exactly as the service stores what it receives: re-scored from the log, a "
         "result already stored counted as a duplicate, a game's later revision (finished "
         "again after an undo) in place of its earlier result, a refused one (a line that is "
-        'not JSON too) kept with its reason. Prints {"imported": N, "replaced": N, '
-        '"duplicates": N, "superseded": N, "withdrawn": N, "rejected": [{"result_id": ..., '
-        '"reason": ...}]}.',
+        "not JSON too) kept with its reason, and one this service failed on kept to be "
+        'rescored. Prints {"imported": N, "replaced": N, "duplicates": N, "superseded": N, '
+        '"withdrawn": N, "rejected": [{"result_id": ..., "reason": ...}], "failed": [...]}.',
     )
     importing.add_argument("file", metavar="FILE", help="the file to read, or - for stdin")
     _common(importing)
@@ -440,6 +483,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     forgetting.add_argument("--venue", help="the player's venue (needed when at several)")
     _common(forgetting)
     forgetting.set_defaults(run=_forget)
+
+    _add_rescore(actions)
 
     serve = actions.add_parser(
         "serve",
