@@ -43,6 +43,7 @@ from leaderboard.totals import add_lines, recount
 from leaderboard.venues import VenueMap
 
 __all__ = [
+    "FORGOTTEN_NAME",
     "MAX_RESULT_BYTES",
     "TRACEBACK_FRAMES",
     "IngestOutcome",
@@ -58,6 +59,10 @@ __all__ = [
 ]
 
 log = logging.getLogger(__name__)
+
+FORGOTTEN_NAME = "forgotten player"
+"""What a forgotten player's games show instead of their name
+(:func:`leaderboard.players.forget`); a line under it is no player's."""
 
 MAX_RESULT_BYTES = 1 << 20
 """A result payload over this many bytes is rejected unread (and kept up to
@@ -634,6 +639,11 @@ def _insert(
     return set(inserted)
 
 
+def _no_player(line: PlayerLine) -> bool:
+    """Whether a line is no player's: a computer's, or a forgotten player's."""
+    return line.cpu_level is not None or line.name.strip() == FORGOTTEN_NAME
+
+
 def _store_new(
     session: Session,
     new: list[tuple[ScoredResult, dict[str, Any]]],
@@ -641,12 +651,13 @@ def _store_new(
     rewound: dict[str, tuple[float, str]],
 ) -> None:
     """The players, figures, totals and ratings of the results just inserted.
-    A computer player is no player: its line has no ``player_id``, so it is
-    in no table, total, rating or record."""
+    A computer player is no player, nor is a forgotten one (a failed result
+    re-scored after a forget): the line has no ``player_id``, so it is in no
+    table, total, rating or record."""
     spellings: dict[tuple[int, str], tuple[float, str]] = {}
     for scored, row in new:
         for line, venue in zip(scored.players, row["player_venue_ids"], strict=True):
-            if line.cpu_level is not None:
+            if _no_player(line):
                 continue
             key = (venue, player_key(line.name))
             if key not in spellings or spellings[key][0] <= scored.finished_at:
@@ -657,7 +668,7 @@ def _store_new(
         lines[scored.result_id] = [
             _line(
                 inserted[scored.result_id],
-                None if line.cpu_level is not None else ids[(venue, player_key(line.name))],
+                None if _no_player(line) else ids[(venue, player_key(line.name))],
                 venue,
                 scored,
                 line,

@@ -28,6 +28,7 @@ from firmware_bridge.mqtt_contract import BrokerAddress, BrokerUrlError, parse_b
 if TYPE_CHECKING:
     from leaderboard.api_models import Row
     from leaderboard.database import Database
+    from leaderboard.service import ServiceSettings
     from leaderboard.venues import VenueMap
 
 __all__ = [
@@ -228,16 +229,72 @@ def _forget(args: argparse.Namespace) -> int:
     from leaderboard.players import FORGOTTEN_NAME, PlayerError, forget
 
     config = _config(args)
-    with _database(_db_url(args, config)) as database:
+    settings = _broker_settings(args, config)
+    with _database(settings.db_url) as database:
         try:
-            outcome = forget(database, args.name, args.venue)
+            outcome = forget(database, args.name, args.venue, venue_map(config))
         except PlayerError as error:
             raise UsageError(str(error)) from None
-    sys.stdout.write(
-        f"forgot {args.name.strip()!r} at {outcome.venue}: their name and ratings are deleted; "
-        f"{outcome.games} game{'s' if outcome.games != 1 else ''} stay as {FORGOTTEN_NAME!r}\n"
-    )
+        kept = ""
+        if outcome.kept:
+            kept = (
+                f"; the name is gone from {outcome.kept} result{'s' if outcome.kept != 1 else ''}"
+            )
+            kept += " not counted (rejected, failed or superseded)"
+        sys.stdout.write(
+            f"forgot {args.name.strip()!r} at {outcome.venue}: their name and ratings are "
+            f"deleted; {outcome.games} game{'s' if outcome.games != 1 else ''} stay as "
+            f"{FORGOTTEN_NAME!r}{kept}\n"
+        )
+        sys.stdout.flush()
+        problem = _republish(database, settings)
+    if problem is None:
+        sys.stdout.write(f"the retained snapshots are published again on {settings.mqtt_url}\n")
+    else:
+        sys.stderr.write(
+            f"oche leaderboard: the retained snapshots on {settings.mqtt_url} may still show "
+            f"the name: {problem}; `oche leaderboard serve` publishes them again when it "
+            "(re)connects\n"
+        )
     return 0
+
+
+def _broker_settings(args: argparse.Namespace, config: Config) -> ServiceSettings:
+    """The database and broker a command that publishes snapshots uses, as
+    ``serve`` takes them: ``--mqtt`` (else the config's ``mqtt.url``) and its
+    account, ``--base`` (else ``mqtt.base``)."""
+    from leaderboard.service import ServiceSettings
+
+    mqtt_url = args.mqtt or config.mqtt.address().url
+    try:
+        address = parse_broker_url(mqtt_url)
+    except BrokerUrlError as error:
+        raise UsageError(f"--mqtt {mqtt_url!r}: {error.problem}") from None
+    username, password = _credentials(address, config)
+    return ServiceSettings(
+        db_url=_db_url(args, config),
+        mqtt_url=address.url,
+        base=args.base or config.mqtt.base,
+        mqtt_username=username,
+        mqtt_password=password,
+        mqtt_ca_file=(config.mqtt.ca_file or None) if address.tls else None,
+    )
+
+
+def _republish(database: Database, settings: ServiceSettings) -> str | None:
+    """Publish every game's retained snapshot again; why not, or None."""
+    import asyncio
+
+    import aiomqtt
+
+    from leaderboard.snapshots import republish_snapshots
+
+    try:
+        asyncio.run(republish_snapshots(database, settings))
+    except (aiomqtt.MqttError, OSError, TimeoutError) as error:
+        text = str(error).strip() or type(error).__name__
+        return f"cannot publish to the broker ({text.splitlines()[0]})"
+    return None
 
 
 def _rescore(args: argparse.Namespace) -> int:
@@ -477,10 +534,17 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="delete a player's data (privacy); their games stay, the name replaced",
         description="Delete a player's name and ratings. Their games stay for the other "
         "players, with 'forgotten player' in place of the name (in the stored documents "
-        "too); the ratings of those games are rebuilt.",
+        "too, and in every result kept that does not count: rejected, failed, superseded); "
+        "the ratings of those games are rebuilt. Then every game's retained snapshot is "
+        "published again on the broker, so none shows the name (a broker that cannot be "
+        "reached is said on stderr: the service publishes them when it reconnects).",
     )
     forgetting.add_argument("name", metavar="NAME", help="the player's name (any case)")
     forgetting.add_argument("--venue", help="the player's venue (needed when at several)")
+    forgetting.add_argument(
+        "--mqtt", metavar="URL", help="the service's broker (default: mqtt.url of the config)"
+    )
+    forgetting.add_argument("--base", help="the topics' base (default: mqtt.base of the config)")
     _common(forgetting)
     forgetting.set_defaults(run=_forget)
 
