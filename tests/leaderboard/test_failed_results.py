@@ -56,8 +56,8 @@ def scoring_bug(monkeypatch: pytest.MonkeyPatch) -> set[str]:
 
     def buggy(document: Mapping[str, Any]) -> ScoredResult:
         if document.get("result_id") in victims:
-            figures: dict[str, int] = {}
-            return figures["sigma_mm"]  # type: ignore[return-value]
+            figures: dict[str, ScoredResult] = {}
+            return figures["sigma_mm"]  # the KeyError a bug would raise
         return score_result(document)
 
     monkeypatch.setattr(store, "score_result", buggy)

@@ -21,7 +21,7 @@ from sqlalchemy import select
 from firmware_bridge.mqtt_contract import leaderboard_topic
 from leaderboard import store
 from leaderboard.database import Database
-from leaderboard.models import Rejected, Result, Superseded
+from leaderboard.models import Player, Rejected, Result, Superseded
 from leaderboard.players import FORGOTTEN_NAME, forget
 from leaderboard.scoring import ScoredResult, score_result
 from leaderboard.store import ingest, rescore
@@ -102,7 +102,7 @@ def test_forget_takes_the_name_out_of_every_payload_kept(
     with database.session() as session:
         assert (
             store.player_key(FORGOTTEN_NAME)
-            not in session.execute(select(store.Player.key)).scalars().all()
+            not in session.execute(select(Player.key)).scalars().all()
         )
 
 

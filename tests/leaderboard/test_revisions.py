@@ -65,7 +65,7 @@ def retired(db: Database) -> list[tuple[str, int, str, str | None]]:
                 Superseded.result_id, Superseded.revision, Superseded.why, Superseded.superseded_by
             ).order_by(Superseded.id)
         ).all()
-    return [tuple(row) for row in rows]  # type: ignore[misc]
+    return [(row.result_id, row.revision, row.why, row.superseded_by) for row in rows]
 
 
 def test_a_game_finished_again_counts_once_with_its_latest_outcome(database: Database) -> None:
