@@ -56,7 +56,7 @@ async def win_undo_win(daemon: Running, watcher: Watcher, delivered: Any) -> tup
     journal_path = daemon.config.journal.path
 
     def nothing_pending() -> bool:
-        """the daemon has the broker's PUBACK of the first result"""
+        """the daemon counts the first result delivered"""
         with Journal(journal_path) as journal:
             return journal.pending_results() == []
 
@@ -115,6 +115,10 @@ async def test_a_win_undone_and_thrown_again_counts_once_everywhere(
         async def delivered(first: dict[str, Any]) -> None:
             await relay(first)
             await wait_until(lambda: len(ingest.outcomes) >= 1)
+            # What the service says on the board's own base once it is stored
+            # (a board that waits for it lets the result go; an older one ignores it).
+            stored = {"result_id": first["result_id"], "status": "stored"}
+            await publish(mosquitto, [("oche/board1/result/stored", json.dumps(stored).encode())])
 
         first, second = await win_undo_win(running, watcher, delivered)
         assert played_and_won(database) == {"Ann": (1, 1), "Bob": (1, 0)}
