@@ -92,7 +92,8 @@ class AveragePoint(BaseModel):
 class ResultSummary(BaseModel):
     """A stored result in a line. ``board`` and ``venue`` are where it was
     played (a remote match's host); ``venues`` adds its players' own venues,
-    and ``match`` is a remote match's id (docs/leaderboard.md, "Remote matches")."""
+    and ``match`` is a remote match's id (docs/leaderboard.md, "Remote matches").
+    ``cpu_levels`` gives each of ``players`` its computer level (None: a person)."""
 
     result_id: str
     board: str
@@ -104,6 +105,7 @@ class ResultSummary(BaseModel):
     result: str
     venues: list[str] = Field(default_factory=list)
     match: str | None = None
+    cpu_levels: list[int | None] = Field(default_factory=list)
 
 
 class PlayerCard(BaseModel):
@@ -117,7 +119,8 @@ class PlayerCard(BaseModel):
 
 class ResultPlayer(BaseModel):
     """One player's line in a result; ``venue`` is the table they count in,
-    ``board`` where they threw in a remote match (``base/board``; else null)."""
+    ``board`` where they threw in a remote match (``base/board``; else null),
+    ``cpu_level`` a computer player's level (null: a person)."""
 
     name: str
     team: int | None
@@ -127,6 +130,7 @@ class ResultPlayer(BaseModel):
     highlight: float | None
     venue: str | None = None
     board: str | None = None
+    cpu_level: int | None = None
 
 
 class VisitBreakdown(BaseModel):
@@ -167,10 +171,14 @@ class Records(BaseModel):
 
 
 class RejectedEntry(BaseModel):
+    """A payload that is not counted: ``rejected`` (the rules refuse it) or
+    ``failed`` (this service failed on it; ``oche leaderboard rescore``)."""
+
     result_id: str | None
     board: str | None
     reason: str
     received_at: float
+    status: Literal["rejected", "failed"] = "rejected"
 
 
 class LiveBoard(BaseModel):

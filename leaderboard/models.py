@@ -29,6 +29,7 @@ __all__ = [
     "Rejected",
     "Result",
     "ResultPlayer",
+    "Superseded",
     "Venue",
 ]
 
@@ -77,7 +78,9 @@ class Player(Base):
 
 
 class Result(Base):
-    """One stored game, re-scored from its log; ``result_id`` is unique."""
+    """One stored game, re-scored from its log; ``result_id`` is unique, and so
+    is ``game_key``: of a game finished again after an undo only the highest
+    revision is here (the others are :class:`Superseded`)."""
 
     __tablename__ = "results"
     __table_args__ = (
@@ -104,11 +107,16 @@ class Result(Base):
     """The result document as received (names replaced when a player is forgotten)."""
     match: Mapped[str | None] = mapped_column(String(NAME_LENGTH), default=None)
     """A remote match's id (the result's ``match``); None for a game on one board."""
+    game_key: Mapped[str] = mapped_column(String(NAME_LENGTH), unique=True)
+    """The game this result is of (the ``result_id`` of its first result)."""
+    revision: Mapped[int] = mapped_column(Integer, default=1)
+    """1 for a game's first result, one more each time it was finished again."""
 
 
 class ResultPlayer(Base):
     """One player's figures in one result (``scoring.PlayerLine``). ``player_id``
-    is null once the player was forgotten; ``name`` is the spelling played under."""
+    is null for a computer player, and once the player was forgotten; ``name``
+    is the spelling played under."""
 
     __tablename__ = "result_players"
     __table_args__ = (
@@ -149,6 +157,10 @@ class ResultPlayer(Base):
     count_5_marks: Mapped[int] = mapped_column(Integer, default=0)
     count_7_marks: Mapped[int] = mapped_column(Integer, default=0)
     count_9_marks: Mapped[int] = mapped_column(Integer, default=0)
+    cpu_level: Mapped[int | None] = mapped_column(Integer, default=None)
+    """A computer player's level (the result's ``cpu``): such a line has no
+    ``player_id``, so it is in no table, rating or record. None for a person
+    (and for every line stored before migration 0005)."""
 
 
 class PlayerTotal(Base):
@@ -184,8 +196,11 @@ class PlayerTotal(Base):
 
 
 class Rejected(Base):
-    """A payload that was refused, with why. ``dedupe_key`` (the result id, else
-    a digest of the bytes) keeps a redelivered one from being counted twice."""
+    """A payload that is not counted, with why: ``status`` ``rejected`` (the
+    rules refuse it) or ``failed`` (re-scoring it raised: a fault of this
+    service, tried again by ``oche leaderboard rescore``). ``dedupe_key`` (the
+    result id, else a digest of the bytes) keeps a redelivered one from being
+    counted twice."""
 
     __tablename__ = "rejected"
 
@@ -196,7 +211,38 @@ class Rejected(Base):
     reason: Mapped[str] = mapped_column(Text)
     received_at: Mapped[float] = mapped_column(Float, index=True)
     payload: Mapped[str] = mapped_column(Text)
-    """The payload's first bytes (as text, undecodable bytes replaced)."""
+    """The payload as received, whole (up to ``store.MAX_RESULT_BYTES``), as
+    text: bytes that are not UTF-8, and NULs, as ``\\xNN`` escapes. Rows kept
+    before migration 0006 have only their first 4,096 characters."""
+    status: Mapped[str] = mapped_column(String(16), default="rejected", index=True)
+    """``rejected`` or ``failed``."""
+    error: Mapped[str | None] = mapped_column(Text, default=None)
+    """A failed one's traceback (its innermost frames); None when rejected."""
+
+
+class Superseded(Base):
+    """A result that does not count because its game has a later revision, kept
+    for audit: ``why`` is ``superseded`` (it arrived when a revision as high was
+    stored already), ``replaced`` (it counted until a higher revision came),
+    ``withdrawal`` (a ``withdrawn`` revision: the game no longer counts) or
+    ``withdrawn`` (it counted until its game was withdrawn)."""
+
+    __tablename__ = "superseded_results"
+    __table_args__ = (Index(None, "game_key", "revision"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    result_id: Mapped[str] = mapped_column(String(NAME_LENGTH), unique=True)
+    game_key: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    revision: Mapped[int] = mapped_column(Integer)
+    why: Mapped[str] = mapped_column(String(16))
+    superseded_by: Mapped[str | None] = mapped_column(String(NAME_LENGTH))
+    """The ``result_id`` of the revision that counts instead (or withdrew it)."""
+    board: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    game: Mapped[str] = mapped_column(String(64))
+    finished_at: Mapped[float] = mapped_column(Float)
+    received_at: Mapped[float] = mapped_column(Float)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """The result document as received (names replaced when a player is forgotten)."""
 
 
 class Rating(Base):

@@ -299,10 +299,10 @@ class MqttIngest:
 
     def _announce(self, outcome: IngestOutcome) -> None:
         """A stored result to the live feed, snapshots, log and ``on_stored``."""
+        if outcome.summary is not None and self._snapshots is not None:
+            self._snapshots.mark(outcome.summary.game)  # a new result, or a game withdrawn
         if outcome.status == "imported" and outcome.summary is not None:
             self._hub.post(LiveMessage("result", outcome.summary.model_dump(mode="json")))
-            if self._snapshots is not None:
-                self._snapshots.mark(outcome.summary.game)
         elif outcome.status == "rejected":
             log.info(
                 "result %s rejected: %s", outcome.result_id or "(no result_id)", outcome.reason

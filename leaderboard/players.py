@@ -1,11 +1,14 @@
 """Changing players after the fact: ``rename`` merges one name into another
 (a typo, a nickname), ``forget`` deletes a player's data for privacy while
-their games stay, the name replaced. Both rebuild the ratings they touch."""
+their games stay, the name replaced, in every payload kept too (rejected,
+failed, superseded). Both rebuild the ratings they touch."""
 
 from __future__ import annotations
 
 import copy
 import json
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -13,15 +16,21 @@ from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from leaderboard.database import Database
-from leaderboard.models import NAME_LENGTH, Player, Result, ResultPlayer, Venue
+from leaderboard.models import (
+    NAME_LENGTH,
+    Player,
+    Rejected,
+    Result,
+    ResultPlayer,
+    Superseded,
+    Venue,
+)
 from leaderboard.ratings import rebuild_family
-from leaderboard.store import lock_family, player_key
+from leaderboard.store import FORGOTTEN_NAME, lock_family, player_key
 from leaderboard.totals import recount
+from leaderboard.venues import VenueMap
 
 __all__ = ["FORGOTTEN_NAME", "Forgotten", "PlayerError", "Renamed", "forget", "rename"]
-
-FORGOTTEN_NAME = "forgotten player"
-"""What a forgotten player's games show instead of their name."""
 
 
 class PlayerError(ValueError):
@@ -41,10 +50,13 @@ class Renamed:
 
 @dataclass(frozen=True, slots=True)
 class Forgotten:
-    """The outcome of :func:`forget`: whose data went, and how many games stay."""
+    """The outcome of :func:`forget`: whose data went, how many games stay, and
+    how many payloads that do not count (rejected, failed, superseded) had
+    the name taken out."""
 
     venue: str
     games: int
+    kept: int = 0
 
 
 def _find(session: Session, name: str, venue: str | None) -> tuple[Player, str]:
@@ -150,10 +162,88 @@ def _scrub(payload: dict[str, Any], seats: list[int]) -> dict[str, Any]:
     return scrubbed
 
 
-def forget(database: Database, name: str, venue: str | None = None) -> Forgotten:
+def _seats_of(document: dict[str, Any], key: str, venue: str, venues: VenueMap | None) -> list[int]:
+    """The seats of ``document`` (a result document) the player of ``key`` at
+    ``venue`` played: the name, and the venue of their board when ``venues``
+    says (else, and when the document names no board, every seat of the name)."""
+    players = document.get("players")
+    if not isinstance(players, list):
+        return []
+    board = document.get("board")
+    seats = []
+    for seat, line in enumerate(players):
+        if not isinstance(line, dict) or not isinstance(line.get("name"), str):
+            continue
+        own = line.get("board")
+        elsewhere = False
+        if venues is not None and isinstance(board, str) and isinstance(own, str | None):
+            elsewhere = venues.venue_of_player(board, own) != venue
+        if player_key(line["name"]) == key and not elsewhere:
+            seats.append(seat)
+    return seats
+
+
+def _name_pattern(name: str) -> re.Pattern[str]:
+    """``name`` as a whole word in any text, in any case, as written or as
+    JSON writes it (non-ASCII letters escaped)."""
+    forms = {re.escape(name), re.escape(json.dumps(name)[1:-1])}
+    return re.compile(rf"(?<!\w)(?:{'|'.join(sorted(forms))})(?!\w)", re.IGNORECASE)
+
+
+def _scrub_text(
+    text: str, scrub: Callable[[dict[str, Any]], dict[str, Any] | None], name: str
+) -> str | None:
+    """A kept payload's text without the name: a JSON result document
+    scrubbed seat by seat (re-encoded compactly), any other text with every
+    whole-word occurrence replaced (it cannot be read seat by seat, so no
+    venue is told apart); None when the name is not in it."""
+    try:
+        document = json.loads(text)
+    except (ValueError, RecursionError):
+        document = None
+    if isinstance(document, dict):
+        scrubbed = scrub(document)
+        if scrubbed is None:
+            return None
+        return json.dumps(scrubbed, ensure_ascii=False, separators=(",", ":"))
+    pattern = _name_pattern(name)
+    if not pattern.search(text):
+        return None
+    return pattern.sub(FORGOTTEN_NAME, text)
+
+
+def _forget_in_kept(session: Session, player: Player, venue: str, venues: VenueMap | None) -> int:
+    """Take the player's name out of every payload kept that does not count:
+    superseded revisions and rejected or failed payloads. How many changed."""
+
+    def scrub(document: dict[str, Any]) -> dict[str, Any] | None:
+        seats = _seats_of(document, player.key, venue, venues)
+        return _scrub(document, seats) if seats else None
+
+    changed = 0
+    for row in session.execute(select(Superseded)).scalars():
+        scrubbed = scrub(row.payload)
+        if scrubbed is not None:
+            row.payload = scrubbed
+            changed += 1
+    for kept in session.execute(select(Rejected)).scalars():
+        text = _scrub_text(kept.payload, scrub, player.name)
+        if text is not None:
+            kept.payload = text
+            changed += 1
+    return changed
+
+
+def forget(
+    database: Database, name: str, venue: str | None = None, venues: VenueMap | None = None
+) -> Forgotten:
     """Delete player ``name``'s data: their name and ratings. Their games stay,
     with :data:`FORGOTTEN_NAME` in their place (in stored payloads too), so
-    the other players keep their games; ratings of those games are rebuilt."""
+    the other players keep their games; ratings of those games are rebuilt.
+    The name goes from the payloads kept that do not count as well: in a
+    result document, the seats of the player's venue (by ``venues``, the
+    board to venue map; without it, every seat of the name); in a payload that
+    is not a JSON document, every occurrence of the name."""
     with database.write_session() as session:
         player, venue_name = _find(session, name, venue)
         games = _games_of(session, player.id)
@@ -171,6 +261,7 @@ def forget(database: Database, name: str, venue: str | None = None) -> Forgotten
             result.payload = _scrub(result.payload, mine)
             if result.winner in mine:
                 result.winner_name = FORGOTTEN_NAME
+        kept = _forget_in_kept(session, player, venue_name, venues)
         session.execute(
             update(ResultPlayer)
             .where(ResultPlayer.player_id == player.id)
@@ -179,4 +270,4 @@ def forget(database: Database, name: str, venue: str | None = None) -> Forgotten
         session.execute(delete(Player).where(Player.id == player.id))
         for game in games:
             rebuild_family(session, game)
-        return Forgotten(venue_name, sum(len(s) for s in seats.values()))
+        return Forgotten(venue_name, sum(len(s) for s in seats.values()), kept)

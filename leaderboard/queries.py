@@ -49,6 +49,7 @@ from leaderboard.models import (
     Rating,
     Rejected,
     Result,
+    Superseded,
     Venue,
 )
 from leaderboard.models import ResultPlayer as PlayerFigures
@@ -93,7 +94,8 @@ class PlayerNotFoundError(LookupError):
 
 
 class ResultNotFoundError(LookupError):
-    """No stored result with that id."""
+    """No stored result with that id that counts (the message says when a
+    later revision of its game replaced it, or the game was withdrawn)."""
 
 
 def _zone(name: str) -> ZoneInfo:
@@ -316,13 +318,20 @@ def _summaries(session: Session, results: Sequence[Result]) -> list[ResultSummar
         return []
     pks = [result.id for result in results]
     names: dict[int, list[str]] = {pk: [] for pk in pks}
+    levels: dict[int, list[int | None]] = {pk: [] for pk in pks}
     places: dict[int, list[int]] = {result.id: [result.venue_id] for result in results}
-    for result_pk, played_as, venue_id in session.execute(
-        select(PlayerFigures.result_pk, PlayerFigures.name, PlayerFigures.venue_id)
+    for result_pk, played_as, venue_id, cpu_level in session.execute(
+        select(
+            PlayerFigures.result_pk,
+            PlayerFigures.name,
+            PlayerFigures.venue_id,
+            PlayerFigures.cpu_level,
+        )
         .where(PlayerFigures.result_pk.in_(pks))
         .order_by(PlayerFigures.result_pk, PlayerFigures.seat)
     ):
         names[result_pk].append(played_as)
+        levels[result_pk].append(cpu_level)
         places[result_pk].append(venue_id)
     venues = {ident: name for ident, name in session.execute(select(Venue.id, Venue.name))}
     return [
@@ -333,6 +342,7 @@ def _summaries(session: Session, results: Sequence[Result]) -> list[ResultSummar
             game=result.game,
             finished_at=result.finished_at,
             players=names[result.id],
+            cpu_levels=levels[result.id],
             winner_name=result.winner_name,
             result=result.result,
             venues=list(dict.fromkeys(venues.get(v, "") for v in places[result.id])),
@@ -425,7 +435,7 @@ def result_detail(session: Session, result_id: str) -> ResultDetail:
         select(Result).where(Result.result_id == result_id)
     ).scalar_one_or_none()
     if result is None:
-        raise ResultNotFoundError(f"no result with id {result_id!r}")
+        raise ResultNotFoundError(_not_counted(session, result_id))
     (summary,) = _summaries(session, [result])
     lines = session.execute(
         select(PlayerFigures, Venue.name)
@@ -448,6 +458,7 @@ def result_detail(session: Session, result_id: str) -> ResultDetail:
                 highlight=line.highlight,
                 venue=venue,
                 board=line.board,
+                cpu_level=line.cpu_level,
             )
             for line, venue in lines
         ],
@@ -463,6 +474,27 @@ def result_detail(session: Session, result_id: str) -> ResultDetail:
             for player, darts, points, marks, bust, score_after in result.visits
         ],
     )
+
+
+_NOT_COUNTED = {
+    "superseded": "its game has a later revision, result {by!r}",
+    "replaced": "it was replaced by a later revision of its game, result {by!r}",
+    "withdrawal": "it withdrew its game (reopened, then abandoned)",
+    "withdrawn": "its game was withdrawn (reopened, then abandoned) by result {by!r}",
+}
+"""Why a result kept in ``superseded_results`` does not count, by its ``why``."""
+
+
+def _not_counted(session: Session, result_id: str) -> str:
+    """Why ``result_id`` is not a result that counts: unknown, or which later
+    revision of its game took its place."""
+    found = session.execute(
+        select(Superseded.why, Superseded.superseded_by).where(Superseded.result_id == result_id)
+    ).first()
+    if found is None:
+        return f"no result with id {result_id!r}"
+    why, by = found
+    return f"result {result_id!r} does not count: " + _NOT_COUNTED[why].format(by=by)
 
 
 def _record(
@@ -486,7 +518,7 @@ def _record(
         .select_from(figures)
         .join(Result, Result.id == figures.result_pk)
         .outerjoin(Player, Player.id == figures.player_id)
-        .where(figures.game == game, measure.is_not(None))
+        .where(figures.game == game, measure.is_not(None), figures.cpu_level.is_(None))
     )
     if condition is not None:
         query = query.where(condition)
@@ -509,7 +541,7 @@ def _record(
 def _most_180s(session: Session, condition: ColumnElement[bool] | None) -> RecordEntry | None:
     """Who threw the most 180s in the period, with their latest such game."""
     figures = PlayerFigures
-    where = [figures.game == "x01", figures.count_180 > 0]
+    where = [figures.game == "x01", figures.count_180 > 0, figures.cpu_level.is_(None)]
     if condition is not None:
         where.append(condition)
     who = func.coalesce(figures.player_id, -figures.id)
@@ -548,7 +580,8 @@ def records(
     session: Session, period: Period, venue: str | None = None, now: float | None = None
 ) -> Records:
     """The period's records: the highest X01 checkout, the best leg (fewest
-    darts), the most 180s, and each game's best highlight in one result."""
+    darts), the most 180s, and each game's best highlight in one result;
+    people's only (a computer player's line is in none)."""
     condition = _in_period(
         session, period, venue, now, PlayerFigures.finished_at, PlayerFigures.venue_id
     )
@@ -603,15 +636,30 @@ def recent_results(
 
 
 def rejected(session: Session, limit: int = 100) -> list[RejectedEntry]:
-    """The latest refused payloads (by when they arrived), newest first."""
+    """The latest payloads not counted (by when they arrived), newest first:
+    refused by the rules, or failed (a fault of this service)."""
     rows = session.execute(
-        select(Rejected.result_id, Rejected.board, Rejected.reason, Rejected.received_at)
+        select(
+            Rejected.result_id,
+            Rejected.board,
+            Rejected.reason,
+            Rejected.received_at,
+            Rejected.status,
+        )
         .order_by(Rejected.received_at.desc(), Rejected.id.desc())
         .limit(max(0, limit))
     )
     return [
-        RejectedEntry(result_id=result_id, board=board, reason=reason, received_at=at)
-        for result_id, board, reason, at in rows
+        RejectedEntry.model_validate(
+            {
+                "result_id": result_id,
+                "board": board,
+                "reason": reason,
+                "received_at": at,
+                "status": status,
+            }
+        )
+        for result_id, board, reason, at, status in rows
     ]
 
 

@@ -2,7 +2,8 @@
 family (the game id), teams as rating groups, ranks from the replay's
 placements. Results count in ``(finished_at, result_id)`` order; a result that
 arrives late rewinds its family to that point and replays it, so the ratings
-are the same whatever order results arrived in. Shown: the ordinal
+are the same whatever order results arrived in; a result taken out (a later
+revision of its game replaced it) rewinds and replays the same way. Shown: the ordinal
 (mu - 3 sigma), a conservative estimate."""
 
 from __future__ import annotations
@@ -20,7 +21,16 @@ from sqlalchemy.orm import Session
 
 from leaderboard.models import PlayerRating, Rating, Result, ResultPlayer
 
-__all__ = ["DEFAULT_ORDINAL", "MODEL", "NewResult", "rate_new", "rebuild_all", "rebuild_family"]
+__all__ = [
+    "DEFAULT_ORDINAL",
+    "MODEL",
+    "NewResult",
+    "rate_new",
+    "rebuild_all",
+    "rebuild_family",
+    "replay_from",
+    "rewind",
+]
 
 MODEL = PlackettLuce()
 """The model (default mu 25, sigma 25/3): deterministic, no randomness."""
@@ -163,7 +173,7 @@ def _chunks(values: list[int], size: int = 5000) -> list[list[int]]:
     return [values[start : start + size] for start in range(0, len(values), size)]
 
 
-def _rewind(session: Session, game: str, at: float, result_id: str) -> None:
+def rewind(session: Session, game: str, at: float, result_id: str) -> None:
     """Forget the ratings from ``(at, result_id)`` on: drop that history and set
     each affected player's current rating back to their last one before it.
     A few statements whatever the number of players (a late result in a busy
@@ -250,8 +260,16 @@ def rate_new(session: Session, game: str, new: Sequence[NewResult]) -> None:
         }
         _rate(session, game, [(r.pk, r.result_id, r.finished_at) for r in new], seats)
         return
-    _rewind(session, game, first.finished_at, first.result_id)
-    _replay(session, game, _after(first.finished_at, first.result_id))
+    rewind(session, game, first.finished_at, first.result_id)
+    replay_from(session, game, first.finished_at, first.result_id)
+
+
+def replay_from(session: Session, game: str, at: float, result_id: str) -> None:
+    """Rate every result of ``game`` from the point ``(at, result_id)`` on, in
+    order, after :func:`rewind` to that point or before it; between the two,
+    results at or after it may be taken out and put in (a later revision of
+    a game replacing its result, in one transaction)."""
+    _replay(session, game, _after(at, result_id))
 
 
 def rebuild_family(session: Session, game: str) -> None:

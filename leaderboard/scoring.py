@@ -120,6 +120,8 @@ class PlayerLine:
     board: str | None = None
     """Only in a remote match: where the player threw, ``base/board`` as the
     result gives it (None: at the result's own board)."""
+    cpu_level: int | None = None
+    """A computer player's level (its ``cpu`` in the result); None for a person."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +141,9 @@ class ScoredResult:
     """A result document checked against its own log."""
 
     result_id: str
+    game_key: str
+    """The game this result is of, the same in every revision (absent from the
+    document: the ``result_id``)."""
     board: str
     game: str
     options: dict[str, Any]
@@ -150,6 +155,10 @@ class ScoredResult:
     visits: tuple[VisitLine, ...]
     match: str | None = None
     """Only in a remote match: its id (docs/remote.md)."""
+    revision: int = 1
+    """How often the game was finished again (1: its first result)."""
+    withdrawn: bool = False
+    """The game of ``game_key`` no longer counts (reopened, then abandoned)."""
 
 
 # ------------------------------------------------------------------ the walk
@@ -714,8 +723,10 @@ def _score(document: Mapping[str, Any]) -> ScoredResult:
         raise RejectedResultError(f"the log does not replay: {error}") from None
     _check_claims(document, replayed)
     walk = _walk(type(replayed)(lineup, replayed.options), replayed)
+    result_id = str(document["result_id"])
     return ScoredResult(
-        result_id=str(document["result_id"]),
+        result_id=result_id,
+        game_key=str(document.get("game_key") or result_id),
         board=str(document["board"]),
         game=replayed.id,
         options=dict(replayed.options),
@@ -723,13 +734,25 @@ def _score(document: Mapping[str, Any]) -> ScoredResult:
         winner=document["winner"],
         started_at=started_at,
         finished_at=finished_at,
-        players=_player_lines(walk, boards),
+        players=_player_lines(walk, boards, _cpu_levels(document)),
         visits=tuple(walk.visits),
         match=document.get("match"),
+        revision=int(document.get("revision", 1)),
+        withdrawn=document.get("withdrawn") is True,
     )
 
 
-def _player_lines(walk: _Walk, boards: Sequence[str | None]) -> tuple[PlayerLine, ...]:
+def _cpu_levels(document: Mapping[str, Any]) -> tuple[int | None, ...]:
+    """Each player's computer level (its ``cpu`` object, checked by the
+    schema), None for a person."""
+    return tuple(
+        int(player["cpu"]["level"]) if "cpu" in player else None for player in document["players"]
+    )
+
+
+def _player_lines(
+    walk: _Walk, boards: Sequence[str | None], cpu_levels: Sequence[int | None]
+) -> tuple[PlayerLine, ...]:
     game = walk.game
     outcome = game.outcome()
     assert outcome is not None
@@ -769,6 +792,7 @@ def _player_lines(walk: _Walk, boards: Sequence[str | None]) -> tuple[PlayerLine
                     count_7_marks=tally.count_7_marks,
                     count_9_marks=tally.count_9_marks,
                     board=boards[player],
+                    cpu_level=cpu_levels[player],
                 )
             )
     lines.sort(key=lambda line: line.index)

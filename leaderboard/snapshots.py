@@ -1,7 +1,10 @@
 """The retained ``{base}/leaderboard/{game}`` snapshots: a game's top 10 and the
 day's records, rebuilt from the database after new results (at most about once
 a second per game) and republished on every (re)connection, so a scoreboard
-between games shows them without asking the HTTP API."""
+between games shows them without asking the HTTP API. A game left without a
+ranked result (its only game withdrawn) has its snapshot cleared (an empty
+retained message). :func:`republish_snapshots` publishes every game's at once
+from a command (``oche leaderboard forget``: no snapshot keeps the name)."""
 
 from __future__ import annotations
 
@@ -9,16 +12,21 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import aiomqtt
 from sqlalchemy.exc import SQLAlchemyError
 
 from engine import game_ids
-from firmware_bridge.mqtt_contract import LEADERBOARD_TOP, leaderboard_topic
+from firmware_bridge.mqtt_contract import LEADERBOARD_TOP, leaderboard_topic, parse_broker_url
 from leaderboard import queries
 from leaderboard.database import Database
+
+if TYPE_CHECKING:
+    from leaderboard.service import ServiceSettings
 
 __all__ = [
     "SLOW_BUILD_FACTOR",
@@ -26,6 +34,9 @@ __all__ = [
     "Publish",
     "SnapshotPublisher",
     "build_snapshot",
+    "publish_every_snapshot",
+    "republish_snapshots",
+    "snapshot_payload",
 ]
 
 log = logging.getLogger(__name__)
@@ -78,12 +89,15 @@ class SnapshotPublisher:
         self._base = base
         self._interval = interval
         self._dirty: set[str] = set()
+        self._changed: set[str] = set()
+        """Games whose results changed: cleared when nothing of them is ranked any more."""
         self._last: dict[str, float] = {}
         self._wake = asyncio.Event()
 
     def mark(self, game: str) -> None:
-        """``game`` has a new result: publish its snapshot soon."""
+        """``game`` has a new result (or lost one): publish its snapshot soon."""
         self._dirty.add(game)
+        self._changed.add(game)
         self._wake.set()
 
     def mark_all(self) -> None:
@@ -121,19 +135,78 @@ class SnapshotPublisher:
         return max(0.0, earliest - now)
 
     async def _publish_one(self, game: str, publish: Publish) -> bool:
+        changed = game in self._changed
+        self._changed.discard(game)  # a change from now on is published next time
         try:
             snapshot = await asyncio.to_thread(build_snapshot, self._database, game)
         except (SQLAlchemyError, OSError) as exc:
             log.warning("leaderboard snapshot of %s not built: %s", game, _first_line(exc))
+            if changed:
+                self._changed.add(game)
             return False
         except Exception:
             # A bug, not an outage: say so once and wait for the next result.
             log.exception("leaderboard snapshot of %s failed", game)
             return True
-        if snapshot is None:
+        if snapshot is None and not changed:
             return True  # nothing ranked yet: nothing to show
-        payload = json.dumps(snapshot, separators=(",", ":"), ensure_ascii=False).encode()
-        return await publish(leaderboard_topic(self._base, game), payload)
+        published = await publish(leaderboard_topic(self._base, game), snapshot_payload(snapshot))
+        if not published and changed:
+            self._changed.add(game)
+        return published
+
+
+def snapshot_payload(snapshot: dict[str, Any] | None) -> bytes:
+    """A snapshot as published: compact JSON; empty (clearing the retained
+    one) for a game with nothing ranked."""
+    if snapshot is None:
+        return b""
+    return json.dumps(snapshot, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+async def publish_every_snapshot(database: Database, base: str, publish: Publish) -> bool:
+    """Build every game's snapshot now and publish it, an empty retained
+    message (clearing an old one) for a game with nothing ranked: after a
+    change to what was counted already. True when each one was published."""
+    at = time.time()
+    published = True
+    for game in game_ids():
+        snapshot = await asyncio.to_thread(build_snapshot, database, game, at)
+        published = await publish(leaderboard_topic(base, game), snapshot_payload(snapshot)) and (
+            published
+        )
+    return published
+
+
+async def republish_snapshots(
+    database: Database, settings: ServiceSettings, timeout: float = 15.0
+) -> None:
+    """Connect to the service's broker (``settings``: its URL, account and CA)
+    in a session of this process's own, :func:`publish_every_snapshot`, and
+    disconnect. An ``aiomqtt.MqttError`` (or ``TimeoutError``) says why not."""
+    address = parse_broker_url(settings.mqtt_url)
+    username, password = address.username, address.password
+    if settings.mqtt_username is not None:
+        username, password = settings.mqtt_username, settings.mqtt_password
+    tls = aiomqtt.TLSParameters(ca_certs=settings.mqtt_ca_file) if address.tls else None
+    client = aiomqtt.Client(
+        address.host,
+        address.port,
+        username=username,
+        password=password,
+        identifier=f"{settings.client_id}-snapshots-{os.getpid()}",
+        transport=address.transport,
+        timeout=timeout,
+        tls_params=tls,
+        websocket_path=address.ws_path,
+    )
+
+    async def publish(topic: str, payload: bytes) -> bool:
+        await client.publish(topic, payload, qos=1, retain=True)
+        return True
+
+    async with asyncio.timeout(timeout * 4), client:
+        await publish_every_snapshot(database, settings.base, publish)
 
 
 def _first_line(exc: BaseException) -> str:

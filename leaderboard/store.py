@@ -1,7 +1,10 @@
 """Storing results: a payload in, exactly one row out. Every path (MQTT ingest,
-``oche leaderboard import``) goes through :func:`ingest`, which re-scores the
-result from its log, dedupes on ``result_id`` with a unique constraint and
-keeps what it refuses as a rejected result with its reason."""
+``oche leaderboard import``, ``oche leaderboard rescore``) goes through
+:func:`ingest`, which re-scores the result from its log, dedupes on
+``result_id`` with a unique constraint, keeps only the latest revision of each
+game, and keeps what it does not count whole: what the rules refuse as
+rejected with its reason, what its own code failed on as failed with the
+traceback, for :func:`rescore` to try again."""
 
 from __future__ import annotations
 
@@ -11,53 +14,85 @@ import hashlib
 import json
 import logging
 import time
+import traceback
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sqlalchemy import Table, func, select
+from sqlalchemy import Table, delete, func, select
 from sqlalchemy import insert as sa_insert
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from leaderboard.api_models import ResultSummary
 from leaderboard.database import Database, upsert
-from leaderboard.models import NAME_LENGTH, Player, Rejected, Result, ResultPlayer, Venue
-from leaderboard.ratings import NewResult, rate_new
+from leaderboard.models import (
+    NAME_LENGTH,
+    Player,
+    Rating,
+    Rejected,
+    Result,
+    ResultPlayer,
+    Superseded,
+    Venue,
+)
+from leaderboard.ratings import NewResult, rate_new, replay_from, rewind
 from leaderboard.scoring import PlayerLine, RejectedResultError, ScoredResult, score_result
-from leaderboard.totals import add_lines
+from leaderboard.totals import add_lines, recount
 from leaderboard.venues import VenueMap
 
 __all__ = [
+    "FORGOTTEN_NAME",
     "MAX_RESULT_BYTES",
-    "REJECTED_PAYLOAD_CHARS",
+    "TRACEBACK_FRAMES",
     "IngestOutcome",
+    "IngestStatus",
     "ingest",
     "ingest_many",
     "lock_family",
     "player_key",
+    "rescore",
+    "summarize",
     "upsert",
     "venue_id",
 ]
 
 log = logging.getLogger(__name__)
 
-MAX_RESULT_BYTES = 1 << 20
-"""A result payload over this many bytes is rejected unread."""
+FORGOTTEN_NAME = "forgotten player"
+"""What a forgotten player's games show instead of their name
+(:func:`leaderboard.players.forget`); a line under it is no player's."""
 
-REJECTED_PAYLOAD_CHARS = 4096
-"""How much of a rejected payload is kept, for the admin view."""
+MAX_RESULT_BYTES = 1 << 20
+"""A result payload over this many bytes is rejected unread (and kept up to
+this many bytes: every other payload that is not counted is kept whole)."""
+
+TRACEBACK_FRAMES = 10
+"""How many of the innermost frames a failed result's traceback keeps."""
+
+
+IngestStatus = Literal["imported", "duplicate", "superseded", "withdrawn", "rejected", "failed"]
+"""What became of a payload: ``imported`` (stored, and it counts; a higher
+revision of a game replaces its earlier result), ``duplicate`` (had it
+already), ``superseded`` (kept, not counted: a revision as high of its game
+is stored), ``withdrawn`` (a withdrawal: its game no longer counts),
+``rejected`` (the rules refuse it; kept whole with the reason), ``failed``
+(re-scoring it raised, a fault of this service: kept whole with the
+traceback, not counted until :func:`rescore` stores it)."""
 
 
 @dataclass(frozen=True, slots=True)
 class IngestOutcome:
-    """What became of one payload. ``summary`` is set for a new result."""
+    """What became of one payload. ``summary`` is set for a result that counts
+    now (``imported``) and for a ``withdrawn`` one (the game taken out);
+    ``replaced`` names the result that counted for the game until then."""
 
-    status: Literal["imported", "duplicate", "rejected"]
+    status: IngestStatus
     result_id: str | None
     reason: str | None = None
     summary: ResultSummary | None = None
+    replaced: str | None = None
 
 
 def player_key(name: str) -> str:
@@ -85,6 +120,7 @@ def _checked(scored: ScoredResult) -> None:
     """What the database cannot hold, or the ranking cannot tell apart, is refused."""
     problems = [
         _text_problem("result_id", scored.result_id),
+        _text_problem("game_key", scored.game_key),
         _text_problem("board", scored.board),
         _text_problem("game", scored.game),
         _text_problem("result", scored.result),
@@ -134,33 +170,50 @@ def _clean(text: str) -> str:
     return text.replace("\x00", "\ufffd")
 
 
-def _reject(
+def _payload_text(payload: bytes) -> str:
+    """A payload as the text kept of it: whole (up to :data:`MAX_RESULT_BYTES`),
+    bytes that are not UTF-8 and NULs as ``\\xNN`` escapes, so nothing of it is
+    lost from view; a payload that is UTF-8 JSON reads back byte for byte."""
+    text = payload[:MAX_RESULT_BYTES].decode("utf-8", "backslashreplace")
+    return text.replace("\x00", "\\x00")
+
+
+def _keep(
     database: Database,
     payload: bytes,
-    reason: str,
-    result_id: str | None,
-    board: str | None,
+    refusal: _Refusal,
     received_at: float,
 ) -> IngestOutcome:
-    """Keep a refused payload once (a redelivery is not counted again)."""
+    """Keep a payload that is not counted once, whole (a redelivery is not
+    counted again): ``rejected`` by the rules, or ``failed`` with its
+    traceback. A failed one kept already takes the latest verdict (a
+    redelivery, or :func:`rescore`); a rejected one stays as it was kept."""
+    result_id, board = refusal.result_id, refusal.board
     if result_id is not None and _text_problem("result_id", result_id):
         result_id = None
     if board is not None and _text_problem("board", board):
         board = None
-    dedupe_key = result_id if result_id is not None else _digest(payload)
-    text = payload[: REJECTED_PAYLOAD_CHARS * 4].decode("utf-8", "replace")
+    status: IngestStatus = "failed" if refusal.error is not None else "rejected"
     row = {
-        "dedupe_key": dedupe_key,
+        "dedupe_key": result_id if result_id is not None else _digest(payload),
         "result_id": result_id,
         "board": board,
-        "reason": _clean(reason),
+        "reason": _clean(refusal.reason),
         "received_at": received_at,
-        "payload": _clean(text)[:REJECTED_PAYLOAD_CHARS],
+        "payload": _payload_text(payload),
+        "status": status,
+        "error": None if refusal.error is None else _clean(refusal.error),
     }
     with database.write_session() as session:
-        session.execute(upsert(session, Rejected).values(**row).on_conflict_do_nothing())
-    log.info("rejected result %s from board %s: %s", result_id, board, reason)
-    return IngestOutcome("rejected", result_id, reason)
+        insert = upsert(session, Rejected).values(**row)
+        verdict = {"status": status, "reason": row["reason"], "error": row["error"]}
+        session.execute(
+            insert.on_conflict_do_update(
+                index_elements=["dedupe_key"], set_=verdict, where=Rejected.status == "failed"
+            )
+        )
+    log.info("%s result %s from board %s: %s", status, result_id, board, refusal.reason)
+    return IngestOutcome(status, result_id, refusal.reason)
 
 
 def _digest(payload: bytes) -> str:
@@ -223,6 +276,8 @@ def _player_ids(
     """Each (venue id, key)'s player id, made when new; ``spellings`` gives
     each one's latest spelling and when: the display name becomes it when it
     is newer than the player's."""
+    if not spellings:
+        return {}
     session.execute(
         _player_upsert(_dialect(session)),
         [  # one lock order for every writer
@@ -241,9 +296,10 @@ def _player_ids(
 
 
 def _line(
-    result_pk: int, player_id: int, venue_pk: int, scored: ScoredResult, line: PlayerLine
+    result_pk: int, player_id: int | None, venue_pk: int, scored: ScoredResult, line: PlayerLine
 ) -> dict[str, Any]:
-    """One ``result_players`` row: a :class:`scoring.PlayerLine` and where it belongs."""
+    """One ``result_players`` row: a :class:`scoring.PlayerLine` and where it
+    belongs (a computer player's is no player's: ``player_id`` None)."""
     return {
         "result_pk": result_pk,
         "player_id": player_id,
@@ -273,7 +329,202 @@ def _line(
         "count_5_marks": line.count_5_marks,
         "count_7_marks": line.count_7_marks,
         "count_9_marks": line.count_9_marks,
+        "cpu_level": line.cpu_level,
     }
+
+
+@dataclass(frozen=True, slots=True)
+class _Placed:
+    """What became of one re-scored result of a batch: stored and counted
+    (``imported``), had already, kept as ``superseded`` by a later revision of
+    its game, or a ``withdrawn`` revision taking its game out; ``replaced``
+    names the result that counted for the game until then."""
+
+    status: Literal["imported", "duplicate", "superseded", "withdrawn"]
+    replaced: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Counted:
+    """The result that counts for a game key (a ``results`` row)."""
+
+    pk: int
+    result_id: str
+    game_key: str
+    revision: int
+    game: str
+    board: str
+    finished_at: float
+    received_at: float
+    payload: dict[str, Any]
+
+
+@dataclass(slots=True)
+class _GameState:
+    """A game key as stored: the result that counts (None when it was
+    withdrawn, or never counted), and its highest revision with that
+    revision's result id (the counted one, or the withdrawal)."""
+
+    counted: _Counted | None = None
+    revision: int = 0
+    latest: str | None = None
+
+
+def _known(session: Session, result_ids: list[str]) -> set[str]:
+    """The result ids stored already, counted or superseded."""
+    known: set[str] = set()
+    for model in (Result, Superseded):
+        column = model.result_id
+        for start in range(0, len(result_ids), 1000):
+            chunk = result_ids[start : start + 1000]
+            known.update(session.execute(select(column).where(column.in_(chunk))).scalars())
+    return known
+
+
+def _game_states(session: Session, keys: list[str]) -> dict[str, _GameState]:
+    """The stored state of each game key that has one (two indexed reads)."""
+    states: dict[str, _GameState] = {}
+    for start in range(0, len(keys), 1000):
+        chunk = keys[start : start + 1000]
+        for row in session.execute(
+            select(
+                Result.id,
+                Result.result_id,
+                Result.game_key,
+                Result.revision,
+                Result.game,
+                Result.board,
+                Result.finished_at,
+                Result.received_at,
+                Result.payload,
+            ).where(Result.game_key.in_(chunk))
+        ):
+            counted = _Counted(*row)
+            states[counted.game_key] = _GameState(counted, counted.revision, counted.result_id)
+        for key, revision, result_id in session.execute(
+            select(Superseded.game_key, Superseded.revision, Superseded.result_id).where(
+                Superseded.game_key.in_(chunk), Superseded.why == "withdrawal"
+            )
+        ):
+            state = states.setdefault(key, _GameState())
+            if revision > state.revision:
+                state.revision, state.latest = revision, result_id
+    return states
+
+
+def _retired_row(
+    scored: ScoredResult,
+    document: dict[str, Any],
+    why: str,
+    by: str | None,
+    received_at: float,
+) -> dict[str, Any]:
+    """A ``superseded_results`` row for a result of this batch that does not count."""
+    return {
+        "result_id": scored.result_id,
+        "game_key": scored.game_key,
+        "revision": scored.revision,
+        "why": why,
+        "superseded_by": by,
+        "board": scored.board,
+        "game": scored.game,
+        "finished_at": scored.finished_at,
+        "received_at": received_at,
+        "payload": document,
+    }
+
+
+def _place(
+    session: Session, batch: Sequence[tuple[ScoredResult, dict[str, Any]]]
+) -> tuple[
+    list[_Placed], list[int], list[tuple[int, str, str | None]], list[tuple[_Counted, str, str]]
+]:
+    """Decide each result of the batch: which count (their indexes), which are
+    kept as superseded or withdrawals (index, why, by whom), and which stored
+    results they take out (the row, why, the result id taking its place). Per
+    game key only the highest revision counts, stored or in this batch."""
+    placed: list[_Placed | None] = [None] * len(batch)
+    known = _known(session, sorted({scored.result_id for scored, _ in batch}))
+    fresh: dict[str, list[int]] = {}
+    seen: set[str] = set()
+    for index, (scored, _) in enumerate(batch):
+        if scored.result_id in known or scored.result_id in seen:
+            placed[index] = _Placed("duplicate")
+        else:
+            seen.add(scored.result_id)
+            fresh.setdefault(scored.game_key, []).append(index)
+    states = _game_states(session, sorted(fresh))
+    counting: list[int] = []
+    retired: list[tuple[int, str, str | None]] = []
+    removed: list[tuple[_Counted, str, str]] = []
+    for key, indexes in fresh.items():
+        state = states.get(key, _GameState())
+        best = max(indexes, key=lambda i: (batch[i][0].revision, -i))
+        top = batch[best][0]
+        latest = state.latest
+        if top.revision > state.revision:
+            latest = top.result_id
+            replaced = state.counted.result_id if state.counted is not None else None
+            if top.withdrawn:
+                placed[best] = _Placed("withdrawn", replaced)
+                retired.append((best, "withdrawal", None))
+            else:
+                placed[best] = _Placed("imported", replaced)
+                counting.append(best)
+            if state.counted is not None:
+                why = "withdrawn" if top.withdrawn else "replaced"
+                removed.append((state.counted, why, top.result_id))
+        for index in indexes:
+            if placed[index] is None:
+                placed[index] = _Placed("superseded")
+                retired.append((index, "superseded", latest))
+    return [p for p in placed if p is not None], sorted(counting), retired, removed
+
+
+def _take_out(session: Session, removed: list[tuple[_Counted, str, str]]) -> set[int]:
+    """Move stored results to ``superseded_results`` (why, and by which
+    result): their figures and rating history go (rewind their families
+    first), their players' totals are counted again. The players they touched."""
+    pks = [counted.pk for counted, _, _ in removed]
+    touched = set(
+        session.execute(
+            select(ResultPlayer.player_id)
+            .where(ResultPlayer.result_pk.in_(pks), ResultPlayer.player_id.is_not(None))
+            .distinct()
+        ).scalars()
+    )
+    session.execute(
+        sa_insert(_table(Superseded)),
+        [
+            {
+                "result_id": counted.result_id,
+                "game_key": counted.game_key,
+                "revision": counted.revision,
+                "why": why,
+                "superseded_by": by,
+                "board": counted.board,
+                "game": counted.game,
+                "finished_at": counted.finished_at,
+                "received_at": counted.received_at,
+                "payload": counted.payload,
+            }
+            for counted, why, by in removed
+        ],
+    )
+    session.execute(delete(Rating).where(Rating.result_pk.in_(pks)))
+    session.execute(delete(ResultPlayer).where(ResultPlayer.result_pk.in_(pks)))
+    session.execute(delete(Result).where(Result.id.in_(pks)))
+    ids = {player_id for player_id in touched if player_id is not None}
+    recount(session, ids)
+    return ids
+
+
+def _drop_unplayed(session: Session, player_ids: set[int]) -> None:
+    """Delete the players of ``player_ids`` left without a game (theirs was
+    withdrawn or replaced by one they are not in)."""
+    if player_ids:
+        played = select(ResultPlayer.id).where(ResultPlayer.player_id == Player.id).exists()
+        session.execute(delete(Player).where(Player.id.in_(sorted(player_ids)), ~played))
 
 
 def _store(
@@ -281,11 +532,61 @@ def _store(
     batch: Sequence[tuple[ScoredResult, dict[str, Any]]],
     venues: VenueMap,
     received_at: float,
-) -> list[bool]:
-    """Insert the results (in ``finished_at`` order) and their players'
-    figures, and rate them; for each, False when it was there already. The
-    caller holds their families' locks (:func:`lock_family`). A handful of
-    statements a batch, whatever its size."""
+) -> list[_Placed]:
+    """Store the results (in ``finished_at`` order): insert those that count
+    and their players' figures, and rate them; keep those that do not (a lower
+    revision of a game, a withdrawal) as superseded, taking out what a higher
+    revision replaces. The caller holds their families' locks
+    (:func:`lock_family`). A handful of statements a batch, whatever its size."""
+    placed, counting, retired, removed = _place(session, batch)
+    families = {scored.game for scored, _ in batch}
+    for game in sorted({counted.game for counted, _, _ in removed} - families):
+        lock_family(session, game)  # a revision of another game: rare, and locked late
+    rewound: dict[str, tuple[float, str]] = {}
+    for counted, _, _ in removed:
+        point = (counted.finished_at, counted.result_id)
+        rewound[counted.game] = min(rewound.get(counted.game, point), point)
+    for index in counting:
+        scored = batch[index][0]
+        if scored.game in rewound:
+            point = (scored.finished_at, scored.result_id)
+            rewound[scored.game] = min(rewound[scored.game], point)
+    touched: set[int] = set()
+    if removed:
+        for game, (at, result_id) in sorted(rewound.items()):
+            rewind(session, game, at, result_id)
+        touched = _take_out(session, removed)
+    if retired:
+        session.execute(
+            upsert(session, Superseded).on_conflict_do_nothing(index_elements=["result_id"]),
+            [_retired_row(*batch[index], why, by, received_at) for index, why, by in retired],
+        )
+    inserted = _insert(session, [batch[index] for index in counting], venues, received_at, rewound)
+    replayed = set()
+    for index in counting:
+        scored = batch[index][0]
+        if scored.result_id in inserted:
+            replayed.add(scored.game)
+        else:
+            placed[index] = _Placed("duplicate")  # stored meanwhile, as a result of another game
+    for game in sorted(set(rewound) - replayed):
+        replay_from(session, game, *rewound[game])  # a withdrawal: the family without it
+    _drop_unplayed(session, touched)
+    return placed
+
+
+def _insert(
+    session: Session,
+    batch: Sequence[tuple[ScoredResult, dict[str, Any]]],
+    venues: VenueMap,
+    received_at: float,
+    rewound: dict[str, tuple[float, str]],
+) -> set[str]:
+    """Insert the results that count, their players' figures and totals, and
+    rate them (a family in ``rewound`` is replayed from that point); the
+    result ids inserted."""
+    if not batch:
+        return set()
     named = {venues.venue_of(scored.board) for scored, _ in batch} | {
         venue for scored, _ in batch for venue in _player_venues(scored, venues)
     }
@@ -298,6 +599,8 @@ def _store(
         rows.append(
             {
                 "result_id": scored.result_id,
+                "game_key": scored.game_key,
+                "revision": scored.revision,
                 "board": scored.board,
                 "venue_id": venue_pks[venues.venue_of(scored.board)],
                 "player_venue_ids": [venue_pks[v] for v in _player_venues(scored, venues)],
@@ -321,38 +624,41 @@ def _store(
                 "payload": document,
             }
         )
-    first: dict[str, dict[str, Any]] = {}  # a result given twice in a batch is stored once
-    for row in rows:
-        first.setdefault(row["result_id"], row)
     statement = _result_insert(_dialect(session))
     columns = [
-        {key: value for key, value in row.items() if key != "player_venue_ids"}
-        for row in first.values()
+        {key: value for key, value in row.items() if key != "player_venue_ids"} for row in rows
     ]
     inserted = {result_id: pk for pk, result_id in session.execute(statement, columns)}
-    stored = [
-        first[scored.result_id] is row and scored.result_id in inserted
-        for (scored, _), row in zip(batch, rows, strict=True)
-    ]
     new = [
         (scored, row)
-        for (scored, _), row, is_new in zip(batch, rows, stored, strict=True)
-        if is_new
+        for (scored, _), row in zip(batch, rows, strict=True)
+        if scored.result_id in inserted
     ]
     if new:
-        _store_new(session, new, inserted)
-    return stored
+        _store_new(session, new, inserted, rewound)
+    return set(inserted)
+
+
+def _no_player(line: PlayerLine) -> bool:
+    """Whether a line is no player's: a computer's, or a forgotten player's."""
+    return line.cpu_level is not None or line.name.strip() == FORGOTTEN_NAME
 
 
 def _store_new(
     session: Session,
     new: list[tuple[ScoredResult, dict[str, Any]]],
     inserted: dict[str, int],
+    rewound: dict[str, tuple[float, str]],
 ) -> None:
-    """The players, figures, totals and ratings of the results just inserted."""
+    """The players, figures, totals and ratings of the results just inserted.
+    A computer player is no player, nor is a forgotten one (a failed result
+    re-scored after a forget): the line has no ``player_id``, so it is in no
+    table, total, rating or record."""
     spellings: dict[tuple[int, str], tuple[float, str]] = {}
     for scored, row in new:
         for line, venue in zip(scored.players, row["player_venue_ids"], strict=True):
+            if _no_player(line):
+                continue
             key = (venue, player_key(line.name))
             if key not in spellings or spellings[key][0] <= scored.finished_at:
                 spellings[key] = (scored.finished_at, line.name.strip())
@@ -362,7 +668,7 @@ def _store_new(
         lines[scored.result_id] = [
             _line(
                 inserted[scored.result_id],
-                ids[(venue, player_key(line.name))],
+                None if _no_player(line) else ids[(venue, player_key(line.name))],
                 venue,
                 scored,
                 line,
@@ -375,6 +681,9 @@ def _store_new(
     for game in sorted({scored.game for scored, _ in new}):
         family = [scored for scored, _ in new if scored.game == game]
         add_lines(session, game, [line for scored in family for line in lines[scored.result_id]])
+        if game in rewound:
+            replay_from(session, game, *rewound[game])
+            continue
         rate_new(
             session,
             game,
@@ -397,7 +706,8 @@ def _player_venues(scored: ScoredResult, venues: VenueMap) -> list[str]:
 
 
 def _scored(payload: bytes) -> tuple[ScoredResult, dict[str, Any]] | _Refusal:
-    """The payload re-scored, or why it is refused (pure: no database)."""
+    """The payload re-scored, or why it is not (pure: no database): refused by
+    the rules, or a fault of this code (``error`` set: the traceback)."""
     document: dict[str, Any] | None = None
     try:
         document = _decode(payload)
@@ -406,22 +716,30 @@ def _scored(payload: bytes) -> tuple[ScoredResult, dict[str, Any]] | _Refusal:
     except RejectedResultError as error:
         result_id = error.result_id or (document and _string_field(document, "result_id"))
         board = document and _string_field(document, "board")
-        return _Refusal(payload, error.reason, result_id or None, board or None)
+        return _Refusal(error.reason, result_id or None, board or None)
     except Exception as error:  # a bug in re-scoring must not stop the service
         log.exception("re-scoring a result failed")
         result_id = document and _string_field(document, "result_id")
         board = document and _string_field(document, "board")
-        reason = f"could not be re-scored ({type(error).__name__}: {error})"
-        return _Refusal(payload, reason, result_id or None, board or None)
+        what = (str(error).strip().splitlines() or [""])[0]
+        reason = (
+            f"could not be re-scored ({type(error).__name__}: {what}): a fault of this "
+            "service, not of the result; kept to be re-scored by `oche leaderboard rescore`"
+        )
+        trace = "".join(traceback.format_exception(error, limit=-TRACEBACK_FRAMES))
+        return _Refusal(reason, result_id or None, board or None, trace)
     return scored, document
 
 
 @dataclass(frozen=True, slots=True)
 class _Refusal:
-    payload: bytes
+    """Why a payload is not counted: ``reason``, and for a fault of this
+    service (not of the result) ``error``, its traceback."""
+
     reason: str
     result_id: str | None
     board: str | None
+    error: str | None = None
 
 
 def _summary(scored: ScoredResult, venues: VenueMap) -> ResultSummary:
@@ -435,6 +753,7 @@ def _summary(scored: ScoredResult, venues: VenueMap) -> ResultSummary:
         game=scored.game,
         finished_at=scored.finished_at,
         players=[line.name.strip() for line in scored.players],
+        cpu_levels=[line.cpu_level for line in scored.players],
         winner_name=(
             scored.players[scored.winner].name.strip() if scored.winner is not None else None
         ),
@@ -456,7 +775,7 @@ def reject_unstorable(
     board = _string_field(document, "board") if document else None
     received = time.time() if received_at is None else received_at
     reason = f"the database refused to store it: {problem}"
-    return _reject(database, payload, reason, result_id, board, received)
+    return _keep(database, payload, _Refusal(reason, result_id, board), received)
 
 
 def ingest(
@@ -482,9 +801,7 @@ def ingest_many(
     for index, payload in enumerate(payloads):
         checked = _scored(payload)
         if isinstance(checked, _Refusal):
-            outcomes[index] = _reject(
-                database, payload, checked.reason, checked.result_id, checked.board, received
-            )
+            outcomes[index] = _keep(database, payload, checked, received)
         else:
             results.append((index, *checked))
     if results:
@@ -495,14 +812,66 @@ def ingest_many(
             stored = _store(
                 session, [(scored, document) for _, scored, document in results], venues, received
             )
-        for (index, scored, _), new in zip(results, stored, strict=True):
-            outcomes[index] = (
-                IngestOutcome(
-                    "imported",
-                    scored.result_id,
-                    summary=_summary(scored, venues),
+            stored_ids = sorted({scored.result_id for _, scored, _ in results})
+            session.execute(  # a failed result stored at last is failed no more
+                delete(Rejected).where(
+                    Rejected.status == "failed", Rejected.dedupe_key.in_(stored_ids)
                 )
-                if new
-                else IngestOutcome("duplicate", scored.result_id)
+            )
+        for (index, scored, _), placed in zip(results, stored, strict=True):
+            counts = placed.status in ("imported", "withdrawn")
+            outcomes[index] = IngestOutcome(
+                placed.status,
+                scored.result_id,
+                summary=_summary(scored, venues) if counts else None,
+                replaced=placed.replaced,
             )
     return [outcome for outcome in outcomes if outcome is not None]
+
+
+def summarize(outcomes: Iterable[IngestOutcome]) -> dict[str, Any]:
+    """What ``oche leaderboard import`` and ``rescore`` print: how many results
+    were imported (and of those, ``replaced`` an earlier revision of their
+    game), duplicates, superseded and withdrawn, and each rejected and failed
+    one with its reason."""
+    summary: dict[str, Any] = {
+        "imported": 0,
+        "replaced": 0,
+        "duplicates": 0,
+        "superseded": 0,
+        "withdrawn": 0,
+        "rejected": [],
+        "failed": [],
+    }
+    for outcome in outcomes:
+        if outcome.status in ("rejected", "failed"):
+            entry = {"result_id": outcome.result_id, "reason": outcome.reason}
+            summary[outcome.status].append(entry)
+        else:
+            summary["duplicates" if outcome.status == "duplicate" else outcome.status] += 1
+        if outcome.status == "imported" and outcome.replaced is not None:
+            summary["replaced"] += 1
+    return summary
+
+
+def rescore(database: Database, venues: VenueMap) -> dict[str, Any]:
+    """Re-score every failed result (oldest first) with this code, as after
+    an upgrade that mended the fault: stored when it scores now, rejected when
+    the rules refuse it, failed still (with the new traceback) otherwise. The
+    :func:`summarize` of their outcomes, with ``rescored``: how many were tried."""
+    with database.session() as session:
+        failed = session.execute(
+            select(Rejected.id, Rejected.payload, Rejected.received_at)
+            .where(Rejected.status == "failed")
+            .order_by(Rejected.id)
+        ).all()
+    outcomes = []
+    for row_id, payload, received_at in failed:
+        outcome = ingest(database, payload.encode("utf-8"), venues, received_at)
+        if outcome.status not in ("rejected", "failed"):
+            with database.write_session() as session:  # gone already, unless kept by digest
+                session.execute(
+                    delete(Rejected).where(Rejected.id == row_id, Rejected.status == "failed")
+                )
+        outcomes.append(outcome)
+    return {"rescored": len(failed), **summarize(outcomes)}

@@ -2,7 +2,8 @@
 
 ``import`` stores result documents (one JSON object per line) as the MQTT
 ingest does, ``show`` prints a game's table, ``rename`` and ``forget`` change
-players, ``serve`` runs the service (MQTT ingest and the HTTP app). The
+players, ``rescore`` tries the results this service failed on again,
+``serve`` runs the service (MQTT ingest and the HTTP app). The
 database is ``--db URL``, else ``[leaderboard] db`` of the config, else
 ``sqlite:///$XDG_STATE_HOME/oche/leaderboard.sqlite3``; venues come from the
 config's ``[leaderboard]`` too. The leaderboard's modules (SQLAlchemy, ...)
@@ -27,9 +28,17 @@ from firmware_bridge.mqtt_contract import BrokerAddress, BrokerUrlError, parse_b
 if TYPE_CHECKING:
     from leaderboard.api_models import Row
     from leaderboard.database import Database
+    from leaderboard.service import ServiceSettings
     from leaderboard.venues import VenueMap
 
-__all__ = ["add_parser", "import_lines", "parse_http_address", "rows_table", "venue_map"]
+__all__ = [
+    "add_parser",
+    "import_lines",
+    "parse_http_address",
+    "rescore_text",
+    "rows_table",
+    "venue_map",
+]
 
 PERIOD_CHOICES = ("day", "week", "month", "all")
 DEFAULT_HTTP = "127.0.0.1:8080"
@@ -109,21 +118,10 @@ def _read_lines(path: str) -> Iterator[bytes]:
 
 def import_lines(database: Database, lines: Iterator[bytes], venues: VenueMap) -> dict[str, Any]:
     """Store each non-blank line as a result payload; the summary ``import`` prints."""
-    from leaderboard.store import ingest
+    from leaderboard.store import ingest, summarize
 
-    summary: dict[str, Any] = {"imported": 0, "duplicates": 0, "rejected": []}
-    for line in lines:
-        payload = line.strip()
-        if not payload:
-            continue
-        outcome = ingest(database, payload, venues)
-        if outcome.status == "imported":
-            summary["imported"] += 1
-        elif outcome.status == "duplicate":
-            summary["duplicates"] += 1
-        else:
-            summary["rejected"].append({"result_id": outcome.result_id, "reason": outcome.reason})
-    return summary
+    payloads = (line.strip() for line in lines)
+    return summarize(ingest(database, payload, venues) for payload in payloads if payload)
 
 
 def _import(args: argparse.Namespace) -> int:
@@ -245,17 +243,125 @@ def _forget(args: argparse.Namespace) -> int:
     from leaderboard.players import FORGOTTEN_NAME, PlayerError, forget
 
     config = _config(args)
-    with _database(_db_url(args, config)) as database:
+    settings = _broker_settings(args, config)
+    with _database(settings.db_url) as database:
         try:
-            outcome = forget(database, args.name, args.venue)
+            outcome = forget(database, args.name, args.venue, venue_map(config))
         except PlayerError as error:
             raise UsageError(str(error)) from None
-    sys.stdout.write(
-        f"forgot {args.name.strip()!r} at {outcome.venue}: their name and ratings are deleted; "
-        f"{outcome.games} {'game stays' if outcome.games == 1 else 'games stay'} as "
-        f"{FORGOTTEN_NAME!r}\n"
-    )
+        kept = ""
+        if outcome.kept:
+            kept = (
+                f"; the name is gone from {outcome.kept} result{'s' if outcome.kept != 1 else ''}"
+            )
+            kept += " not counted (rejected, failed or superseded)"
+        sys.stdout.write(
+            f"forgot {args.name.strip()!r} at {outcome.venue}: their name and ratings are "
+            f"deleted; {outcome.games} {'game stays' if outcome.games == 1 else 'games stay'} as "
+            f"{FORGOTTEN_NAME!r}{kept}\n"
+        )
+        sys.stdout.flush()
+        problem = _republish(database, settings)
+    if problem is None:
+        sys.stdout.write(f"the retained snapshots are published again on {settings.mqtt_url}\n")
+    else:
+        sys.stderr.write(
+            f"oche leaderboard: the retained snapshots on {settings.mqtt_url} may still show "
+            f"the name: {problem}; `oche leaderboard serve` publishes them again when it "
+            "(re)connects\n"
+        )
     return 0
+
+
+def _broker_settings(args: argparse.Namespace, config: Config) -> ServiceSettings:
+    """The database and broker a command that publishes snapshots uses, as
+    ``serve`` takes them: ``--mqtt`` (else the config's ``mqtt.url``) and its
+    account, ``--base`` (else ``mqtt.base``)."""
+    from leaderboard.service import ServiceSettings
+
+    mqtt_url = args.mqtt or config.mqtt.address().url
+    try:
+        address = parse_broker_url(mqtt_url)
+    except BrokerUrlError as error:
+        raise UsageError(f"--mqtt {mqtt_url!r}: {error.problem}") from None
+    username, password = _credentials(address, config)
+    return ServiceSettings(
+        db_url=_db_url(args, config),
+        mqtt_url=address.url,
+        base=args.base or config.mqtt.base,
+        mqtt_username=username,
+        mqtt_password=password,
+        mqtt_ca_file=(config.mqtt.ca_file or None) if address.tls else None,
+    )
+
+
+def _republish(database: Database, settings: ServiceSettings) -> str | None:
+    """Publish every game's retained snapshot again; why not, or None."""
+    import asyncio
+
+    import aiomqtt
+
+    from leaderboard.snapshots import republish_snapshots
+
+    try:
+        asyncio.run(republish_snapshots(database, settings))
+    except (aiomqtt.MqttError, OSError, TimeoutError) as error:
+        text = str(error).strip() or type(error).__name__
+        return f"cannot publish to the broker ({text.splitlines()[0]})"
+    return None
+
+
+def _rescore(args: argparse.Namespace) -> int:
+    from leaderboard.store import rescore
+
+    logging.getLogger("leaderboard.store").setLevel(logging.CRITICAL)  # the summary says it all
+    config = _config(args)
+    with _database(_db_url(args, config)) as database:
+        summary = rescore(database, venue_map(config))
+    if args.json:
+        sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
+    else:
+        sys.stdout.write(rescore_text(summary))
+    return 0
+
+
+def rescore_text(summary: dict[str, Any]) -> str:
+    """``rescore``'s summary for people: what became of the failed results,
+    then each one still failing or now rejected, with its reason."""
+    tried = summary["rescored"]
+    if not tried:
+        return "no failed results to re-score\n"
+    parts = [
+        f"{summary['imported']} stored" if summary["imported"] else "",
+        f"{summary['duplicates']} stored already" if summary["duplicates"] else "",
+        f"{summary['superseded']} superseded" if summary["superseded"] else "",
+        f"{summary['withdrawn']} withdrawn" if summary["withdrawn"] else "",
+        f"{len(summary['rejected'])} rejected" if summary["rejected"] else "",
+        f"{len(summary['failed'])} still failing" if summary["failed"] else "",
+    ]
+    lines = [f"re-scored {tried} failed result{'s' if tried != 1 else ''}: "]
+    lines[0] += ", ".join(part for part in parts if part)
+    for status in ("rejected", "failed"):
+        for entry in summary[status]:
+            lines.append(f"  {status} {entry['result_id'] or '(no result_id)'}: {entry['reason']}")
+    return "\n".join(lines) + "\n"
+
+
+def _add_rescore(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """``oche leaderboard rescore``: the failed results re-scored with this version."""
+    rescoring = actions.add_parser(
+        "rescore",
+        help="re-score the results this service failed on (after an upgrade)",
+        description="Re-score every failed result (one that re-scoring raised on: a fault "
+        "of this service, not of the result, kept whole and not counted) with the code "
+        "installed now: stored when it scores, rejected when the rules refuse it, failed "
+        "still otherwise. Prints a summary (--json: the import summary with "
+        '"rescored": N, the results tried). Refused results are not tried again: the rules '
+        "refuse them whatever the version.",
+    )
+    rescoring.add_argument("--json", action="store_true", help="print the summary as JSON")
+    _common(rescoring)
+    rescoring.set_defaults(run=_rescore)
 
 
 def parse_http_address(text: str) -> tuple[str, int]:
@@ -374,7 +480,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``oche leaderboard`` and its sub-commands."""
     board = commands.add_parser(
         "leaderboard",
-        help="the results service: import, show, rename, forget, serve",
+        help="the results service: import, show, rename, forget, rescore, serve",
         description="Oche's results service: every finished game published on "
         "{base}/+/result is re-scored from its log and stored once; tables, player cards and "
         "records are served over HTTP. See docs/leaderboard.md.",
@@ -386,9 +492,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="store result documents, one JSON object per line",
         description="Store result documents (the result topic's payload), one JSON object per "
         "line, exactly as the service stores what it receives: re-scored from the log, a "
-        "result already stored counted as a duplicate, a refused one (a line that is not JSON "
-        'too) kept with its reason. Prints {"imported": N, "duplicates": N, "rejected": '
-        '[{"result_id": ..., "reason": ...}]}.',
+        "result already stored counted as a duplicate, a game's later revision (finished "
+        "again after an undo) in place of its earlier result, a refused one (a line that is "
+        "not JSON too) kept with its reason, and one this service failed on kept to be "
+        'rescored. Prints {"imported": N, "replaced": N, "duplicates": N, "superseded": N, '
+        '"withdrawn": N, "rejected": [{"result_id": ..., "reason": ...}], "failed": [...]}.',
     )
     importing.add_argument("file", metavar="FILE", help="the file to read, or - for stdin")
     _common(importing)
@@ -440,12 +548,21 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="delete a player's data (privacy); their games stay, the name replaced",
         description="Delete a player's name and ratings. Their games stay for the other "
         "players, with 'forgotten player' in place of the name (in the stored documents "
-        "too); the ratings of those games are rebuilt.",
+        "too, and in every result kept that does not count: rejected, failed, superseded); "
+        "the ratings of those games are rebuilt. Then every game's retained snapshot is "
+        "published again on the broker, so none shows the name (a broker that cannot be "
+        "reached is said on stderr: the service publishes them when it reconnects).",
     )
     forgetting.add_argument("name", metavar="NAME", help="the player's name (any case)")
     forgetting.add_argument("--venue", help="the player's venue (needed when at several)")
+    forgetting.add_argument(
+        "--mqtt", metavar="URL", help="the service's broker (default: mqtt.url of the config)"
+    )
+    forgetting.add_argument("--base", help="the topics' base (default: mqtt.base of the config)")
     _common(forgetting)
     forgetting.set_defaults(run=_forget)
+
+    _add_rescore(actions)
 
     serve = actions.add_parser(
         "serve",

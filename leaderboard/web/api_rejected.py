@@ -23,6 +23,8 @@ def get_rejected(
         100
     ),
 ) -> list[RejectedEntry]:
-    """Refused results (not JSON, not the schema, too big, or a log that does
-    not give what the result claims), never ranked."""
+    """Results not counted: refused (not JSON, not the schema, too big, or a
+    log that does not give what the result claims; ``status`` rejected) or
+    failed (re-scoring raised, a fault of this service; ``status`` failed,
+    tried again by ``oche leaderboard rescore``)."""
     return queries.rejected(session, limit)

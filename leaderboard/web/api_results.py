@@ -15,7 +15,10 @@ __all__ = ["router"]
 router = APIRouter(prefix="/api", tags=["results"])
 
 NOT_FOUND: dict[int | str, dict[str, Any]] = {
-    404: {"description": "No stored result with that id."}
+    404: {
+        "description": "No stored result with that id that counts (the detail says when a "
+        "later revision of its game replaced it)."
+    }
 }
 
 
@@ -24,5 +27,5 @@ def get_result(session: SessionDep, result_id: str) -> ResultDetail:
     """The result as replayed from its log: players, winner and every visit."""
     try:
         return queries.result_detail(session, result_id)
-    except queries.ResultNotFoundError:
-        raise HTTPException(404, f"no result with id {result_id!r}") from None
+    except queries.ResultNotFoundError as error:
+        raise HTTPException(404, str(error)) from None

@@ -18,8 +18,9 @@ from markupsafe import Markup
 from sqlalchemy.orm import Session
 
 from engine import game_class, game_ids
+from firmware_bridge.mqtt_contract import cpu_label
 from leaderboard import queries
-from leaderboard.api_models import AveragePoint, LiveBoard, Row
+from leaderboard.api_models import AveragePoint, LiveBoard, ResultSummary, Row
 from leaderboard.live_hub import LiveHub
 from leaderboard.web.charts import line_chart
 from leaderboard.web.dependencies import HubDep, SessionDep, VenueQuery
@@ -43,6 +44,18 @@ def when(at: float | None) -> str:
     return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
+def player_label(name: str, cpu_level: int | None) -> str:
+    """How a page names a player: ``Robo (CPU 5)`` for a computer player (as
+    the board's screen does), the name for a person."""
+    return cpu_label(name, {"level": cpu_level})
+
+
+def player_labels(result: ResultSummary) -> list[str]:
+    """A result's players as :func:`player_label` names them, in seat order."""
+    levels = result.cpu_levels or [None] * len(result.players)
+    return [player_label(name, level) for name, level in zip(result.players, levels, strict=True)]
+
+
 def number(value: float | None, digits: int = 1) -> str:
     """A figure for a table: rounded, a dash for none."""
     if value is None:
@@ -60,6 +73,8 @@ def _environment() -> Environment:
     environment.filters["game_name"] = game_name
     environment.filters["when"] = when
     environment.filters["number"] = number
+    environment.filters["player_label"] = player_label
+    environment.filters["player_labels"] = player_labels
     return environment
 
 
@@ -170,7 +185,7 @@ def result_page(request: Request, session: SessionDep, result_id: str) -> HTMLRe
         detail = queries.result_detail(session, result_id)
     except queries.ResultNotFoundError:
         return _not_found(request, f"No result with id {result_id!r}.")
-    names = [player.name for player in detail.result_players]
+    names = [player_label(player.name, player.cpu_level) for player in detail.result_players]
     return TEMPLATES.TemplateResponse(request, "result.html", {"result": detail, "names": names})
 
 

@@ -155,12 +155,14 @@ def test_rename_and_forget(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -
         "merged 'annie' into 'Ann' at home (1 game)\n",
         "",
     )
-    assert run(capsys, "forget", "BOB", *db) == (
+    nowhere = f"mqtt://127.0.0.1:{free_port()}"  # no broker: the snapshots are not republished
+    status, out, err = run(capsys, "forget", "BOB", "--mqtt", nowhere, *db)
+    assert (status, out) == (
         0,
         "forgot 'BOB' at home: their name and ratings are deleted; 2 games stay as "
         "'forgotten player'\n",
-        "",
     )
+    assert err.startswith(f"oche leaderboard: the retained snapshots on {nowhere} may still")
     _, out, _ = run(capsys, "show", "--game", "x01", "--json", *db)
     assert [(row["player"], row["played"]) for row in json.loads(out)] == [("Ann", 2)]
     assert run(capsys, "forget", "Bob", *db) == (
@@ -410,8 +412,9 @@ def test_forget_counts_one_game_in_the_singular(tmp_path: Path) -> None:
     db = ["--db", f"sqlite:///{tmp_path}/lb.sqlite3"]
     results = write_lines(tmp_path / "r.jsonl", [as_payload(x01(["Ann", "Bob"], "a"))])
     assert oche_leaderboard(tmp_path, "import", results, *db).returncode == 0
-    forgot = oche_leaderboard(tmp_path, "forget", "Bob", *db)
-    assert (forgot.returncode, forgot.stderr) == (0, "")
+    nowhere = f"mqtt://127.0.0.1:{free_port()}"  # no broker: the snapshots are not republished
+    forgot = oche_leaderboard(tmp_path, "forget", "Bob", "--mqtt", nowhere, *db)
+    assert forgot.returncode == 0, forgot.stderr
     assert forgot.stdout == (
         "forgot 'Bob' at home: their name and ratings are deleted; 1 game stays as "
         "'forgotten player'\n"

@@ -104,11 +104,13 @@ async def running_ingest(
     share_group: str | None = None,
     venues: VenueMap | None = None,
     snapshots: bool = False,
+    base: str = "oche",
 ) -> AsyncIterator[Ingesting]:
     """The MQTT side in this loop, connected and subscribed, until the block ends."""
     settings = ServiceSettings(
         db_url=database.url,
         mqtt_url=broker.url,
+        base=base,
         client_id=client_id,
         share_group=share_group,
         venues=venues or VenueMap(),

@@ -15,9 +15,11 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from engine import DB, MISS, SB, Bed, Bounce, EndVisit, PickingGame, checkout, parse_event
+from engine import DB, MISS, SB, Bed, Bounce, EndVisit, PickingGame, Undo, checkout, parse_event
+from engine.board_geometry import GEOMETRIES
 from engine.games.cricket import CRICKET_TARGETS, MARKS_TO_CLOSE
 from firmware_bridge.daemon.board_daemon import Daemon
+from firmware_bridge.daemon.bots import Bots, CpuPlayer
 from firmware_bridge.daemon.config import parse_config
 from firmware_bridge.daemon.game_session import GameSession, Phase, Refusal, SessionSetup
 
@@ -68,7 +70,8 @@ def play_session(
     """Play ``moves`` through a daemon session as a board would. In a game
     played in visits each move is one visit's darts (``"T20 T20 T20"``),
     followed by NEXT while the game is on (``BOUNCE`` after a dart presses
-    the bounce-out button); in a game played by picking each
+    the bounce-out button, ``UNDO`` takes the last dart back, as after a win
+    it reopens the game); in a game played by picking each
     move is one token (a pick ``S3`` or ``NEXT``)."""
     session = GameSession(SessionSetup(game, dict(options or {}), list(players), teams))
     now = STARTED_AT
@@ -80,6 +83,8 @@ def play_session(
                 _apply(session, session.plan_next(), now)
             elif isinstance(event, Bounce):
                 _apply(session, session.plan_bounce(), now)
+            elif isinstance(event, Undo):
+                _apply(session, session.plan_undo(), now)
             else:
                 assert isinstance(event, Bed), token
                 _apply(session, session.plan_manual_dart(event), now)
@@ -100,18 +105,34 @@ def result_document(
     started_at: float = STARTED_AT,
     finished_at: float | None = None,
     finished: bool = True,
+    revision_of: Mapping[str, Any] | None = None,
+    cpu: Mapping[str, int] | None = None,
 ) -> dict[str, Any]:
     """The ``result`` payload (parsed) of the game ``moves`` play (see
     :func:`play_session`). With ``finished`` (the default) the moves must end
     the game; ``finished=False`` builds the document of a game left unfinished,
-    which the daemon never publishes (tests tamper with it)."""
+    which the daemon never publishes (tests tamper with it). ``revision_of``
+    (an earlier result of the same game, reopened by an UNDO in ``moves`` and
+    finished again) makes this its next revision: the same ``game_key``, the
+    revision one more, a new ``result_id``, as a board sends it. ``cpu``
+    names the computer players and their level (the darts are still
+    ``moves``): the daemon marks them in the result."""
     session = play_session(game, moves, players=players, options=options, teams=teams)
     if finished and not session.game.is_finished:
         raise AssertionError(f"the moves do not finish the {game} game: {moves!r}")
     daemon = _daemon(board)
     daemon.started_at = started_at
+    if cpu:
+        players_of = {
+            name: CpuPlayer(level, sigma_mm=60.0 - 5 * level, average=10.0 * level)
+            for name, level in cpu.items()
+        }
+        daemon.bots = Bots(game, players_of, next(iter(GEOMETRIES.values())), seed=1)
     at = finished_at if finished_at is not None else started_at + 60.0 * (1 + len(moves))
     document: dict[str, Any] = json.loads(daemon._finish_record(session, at).payload)
+    if revision_of is not None:
+        document["game_key"] = revision_of.get("game_key") or revision_of["result_id"]
+        document["revision"] = int(revision_of.get("revision", 1)) + 1
     return document
 
 

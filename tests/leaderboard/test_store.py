@@ -210,7 +210,7 @@ def test_what_is_not_a_result_is_rejected_once_with_its_reason(
     with database.session() as session:
         rows = session.execute(select(Rejected)).scalars().all()
     assert [(row.result_id, row.reason) for row in rows] == [(None, outcome.reason)]
-    assert len(rows[0].payload) <= 4096
+    assert rows[0].payload == payload[:MAX_RESULT_BYTES].decode("utf-8", "backslashreplace")
     assert count(database, Result) == 0
 
 
