@@ -49,6 +49,7 @@ from firmware_bridge.mqtt_contract import (
     board_id_problem,
     parse_broker_url,
 )
+from firmware_bridge.secret_hash import SECRET_HASH_FORM
 
 __all__ = [
     "SECTIONS",
@@ -894,12 +895,8 @@ def _script(value: str) -> str | None:
     return None
 
 
-_PIN_HASH = re.compile(r"scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9_-]{11,}\$[A-Za-z0-9_-]{22,}")
-"""The form of ``oche operator pin``'s hash (display/operator_pin.py checks it whole)."""
-
-
 def _pin_hash(value: str) -> str | None:
-    if not value or _PIN_HASH.fullmatch(value):
+    if not value or SECRET_HASH_FORM.fullmatch(value):
         return None
     return "is not a PIN hash: make one with `oche operator pin` (never the PIN itself)"
 
