@@ -48,18 +48,23 @@ class ServiceSettings:
     mqtt_password: str | None = None
     mqtt_ca_file: str | None = None
     """The CA to verify a TLS broker (``mqtts://``, ``wss://``) with; ``None``: the system's."""
+    admin_password_hash: str = ""
+    """``[leaderboard] admin_password_hash``: the admin views' password; ``""``: they are off."""
 
 
 async def run_service(settings: ServiceSettings) -> None:
     """Run until cancelled; a lost broker or database is retried, not fatal.
     A bad broker URL, base or share group is a ``ValueError`` saying which;
     then the HTTP port is bound (an ``OSError`` names it when taken) and the
-    schema migrated (retried while the database is away)."""
+    schema migrated (retried while the database is away). A bad admin
+    password hash is a ``ValueError`` too."""
     database = Database(settings.db_url)
     hub = LiveHub()
     snapshots = SnapshotPublisher(database, settings.base)
     mqtt = MqttIngest(settings, database, hub, snapshots)  # a bad URL or base: ValueError
-    app = create_app(database, hub, settings.venues)
+    app = create_app(
+        database, hub, settings.venues, admin_password_hash=settings.admin_password_hash
+    )
     listener = _listen(settings.http_host, settings.http_port)
     try:
         log.info("serving %s (database %s)", http_url(settings), _shown(settings.db_url))

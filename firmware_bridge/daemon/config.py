@@ -317,6 +317,9 @@ class LeaderboardConfig:
     """The service's MQTT client id (its persistent session); ``""``: the default."""
     venues: dict[str, str] = field(default_factory=dict)
     timezones: dict[str, str] = field(default_factory=dict)
+    admin_password_hash: str = ""
+    """The admin views' password, hashed by ``oche leaderboard admin-password``;
+    ``""``: the admin views are refused."""
 
 
 @dataclass(frozen=True)
@@ -901,6 +904,15 @@ def _pin_hash(value: str) -> str | None:
     return "is not a PIN hash: make one with `oche operator pin` (never the PIN itself)"
 
 
+def _admin_password_hash(value: str) -> str | None:
+    if not value or SECRET_HASH_FORM.fullmatch(value):
+        return None
+    return (
+        "is not a password hash: make one with `oche leaderboard admin-password` "
+        "(never the password itself)"
+    )
+
+
 def _sensors(value: tuple[str, ...]) -> str | None:
     return check_sensors(value)
 
@@ -1104,6 +1116,7 @@ _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
         "client_id": _client_id,
         "venues": _venue_of_board,
         "timezones": _venue_time_zones,
+        "admin_password_hash": _admin_password_hash,
     },
     "remote": {
         "allow": _allow_list,

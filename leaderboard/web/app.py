@@ -1,5 +1,8 @@
 """Building the FastAPI app. The constructor does no I/O: the database is
-migrated and the MQTT side started by :mod:`leaderboard.service`."""
+migrated and the MQTT side started by :mod:`leaderboard.service`. Every answer
+carries the security headers (:mod:`leaderboard.web.security_headers`); there
+is no ``/docs`` or ``/redoc`` (their pages load scripts from a CDN), only the
+OpenAPI document at ``/openapi.json``."""
 
 from __future__ import annotations
 
@@ -23,6 +26,8 @@ from leaderboard.web import (
     api_results,
     pages,
 )
+from leaderboard.web.admin import AdminGuard
+from leaderboard.web.security_headers import SecurityHeaders
 
 __all__ = ["STATIC_DIR", "create_app"]
 
@@ -32,17 +37,28 @@ STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 """The pages' CSS and JavaScript, served at ``/static/`` (no CDN: bars have poor internet)."""
 
 
-def create_app(database: Database, hub: LiveHub, venues: VenueMap) -> FastAPI:
-    """The app: ``/api/...``, ``/`` (the bar's TV), ``/players/{name}``."""
+def create_app(
+    database: Database,
+    hub: LiveHub,
+    venues: VenueMap,
+    *,
+    admin_password_hash: str = "",
+) -> FastAPI:
+    """The app: ``/api/...``, ``/`` (the bar's TV), ``/players/{name}``, and
+    the admin views behind ``admin_password_hash`` (refused without one).
+    A bad hash is a ``ValueError`` saying why."""
     app = FastAPI(
         title="Oche leaderboard",
         summary="Rankings, statistics and records of every board's finished games, "
         "re-scored from their logs; live boards over Server-Sent Events.",
         version="1",
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.database = database
     app.state.hub = hub
     app.state.venues = venues
+    app.state.admin = AdminGuard(admin_password_hash)
     for module in (
         api_leaderboard,
         api_players,
@@ -55,6 +71,7 @@ def create_app(database: Database, hub: LiveHub, venues: VenueMap) -> FastAPI:
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.add_exception_handler(DBAPIError, _database_unavailable)
+    app.add_middleware(SecurityHeaders)
     return app
 
 
