@@ -328,6 +328,8 @@ def _serve(args: argparse.Namespace) -> int:
         mqtt_password=password,
         mqtt_ca_file=(config.mqtt.ca_file or None) if address.tls else None,
         admin_password_hash=config.leaderboard.admin_password_hash,
+        max_live_streams=config.leaderboard.max_live_streams,
+        max_live_streams_per_client=config.leaderboard.max_live_streams_per_client,
     )
     with suppress(KeyboardInterrupt):
         asyncio.run(run_service(settings))

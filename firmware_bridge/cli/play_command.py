@@ -307,6 +307,8 @@ def _leaderboard_settings(
         db_url=db, mqtt_url=_broker_url(config, daemon), base=config.mqtt.base,
         http_host=host, http_port=port, venues=venue_map(config),
         admin_password_hash=section.admin_password_hash,
+        max_live_streams=section.max_live_streams,
+        max_live_streams_per_client=section.max_live_streams_per_client,
     )  # fmt: skip
 
 

@@ -320,6 +320,10 @@ class LeaderboardConfig:
     admin_password_hash: str = ""
     """The admin views' password, hashed by ``oche leaderboard admin-password``;
     ``""``: the admin views are refused."""
+    max_live_streams: int = 200
+    """Open ``/api/live`` streams at most; more get a 503."""
+    max_live_streams_per_client: int = 8
+    """Open ``/api/live`` streams at most per client address."""
 
 
 @dataclass(frozen=True)
@@ -1117,6 +1121,8 @@ _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
         "venues": _venue_of_board,
         "timezones": _venue_time_zones,
         "admin_password_hash": _admin_password_hash,
+        "max_live_streams": _in_range(1, 100_000),
+        "max_live_streams_per_client": _in_range(1, 100_000),
     },
     "remote": {
         "allow": _allow_list,

@@ -15,7 +15,13 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DBAPIError
 
 from leaderboard.database import Database
-from leaderboard.live_hub import LiveHub
+from leaderboard.live_hub import (
+    DEFAULT_MAX_STREAMS,
+    DEFAULT_MAX_STREAMS_PER_CLIENT,
+    LiveHub,
+    StreamSlots,
+)
+from leaderboard.log_throttle import ThrottledLog
 from leaderboard.venues import VenueMap
 from leaderboard.web import (
     api_leaderboard,
@@ -43,10 +49,12 @@ def create_app(
     venues: VenueMap,
     *,
     admin_password_hash: str = "",
+    max_live_streams: int = DEFAULT_MAX_STREAMS,
+    max_live_streams_per_client: int = DEFAULT_MAX_STREAMS_PER_CLIENT,
 ) -> FastAPI:
     """The app: ``/api/...``, ``/`` (the bar's TV), ``/players/{name}``, and
     the admin views behind ``admin_password_hash`` (refused without one).
-    A bad hash is a ``ValueError`` saying why."""
+    A bad hash or stream limit is a ``ValueError`` saying which."""
     app = FastAPI(
         title="Oche leaderboard",
         summary="Rankings, statistics and records of every board's finished games, "
@@ -59,6 +67,8 @@ def create_app(
     app.state.hub = hub
     app.state.venues = venues
     app.state.admin = AdminGuard(admin_password_hash)
+    app.state.live_slots = StreamSlots(max_live_streams, max_live_streams_per_client)
+    app.state.live_refusals = ThrottledLog(logging.getLogger(api_live.__name__))
     for module in (
         api_leaderboard,
         api_players,

@@ -1,6 +1,6 @@
 """What every router takes from the app: a database session per request (run
-in the threadpool with the plain ``def`` endpoints), the live hub and the
-venues; and the checked parameters every router shares
+in the threadpool with the plain ``def`` endpoints), the live hub, the live
+streams' slots and the venues; and the checked parameters every router shares
 (a game id; a name, venue or result id without control characters), refused
 with a 422 in FastAPI's documented error shape before any database call."""
 
@@ -17,7 +17,7 @@ from sqlalchemy.orm import Session
 from engine import game_ids
 from leaderboard.api_models import Period
 from leaderboard.database import Database
-from leaderboard.live_hub import LiveHub
+from leaderboard.live_hub import LiveHub, StreamSlots
 from leaderboard.venues import VenueMap
 
 __all__ = [
@@ -32,12 +32,14 @@ __all__ = [
     "Problem",
     "ResultIdInPath",
     "SessionDep",
+    "StreamSlotsDep",
     "VenueQuery",
     "VenuesDep",
     "database_session",
     "known_game",
     "live_hub",
     "plain_text",
+    "stream_slots",
     "venue_map",
 ]
 
@@ -59,13 +61,20 @@ def database_session(request: Request) -> Iterator[Session]:
         yield session
 
 
-def live_hub(request: Request) -> LiveHub:
-    """The app's :class:`LiveHub` (boards' states, the SSE fan-out)."""
+async def live_hub(request: Request) -> LiveHub:
+    """The app's :class:`LiveHub` (boards' states, the SSE fan-out); ``async``
+    like the other two below, so the live stream never waits for the threadpool."""
     hub: LiveHub = request.app.state.hub
     return hub
 
 
-def venue_map(request: Request) -> VenueMap:
+async def stream_slots(request: Request) -> StreamSlots:
+    """The app's :class:`StreamSlots`: how many live streams may be open."""
+    slots: StreamSlots = request.app.state.live_slots
+    return slots
+
+
+async def venue_map(request: Request) -> VenueMap:
     """The app's board -> venue map."""
     venues: VenueMap = request.app.state.venues
     return venues
@@ -73,6 +82,7 @@ def venue_map(request: Request) -> VenueMap:
 
 SessionDep = Annotated[Session, Depends(database_session)]
 HubDep = Annotated[LiveHub, Depends(live_hub)]
+StreamSlotsDep = Annotated[StreamSlots, Depends(stream_slots)]
 VenuesDep = Annotated[VenueMap, Depends(venue_map)]
 
 

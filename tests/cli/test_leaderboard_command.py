@@ -473,3 +473,9 @@ def test_admin_password_prints_a_hash_that_opens_the_admin_views(
 def test_a_password_in_clear_is_not_an_admin_password_hash(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match=r"admin_password_hash: is not a password hash"):
         parse_config('[leaderboard]\nadmin_password_hash = "hunter22"\n', "oche.toml")
+
+
+def test_live_stream_limits_below_one_are_refused() -> None:
+    for key, value in (("max_live_streams", 0), ("max_live_streams_per_client", -1)):
+        with pytest.raises(ConfigError, match=rf"leaderboard\.{key}: must be 1 to 100000"):
+            parse_config(f"[leaderboard]\n{key} = {value}\n", "oche.toml")
