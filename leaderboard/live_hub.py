@@ -1,6 +1,8 @@
 """The service's in-process fan-out for ``/api/live``: the MQTT side posts new
 results and each board's state and availability here, and every open
-Server-Sent Events stream gets its own bounded queue. No I/O of its own."""
+Server-Sent Events stream gets its own bounded queue. :class:`StreamSlots`
+bounds how many streams are open, in all and per client address, so a crowd
+of clients cannot use up the service's file descriptors. No I/O of its own."""
 
 from __future__ import annotations
 
@@ -11,7 +13,13 @@ from typing import Any, Literal
 
 from leaderboard.api_models import LiveBoard
 
-__all__ = ["LiveHub", "LiveMessage"]
+__all__ = [
+    "DEFAULT_MAX_STREAMS",
+    "DEFAULT_MAX_STREAMS_PER_CLIENT",
+    "LiveHub",
+    "LiveMessage",
+    "StreamSlots",
+]
 
 LiveKind = Literal["result", "state", "availability", "leaderboard"]
 
@@ -73,3 +81,53 @@ class LiveHub:
                 yield await queue.get()
         finally:
             self._queues.discard(queue)
+
+
+DEFAULT_MAX_STREAMS = 200
+"""Open live streams at most (``[leaderboard] max_live_streams``)."""
+DEFAULT_MAX_STREAMS_PER_CLIENT = 8
+"""Open live streams at most per client address (``max_live_streams_per_client``)."""
+
+
+class StreamSlots:
+    """The open live streams, counted in all and per client address: a stream
+    takes a slot with :meth:`acquire` and gives it back with :meth:`release`."""
+
+    def __init__(
+        self,
+        total: int = DEFAULT_MAX_STREAMS,
+        per_client: int = DEFAULT_MAX_STREAMS_PER_CLIENT,
+    ) -> None:
+        if total < 1 or per_client < 1:
+            raise ValueError(f"stream limits must be 1 or more, not {total} and {per_client}")
+        self.total = total
+        self.per_client = per_client
+        self._by_client: dict[str, int] = {}
+        self._open = 0
+
+    def open(self) -> int:
+        """Streams open now."""
+        return self._open
+
+    def acquire(self, client: str) -> str | None:
+        """Take a slot for a stream from ``client``: ``None`` when taken, else
+        why not (the service's or this client's limit is reached)."""
+        if self._open >= self.total:
+            return f"{self._open} live streams are open, the most this service takes"
+        held = self._by_client.get(client, 0)
+        if held >= self.per_client:
+            return f"{held} live streams are open from {client}, the most one address may have"
+        self._by_client[client] = held + 1
+        self._open += 1
+        return None
+
+    def release(self, client: str) -> None:
+        """Give back a slot :meth:`acquire` took for ``client``."""
+        held = self._by_client.get(client, 0)
+        if held <= 0:
+            return
+        if held == 1:
+            del self._by_client[client]
+        else:
+            self._by_client[client] = held - 1
+        self._open -= 1

@@ -6,25 +6,29 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import random
+import resource
 import socket
 import time
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
+from typing import Any
 
 import uvicorn
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from leaderboard.database import Database
-from leaderboard.live_hub import LiveHub
+from leaderboard.live_hub import DEFAULT_MAX_STREAMS, DEFAULT_MAX_STREAMS_PER_CLIENT, LiveHub
+from leaderboard.log_throttle import ThrottledLog
 from leaderboard.mqtt_ingest import DEFAULT_CLIENT_ID, MqttIngest
 from leaderboard.snapshots import SnapshotPublisher
 from leaderboard.venues import VenueMap
 from leaderboard.web.app import create_app
 
-__all__ = ["ServiceSettings", "http_url", "run_service"]
+__all__ = ["ServiceSettings", "http_url", "raise_open_file_limit", "run_service"]
 
 log = logging.getLogger(__name__)
 
@@ -48,19 +52,40 @@ class ServiceSettings:
     mqtt_password: str | None = None
     mqtt_ca_file: str | None = None
     """The CA to verify a TLS broker (``mqtts://``, ``wss://``) with; ``None``: the system's."""
+    admin_password_hash: str = ""
+    """``[leaderboard] admin_password_hash``: the admin views' password; ``""``: they are off."""
+    max_live_streams: int = DEFAULT_MAX_STREAMS
+    """Open ``/api/live`` streams at most; past it a client gets a 503."""
+    max_live_streams_per_client: int = DEFAULT_MAX_STREAMS_PER_CLIENT
+    """Open ``/api/live`` streams at most from one client address."""
 
 
 async def run_service(settings: ServiceSettings) -> None:
     """Run until cancelled; a lost broker or database is retried, not fatal.
     A bad broker URL, base or share group is a ``ValueError`` saying which;
     then the HTTP port is bound (an ``OSError`` names it when taken) and the
-    schema migrated (retried while the database is away)."""
+    schema migrated (retried while the database is away). A bad admin
+    password hash or stream limit is a ``ValueError`` too."""
     database = Database(settings.db_url)
     hub = LiveHub()
     snapshots = SnapshotPublisher(database, settings.base)
     mqtt = MqttIngest(settings, database, hub, snapshots)  # a bad URL or base: ValueError
-    app = create_app(database, hub, settings.venues)
-    listener = _listen(settings.http_host, settings.http_port)
+    app = create_app(
+        database,
+        hub,
+        settings.venues,
+        admin_password_hash=settings.admin_password_hash,
+        max_live_streams=settings.max_live_streams,
+        max_live_streams_per_client=settings.max_live_streams_per_client,
+    )
+    raise_open_file_limit()
+    loop = asyncio.get_running_loop()
+    previous_handler = _quiet_accept_errors(loop)
+    try:
+        listener = _listen(settings.http_host, settings.http_port)
+    except BaseException:
+        loop.set_exception_handler(previous_handler)
+        raise
     try:
         log.info("serving %s (database %s)", http_url(settings), _shown(settings.db_url))
         await _migrate(database)
@@ -86,6 +111,50 @@ async def run_service(settings: ServiceSettings) -> None:
     finally:
         listener.close()
         await asyncio.to_thread(database.dispose)
+        loop.set_exception_handler(previous_handler)
+
+
+def raise_open_file_limit() -> int:
+    """Raise this process's soft limit of open files to its hard limit (systemd
+    gives services 1,024 soft and far more hard): each HTTP client, live
+    stream and database connection is a file descriptor. The soft limit now."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY or hard > soft:
+        wanted = hard if hard != resource.RLIM_INFINITY else max(soft, 1 << 20)
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (wanted, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+_OUT_OF_RESOURCES = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
+
+
+_ExceptionHandler = Callable[[asyncio.AbstractEventLoop, dict[str, Any]], object]
+
+
+def _quiet_accept_errors(loop: asyncio.AbstractEventLoop) -> _ExceptionHandler | None:
+    """When the process runs out of file descriptors, asyncio logs a traceback
+    for every refused accept, hundreds a second (CPython retries the accept
+    in a loop): log one line a minute with a count instead. Every other error
+    goes to the handler that was there, which is returned (to put back)."""
+    previous = loop.get_exception_handler()
+    out_of_files = ThrottledLog(log)
+
+    def handler(loop: asyncio.AbstractEventLoop, context: dict[str, Any]) -> None:
+        error = context.get("exception")
+        if isinstance(error, OSError) and error.errno in _OUT_OF_RESOURCES:
+            soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+            out_of_files.warn(
+                f"cannot accept an HTTP connection: {error.strerror} (the limit is {soft} "
+                "open files: raise LimitNOFILE, or lower [leaderboard] max_live_streams)"
+            )
+        elif previous is not None:
+            previous(loop, context)
+        else:
+            loop.default_exception_handler(context)
+
+    loop.set_exception_handler(handler)
+    return previous
 
 
 def http_url(settings: ServiceSettings) -> str:

@@ -51,9 +51,20 @@ class WatchedPage:
 
 
 @contextmanager
-def watched_page(browser: Browser, width: int = 1280, height: int = 720) -> Iterator[WatchedPage]:
-    """A fresh page (own context) that records every console error and page error."""
-    context = browser.new_context(viewport={"width": width, "height": height})
+def watched_page(
+    browser: Browser,
+    width: int = 1280,
+    height: int = 720,
+    credentials: tuple[str, str] | None = None,
+) -> Iterator[WatchedPage]:
+    """A fresh page (own context) that records every console error and page
+    error; with ``credentials`` (user, password) it answers HTTP Basic."""
+    login = (
+        None if credentials is None else {"username": credentials[0], "password": credentials[1]}
+    )
+    context = browser.new_context(
+        viewport={"width": width, "height": height}, http_credentials=login
+    )
     page = context.new_page()
     watched = WatchedPage(page)
 

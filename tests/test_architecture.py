@@ -18,14 +18,26 @@ ALLOWED: dict[str, tuple[str, ...]] = {
     "engine": ("engine",),
     "drivers": ("engine", "drivers"),
     "firmware_bridge.mqtt_contract": ("engine", "firmware_bridge.mqtt_contract"),
+    "firmware_bridge.secret_hash": (),
     "firmware_bridge.daemon": (
         "engine",
         "drivers",
         "firmware_bridge.daemon",
         "firmware_bridge.mqtt_contract",
+        "firmware_bridge.secret_hash",
     ),
-    "display": ("engine", "display", "firmware_bridge.mqtt_contract"),
-    "leaderboard": ("engine", "leaderboard", "firmware_bridge.mqtt_contract"),
+    "display": (
+        "engine",
+        "display",
+        "firmware_bridge.mqtt_contract",
+        "firmware_bridge.secret_hash",
+    ),
+    "leaderboard": (
+        "engine",
+        "leaderboard",
+        "firmware_bridge.mqtt_contract",
+        "firmware_bridge.secret_hash",
+    ),
 }
 
 

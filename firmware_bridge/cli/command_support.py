@@ -1,10 +1,13 @@
-"""What the ``oche`` subcommands share: the usage error, the board options and
-the message for a module of an optional extra that is not installed."""
+"""What the ``oche`` subcommands share: the usage error, the board options,
+reading a secret to hash, and the message for a module of an optional extra
+that is not installed."""
 
 from __future__ import annotations
 
 import argparse
+import getpass
 import logging
+import sys
 from collections.abc import Sequence
 
 from drivers.board_decoder import PROTOCOLS
@@ -20,6 +23,7 @@ __all__ = [
     "key_values",
     "missing_extra",
     "quiet_board_logs",
+    "read_secret",
 ]
 
 EXIT_BAD_INPUT = 2
@@ -64,6 +68,26 @@ def missing_extra(error: ModuleNotFoundError) -> str | None:
 
 class UsageError(Exception):
     """A command-line value that is not valid; the message says which."""
+
+
+def read_secret(from_stdin: bool, prompt: str, what: str, command: str) -> str:
+    """A secret to hash (a PIN, a password): standard input's first line with
+    ``from_stdin`` or when it is not a terminal, else asked twice without echo
+    (``prompt``); none piped in, or two that differ, are a UsageError naming
+    ``what`` (and ``command``, to run on a terminal)."""
+    if from_stdin or not sys.stdin.isatty():
+        line = sys.stdin.readline().rstrip("\r\n")
+        if not line:  # nothing piped in, or no terminal to ask on (a service, ssh without -t)
+            raise UsageError(
+                f"no {what} on standard input: run {command} on a terminal to be asked "
+                f"for it, or give the {what} as standard input's first line (--stdin)"
+            )
+        return line
+    first = getpass.getpass(prompt)
+    again = getpass.getpass(f"The same {what} again: ")
+    if first != again:
+        raise UsageError(f"the two {what}s differ: nothing hashed")
+    return first
 
 
 def key_values(pairs: Sequence[str], what: str) -> dict[str, str]:

@@ -3,7 +3,8 @@
 ``import`` stores result documents (one JSON object per line) as the MQTT
 ingest does, ``show`` prints a game's table, ``rename`` and ``forget`` change
 players, ``rescore`` tries the results this service failed on again,
-``serve`` runs the service (MQTT ingest and the HTTP app). The
+``serve`` runs the service (MQTT ingest and the HTTP app),
+``admin-password`` hashes the admin views' password for the config. The
 database is ``--db URL``, else ``[leaderboard] db`` of the config, else
 ``sqlite:///$XDG_STATE_HOME/oche/leaderboard.sqlite3``; venues come from the
 config's ``[leaderboard]`` too. The leaderboard's modules (SQLAlchemy, ...)
@@ -21,7 +22,7 @@ from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
 from engine import game_ids
-from firmware_bridge.cli.command_support import UsageError
+from firmware_bridge.cli.command_support import UsageError, read_secret
 from firmware_bridge.daemon.config import Config, ConfigError, load_config
 from firmware_bridge.mqtt_contract import BrokerAddress, BrokerUrlError, parse_broker_url
 
@@ -432,9 +433,34 @@ def _serve(args: argparse.Namespace) -> int:
         mqtt_username=username,
         mqtt_password=password,
         mqtt_ca_file=(config.mqtt.ca_file or None) if address.tls else None,
+        admin_password_hash=config.leaderboard.admin_password_hash,
+        max_live_streams=config.leaderboard.max_live_streams,
+        max_live_streams_per_client=config.leaderboard.max_live_streams_per_client,
     )
     with suppress(KeyboardInterrupt):
         asyncio.run(run_service(settings))
+    return 0
+
+
+ADMIN_PASSWORD_LENGTH = 8
+"""The shortest admin password: it guards the refused payloads (players' names)."""
+
+
+def _admin_password(args: argparse.Namespace) -> int:
+    from firmware_bridge.secret_hash import hash_secret
+
+    password = read_secret(
+        args.stdin, "Leaderboard admin password: ", "password", "oche leaderboard admin-password"
+    )
+    if len(password) < ADMIN_PASSWORD_LENGTH:
+        raise UsageError(f"an admin password has at least {ADMIN_PASSWORD_LENGTH} characters")
+    if not password.isprintable():
+        raise UsageError("an admin password has no control characters")
+    sys.stdout.write(f'admin_password_hash = "{hash_secret(password)}"\n')
+    sys.stderr.write(
+        "Put this line in the [leaderboard] section of the config (oche.toml) and restart "
+        "`oche leaderboard serve`; the admin views then ask for this password (any user name).\n"
+    )
     return 0
 
 
@@ -480,7 +506,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``oche leaderboard`` and its sub-commands."""
     board = commands.add_parser(
         "leaderboard",
-        help="the results service: import, show, rename, forget, rescore, serve",
+        help="the results service: import, show, rename, forget, rescore, serve, admin-password",
         description="Oche's results service: every finished game published on "
         "{base}/+/result is re-scored from its log and stored once; tables, player cards and "
         "records are served over HTTP. See docs/leaderboard.md.",
@@ -593,3 +619,17 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     _common(serve)
     serve.set_defaults(run=_serve)
+
+    admin = actions.add_parser(
+        "admin-password",
+        help="hash a password for [leaderboard] admin_password_hash",
+        description="Ask for the password of the admin views (/admin/rejected, /api/rejected; "
+        "at least 8 characters) and print the config line admin_password_hash = "
+        '"scrypt$..." for the [leaderboard] section: the password hashed with scrypt and a '
+        "random salt, as the operator PIN is. The password itself is never printed or stored. "
+        "Without that line the admin views are refused.",
+    )
+    admin.add_argument(
+        "--stdin", action="store_true", help="read the password from standard input's first line"
+    )
+    admin.set_defaults(run=_admin_password)

@@ -9,29 +9,16 @@ with a random salt), and never the PIN itself, not even in an error.
 from __future__ import annotations
 
 import argparse
-import getpass
 import sys
 
-from firmware_bridge.cli.command_support import UsageError
+from firmware_bridge.cli.command_support import UsageError, read_secret
 
 __all__ = ["add_parser", "read_pin"]
 
 
 def read_pin(from_stdin: bool) -> str:
     """The PIN from standard input's first line, or asked twice on the terminal."""
-    if from_stdin or not sys.stdin.isatty():
-        line = sys.stdin.readline().rstrip("\r\n")
-        if not line:  # nothing piped in, or no terminal to ask on (a service, ssh without -t)
-            raise UsageError(
-                "no PIN on standard input: run oche operator pin on a terminal to be asked "
-                "for it, or give the PIN as standard input's first line (--stdin)"
-            )
-        return line
-    first = getpass.getpass("Operator PIN (4 to 12 digits): ")
-    again = getpass.getpass("The same PIN again: ")
-    if first != again:
-        raise UsageError("the two PINs differ: nothing hashed")
-    return first
+    return read_secret(from_stdin, "Operator PIN (4 to 12 digits): ", "PIN", "oche operator pin")
 
 
 def _pin(args: argparse.Namespace) -> int:

@@ -302,9 +302,13 @@ def _leaderboard_settings(
         db = config.leaderboard.db or default_url()
     Database(db)  # a ValueError names a URL it cannot use (no I/O yet)
     host, port = parse_http_address(args.http or DEFAULT_HTTP)
+    section = config.leaderboard
     return ServiceSettings(
         db_url=db, mqtt_url=_broker_url(config, daemon), base=config.mqtt.base,
         http_host=host, http_port=port, venues=venue_map(config),
+        admin_password_hash=section.admin_password_hash,
+        max_live_streams=section.max_live_streams,
+        max_live_streams_per_client=section.max_live_streams_per_client,
     )  # fmt: skip
 
 

@@ -49,6 +49,7 @@ from firmware_bridge.mqtt_contract import (
     board_id_problem,
     parse_broker_url,
 )
+from firmware_bridge.secret_hash import SECRET_HASH_FORM
 
 __all__ = [
     "SECTIONS",
@@ -316,6 +317,13 @@ class LeaderboardConfig:
     """The service's MQTT client id (its persistent session); ``""``: the default."""
     venues: dict[str, str] = field(default_factory=dict)
     timezones: dict[str, str] = field(default_factory=dict)
+    admin_password_hash: str = ""
+    """The admin views' password, hashed by ``oche leaderboard admin-password``;
+    ``""``: the admin views are refused."""
+    max_live_streams: int = 200
+    """Open ``/api/live`` streams at most; more get a 503."""
+    max_live_streams_per_client: int = 8
+    """Open ``/api/live`` streams at most per client address."""
 
 
 @dataclass(frozen=True)
@@ -894,14 +902,19 @@ def _script(value: str) -> str | None:
     return None
 
 
-_PIN_HASH = re.compile(r"scrypt\$\d+\$\d+\$\d+\$[A-Za-z0-9_-]{11,}\$[A-Za-z0-9_-]{22,}")
-"""The form of ``oche operator pin``'s hash (display/operator_pin.py checks it whole)."""
-
-
 def _pin_hash(value: str) -> str | None:
-    if not value or _PIN_HASH.fullmatch(value):
+    if not value or SECRET_HASH_FORM.fullmatch(value):
         return None
     return "is not a PIN hash: make one with `oche operator pin` (never the PIN itself)"
+
+
+def _admin_password_hash(value: str) -> str | None:
+    if not value or SECRET_HASH_FORM.fullmatch(value):
+        return None
+    return (
+        "is not a password hash: make one with `oche leaderboard admin-password` "
+        "(never the password itself)"
+    )
 
 
 def _sensors(value: tuple[str, ...]) -> str | None:
@@ -1107,6 +1120,9 @@ _CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
         "client_id": _client_id,
         "venues": _venue_of_board,
         "timezones": _venue_time_zones,
+        "admin_password_hash": _admin_password_hash,
+        "max_live_streams": _in_range(1, 100_000),
+        "max_live_streams_per_client": _in_range(1, 100_000),
     },
     "remote": {
         "allow": _allow_list,

@@ -10,7 +10,13 @@ from fastapi import APIRouter, Query
 
 from leaderboard import queries
 from leaderboard.api_models import Row
-from leaderboard.web.dependencies import GameDep, PeriodQuery, SessionDep, VenueQuery
+from leaderboard.web.dependencies import (
+    MAX_OFFSET,
+    GameDep,
+    PeriodQuery,
+    SessionDep,
+    VenueQuery,
+)
 
 __all__ = ["router"]
 
@@ -30,7 +36,12 @@ def get_leaderboard(
         int, Query(ge=1, le=MAX_LIMIT, description="At most this many rows, from `offset`.")
     ] = DEFAULT_LIMIT,
     offset: Annotated[
-        int, Query(ge=0, description="Rows skipped first: offset 100 starts at rank 101.")
+        int,
+        Query(
+            ge=0,
+            le=MAX_OFFSET,
+            description="Rows skipped first: offset 100 starts at rank 101.",
+        ),
     ] = 0,
 ) -> list[Row]:
     """The game's table, ordered by rank (the rating's conservative ordinal),

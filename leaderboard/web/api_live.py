@@ -1,28 +1,38 @@
 """``GET /api/live`` (Server-Sent Events: new results and each board's state and
-availability, as the hub posts them) and ``GET /api/boards`` (the boards now)."""
+availability, as the hub posts them) and ``GET /api/boards`` (the boards now).
+A stream takes one of the app's :class:`StreamSlots` and frees it when it
+ends, however it ends; past the limits a client gets a 503 with
+``Retry-After``, and the refusals are logged at most once a minute."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import json
-from collections.abc import AsyncGenerator, AsyncIterator
+import logging
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from typing import Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import StreamingResponse
+from fastapi.responses import JSONResponse, Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from leaderboard.api_models import LiveBoard
 from leaderboard.live_hub import LiveHub, LiveMessage
-from leaderboard.web.dependencies import HubDep, VenueQuery
+from leaderboard.log_throttle import ThrottledLog
+from leaderboard.web.dependencies import HubDep, Problem, StreamSlotsDep, VenueQuery
 
-__all__ = ["KEEP_ALIVE_SECONDS", "router", "sse_text"]
+__all__ = ["KEEP_ALIVE_SECONDS", "RETRY_AFTER_SECONDS", "router", "sse_text"]
+
+log = logging.getLogger(__name__)
 
 router = APIRouter(prefix="/api", tags=["live"])
 
 KEEP_ALIVE_SECONDS = 15.0
 """A comment line this often keeps proxies and the browser from closing an idle
 stream (``app.state.keep_alive_seconds`` overrides it, for tests)."""
+RETRY_AFTER_SECONDS = 30
+"""A refused stream's ``Retry-After``: when a slot may have come free."""
 
 
 @router.get("/boards", response_model=list[LiveBoard])
@@ -69,14 +79,43 @@ async def live_stream(hub: LiveHub, venue: str | None, keep_alive: float) -> Asy
                 continue
             message = pending.result()
             pending = asyncio.ensure_future(anext(messages))
-            if _in_venue(message, venue):
-                yield sse_text(message)
+            if not _in_venue(message, venue):
+                continue
+            try:
+                text = sse_text(message)
+            except (TypeError, ValueError) as error:
+                # Every stream would fail on the same message: one line a minute, not one each.
+                _UNSENDABLE.warn(f"a live {message.kind} message cannot be sent: {error}")
+                continue
+            yield text
     finally:
         pending.cancel()
         with contextlib.suppress(asyncio.CancelledError, StopAsyncIteration):
             await pending
         if isinstance(messages, AsyncGenerator):
             await messages.aclose()
+
+
+_UNSENDABLE = ThrottledLog(log)
+
+
+class _SlotResponse(StreamingResponse):
+    """A stream that calls ``release`` once it ends: finished, cancelled
+    (the client went away), or failed."""
+
+    def __init__(self, content: AsyncIterator[str], release: Callable[[], None]) -> None:
+        super().__init__(
+            content,
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+        )
+        self._release = release
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self._release()
 
 
 @router.get(
@@ -88,14 +127,32 @@ async def live_stream(hub: LiveHub, venue: str | None, keep_alive: float) -> Asy
             "leaderboard` and `data: <JSON>`; first one `state` message per known board "
             "(a LiveBoard), then everything as it happens; a comment every 15 s.",
             "content": {"text/event-stream": {"schema": {"type": "string"}}},
-        }
+        },
+        503: {
+            "description": "Too many streams are open (in all, or from this client address): "
+            "try again after `Retry-After` seconds.",
+            "model": Problem,
+        },
     },
 )
-async def get_live(request: Request, hub: HubDep, venue: VenueQuery = None) -> StreamingResponse:
+async def get_live(
+    request: Request, hub: HubDep, slots: StreamSlotsDep, venue: VenueQuery = None
+) -> Response:
     """Server-Sent Events for the TV page and any other live client."""
+    client = request.client.host if request.client else "unknown"
+    refused = slots.acquire(client)
+    if refused is not None:
+        refusals: ThrottledLog = request.app.state.live_refusals
+        refusals.warn(f"refused a live stream: {refused}")
+        return JSONResponse(
+            {"detail": f"{refused}: try again later"},
+            status_code=503,
+            # Connection: close frees the refused client's file descriptor now.
+            headers={"Retry-After": str(RETRY_AFTER_SECONDS), "Connection": "close"},
+        )
     keep_alive: float = getattr(request.app.state, "keep_alive_seconds", KEEP_ALIVE_SECONDS)
-    return StreamingResponse(
-        live_stream(hub, venue, keep_alive),
-        media_type="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
+    try:
+        return _SlotResponse(live_stream(hub, venue, keep_alive), lambda: slots.release(client))
+    except BaseException:
+        slots.release(client)
+        raise

@@ -9,7 +9,12 @@ from fastapi import APIRouter, HTTPException, Query
 
 from leaderboard import queries
 from leaderboard.api_models import PlayerCard
-from leaderboard.web.dependencies import SessionDep
+from leaderboard.web.dependencies import (
+    NameInPath,
+    OptionalPlainText,
+    PlainTextSchema,
+    SessionDep,
+)
 
 __all__ = ["router"]
 
@@ -23,8 +28,12 @@ NOT_FOUND: dict[int | str, dict[str, Any]] = {
 @router.get("/players/{name:path}", response_model=PlayerCard, responses=NOT_FOUND)
 def get_player(
     session: SessionDep,
-    name: str,
-    venue: Annotated[str | None, Query(description="The player's venue.")] = None,
+    name: NameInPath,
+    venue: Annotated[
+        str | None,
+        OptionalPlainText,
+        Query(description="The player's venue.", json_schema_extra=PlainTextSchema),
+    ] = None,
 ) -> PlayerCard:
     """The player's card; case and surrounding spaces of ``name`` don't matter."""
     try:

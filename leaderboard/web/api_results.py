@@ -8,7 +8,7 @@ from fastapi import APIRouter, HTTPException
 
 from leaderboard import queries
 from leaderboard.api_models import ResultDetail
-from leaderboard.web.dependencies import SessionDep
+from leaderboard.web.dependencies import ResultIdInPath, SessionDep
 
 __all__ = ["router"]
 
@@ -23,7 +23,7 @@ NOT_FOUND: dict[int | str, dict[str, Any]] = {
 
 
 @router.get("/results/{result_id}", response_model=ResultDetail, responses=NOT_FOUND)
-def get_result(session: SessionDep, result_id: str) -> ResultDetail:
+def get_result(session: SessionDep, result_id: ResultIdInPath) -> ResultDetail:
     """The result as replayed from its log: players, winner and every visit."""
     try:
         return queries.result_detail(session, result_id)

@@ -1,5 +1,8 @@
 """Building the FastAPI app. The constructor does no I/O: the database is
-migrated and the MQTT side started by :mod:`leaderboard.service`."""
+migrated and the MQTT side started by :mod:`leaderboard.service`. Every answer
+carries the security headers (:mod:`leaderboard.web.security_headers`); there
+is no ``/docs`` or ``/redoc`` (their pages load scripts from a CDN), only the
+OpenAPI document at ``/openapi.json``."""
 
 from __future__ import annotations
 
@@ -12,7 +15,13 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DBAPIError
 
 from leaderboard.database import Database
-from leaderboard.live_hub import LiveHub
+from leaderboard.live_hub import (
+    DEFAULT_MAX_STREAMS,
+    DEFAULT_MAX_STREAMS_PER_CLIENT,
+    LiveHub,
+    StreamSlots,
+)
+from leaderboard.log_throttle import ThrottledLog
 from leaderboard.venues import VenueMap
 from leaderboard.web import (
     api_leaderboard,
@@ -23,6 +32,8 @@ from leaderboard.web import (
     api_results,
     pages,
 )
+from leaderboard.web.admin import AdminGuard
+from leaderboard.web.security_headers import SecurityHeaders
 
 __all__ = ["STATIC_DIR", "create_app"]
 
@@ -32,17 +43,32 @@ STATIC_DIR = Path(__file__).resolve().parent.parent / "static"
 """The pages' CSS and JavaScript, served at ``/static/`` (no CDN: bars have poor internet)."""
 
 
-def create_app(database: Database, hub: LiveHub, venues: VenueMap) -> FastAPI:
-    """The app: ``/api/...``, ``/`` (the bar's TV), ``/players/{name}``."""
+def create_app(
+    database: Database,
+    hub: LiveHub,
+    venues: VenueMap,
+    *,
+    admin_password_hash: str = "",
+    max_live_streams: int = DEFAULT_MAX_STREAMS,
+    max_live_streams_per_client: int = DEFAULT_MAX_STREAMS_PER_CLIENT,
+) -> FastAPI:
+    """The app: ``/api/...``, ``/`` (the bar's TV), ``/players/{name}``, and
+    the admin views behind ``admin_password_hash`` (refused without one).
+    A bad hash or stream limit is a ``ValueError`` saying which."""
     app = FastAPI(
         title="Oche leaderboard",
         summary="Rankings, statistics and records of every board's finished games, "
         "re-scored from their logs; live boards over Server-Sent Events.",
         version="1",
+        docs_url=None,
+        redoc_url=None,
     )
     app.state.database = database
     app.state.hub = hub
     app.state.venues = venues
+    app.state.admin = AdminGuard(admin_password_hash)
+    app.state.live_slots = StreamSlots(max_live_streams, max_live_streams_per_client)
+    app.state.live_refusals = ThrottledLog(logging.getLogger(api_live.__name__))
     for module in (
         api_leaderboard,
         api_players,
@@ -55,6 +81,7 @@ def create_app(database: Database, hub: LiveHub, venues: VenueMap) -> FastAPI:
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.add_exception_handler(DBAPIError, _database_unavailable)
+    app.add_middleware(SecurityHeaders)
     return app
 
 

@@ -22,8 +22,15 @@ from firmware_bridge.mqtt_contract import cpu_label
 from leaderboard import queries
 from leaderboard.api_models import AveragePoint, LiveBoard, ResultSummary, Row
 from leaderboard.live_hub import LiveHub
+from leaderboard.web.admin import AdminDep
 from leaderboard.web.charts import line_chart
-from leaderboard.web.dependencies import HubDep, SessionDep, VenueQuery
+from leaderboard.web.dependencies import (
+    HubDep,
+    NameInPath,
+    ResultIdInPath,
+    SessionDep,
+    VenueQuery,
+)
 
 __all__ = ["TEMPLATES", "router"]
 
@@ -167,7 +174,7 @@ def _not_found(request: Request, what: str) -> HTMLResponse:
 
 @router.get("/players/{name:path}", response_class=HTMLResponse)
 def player_page(
-    request: Request, session: SessionDep, name: str, venue: VenueQuery = None
+    request: Request, session: SessionDep, name: NameInPath, venue: VenueQuery = None
 ) -> HTMLResponse:
     """A player's card: rating and figures per game, averages over time, recent games."""
     try:
@@ -179,7 +186,7 @@ def player_page(
 
 
 @router.get("/results/{result_id}", response_class=HTMLResponse)
-def result_page(request: Request, session: SessionDep, result_id: str) -> HTMLResponse:
+def result_page(request: Request, session: SessionDep, result_id: ResultIdInPath) -> HTMLResponse:
     """One result: its players and every visit, as replayed from the log."""
     try:
         detail = queries.result_detail(session, result_id)
@@ -191,10 +198,14 @@ def result_page(request: Request, session: SessionDep, result_id: str) -> HTMLRe
 
 @router.get("/admin/rejected", response_class=HTMLResponse)
 def rejected_page(
+    _admin: AdminDep,
     request: Request,
     session: SessionDep,
     limit: Annotated[int, Query(ge=1, le=1000)] = 100,
 ) -> HTMLResponse:
-    """The refused results and why, newest first (the admin view)."""
+    """The refused results and why, newest first (an admin view: the browser
+    asks for the admin password)."""
     entries = queries.rejected(session, limit)
-    return TEMPLATES.TemplateResponse(request, "rejected.html", {"entries": entries})
+    page = TEMPLATES.TemplateResponse(request, "rejected.html", {"entries": entries})
+    page.headers["Cache-Control"] = "no-store"
+    return page

@@ -4,11 +4,14 @@ line on stderr."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +20,7 @@ import httpx
 import pytest
 
 from firmware_bridge.cli.main import main
+from firmware_bridge.daemon.config import ConfigError, parse_config
 from tests.leaderboard.conftest import X01_MOVES, as_payload
 from tests.leaderboard.mqtt_harness import eventually, publish
 from tests.leaderboard.result_documents import result_document
@@ -419,3 +423,62 @@ def test_forget_counts_one_game_in_the_singular(tmp_path: Path) -> None:
         "forgot 'Bob' at home: their name and ratings are deleted; 1 game stays as "
         "'forgotten player'\n"
     )
+
+
+def test_admin_password_prints_a_hash_that_opens_the_admin_views(
+    tmp_path: Path,
+    mosquitto: MosquittoBroker,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for short, says in (("", "no password on standard input"), ("seven77", "at least 8")):
+        monkeypatch.setattr("sys.stdin", io.StringIO(short + "\n"))
+        status, out, err = run(capsys, "admin-password", "--stdin")
+        assert status == 2 and out == "" and says in err
+        assert not short or short not in err
+    monkeypatch.setattr("sys.stdin", io.StringIO("bar manager's secret\n"))
+    status, out, err = run(capsys, "admin-password", "--stdin")
+    assert status == 0 and "secret" not in out + err
+    line = out.strip()
+    assert re.fullmatch(r'admin_password_hash = "scrypt\$[^"]+"', line), line
+    # The line goes into the config as it is, and the served admin view takes the password.
+    config = tmp_path / "oche.toml"
+    config.write_text(f"[leaderboard]\n{line}\n", "utf-8")
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k != "OCHE_CONFIG"}
+    argv = [str(OCHE), "leaderboard", "serve", "--config", str(config), "--mqtt", mosquitto.url]
+    argv += ["--db", f"sqlite:///{tmp_path}/served.sqlite3", "--http", f"127.0.0.1:{port}"]
+    process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}/api/rejected"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            assert process.poll() is None, process.communicate()[1]
+            try:
+                asked = httpx.get(url, timeout=2)
+                break
+            except httpx.HTTPError:
+                assert time.monotonic() < deadline, "the service did not answer"
+                time.sleep(0.05)
+        assert asked.status_code == 401 and "Basic" in asked.headers["www-authenticate"]
+        assert httpx.get(url, auth=("x", "wrong password"), timeout=10).status_code == 401
+        granted = httpx.get(url, auth=("any name", "bar manager's secret"), timeout=10)
+        assert granted.status_code == 200 and granted.json() == []
+    finally:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.communicate(timeout=20)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.communicate()
+
+
+def test_a_password_in_clear_is_not_an_admin_password_hash(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"admin_password_hash: is not a password hash"):
+        parse_config('[leaderboard]\nadmin_password_hash = "hunter22"\n', "oche.toml")
+
+
+def test_live_stream_limits_below_one_are_refused() -> None:
+    for key, value in (("max_live_streams", 0), ("max_live_streams_per_client", -1)):
+        with pytest.raises(ConfigError, match=rf"leaderboard\.{key}: must be 1 to 100000"):
+            parse_config(f"[leaderboard]\n{key} = {value}\n", "oche.toml")

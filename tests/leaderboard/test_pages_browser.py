@@ -22,7 +22,7 @@ from tests.browser import chromium_browser, chromium_path, watched_page
 from tests.leaderboard.app_server import ServiceThread
 from tests.leaderboard.conftest import X01_MOVES, as_payload
 from tests.leaderboard.result_documents import result_document
-from tests.leaderboard.web_seed import VENUES, Seeded, seed
+from tests.leaderboard.web_seed import ADMIN_PASSWORD, ADMIN_PASSWORD_HASH, VENUES, Seeded, seed
 from tests.mosquitto_broker import MosquittoBroker, free_port
 
 pytestmark = [
@@ -60,6 +60,7 @@ def service(seeded_db: tuple[str, Seeded], mosquitto: MosquittoBroker) -> Iterat
         http_port=free_port(),
         venues=VENUES,
         client_id="lb-browser-test",
+        admin_password_hash=ADMIN_PASSWORD_HASH,
     )
     service = ServiceThread(settings)
     service.start()
@@ -162,10 +163,12 @@ def test_no_page_logs_a_console_error(
         f"/results/{seeded.result_ids['cricket-1']}",
         "/admin/rejected",
     ]
-    with watched_page(browser) as watched:
+    # Under the app's Content-Security-Policy: a violation would be a console error.
+    with watched_page(browser, credentials=("admin", ADMIN_PASSWORD)) as watched:
         for path in paths:
             response = watched.page.goto(service.url + path)
             assert response is not None
             assert response.status == 200, path
+            assert "script-src 'self'" in response.headers["content-security-policy"]
             watched.page.wait_for_load_state("load")
         assert watched.errors == []

@@ -9,15 +9,30 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from firmware_bridge.secret_hash import hash_secret
 from leaderboard.database import Database
 from leaderboard.store import ingest
 from leaderboard.venues import VenueMap
 from tests.leaderboard.conftest import X01_MOVES, as_payload
 from tests.leaderboard.result_documents import result_document, simulated_document
 
-__all__ = ["LINEUPS", "TRICKY_NAME", "VENUES", "Seeded", "seed", "seed_history"]
+__all__ = [
+    "ADMIN_PASSWORD",
+    "ADMIN_PASSWORD_HASH",
+    "LINEUPS",
+    "TRICKY_NAME",
+    "VENUES",
+    "Seeded",
+    "seed",
+    "seed_history",
+]
 
 VENUES = VenueMap(boards={"pub": "The Crown", "corner": "The Crown"}, default="home")
+
+ADMIN_PASSWORD = "s3cret admin Zoë"
+"""The admin views' password of the web tests (not ASCII: browsers send UTF-8)."""
+ADMIN_PASSWORD_HASH = hash_secret(ADMIN_PASSWORD)
+"""Its ``[leaderboard] admin_password_hash``."""
 
 TRICKY_NAME = '<b>Zoë</b> & "co"'
 """A player name that is markup: pages must show it as text."""
