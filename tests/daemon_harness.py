@@ -68,6 +68,13 @@ path = "{tmp_path / "journal.sqlite3"}"
 """
 
 
+async def until(condition: Callable[[], bool], timeout: float = TIMEOUT) -> None:
+    """Wait until ``condition`` holds (checked every 20 ms), at most ``timeout`` s."""
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.02)
+
+
 class Watcher:
     """An MQTT client that records every message under ``oche/<board>/#``."""
 

@@ -58,7 +58,10 @@ TAKEOUT = "takeout"
 """The reason of a contact the guest ignores while its board's darts are pulled out."""
 
 DART_ACTIONS = ("hit", "dart", "miss")
-"""Forwarded actions that throw a dart of the visit (three end it)."""
+"""Forwarded actions that throw a new dart of the visit (three end it): what
+:meth:`RemoteGuest._forward` counts. A ``bounce`` is not one: it turns the
+last dart into a miss, which stays thrown (engine ``Bounce``), so the count
+stands."""
 
 VISIT_DARTS = 3
 
@@ -91,7 +94,7 @@ class _Match:
     sent_at: dict[int, float] = field(default_factory=dict)
     """seq -> when it was last sent."""
     darts: int = 0
-    """Dart-like actions forwarded in this board's visit since the last NEXT."""
+    """:data:`DART_ACTIONS` forwarded in this board's visit since the last NEXT."""
     takeout_since: float | None = None
     """This board's visit is over: its contacts are ignored (local takeout)."""
     last_next: int = 0
@@ -522,7 +525,12 @@ class RemoteGuest:
         elif action == "undo":
             match.darts = max(0, match.darts - 1)
             match.takeout_since = None
-        elif match.visits and match.takeout_since is None and self._our_visit(match):
+        elif (
+            action in DART_ACTIONS
+            and match.visits
+            and match.takeout_since is None
+            and self._our_visit(match)
+        ):
             match.darts += 1
             if match.darts >= VISIT_DARTS:
                 match.takeout_since = now

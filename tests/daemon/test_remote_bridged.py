@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ import pytest
 from firmware_bridge.daemon.journal import Journal
 from tests.bridged_brokers import BridgedBrokers
 from tests.daemon.remote_pair import (
+    BOUNCE,
     GUEST_AT,
     HOST,
     HOST_AT,
@@ -31,7 +33,7 @@ from tests.daemon.remote_pair import (
     thrower_board,
     to_the_guests_visit,
 )
-from tests.daemon_harness import TIMEOUT, press, throw
+from tests.daemon_harness import TIMEOUT, press, throw, until
 from tests.mosquitto_broker import MosquittoBroker
 from tests.tcp_proxy import TcpProxy
 
@@ -186,6 +188,65 @@ async def test_the_guests_link_drops_mid_visit_and_its_darts_arrive_once(
             assert scores(pair.host_watch.of("state")[-1]) == [121, 121]
             forwarded, taken = forwarded_and_taken(pair)
             assert forwarded == [1, 2, 3] and taken == 3
+
+
+def guest_journaled(pair: Pair, segment: str) -> str | None:
+    """What the guest's journal did with its board's hit ``segment`` in the
+    current match: ``forwarded``, ``ignored: <reason>``, or None (not yet)."""
+    with Journal(pair.guest.config.journal.resolved_path()) as journal:
+        match = journal.guest_matches(limit=1)[0]
+        actions = journal.guest_untaken(match.match, 0)
+    if any(a.action == "hit" and a.segment == segment for a in actions):
+        return "forwarded"
+    with sqlite3.connect(pair.guest.config.journal.resolved_path()) as connection:
+        row = connection.execute(
+            "SELECT reason FROM ignored WHERE what = ? AND at >= ?", (segment, match.joined_at)
+        ).fetchone()
+    return None if row is None else f"ignored: {row[0]}"
+
+
+async def test_a_bounce_while_the_link_is_down_leaves_the_third_dart_to_throw(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    """A bounce-out turns the last dart into a miss that stays thrown: it is
+    not another dart. With the guest's link down after T20 and S5, its BOUNCE
+    and then the real third dart are journaled and forwarded, not the third
+    dart dropped as takeout; once the link is back the host scores T20, the
+    bounced miss and T19, and the visit is over."""
+    with TcpProxy(mosquitto.host, mosquitto.port) as proxy:
+        guest_url = f"mqtt://{proxy.host}:{proxy.port}"
+        async with remote_pair(tmp_path, mosquitto, mosquitto, guest_url=guest_url) as pair:
+            await start_match(pair)
+            await to_the_guests_visit(pair)
+            await throw(pair.guest.board, "T20", "S5")
+            await pair.guest_watch.state_where(lambda s: scores(s) == [121, 236])
+
+            proxy.cut()
+            await pair.host_watch.state_where(lambda s: s["phase"] == "waiting-remote")
+            await press(pair.guest.board, BOUNCE)
+            await throw(pair.guest.board, "T19")  # the player's real third dart
+            await until(lambda: guest_journaled(pair, "T19") is not None)
+            assert guest_journaled(pair, "T19") == "forwarded"
+            forwarded, taken = forwarded_and_taken(pair)
+            assert (forwarded, taken) == ([1, 2, 3, 4], 2)  # T20, S5 taken; BOUNCE, T19 not
+
+            proxy.restore()
+            state = await pair.host_watch.state_where(
+                lambda s: s["phase"] == "takeout" and thrower_board(s) == GUEST_AT,
+                timeout=4 * TIMEOUT,  # the guest's reconnect backoff grew while it was cut
+            )
+            assert state["last_visit"]["darts"] == ["T20", "M", "T19"], state["last_visit"]
+            assert scores(state) == [121, 184]
+            assert state["players"][1]["stats"]["bounce_outs"] == 1
+            await pair.guest_watch.state_where(
+                lambda s: (s.get("last_visit") or {}).get("darts") == ["T20", "M", "T19"]
+            )
+            # Its visit over, the guest's board is in takeout: a pulled dart is not sent.
+            await throw(pair.guest.board, "S1")
+            await until(lambda: guest_journaled(pair, "S1") is not None)
+            assert guest_journaled(pair, "S1") == "ignored: takeout"
+            forwarded, taken = forwarded_and_taken(pair)
+            assert (forwarded, taken) == ([1, 2, 3, 4], 4)
 
 
 async def test_the_host_restarts_mid_match_and_the_guest_resyncs(
