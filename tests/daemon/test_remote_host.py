@@ -19,12 +19,14 @@ import aiomqtt
 import pytest
 from jsonschema import Draft202012Validator
 
+from firmware_bridge.daemon.remote_host import REPORT_INTERVAL_S
 from firmware_bridge.mqtt_contract import REMOTE_TOPIC_SPEC, TOPICS
 from tests.daemon_harness import TIMEOUT, Running, Watcher, press, throw
 from tests.mosquitto_broker import MosquittoBroker
 
 HOST = "oche/board1"
 PUB2 = "oche/pub2"
+PUB3 = "oche/pub3"
 
 
 class Guest:
@@ -546,6 +548,50 @@ async def test_another_board_and_garbage_on_the_channel_change_nothing(
         assert state["visit"] == ["S20"] and scores(state) == [481, 501]
         assert remote_of(state)["boards"][1]["joined"] is True
         assert [b["board"] for b in remote_of(state)["boards"]] == [HOST, PUB2]
+    assert host.task is not None and not host.task.done()
+
+
+async def test_a_flood_of_forged_messages_gives_few_error_events_and_the_guest_plays_on(
+    host: Running, watcher: Watcher, mosquitto: MosquittoBroker
+) -> None:
+    """A board not in the match (or a guest writing for another match) floods
+    the channel: every message is dropped and none changes the game, but the
+    host reports each sender's at most once every REPORT_INTERVAL_S, not once
+    a message, while the guest's own darts are taken as ever."""
+    await new_match(watcher, {"name": "Cy", "board": "pub2"}, "Ann")
+    async with Guest(mosquitto) as guest, Guest(mosquitto, "pub3", "Pub 3") as stranger:
+        match = await playing(guest, watcher)
+        started = time.monotonic()
+
+        async def flood() -> None:
+            for n in range(100):
+                await stranger.act(match, n + 1, "hit", "T20")
+                await stranger.joined(match)
+                await stranger.say_raw(b"not json")
+                await guest.act("0" * 32, n + 1, "hit", "T20")  # another match
+
+        flooding = asyncio.create_task(flood())
+        for seq, dart in enumerate(["S1", "S2", "S3"], start=1):  # Cy plays meanwhile
+            await guest.act(match, seq, "hit", dart)
+            await watcher.state_where(
+                lambda s, seq=seq: remote_of(s)["boards"][1]["applied"] == seq
+            )
+        await flooding
+        # The guest's next action is taken after the whole flood: one
+        # connection to the broker, taken in order.
+        await guest.act(match, 4, "next")
+        state = await watcher.state_where(lambda s: remote_of(s)["boards"][1]["applied"] == 4)
+        elapsed = time.monotonic() - started
+
+        assert scores(state) == [495, 501] and state["current_player"] == 1
+        assert [b["board"] for b in remote_of(state)["boards"]] == [HOST, PUB2]
+        most = 1 + int(elapsed // REPORT_INTERVAL_S)
+        from_stranger = [m for m in errors(watcher, "remote-refused") if m.startswith(PUB3)]
+        for_another = [m for m in errors(watcher, "remote-refused") if m.startswith(PUB2)]
+        assert 1 <= len(from_stranger) <= most, (from_stranger, elapsed)
+        assert 1 <= len(for_another) <= most, (for_another, elapsed)
+        assert "from a board not in this board's match" in from_stranger[0]
+        assert "for another match" in for_another[0]
     assert host.task is not None and not host.task.done()
 
 
