@@ -21,7 +21,13 @@ from tests.drivers.pty_board import FakeBoard
 COLS = 12
 BEDS = [bed for bed in ALL_BEDS if bed != MISS]
 BUTTONS = {0: "next", 1: "undo", 2: "miss", 3: "bounce"}
-TIMEOUT = 10.0
+TIMEOUT = 30.0
+"""How long a test waits for something that must happen: generous, so a busy
+2-core machine (the whole suite in parallel) still passes; a test that passes
+never waits it out."""
+QUIET = 0.5
+"""How long a test watches for something that must NOT happen (a doubled
+dart, a message not sent): a short bounded look, never a wait for an event."""
 
 
 def cell_of(notation: str) -> tuple[int, int]:

@@ -26,7 +26,7 @@ from tests.daemon.remote_pair import (
     thrower_board,
     to_the_guests_visit,
 )
-from tests.daemon_harness import press, throw
+from tests.daemon_harness import QUIET, press, throw
 from tests.mosquitto_broker import MosquittoBroker
 
 OCHE = Path(sys.executable).parent / "oche"
@@ -98,7 +98,7 @@ async def test_a_whole_match_between_two_boards(tmp_path: Path, mosquitto: Mosqu
             "Cy": GUEST_AT,
         }
         assert result["match"] == state["remote"]["match"]
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(QUIET)  # a bounded look: the guest publishes no result
         assert pair.guest_watch.of("result") == []
         assert len(pair.host_watch.of("result")) == 1
 

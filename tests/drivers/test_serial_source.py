@@ -80,7 +80,7 @@ cols = 10
 """
 MATRIX = parse_map(MAP_TEXT, "test-map.toml")
 T20, S20, S19, DB = Bed.parse("T20"), Bed.parse("S20"), Bed.parse("S19"), Bed.parse("DB")
-WAIT = 3.0
+WAIT = 10.0  # for anything that must happen: generous, for a busy machine
 """Seconds any single expected event may take."""
 
 OCHE = Path(sys.executable).parent / "oche"
