@@ -125,13 +125,13 @@ class Watcher:
                 self._client = None
                 await asyncio.sleep(0.2)
 
-    async def command(self, payload: dict[str, Any]) -> dict[str, Any]:
+    async def command(self, payload: dict[str, Any], timeout: float = TIMEOUT) -> dict[str, Any]:
         """Send a command and wait for its response (matched by id)."""
         assert self._client is not None
         command_id = payload.setdefault("id", f"t{len(self.messages)}-{id(payload)}")
         await self._client.publish(f"oche/{self.board}/cmd", json.dumps(payload), qos=1)
         response: dict[str, Any] = await self.wait_for(
-            "cmd/response", lambda p: isinstance(p, dict) and p.get("id") == command_id
+            "cmd/response", lambda p: isinstance(p, dict) and p.get("id") == command_id, timeout
         )
         return response
 

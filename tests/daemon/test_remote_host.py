@@ -142,7 +142,9 @@ def errors(watcher: Watcher, kind: str) -> list[str]:
     ]
 
 
-async def new_match(watcher: Watcher, *players: Any, start: int = 501) -> dict[str, Any]:
+async def new_match(
+    watcher: Watcher, *players: Any, start: int = 501, timeout: float = TIMEOUT
+) -> dict[str, Any]:
     await watcher.state_where(lambda s: s["board"]["connected"])
     response = await watcher.command(
         {
@@ -150,7 +152,8 @@ async def new_match(watcher: Watcher, *players: Any, start: int = 501) -> dict[s
             "game": "x01",
             "options": {"start": start},
             "players": list(players),
-        }
+        },
+        timeout,
     )
     assert response["ok"], response
     return response
@@ -643,7 +646,11 @@ async def test_a_computer_player_throws_at_the_host_and_waits_with_the_match(
     daemon = Running(tmp_path, mosquitto, extra=bot)
     await daemon.start()
     try:
-        await new_match(watcher, {"name": "Robo", "cpu": 5}, {"name": "Cy", "board": "pub2"})
+        # Solving a computer player's level and its first aim takes seconds of
+        # CPU the first time in a process: many on a busy machine.
+        solving = 4 * TIMEOUT
+        robo, cy = {"name": "Robo", "cpu": 5}, {"name": "Cy", "board": "pub2"}
+        await new_match(watcher, robo, cy, timeout=solving)
         await watcher.state_where(lambda s: s.get("phase") == "waiting-remote")
         async with Guest(mosquitto) as guest:
             join = await guest.invitation()
@@ -653,7 +660,8 @@ async def test_a_computer_player_throws_at_the_host_and_waits_with_the_match(
             ]
             await guest.joined(join["match"])
             state = await watcher.state_where(
-                lambda s: remote_of(s).get("throwing_at") == PUB2 and s.get("phase") == "throwing"
+                lambda s: remote_of(s).get("throwing_at") == PUB2 and s.get("phase") == "throwing",
+                timeout=solving,
             )
             assert state["players"][0]["stats"]["darts"] == 3
             await guest.act(join["match"], 1, "hit", "S20")
