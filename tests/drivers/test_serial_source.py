@@ -653,7 +653,7 @@ async def test_the_firmware_settings_are_sent_and_the_real_firmware_takes_them(
     source = with_firmware(board, scan_hz=2000, debounce_ms=30)
     async with FirmwareOnPty(board) as device, running(source) as events:
         await events.next_of(ConnectedEvent)
-        await board.write(board.frame(Hit(1, 0, 2)))
+        device.hit(0, 2)
         assert (await events.next_of(HitEvent)).segment == T20
         [line] = await logged(caplog, "took its firmware settings")
         assert line == (
