@@ -1345,7 +1345,8 @@ class GuestMatch:
     """``playing``, ``finished`` (``result`` is the host's final state's) or ``ended``."""
     result: dict[str, Any] | None
     end_reason: str | None
-    """Why it is over: an ``end`` message's reason, ``left`` (end_game here), ``replaced``."""
+    """Why it is over: an ``end`` message's reason, ``left`` (end_game here), ``replaced``;
+    ``None`` while it is open (``playing``, or ``finished`` with the host not moved on yet)."""
     taken: int
     """The highest ``seq`` the host has taken."""
     forwarded: int
