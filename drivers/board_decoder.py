@@ -239,17 +239,28 @@ class ErrorLimiter:
         self._held: Counter[str] = Counter()
 
     def admit(self, kind: str, message: str) -> ErrorEvent | None:
-        now = self.clock()
-        last = self._last.get(kind)
-        if last is not None and now - last < self.interval:
-            self._held[kind] += 1
+        held = self.let_through(kind)
+        if held is None:
             return None
-        self._last[kind] = now
-        held = self._held.pop(kind, 0)
-        if held:
-            message += f" (and {held} more since the last report)"
-        log.warning("board %s: %s", kind, message)
-        return ErrorEvent(kind, message)
+        log.warning("board %s: %s%s", kind, message, held)
+        return ErrorEvent(kind, message + held)
+
+    def let_through(self, key: str) -> str | None:
+        """Whether a report of ``key`` goes out now: ``None`` when its last was
+        less than ``interval`` s ago (this one is held back and counted), else
+        what to add to it: ``""``, or how many were held back since the last
+        (``" (and 3 more since the last report)"``)."""
+        now = self.clock()
+        last = self._last.get(key)
+        if last is not None and now - last < self.interval:
+            self._held[key] += 1
+            return None
+        for quiet in [k for k, at in self._last.items() if now - at >= self.interval]:
+            if quiet not in self._held:  # nothing held back to say: forget it
+                del self._last[quiet]
+        self._last[key] = now
+        held = self._held.pop(key, 0)
+        return f" (and {held} more since the last report)" if held else ""
 
 
 class BoardDecoder:

@@ -53,7 +53,7 @@ __all__ = ["BRIDGE_CONF", "PING_TOPICS", "BridgedBrokers", "bridge_config", "bri
 BRIDGE_CONF = REPO / "deploy" / "mosquitto" / "bridge-to-league.conf"
 PING_TOPICS = {"out": "oche/rig-bar/remote/rig-league", "in": "oche/rig-league/remote/rig-bar"}
 """Topics of the pings :meth:`BridgedBrokers.wait_up` sends: from B to A, from A to B."""
-TIMEOUT = 15.0
+TIMEOUT = 30.0  # for anything that must happen: generous, for a busy machine
 PING_EVERY = 0.25
 
 

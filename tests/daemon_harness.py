@@ -21,7 +21,13 @@ from tests.drivers.pty_board import FakeBoard
 COLS = 12
 BEDS = [bed for bed in ALL_BEDS if bed != MISS]
 BUTTONS = {0: "next", 1: "undo", 2: "miss", 3: "bounce"}
-TIMEOUT = 10.0
+TIMEOUT = 30.0
+"""How long a test waits for something that must happen: generous, so a busy
+2-core machine (the whole suite in parallel) still passes; a test that passes
+never waits it out."""
+QUIET = 0.5
+"""How long a test watches for something that must NOT happen (a doubled
+dart, a message not sent): a short bounded look, never a wait for an event."""
 
 
 def cell_of(notation: str) -> tuple[int, int]:
@@ -68,6 +74,13 @@ path = "{tmp_path / "journal.sqlite3"}"
 """
 
 
+async def until(condition: Callable[[], bool], timeout: float = TIMEOUT) -> None:
+    """Wait until ``condition`` holds (checked every 20 ms), at most ``timeout`` s."""
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.02)
+
+
 class Watcher:
     """An MQTT client that records every message under ``oche/<board>/#``."""
 
@@ -112,13 +125,13 @@ class Watcher:
                 self._client = None
                 await asyncio.sleep(0.2)
 
-    async def command(self, payload: dict[str, Any]) -> dict[str, Any]:
+    async def command(self, payload: dict[str, Any], timeout: float = TIMEOUT) -> dict[str, Any]:
         """Send a command and wait for its response (matched by id)."""
         assert self._client is not None
         command_id = payload.setdefault("id", f"t{len(self.messages)}-{id(payload)}")
         await self._client.publish(f"oche/{self.board}/cmd", json.dumps(payload), qos=1)
         response: dict[str, Any] = await self.wait_for(
-            "cmd/response", lambda p: isinstance(p, dict) and p.get("id") == command_id
+            "cmd/response", lambda p: isinstance(p, dict) and p.get("id") == command_id, timeout
         )
         return response
 

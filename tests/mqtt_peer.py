@@ -24,7 +24,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 __all__ = ["ACCEPTED", "GRANTED_QOS_1", "NOT_AUTHORIZED", "TIMEOUT", "Peer", "marker"]
 
-TIMEOUT = 5.0  # for anything that must happen
+TIMEOUT = 30.0  # for anything that must happen: generous, for a busy machine
 NOT_AUTHORIZED = 0x87
 # PUBACK reason codes of a publish the broker took: success, and MQTT 5's
 # "no matching subscribers" (0x10).

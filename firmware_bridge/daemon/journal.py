@@ -1023,6 +1023,9 @@ class Journal:
         return float(value)
 
     # ---- remote matches: a guest
+    # A match is open while this board is in it: ``playing``, or ``finished``
+    # with no ``end_reason`` yet (the host's state says the game is won, and
+    # the host may still take the win back until it moves on).
 
     def guest_join(
         self,
@@ -1035,9 +1038,10 @@ class Journal:
         joined_at: float,
     ) -> None:
         """Journal a match ``board`` joins as a guest (``playing``). The
-        board's match still playing, if any, is ``ended`` (reason
-        ``replaced``) in the same transaction: a board is a guest in one match
-        at a time. A match id already journaled is a :class:`JournalError`."""
+        board's match still open, if any, is closed (reason ``replaced``;
+        ``ended`` unless it is ``finished``) in the same transaction: a board
+        is a guest in one match at a time. A match id already journaled is a
+        :class:`JournalError`."""
         row = (
             str(match),
             str(host),
@@ -1053,8 +1057,10 @@ class Journal:
             ).fetchone():
                 raise self._error(f"match {match} is already journaled")
             connection.execute(
-                "UPDATE guest_matches SET status = 'ended', end_reason = 'replaced', "
-                "finished_at = ? WHERE board = ? AND status = 'playing'",
+                "UPDATE guest_matches "
+                "SET status = CASE status WHEN 'playing' THEN 'ended' ELSE status END, "
+                "end_reason = 'replaced', finished_at = coalesce(finished_at, ?) "
+                f"WHERE board = ? AND {_GUEST_OPEN}",
                 (row[6], row[2]),
             )
             connection.execute(
@@ -1066,19 +1072,21 @@ class Journal:
     def guest_forward(self, match: str, action: str, segment: str | None, at: float) -> int:
         """Journal one action this board forwards in ``match`` (durably, before
         it is sent) and return its ``seq``: one more than the match's last, never
-        reused. A match that is not ``playing`` is a :class:`JournalError`."""
+        reused. A match that is not open (ended, or finished and closed) is a
+        :class:`JournalError`; a won game still open takes an UNDO or a BOUNCE
+        that takes the win back."""
         at = self._time(at)
         with self._transaction() as connection:
             found = connection.execute(
-                "SELECT status, (SELECT coalesce(max(seq), 0) FROM guest_forwarded "
-                "WHERE match = ?1) FROM guest_matches WHERE match = ?1",
+                f"SELECT status, {_GUEST_OPEN}, (SELECT coalesce(max(seq), 0) "
+                "FROM guest_forwarded WHERE match = ?1) FROM guest_matches WHERE match = ?1",
                 (str(match),),
             ).fetchone()
             if found is None:
                 raise self._error(f"no match {match}")
-            if found[0] != "playing":
+            if not found[1]:
                 raise self._error(f"match {match} is {found[0]}: nothing more is forwarded")
-            seq = int(found[1]) + 1
+            seq = int(found[2]) + 1
             connection.execute(
                 "INSERT INTO guest_forwarded (match, seq, action, segment, at) "
                 "VALUES (?, ?, ?, ?, ?)",
@@ -1093,6 +1101,30 @@ class Journal:
                 "UPDATE guest_matches SET taken = ? WHERE match = ?", (int(seq), str(match))
             )
 
+    def guest_finish(self, match: str, at: float, result: dict[str, Any]) -> None:
+        """The host's state says the open match's game is won (or won anew,
+        with another ``result``): it is ``finished`` now, with the host's
+        ``result``, and stays open (no ``end_reason``) until the host moves on
+        or :meth:`guest_reopen`. A match already closed is left as it is."""
+        row = (self._time(at), self._json(result, "result"), str(match))
+        with self._transaction() as connection:
+            connection.execute(
+                "UPDATE guest_matches SET status = 'finished', "
+                "finished_at = CASE status WHEN 'finished' THEN finished_at ELSE ? END, result = ? "
+                f"WHERE match = ? AND {_GUEST_OPEN}",
+                row,
+            )
+
+    def guest_reopen(self, match: str) -> None:
+        """The host took the win of the open match back (an undo, a bounce-out
+        of the winning dart): it is ``playing`` again, with no result."""
+        with self._transaction() as connection:
+            connection.execute(
+                "UPDATE guest_matches SET status = 'playing', finished_at = NULL, result = NULL "
+                "WHERE match = ? AND status = 'finished' AND end_reason IS NULL",
+                (str(match),),
+            )
+
     def guest_close(
         self,
         match: str,
@@ -1101,9 +1133,9 @@ class Journal:
         end_reason: str,
         result: dict[str, Any] | None = None,
     ) -> None:
-        """The ``playing`` match is over here: ``finished`` (with the host's
-        final ``result``) or ``ended``, for ``end_reason``. A match already
-        over is left as it is."""
+        """The open match is over here: ``finished`` (with the host's final
+        ``result``; when the game was won, see :meth:`guest_finish`) or
+        ``ended``, for ``end_reason``. A match already closed is left as it is."""
         if status not in ("finished", "ended"):
             raise self._error(f"a match closes finished or ended, not {status!r}")
         row = (
@@ -1115,8 +1147,8 @@ class Journal:
         )
         with self._transaction() as connection:
             connection.execute(
-                "UPDATE guest_matches SET status = ?, finished_at = ?, end_reason = ?, "
-                "result = ? WHERE match = ? AND status = 'playing'",
+                "UPDATE guest_matches SET status = ?, finished_at = coalesce(finished_at, ?), "
+                f"end_reason = ?, result = ? WHERE match = ? AND {_GUEST_OPEN}",
                 row,
             )
 
@@ -1125,8 +1157,9 @@ class Journal:
         return self._guest_where("match = ?", (str(match),))
 
     def guest_playing(self, board: str) -> GuestMatch | None:
-        """The match ``board`` is still a guest in, or ``None``."""
-        return self._guest_where("board = ? AND status = 'playing'", (str(board),))
+        """The match ``board`` is still a guest in (open: ``playing``, or
+        ``finished`` while the host has not moved on), or ``None``."""
+        return self._guest_where(f"board = ? AND {_GUEST_OPEN}", (str(board),))
 
     def guest_find(self, prefix: str) -> GuestMatch | None:
         """The match whose id is or starts with ``prefix`` (as ``oche history``
@@ -1283,6 +1316,9 @@ _GAME_COLUMNS = (
 
 # ---- remote matches: a guest
 
+_GUEST_OPEN = "(status = 'playing' OR (status = 'finished' AND end_reason IS NULL))"
+"""SQL: the guest match is open, this board still in it (see ``Journal.guest_finish``)."""
+
 _GUEST_COLUMNS = (
     "match, host, board, game, options, players, joined_at, finished_at, status, result, "
     "end_reason, taken"
@@ -1309,7 +1345,8 @@ class GuestMatch:
     """``playing``, ``finished`` (``result`` is the host's final state's) or ``ended``."""
     result: dict[str, Any] | None
     end_reason: str | None
-    """Why it is over: an ``end`` message's reason, ``left`` (end_game here), ``replaced``."""
+    """Why it is over: an ``end`` message's reason, ``left`` (end_game here), ``replaced``;
+    ``None`` while it is open (``playing``, or ``finished`` with the host not moved on yet)."""
     taken: int
     """The highest ``seq`` the host has taken."""
     forwarded: int

@@ -58,7 +58,10 @@ TAKEOUT = "takeout"
 """The reason of a contact the guest ignores while its board's darts are pulled out."""
 
 DART_ACTIONS = ("hit", "dart", "miss")
-"""Forwarded actions that throw a dart of the visit (three end it)."""
+"""Forwarded actions that throw a new dart of the visit (three end it): what
+:meth:`RemoteGuest._forward` counts. A ``bounce`` is not one: it turns the
+last dart into a miss, which stays thrown (engine ``Bounce``), so the count
+stands."""
 
 VISIT_DARTS = 3
 
@@ -91,11 +94,14 @@ class _Match:
     sent_at: dict[int, float] = field(default_factory=dict)
     """seq -> when it was last sent."""
     darts: int = 0
-    """Dart-like actions forwarded in this board's visit since the last NEXT."""
+    """:data:`DART_ACTIONS` forwarded in this board's visit since the last NEXT."""
     takeout_since: float | None = None
     """This board's visit is over: its contacts are ignored (local takeout)."""
     last_next: int = 0
     """The seq of the last NEXT forwarded."""
+    result: dict[str, Any] | None = None
+    """The won game's :func:`final_result` as journaled (``guest_finish``);
+    ``None`` while the host's state says the game is not over."""
 
     def topics(self) -> list[str]:
         return [self.host.topic(name) for name in HOST_TOPICS]
@@ -137,7 +143,10 @@ class RemoteGuest:
             host = BoardAddress.parse(journaled.host, self.own.base)
         except ValueError as error:
             log.error("remote match %s: %s; it is ended", journaled.match, error)
-            self.daemon.journal.guest_close(journaled.match, "ended", self.daemon.clock(), "ended")
+            status = "ended" if journaled.result is None else "finished"
+            self.daemon.journal.guest_close(
+                journaled.match, status, self.daemon.clock(), "ended", journaled.result
+            )
             return
         self._match = self._new_match(journaled, host)
         self._match.seen_state = True  # the host's state before this restart was of the match
@@ -185,7 +194,7 @@ class RemoteGuest:
         match = self._match
         assert match is not None
         self._send(match.host, remote_message("leave", match.id, now))
-        self._close(match, "ended", "left", now)
+        self._close(match, "left", now)
         log.info("remote match %s: left it (end_game on this board)", match.id)
 
     def state(self, state: dict[str, Any]) -> dict[str, Any]:
@@ -399,6 +408,7 @@ class RemoteGuest:
             forwarded=journaled.forwarded,
             taken=journaled.taken,
             visits=not picking,
+            result=journaled.result if journaled.status == "finished" else None,
         )
 
     async def _on_end(self, sender: BoardAddress, message: RemoteMessage) -> None:
@@ -413,13 +423,14 @@ class RemoteGuest:
                 )
                 return
             reason = message.fields["reason"]
-            finished = final_result(match.host_state) is not None
-            self._close(match, "finished" if finished else "ended", reason, self.daemon.clock())
+            self._close(match, reason, self.daemon.clock())
             log.info("remote match %s: %s ended it (%s)", match.id, sender, reason)
 
-    def _close(self, match: _Match, status: str, reason: str, now: float) -> None:
-        """The match is over here: journal it, forget the host's topics, idle."""
-        result = final_result(match.host_state) if status == "finished" else None
+    def _close(self, match: _Match, reason: str, now: float) -> None:
+        """The match is over here: journal it (``finished`` when the host's last
+        state says the game was won, else ``ended``), forget the host's topics, idle."""
+        result = final_result(match.host_state)
+        status = "ended" if result is None else "finished"
         self.daemon.journal.guest_close(match.id, status, now, reason, result)
         if self._match is match:
             self._match = None
@@ -475,12 +486,12 @@ class RemoteGuest:
         if not isinstance(remote, dict) or remote.get("match") != match.id:
             if match.seen_state:  # the host shows another game (or none): it moved on
                 finished = final_result(match.host_state) is not None
-                reason = "finished" if finished else "ended"
-                self._close(match, "finished" if finished else "ended", reason, self.daemon.clock())
+                self._close(match, "finished" if finished else "ended", self.daemon.clock())
                 log.info("remote match %s: the host moved on without an end; closed", match.id)
             return
         _check_state(state, remote)
         match.host_state, match.seen_state = state, True
+        self._journal_result(match, final_result(state))
         own = str(self.own)
         applied = next((b.get("applied") for b in remote["boards"] if b.get("board") == own), None)
         if isinstance(applied, int) and not isinstance(applied, bool) and applied != match.taken:
@@ -490,6 +501,20 @@ class RemoteGuest:
             self._reckon(match, state, remote)
         self.daemon._publish_state()
         self._wake.set()
+
+    def _journal_result(self, match: _Match, result: dict[str, Any] | None) -> None:
+        """Journal at once what the host's state says of the game's end: won
+        (``finished`` with the winner, as ``oche history`` lists it), won anew
+        with another result, or the win taken back (``playing`` again)."""
+        if result == match.result:
+            return
+        if result is None:
+            self.daemon.journal.guest_reopen(match.id)
+            log.info("remote match %s: the host took the win back; playing again", match.id)
+        else:
+            self.daemon.journal.guest_finish(match.id, self.daemon.clock(), result)
+            log.info("remote match %s: won by %s at the host", match.id, result["winner"])
+        match.result = result
 
     def _reckon(self, match: _Match, state: dict[str, Any], remote: dict[str, Any]) -> None:
         """Local takeout as the host's up-to-date state says it is."""
@@ -522,7 +547,12 @@ class RemoteGuest:
         elif action == "undo":
             match.darts = max(0, match.darts - 1)
             match.takeout_since = None
-        elif match.visits and match.takeout_since is None and self._our_visit(match):
+        elif (
+            action in DART_ACTIONS
+            and match.visits
+            and match.takeout_since is None
+            and self._our_visit(match)
+        ):
             match.darts += 1
             if match.darts >= VISIT_DARTS:
                 match.takeout_since = now

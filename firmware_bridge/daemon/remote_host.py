@@ -21,6 +21,7 @@ import uuid
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from drivers.board_decoder import ErrorLimiter
 from engine import Bed, EngineError, Event
 from firmware_bridge.daemon.events import ErrorReported
 from firmware_bridge.daemon.game_session import Refusal
@@ -49,6 +50,13 @@ __all__ = ["RemoteHost"]
 log = logging.getLogger(__name__)
 
 _AVAILABILITY = "/availability"
+
+REPORT_INTERVAL_S = 10.0
+"""How often, at most, the host reports each sender's dropped messages of one
+kind (bad ones, actions or ``joined`` for no match of its, ``refused``): a
+warning, and for actions and refusals an ``error`` event. A board flooding
+the channel with forged messages cannot flood the log and the ``event``
+topic; the ones held back are counted in its next report."""
 
 
 @dataclass
@@ -93,6 +101,9 @@ class RemoteHost:
         """The last availability seen on each guest availability topic followed."""
         self._followed: set[str] = set()
         self._wake = asyncio.Event()
+        self._reports = ErrorLimiter(REPORT_INTERVAL_S)
+        """Per sender and kind: its dropped messages and refusals, reported at
+        most once every :data:`REPORT_INTERVAL_S`."""
 
     @property
     def own(self) -> BoardAddress:
@@ -321,7 +332,8 @@ class RemoteHost:
         try:
             message = parse_remote_message(payload, own.base)
         except RemoteMessageError as error:
-            log.warning("remote: a message from %s/%s dropped: %s", own.base, sender, error)
+            logged = f"remote: a message from {own.base}/{sender} dropped: {error}"
+            self._report(f"{sender} bad", logged, None, self.daemon.clock())
             return True
         if message.type in HOST_MESSAGE_TYPES:
             return False  # said to this board as a guest: not the host's
@@ -567,8 +579,7 @@ class RemoteHost:
             guest.joined, guest.refused = False, True
             self._presence(match, now)
             text = f"{guest.address} refused the match: {fields['reason']}"
-            log.warning("remote match %s: %s", match.id, text)
-            self.daemon._publish_event(ErrorReported(now, "remote-refused", text))
+            self._report(f"{sender} refused", f"remote match {match.id}: {text}", text, now)
         elif kind == "leave":
             log.info("remote match %s: %s left", match.id, guest.address)
             self._end_match("left", now, skip=guest.address.board)
@@ -576,15 +587,33 @@ class RemoteHost:
         elif kind == "action":
             self._action(match, guest, message, now)
 
+    def _report(self, what: str, logged: str, event: str | None, now: float) -> None:
+        """Log a dropped message or a refusal (and publish ``event`` as an
+        ``error`` event of kind ``remote-refused``), at most once every
+        :data:`REPORT_INTERVAL_S` for each ``what`` (its sender and kind);
+        those held back are counted in the next."""
+        held = self._reports.let_through(what)
+        if held is None:
+            log.debug(
+                "remote: held back (%s reported in the last %gs): %s",
+                what,
+                REPORT_INTERVAL_S,
+                logged,
+            )
+            return
+        log.warning("%s%s", logged, held)
+        if event is not None:
+            self.daemon._publish_event(ErrorReported(now, "remote-refused", event + held))
+
     def _stray(self, sender: str, message: RemoteMessage, now: float, member: bool) -> None:
         """A message from a board not in the match, or for another match: dropped."""
         who = f"{self.own.base}/{sender}"
         why = "for another match" if member else "from a board not in this board's match"
-        log.warning("remote: %s %s (match %s) dropped", message.type, why, message.match)
-        if message.type == "action":
-            text = f"{who}: an action {why} (match {message.match}) was dropped"
-            self.daemon._publish_event(ErrorReported(now, "remote-refused", text))
-        elif message.type == "joined":  # a guest still in a match that is over
+        logged = f"remote: {message.type} {why} (match {message.match}) from {who} dropped"
+        text = f"{who}: an action {why} (match {message.match}) was dropped"
+        event = text if message.type == "action" else None
+        self._report(f"{sender} stray {message.type}", logged, event, now)
+        if message.type == "joined":  # a guest still in a match that is over
             link = self.daemon.link
             if link is not None and link.connected:
                 end = remote_message("end", message.match, now, reason="ended")

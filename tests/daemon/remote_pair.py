@@ -15,6 +15,7 @@ from tests.daemon_harness import Running, Watcher, press, throw
 from tests.mosquitto_broker import MosquittoBroker
 
 __all__ = [
+    "BOUNCE",
     "GUEST",
     "GUEST_AT",
     "HOST",
@@ -33,6 +34,7 @@ GUEST = "pub2"
 HOST_AT = f"oche/{HOST}"
 GUEST_AT = f"oche/{GUEST}"
 NEXT = 0  # the test map's NEXT button
+BOUNCE = 3  # the test map's BOUNCE OUT button
 
 
 @dataclass

@@ -22,9 +22,19 @@ from drivers.protocol import Released, Stuck
 from firmware_bridge.daemon.board_daemon import COMMAND_HANDLERS, GAME_BUTTONS, Daemon
 from firmware_bridge.daemon.config import parse_config
 from firmware_bridge.daemon.game_session import SessionSetup
+from firmware_bridge.daemon.journal import Journal
 from firmware_bridge.daemon.mqtt_link import MqttLink, to_json
 from firmware_bridge.mqtt_contract import COMMANDS, TOPICS
-from tests.daemon_harness import TIMEOUT, Running, Watcher, cell_of, config_text, press, throw
+from tests.daemon_harness import (
+    TIMEOUT,
+    Running,
+    Watcher,
+    cell_of,
+    config_text,
+    press,
+    throw,
+    until,
+)
 from tests.drivers.pty_board import FakeBoard
 from tests.drivers.pty_firmware import FirmwareOnPty
 from tests.mosquitto_broker import MosquittoBroker, free_port
@@ -258,12 +268,18 @@ async def test_broker_outage_reconnects_republishes_and_delivers_queued_results(
     await throw(running.board, "T20", "T20", "T20")
     await watcher.state_where(lambda s: s.get("phase") == "takeout")
     mosquitto.stop()
-    await asyncio.sleep(0.5)
+    link = running.daemon.link
+    assert link is not None
+    await until(lambda: not link.connected)  # the daemon knows the broker is gone
     await press(running.board, 0)
     await throw(running.board, "T20", "T20", "T20")  # 301 - 360: bust... use the rest
     await press(running.board, 0)
     await throw(running.board, "T20", "T20", "S1")  # 121 - 121 = 0: straight out
-    await asyncio.sleep(0.5)
+    # The game is won and its result queued while the broker is still down.
+    with Journal(running.config.journal.resolved_path()) as journal:
+        await until(lambda: len(journal.pending_results()) == 1)
+        finished = journal.latest_game("board1")
+    assert finished is not None and finished.status == "finished"
     mosquitto.start()
     result = await watcher.wait_for("result", lambda p: isinstance(p, dict), timeout=40)
     assert result["winner_name"] == "Ann"
@@ -427,8 +443,7 @@ async def test_without_a_broker_url_the_daemon_runs_its_own_on_loopback(tmp_path
     daemon = Daemon(parse_config(text, "home.toml"))
     task = asyncio.create_task(daemon.run())
     try:
-        await asyncio.sleep(0.5)
-        async with Watcher("127.0.0.1", port) as watcher:
+        async with Watcher("127.0.0.1", port) as watcher:  # it retries until the broker is up
             await connected(watcher)
             assert (
                 await watcher.command({"command": "new_game", "game": "x01", "players": ["Ann"]})

@@ -53,7 +53,7 @@ def history(tmp_path: Path) -> list[dict[str, Any]]:
 async def undelivered(tmp_path: Path) -> list[tuple[str, str]]:
     """The outbox once the daemon has marked what the broker acknowledged."""
     with Journal(tmp_path / "journal.sqlite3") as journal:
-        for _ in range(100):
+        for _ in range(int(TIMEOUT / 0.05)):
             pending = journal.pending_results()
             if not pending:
                 break

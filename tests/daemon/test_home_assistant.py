@@ -23,7 +23,7 @@ import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 from firmware_bridge.daemon.home_assistant import discovery_messages
-from tests.daemon_harness import TIMEOUT, Running, Watcher, press, throw
+from tests.daemon_harness import TIMEOUT, Running, Watcher, press, throw, until
 from tests.mosquitto_broker import MosquittoBroker
 
 DISCOVERY = "homeassistant/sensor/oche_board1"
@@ -178,14 +178,17 @@ async def test_a_smaller_game_removes_the_score_sensors_it_lacks(
     async with aiomqtt.Client(mosquitto.host, mosquitto.port) as client:
         await client.subscribe(f"{DISCOVERY}/score_2/config", qos=1)
 
+        heard = asyncio.Event()
+
         async def removal() -> None:
             async for message in client.messages:
                 live.append((str(message.topic), bytes(message.payload)))  # type: ignore[arg-type]
+                heard.set()
                 if message.payload == b"":
                     return
 
         listening = asyncio.create_task(asyncio.wait_for(removal(), TIMEOUT))
-        await asyncio.sleep(0.1)  # the retained config arrives first
+        await asyncio.wait_for(heard.wait(), TIMEOUT)  # the retained config arrives first
         response = await watcher.command(
             {"command": "new_game", "game": "x01", "players": ["Ann", "Bob"]}
         )
@@ -264,9 +267,11 @@ async def test_new_games_publish_discovery_without_piling_up_calls(
         await watcher.send_raw(json.dumps(command).encode())
     for command in commands:
         await watcher.wait_for("cmd/response", lambda p, c=command: p.get("id") == c["id"])
-    await asyncio.sleep(0.5)  # discovery runs on in the background
-    assert most == 1, f"{most} discovery messages were awaiting their PUBACK at once"
+    # Discovery runs on in the background: until the broker keeps the last
+    # game's, and nothing is in flight.
     await retained_until(mosquitto, lambda f: scores(f) == {"score_0", "score_1"})
+    await until(lambda: not in_flight)
+    assert most == 1, f"{most} discovery messages were awaiting their PUBACK at once"
     pending = [r.getMessage() for r in caplog.records if "pending" in r.getMessage()]
     assert not pending, pending
 

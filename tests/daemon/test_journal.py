@@ -1018,6 +1018,60 @@ def test_guest_matches_in_the_journal(path: Path) -> None:
         assert [m.match for m in journal.guest_matches()] == ["a2", "a1"]
 
 
+def test_a_guest_match_is_finished_once_won_and_open_until_the_host_moves_on(
+    path: Path,
+) -> None:
+    """The host's state says the game is won: the match is finished at once,
+    with the result, and still open (the host may take the win back; an UNDO
+    or BOUNCE is still forwarded) until the host ends it or replaces it."""
+    players = [{"name": "Ann", "board": "oche/pub1"}, {"name": "Cy", "board": "oche/pub2"}]
+    with Journal(path) as journal:
+        journal.guest_join("b1", "oche/pub1", "pub2", "x01", {}, players, T0)
+        journal.guest_finish("b1", T0 + 5, {"winner": "Cy"})
+        won = journal.guest_match("b1")
+        assert won is not None
+        assert (won.status, won.result, won.finished_at, won.end_reason) == (
+            "finished",
+            {"winner": "Cy"},
+            T0 + 5,
+            None,
+        )
+        assert journal.guest_playing("pub2") == won  # open: resumed after a restart
+        assert journal.guest_forward("b1", "bounce", None, T0 + 6) == 1
+        journal.guest_reopen("b1")  # the bounce took the win back
+        reopened = journal.guest_match("b1")
+        assert reopened is not None
+        assert (reopened.status, reopened.result, reopened.finished_at) == ("playing", None, None)
+        journal.guest_finish("b1", T0 + 9, {"winner": "Ann"})
+        journal.guest_close("b1", "finished", T0 + 20, "finished", {"winner": "Ann"})
+        closed = journal.guest_match("b1")
+        assert closed is not None
+        assert (closed.status, closed.end_reason, closed.finished_at) == (
+            "finished",
+            "finished",
+            T0 + 9,
+        )
+        journal.guest_reopen("b1")  # closed: nothing reopens it
+        journal.guest_finish("b1", T0 + 30, {"winner": "Cy"})
+        assert journal.guest_match("b1") == closed
+        with pytest.raises(JournalError, match="match b1 is finished: nothing more is forwarded"):
+            journal.guest_forward("b1", "undo", None, T0 + 31)
+        assert journal.guest_playing("pub2") is None
+        # A won match still open when the host's next match comes is closed by it.
+        journal.guest_join("b2", "oche/pub1", "pub2", "x01", {}, players, T0 + 40)
+        journal.guest_finish("b2", T0 + 45, {"winner": "Ann"})
+        journal.guest_join("b3", "oche/pub1", "pub2", "x01", {}, players, T0 + 50)
+        replaced = journal.guest_match("b2")
+        assert replaced is not None
+        assert (replaced.status, replaced.end_reason, replaced.result) == (
+            "finished",
+            "replaced",
+            {"winner": "Ann"},
+        )
+        playing = journal.guest_playing("pub2")
+        assert playing is not None and playing.match == "b3"
+
+
 def export(path: Path, game_id: int, capsys: pytest.CaptureFixture[str]) -> str:
     assert run_command(["export", str(game_id), "--journal", str(path)]) == 0
     out, err = capsys.readouterr()

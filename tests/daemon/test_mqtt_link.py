@@ -28,6 +28,7 @@ from paho.mqtt.properties import Properties
 from firmware_bridge.daemon.embedded_broker import EmbeddedBroker, EmbeddedBrokerError
 from firmware_bridge.daemon.mqtt_link import LinkSettings, MqttLink
 from firmware_bridge.mqtt_contract import parse_command, response_payload
+from tests.daemon_harness import TIMEOUT, until
 from tests.mosquitto_broker import MosquittoBroker, free_port
 from tests.paths import REPO
 
@@ -37,7 +38,7 @@ AVAILABILITY = f"{BASE}/{BOARD}/availability"
 STATE = f"{BASE}/{BOARD}/state"
 CMD = f"{BASE}/{BOARD}/cmd"
 RESPONSE = f"{BASE}/{BOARD}/cmd/response"
-WAIT = 5.0
+WAIT = TIMEOUT
 
 
 class Harness:
@@ -145,12 +146,6 @@ def text(message: aiomqtt.Message) -> str:
     return message.payload.decode()
 
 
-async def eventually(condition: Callable[[], bool], timeout: float = WAIT) -> None:
-    async with asyncio.timeout(timeout):
-        while not condition():
-            await asyncio.sleep(0.02)
-
-
 # ------------------------------------------------------------ availability
 
 
@@ -256,9 +251,11 @@ async def test_commands_arrive_in_order(mosquitto: MosquittoBroker) -> None:
         # Topics that are not this board's cmd never reach on_command.
         await sender.client.publish(RESPONSE, b"{}", qos=1)
         await sender.client.publish(f"{BASE}/other/cmd", b"{}", qos=1)
-        await eventually(lambda: len(harness.commands) >= len(payloads))
-        await asyncio.sleep(0.2)
-        assert harness.commands == payloads
+        # A last command, sent after them: once it is in, they would be too.
+        last = json.dumps({"command": "dart", "id": "last", "segment": "S1"}).encode()
+        await sender.client.publish(CMD, last, qos=1)
+        await until(lambda: len(harness.commands) >= len(payloads) + 1)
+        assert harness.commands == [*payloads, last]
 
 
 async def test_one_command_at_a_time(mosquitto: MosquittoBroker) -> None:
@@ -278,7 +275,7 @@ async def test_one_command_at_a_time(mosquitto: MosquittoBroker) -> None:
     ):
         for i in range(5):
             await sender.client.publish(CMD, str(i).encode(), qos=1)
-        await eventually(lambda: len(harness.commands) == 5 and active == 0)
+        await until(lambda: len(harness.commands) == 5 and active == 0)
     assert most == 1
     assert harness.commands == [b"0", b"1", b"2", b"3", b"4"]
 
@@ -297,7 +294,7 @@ async def test_a_failing_handler_does_not_kill_the_link(mosquitto: MosquittoBrok
     ):
         await watcher.client.publish(CMD, b"boom", qos=1)
         await watcher.client.publish(CMD, b"after", qos=1)
-        await eventually(lambda: harness.commands == [b"boom", b"after"])
+        await until(lambda: harness.commands == [b"boom", b"after"])
         assert harness.link.connected
         assert harness.connects == 1
         assert await harness.link.publish("state", {"still": "here"})
@@ -434,7 +431,7 @@ async def test_a_publish_waiting_for_its_puback_returns_false_when_the_broker_di
         assert broker is not None
         broker.send_signal(signal.SIGSTOP)  # no PUBACK from now on
         publishing = asyncio.ensure_future(harness.link.publish("event", {"type": "x", "at": 1}))
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(0.2)  # a bounded look: no PUBACK comes, it keeps waiting
         assert not publishing.done()
         broker.kill()  # the connection drops while the publish waits
         await asyncio.to_thread(broker.wait, WAIT)
@@ -474,7 +471,7 @@ async def test_reconnects_when_the_broker_comes_back(
     async with running(mosquitto.url, on_connect=republish) as harness:
         assert republished == [True]
         await asyncio.to_thread(mosquitto.stop)
-        await eventually(lambda: not harness.link.connected)
+        await until(lambda: not harness.link.connected)
         assert not await harness.link.publish("state", {"lost": True})
         assert not await harness.link.publish("event", {"type": "bust", "at": 1.0, "player": 0})
         await asyncio.sleep(0.3)  # a few failed attempts while the broker is away
@@ -486,7 +483,7 @@ async def test_reconnects_when_the_broker_comes_back(
             assert text(await late.next(AVAILABILITY)) == "online"
             assert json.loads(text(await late.next(STATE))) == {"connect": 2}
             await late.client.publish(CMD, b"again", qos=1)
-            await eventually(lambda: harness.commands == [b"again"])
+            await until(lambda: harness.commands == [b"again"])
     # One warning for the outage however many attempts failed, one line when back.
     messages = [
         (r.levelno, r.getMessage())
@@ -589,7 +586,7 @@ async def test_tls() -> None:
             # Without the CA the certificate is not trusted: no connection.
             untrusted = Harness(url)
             task = asyncio.create_task(untrusted.link.run())
-            await asyncio.sleep(0.5)
+            await asyncio.sleep(0.5)  # a bounded look: it must never connect
             assert untrusted.connects == 0
             await untrusted.link.close()
             async with asyncio.timeout(WAIT):

@@ -9,8 +9,10 @@ brokers end with each board's latest state."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import Iterator
+import sqlite3
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +22,7 @@ import pytest
 from firmware_bridge.daemon.journal import Journal
 from tests.bridged_brokers import BridgedBrokers
 from tests.daemon.remote_pair import (
+    BOUNCE,
     GUEST_AT,
     HOST,
     HOST_AT,
@@ -31,7 +34,7 @@ from tests.daemon.remote_pair import (
     thrower_board,
     to_the_guests_visit,
 )
-from tests.daemon_harness import TIMEOUT, press, throw
+from tests.daemon_harness import TIMEOUT, Watcher, press, throw, until
 from tests.mosquitto_broker import MosquittoBroker
 from tests.tcp_proxy import TcpProxy
 
@@ -73,6 +76,27 @@ async def retained(broker: MosquittoBroker, topic: str) -> Any:
                 except ValueError:
                     return text
     raise AssertionError(f"nothing retained on {topic}")
+
+
+async def retained_until(
+    broker: MosquittoBroker, topic: str, predicate: Callable[[Any], bool]
+) -> Any:
+    """The retained message on ``topic`` once ``predicate`` holds for it: a
+    broker's copy may be stale for a moment after a partition, until the
+    board replaces it."""
+    deadline = asyncio.get_running_loop().time() + TIMEOUT
+    while not predicate(found := await retained(broker, topic)):
+        assert asyncio.get_running_loop().time() < deadline, (broker.port, topic, found)
+        await asyncio.sleep(0.1)
+    return found
+
+
+def stale_state(watch: Watcher, since: int) -> Iterator[bool]:
+    """For each state ``watch`` got after its ``since``-th message: it is not
+    the latest, [381] (a bridge's stale copy)."""
+    for topic, payload in watch.messages[since:]:
+        if topic.endswith("/state") and isinstance(payload, dict) and payload.get("players"):
+            yield scores(payload) != [381]
 
 
 async def test_a_whole_match_across_bridged_brokers_with_the_bridge_restarted_mid_match(
@@ -121,7 +145,7 @@ async def test_a_partition_in_both_directions_loses_and_doubles_nothing(
         await pair.host_watch.state_where(lambda s: thrower_board(s) == GUEST_AT)
         # Cy throws at the bar meanwhile: registered, journaled, waiting.
         await throw(pair.guest.board, "T20", "T19")
-        await asyncio.sleep(0.5)
+        await until(lambda: forwarded_and_taken(pair) == ([1, 2], 0))  # journaled at the bar
         assert scores(pair.host_watch.of("state")[-1]) == [121, 301]  # not seen yet
 
         rig.restore()
@@ -132,20 +156,20 @@ async def test_a_partition_in_both_directions_loses_and_doubles_nothing(
         await pair.guest_watch.state_where(lambda s: scores(s) == [121, 184])
         await throw(pair.guest.board, "S1")
         await pair.host_watch.state_where(lambda s: scores(s) == [121, 183])
-        await asyncio.sleep(2 * pair.guest.config.remote.resend_s)  # resends come and go
+        # What must not happen: a resend scored twice. Resends come and go
+        # within resend_s; a bounded look of twice that.
+        await asyncio.sleep(2 * pair.guest.config.remote.resend_s)
         assert scores(pair.host_watch.of("state")[-1]) == [121, 183]
         forwarded, taken = forwarded_and_taken(pair)
         assert forwarded == [1, 2, 3] and taken == 3
         assert state["remote"]["match"] == pair.guest_watch.of("state")[-1]["remote"]["match"]
 
         # Both brokers end with each board's latest state (a bridge resends its
-        # stale retained copies when it comes back; each daemon replaces them).
-        await asyncio.sleep(2.0)
+        # stale retained copies when it comes back, long done by now; each
+        # daemon replaces them within a second).
         for broker in (league, bar):
-            host_state = await retained(broker, f"{HOST_AT}/state")
-            assert scores(host_state) == [121, 183], broker
-            guest_state = await retained(broker, f"{GUEST_AT}/state")
-            assert scores(guest_state) == [121, 183], broker
+            for board in (HOST_AT, GUEST_AT):
+                await retained_until(broker, f"{board}/state", lambda s: scores(s) == [121, 183])
             assert await retained(broker, f"{HOST_AT}/availability") == "online"
             assert await retained(broker, f"{GUEST_AT}/availability") == "online"
 
@@ -172,7 +196,7 @@ async def test_the_guests_link_drops_mid_visit_and_its_darts_arrive_once(
                 "event", lambda e: e.get("type") == "hit" and e.get("reason") == "waiting-remote"
             )
             await throw(pair.guest.board, "T20", "T20")  # registered while the link is down
-            await asyncio.sleep(0.5)
+            await until(lambda: forwarded_and_taken(pair) == ([1, 2, 3], 1))
             assert scores(pair.host_watch.of("state")[-1]) == [121, 241]
 
             proxy.restore()
@@ -182,10 +206,69 @@ async def test_the_guests_link_drops_mid_visit_and_its_darts_arrive_once(
                 lambda s: s["phase"] != "waiting-remote" and scores(s) == [121, 121],
                 timeout=4 * TIMEOUT,
             )
-            await asyncio.sleep(2 * pair.guest.config.remote.resend_s)
+            await asyncio.sleep(2 * pair.guest.config.remote.resend_s)  # none scored twice
             assert scores(pair.host_watch.of("state")[-1]) == [121, 121]
             forwarded, taken = forwarded_and_taken(pair)
             assert forwarded == [1, 2, 3] and taken == 3
+
+
+def guest_journaled(pair: Pair, segment: str) -> str | None:
+    """What the guest's journal did with its board's hit ``segment`` in the
+    current match: ``forwarded``, ``ignored: <reason>``, or None (not yet)."""
+    with Journal(pair.guest.config.journal.resolved_path()) as journal:
+        match = journal.guest_matches(limit=1)[0]
+        actions = journal.guest_untaken(match.match, 0)
+    if any(a.action == "hit" and a.segment == segment for a in actions):
+        return "forwarded"
+    with sqlite3.connect(pair.guest.config.journal.resolved_path()) as connection:
+        row = connection.execute(
+            "SELECT reason FROM ignored WHERE what = ? AND at >= ?", (segment, match.joined_at)
+        ).fetchone()
+    return None if row is None else f"ignored: {row[0]}"
+
+
+async def test_a_bounce_while_the_link_is_down_leaves_the_third_dart_to_throw(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    """A bounce-out turns the last dart into a miss that stays thrown: it is
+    not another dart. With the guest's link down after T20 and S5, its BOUNCE
+    and then the real third dart are journaled and forwarded, not the third
+    dart dropped as takeout; once the link is back the host scores T20, the
+    bounced miss and T19, and the visit is over."""
+    with TcpProxy(mosquitto.host, mosquitto.port) as proxy:
+        guest_url = f"mqtt://{proxy.host}:{proxy.port}"
+        async with remote_pair(tmp_path, mosquitto, mosquitto, guest_url=guest_url) as pair:
+            await start_match(pair)
+            await to_the_guests_visit(pair)
+            await throw(pair.guest.board, "T20", "S5")
+            await pair.guest_watch.state_where(lambda s: scores(s) == [121, 236])
+
+            proxy.cut()
+            await pair.host_watch.state_where(lambda s: s["phase"] == "waiting-remote")
+            await press(pair.guest.board, BOUNCE)
+            await throw(pair.guest.board, "T19")  # the player's real third dart
+            await until(lambda: guest_journaled(pair, "T19") is not None)
+            assert guest_journaled(pair, "T19") == "forwarded"
+            forwarded, taken = forwarded_and_taken(pair)
+            assert (forwarded, taken) == ([1, 2, 3, 4], 2)  # T20, S5 taken; BOUNCE, T19 not
+
+            proxy.restore()
+            state = await pair.host_watch.state_where(
+                lambda s: s["phase"] == "takeout" and thrower_board(s) == GUEST_AT,
+                timeout=4 * TIMEOUT,  # the guest's reconnect backoff grew while it was cut
+            )
+            assert state["last_visit"]["darts"] == ["T20", "M", "T19"], state["last_visit"]
+            assert scores(state) == [121, 184]
+            assert state["players"][1]["stats"]["bounce_outs"] == 1
+            await pair.guest_watch.state_where(
+                lambda s: (s.get("last_visit") or {}).get("darts") == ["T20", "M", "T19"]
+            )
+            # Its visit over, the guest's board is in takeout: a pulled dart is not sent.
+            await throw(pair.guest.board, "S1")
+            await until(lambda: guest_journaled(pair, "S1") is not None)
+            assert guest_journaled(pair, "S1") == "ignored: takeout"
+            forwarded, taken = forwarded_and_taken(pair)
+            assert (forwarded, taken) == ([1, 2, 3, 4], 4)
 
 
 async def test_the_host_restarts_mid_match_and_the_guest_resyncs(
@@ -234,20 +317,27 @@ async def test_after_a_partition_both_brokers_keep_each_boards_latest_state(
         await throw(pair.guest.board, "T20")
         for watch in (pair.host_watch, pair.guest_watch):
             await watch.state_where(lambda s: bool(s.get("players")) and scores(s) == [441])
-        await asyncio.sleep(1.0)  # both states crossed the bridge
+        # Both states crossed the bridge: each broker retains the other's.
+        await retained_until(bar, f"{HOST_AT}/state", lambda s: scores(s) == [441])
+        await retained_until(league, f"{GUEST_AT}/state", lambda s: scores(s) == [441])
         rig.cut()
         await asyncio.to_thread(rig.wait_down)
         await throw(pair.host.board, "T20")  # only the league sees this one
         await throw(pair.guest.board, "T20")  # only the bar sees this one
         for watch in (pair.host_watch, pair.guest_watch):
             await watch.state_where(lambda s: scores(s) == [381])
+        since = len(pair.host_watch.messages), len(pair.guest_watch.messages)
         rig.restore()
         await rig.wait_up_async()
-        await asyncio.sleep(3.0)  # the stale copies come at the reconnect, the heal 1 s later
+        # The stale copies come at the reconnect: each board's own broker gets
+        # the other side's older copy of its state back (tests/test_deploy_bridge.py).
+        # Wait for them (go on if none comes), then for the heal.
+        for watch, start in zip((pair.host_watch, pair.guest_watch), since, strict=True):
+            with contextlib.suppress(TimeoutError):
+                await until(lambda w=watch, i=start: any(stale_state(w, i)))
         for broker in (league, bar):
             for board in (HOST_AT, GUEST_AT):
-                state = await retained(broker, f"{board}/state")
-                assert scores(state) == [381], (broker.port, board)
+                await retained_until(broker, f"{board}/state", lambda s: scores(s) == [381])
         # The last state each board's display saw is its latest.
-        assert scores(pair.host_watch.of("state")[-1]) == [381]
-        assert scores(pair.guest_watch.of("state")[-1]) == [381]
+        await pair.host_watch.state_where(lambda s: scores(s) == [381])
+        await pair.guest_watch.state_where(lambda s: scores(s) == [381])

@@ -27,23 +27,13 @@ from firmware_bridge.daemon.game_session import GameSession, Refusal, SessionSet
 from firmware_bridge.daemon.journal import Journal
 from firmware_bridge.daemon.mqtt_link import MqttLink
 from firmware_bridge.mqtt_contract import TOPICS, parse_remote_message
-from tests.daemon_harness import TIMEOUT, Running, Watcher, press, throw
+from tests.daemon_harness import TIMEOUT, Running, Watcher, press, throw, until
 from tests.mosquitto_broker import MosquittoBroker
 
 HOST = "oche/pub1"
 GUEST = "oche/pub2"
 ALLOW = '[remote]\nallow = ["pub1"]\nresend_s = {resend_s}\n'
 STATE_SCHEMA = Draft202012Validator(TOPICS["state"].schema)
-
-
-async def until(condition: Callable[[], bool], timeout: float = TIMEOUT) -> None:
-    """Wait until ``condition`` holds (checked every 20 ms)."""
-
-    async def look() -> None:
-        while not condition():
-            await asyncio.sleep(0.02)
-
-    await asyncio.wait_for(look(), timeout)
 
 
 class ScriptedHost:

@@ -5,23 +5,47 @@ tests/daemon/test_remote_bridged.py plays it across two bridged brokers."""
 from __future__ import annotations
 
 import asyncio
+import json
+import subprocess
+import sys
 from pathlib import Path
+from typing import Any
 
 from firmware_bridge.cli.history_command import history_entries
 from firmware_bridge.mqtt_contract import NOT_YOUR_TURN, TOPICS
 from tests.daemon.remote_pair import (
+    BOUNCE,
     GUEST,
     GUEST_AT,
     HOST_AT,
     NEXT,
+    Pair,
     remote_pair,
     scores,
     start_match,
     thrower_board,
     to_the_guests_visit,
 )
-from tests.daemon_harness import press, throw
+from tests.daemon_harness import QUIET, press, throw
 from tests.mosquitto_broker import MosquittoBroker
+
+OCHE = Path(sys.executable).parent / "oche"
+
+
+async def guest_history(pair: Pair) -> list[dict[str, Any]]:
+    """``oche history --json`` on the guest's journal, run as a user runs it
+    (beside the running daemon): its remote matches, newest first."""
+    path = pair.guest.config.journal.resolved_path()
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [str(OCHE), "history", "--journal", str(path), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return [entry for entry in json.loads(done.stdout) if entry.get("role") == "guest"]
 
 
 async def test_a_whole_match_between_two_boards(tmp_path: Path, mosquitto: MosquittoBroker) -> None:
@@ -74,7 +98,7 @@ async def test_a_whole_match_between_two_boards(tmp_path: Path, mosquitto: Mosqu
             "Cy": GUEST_AT,
         }
         assert result["match"] == state["remote"]["match"]
-        await asyncio.sleep(0.3)
+        await asyncio.sleep(QUIET)  # a bounded look: the guest publishes no result
         assert pair.guest_watch.of("result") == []
         assert len(pair.host_watch.of("result")) == 1
 
@@ -180,3 +204,56 @@ async def test_a_bounce_out_at_the_guest_is_taken_back_at_the_host(
         assert mirrored["players"][1]["stats"]["bounce_outs"] == 1
         bounce = await pair.guest_watch.wait_for("event", lambda e: e.get("type") == "bounce")
         assert (bounce["player"], bounce["segment"]) == (1, "T20")
+
+
+async def test_the_guests_history_shows_a_won_match_finished_at_once(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    """The guest journals the match finished, with the winner, as soon as the
+    host's state says the game is won, not when the host starts another game.
+    A win taken back (Cy's checkout dart bounced out) makes it playing again;
+    the next win finishes it anew, and a rematch closes it."""
+    async with remote_pair(tmp_path, mosquitto, mosquitto) as pair:
+        await start_match(pair)
+        await to_the_guests_visit(pair)
+        await throw(pair.guest.board, "T20", "T20", "T20")
+        await pair.host_watch.state_where(lambda s: scores(s) == [121, 121])
+        await press(pair.guest.board, NEXT)
+        await pair.host_watch.state_where(lambda s: thrower_board(s) == HOST_AT)
+        await throw(pair.host.board, "S1", "S1", "S1")
+        await pair.host_watch.state_where(lambda s: scores(s) == [118, 121])
+        await press(pair.host.board, NEXT)
+        await pair.host_watch.state_where(lambda s: thrower_board(s) == GUEST_AT)
+        await throw(pair.guest.board, "T20", "T11", "D14")  # Cy checks out 121
+        await pair.guest_watch.state_where(lambda s: s["phase"] == "finished")
+
+        [match] = await guest_history(pair)
+        assert (match["status"], match["winner"], match["host"]) == ("finished", "Cy", HOST_AT)
+        assert match["finished_at"] is not None and match["end_reason"] is None
+
+        # Cy's checkout dart falls out: BOUNCE at the guest takes the win back.
+        await press(pair.guest.board, BOUNCE)
+        await pair.guest_watch.state_where(lambda s: s["phase"] == "takeout")
+        [match] = await guest_history(pair)
+        assert (match["status"], match["winner"], match["finished_at"]) == ("playing", None, None)
+
+        await press(pair.guest.board, NEXT)
+        await pair.host_watch.state_where(lambda s: thrower_board(s) == HOST_AT)
+        await throw(pair.host.board, "T20", "T18", "D2")  # Ann checks out 118
+        await pair.guest_watch.state_where(lambda s: s["phase"] == "finished")
+        [match] = await guest_history(pair)
+        assert (match["status"], match["winner"]) == ("finished", "Ann")
+        assert [p["score"] for p in match["result"]["players"]] == [0, 28]
+
+        # A rematch: the won match stays finished, the new one is playing.
+        assert (await pair.host_watch.command({"command": "rematch"}))["ok"]
+        await pair.guest_watch.state_where(
+            lambda s: (
+                s.get("remote", {}).get("match") not in (None, match["id"])
+                and s["phase"] == "throwing"
+            )
+        )
+        rematch, won = await guest_history(pair)
+        assert (won["id"], won["status"], won["winner"]) == (match["id"], "finished", "Ann")
+        assert won["end_reason"] == "finished"  # the host's end, before the rematch's join
+        assert (rematch["status"], rematch["winner"]) == ("playing", None)

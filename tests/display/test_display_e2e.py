@@ -26,7 +26,7 @@ from display.scenes import X01Scene
 from display.scenes.base import NOTICE_SECONDS
 from display.state_feed import StateFeed
 from firmware_bridge.cli import display_command
-from tests.daemon_harness import TIMEOUT, Running, Watcher, throw
+from tests.daemon_harness import TIMEOUT, Running, Watcher, throw, until
 from tests.display.test_scenes import key
 from tests.mosquitto_broker import MosquittoBroker
 
@@ -122,36 +122,20 @@ async def test_feed_sends_commands_follows_availability_and_reconnects(
         await watcher.state_where(lambda s: s.get("visit") == ["M"])
         state = await asyncio.to_thread(feed.wait_for_state, 5.0, serial)
         assert state is not None
-        for _ in range(50):
-            if (feed.state or {}).get("visit") == ["M"]:
-                break
-            await asyncio.sleep(0.05)
-        assert (feed.state or {}).get("visit") == ["M"]
+        await until(lambda: (feed.state or {}).get("visit") == ["M"])
         kinds = [event.get("type") for event in feed.events()]
         assert "dart" in kinds
         assert feed.events() == []  # drained
 
         # The broker goes away and comes back: the feed reconnects by itself.
         mosquitto.stop()
-        for _ in range(100):
-            if not feed.connected:
-                break
-            await asyncio.sleep(0.05)
-        assert not feed.connected
+        await until(lambda: not feed.connected)
         mosquitto.start()
-        for _ in range(200):
-            if feed.connected:
-                break
-            await asyncio.sleep(0.05)
-        assert feed.connected
+        await until(lambda: feed.connected)
 
         # The daemon stops: availability goes offline, the last state stays.
         await running.stop()
-        for _ in range(100):
-            if feed.availability == "offline":
-                break
-            await asyncio.sleep(0.05)
-        assert feed.availability == "offline"
+        await until(lambda: feed.availability == "offline")
         assert feed.state is not None and feed.state["game"] == "cricket"
     assert not feed.connected
     done = feed.send_command({"command": "next"})
@@ -251,11 +235,7 @@ async def test_only_the_displays_own_refusals_become_notices(mosquitto: Mosquitt
             StateFeed(mosquitto.url, "board1", "oche") as one,
             StateFeed(mosquitto.url, "board1", "oche") as two,
         ):
-            for _ in range(200):
-                if one.connected and two.connected:
-                    break
-                await asyncio.sleep(0.02)
-            assert one.connected and two.connected
+            await until(lambda: one.connected and two.connected)
             app_one, app_two = DisplayApp(one, SIZE), DisplayApp(two, SIZE)
             app_one.handle(key(pygame.K_u))
             first_one = await next_command(messages)

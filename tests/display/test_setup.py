@@ -26,6 +26,7 @@ from display.sound_bank import SoundBank
 from display.state_feed import StateFeed
 from engine import game_class, game_ids, new_game
 from firmware_bridge.mqtt_contract import parse_command
+from tests.daemon_harness import until
 from tests.display.test_scenes import FakeFeed, board
 
 SIZES = [(800, 480), (1920, 1080)]
@@ -392,12 +393,12 @@ async def test_setup_on_the_display_starts_the_game_on_the_daemon(
         state = await watcher.state_where(lambda s: s.get("game") == "x01")
         assert [p["name"] for p in state["players"]] == ["Ann", "Bob"]
         assert state["options"]["start"] == 301 and state["phase"] == "throwing"
-        for _ in range(100):
-            app.frame(surface, 0.02)
-            if isinstance(app.scene, X01Scene):
-                break
-            await asyncio.sleep(0.05)
-        assert isinstance(app.scene, X01Scene)
+
+        def playing() -> bool:
+            app.frame(surface, 0.02)  # the app takes in what its feed brought
+            return isinstance(app.scene, X01Scene)
+
+        await until(playing)
 
 
 def test_the_display_section_of_the_config_reaches_the_display(tmp_path: Path) -> None:

@@ -153,7 +153,7 @@ class FakeBoard:
         (as its stdin and stdout); the helpers here then stay unused."""
         return self._fd()
 
-    async def write(self, data: bytes, timeout: float = 2.0) -> None:
+    async def write(self, data: bytes, timeout: float = 10.0) -> None:
         """Send device bytes to the host, all of them, in as few writes as the pty takes."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
@@ -179,7 +179,7 @@ class FakeBoard:
                 return
             self.received += chunk
 
-    async def read_until(self, expected: bytes, timeout: float = 2.0) -> bytes:
+    async def read_until(self, expected: bytes, timeout: float = 10.0) -> bytes:
         """Wait until the host has sent ``expected``; returns all received so far."""
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout

@@ -6,7 +6,10 @@ writes to the port goes to the firmware's own host-line handling
 (``Firmware.feed_host``: ``?`` and ``C`` frames), and the frames it answers
 with go back on the pty. So a serial source is tested against the firmware's
 real answers (a hello, ``E`` 1-3, or silence for a setting taken) without a
-board. The matrix is not scanned: darts are the FakeBoard's to write.
+board. The matrix is not scanned: :meth:`FirmwareOnPty.hit` sends a dart's
+``H`` frame as the firmware reports one, numbered in the firmware's own count
+(a frame the FakeBoard builds has a count of its own, which the host sees as
+lost frames when it falls between the firmware's).
 
 With ``coin_inputs`` (1 or 2) the firmware has coin mechanisms on
 :data:`COIN_PINS`: :meth:`FirmwareOnPty.coin` gives a pulse on one, which the
@@ -90,6 +93,11 @@ class FirmwareOnPty:
             self._run_ms(PULSE_MS)
             self.matrix.low.discard(pin)
             self._run_ms(REST_MS)
+
+    def hit(self, row: int, col: int) -> None:
+        """A dart in the matrix cell (``row``, ``col``): its ``H`` frame, in
+        the firmware's own sequence, goes out in order with its answers."""
+        self.firmware.send(main.frames.HIT, (row, col))
 
     def _run_ms(self, ms: int) -> None:
         """Scan once a simulated millisecond for ``ms``."""

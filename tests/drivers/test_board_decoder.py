@@ -163,6 +163,21 @@ def test_errors_are_rate_limited_per_kind_and_say_how_many_were_held() -> None:
     assert "49 more" in later[0].message  # type: ignore[union-attr]
 
 
+def test_the_limiter_lets_each_key_through_once_an_interval_and_counts_the_rest() -> None:
+    """What the remote host's per-sender reports use: keys are independent,
+    and a key's held-back count is said with its next report."""
+    clock = FakeClock()
+    limiter = ErrorLimiter(interval=10.0, clock=clock)
+    assert [limiter.let_through("pub3") for _ in range(4)] == ["", None, None, None]
+    assert limiter.let_through("pub4") == ""
+    clock.now = 10.0
+    assert limiter.let_through("pub3") == " (and 3 more since the last report)"
+    assert limiter.let_through("pub3") is None
+    assert limiter.let_through("pub4") == ""  # quiet for an interval: through again
+    clock.now = 25.0
+    assert limiter.let_through("pub3") == " (and 1 more since the last report)"
+
+
 @pytest.mark.parametrize(
     ("line", "bed"),
     [

@@ -221,7 +221,7 @@ async def drained(source: SerialSource) -> None:
     """Every write asked of the source has reached the pty (the transport
     writes at once unless the pty is full, which a few bytes never make it)."""
     transport = source._transport
-    for _ in range(100):
+    for _ in range(1000):  # 10 s at most: generous, for a busy machine
         if transport is None or transport.get_write_buffer_size() == 0:
             return
         await asyncio.sleep(0.01)

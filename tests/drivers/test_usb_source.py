@@ -28,7 +28,7 @@ from tests.drivers.fake_usb_backend import FakeUsbBackend
 
 VID, PID = 0x2E8A, 0x000A
 SOURCE = "usb:2e8a:000a"
-TIMEOUT = 2.0
+TIMEOUT = 10.0  # for anything that must happen: generous, for a busy machine
 """Longest wait for any one event, so a broken driver fails instead of hanging."""
 
 MAP = parse_map(
