@@ -41,6 +41,7 @@ from firmware_bridge.daemon.journal import (
     Journal,
     JournalError,
     JournalGame,
+    Withdrawal,
     default_journal_path,
 )
 from tests.paths import REPO
@@ -564,7 +565,7 @@ def test_finish_game_refuses_a_game_not_playing_and_a_used_result_id(journal: Jo
     assert journal.pending_results() == [("res-1", "one")]
 
 
-def test_pending_results_and_mark_delivered(path: Path) -> None:
+def test_pending_results_and_mark_sent(path: Path) -> None:
     with Journal(path) as journal:
         for n in range(3):
             game_id = start_x01(journal, f"board-{n}")
@@ -576,14 +577,149 @@ def test_pending_results_and_mark_delivered(path: Path) -> None:
         ]
         assert journal.pending_results("board-1") == [("res-1", "payload 1")]
         assert journal.pending_results("board-9") == []
-        journal.mark_delivered("res-1")
-        journal.mark_delivered("res-1")  # twice is fine
-        journal.mark_delivered("no-such-result")  # e.g. reopened meanwhile: ignored
+        journal.mark_sent("res-1")
+        journal.mark_sent("res-1")  # twice is fine
+        journal.mark_sent("no-such-result")  # e.g. reopened meanwhile: ignored
     with Journal(path) as journal:
         assert journal.pending_results() == [("res-0", "payload 0"), ("res-2", "payload 2")]
-        journal.mark_delivered("res-0")
-        journal.mark_delivered("res-2")
+        journal.mark_sent("res-0", "res-2")
         assert journal.pending_results() == []
+
+
+def test_a_sent_result_stays_until_a_leaderboard_stored_it(path: Path) -> None:
+    """Sent is not stored: a broker that loses its queue loses the result, so
+    it stays in the outbox (unstored_results) until its board is told."""
+    with Journal(path) as journal:
+        ids = []
+        for n in range(3):
+            game_id = start_x01(journal, "board-1")
+            journal.finish_game(game_id, {"n": n}, T0 + n, f"res-{n}", f"payload {n}")
+            ids.append(game_id)
+        other = start_x01(journal, "board-2")
+        journal.finish_game(other, {}, T0 + 9, "res-other", "theirs")
+        journal.mark_sent("res-0", "res-1")
+        unstored = journal.unstored_results("board-1")
+        assert [(e.result_id, e.sent_at is not None) for e in unstored] == [
+            ("res-0", True),
+            ("res-1", True),
+            ("res-2", False),
+        ]
+        assert [e.result_id for e in journal.unstored_results("board-1", after=unstored[0].id)] == [
+            "res-1",
+            "res-2",
+        ]
+        assert len(journal.unstored_results("board-1", limit=1)) == 1
+        assert [journal.game(game).delivery for game in ids] == ["sent", "sent", "pending"]
+        # Another board's confirmation, an unknown id: nothing.
+        assert journal.mark_stored("board-1", ["res-other", "nope"], T0 + 20) == 0
+        assert journal.mark_stored("board-1", ["res-0", "res-2", "res-0"], T0 + 20) == 2
+        assert journal.mark_stored("board-1", ["res-0"], T0 + 21) == 0  # already stored
+    with Journal(path) as journal:
+        assert [e.result_id for e in journal.unstored_results("board-1")] == ["res-1"]
+        assert journal.pending_results("board-1") == []  # res-2: stored, so sent too
+        assert [journal.game(game).delivery for game in ids] == ["stored", "sent", "stored"]
+        assert [e.result_id for e in journal.unstored_results("board-2")] == ["res-other"]
+
+
+def test_a_game_finished_again_keeps_its_game_key_and_takes_the_next_revision(
+    journal: Journal,
+) -> None:
+    game_id = start_x01(journal)
+    assert journal.result_revision(game_id) == (None, 0)
+    journal.record(game_id, [], finish=Finish({}, T0 + 1, "res-1", "one", "res-1", 1))
+    assert journal.result_revision(game_id) == ("res-1", 1)
+    journal.mark_sent("res-1")
+    journal.reopen_game(game_id)
+    with pytest.raises(JournalError, match="revision 1 is not above its last, 1"):
+        journal.record(game_id, [], finish=Finish({}, T0 + 2, "res-2", "two", "res-1", 1))
+    with pytest.raises(JournalError, match="its results are of game key 'res-1'"):
+        journal.record(game_id, [], finish=Finish({}, T0 + 2, "res-2", "two", "other", 2))
+    journal.record(game_id, [], finish=Finish({}, T0 + 2, "res-2", "two", "res-1", 2))
+    game = journal.game(game_id)
+    assert (game.game_key, game.revision, game.delivery) == ("res-1", 2, "pending")
+    assert journal.withdrawable(game_id) is None  # finished: nothing to withdraw
+
+
+def test_abandoning_a_reopened_game_whose_result_was_sent_withdraws_it(
+    journal: Journal,
+) -> None:
+    game_id = start_x01(journal)
+    journal.finish_game(game_id, {}, T0 + 1, "res-1", "first")
+    assert journal.withdrawable(game_id) is None  # finished, not reopened
+    journal.mark_sent("res-1")
+    journal.reopen_game(game_id)
+    journal.finish_game(game_id, {}, T0 + 2, "res-2", "second")  # revision 2, not sent
+    journal.reopen_game(game_id)  # res-2 leaves the outbox; res-1 was sent and stays
+    assert journal.withdrawable(game_id) == ("first", "res-1", 2)
+    withdrawal = Withdrawal(game_id, "res-3", 3, "first, withdrawn")
+    journal.end_game(game_id, T0 + 3, withdrawal)
+    assert journal.game(game_id).status == "ended"
+    assert journal.game(game_id).revision == 3
+    assert journal.pending_results() == [("res-3", "first, withdrawn")]
+    journal.end_game(game_id, T0 + 4, Withdrawal(game_id, "res-4", 4, "again"))  # over: nothing
+    assert journal.pending_results() == [("res-3", "first, withdrawn")]
+
+
+def test_a_new_game_over_a_reopened_one_withdraws_its_result_in_the_same_transaction(
+    journal: Journal,
+) -> None:
+    game_id = start_x01(journal)
+    journal.finish_game(game_id, {}, T0 + 1, "res-1", "first")
+    journal.mark_sent("res-1")
+    journal.reopen_game(game_id)
+    elsewhere = Withdrawal(game_id, "res-x", 2, "wrong board")
+    start_x01(journal, "board-2", T0 + 2)  # another board's game ends nothing here
+    with pytest.raises(JournalError, match="revision 1 is not above"):
+        start_x01_with(journal, Withdrawal(game_id, "res-2", 1, "stale"))
+    assert journal.game(game_id).status == "playing"  # all or nothing
+    journal.start_game("x01", {}, ["Ann"], None, "board-2", T0 + 3, withdrawal=elsewhere)
+    assert journal.pending_results("board-1") == []  # not board-2's game: not withdrawn
+    newer = start_x01_with(journal, Withdrawal(game_id, "res-2", 2, "withdrawn"))
+    assert journal.game(game_id).status == "ended"
+    assert journal.unfinished_game("board-1") == journal.game(newer)
+    assert journal.pending_results("board-1") == [("res-2", "withdrawn")]
+
+
+def start_x01_with(journal: Journal, withdrawal: Withdrawal) -> int:
+    return journal.start_game(
+        "x01", {"start": 301}, ["Ann", "Bob"], None, "board-1", T0 + 5, withdrawal=withdrawal
+    )
+
+
+def test_a_version_4_journal_migrates_with_its_delivered_results_taken_as_stored(
+    path: Path,
+) -> None:
+    """Schema version 5: delivered_at becomes sent_at, a delivered result is
+    taken as stored (the Oche that sent it never asked), and each game gets
+    the game_key (its first result's id) and revision of its results."""
+    path.parent.mkdir(parents=True)
+    connection = sqlite3.connect(path, isolation_level=None)
+    for version in (1, 2, 3, 4):
+        journal_module.MIGRATIONS[version](connection)
+    connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    connection.execute("PRAGMA user_version = 4")
+    games = "INSERT INTO games (game, options, players, board, started_at, status, result)"
+    connection.execute(f"{games} VALUES ('x01', '{{}}', '[\"Ann\"]', 'b', 1, 'finished', '{{}}')")
+    connection.execute(f"{games} VALUES ('x01', '{{}}', '[\"Ann\"]', 'b', 2, 'finished', '{{}}')")
+    connection.execute(f"{games} VALUES ('x01', '{{}}', '[\"Ann\"]', 'b', 3, 'playing', NULL)")
+    outbox = "INSERT INTO outbox (result_id, game_id, payload, created_at, delivered_at)"
+    connection.execute(f"{outbox} VALUES ('old-1', 1, 'p1', 10, 11)")  # delivered
+    connection.execute(f"{outbox} VALUES ('old-2', 2, 'p2', 20, 21)")  # the bug: counted twice
+    connection.execute(f"{outbox} VALUES ('old-3', 2, 'p3', 30, NULL)")  # never delivered
+    connection.close()
+    with Journal(path) as journal:
+        assert [e.result_id for e in journal.unstored_results()] == ["old-3"]
+        assert journal.pending_results() == [("old-3", "p3")]
+        first, second, playing = (journal.game(n) for n in (1, 2, 3))
+        assert (first.game_key, first.revision, first.delivery) == ("old-1", 1, "stored")
+        assert (second.game_key, second.revision, second.delivery) == ("old-2", 2, "pending")
+        assert (playing.game_key, playing.revision, playing.delivery) == (None, 0, None)
+    with raw(path) as check:
+        assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert check.execute("SELECT sent_at, stored_at FROM outbox WHERE id = 1").fetchone() == (
+            11.0,
+            11.0,
+        )
 
 
 def test_reopen_game_after_a_win(journal: Journal) -> None:
@@ -603,14 +739,14 @@ def test_reopen_game_after_a_win(journal: Journal) -> None:
     assert journal.pending_results() == [("res-2", "second")]
 
 
-def test_reopen_game_keeps_a_delivered_result_delivered(journal: Journal, path: Path) -> None:
+def test_reopen_game_keeps_a_sent_result(journal: Journal, path: Path) -> None:
     game_id = start_x01(journal)
     journal.finish_game(game_id, {"winner": 0}, T0 + 60, "res-1", "{}")
-    journal.mark_delivered("res-1")
+    journal.mark_sent("res-1")
     journal.reopen_game(game_id)
     assert journal.pending_results() == []
     with raw(path) as connection:
-        rows = connection.execute("SELECT result_id, delivered_at IS NOT NULL FROM outbox")
+        rows = connection.execute("SELECT result_id, sent_at IS NOT NULL FROM outbox")
         assert rows.fetchall() == [("res-1", 1)]
 
 
