@@ -643,6 +643,10 @@ def test_a_game_finished_again_keeps_its_game_key_and_takes_the_next_revision(
 def test_abandoning_a_reopened_game_whose_result_was_sent_withdraws_it(
     journal: Journal,
 ) -> None:
+    never_sent = start_x01(journal, "board-2")
+    journal.finish_game(never_sent, {}, T0 + 1, "res-0", "zero")
+    journal.reopen_game(never_sent)  # not sent: taken back, so nothing to withdraw
+    assert journal.withdrawable(never_sent) is None
     game_id = start_x01(journal)
     journal.finish_game(game_id, {}, T0 + 1, "res-1", "first")
     assert journal.withdrawable(game_id) is None  # finished, not reopened
