@@ -30,7 +30,7 @@ from firmware_bridge.mqtt_contract import (
     TOPICS,
     leaderboard_availability_topic,
 )
-from tests.daemon_harness import Running, Watcher
+from tests.daemon_harness import Running, Watcher, win_x01
 from tests.leaderboard.mqtt_harness import wait_until
 from tests.mosquitto_broker import MosquittoBroker
 
@@ -58,17 +58,6 @@ async def command(watcher: Watcher, name: str, **args: Any) -> None:
     assert response["ok"], response
 
 
-async def win(watcher: Watcher) -> None:
-    """Ann, alone, checks 301 out in two visits (straight out)."""
-    await watcher.state_where(lambda s: "board" in s)  # the daemon is connected
-    await command(watcher, "new_game", **{**ONE_PLAYER, "players": ["Ann"]})
-    for segment in ("T20", "T20", "T20"):
-        await command(watcher, "dart", segment=segment)
-    await command(watcher, "next")
-    for segment in ("T20", "T20", "S1"):
-        await command(watcher, "dart", segment=segment)
-
-
 async def results(watcher: Watcher, count: int) -> list[dict[str, Any]]:
     await watcher.count("result", lambda p: isinstance(p, dict), count)
     found: list[dict[str, Any]] = watcher.of("result")
@@ -88,7 +77,7 @@ async def all_sent(running: Running) -> None:
 async def test_a_game_won_again_after_an_undo_replaces_its_result_and_an_abandon_withdraws_it(
     running: Running, watcher: Watcher
 ) -> None:
-    await win(watcher)
+    await win_x01(watcher)
     [first] = await results(watcher, 1)
     assert (first["game_key"], first["revision"]) == (first["result_id"], 1)
     await all_sent(running)  # delivered: an undo can no longer take it back unseen
@@ -127,7 +116,7 @@ async def test_a_board_whose_clock_is_not_set_says_so_in_its_result_and_state(
     async with running:
         state = await watcher.state_where(lambda s: "board" in s)
         assert state["board"]["clock_synced"] is False
-        await win(watcher)
+        await win_x01(watcher)
         [result] = await results(watcher, 1)
     assert result["clock_synced"] is False
     assert 86_400 <= result["started_at"] <= result["finished_at"] < 2 * 86_400
@@ -138,7 +127,7 @@ async def test_a_board_whose_clock_is_synchronised_says_nothing_of_it(
 ) -> None:
     state = await watcher.state_where(lambda s: "board" in s)
     assert "clock_synced" not in state["board"]  # absent: synchronised
-    await win(watcher)
+    await win_x01(watcher)
     [result] = await results(watcher, 1)
     assert "clock_synced" not in result
 
@@ -192,7 +181,7 @@ async def test_a_sent_result_stays_until_stored_and_goes_again_when_a_leaderboar
     running: Running, watcher: Watcher, mosquitto: MosquittoBroker
 ) -> None:
     leaderboard = Leaderboard(mosquitto)
-    await win(watcher)
+    await win_x01(watcher)
     [first] = await results(watcher, 1)
     await all_sent(running)
     assert outbox(running) == [(first["result_id"], True, False)]  # sent, not stored
@@ -210,7 +199,7 @@ async def test_a_sent_result_stays_until_stored_and_goes_again_when_a_leaderboar
 async def test_a_garbled_result_stored_message_is_ignored_with_a_warning(
     running: Running, watcher: Watcher, mosquitto: MosquittoBroker, caplog: pytest.LogCaptureFixture
 ) -> None:
-    await win(watcher)
+    await win_x01(watcher)
     [first] = await results(watcher, 1)
     async with aiomqtt.Client(mosquitto.host, mosquitto.port) as client:
         for garbage in (b"not json", b"[]", json.dumps({"result_id": first["result_id"]})):
