@@ -6,7 +6,6 @@ renders what the API returns (the same query functions and models), escaped."""
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,6 +21,7 @@ from leaderboard import queries
 from leaderboard.api_models import AveragePoint, LiveBoard, Row
 from leaderboard.live_hub import LiveHub
 from leaderboard.web.charts import line_chart
+from leaderboard.web.dates import utc_text
 from leaderboard.web.dependencies import HubDep, SessionDep, VenueQuery
 
 __all__ = ["TEMPLATES", "router"]
@@ -37,10 +37,11 @@ def game_name(game: str) -> str:
 
 
 def when(at: float | None) -> str:
-    """Unix seconds as ``2026-12-01 18:03 UTC``; a dash for none."""
+    """Unix seconds as ``2026-12-01 18:03 UTC``; a dash for none, "date
+    unknown" for a time that is no date."""
     if at is None:
         return "-"
-    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return utc_text(at, "%Y-%m-%d %H:%M UTC")
 
 
 def number(value: float | None, digits: int = 1) -> str:
