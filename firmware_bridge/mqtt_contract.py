@@ -401,6 +401,11 @@ _BOARD: dict[str, Any] = {
                 "maxItems": 2,
             },
         },
+        "clock_synced": {
+            "description": "False when the board's clock is not synchronised (its results "
+            "then say so, docs/mqtt.md). Absent: true.",
+            "type": "boolean",
+        },
     },
     "required": ["id", "name", "connected", "status", "stuck_cells"],
     "allOf": [

@@ -116,6 +116,7 @@ async def test_a_board_whose_clock_is_not_set_says_so_in_its_result_and_state(
     async with running:
         state = await watcher.state_where(lambda s: "board" in s)
         assert state["board"]["clock_synced"] is False
+        assert not list(Draft202012Validator(TOPICS["state"].schema).iter_errors(state))
         await win_x01(watcher)
         [result] = await results(watcher, 1)
     assert result["clock_synced"] is False
