@@ -927,18 +927,20 @@ def test_history_lists_games_newest_first(
     out, err = capsys.readouterr()
     assert err == ""
     lines = out.splitlines()
-    assert lines[0].split() == ["ID", "STARTED", "GAME", "STATUS", "WINNER", "DARTS", "PLAYERS"]
+    assert lines[0].split() == [
+        "ID", "STARTED", "GAME", "STATUS", "RESULT", "WINNER", "DARTS", "PLAYERS"
+    ]  # fmt: skip
     x01_darts = sum(1 for t in sample_tokens("x01") if t != "NEXT")
     cricket_darts = sum(1 for t in sample_tokens("cricket") if t != "NEXT")
-    rows = [line.split(None, 7) for line in lines[1:]]
+    rows = [line.split(None, 8) for line in lines[1:]]
     assert rows == [
-        [str(played["playing"]), "2023-11-14", "23:03", "cricket-shanghai", "playing", "-", "2",
-         "Fay, Gus"],
-        [str(played["ended"]), "2023-11-14", "22:46", "x01", "ended", "-", "2", "Eve"],
-        [str(played["teams"]), "2023-11-14", "22:30", "cricket", "finished", "Reds",
+        [str(played["playing"]), "2023-11-14", "23:03", "cricket-shanghai", "playing", "-", "-",
+         "2", "Fay, Gus"],
+        [str(played["ended"]), "2023-11-14", "22:46", "x01", "ended", "-", "-", "2", "Eve"],
+        [str(played["teams"]), "2023-11-14", "22:30", "cricket", "finished", "pending", "Reds",
          str(cricket_darts), "Ann, Bob, Cat, Dan"],
-        [str(played["x01"]), "2023-11-14", "22:13", "x01", "finished", "Ann", str(x01_darts),
-         "Ann, Bob"],
+        [str(played["x01"]), "2023-11-14", "22:13", "x01", "finished", "pending", "Ann",
+         str(x01_darts), "Ann, Bob"],
     ]  # fmt: skip
 
 
@@ -963,6 +965,28 @@ def test_history_board_limit_and_json(
 
     assert run_command(["history", "--journal", str(path), "--board", "nowhere"]) == 0
     assert capsys.readouterr().out == "no games on board 'nowhere'\n"
+
+
+def test_history_shows_where_each_result_is(
+    path: Path, capsys: pytest.CaptureFixture[str], utc: None
+) -> None:
+    """stored (a leaderboard has it), sent (the broker has it), pending."""
+    with Journal(path) as journal:
+        for n in range(3):
+            game_id = start_x01(journal, at=T0 + 60 * n)
+            journal.finish_game(game_id, {}, T0 + 60 * n + 30, f"res-{n}", "{}")
+        journal.mark_sent("res-1", "res-2")
+        journal.mark_stored("board-1", ["res-2"], T0 + 200)
+    assert run_command(["history", "--journal", str(path)]) == 0
+    rows = [line.split()[5] for line in capsys.readouterr().out.splitlines()[1:]]
+    assert rows == ["stored", "sent", "pending"]
+    assert run_command(["history", "--journal", str(path), "--json"]) == 0
+    entries = json.loads(capsys.readouterr().out)
+    assert [(e["delivery"], e["game_key"], e["revision"]) for e in entries] == [
+        ("stored", "res-2", 1),
+        ("sent", "res-1", 1),
+        ("pending", "res-0", 1),
+    ]
 
 
 def test_history_without_a_journal_is_a_usage_error(
@@ -1046,15 +1070,16 @@ def test_history_lists_remote_matches_of_both_roles(
     assert run_command(["history", "--journal", str(path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == [
-        "ID", "STARTED", "GAME", "STATUS", "WINNER", "DARTS", "ROLE", "PLAYERS"
+        "ID", "STARTED", "GAME", "STATUS", "RESULT", "WINNER", "DARTS", "ROLE", "PLAYERS"
     ]  # fmt: skip
     rows = [re.split(r"\s{2,}", line.strip()) for line in lines[1:]]
     assert rows == [
-        ["3f2a9c1b", "2023-11-14 22:16", "x01", "finished", "Cy", "-", "guest of oche/pub1",
-         "Ann@oche/pub1, Cy@oche/pub2"],
-        [str(remote_matches["hosted"]), "2023-11-14 22:15", "x01", "playing", "-", "1", "host",
-         "Bo@oche/pub2, Cy@league/pub5"],
-        [str(remote_matches["own"]), "2023-11-14 22:13", "x01", "ended", "-", "0", "-", "Al"],
+        ["3f2a9c1b", "2023-11-14 22:16", "x01", "finished", "-", "Cy", "-",
+         "guest of oche/pub1", "Ann@oche/pub1, Cy@oche/pub2"],
+        [str(remote_matches["hosted"]), "2023-11-14 22:15", "x01", "playing", "-", "-", "1",
+         "host", "Bo@oche/pub2, Cy@league/pub5"],
+        [str(remote_matches["own"]), "2023-11-14 22:13", "x01", "ended", "-", "-", "0", "-",
+         "Al"],
     ]  # fmt: skip
 
 
@@ -1086,6 +1111,9 @@ def test_history_json_has_each_entrys_role_and_match(
         "end_reason": "finished",
         "forwarded": 2,
         "taken": 2,
+        "delivery": None,
+        "game_key": None,
+        "revision": None,
     }  # fmt: skip
     assert guest["result"]["players"][1] == {"name": "Cy", "board": "oche/pub2", "score": 0}
     assert (hosted["id"], hosted["role"], hosted["host"]) == (
