@@ -114,14 +114,20 @@ def result_subscription(base: str, share_group: str | None) -> str:
     return f"$share/{share_group}/{plain}"
 
 
+_STORED_AS = {"imported": "stored", "withdrawn": "stored"}
+"""Ingest outcomes named otherwise on ``result/stored``."""
+
+
 def stored_message(outcome: IngestOutcome, at: float) -> bytes | None:
     """The ``result/stored`` payload that tells the board what became of its
-    result; None for a payload with no result_id (nothing to name). An
-    outcome the contract has no word for is reported as ``rejected``: the
-    service kept it without counting it, so the board may let it go."""
+    result; None for a payload with no result_id (nothing to name). A new
+    result and a withdrawal that took its game out are ``stored``; an outcome
+    the contract has no word for (a result kept as failed, say) is reported
+    as ``rejected``: the service kept it without counting it, so the board
+    may let it go."""
     if outcome.result_id is None:
         return None
-    status = {"imported": "stored"}.get(outcome.status, outcome.status)
+    status = _STORED_AS.get(outcome.status, outcome.status)
     if status not in RESULT_STORED_STATUSES:
         status = "rejected"
     message = {"result_id": outcome.result_id, "status": status, "at": at}

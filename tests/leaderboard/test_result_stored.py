@@ -98,8 +98,10 @@ def test_each_outcome_has_its_word_in_the_contract() -> None:
     assert status(IngestOutcome("rejected", "a", "bad")) == "rejected"
     later: Any = "superseded"  # a later revision of the game was there first
     assert status(IngestOutcome(later, "a")) == "superseded"
-    unknown: Any = "quarantined"  # kept, not counted: the board lets it go
-    assert status(IngestOutcome(unknown, "a")) == "rejected"
+    withdrawal: Any = "withdrawn"  # a withdrawal, stored: its game is taken out
+    assert status(IngestOutcome(withdrawal, "a")) == "stored"
+    failed: Any = "failed"  # kept whole, not counted (for now): the board lets it go
+    assert status(IngestOutcome(failed, "a")) == "rejected"
     assert stored_message(IngestOutcome("rejected", None, "not JSON"), 1.0) is None
 
 
