@@ -39,10 +39,12 @@ mosquitto:
 		{ $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq mosquitto; }
 
 # The leaderboard's page tests drive Debian's chromium through Playwright
-# (executable_path: Playwright downloads no browser); install it when missing.
+# (executable_path: Playwright downloads no browser); install it when missing,
+# without the ~125 packages it recommends (fonts, desktop integration) that
+# headless tests never use.
 chromium:
 	@test -x /usr/bin/chromium || \
-		{ $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq chromium; }
+		{ $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq --no-install-recommends chromium; }
 
 # The leaderboard's storage tests run on PostgreSQL too, each in a database of
 # its own on 127.0.0.1:5432 (user postgres, trust): when nothing answers there,

@@ -10,7 +10,9 @@
 - ``winner``: the game is over: who won (or a draw) and the match statistics
   (the darts and visits columns are left out of a game where no one threw a
   dart, such as domino cribbage, which is played by picking: there they
-  would be columns of zeros).
+  would be columns of zeros). Not over a scene that shows how its game
+  ended itself (``Scene.draws_result``: the skill test, whose estimates are
+  the result).
 - ``waiting``: a remote match waits for a board (phase ``waiting-remote``):
   "Waiting for Pub 2…" and why (offline, not joined yet), in the takeout
   strip's place, so the scoreboard stays readable above it.
@@ -19,7 +21,9 @@
   throwing here"; in the takeout strip's place, or just above it when that
   strip is taken. On the other boards the takeout and computer strips are
   left to it: there are no darts to remove there.
-- ``board``: the board is disconnected: darts are not counted.
+- ``board``: the board is disconnected, or connected but set up wrongly (its
+  ``problem`` names a wrong protocol or speed): darts are not counted; the
+  strip says why (the state's ``board.problem``).
 - ``offline``: the daemon is offline (availability ``offline``), or the
   display lost the broker (``no-broker``): the last state stays on screen,
   dimmed and marked stale.
@@ -37,7 +41,8 @@ from typing import Any
 import pygame
 
 from display.layout import COLORS, Color, Layout, split
-from display.scenes.base import format_value, is_winner, player_label, stats_of
+from display.scenes.base import board_problem, format_value, is_winner, player_label, stats_of
+from display.scenes.registry import scene_class_for
 from display.scenes.remote import (
     thrower,
     throwing,
@@ -82,6 +87,7 @@ _RESULTS = {
     "shanghai": "Shanghai",
     "target": "target reached",
     "darts-thrown": "all darts thrown",
+    "practice-complete": "practice complete",
 }
 
 
@@ -127,7 +133,8 @@ def active_banners(state: State | None, availability: str = "online") -> list[st
     """The banners that apply, in drawing order (see the module docstring)."""
     banners: list[str] = []
     if state and state.get("game"):
-        if state.get("finished") or state.get("phase") == "finished":
+        finished = state.get("finished") or state.get("phase") == "finished"
+        if finished and not scene_class_for(state).draws_result:
             banners.append("winner")
         elif _bust_player(state) is not None:
             banners.append("bust")
@@ -146,7 +153,9 @@ def active_banners(state: State | None, availability: str = "online") -> list[st
         if remote:
             banners.append("remote")
     board = (state or {}).get("board")
-    if isinstance(board, Mapping) and board.get("connected") is False:
+    if isinstance(board, Mapping) and (
+        board.get("connected") is False or board_problem(state) is not None
+    ):
         banners.append("board")
     if availability != "online":
         banners.append("offline")
@@ -201,14 +210,7 @@ def draw_banners(
         elif banner == "remote":
             _remote(surface, layout, rect, state or {})
         elif banner == "board":
-            _strip(
-                surface,
-                layout,
-                rect,
-                COLORS["bad"],
-                "Board disconnected",
-                _board_detail(state or {}),
-            )
+            _strip(surface, layout, rect, COLORS["bad"], *_board_words(state or {}))
         else:
             surface.fill((118, 118, 124), special_flags=pygame.BLEND_MULT)
             title = "Daemon offline" if availability == "offline" else "No connection to the broker"
@@ -218,10 +220,18 @@ def draw_banners(
     return drawn
 
 
-def _board_detail(state: State) -> str:
+def _board_words(state: State) -> tuple[str, str]:
+    """The board strip's title and detail: disconnected or set up wrongly,
+    and why (the state's ``board.problem``) when the daemon says."""
     board = state.get("board")
+    connected = isinstance(board, Mapping) and board.get("connected") is not False
+    title = "Board set up wrongly" if connected else "Board disconnected"
+    problem = board_problem(state)
+    if problem is not None:
+        return title, problem
     name = board.get("name") or board.get("id") if isinstance(board, Mapping) else None
-    return f"{name}: darts are not counted until it is back" if name else "darts are not counted"
+    detail = f"{name}: darts are not counted until it is back" if name else "darts are not counted"
+    return title, detail
 
 
 def _strip(

@@ -13,11 +13,20 @@ that is no bed: noise, kind ``fields``); any other text is a
 ``firmware-text`` error quoting it. Bad input never raises and never becomes
 a hit: it is counted by kind, logged and reported as a rate-limited
 :class:`ErrorEvent`.
+
+A board set up wrongly sends nothing but bad lines, so the decoder says what
+is wrong instead, once per connection (:data:`DIAGNOSES`): ``wrong-protocol``
+when the lines are another protocol's (a DaSCR board's ``320`` and ``b``
+while the protocol is ``oche``: set ``board.protocol = "dascr"``), and
+``wrong-speed`` when they are garbled bytes (NULs, bytes above 127: what a
+9600-baud board read at 115200 gives). The lines of that sort after it are
+counted, not reported one by one.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -47,12 +56,14 @@ from drivers.protocol import (
     Released,
     Stuck,
     decode_frame,
+    quote_bytes,
 )
 from engine import Bed, NotationError
 
 __all__ = [
     "DARTS_CODE_PROTOCOLS",
     "DARTS_CODE_SIGNALS",
+    "DIAGNOSES",
     "PROTOCOLS",
     "BoardDecoder",
     "ErrorLimiter",
@@ -78,7 +89,53 @@ being taken out."""
 COMPAT_MAX_LINE = 32
 """Longest line the compatibility decoders accept."""
 
+DIAGNOSES = ("wrong-protocol", "wrong-speed")
+"""The error kinds that say what is wrong with the board's setup rather than
+with one line: said once per connection (docs/drivers.md#error-kinds)."""
+
+PROTOCOL_SPEEDS = {"oche": 115200, "dascr": 9600}
+"""The speed a board speaking each protocol sends at, as its preset gives it."""
+
+_GARBLED_SHARE = 0.5
+"""A bad line at least this share of NULs and bytes above 127 is garbled."""
+_GARBLED_MIN = 4
+"""Fewer bad bytes than this in a line are noise, not a wrong speed."""
+_QUOTED_JUNK = 12
+"""The bytes of a garbled line a diagnosis quotes."""
+_ROW_COL = re.compile(rb"\s*\d{1,3}\s*,\s*\d{1,3}\s*")
+
 log = logging.getLogger(__name__)
+
+
+def _protocol_of(line: bytes) -> str | None:
+    """The protocol ``line`` is a good line of, if it is one: an Oche frame,
+    a DaSCR line (a bed's 3-digit code, ``b``, ``m``, ``u``), ``row,col``."""
+    if line.startswith(b"$"):
+        try:
+            decode_frame(line)
+        except FrameError:
+            return None
+        return "oche"
+    text = line.decode("ascii", "replace").strip()
+    if text in DARTS_CODE_SIGNALS or (_is_segment_code(text) and _segment_bed(text)):
+        return "dascr"
+    return "row-col" if _ROW_COL.fullmatch(line) else None
+
+
+def _is_segment_code(text: str) -> bool:
+    """Whether ``text`` has the form of a DaSCR segment code: three digits."""
+    return len(text) == 3 and text.isascii() and text.isdigit()
+
+
+def _segment_bed(code: str) -> Bed | None:
+    """The bed a segment code (``multiplier*100 + number``) names; ``None``
+    for a code that is no bed (``999``, ``000``)."""
+    number = int(code)
+    try:
+        bed = Bed(number % 100, number // 100)
+    except NotationError:
+        return None
+    return None if bed.is_miss else bed
 
 
 class LineSplitter:
@@ -149,7 +206,7 @@ class LineSplitter:
                 FrameError(
                     "too-long",
                     f"line longer than {self.max_line} bytes",
-                    bytes(self._buffer[:24]),
+                    bytes(self._buffer),
                 )
             )
             self._buffer.clear()
@@ -227,13 +284,17 @@ class BoardDecoder:
         )
         self._next_seq: int | None = None
         self._gap: ErrorEvent | None = None
+        self._understood = False  # a good line since the last reset
+        self._diagnosed: set[str] = set()  # the DIAGNOSES said since the last reset
 
     def reset(self) -> None:
-        """Forget partial input, sequence tracking and the hello (after a reconnect:
-        it may be another board)."""
+        """Forget partial input, sequence tracking, the hello and what was
+        diagnosed (after a reconnect: it may be another board)."""
         self._splitter.reset()
         self._next_seq = None
         self.hello = None
+        self._understood = False
+        self._diagnosed.clear()
 
     def feed(self, data: bytes) -> list[BoardEvent]:
         events: list[BoardEvent] = []
@@ -245,8 +306,9 @@ class BoardDecoder:
                     raise FrameError("garbage", "line has NUL bytes", line)
                 produced = self._line(line)
                 self.counts["frames"] += 1
+                self._understood = True
             except FrameError as error:
-                produced = [self._error(error.kind, str(error))]
+                produced = [self._rejected(error)]
             if self._gap is not None:  # a gap before this frame, even if it was refused
                 produced.insert(0, self._gap)
                 self._gap = None
@@ -271,6 +333,51 @@ class BoardDecoder:
         self.counts[kind] += 1
         return self.limiter.admit(kind, message)
 
+    def _rejected(self, error: FrameError) -> ErrorEvent | None:
+        """A bad line: counted by its kind and reported, or, when it shows
+        what is wrong with the setup, that said once instead (its diagnosis)."""
+        self.counts[error.kind] += 1
+        diagnosis = self._diagnose(error.line)
+        if diagnosis is None:
+            return self.limiter.admit(error.kind, str(error))
+        kind, message = diagnosis
+        if kind in self._diagnosed:
+            return None  # said already on this connection; the count goes on
+        self._diagnosed.add(kind)
+        return self.limiter.admit(kind, message)
+
+    def _diagnose(self, line: bytes) -> tuple[str, str] | None:
+        """What a bad ``line`` says about the setup: garbled bytes (the
+        serial speed), or another protocol's line; ``None`` for plain noise."""
+        if not line:
+            return None
+        junk = sum(1 for byte in line if byte == 0 or byte > 127)
+        if junk >= _GARBLED_MIN and junk >= len(line) * _GARBLED_SHARE:
+            return "wrong-speed", (
+                f"garbled bytes ({quote_bytes(line, _QUOTED_JUNK)}): the serial speed is "
+                "probably wrong; DaSCR and dARts boards send at 9600 baud "
+                '(board.protocol = "dascr" sets it), Oche\'s firmware at 115200 '
+                "(board.baudrate)"
+            )
+        if self._understood:
+            return None  # the board speaks this protocol: a stray line is noise
+        spoken = _protocol_of(line)
+        if spoken is None or spoken == self.protocol:
+            return None
+        if spoken == "dascr" and self.protocol in DARTS_CODE_PROTOCOLS:
+            return None
+        board = {
+            "dascr": "a DaSCR or dARts board",
+            "oche": "a board with Oche's firmware",
+            "row-col": "a board that sends row,col lines",
+        }[spoken]
+        speed = PROTOCOL_SPEEDS.get(spoken)
+        return "wrong-protocol", (
+            f"this looks like {board} (it sent {quote_bytes(line)}), not the "
+            f'{self.protocol} protocol: set board.protocol = "{spoken}"'
+            + (f" ({speed} baud)" if speed else "")
+        )
+
     def _line(self, line: bytes) -> list[BoardEvent | None]:
         if self.protocol == "oche":
             return self._frame(decode_frame(line))
@@ -288,17 +395,13 @@ class BoardDecoder:
             return signal
         if text == "0":  # the firmware's table has 000 where the matrix has no bed
             raise FrameError("fields", "segment code 0 is a matrix position with no bed", line)
-        if len(text) != 3 or not text.isdigit():
+        if not _is_segment_code(text):
             if text.isascii() and text.isprintable() and any(c.isalpha() for c in text):
                 # Text the firmware printed (its "Error in Main Loop"): said, never dropped.
                 raise FrameError("firmware-text", "the board's firmware says", line)
             raise FrameError("garbage", "not a 3-digit segment code", line)
-        code = int(text)
-        try:
-            bed = Bed(code % 100, code // 100)
-        except NotationError:
-            raise FrameError("fields", f"segment code {text} is no bed", line) from None
-        if bed.is_miss:
+        bed = _segment_bed(text)
+        if bed is None:
             raise FrameError("fields", f"segment code {text} is no bed", line)
         return HitEvent(bed)
 

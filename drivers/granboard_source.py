@@ -45,6 +45,7 @@ from drivers.board_events import (
 )
 from drivers.granboard_map import BUTTONS, parse_notification, table_with
 from drivers.matrix_map import ButtonCell, MatrixMap
+from drivers.protocol import quote_bytes
 from drivers.source import Backoff, ReconnectingSource
 
 __all__ = [
@@ -78,8 +79,8 @@ log = logging.getLogger(__name__)
 
 
 def _quote(data: bytes) -> str:
-    text = data.decode("ascii", "backslashreplace")
-    return f"{text!r} ({data.hex(' ') or 'empty'})"
+    """A notification quoted as every bad line is (:func:`quote_bytes`), and in hex."""
+    return f"{quote_bytes(data)} ({data.hex(' ') or 'empty'})"
 
 
 class GranboardSource(ReconnectingSource):

@@ -51,6 +51,7 @@ __all__ = [
     "crc16",
     "decode_frame",
     "encode_frame",
+    "quote_bytes",
 ]
 
 PROTOCOL_VERSION = 1
@@ -157,13 +158,26 @@ FIRMWARE_ERRORS: dict[int, str] = {
 """What each ``E`` frame's code means, as docs/firmware.md says."""
 
 
+QUOTED_BYTES = 80
+"""The most bytes of a bad line an error message quotes."""
+
+
+def quote_bytes(data: bytes, limit: int = QUOTED_BYTES) -> str:
+    """``data`` quoted as Python writes bytes, without the ``b``: printable
+    ASCII as itself, every other byte escaped the same way (``'\\x00\\xe0320'``),
+    cut after ``limit`` bytes with ``...``. The one way a bad line is quoted,
+    in error events and log lines alike."""
+    shown = repr(bytes(data[:limit]))[1:]
+    return f"{shown}..." if len(data) > limit else shown
+
+
 class FrameError(ValueError):
     """A line that is not a valid frame. ``kind`` is a short stable name for
-    counting (``garbage``, ``crc``, ``unknown-type``, ``fields``, ...)."""
+    counting (``garbage``, ``crc``, ``unknown-type``, ``fields``, ...); the
+    message quotes the line (:func:`quote_bytes`)."""
 
     def __init__(self, kind: str, message: str, line: bytes = b"") -> None:
-        shown = line[:80].decode("ascii", "backslashreplace")
-        super().__init__(f"{message}: {shown!r}" if line else message)
+        super().__init__(f"{message}: {quote_bytes(line)}" if line else message)
         self.kind = kind
         self.line = line
 

@@ -13,8 +13,12 @@ from a vanished device gives one
 with a :class:`~drivers.source.Backoff` (0.2 s doubling to 5 s) until it
 works, which gives a :class:`~drivers.board_events.ConnectedEvent` again and
 resets the backoff (also for a board that never sends anything).
-Failed reopen attempts are quiet. Give it a stable name such as
-``/dev/oche-board`` (see ``udev/``) so a replugged board is found again.
+A port that cannot be opened (missing, no permission, in use) is a WARNING
+naming the port, the OS error and the likely fix, and a
+:class:`~drivers.board_events.DisconnectedEvent` with that reason, once; the
+retries that fail the same way are quiet (DEBUG), and a new reason is said
+again. Give it a stable name such as ``/dev/oche-board`` (see ``udev/``) so
+a replugged board is found again.
 
 Nothing the board sends makes the source raise: bad lines are counted in
 ``decoder.counts`` and reported as rate-limited error events.
@@ -35,6 +39,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import os
 from typing import Any
@@ -87,10 +92,34 @@ Answers = asyncio.Queue[Hello | FirmwareError]
 log = logging.getLogger(__name__)
 
 
+_OPEN_HINTS = {
+    errno.ENOENT: "is the board plugged in?",
+    errno.ENODEV: "is the board plugged in?",
+    errno.ENXIO: "is the board plugged in?",
+    errno.EACCES: "add the daemon's user to the dialout group",
+    errno.EPERM: "add the daemon's user to the dialout group",
+    errno.EBUSY: "another program has it open",
+    errno.EAGAIN: "another program has it open (oche monitor, another oche run?)",
+}
+"""What to do about a port that cannot be opened, by its OS error."""
+
+
 def _reason(error: BaseException) -> str:
     """A short human reason for a lost or unopenable port."""
     text = str(error).strip()
     return text or type(error).__name__
+
+
+def _open_failure(error: BaseException) -> str:
+    """Why the port cannot be opened: the OS error in words and, when the
+    error says it, what to do (``cannot open: No such file or directory: is
+    the board plugged in?``); pyserial's text for any other error."""
+    code = getattr(error, "errno", None)
+    if not isinstance(code, int) or code not in errno.errorcode:
+        return f"cannot open: {_reason(error)}"
+    hint = _OPEN_HINTS.get(code)
+    words = os.strerror(code)
+    return f"cannot open: {words}: {hint}" if hint else f"cannot open: {words}"
 
 
 class SerialSource(BoardSource):
@@ -260,7 +289,7 @@ class SerialSource(BoardSource):
     # ------------------------------------------------------------- reading
 
     async def _run(self) -> None:
-        reported = False  # a DisconnectedEvent was emitted since the last connect
+        reported: str | None = None  # the reason last emitted since the last connect
         loop = asyncio.get_running_loop()
         while True:
             try:
@@ -268,10 +297,13 @@ class SerialSource(BoardSource):
                     loop, self._port_reader, url=self.port, baudrate=self.baudrate, exclusive=True
                 )
             except Exception as error:  # SerialException (an OSError), ValueError, ...
-                if not reported:
-                    self._emit(DisconnectedEvent(self.port, _reason(error)))
-                    reported = True
-                log.debug("serial %s: cannot open: %s", self.port, _reason(error))
+                reason = _open_failure(error)
+                if reason != reported:  # said once, and again only when it changes
+                    log.warning("serial %s: %s (retrying until it opens)", self.port, reason)
+                    self._emit(DisconnectedEvent(self.port, reason))
+                    reported = reason
+                else:
+                    log.debug("serial %s: %s", self.port, reason)
                 await asyncio.sleep(self.backoff.next_delay())
                 continue
             # The port is open: the board is back, so the next loss starts the
@@ -283,7 +315,7 @@ class SerialSource(BoardSource):
             reason = await self._session(transport, protocol)
             log.info("serial %s: lost: %s", self.port, reason)
             self._emit(DisconnectedEvent(self.port, reason))
-            reported = True
+            reported = reason
             await asyncio.sleep(self.backoff.next_delay())
 
     def _port_reader(self) -> _PortReader:

@@ -41,6 +41,8 @@ class Reason(StrEnum):
     BULL = "bull"
     RUNS = "runs"
     DARTS_THROWN = "darts-thrown"
+    PRACTICE_COMPLETE = "practice-complete"
+    """A practice with one player is over: there was no one to beat (no winner)."""
 
 
 class VisitOver(StrEnum):

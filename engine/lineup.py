@@ -1,5 +1,9 @@
 """Who plays: 1-8 named players, optionally split into teams that alternate.
 
+Every name, a player's or a team's, takes :func:`check_name`: every way a
+game is made (the daemon's commands, ``oche run -p``, ``oche replay``, the
+leaderboard's re-scoring) builds a :class:`Lineup`, so they share one rule.
+
 A *side* is what keeps a score: a team, or a player on their own. Sides
 throw in turn; within a team the members take the team's visits in turn
 (team A player 1, team B player 1, team A player 2, ...).
@@ -65,8 +69,7 @@ class Lineup:
             raise LineupError(f"a game needs 1 to {MAX_PLAYERS} players, got {len(self.players)}")
         seen: set[str] = set()
         for name in self.players:
-            if not name.strip():
-                raise LineupError(f"player name {name!r} is empty")
+            check_name(name)  # every game's names: what a board, and a result, takes
             if name.strip().casefold() in seen:
                 raise LineupError(f"player name {name!r} is given twice")
             seen.add(name.strip().casefold())
@@ -79,8 +82,9 @@ class Lineup:
         names: set[str] = set()
         placed: dict[int, str] = {}
         for team in self.teams:
-            if not team.name.strip() or team.name.casefold() in names:
-                raise LineupError(f"team name {team.name!r} is empty or given twice")
+            check_name(team.name, "team name")
+            if team.name.casefold() in names:
+                raise LineupError(f"team name {team.name!r} is given twice")
             names.add(team.name.casefold())
             if not team.members:
                 raise LineupError(f"team {team.name!r} has no players")

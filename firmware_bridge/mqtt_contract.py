@@ -406,6 +406,14 @@ _BOARD: dict[str, Any] = {
             "then say so, docs/mqtt.md). Absent: true.",
             "type": "boolean",
         },
+        "problem": {
+            "description": "What is wrong with the board, in words, or null: while it is "
+            "disconnected, why (its port and the reason: '/dev/oche-board: cannot open: No "
+            "such file or directory: is the board plugged in?'); while connected, what its "
+            "bytes say is set up wrongly (a wrong-protocol or wrong-speed diagnosis, "
+            "docs/drivers.md), until the board is read again. Absent from older daemons.",
+            "type": ["string", "null"],
+        },
     },
     "required": ["id", "name", "connected", "status", "stuck_cells"],
     "allOf": [
@@ -857,7 +865,17 @@ _REMOTE_PLAYER_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 
-_PLAYER_ITEM: dict[str, Any] = {"oneOf": [_NAME_SCHEMA, _CPU_PLAYER_SCHEMA, _REMOTE_PLAYER_SCHEMA]}
+_PLAYER_OBJECT_SCHEMA: dict[str, Any] = {
+    "description": "A player at this board, as the bare name is.",
+    "type": "object",
+    "properties": {"name": _NAME_SCHEMA},
+    "required": ["name"],
+    "additionalProperties": False,
+}
+
+_PLAYER_ITEM: dict[str, Any] = {
+    "oneOf": [_NAME_SCHEMA, _PLAYER_OBJECT_SCHEMA, _CPU_PLAYER_SCHEMA, _REMOTE_PLAYER_SCHEMA]
+}
 
 _COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {
     "new_game": {
@@ -867,8 +885,9 @@ _COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {
             "type": "object",
         },
         "players": {
-            "description": "1-8 players, in order: a name, or a computer player "
-            '{"name": ..., "cpu": LEVEL} or {"name": ..., "cpu": {"average": AVERAGE}}. '
+            "description": '1-8 players, in order: a name (or {"name": ...}), a computer '
+            'player {"name": ..., "cpu": LEVEL} or {"name": ..., "cpu": {"average": AVERAGE}}, '
+            'or a player at another board {"name": ..., "board": BOARD} (docs/remote.md). '
             "Required unless teams is given.",
             "type": "array",
             "items": _PLAYER_ITEM,
@@ -1655,6 +1674,13 @@ def parse_operator_command(payload: bytes) -> Command:
     return Command(command_id, name, args)
 
 
+_PLAYER_FORMS = (
+    'a player is a name or {"name": ...}, with "cpu": LEVEL for a computer player '
+    'or "board": BOARD for a player at another board'
+)
+"""The player forms ``new_game`` takes, in the words its errors end with."""
+
+
 def _non_empty_names(
     value: Any, what: str, cpu: dict[str, dict[str, Any]], boards: dict[str, str]
 ) -> list[str]:
@@ -1665,60 +1691,58 @@ def _non_empty_names(
     names = []
     for position, item in enumerate(value):
         where = f"{what}[{position}]"
-        if isinstance(item, dict) and "board" in item:
-            name = _remote_player(item, where, boards)
-        elif isinstance(item, dict):
-            name = _cpu_player(item, where, cpu)
+        if isinstance(item, dict):
+            name = _player_object(item, where, cpu, boards)
         elif isinstance(item, str):
             name = item
             _check_name(name, where)
         else:
-            raise ValueError(
-                f"{where} must be a string, got {_json_type(item)} "
-                '(a computer player is an object {"name": ..., "cpu": LEVEL})'
-            )
+            kind = _json_type(item)
+            raise ValueError(f"{where} must be a string or an object, got {kind}: {_PLAYER_FORMS}")
         names.append(name)
     return names
 
 
-def _remote_player(item: dict[str, Any], where: str, boards: dict[str, str]) -> str:
-    """Check ``{"name": ..., "board": "pub2" | "base/pub2"}``; returns the name."""
-    unknown = [key for key in item if key not in ("name", "board")]
+def _player_object(
+    item: dict[str, Any], where: str, cpu: dict[str, dict[str, Any]], boards: dict[str, str]
+) -> str:
+    """Check ``{"name": ...}`` (a player at this board, as the bare name is),
+    with ``"cpu"`` (a computer player) or ``"board"`` (a player at another
+    board); returns the name."""
+    unknown = [key for key in item if key not in ("name", "cpu", "board")]
     if unknown:
         keys = ", ".join(repr(key) for key in unknown)
-        raise ValueError(
-            f'{where} has unknown key {keys}; a player at another board has "name" and "board"'
-        )
+        raise ValueError(f"{where} has unknown key {keys}; {_PLAYER_FORMS}")
     if "name" not in item:
-        raise ValueError(f'{where} needs "name": a player at another board is {{"name", "board"}}')
+        raise ValueError(f'{where} needs "name": {_PLAYER_FORMS}')
     name = item["name"]
     if not isinstance(name, str):
         raise ValueError(f'{where}["name"] must be a string, got {_json_type(name)}')
     key = _check_name(name, f'{where}["name"]')
-    BoardAddress.parse(item["board"], "oche")  # the syntax; the daemon adds its base
-    boards[key] = item["board"].strip()
+    if "cpu" in item and "board" in item:
+        raise ValueError(
+            f'{where} has both "cpu" and "board": a computer player throws at the board '
+            'that starts the game, so it has no "board"'
+        )
+    if "cpu" in item:
+        cpu[key] = _cpu_spec(item["cpu"], where)
+    elif "board" in item:
+        board = item["board"]
+        if not isinstance(board, str):
+            raise ValueError(f'{where}["board"] must be a string, got {_json_type(board)}')
+        BoardAddress.parse(board, "oche")  # the syntax; the daemon adds its base
+        boards[key] = board.strip()
     return name
 
 
-def _cpu_player(item: dict[str, Any], where: str, cpu: dict[str, dict[str, Any]]) -> str:
-    """Check ``{"name": ..., "cpu": LEVEL | {"average": A}}``; returns the name."""
-    unknown = [key for key in item if key not in ("name", "cpu")]
-    if unknown:
-        keys = ", ".join(repr(key) for key in unknown)
-        raise ValueError(f'{where} has unknown key {keys}; a computer player has "name" and "cpu"')
-    if "name" not in item or "cpu" not in item:
-        missing = "name" if "name" not in item else "cpu"
-        raise ValueError(f'{where} needs "{missing}": a computer player is {{"name", "cpu"}}')
-    name, spec = item["name"], item["cpu"]
-    if not isinstance(name, str):
-        raise ValueError(f'{where}["name"] must be a string, got {_json_type(name)}')
-    key = _check_name(name, f'{where}["name"]')
+def _cpu_spec(spec: Any, where: str) -> dict[str, Any]:
+    """A computer player's ``"cpu"``: ``LEVEL`` or ``{"average": A}``, checked."""
     low, high = LEVELS[0], LEVELS[-1]
     if isinstance(spec, int) and not isinstance(spec, bool):
         if spec not in LEVELS:
             raise ValueError(f'{where}["cpu"]: a level is {low} to {high}, not {spec}')
-        cpu[key] = {"level": spec}
-    elif isinstance(spec, dict):
+        return {"level": spec}
+    if isinstance(spec, dict):
         if list(spec) != ["average"]:
             raise ValueError(
                 f'{where}["cpu"] must be a level {low}-{high} or {{"average": A}}, '
@@ -1735,13 +1759,10 @@ def _cpu_player(item: dict[str, Any], where: str, cpu: dict[str, dict[str, Any]]
                 f'{where}["cpu"]["average"] {average:g} is out of range: '
                 f"the levels span {least:g} to {most:g}"
             )
-        cpu[key] = {"average": float(average)}
-    else:
-        raise ValueError(
-            f'{where}["cpu"] must be a level {low}-{high} or {{"average": A}}, '
-            f"got {_json_type(spec)}"
-        )
-    return name
+        return {"average": float(average)}
+    raise ValueError(
+        f'{where}["cpu"] must be a level {low}-{high} or {{"average": A}}, got {_json_type(spec)}'
+    )
 
 
 def _check_name(name: str, what: str) -> str:

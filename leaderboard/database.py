@@ -118,6 +118,14 @@ class Database:
         return self._url.get_backend_name()
 
     @property
+    def sqlite_file(self) -> Path | None:
+        """The file a SQLite URL names (``None``: PostgreSQL, or in memory)."""
+        path = self._url.database
+        if self.dialect != "sqlite" or not path or path == ":memory:" or path.startswith("file:"):
+            return None
+        return Path(path).expanduser()
+
+    @property
     def engine(self) -> Engine:
         """The SQLAlchemy engine, made on first use (a SQLite file's folder too)."""
         with self._lock:
@@ -127,9 +135,8 @@ class Database:
 
     def _create_engine(self) -> Engine:
         if self.dialect == "sqlite":
-            path = self._url.database
-            if path and path != ":memory:" and not path.startswith("file:"):
-                Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
+            if self.sqlite_file is not None:
+                self.sqlite_file.parent.mkdir(parents=True, exist_ok=True)
             engine = create_engine(
                 self._url, connect_args={"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000}
             )

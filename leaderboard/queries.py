@@ -70,6 +70,7 @@ __all__ = [
     "records",
     "rejected",
     "result_detail",
+    "venue_names",
 ]
 
 PERIODS: tuple[Period, ...] = ("day", "week", "month", "all")
@@ -612,3 +613,8 @@ def rejected(session: Session, limit: int = 100) -> list[RejectedEntry]:
         RejectedEntry(result_id=result_id, board=board, reason=reason, received_at=at)
         for result_id, board, reason, at in rows
     ]
+
+
+def venue_names(session: Session) -> list[str]:
+    """Every venue with stored games, by name, A to Z in any case (what ``--venue`` may name)."""
+    return sorted(session.execute(select(Venue.name)).scalars(), key=str.casefold)

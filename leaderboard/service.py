@@ -1,5 +1,6 @@
 """``oche leaderboard serve``: the MQTT ingest, the live feed, the retained
-snapshots and the HTTP app, on one event loop until cancelled."""
+snapshots and the HTTP app, on one event loop until cancelled. Once its port
+is bound it logs where it serves (``serving http://127.0.0.1:8080/``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from collections.abc import Generator
 from dataclasses import dataclass, field
 
 import uvicorn
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub
@@ -22,7 +24,7 @@ from leaderboard.snapshots import SnapshotPublisher
 from leaderboard.venues import VenueMap
 from leaderboard.web.app import create_app
 
-__all__ = ["ServiceSettings", "run_service"]
+__all__ = ["ServiceSettings", "http_url", "run_service"]
 
 log = logging.getLogger(__name__)
 
@@ -60,6 +62,7 @@ async def run_service(settings: ServiceSettings) -> None:
     app = create_app(database, hub, settings.venues)
     listener = _listen(settings.http_host, settings.http_port)
     try:
+        log.info("serving %s (database %s)", http_url(settings), _shown(settings.db_url))
         await _migrate(database)
         config = uvicorn.Config(
             app,
@@ -83,6 +86,20 @@ async def run_service(settings: ServiceSettings) -> None:
     finally:
         listener.close()
         await asyncio.to_thread(database.dispose)
+
+
+def http_url(settings: ServiceSettings) -> str:
+    """Where the service's pages are: ``http://HOST:PORT/`` (an IPv6 host in brackets)."""
+    host = settings.http_host
+    return f"http://{f'[{host}]' if ':' in host else host}:{settings.http_port}/"
+
+
+def _shown(db_url: str) -> str:
+    """A database URL as a log may show it: with its password hidden."""
+    try:
+        return make_url(db_url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "(not a URL)"
 
 
 SHUTDOWN_TIMEOUT = 5.0

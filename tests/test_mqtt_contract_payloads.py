@@ -363,7 +363,10 @@ BAD_NEW_GAMES: list[tuple[dict[str, Any], str | None]] = [
     ({"game": "x01", "players": []}, "1 to 8 names, got 0"),
     ({"game": "x01", "players": [f"P{i}" for i in range(9)]}, "1 to 8 names, got 9"),
     ({"game": "x01", "players": "Ann"}, '"players" must be a list'),
-    ({"game": "x01", "players": ["Ann", 7]}, '"players"[1] must be a string, got integer'),
+    (
+        {"game": "x01", "players": ["Ann", 7]},
+        '"players"[1] must be a string or an object, got integer: a player is a name or',
+    ),
     ({"game": "x01", "players": ["Ann", "  "]}, """"players"[1] '  ' is empty"""),
     (
         {"game": "x01", "players": ["Ann", "B" * 5000]},

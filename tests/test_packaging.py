@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from importlib import metadata
 from pathlib import Path
 
@@ -50,6 +51,48 @@ def test_the_extras_hold_what_the_daemon_does_not_need() -> None:
     )
 
 
+def test_the_readme_says_what_each_extra_adds() -> None:
+    extras = set(metadata.metadata("oche").get_all("Provides-Extra") or []) - {"test"}
+    readme = (ROOT / "README.md").read_text("utf-8")
+    assert {extra for extra in extras if f"`oche[{extra}]`" not in readme} == set()
+
+
+def test_the_web_test_client_imports_without_a_warning() -> None:
+    """Starlette's TestClient warns that httpx is deprecated unless httpx2 (in
+    the test extra) is installed: the suite's warnings summary stays empty."""
+    result = subprocess.run(
+        [sys.executable, "-W", "error", "-c", "import fastapi.testclient"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+
+
+@pytest.mark.slow
+def test_the_sdist_ships_the_docs_and_the_deployment_files(tmp_path: Path) -> None:
+    """The source release is what a packager builds from: the README links
+    docs/, and docs/deploy.md installs from deploy/."""
+    import tarfile
+
+    built = subprocess.run(
+        [sys.executable, "-c", "import sys\nfrom setuptools import build_meta\n"
+         "print(build_meta.build_sdist(sys.argv[1]))", str(tmp_path)],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert built.returncode == 0, built.stderr
+    with tarfile.open(tmp_path / built.stdout.split()[-1]) as sdist:
+        shipped = {name.split("/", 1)[1] for name in sdist.getnames() if "/" in name}
+    wanted = {
+        path.relative_to(ROOT).as_posix()
+        for folder in ("docs", "deploy")
+        for path in (ROOT / folder).rglob("*")
+        if path.is_file() and "__pycache__" not in path.parts
+    }
+    assert wanted and wanted - shipped == set()
+
+
 def test_make_installs_every_extra() -> None:
     assert "pip install --quiet -e '.[all,test]'" in (ROOT / "Makefile").read_text("utf-8")
 
@@ -77,6 +120,22 @@ def test_make_mosquitto_uses_sudo_unless_root(tmp_path: Path, uid: str, sudo: bo
     assert "apt-get install -y -qq mosquitto" in result.stdout
     assert ("sudo apt-get update" in result.stdout) is sudo
     assert ("sudo apt-get install" in result.stdout) is sudo
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="needs make")
+def test_make_installs_chromium_without_its_recommended_packages() -> None:
+    """Debian's chromium recommends ~125 packages the headless tests never use."""
+    make = shutil.which("make")
+    assert make is not None
+    recipe = subprocess.run(
+        [make, "-n", "-B", "-f", str(ROOT / "Makefile"), "chromium"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    ).stdout
+    assert "apt-get install -y -qq --no-install-recommends chromium" in recipe, recipe
 
 
 def test_the_readme_counts_the_games_and_promises_no_scenes() -> None:

@@ -44,6 +44,7 @@ __all__ = [
     "SETUP_HINT",
     "Scene",
     "State",
+    "board_problem",
     "board_status",
     "can_set_up",
     "format_value",
@@ -167,11 +168,22 @@ def board_status(state: State | None) -> tuple[str, Color]:
     name = str(board.get("name") or board.get("id") or "Board")
     if not board.get("connected", False):
         return f"{name}: disconnected", COLORS["bad"]
+    if board_problem(state) is not None:
+        return f"{name}: set up wrongly", COLORS["bad"]
     stuck = board.get("stuck_cells") or []
     if board.get("status") == "stuck" or stuck:
         cells = len(stuck)
         return f"{name}: {cells} stuck cell{'s' if cells != 1 else ''} masked", COLORS["accent"]
     return f"{name}: connected", COLORS["good"]
+
+
+def board_problem(state: State | None) -> str | None:
+    """What the state's ``board`` says is wrong with the board (its
+    ``problem``: why it is disconnected, or a wrong protocol or speed), or
+    ``None``."""
+    board = (state or {}).get("board")
+    problem = board.get("problem") if isinstance(board, Mapping) else None
+    return problem.strip() if isinstance(problem, str) and problem.strip() else None
 
 
 def stats_of(player: Any) -> Mapping[str, Any]:
@@ -231,6 +243,9 @@ class Scene:
     title: ClassVar[str] = ""
     show_board: ClassVar[bool] = True
     """Whether the side column shows the dartboard and the visit."""
+    draws_result: ClassVar[bool] = False
+    """Whether the scene shows how its game ended itself (the skill test's
+    estimates), so the winner panel is not drawn over it (display/banners.py)."""
     show_visit_total: ClassVar[bool] = False
 
     def __init__(self, sprites: Sprites | None = None) -> None:

@@ -12,6 +12,7 @@ every :data:`PAGE_SECONDS`, in place of the list of games.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 
@@ -20,17 +21,39 @@ import pygame
 from display.dartboard import BOARD_ORDER, draw_board, draw_lit_beds
 from display.layout import COLORS, Color, HAlign, Layout, bands, split
 from display.leaderboards import MAX_ROWS, RecordLine, Snapshot, SnapshotRow, today_records
-from display.scenes.base import SETUP_HINT, Scene, State, board_status, game_title, short_name
+from display.scenes.base import (
+    SETUP_HINT,
+    Scene,
+    State,
+    board_problem,
+    board_status,
+    game_title,
+    short_name,
+)
 from display.scenes.credits import credits_line
 from display.scenes.remote import joining_headline, remote_of, waiting_detail
 from engine import Bed, game_class, game_ids
 
-__all__ = ["PAGE_SECONDS", "IdleScene", "Page", "leaderboard_pages"]
+__all__ = [
+    "GAME_COLUMNS",
+    "PAGE_SECONDS",
+    "PROBLEM_LINES",
+    "PROBLEM_WIDTH",
+    "IdleScene",
+    "Page",
+    "leaderboard_pages",
+]
 
 SECTORS_PER_SECOND = 2.0
 """How fast the lit sector goes round the attract board."""
 PAGE_SECONDS = 8.0
 """How long each leaderboard page stays before the next one."""
+GAME_COLUMNS = 2
+"""The columns the attract screen lists the games in."""
+PROBLEM_LINES = 2
+"""The most lines the board's problem takes under its status."""
+PROBLEM_WIDTH = 56
+"""Characters per line of the board's problem, before the text is fitted."""
 
 _AVERAGE_LABELS = {"x01": "3-dart avg", "cricket": "MPR", "cricket-shanghai": "MPR"}
 _PERIODS = {
@@ -137,15 +160,57 @@ class IdleScene(Scene):
             hint = hint if credits is None else f"{credits}  ·  {hint}"
             self.draw_attract(surface, layout, text_rect, headline, hint)
             return
-        lines = split(text_rect.inflate(0, -text_rect.height // 5), 5, layout.px(8), vertical=True)
-        layout.text(surface, headline, lines[0], layout.font_size(72), COLORS["text"], "left")
-        layout.text(surface, hint, lines[1], layout.font_size(26), COLORS["dim"], "left")
+        parts = bands(
+            text_rect.inflate(0, -text_rect.height // 10),
+            (
+                ("headline", 0.15),
+                ("hint", 0.07),
+                ("credits", 0.08),
+                ("status", 0.08),
+                ("problem", 0.12),
+                ("gap", 0.03),
+            ),
+            "games",
+        )
+        layout.text(
+            surface, headline, parts["headline"], layout.font_size(72), COLORS["text"], "left"
+        )
+        layout.text(surface, hint, parts["hint"], layout.font_size(26), COLORS["dim"], "left")
         credits = credits_line(state)
         if credits is not None:
-            layout.text(surface, credits, lines[2], layout.font_size(36), COLORS["accent"], "left")
-        self.draw_status(surface, layout, lines[3], 36)
-        games = "Games: " + ", ".join(game_class(game_id).name for game_id in game_ids())
-        layout.text(surface, games, lines[4], layout.font_size(28), COLORS["dim"], "left")
+            colour = COLORS["accent"]
+            layout.text(surface, credits, parts["credits"], layout.font_size(36), colour, "left")
+        self.draw_status(surface, layout, parts["status"], 36)
+        self.draw_problem(surface, layout, parts["problem"])
+        self.draw_games(surface, layout, parts["games"])
+
+    def draw_problem(self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> None:
+        """What is wrong with the board (the state's ``board.problem``), on up
+        to :data:`PROBLEM_LINES` lines under its status, so it reads from the oche."""
+        problem = board_problem(self.state)
+        if problem is None:
+            return
+        lines = textwrap.wrap(problem, PROBLEM_WIDTH)
+        if len(lines) > PROBLEM_LINES:
+            lines = [*lines[: PROBLEM_LINES - 1], " ".join(lines[PROBLEM_LINES - 1 :])]
+        inset = rect.inflate(-layout.px(8), 0).move(layout.px(8), 0)
+        for line, row in zip(lines, split(inset, PROBLEM_LINES, 0, vertical=True), strict=False):
+            layout.text(surface, line, row, layout.font_size(28), COLORS["bad"], "left")
+
+    def draw_games(self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> None:
+        """The games one can play: a label, then the names in columns, each
+        as large as a hint (the list on one line was too small to read)."""
+        names = [game_class(game_id).name for game_id in game_ids()]
+        label, body = bands(rect, (("label", 0.16),), "body").values()
+        layout.text(surface, "Games", label, layout.font_size(30), COLORS["accent"], "left")
+        rows = -(-len(names) // GAME_COLUMNS)
+        cells = split(body, rows, 0, vertical=True)
+        for column, names_in_column in enumerate(
+            names[start : start + rows] for start in range(0, len(names), rows)
+        ):
+            for name, row in zip(names_in_column, cells, strict=False):
+                cell = split(row, GAME_COLUMNS, layout.px(16))[column]
+                layout.text(surface, name, cell, layout.font_size(30), COLORS["text"], "left")
 
     def draw_status(
         self, surface: pygame.Surface, layout: Layout, line: pygame.Rect, size: float

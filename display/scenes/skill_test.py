@@ -5,6 +5,10 @@ alike, and their heat map (expected points per dart for every aim, from
 ``engine.throw_model``) over a faint board with their best aim marked, beside
 the best aim and a few checkout routes for that sigma.
 
+Once the test is over the cards stay the final panel: a line above them says
+how it ended ("Practice complete" alone, else who hit the target most), and
+no winner panel is drawn over them (:attr:`Scene.draws_result`).
+
 The heat map is drawn from the state's sigma alone and kept in the scene's
 :class:`display.sprites.Sprites`; numpy is imported only to draw it.
 """
@@ -19,10 +23,18 @@ import pygame
 
 from display.dartboard import BOARD_ORDER, FACE, draw_board, draw_lit_beds
 from display.layout import COLORS, Color, Layout, bands, split
-from display.scenes.base import Scene, State, format_value, game_option, int_or_none, stats_of
+from display.scenes.base import (
+    Scene,
+    State,
+    format_value,
+    game_option,
+    int_or_none,
+    player_label,
+    stats_of,
+)
 from display.scenes.registry import register_scene
 from display.sprites import Sprites
-from engine.board_geometry import GEOMETRIES, STEEL, BoardGeometry
+from engine.board_geometry import GEOMETRIES, SOFT, BoardGeometry
 
 __all__ = [
     "ADVICE_SCORES",
@@ -33,6 +45,7 @@ __all__ = [
     "SkillTestScene",
     "heat_colours",
     "heat_surface",
+    "outcome",
     "skill_of",
 ]
 
@@ -73,7 +86,29 @@ def skill_of(player: Any) -> Mapping[str, Any] | None:
 
 
 def _geometry(state: State) -> BoardGeometry:
-    return GEOMETRIES.get(str(game_option(state, "geometry")), STEEL)
+    return GEOMETRIES.get(str(game_option(state, "geometry")), SOFT)
+
+
+def outcome(state: State) -> tuple[str, str]:
+    """How a finished test ended, as a headline and a detail: a practice
+    (one player) is complete, with its estimate; otherwise who put most
+    darts in the target, or a draw."""
+    players = [p if isinstance(p, Mapping) else {} for p in state.get("players") or []]
+    target = str(players[0].get("target") or "the target") if players else "the target"
+    if len(players) == 1 or state.get("result") == "practice-complete":
+        skill = skill_of(players[0]) if players else None
+        darts = int_or_none(stats_of(players[0]).get("darts")) if players else None
+        parts = [f"{darts} darts at {target}" if darts else ""]
+        if skill is not None:
+            level = int_or_none(skill.get("level"))
+            parts.append(f"{SIGMA} {float(skill['sigma_mm']):.1f} mm")
+            parts.append(f"level {level}" if level is not None else "")
+        return "Practice complete", "  ·  ".join(part for part in parts if part)
+    best = max((int_or_none(p.get("score")) or 0 for p in players), default=0)
+    winner = int_or_none(state.get("winner"))
+    if winner is not None and 0 <= winner < len(players):
+        return f"{player_label(state, winner)} wins", f"most darts in {target}: {best}"
+    return "Draw", f"most darts in {target}: {best} each"
 
 
 def heat_colours(shares: Any) -> Any:
@@ -144,20 +179,44 @@ def _square_in(rect: pygame.Rect) -> pygame.Rect:
 
 @register_scene("skill-test")
 class SkillTestScene(Scene):
-    """A card per player: progress and hits while throwing, the estimate after."""
+    """A card per player: progress and hits while throwing, the estimate after;
+    once the test is over, how it ended above the cards."""
+
+    draws_result = True
 
     def subtitle(self, state: State) -> str:
         darts = int_or_none(game_option(state, "darts"))
         target = str(game_option(state, "target") or "").upper()
         parts = [f"target {target}" if target else "", f"{darts} darts" if darts else ""]
-        if str(game_option(state, "geometry")) == "soft":
-            parts.append("soft-tip board")
+        parts.append("steel board" if _geometry(state).name == "steel" else "soft-tip board")
         return "  ·  ".join(part for part in parts if part)
+
+    def body_parts(self, layout: Layout, rect: pygame.Rect, state: State) -> dict[str, pygame.Rect]:
+        """The body's ``cards`` and, once the test is over, the ``outcome`` line above them."""
+        if not state.get("finished"):
+            return {"cards": rect}
+        parts = bands(rect, (("outcome", 0.1),), "cards")
+        cards = parts["cards"]
+        gap = layout.px(10)
+        parts["cards"] = pygame.Rect(cards.x, cards.y + gap, cards.width, cards.height - gap)
+        return parts
 
     def draw_body(
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
     ) -> None:
-        self.draw_cards(surface, layout, rect, state, self.draw_card)
+        parts = self.body_parts(layout, rect, state)
+        if "outcome" in parts:
+            self.draw_outcome(surface, layout, parts["outcome"], state)
+        self.draw_cards(surface, layout, parts["cards"], state, self.draw_card)
+
+    def draw_outcome(
+        self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
+    ) -> None:
+        """The finished test's headline (left, large) and detail (right)."""
+        headline, detail = outcome(state)
+        left, right = split(rect, 2, layout.px(16))
+        layout.text(surface, headline, left, layout.font_size(60), COLORS["accent"], "left")
+        layout.text(surface, detail, right, layout.font_size(34), COLORS["text"], "right")
 
     def card_parts(self, layout: Layout, card: pygame.Rect) -> dict[str, pygame.Rect]:
         """A card's ``name`` line, its ``board`` square and its ``figures`` column."""
@@ -172,7 +231,8 @@ class SkillTestScene(Scene):
     def board_square(self, layout: Layout, state: State, index: int) -> pygame.Rect:
         """Where player ``index``'s small board (or heat map) is drawn."""
         players = state.get("players") or []
-        cards = self.card_rects(layout, self.regions(layout)["main"], len(players))
+        main = self.body_parts(layout, self.regions(layout)["main"], state)["cards"]
+        cards = self.card_rects(layout, main, len(players))
         if not 0 <= index < len(cards):
             return pygame.Rect(0, 0, 0, 0)
         return self.card_parts(layout, cards[index])["board"]

@@ -168,7 +168,8 @@ SKILL_TEST_PLAYER_SCHEMA: dict[str, Any] = {
 class SkillTest(Game):
     """Each player throws ``darts`` darts at ``target``, visits of three as
     usual; a player who has thrown them all is passed over. When everyone has,
-    the game ends: most darts in the target wins (a tie is a draw)."""
+    the game ends: most darts in the target wins (a tie is a draw). Alone it
+    is a practice, not a win: it ends ``practice-complete`` with no winner."""
 
     id = "skill-test"
     name = "Skill Test"
@@ -181,7 +182,13 @@ class SkillTest(Game):
     options_spec = (
         Option("target", "t20", "the bed to aim at: bull, or a bed such as T20, T19, D16, SB"),
         Option("darts", 30, "darts each player throws at the target", minimum=3, maximum=999),
-        Option("geometry", "steel", "the board the estimate is measured on", GEOMETRY_NAMES),
+        Option(
+            "geometry",
+            "soft",
+            "the board the estimate is measured on: soft (the soft-tip board the bots "
+            "throw at by default) or steel",
+            GEOMETRY_NAMES,
+        ),
     )
 
     def _setup(self) -> None:
@@ -200,7 +207,9 @@ class SkillTest(Game):
         if self._darts[player] < self._quota:
             return
         self._done[self._side] = True
-        if all(self._done):
+        if all(self._done) and len(self._hits) == 1:
+            self._finish(None, Reason.PRACTICE_COMPLETE)  # alone: nothing to win
+        elif all(self._done):
             best = max(self._hits)
             leaders = [p for p, hits in enumerate(self._hits) if hits == best]
             self._finish(leaders[0] if len(leaders) == 1 else None, Reason.DARTS_THROWN)

@@ -13,6 +13,7 @@ from drivers.factory import DRIVERS, BoardSpec, preset
 __all__ = [
     "EXIT_BAD_INPUT",
     "EXTRAS",
+    "OTHER_WAYS",
     "UsageError",
     "add_board_arguments",
     "board_spec",
@@ -41,14 +42,24 @@ EXTRAS = {
 extra that installs them: a Pi running only the daemon needs none of them."""
 
 
+OTHER_WAYS = {
+    "broker": "use an MQTT broker of your own: --set mqtt.url=mqtt://HOST:1883 "
+    "(or [mqtt] url in the config)",
+}
+"""What else does without an extra, where something does (the embedded broker
+is only needed while ``[mqtt] url`` is empty)."""
+
+
 def missing_extra(error: ModuleNotFoundError) -> str | None:
     """The line that says which extra to install for the module ``error`` could
-    not import, or None when that module is no extra's (a broken install)."""
+    not import (and any other way out), or None when that module is no
+    extra's (a broken install)."""
     module = (error.name or "").partition(".")[0]
     extra = EXTRAS.get(module)
     if extra is None:
         return None
-    return f"this needs {module}, which is not installed: pip install 'oche[{extra}]'"
+    other = f", or {OTHER_WAYS[extra]}" if extra in OTHER_WAYS else ""
+    return f"this needs {module}, which is not installed: pip install 'oche[{extra}]'{other}"
 
 
 class UsageError(Exception):

@@ -229,10 +229,12 @@ def _role_cell(entry: dict[str, Any]) -> str:
 def history_table(entries: list[dict[str, Any]]) -> str:
     """The text table ``oche history`` prints (start times in local time).
     ``RESULT`` says where the game's latest result (or its withdrawal) is:
-    ``stored``, ``sent`` or ``pending``. With a remote match among the
-    entries a ``ROLE`` column says which side this board was (``host``,
-    ``guest of base/board``) and players show their board."""
+    ``stored``, ``sent`` or ``pending``. With games of several boards (boards
+    sharing a journal) a ``BOARD`` column says whose each game was. With a
+    remote match among the entries a ``ROLE`` column says which side this
+    board was (``host``, ``guest of base/board``) and players show their board."""
     remote = any(entry.get("role") for entry in entries)
+    boards = len({entry["board"] for entry in entries}) > 1
     header: tuple[str, ...] = (
         "ID",
         "STARTED",
@@ -245,6 +247,8 @@ def history_table(entries: list[dict[str, Any]]) -> str:
     )
     if remote:
         header = (*header[:-1], "ROLE", header[-1])
+    if boards:
+        header = (header[0], "BOARD", *header[1:])
     rows = []
     for entry in entries:
         guest = entry.get("role") == "guest"
@@ -261,9 +265,11 @@ def history_table(entries: list[dict[str, Any]]) -> str:
         )
         if remote:
             row = (*row[:-1], _role_cell(entry), row[-1])
+        if boards:
+            row = (row[0], str(entry["board"]), *row[1:])
         rows.append(row)
     widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header) - 1)]
-    right = {0, 6}  # the numbers
+    right = {header.index("ID"), header.index("DARTS")}  # the numbers
 
     def line(row: tuple[str, ...]) -> str:
         cells = [

@@ -64,9 +64,11 @@ def _db_url(args: argparse.Namespace, config: Config) -> str:
 
 
 @contextmanager
-def _database(url: str) -> Iterator[Database]:
+def _database(url: str, create: bool = False) -> Iterator[Database]:
     """The database at ``url``, migrated; a bad URL or an unreachable server
-    is a usage error naming it."""
+    is a usage error naming it. Unless ``create`` (``import``), a SQLite file
+    that is not there is one too: a mistyped path must not become an empty
+    database that has no games. (PostgreSQL makes no database on connecting.)"""
     from sqlalchemy.exc import SQLAlchemyError
 
     from leaderboard.database import Database, DatabaseUrlError
@@ -75,6 +77,12 @@ def _database(url: str) -> Iterator[Database]:
         database = Database(url)
     except DatabaseUrlError as error:
         raise UsageError(f"--db: {error}") from None
+    path = database.sqlite_file
+    if not create and path is not None and not path.exists():
+        raise UsageError(
+            f"there is no leaderboard database at {path}: check --db or [leaderboard] db "
+            "(oche leaderboard import or serve creates one)"
+        )
     try:
         try:
             database.migrate()
@@ -121,7 +129,7 @@ def import_lines(database: Database, lines: Iterator[bytes], venues: VenueMap) -
 def _import(args: argparse.Namespace) -> int:
     logging.getLogger("leaderboard.store").setLevel(logging.WARNING)  # the summary says it all
     config = _config(args)
-    with _database(_db_url(args, config)) as database:
+    with _database(_db_url(args, config), create=True) as database:
         summary = import_lines(database, _read_lines(args.file), venue_map(config))
     sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
     return 0
@@ -188,13 +196,19 @@ def rows_table(game: str, rows: list[Row]) -> str:
 
 
 def _show(args: argparse.Namespace) -> int:
-    from leaderboard.queries import DEFAULT_TABLE_LIMIT, MAX_TABLE_LIMIT, leaderboard
+    from leaderboard.queries import DEFAULT_TABLE_LIMIT, MAX_TABLE_LIMIT, leaderboard, venue_names
 
     limit = DEFAULT_TABLE_LIMIT if args.limit is None else args.limit
     if limit > MAX_TABLE_LIMIT:
         raise UsageError(f"--limit {limit} is over {MAX_TABLE_LIMIT} rows; page with --offset")
     config = _config(args)
     with _database(_db_url(args, config)) as database, database.session() as session:
+        venues = venue_names(session)
+        if args.venue is not None and args.venue not in venues:
+            known = ", ".join(map(repr, venues)) or "none yet"
+            raise UsageError(
+                f"--venue {args.venue!r}: no games were played there; the venues are {known}"
+            )
         rows = leaderboard(
             session, args.game, args.period, args.venue, limit=limit, offset=args.offset
         )
@@ -238,7 +252,8 @@ def _forget(args: argparse.Namespace) -> int:
             raise UsageError(str(error)) from None
     sys.stdout.write(
         f"forgot {args.name.strip()!r} at {outcome.venue}: their name and ratings are deleted; "
-        f"{outcome.games} game{'s' if outcome.games != 1 else ''} stay as {FORGOTTEN_NAME!r}\n"
+        f"{outcome.games} {'game stays' if outcome.games == 1 else 'games stay'} as "
+        f"{FORGOTTEN_NAME!r}\n"
     )
     return 0
 
@@ -383,7 +398,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "show",
         help="print a game's table",
         description="Print one game's table for a period, by rank (the rating's conservative "
-        "ordinal): played, won, win %%, rating and the game's own figures.",
+        "ordinal): played, won, win %, rating and the game's own figures.",
     )
     show.add_argument("--game", required=True, type=_game, help="the game id, e.g. x01")
     show.add_argument(

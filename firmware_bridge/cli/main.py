@@ -20,6 +20,7 @@ from typing import Any
 from drivers.errors import DriverError
 from engine import EngineError, Game, game_class, game_ids, new_game
 from engine.game_log import parse_log_header, replay_log
+from engine.lineup import MAX_NAME_LENGTH
 from engine.options import resolve_options
 from firmware_bridge.cli.command_support import (
     EXIT_BAD_INPUT,
@@ -245,7 +246,11 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         help=f"game id: {', '.join(game_ids())} (default: the one an exported log names)",
     )
     replay.add_argument(
-        "-p", "--player", action="append", default=[], help="player name, in throwing order"
+        "-p",
+        "--player",
+        action="append",
+        default=[],
+        help=f"player name, in throwing order (1 to {MAX_NAME_LENGTH} characters)",
     )
     replay.add_argument(
         "-o", "--option", action="append", default=[], metavar="KEY=VALUE", help="game option"

@@ -20,7 +20,13 @@ __all__ = ["add_parser", "read_pin"]
 def read_pin(from_stdin: bool) -> str:
     """The PIN from standard input's first line, or asked twice on the terminal."""
     if from_stdin or not sys.stdin.isatty():
-        return sys.stdin.readline().rstrip("\r\n")
+        line = sys.stdin.readline().rstrip("\r\n")
+        if not line:  # nothing piped in, or no terminal to ask on (a service, ssh without -t)
+            raise UsageError(
+                "no PIN on standard input: run oche operator pin on a terminal to be asked "
+                "for it, or give the PIN as standard input's first line (--stdin)"
+            )
+        return line
     first = getpass.getpass("Operator PIN (4 to 12 digits): ")
     again = getpass.getpass("The same PIN again: ")
     if first != again:

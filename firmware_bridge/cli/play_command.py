@@ -4,7 +4,11 @@ its embedded broker unless one is configured) and the display in one process.
 ``--demo`` plays a scripted game on the simulated board, so a newcomer sees the
 whole pipeline work with no hardware. On a machine without a screen the
 display renders off-screen: the demo runs to its end, then writes a
-screenshot and prints the scoreboard.
+screenshot (``oche-demo.png``, or ``--screenshot PATH``) and prints the
+scoreboard. Without a screen and without ``--demo``, ``--screenshot PATH``
+saves the scoreboard (``--join``: once the host's match is over) and stops;
+with neither, the board is served, its daemon and broker running, until
+Ctrl-C.
 
 ``--leaderboard`` also runs the leaderboard service (``leaderboard.service``)
 on the daemon's event loop, on the same broker: every finished game is stored
@@ -118,7 +122,8 @@ def _free_broker_port(config: Config) -> Config:
 
 def _demo_config(config: Config) -> Config:
     """The configured daemon, but on the simulated board with the demo script, a
-    throwaway journal and (when embedded) a free port, so it touches nothing."""
+    throwaway journal, free play (a coin board's demo costs nothing) and (when
+    embedded) a free port, so it touches nothing."""
     journal = Path(tempfile.mkdtemp(prefix="oche-demo-")) / "journal.sqlite3"
     mqtt = config.mqtt
     if mqtt.embedded:
@@ -131,6 +136,7 @@ def _demo_config(config: Config) -> Config:
         ),
         mqtt=mqtt,
         journal=dataclasses.replace(config.journal, path=str(journal)),
+        credits=dataclasses.replace(config.credits, mode="free"),
     )
 
 
@@ -159,6 +165,11 @@ class DaemonThread:
 
     def start(self) -> None:
         self._thread.start()
+
+    @property
+    def running(self) -> bool:
+        """Whether the daemon still runs (it stops only when told, or on an error)."""
+        return self._thread.is_alive()
 
     def wait_for_state(self, timeout: float = 15.0) -> bool:
         """Wait until the broker holds this daemon's state: once connected, the
@@ -202,8 +213,9 @@ class LeaderboardTask:
 
     @property
     def url(self) -> str:
-        host = self.settings.http_host
-        return f"http://{f'[{host}]' if ':' in host else host}:{self.settings.http_port}/"
+        from leaderboard.service import http_url
+
+        return http_url(self.settings)
 
     def start(self, timeout: float = 15.0) -> None:
         """Start the service and wait until its HTTP port answers; a
@@ -296,19 +308,24 @@ def _leaderboard_settings(
     )  # fmt: skip
 
 
-def _serve_until_stopped(leaderboard: LeaderboardTask) -> None:
-    """Without a screen: keep the stats pages up until Ctrl-C or SIGTERM."""
+def _until_stopped(daemon: DaemonThread, leaderboard: LeaderboardTask | None, said: str) -> None:
+    """Without a screen: print ``said``, then keep the daemon (and the stats
+    pages) up until Ctrl-C or SIGTERM; a :class:`UsageError` if either stops first."""
     stop = threading.Event()
     signals = (signal.SIGINT, signal.SIGTERM)
     previous = {number: signal.signal(number, lambda *_: stop.set()) for number in signals}
-    sys.stdout.write(f"Leaderboard: {leaderboard.url} (Ctrl-C stops it)\n")
+    sys.stdout.write(said)
     sys.stdout.flush()
     try:
-        while leaderboard.running and not stop.wait(0.2):
-            pass
+        while daemon.running and (leaderboard is None or leaderboard.running):
+            if stop.wait(0.2):
+                return
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
+    if leaderboard is not None and leaderboard.error is not None:
+        raise UsageError(f"the leaderboard stopped: {leaderboard.error}")
+    raise UsageError(f"the daemon stopped: {daemon.error or 'without an error'}")
 
 
 def _daemon_failed(daemon: DaemonThread, config: Config) -> UsageError:
@@ -410,7 +427,6 @@ def _play(args: argparse.Namespace) -> int:
         except UsageError:
             daemon.stop()
             raise
-        log.info("leaderboard: %s (database %s)", leaderboard.url, settings.db_url)
     mqtt = config.mqtt
     feed = StateFeed(
         daemon.daemon.broker.url if daemon.daemon.broker else mqtt.url,
@@ -436,11 +452,13 @@ def _play(args: argparse.Namespace) -> int:
                 joining=args.join,
                 operator=operator_access(config.operator, operator_password),
             ).run()
+        if not args.demo and args.screenshot is None:  # nothing to wait for: serve the board
+            _until_stopped(daemon, leaderboard, _serving(config, daemon, leaderboard))
+            return 0
         status = _play_headless(feed, args, render_state)
         if leaderboard is not None:
-            _serve_until_stopped(leaderboard)
-            if leaderboard.error is not None:
-                raise UsageError(f"the leaderboard stopped: {leaderboard.error}")
+            said = f"Leaderboard: {leaderboard.url} (Ctrl-C stops it)\n"
+            _until_stopped(daemon, leaderboard, said)
         return status
     finally:
         feed.close()
@@ -449,6 +467,18 @@ def _play(args: argparse.Namespace) -> int:
         daemon.stop()
         if args.demo:  # the demo's journal was a throwaway
             shutil.rmtree(Path(config.journal.path).parent, ignore_errors=True)
+
+
+def _serving(config: Config, daemon: DaemonThread, leaderboard: LeaderboardTask | None) -> str:
+    """What a headless ``oche play`` without ``--demo`` or ``--screenshot`` says:
+    the board is served, where a scoreboard can find it, how to stop it."""
+    broker = daemon.daemon.broker
+    url = broker.url if broker is not None else config.mqtt.url
+    pages = f" (leaderboard: {leaderboard.url})" if leaderboard is not None else ""
+    return (
+        f"No screen here: the board runs without a scoreboard until Ctrl-C{pages}; "
+        f"a screen shows it with: oche display --mqtt {url} --board {config.board.id}\n"
+    )
 
 
 def _play_headless(feed: Any, args: argparse.Namespace, render_state: Any) -> int:
@@ -481,7 +511,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Run the daemon (with its own broker unless mqtt.url is set) and the "
         "scoreboard together. --demo plays a scripted game on a simulated board. --join HOST "
         "plays this board as a guest in HOST's remote matches (docs/remote.md). Without a "
-        f"screen, the scoreboard is rendered off-screen and saved as a PNG. {KEYS_HELP}",
+        "screen, --demo saves its last scoreboard as a PNG (oche-demo.png, or --screenshot), "
+        "--screenshot saves the scoreboard, and without either the board is served until "
+        f"Ctrl-C. {KEYS_HELP}",
     )
     parser.add_argument("--demo", action="store_true", help="play a scripted demo game")
     parser.add_argument(

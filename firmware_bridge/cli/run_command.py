@@ -9,6 +9,7 @@ import contextlib
 import signal
 
 from engine import new_game
+from engine.lineup import MAX_NAME_LENGTH
 from firmware_bridge.cli.command_support import UsageError, key_values
 from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.config import Config, ConfigError, load_config
@@ -79,7 +80,8 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "$OCHE_CONFIG, $XDG_CONFIG_HOME/oche/oche.toml or /etc/oche/oche.toml "
         "(see docs/config.md); any key can be set with --set section.key=value. "
         "--game starts a game before the board is read, unless an unfinished game "
-        "resumes from the journal.",
+        "resumes from the journal; it is priced as new_game is (on a coin-operated board "
+        "short of credits the daemon runs with no game and logs why, docs/credits.md).",
     )
     parser.add_argument("--config", metavar="FILE", help="the config file (TOML)")
     parser.add_argument(
@@ -91,7 +93,11 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument("--game", metavar="GAME", help="start this game (see `oche games`)")
     parser.add_argument(
-        "-p", "--player", action="append", default=[], help="with --game: a player, in order"
+        "-p",
+        "--player",
+        action="append",
+        default=[],
+        help=f"with --game: a player, in order (1 to {MAX_NAME_LENGTH} characters)",
     )
     parser.add_argument(
         "-o", "--option", action="append", default=[], metavar="KEY=VALUE", help="a game option"

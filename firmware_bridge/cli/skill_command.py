@@ -79,7 +79,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "estimate",
         help="sigma by maximum likelihood from darts aimed at one bed",
         description="Read the beds hit while aiming at --aim (spaces or new lines between, "
-        "# starts a comment) and print sigma, the darts, a 95%% interval and the bot level.",
+        "# starts a comment) and print sigma, the darts, a 95% interval and the bot level.",
     )
     estimate.add_argument("--aim", required=True, metavar="BED", help="the bed aimed at, e.g. T20")
     estimate.add_argument(

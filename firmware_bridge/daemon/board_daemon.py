@@ -27,10 +27,11 @@ during the takeout ends it as NEXT does (``takeout_sensed``, docs/mqtt.md).
 A coin-operated board (``[credits] mode = "coin"``, docs/credits.md) keeps
 its credits in the journal's ledger: a coin is journaled (with the
 firmware's running count) before it counts, a game's price is spent in the
-transaction that starts it, and ``new_game`` or ``rematch`` is refused naming
-the shortfall. The operator's commands come on ``operator/cmd``; every change
-of the credits is a ``credits`` event, and the retained ``books`` snapshot
-follows each change of the books.
+transaction that starts it, and a game short of credits is refused naming
+the shortfall (``new_game``, ``rematch`` and the start-up game alike). The
+operator's commands come on ``operator/cmd``; every change of the credits
+is a ``credits`` event, and the retained ``books`` snapshot follows each
+change of the books.
 
 Results leave the journal's outbox only once a leaderboard has stored them
 (:mod:`firmware_bridge.daemon.result_delivery`). A game finished again after
@@ -53,6 +54,7 @@ from collections import deque
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from drivers.board_decoder import DIAGNOSES
 from drivers.board_events import (
     BatteryEvent,
     BoardEvent,
@@ -143,14 +145,18 @@ log = logging.getLogger(__name__)
 CPU_TURN = "cpu-turn"
 """The reason of a board hit ignored because a computer player is throwing."""
 
+_UNDERSTOOD = (HitEvent, ButtonEvent, TakeoutEvent, CoinEvent, StuckEvent, ReleasedEvent)
+"""Board events that show the board is read as it should be (they end a
+diagnosed ``board.problem``)."""
+
 
 class Daemon:
     """One board's daemon. The constructor does no I/O; :meth:`run` runs until
     cancelled and then shuts down cleanly (availability offline, journal closed).
     ``first_game`` is started before the board is read unless a journaled game
-    resumes (``oche play --demo`` uses it so no dart can beat the game's start).
-    ``clock_synced`` says whether a time read from ``clock`` is a date (see
-    :func:`firmware_bridge.daemon.clock_sync.clock_synced`)."""
+    resumes (``oche play --demo`` uses it so no dart can beat the game's start),
+    priced as ``new_game`` is. ``clock_synced`` says whether a time read from
+    ``clock`` is a date (see :func:`firmware_bridge.daemon.clock_sync.clock_synced`)."""
 
     def __init__(
         self,
@@ -171,6 +177,9 @@ class Daemon:
         self.started_at: float | None = None
         self.last_setup: SessionSetup | None = None
         self.board_connected = False
+        self.board_problem: str | None = None
+        """What is wrong with the board, for the state's ``board.problem``: why
+        it is disconnected, or what its source diagnosed (docs/drivers.md)."""
         self.stuck_cells: set[tuple[int, int]] = set()
         self._source = source
         self._board: BoardSource | None = None
@@ -207,6 +216,8 @@ class Daemon:
         """What the operator set (free_play, price, price.<game>), from the journal."""
         self._coins_today: tuple[float, int] | None = None
         """(the local midnight, the coin pulses since): the state's ``coins_today``."""
+        self._start_refusal: str | None = None
+        """Why ``first_game`` did not start, until it is published."""
 
     # ------------------------------------------------------------------ run
 
@@ -221,7 +232,7 @@ class Daemon:
             self._resume()
             self.remote_guest.resume()
             if self.session is None and self._first_game is not None:
-                self._start(self._first_game, self.clock())
+                self._start_first_game(self._first_game)
             url = self.config.mqtt.url
             if not url:
                 self.broker = EmbeddedBroker(
@@ -267,6 +278,18 @@ class Daemon:
             if self.broker is not None:
                 await self.broker.stop()
 
+    def _start_first_game(self, setup: SessionSetup) -> None:
+        """Start the game asked for at start-up (``oche run --game``) as
+        ``new_game`` would, its price included. Refused (a coin-operated
+        board short of credits), the board runs idle: the refusal is logged,
+        and published as an ``error`` event once the broker is reached."""
+        try:
+            self._start(setup, self.clock())
+        except Refusal as refusal:
+            players = ", ".join(setup.players)
+            self._start_refusal = f"{setup.game} for {players} not started: {refusal}"
+            log.warning("%s; the board waits for new_game", self._start_refusal)
+
     def _log_start_up(self) -> None:
         """One INFO line for each of the board, the journal and discovery (the
         broker's follows once it is known)."""
@@ -293,7 +316,11 @@ class Daemon:
                 log.error("journal game %d: %s; no computer player throws", latest.id, error)
         if latest.status == "finished" and latest.events[-1:] not in ([str(UNDO)], [str(BOUNCE)]):
             return  # a finished game, nothing after its win: the board idles until the next
-        session = self._replay(latest)
+        try:
+            session = self._replay(latest)
+        except EngineError as error:  # say a name an older Oche took and the rule now refuses
+            log.error("journal game %d cannot be resumed: %s; no game runs", latest.id, error)
+            return
         if latest.status == "finished":
             if session.game.is_finished:
                 return  # the undo did not take the win back
@@ -348,6 +375,7 @@ class Daemon:
                 else ("stuck" if self.stuck_cells else "connected")
             ),
             "stuck_cells": [list(cell) for cell in sorted(self.stuck_cells)],
+            "problem": self.board_problem,
         }
         now = self.clock()
         if not self.clock_synced(now):
@@ -512,6 +540,9 @@ class Daemon:
         assert self.link is not None
         await self._publish_discovery()
         await self.link.publish("state", self.state())
+        if self._start_refusal is not None:
+            self._publish_event(ErrorReported(self.clock(), "refused", self._start_refusal))
+            self._start_refusal = None
         if self._books_kept():
             await self.link.publish("books", self._books_snapshot())
         self.results.deliver()
@@ -580,6 +611,8 @@ class Daemon:
 
     def _board_event(self, event: BoardEvent) -> None:
         now = self.clock()
+        if isinstance(event, _UNDERSTOOD):
+            self.board_problem = None  # the board is read: nothing is wrong with its setup
         if isinstance(event, HitEvent):
             self._hit(event, now)
         elif isinstance(event, ButtonEvent):
@@ -589,10 +622,11 @@ class Daemon:
         elif isinstance(event, CoinEvent):
             self._coin(event, now)
         elif isinstance(event, ConnectedEvent):
-            self.board_connected = True
+            self.board_connected, self.board_problem = True, None
             self._publish_event(BoardConnected(now, event.source))
         elif isinstance(event, DisconnectedEvent):
             self.board_connected = False
+            self.board_problem = f"{event.source}: {event.reason}"
             self._publish_event(BoardDisconnected(now, event.source, event.reason))
         elif isinstance(event, StuckEvent):
             self.stuck_cells.add((event.row, event.col))
@@ -601,6 +635,8 @@ class Daemon:
             self.stuck_cells.discard((event.row, event.col))
             self._publish_event(Released(now, event.row, event.col))
         elif isinstance(event, ErrorEvent):
+            if event.kind in DIAGNOSES:
+                self.board_problem = event.message
             self._publish_event(ErrorReported(now, event.kind, event.message))
         elif isinstance(event, BatteryEvent):
             self._publish_event(BatteryLevel(now, event.percent))
@@ -827,13 +863,13 @@ class Daemon:
         elif cpu:
             bots = resolve_bots(setup.game, cpu, self._geometry)  # ValueError: refused
         remote = self.remote_host.start(setup, args["boards"], now) if args.get("boards") else None
-        self._start(setup, now, bots, remote, paid=True)
+        self._start(setup, now, bots, remote)
 
     def _rematch(self, args: dict[str, Any], now: float) -> None:
         if self.last_setup is None:
             raise Refusal("no game to rematch yet")
         bots = self.last_bots.reseeded() if self.last_bots is not None else None
-        self._start(self.last_setup, now, bots, self.remote_host.rematch(), paid=True)
+        self._start(self.last_setup, now, bots, self.remote_host.rematch())
 
     def _end_game(self, args: dict[str, Any], now: float) -> None:
         if self.session is None or self.game_row is None:
@@ -991,17 +1027,18 @@ class Daemon:
         now: float,
         bots: Bots | None = None,
         remote: dict[str, Any] | None = None,
-        paid: bool = False,
     ) -> None:
-        """Start ``setup``'s game. A ``paid`` one (new_game, rematch) on a
-        coin-operated board costs its price: refused naming the shortfall,
-        else spent in the journal's transaction that starts it."""
-        charge = self._charge(setup, bots, remote, now) if paid else None
+        """Start ``setup``'s game: every start (new_game, rematch, ``oche run
+        --game``) goes through here, so on a coin-operated board every game
+        costs its price: refused naming the shortfall, else spent in the
+        journal's transaction that starts it."""
+        charge = self._charge(setup, bots, remote, now)
         if charge is not None and charge.source == "game":
             rounds = self.config.credits.rounds
             setup = dataclasses.replace(
                 setup, options=paid_options(rounds, setup.game, setup.options)
             )
+        setup = setup.on_board(self.config.bot.geometry)
         session = self._new_session(setup.shuffled())  # bad game, options or players raise here
         # The journal ends the board's unfinished game, if any, as this one
         # starts, with the withdrawal of its result if it was reopened.

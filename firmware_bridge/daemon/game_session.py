@@ -94,6 +94,16 @@ class SessionSetup:
     players: Sequence[str]
     teams: Mapping[str, Sequence[str]] | None = None
 
+    def on_board(self, geometry: str) -> SessionSetup:
+        """This setup measured on the board's ``geometry`` (``[bot] geometry``):
+        a game with a ``geometry`` option not given (the skill test) gets it,
+        so its estimate is on the board the bots throw at; the journal keeps
+        the options the game started with, so a replay measures the same."""
+        spec = game_class(self.game).options_spec
+        if "geometry" in self.options or not any(o.name == "geometry" for o in spec):
+            return self
+        return dataclasses.replace(self, options={**self.options, "geometry": geometry})
+
     def shuffled(self) -> SessionSetup:
         """This setup with a fresh random value for each ``per_game`` option
         not given (domino cribbage's shuffle ``seed``): each new game and each

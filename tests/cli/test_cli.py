@@ -309,6 +309,41 @@ def test_teams_from_the_command_line() -> None:
     assert state["current_player"] == 2  # Bob: Blues' third visit
 
 
+LONG_NAME = "Bartholomew Fitzgerald Jr"
+"""25 characters: one over the 24 a board takes (``engine.lineup.MAX_NAME_LENGTH``)."""
+TOO_LONG = f"player name {LONG_NAME[:24] + '…'!r} is 25 characters long; the limit is 24"
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "complaint"),
+    [
+        pytest.param(("x01", "-p", LONG_NAME), "S20\n", TOO_LONG, id="-p"),
+        pytest.param(
+            ("x01", "-t", "The Longest Team Name Ever=Ann", "-t", "B=Bob"),
+            "S20\n",
+            "team name 'The Longest Team Name Ev…' is 26 characters long; the limit is 24",
+            id="-t",
+        ),
+        pytest.param(
+            ("-",),
+            f'# Oche journal game 1 on board "b": playing\n# game: x01\n'
+            f'# players: ["{LONG_NAME}"]\nS20\n',
+            TOO_LONG,
+            id="an exported log's header",
+        ),
+        pytest.param(("x01", "-p", "Ann\tB"), "S20\n", "contains a control character", id="tab"),
+    ],
+)
+def test_replay_takes_only_names_a_board_takes(
+    args: tuple[str, ...], stdin: str, complaint: str
+) -> None:
+    """The one name rule (24 characters, no control characters): what the
+    daemon and the leaderboard refuse, ``oche replay`` refuses too."""
+    result = oche("replay", *args, stdin=stdin)
+    assert (result.returncode, result.stdout) == (2, ""), result.stderr
+    assert complaint in result.stderr, result.stderr
+
+
 def test_teams_with_a_player_in_no_team_exit_2() -> None:
     result = oche(
         "replay", "x01", "-p", "Ann", "-p", "Bob", "-p", "Cy", "-t", "A=Ann", "-t", "B=Bob"
@@ -349,6 +384,31 @@ def test_plain_oche_prints_the_command_list() -> None:
     lines = result.stdout.splitlines()
     listed = [line.split()[0] for line in lines if line[:4] == "    " and line[4] != " "]
     assert listed == COMMANDS
+
+
+def test_python_m_firmware_bridge_is_the_oche_command(tmp_path: Path) -> None:
+    """``python -m firmware_bridge`` runs ``oche`` (a checkout without the
+    console script, or a venv whose bin is not on PATH)."""
+    games = subprocess.run(
+        [sys.executable, "-m", "firmware_bridge", "games"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert games.returncode == 0, games.stderr
+    assert games.stdout == oche("games").stdout
+    bad = subprocess.run(
+        [sys.executable, "-m", "firmware_bridge", "replay", "darts-golf"],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert bad.returncode == 2 and bad.stderr.startswith("oche replay: "), bad.stderr
 
 
 def test_version() -> None:
@@ -425,6 +485,13 @@ def test_every_command_and_option_has_help() -> None:
         if action.option_strings and not action.help
     ]
     assert missing == []
+
+
+def test_no_help_text_shows_a_doubled_percent_sign() -> None:
+    """argparse formats option help with ``%`` (so ``%%`` there prints one),
+    but a description without ``%(prog)`` is printed as written."""
+    doubled = [prog for prog, sub in parsers(cli._parser()) if "%%" in sub.format_help()]
+    assert doubled == []
 
 
 def test_play_help_lists_the_keys_and_the_size() -> None:

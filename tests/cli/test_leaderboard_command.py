@@ -22,9 +22,9 @@ from tests.leaderboard.mqtt_harness import eventually, publish
 from tests.leaderboard.result_documents import result_document
 from tests.mosquitto_broker import MosquittoBroker, free_port
 from tests.paths import REPO
-from tests.postgres_database import sqlite_or_postgres_url
+from tests.postgres_database import postgres_url, sqlite_or_postgres_url
 
-__all__ = ["sqlite_or_postgres_url"]
+__all__ = ["postgres_url", "sqlite_or_postgres_url"]
 
 OCHE = Path(sys.executable).parent / "oche"
 
@@ -252,6 +252,11 @@ async def test_serve_stores_what_a_board_publishes_and_serves_it(
             process.kill()
             _, err = process.communicate()
     assert "Traceback" not in err, err
+    # Where the pages are is logged (the default log level is info).
+    assert (
+        f"oche: INFO leaderboard.service: serving http://127.0.0.1:{port}/ "
+        f"(database {database})" in err.splitlines()
+    ), err
 
 
 @pytest.mark.slow
@@ -326,3 +331,88 @@ async def test_serve_logs_in_with_the_configs_mqtt_account_and_client_id(
     assert "Traceback" not in err, err
     log = broker.log.read_text("utf-8", "replace")
     assert f"as {client_id} " in log and "u'leaderboard1'" in log, log
+
+
+# ------------------------------------------- reading a database that is not there
+
+
+def oche_leaderboard(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The real ``oche leaderboard ARGS``, for a user without a config file."""
+    env = {k: v for k, v in os.environ.items() if k != "OCHE_CONFIG"}
+    env |= {"XDG_STATE_HOME": str(tmp_path / "state"), "XDG_CONFIG_HOME": str(tmp_path / "c")}
+    return subprocess.run(
+        [str(OCHE), "leaderboard", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+        check=False,
+    )
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("show", "--game", "x01"),
+        ("rename", "Ann", "Annie"),
+        ("forget", "Ann"),
+    ],
+)
+def test_a_command_that_reads_refuses_a_database_that_is_not_there(
+    tmp_path: Path, args: tuple[str, ...]
+) -> None:
+    """A typo in --db must not make an empty database and report no games."""
+    typo = tmp_path / "typo" / "x.db"
+    result = oche_leaderboard(tmp_path, *args, "--db", f"sqlite:///{typo}")
+    assert (result.returncode, result.stdout) == (2, ""), result.stderr
+    assert result.stderr == (
+        f"oche leaderboard: there is no leaderboard database at {typo}: check --db or "
+        "[leaderboard] db (oche leaderboard import or serve creates one)\n"
+    )
+    assert not typo.parent.exists()
+    default = oche_leaderboard(tmp_path, *args)  # the default file, before any game
+    assert default.returncode == 2, default.stderr
+    assert "there is no leaderboard database at " in default.stderr
+    assert not (tmp_path / "state" / "oche").exists()
+
+
+def test_show_refuses_a_postgresql_database_that_is_not_there(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """PostgreSQL creates no database on connecting: the server's refusal is named."""
+    missing = postgres_url.rsplit("/", 1)[0] + "/oche_no_such_database"
+    result = oche_leaderboard(tmp_path, "show", "--game", "x01", "--db", missing)
+    assert (result.returncode, result.stdout) == (2, ""), result.stderr
+    assert result.stderr.startswith(f"oche leaderboard: cannot open the database {missing}: ")
+    assert 'database "oche_no_such_database" does not exist' in result.stderr
+
+
+def test_show_at_a_venue_with_no_games_names_the_venues_there_are(tmp_path: Path) -> None:
+    config = tmp_path / "oche.toml"
+    config.write_text('[leaderboard.venues]\npub-1 = "The Crown"\n', "utf-8")
+    db = ["--db", f"sqlite:///{tmp_path}/lb.sqlite3", "--config", str(config)]
+    results = write_lines(
+        tmp_path / "r.jsonl",
+        [as_payload(x01(["Ann", "Bob"], "a", "pub-1")), as_payload(x01(["Cy", "Di"], "b"))],
+    )
+    assert oche_leaderboard(tmp_path, "import", results, *db).returncode == 0
+    result = oche_leaderboard(tmp_path, "show", "--game", "x01", "--venue", "Nowhere", *db)
+    assert (result.returncode, result.stdout) == (2, ""), result.stderr
+    assert result.stderr == (
+        "oche leaderboard: --venue 'Nowhere': no games were played there; "
+        "the venues are 'home', 'The Crown'\n"
+    )
+    crown = oche_leaderboard(tmp_path, "show", "--game", "x01", "--venue", "The Crown", *db)
+    assert crown.returncode == 0 and "Ann" in crown.stdout and "Cy" not in crown.stdout
+
+
+def test_forget_counts_one_game_in_the_singular(tmp_path: Path) -> None:
+    db = ["--db", f"sqlite:///{tmp_path}/lb.sqlite3"]
+    results = write_lines(tmp_path / "r.jsonl", [as_payload(x01(["Ann", "Bob"], "a"))])
+    assert oche_leaderboard(tmp_path, "import", results, *db).returncode == 0
+    forgot = oche_leaderboard(tmp_path, "forget", "Bob", *db)
+    assert (forgot.returncode, forgot.stderr) == (0, "")
+    assert forgot.stdout == (
+        "forgot 'Bob' at home: their name and ratings are deleted; 1 game stays as "
+        "'forgotten player'\n"
+    )

@@ -47,6 +47,25 @@ def test_oche_operator_pin_prints_a_hash_and_never_the_pin(
         assert err.startswith("oche operator: a PIN is") and bad not in err
 
 
+@pytest.mark.parametrize("stdin", ["", "\n"], ids=["no terminal, nothing piped", "empty line"])
+def test_oche_operator_pin_without_a_pin_says_so(stdin: str) -> None:
+    """No terminal to ask on (a service, ssh without -t) and nothing piped:
+    the error is about the missing PIN, not about what a PIN is."""
+    result = subprocess.run(
+        [str(Path(sys.executable).parent / "oche"), "operator", "pin"],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert (result.returncode, result.stdout) == (2, "")
+    assert result.stderr == (
+        "oche operator: no PIN on standard input: run oche operator pin on a terminal to be "
+        "asked for it, or give the PIN as standard input's first line (--stdin)\n"
+    )
+
+
 def test_oche_operator_pin_reads_a_pipe() -> None:
     result = subprocess.run(
         [sys.executable, "-m", "firmware_bridge.cli.main", "operator", "pin"],

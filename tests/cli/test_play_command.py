@@ -28,12 +28,14 @@ OCHE = Path(sys.executable).parent / "oche"
 
 @pytest.mark.slow
 def test_the_demo_plays_a_game_to_its_winner_and_saves_the_scoreboard(tmp_path: Path) -> None:
+    """Even with a coin-operated board's config: the demo is free play."""
     shot = tmp_path / "demo.png"
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     env["XDG_STATE_HOME"] = str(tmp_path / "state")
     env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    argv = [str(OCHE), "play", "--demo", "--screenshot", str(shot), "--size", "800x480"]
     result = subprocess.run(
-        [str(OCHE), "play", "--demo", "--screenshot", str(shot), "--size", "800x480"],
+        [*argv, "--set", "credits.mode=coin"],
         capture_output=True,
         text=True,
         timeout=120,
@@ -155,6 +157,46 @@ def get_json(url: str) -> Any:
     with urllib.request.urlopen(url, timeout=10) as response:
         assert response.status == 200
         return json.loads(response.read())
+
+
+async def test_headless_play_without_the_demo_runs_the_board_until_interrupted(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    """No screen, no --demo, no --screenshot: the board is served (its daemon
+    takes commands) until Ctrl-C, and no demo screenshot is written."""
+    from tests.daemon_harness import Watcher
+
+    argv = [str(OCHE), "play", "--set", "board.driver=simulated"]
+    argv += ["--set", f"mqtt.url={mosquitto.url}"]
+    process = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=play_environment(tmp_path, None),
+        cwd=tmp_path,
+    )
+    try:
+        lines = lines_of(process)
+        said = lines.get(timeout=60)
+        assert said.startswith("No screen here: the board runs without a scoreboard"), said
+        assert "until Ctrl-C" in said
+        async with Watcher(mosquitto.host, mosquitto.port) as watcher:
+            response = await watcher.command(
+                {"command": "new_game", "game": "x01", "players": ["Ann", "Bob"]}
+            )
+            assert response["ok"], response
+            await watcher.state_where(lambda s: s.get("game") == "x01")
+        assert process.poll() is None  # still serving the board
+        process.send_signal(signal.SIGINT)
+        assert process.wait(30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        stderr = process.stderr.read() if process.stderr else ""
+    assert "Traceback" not in stderr, stderr
+    assert list(tmp_path.glob("*.png")) == []
 
 
 @pytest.mark.slow

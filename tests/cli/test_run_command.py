@@ -4,6 +4,7 @@ log lines (levels, journald priorities)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -14,6 +15,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+import aiomqtt
 import pytest
 
 from tests.daemon_harness import TIMEOUT, Watcher
@@ -42,8 +44,11 @@ def run_oche(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @contextmanager
-def daemon(tmp_path: Path, argv: Sequence[str]) -> Iterator[subprocess.Popen[str]]:
-    """``argv`` (an ``oche run`` command) running until the block ends, then SIGTERM."""
+def daemon(
+    tmp_path: Path, argv: Sequence[str], logs: list[str] | None = None
+) -> Iterator[subprocess.Popen[str]]:
+    """``argv`` (an ``oche run`` command) running until the block ends, then
+    SIGTERM; its stderr is appended to ``logs``."""
     process = subprocess.Popen(
         argv, env=oche_env(tmp_path), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
@@ -56,6 +61,8 @@ def daemon(tmp_path: Path, argv: Sequence[str]) -> Iterator[subprocess.Popen[str
         except subprocess.TimeoutExpired:
             process.kill()
             _, err = process.communicate()
+        if logs is not None:
+            logs.append(err)
         assert process.returncode == 0, err
 
 
@@ -124,6 +131,20 @@ def test_a_bad_game_exits_2_before_the_daemon_starts(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.splitlines() == [
         "oche run: option 'start': '7' is not one of 301, 401, 501, 601, 701, 901, 1001"
+    ]
+    assert not (tmp_path / "state" / "oche").exists()  # no journal was opened
+
+
+def test_a_name_over_the_limit_exits_2_before_the_daemon_starts(tmp_path: Path) -> None:
+    """``-p`` takes the name rule the daemon's new_game and the leaderboard
+    take: no game with a name its result would be refused for is journaled."""
+    name = "Bartholomew Fitzgerald Jr"  # 25 characters
+    result = run_oche(
+        tmp_path, "run", "--game", "x01", "-p", "Ann", "-p", name, "--set", "board.driver=simulated"
+    )
+    assert (result.returncode, result.stdout) == (2, ""), result.stderr
+    assert result.stderr.splitlines() == [
+        "oche run: player name 'Bartholomew Fitzgerald J…' is 25 characters long; the limit is 24"
     ]
     assert not (tmp_path / "state" / "oche").exists()  # no journal was opened
 
@@ -274,3 +295,57 @@ def test_a_journal_stream_that_is_not_stderr_adds_no_priorities(
     text = journal_run(tmp_path, "{dev}:1", "--set", f"mqtt.embedded_port={mosquitto.port}")
     assert "<" not in text
     assert text.splitlines()[-1].startswith("oche run: cannot start the embedded MQTT broker")
+
+
+# ------------------------------------------------------------- a coin board
+
+
+async def operator_command(watcher: Watcher, payload: dict[str, object]) -> dict[str, object]:
+    """Send an operator command on the board's ``operator/cmd`` and wait for its answer."""
+    command_id = f"op-{len(watcher.messages)}"
+    async with aiomqtt.Client(watcher.host, watcher.port) as client:
+        body = json.dumps({**payload, "id": command_id})
+        await client.publish("oche/board1/operator/cmd", body, qos=1)
+    response: dict[str, object] = await watcher.wait_for(
+        "operator/cmd/response", lambda p: isinstance(p, dict) and p.get("id") == command_id
+    )
+    return response
+
+
+async def test_run_game_on_a_coin_board_is_priced_like_new_game(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    """``oche run --game`` takes the price check every start takes: without
+    the credits the daemon runs idle and says why (log and an ``error``
+    event, new_game's words); with them the game starts and spends its price,
+    which the books show."""
+    coin = ["--set", "credits.mode=coin", "--set", "credits.price=2"]
+    argv = [
+        str(OCHE),
+        "run",
+        "--set",
+        "board.driver=simulated",
+        "--set",
+        f"mqtt.url={mosquitto.url}",
+    ]
+    argv += [*coin, "--game", "x01", "-p", "Ann", "-p", "Bob"]
+    shortfall = "2 players x 2 credits = 4 credits; 0 held: insert 4 more"
+    async with Watcher(mosquitto.host, mosquitto.port) as watcher:
+        logs: list[str] = []
+        with daemon(tmp_path, argv, logs):
+            state = await watcher.state_where(lambda s: s["board"]["connected"])
+            assert state["game"] is None and state["phase"] == "idle"
+            error = await watcher.wait_for("event", lambda e: e.get("type") == "error")
+            assert error["kind"] == "refused" and shortfall in error["message"], error
+            added = await operator_command(watcher, {"command": "add_credits", "count": 5})
+            assert added["ok"], added
+            await watcher.state_where(lambda s: s["credits"]["credits"] == 5)
+        assert f"x01 for Ann, Bob not started: {shortfall}" in logs[0], logs
+        watcher.messages.clear()
+        with daemon(tmp_path, argv):
+            state = await watcher.state_where(lambda s: s.get("game") == "x01")
+            assert state["credits"]["credits"] == 1  # 5 held, 4 spent on the game
+    books = run_oche(tmp_path, "books", "--json")
+    assert books.returncode == 0, books.stderr
+    security = json.loads(books.stdout)["security"]
+    assert security["credits_spent"] == 4 and security["games_played"] == 1

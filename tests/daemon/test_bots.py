@@ -71,12 +71,11 @@ def test_new_game_takes_computer_players_by_level_or_average() -> None:
         ({"name": "Robo", "cpu": {"average": "55"}}, '["average"] must be a number, got string'),
         ({"name": "Robo", "cpu": {"level": 5}}, "got keys 'level'"),
         ({"name": "Robo", "cpu": {}}, "got keys none"),
-        ({"name": "Robo"}, 'needs "cpu"'),
         ({"cpu": 4}, 'needs "name"'),
         ({"name": "Robo", "cpu": 4, "colour": "red"}, "unknown key 'colour'"),
         ({"name": 5, "cpu": 4}, '["name"] must be a string, got integer'),
         ({"name": "  ", "cpu": 4}, """"players"[1]["name"] '  ' is empty"""),
-        (["Robo"], '"players"[1] must be a string, got array'),
+        (["Robo"], '"players"[1] must be a string or an object, got array'),
     ],
 )
 def test_a_bad_computer_player_is_refused_saying_what_is_wrong(player: Any, complaint: str) -> None:
@@ -85,12 +84,52 @@ def test_a_bad_computer_player_is_refused_saying_what_is_wrong(player: Any, comp
     assert complaint in message
 
 
+def test_a_player_object_with_only_a_name_is_a_player_at_this_board() -> None:
+    """docs/remote.md: "Ann" and {"name": "Ann"} are the same player."""
+    command = parse_command(new_game_command([{"name": "Ann"}, "Bob"]))
+    assert command.args["players"] == ["Ann", "Bob"]
+    assert "cpu" not in command.args and "boards" not in command.args
+    teams = parse_command(
+        json.dumps(
+            {"command": "new_game", "game": "x01", "teams": {"A": [{"name": "Ann"}], "B": ["Bob"]}}
+        ).encode()
+    )
+    assert teams.args["teams"] == {"A": ["Ann"], "B": ["Bob"]}
+
+
+FORMS = (
+    'a player is a name or {"name": ...}, with "cpu": LEVEL for a computer player '
+    'or "board": BOARD for a player at another board'
+)
+
+
+@pytest.mark.parametrize(
+    ("player", "complaint"),
+    [
+        ({"nmae": "Ann"}, f"\"players\"[0] has unknown key 'nmae'; {FORMS}"),
+        ({}, f'"players"[0] needs "name": {FORMS}'),
+        ({"board": "pub2"}, f'"players"[0] needs "name": {FORMS}'),
+        ({"name": "Ann", "level": 3}, f"\"players\"[0] has unknown key 'level'; {FORMS}"),
+        ({"name": "Ann", "board": 2}, '"players"[0]["board"] must be a string, got integer'),
+        (
+            {"name": "Robo", "cpu": 4, "board": "pub2"},
+            '"players"[0] has both "cpu" and "board": a computer player throws at the board',
+        ),
+    ],
+)
+def test_a_bad_player_object_is_refused_naming_what_is_wrong(player: Any, complaint: str) -> None:
+    message = refusal([player, "Bob"])
+    assert complaint in message, message
+
+
 def test_the_schemas_take_what_the_parser_takes() -> None:
     command = Draft202012Validator(TOPICS["cmd"].schema)
     good = json.loads(new_game_command(["Ann", {"name": "R", "cpu": {"average": 20}}]))
     assert list(command.iter_errors(good)) == []
-    for bad in ({"name": "R", "cpu": 11}, {"name": "R", "cpu": {"average": 19}}, {"name": "R"}):
+    for bad in ({"name": "R", "cpu": 11}, {"name": "R", "cpu": {"average": 19}}, {"nam": "R"}):
         assert list(command.iter_errors({**good, "players": ["Ann", bad]})) != []
+    human = {**good, "players": [{"name": "Ann"}, {"name": "Cy", "board": "pub2"}]}
+    assert list(command.iter_errors(human)) == []
     state = Draft202012Validator(TOPICS["state"].schema)
     game_state = new_game("x01", ["Ann", "Robo"], {}, None).state()
     game_state["players"][1]["cpu"] = {"level": 6, "sigma_mm": 19.2, "average": 65.0}

@@ -108,6 +108,15 @@ def test_the_example_file_loads_and_shows_every_key_at_its_default() -> None:
             assert re.search(rf"^{field.name} = ", block, re.M), f"{section}.{field.name}"
 
 
+def test_config_md_opens_with_every_section() -> None:
+    """The first paragraph counts and names the sections, in their order."""
+    opening = " ".join(CONFIG_MD.read_text("utf-8").split("\n\n")[1].split())
+    words = {9: "nine", 10: "ten", 11: "eleven", 12: "twelve", 13: "thirteen", 14: "fourteen"}
+    assert f"with {words[len(SECTIONS)]} sections" in opening, opening
+    named = re.findall(r"`\[(\w+)\]`", opening)
+    assert named == list(SECTIONS), named
+
+
 def test_config_md_documents_every_key_and_nothing_else() -> None:
     text = CONFIG_MD.read_text("utf-8")
     for section, cls in SECTIONS.items():

@@ -534,6 +534,44 @@ async def test_a_first_game_starts_before_any_dart_unless_a_journaled_game_resum
         board.close()
 
 
+async def test_new_game_takes_the_documented_player_object(
+    running: Running, watcher: Watcher
+) -> None:
+    """docs/remote.md's form: {"name": "Ann"} is the player "Ann" at this board."""
+    await connected(watcher)
+    response = await watcher.command(
+        {"command": "new_game", "game": "x01", "players": [{"name": "Ann"}, "Bob"]}
+    )
+    assert response["ok"], response
+    state = await watcher.state_where(lambda s: s.get("game") == "x01")
+    assert [player["name"] for player in state["players"]] == ["Ann", "Bob"]
+    assert "remote" not in state and all("cpu" not in p for p in state["players"])
+
+
+async def test_a_journaled_game_the_name_rule_refuses_does_not_stop_the_board(
+    tmp_path: Path, mosquitto: MosquittoBroker, watcher: Watcher, caplog: pytest.LogCaptureFixture
+) -> None:
+    """An older Oche journaled games with names over 24 characters (``oche run
+    -p``); this one refuses such a name, so that game cannot be rebuilt: the
+    board starts without it, saying why, and the next new_game replaces it."""
+    from firmware_bridge.daemon.journal import Journal
+
+    journal = Journal(tmp_path / "journal.sqlite3")
+    journal.open()
+    journal.start_game("x01", {}, ["Ann", "Bartholomew Fitzgerald Jr"], None, "board1", 1.0)
+    journal.close()
+    with caplog.at_level(logging.ERROR, "firmware_bridge.daemon.board_daemon"):
+        async with Running(tmp_path, mosquitto):
+            state = await watcher.state_where(lambda s: s["board"]["connected"])
+            assert state["game"] is None
+            response = await watcher.command(
+                {"command": "new_game", "game": "x01", "players": ["Ann", "Bob"]}
+            )
+            assert response["ok"], response
+            await watcher.state_where(lambda s: s.get("game") == "x01")
+    assert "journal game 1 cannot be resumed: player name" in caplog.text
+
+
 async def test_domino_cribbage_on_the_board_picks_tiles_and_refuses_bad_moves(
     running: Running, watcher: Watcher
 ) -> None:

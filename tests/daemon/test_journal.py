@@ -927,21 +927,30 @@ def test_history_lists_games_newest_first(
     out, err = capsys.readouterr()
     assert err == ""
     lines = out.splitlines()
+    # Two boards share this journal: a BOARD column says whose each game was.
     assert lines[0].split() == [
-        "ID", "STARTED", "GAME", "STATUS", "RESULT", "WINNER", "DARTS", "PLAYERS"
+        "ID", "BOARD", "STARTED", "GAME", "STATUS", "RESULT", "WINNER", "DARTS", "PLAYERS"
     ]  # fmt: skip
     x01_darts = sum(1 for t in sample_tokens("x01") if t != "NEXT")
     cricket_darts = sum(1 for t in sample_tokens("cricket") if t != "NEXT")
-    rows = [line.split(None, 8) for line in lines[1:]]
+    rows = [line.split(None, 9) for line in lines[1:]]
     assert rows == [
-        [str(played["playing"]), "2023-11-14", "23:03", "cricket-shanghai", "playing", "-", "-",
-         "2", "Fay, Gus"],
-        [str(played["ended"]), "2023-11-14", "22:46", "x01", "ended", "-", "-", "2", "Eve"],
-        [str(played["teams"]), "2023-11-14", "22:30", "cricket", "finished", "pending", "Reds",
-         str(cricket_darts), "Ann, Bob, Cat, Dan"],
-        [str(played["x01"]), "2023-11-14", "22:13", "x01", "finished", "pending", "Ann",
+        [str(played["playing"]), "left", "2023-11-14", "23:03", "cricket-shanghai", "playing",
+         "-", "-", "2", "Fay, Gus"],
+        [str(played["ended"]), "left", "2023-11-14", "22:46", "x01", "ended", "-", "-", "2",
+         "Eve"],
+        [str(played["teams"]), "right", "2023-11-14", "22:30", "cricket", "finished", "pending",
+         "Reds", str(cricket_darts), "Ann, Bob, Cat, Dan"],
+        [str(played["x01"]), "left", "2023-11-14", "22:13", "x01", "finished", "pending", "Ann",
          str(x01_darts), "Ann, Bob"],
     ]  # fmt: skip
+    # One board's games need no BOARD column.
+    assert run_command(["history", "--journal", str(path), "--board", "left"]) == 0
+    one_board = capsys.readouterr().out.splitlines()
+    assert one_board[0].split() == [
+        "ID", "STARTED", "GAME", "STATUS", "RESULT", "WINNER", "DARTS", "PLAYERS"
+    ]  # fmt: skip
+    assert len(one_board) == 4
 
 
 def test_history_board_limit_and_json(
@@ -1292,7 +1301,8 @@ def test_export_of_a_missing_game_is_a_usage_error(
 
 
 def test_export_keeps_awkward_names_exactly(path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    players = ["Ann O'Neil", "-dash", 'Bob "the" Smith', "Zo\u200be\x7f", "Tab\tby"]
+    # Awkward, but names a board takes (no control characters: engine.lineup.check_name).
+    players = ["Ann O'Neil", "-dash", 'Bob "the" Smith', "Zo\u200be\u00ad", "Ünï 🎯 #1"]
     with Journal(path) as journal:
         game_id = journal.start_game("x01", {"start": "301"}, players, None, "b\x01", T0)
         append_all(journal, game_id, ["T20", "T20", "T20", "NEXT", "S1"])
@@ -1304,7 +1314,7 @@ def test_export_keeps_awkward_names_exactly(path: Path, capsys: pytest.CaptureFi
         "# players: "
         + json.dumps(players, ensure_ascii=False)
         .replace("\u200b", "\\u200b")
-        .replace("\x7f", "\\u007f")
+        .replace("\u00ad", "\\u00ad")
         in header
     )
     state = replayed(text)

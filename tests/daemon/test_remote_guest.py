@@ -389,6 +389,7 @@ async def test_an_allowed_host_is_joined_and_its_state_and_events_mirrored(
             "connected": True,
             "status": "connected",
             "stuck_cells": [],
+            "problem": None,
         }
         assert state["remote"]["role"] == "guest"
         assert state["remote"]["match"] == host.match

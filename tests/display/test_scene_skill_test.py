@@ -10,6 +10,7 @@ from typing import Any
 import pygame
 import pytest
 
+from display.banners import active_banners
 from display.dartboard import LIT
 from display.dartboard import bed_centre as board_pixel
 from display.layout import Layout
@@ -23,8 +24,18 @@ from display.scenes.skill_test import (
     heat_colours,
 )
 from display.sprites import Sprites
-from engine.board_geometry import STEEL
-from tests.display.test_scenes import SIZE, SMALL, assert_fits, assert_pure, render, state_of, texts
+from engine.board_geometry import SOFT
+from tests.display.test_scenes import (
+    SIZE,
+    SMALL,
+    assert_fits,
+    assert_pure,
+    pixels,
+    render,
+    state_of,
+    texts,
+    visible,
+)
 
 NINE = {"darts": 9}
 ANN_DONE = "T20 S20 S1\nS5 S20 T20\nS20 S20 M\nT20 T20 S1\nS20 D20 S5\n"
@@ -72,7 +83,7 @@ def test_once_done_the_card_shows_sigma_level_advice_and_the_heat_map() -> None:
     scene = scene_for(state)
     square = scene.board_square(layout, state, 0)
     best = skill["best_aim"]
-    x, y = aim_pixel(square, STEEL, best["x_mm"], best["y_mm"])
+    x, y = aim_pixel(square, SOFT, best["x_mm"], best["y_mm"])  # the soft-tip board by default
     assert near(tuple(surface.get_at((x, y))), (255, 255, 255), 10)  # the aim's cross
     hottest = tuple(int(c) for c in heat_colours(1.0))
     # Somewhere on Ann's board the heat map's hottest colour shows (blended with the board).
@@ -93,6 +104,64 @@ def test_once_done_the_card_shows_sigma_level_advice_and_the_heat_map() -> None:
         for py in range(0, bo_square.height, 3)
         if near(tuple(bo.get_at((px, py))), hottest, 30)
     ]
+
+
+def skill_texts(skill: dict[str, Any]) -> list[str]:
+    """What a done player's card writes for the estimate: sigma, level and interval."""
+    low, high = skill["interval"]
+    return [
+        f"{SIGMA} {skill['sigma_mm']:.1f} mm",
+        f"level {skill['level']}  ({low:.2f}-{high:.2f})",
+    ]
+
+
+@pytest.mark.parametrize("size", [SIZE, (1920, 1080)], ids=["1280x720", "1920x1080"])
+def test_a_finished_practice_shows_the_estimate_not_a_winner(size: tuple[int, int]) -> None:
+    """Alone, the test is a practice: "Practice complete" above the card,
+    which stays the final panel (nothing is drawn over its sigma, level and
+    interval), and no "wins!" panel."""
+    state = skill_state(ANN_DONE.rsplit("T20 T20 S1", 1)[0], players=("Ann",))
+    assert state["finished"] and state["winner"] is None
+    assert state["result"] == "practice-complete"
+    assert "winner" not in active_banners(state)
+    surface, layout = render(state, size)
+    shown = texts(layout)
+    assert "Practice complete" in shown
+    assert not [text for text in shown if "wins" in text]
+    skill = state["players"][0]["skill"]
+    plain = pygame.Surface(size)
+    scene_for(state).draw(plain, Layout(*size))  # the scene alone: no banner over it
+    for text in skill_texts(skill):
+        rect = visible(layout, text)
+        assert rect.height >= size[1] // 50, text
+        assert pixels(surface, rect) == pixels(plain, rect), f"{text} is covered"
+    detail = visible(
+        layout, f"9 darts at T20  ·  {SIGMA} {skill['sigma_mm']:.1f} mm  ·  level {skill['level']}"
+    )
+    assert detail.height >= size[1] // 50
+
+
+def test_a_finished_test_of_two_says_who_hit_the_target_most_above_the_cards() -> None:
+    state = skill_state(ANN_DONE + "T20 T20 T20\n")  # Bob: six in T20 to Ann's one
+    assert state["finished"] and state["winner"] == 1 and state["result"] == "darts-thrown"
+    assert "winner" not in active_banners(state)
+    surface, layout = render(state)
+    shown = texts(layout)
+    assert "Bob wins" in shown and "most darts in T20: 6" in shown
+    assert "Bob wins!" not in shown  # the full-size winner panel is not drawn
+    plain = pygame.Surface(SIZE)
+    scene_for(state).draw(plain, Layout(*SIZE))
+    for player in state["players"]:
+        for text in skill_texts(player["skill"]):
+            rect = visible(layout, text)
+            assert pixels(surface, rect) == pixels(plain, rect), f"{text} is covered"
+
+
+def test_the_header_names_the_board_the_estimate_is_measured_on() -> None:
+    _, soft = render(skill_state())
+    assert "target T20  ·  9 darts  ·  soft-tip board" in texts(soft)
+    _, steel = render(skill_state(options={**NINE, "geometry": "steel"}))
+    assert "target T20  ·  9 darts  ·  steel board" in texts(steel)
 
 
 def test_a_wider_thrower_gets_another_heat_map() -> None:

@@ -34,7 +34,7 @@ from display.scenes import (
 )
 from display.scenes.base import NOTICE_SECONDS, Scene
 from display.scenes.x01 import checkout_route
-from engine import game_ids, new_game, parse_event
+from engine import game_class, game_ids, new_game, parse_event
 from engine.game_log import replay_log
 
 SIZE = (1280, 720)
@@ -380,6 +380,45 @@ def test_idle_scene_shows_board_status_and_how_to_start() -> None:
     assert "Pub board: 1 stuck cell masked" in texts(layout)
     _, waiting = render(None)
     assert "Waiting for the daemon..." in texts(waiting)
+
+
+MISSING_PORT = "/dev/oche-board: cannot open: No such file or directory: is the board plugged in?"
+
+
+def test_the_attract_screen_says_why_the_board_is_not_connected() -> None:
+    idle = {"game": None, "phase": "idle", "board": {**board(False), "problem": MISSING_PORT}}
+    for size in (SIZE, (1920, 1080)):
+        _, layout = render(idle, size)
+        shown = texts(layout)
+        assert "Pub board: disconnected" in shown
+        # Under the status, in words that read from the oche (wrapped, not shrunk).
+        wrapped = [text for text in shown if text in MISSING_PORT and text != MISSING_PORT]
+        assert " ".join(wrapped) == MISSING_PORT
+        assert all(visible(layout, text).height >= size[1] // 45 for text in wrapped)
+        # and the strip over the header says it too
+        assert "Board disconnected" in shown and MISSING_PORT in shown
+
+
+def test_a_board_set_up_wrongly_gets_the_board_strip_with_the_diagnosis() -> None:
+    wrong = "this looks like a DaSCR or dARts board (it sent '320'): set board.protocol"
+    state = x01_state()
+    state["board"] = {**board(), "problem": wrong}
+    banner_changes(x01_state(), state, "board")
+    _, layout = render(state)
+    assert "Board set up wrongly" in texts(layout) and wrong in texts(layout)
+    assert "Pub board: set up wrongly" in texts(layout)
+    state["board"]["problem"] = None  # read again: the strip goes
+    assert "board" not in active_banners(state)
+
+
+@pytest.mark.parametrize("size", [SIZE, (1920, 1080)], ids=["1280x720", "1920x1080"])
+def test_the_attract_screen_lists_every_game_legibly(size: tuple[int, int]) -> None:
+    _, layout = render({"game": None, "phase": "idle", "board": board()}, size)
+    hint = visible(layout, "Press GAME or any key to set up a game (or send new_game over MQTT)")
+    for game_id in game_ids():
+        name = visible(layout, game_class(game_id).name)
+        # as tall as the hint at least: the one-line list was a third of that
+        assert name.height >= hint.height, (game_id, name, hint)
 
 
 def test_idle_board_animates_with_the_clock_only() -> None:

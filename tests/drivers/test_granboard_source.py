@@ -216,7 +216,7 @@ async def test_unknown_notifications_are_errors_quoting_the_bytes(
     assert isinstance(unmapped, ErrorEvent) and unmapped.kind == "unmapped-cell"
     assert "'5.9@'" in unmapped.message and "35 2e 39 40" in unmapped.message
     assert isinstance(garbage, ErrorEvent) and garbage.kind == "garbage"
-    assert "01 fe 68 65 6c 6c 6f" in garbage.message
+    assert "'\\x01\\xfehello' (01 fe 68 65 6c 6c 6f)" in garbage.message  # as every bad line
     assert isinstance(word, ErrorEvent) and "'ZAP@'" in word.message
     assert hit == HitEvent(Bed.parse("T20"), 3, 4)  # the board goes on
 

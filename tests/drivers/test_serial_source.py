@@ -440,8 +440,11 @@ async def test_unplug_and_replug_mid_stream(board: FakeBoard) -> None:
         lost = await events.next_of(DisconnectedEvent)
         assert lost.source == str(board.link)
         assert lost.reason
+        # Reopening fails for another reason (the port is gone): said once more.
+        missing = await events.next_of(DisconnectedEvent)
+        assert missing.reason == "cannot open: No such file or directory: is the board plugged in?"
         await asyncio.sleep(0.3)  # several quiet reopen attempts
-        assert events.events[-1] == lost
+        assert events.events[-1] == missing
         board.plug()
         await connect(board, events)
         assert source.connected
@@ -449,7 +452,7 @@ async def test_unplug_and_replug_mid_stream(board: FakeBoard) -> None:
         await board.write(rest + board.hit(1, 0))
         assert await events.next_of(HitEvent) == HitEvent(S19, 1, 0)
     assert events.of(HitEvent) == [HitEvent(S20, 0, 0), HitEvent(S19, 1, 0)]
-    assert len(events.of(DisconnectedEvent)) == 1
+    assert len(events.of(DisconnectedEvent)) == 2  # lost, then why it cannot be reopened
     assert len(events.of(ConnectedEvent)) == 2
     # Not glued to "$H,5,0," (which would be a T20 and a gap): the rest is garbage.
     assert source.decoder.counts["garbage"] == 1
@@ -506,6 +509,67 @@ async def test_a_missing_port_at_start_gives_one_event_then_connects(board: Fake
         await connect(board, events)
         await board.write(board.hit(0, 2))
         assert await events.next_of(HitEvent) == HitEvent(T20, 0, 2)
+
+
+SOURCE_LOG = "drivers.serial_source"
+
+
+def source_log(caplog: pytest.LogCaptureFixture, level: str) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.name == SOURCE_LOG and r.levelname == level]
+
+
+async def test_a_missing_port_is_a_warning_once_and_its_return_is_info(
+    board: FakeBoard, caplog: pytest.LogCaptureFixture
+) -> None:
+    """At the default log level a port that is not there is said, once,
+    naming the port and the OS error; the retries are quiet; the port
+    opening again is said; a loss and another missing spell are said again."""
+    caplog.set_level("INFO", SOURCE_LOG)
+    board.unplug()
+    source = serial(board)
+    port = str(board.link)
+    missing = f"serial {port}: cannot open: No such file or directory: is the board plugged in?"
+    async with running(source) as events:
+        await events.next_of(DisconnectedEvent)
+        await asyncio.sleep(0.4)  # many retries with the fast backoff
+        assert source_log(caplog, "WARNING") == [f"{missing} (retrying until it opens)"]
+        board.plug()
+        await connect(board, events)
+        assert f"serial {port}: connected" in source_log(caplog, "INFO")
+        board.unplug()
+        await events.next_of(DisconnectedEvent)  # lost
+        await events.next_of(DisconnectedEvent)  # cannot be reopened
+        await asyncio.sleep(0.3)
+        assert source_log(caplog, "WARNING") == [f"{missing} (retrying until it opens)"] * 2
+
+
+async def test_a_port_that_cannot_be_opened_for_another_reason_is_said_again(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The reason changes from "no such file" to "permission denied" (a
+    device node with no access): a second warning, with the new reason and
+    its fix, and a second event."""
+    caplog.set_level("INFO", SOURCE_LOG)
+    port = tmp_path / "oche-board"
+    source = SerialSource(str(port), backoff=fast_backoff())
+    async with running(source) as events:
+        first = await events.next_of(DisconnectedEvent)
+        assert first.reason == "cannot open: No such file or directory: is the board plugged in?"
+        port.write_text("")
+        port.chmod(0)
+        if os.access(port, os.R_OK | os.W_OK):  # root reads anything: a directory then
+            port.unlink()
+            port.mkdir()
+        second = await events.next_of(DisconnectedEvent)
+        assert second.reason.startswith("cannot open: ")
+        assert second.reason != first.reason
+        await asyncio.sleep(0.3)
+        warnings = source_log(caplog, "WARNING")
+        assert warnings == [
+            f"serial {port}: {first.reason} (retrying until it opens)",
+            f"serial {port}: {second.reason} (retrying until it opens)",
+        ]
+        assert len(events.of(DisconnectedEvent)) == 2
 
 
 async def test_close_ends_iteration_promptly_and_releases_the_port(board: FakeBoard) -> None:

@@ -59,7 +59,7 @@ def test_darts_at_a_known_sigma_come_back_in_the_finished_state(
     bed = Bed(25, 2) if target == "bull" else Bed.parse(target)
     darts = thrown(bed, sigma, 300, 1, board)
     state = play(["Ann"], {"target": target, "darts": 300, "geometry": board.name}, [darts])
-    assert state["finished"] and state["result"] == "darts-thrown"
+    assert state["finished"] and state["result"] == "practice-complete"
     ann = state["players"][0]
     skill = ann["skill"]
     assert skill["darts"] == 300 and skill["geometry"] == board.name
@@ -73,7 +73,7 @@ def test_darts_at_a_known_sigma_come_back_in_the_finished_state(
 
 def test_the_advice_is_the_model_s_for_the_estimated_sigma() -> None:
     darts = thrown(T20, 45.0, 90, 3, STEEL)
-    skill = play(["Ann"], {"darts": 90}, [darts])["players"][0]["skill"]
+    skill = play(["Ann"], {"darts": 90, "geometry": "steel"}, [darts])["players"][0]["skill"]
     sigma = skill["sigma_mm"]
     best = best_scoring_aim(sigma)
     assert skill["best_aim"]["bed"] == best.bed.notation != "T20"  # a wide throw moves off T20
@@ -100,6 +100,31 @@ def test_each_player_gets_their_own_estimate() -> None:
     assert ann["sigma_mm"] < 20 < 25 < bo["sigma_mm"]
     assert ann["level"] > bo["level"]
     assert state["winner"] == 0  # more darts in T20
+
+
+def test_alone_it_is_a_practice_not_a_win() -> None:
+    """One player: the test ends as a completed practice with no winner (a
+    leaderboard counts no win for it); two or more: most hits wins."""
+    darts = thrown(T20, 20.0, 9, 4, SOFT)
+    alone = play(["Ann"], {"darts": 9}, [darts])
+    assert (alone["finished"], alone["winner"], alone["result"]) == (
+        True,
+        None,
+        "practice-complete",
+    )
+    assert alone["players"][0]["skill"] is not None  # the estimate is what it was for
+    pair = play(["Ann", "Bo"], {"darts": 9}, [darts, thrown(T20, 60.0, 9, 5, SOFT)])
+    assert pair["result"] == "darts-thrown"
+
+
+def test_the_estimate_is_measured_on_the_soft_tip_board_unless_told() -> None:
+    """The board the bots throw at by default: the same darts give a
+    different sigma on the steel board (its beds are smaller)."""
+    darts = thrown(T20, 20.0, 30, 6, SOFT)
+    soft = play(["Ann"], {"darts": 30}, [darts])["players"][0]["skill"]
+    steel = play(["Ann"], {"darts": 30, "geometry": "steel"}, [darts])["players"][0]["skill"]
+    assert soft["geometry"] == "soft" and steel["geometry"] == "steel"
+    assert steel["sigma_mm"] < soft["sigma_mm"]
 
 
 def test_a_player_who_is_done_shows_an_estimate_while_others_throw() -> None:
