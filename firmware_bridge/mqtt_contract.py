@@ -1026,7 +1026,11 @@ def _result_schema() -> dict[str, Any]:
                 "description": "How the game ended: checkout, closed-all, round-limit, ...",
                 "type": "string",
             },
-            "started_at": {"description": "Unix seconds.", "type": ["number", "null"]},
+            "started_at": {
+                **_TIMESTAMP,
+                "description": "Unix time in seconds (float), before 2100; null when unknown.",
+                "type": ["number", "null"],
+            },
             "finished_at": _TIMESTAMP,
             "log": {"description": "The game log (oche replay reads it).", "type": "string"},
             "match": {
@@ -1165,7 +1169,7 @@ def _operator_schema() -> dict[str, Any]:
 
 
 _BOOK_COUNT = {"type": "integer", "minimum": 0}
-_BOOK_TIME = {"type": ["number", "null"]}
+_BOOK_TIME = {"type": ["number", "null"], "minimum": 0, "maximum": LATEST_TIMESTAMP}
 _BOOKS: dict[str, Any] = {
     "description": "One set of books (firmware_bridge/daemon/books.py).",
     "type": "object",

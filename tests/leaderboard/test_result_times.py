@@ -77,10 +77,12 @@ def test_times_out_of_bounds_from_a_board_whose_clock_was_not_set_are_no_rejecti
     arrived = time.time()
     document = unsynced(LATEST_TIMESTAMP * 2, LATEST_TIMESTAMP * 2 - 60, "far-future")
     assert ingest(database, as_payload(document), VENUES, arrived).status == "imported"
-    synced = result_document("x01", X01_MOVES, options={"start": 301}, board="pub")
-    synced.update(finished_at=LATEST_TIMESTAMP * 2)  # a board that says it is right
-    outcome = ingest(database, as_payload(synced), VENUES, arrived)
-    assert outcome.status == "rejected" and "finished_at" in (outcome.reason or "")
+    for key, huge in [("finished_at", 2.8e11), ("finished_at", 1e308), ("started_at", 1e308)]:
+        synced = result_document("x01", X01_MOVES, options={"start": 301}, board="pub")
+        synced.update({key: huge, "result_id": f"{key}-{huge}"})  # a board that says it is right
+        outcome = ingest(database, as_payload(synced), VENUES, arrived)
+        assert outcome.status == "rejected", (key, huge)
+        assert key in (outcome.reason or ""), outcome.reason
 
 
 @pytest.fixture
