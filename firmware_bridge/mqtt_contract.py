@@ -401,6 +401,11 @@ _BOARD: dict[str, Any] = {
                 "maxItems": 2,
             },
         },
+        "clock_synced": {
+            "description": "False when the board's clock is not synchronised (its results "
+            "then say so, docs/mqtt.md). Absent: true.",
+            "type": "boolean",
+        },
         "problem": {
             "description": "What is wrong with the board, in words, or null: while it is "
             "disconnected, why (its port and the reason: '/dev/oche-board: cannot open: No "
@@ -1021,7 +1026,11 @@ def _result_schema() -> dict[str, Any]:
                 "description": "How the game ended: checkout, closed-all, round-limit, ...",
                 "type": "string",
             },
-            "started_at": {"description": "Unix seconds.", "type": ["number", "null"]},
+            "started_at": {
+                **_TIMESTAMP,
+                "description": "Unix time in seconds (float), before 2100; null when unknown.",
+                "type": ["number", "null"],
+            },
             "finished_at": _TIMESTAMP,
             "log": {"description": "The game log (oche replay reads it).", "type": "string"},
             "match": {
@@ -1160,7 +1169,7 @@ def _operator_schema() -> dict[str, Any]:
 
 
 _BOOK_COUNT = {"type": "integer", "minimum": 0}
-_BOOK_TIME = {"type": ["number", "null"]}
+_BOOK_TIME = {"type": ["number", "null"], "minimum": 0, "maximum": LATEST_TIMESTAMP}
 _BOOKS: dict[str, Any] = {
     "description": "One set of books (firmware_bridge/daemon/books.py).",
     "type": "object",

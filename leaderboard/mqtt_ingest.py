@@ -1,9 +1,17 @@
 """The service's MQTT side, on one connection: every result on
 ``{base}/+/result`` stored through :func:`leaderboard.store.ingest_many` (the
 results already waiting together, in one transaction) and only then
-acknowledged (PUBACK), in arrival order; each board's ``state`` and
-``availability`` handed to the live hub, the snapshots published, and
-snapshots from any instance passed to the hub.
+confirmed to its board on ``{base}/{board}/result/stored`` and acknowledged
+(PUBACK), in arrival order; each board's ``state`` and ``availability``
+handed to the live hub, the snapshots published, and snapshots from any
+instance passed to the hub. The instance's own availability,
+``{base}/leaderboard/availability/{client id}``, is ``online`` (retained)
+while it is connected, ``offline`` (its last will) otherwise.
+
+Kept end to end: a board keeps each result until a ``result/stored`` says
+this service has it, and sends every result not confirmed again when an
+instance comes ``online`` (docs/mqtt.md), so results a broker lost (its queue
+for this session not saved yet when it lost power) come back.
 
 Exactly once stored, none lost: the session is persistent (clean session off,
 a fixed client id, QoS 1), so the broker keeps results while the service is
@@ -41,10 +49,13 @@ from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from firmware_bridge.mqtt_contract import (
     AVAILABILITY_OFFLINE,
     AVAILABILITY_ONLINE,
+    RESULT_STORED_STATUSES,
     board_id_problem,
     check_base,
+    leaderboard_availability_topic,
     leaderboard_topic,
     parse_broker_url,
+    topic,
 )
 from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub, LiveMessage
@@ -60,6 +71,7 @@ __all__ = [
     "MqttIngest",
     "result_subscription",
     "session_client_id",
+    "stored_message",
 ]
 
 log = logging.getLogger(__name__)
@@ -102,14 +114,36 @@ def result_subscription(base: str, share_group: str | None) -> str:
     return f"$share/{share_group}/{plain}"
 
 
+_STORED_AS = {"imported": "stored", "withdrawn": "stored"}
+"""Ingest outcomes named otherwise on ``result/stored``."""
+
+
+def stored_message(outcome: IngestOutcome, at: float) -> bytes | None:
+    """The ``result/stored`` payload that tells the board what became of its
+    result; None for a payload with no result_id (nothing to name). A new
+    result and a withdrawal that took its game out are ``stored``; an outcome
+    the contract has no word for (a result kept as failed, say) is reported
+    as ``rejected``: the service kept it without counting it, so the board
+    may let it go."""
+    if outcome.result_id is None:
+        return None
+    status = _STORED_AS.get(outcome.status, outcome.status)
+    if status not in RESULT_STORED_STATUSES:
+        status = "rejected"
+    message = {"result_id": outcome.result_id, "status": status, "at": at}
+    return json.dumps(message, separators=(",", ":")).encode()
+
+
 @dataclass(frozen=True, slots=True)
 class _Delivery:
-    """A result as it came in: acknowledged on ``connection`` once stored."""
+    """A result as it came in from ``board`` (``None``: a topic that names
+    none): confirmed and acknowledged on ``connection`` once stored."""
 
     mid: int
     qos: int
     payload: bytes
     connection: int
+    board: str | None
 
 
 class MqttIngest:
@@ -123,6 +157,8 @@ class MqttIngest:
     DB_BACKOFF_MAX = 5.0
     KEEPALIVE = 30
     TIMEOUT = 10.0
+    CLOSE_TIMEOUT = 3.0
+    """Seconds a stopping service waits for its ``offline`` to be acknowledged."""
     BATCH_MAX = 100
     """At most this many waiting results are stored in one transaction."""
 
@@ -139,6 +175,7 @@ class MqttIngest:
         self._address = parse_broker_url(settings.mqtt_url)
         self._base = check_base(settings.base)
         self._results = result_subscription(settings.base, settings.share_group)
+        self._own_availability = leaderboard_availability_topic(self._base, self._client_id)
         self._result_filter = f"{self._base}/+/result"
         self._state_filter = f"{self._base}/+/state"
         self._availability_filter = f"{self._base}/+/availability"
@@ -238,6 +275,7 @@ class MqttIngest:
             username=username,
             password=password,
             identifier=self._client_id,
+            will=aiomqtt.Will(self._own_availability, AVAILABILITY_OFFLINE, qos=1, retain=True),
             clean_session=False,
             transport=address.transport,
             timeout=self.TIMEOUT,
@@ -262,30 +300,49 @@ class MqttIngest:
             ]
         )
         _raise_if_cancelling()
+        # Subscribed first: a board that sees this instance online and sends
+        # its unconfirmed results again is heard.
+        await client.publish(self._own_availability, AVAILABILITY_ONLINE, qos=1, retain=True)
+        _raise_if_cancelling()
         self._client = client
         if self._snapshots is not None:
             self._snapshots.mark_all()
+        try:
+            await self._messages(client)
+        except asyncio.CancelledError:
+            # Stopping: say offline before the clean disconnect (which
+            # discards the last will), best effort and bounded in time.
+            goodbye = client.publish(
+                self._own_availability, AVAILABILITY_OFFLINE, qos=1, retain=True
+            )
+            with contextlib.suppress(aiomqtt.MqttError, TimeoutError):
+                await asyncio.wait_for(goodbye, self.CLOSE_TIMEOUT)
+            raise
+
+    async def _messages(self, client: aiomqtt.Client) -> None:
         connection = self._connection
         async for message in client.messages:
             payload = _payload_bytes(message.payload)
-            topic = message.topic
-            if topic.matches(self._result_filter):
+            where = message.topic
+            if where.matches(self._result_filter):
+                board = self._board_of(where.value, "result")
                 self._deliveries.put_nowait(
-                    _Delivery(message.mid, message.qos, payload, connection)
+                    _Delivery(message.mid, message.qos, payload, connection, board)
                 )
-            elif topic.matches(self._state_filter):
-                self._state(topic.value, payload)
-            elif topic.matches(self._availability_filter):
-                self._availability(topic.value, payload)
-            elif topic.matches(self._snapshot_filter):
-                self._snapshot(topic.value, payload)
+            elif where.matches(self._state_filter):
+                self._state(where.value, payload)
+            elif where.matches(self._availability_filter):
+                self._availability(where.value, payload)
+            elif where.matches(self._snapshot_filter):
+                self._snapshot(where.value, payload)
 
     # -------------------------------------------------------------- results
 
     async def _store_loop(self) -> None:
-        """Store the results waiting, as one batch, then acknowledge each in
-        arrival order. The batch is whatever is queued when the previous one
-        is done (at most ``BATCH_MAX``): it never waits to fill up."""
+        """Store the results waiting, as one batch, then confirm each to its
+        board and acknowledge it, in arrival order. The batch is whatever is
+        queued when the previous one is done (at most ``BATCH_MAX``): it never
+        waits to fill up."""
         while True:
             batch = [await self._deliveries.get()]
             while len(batch) < self.BATCH_MAX and not self._deliveries.empty():
@@ -294,7 +351,7 @@ class MqttIngest:
             for delivery, outcome in zip(batch, outcomes, strict=True):
                 if outcome is None:
                     continue  # not stored: no PUBACK, the broker delivers it again
-                self._acknowledge(delivery)
+                self._acknowledge(delivery, outcome)
                 self._announce(outcome)
 
     def _announce(self, outcome: IngestOutcome) -> None:
@@ -367,10 +424,21 @@ class MqttIngest:
                 log.info("database back after %.1f s", time.monotonic() - down_since)
             return outcomes
 
-    def _acknowledge(self, delivery: _Delivery) -> None:
+    def _acknowledge(self, delivery: _Delivery, outcome: IngestOutcome) -> None:
+        """Tell the board its result is in the database (``result/stored``,
+        QoS 1, handed to paho before the PUBACK), then acknowledge it. A
+        redelivery is confirmed again: the board may have missed the first."""
         client = self._client
-        if client is None or delivery.connection != self._connection or delivery.qos == 0:
+        if client is None or delivery.connection != self._connection:
             return  # that connection is gone: the broker sends it again, ingest dedupes
+        confirmation = stored_message(outcome, time.time())
+        if confirmation is not None and delivery.board is not None:
+            stored_topic = topic(self._base, delivery.board, "result/stored")
+            info = _paho(client).publish(stored_topic, confirmation, qos=1)
+            if info.rc != paho.MQTT_ERR_SUCCESS:
+                log.debug("MQTT: %s not sent: %s", stored_topic, paho.error_string(info.rc))
+        if delivery.qos == 0:
+            return
         rc = _paho(client).ack(delivery.mid, delivery.qos)
         if rc != paho.MQTT_ERR_SUCCESS:
             log.debug("MQTT: PUBACK %d not sent: %s", delivery.mid, paho.error_string(rc))

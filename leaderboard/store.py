@@ -13,12 +13,13 @@ import functools
 import hashlib
 import json
 import logging
+import math
 import time
 import traceback
 import zlib
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from sqlalchemy import Table, delete, func, select
 from sqlalchemy import insert as sa_insert
@@ -48,6 +49,7 @@ __all__ = [
     "TRACEBACK_FRAMES",
     "IngestOutcome",
     "IngestStatus",
+    "dated_by_receipt",
     "ingest",
     "ingest_many",
     "lock_family",
@@ -705,13 +707,34 @@ def _player_venues(scored: ScoredResult, venues: VenueMap) -> list[str]:
     return [venues.venue_of_player(scored.board, line.board) for line in scored.players]
 
 
-def _scored(payload: bytes) -> tuple[ScoredResult, dict[str, Any]] | _Refusal:
-    """The payload re-scored, or why it is not (pure: no database): refused by
+def dated_by_receipt(document: dict[str, Any], received_at: float) -> dict[str, Any]:
+    """The document as it is scored: one whose board said its clock was not
+    synchronised (``clock_synced: false``: a board without a real-time clock
+    before NTP answered) finished when it arrived, ``received_at``, and
+    started as long before as the board says the game lasted. Anything else
+    is left as it is (the schema judges what is not a number)."""
+    finished, started = document.get("finished_at"), document.get("started_at")
+    if document.get("clock_synced") is not False or not _number(finished):
+        return document
+    dated = {**document, "finished_at": received_at}
+    if _number(started):
+        lasted = min(max(0.0, finished - started), received_at)
+        dated["started_at"] = received_at - lasted
+    return dated
+
+
+def _number(value: object) -> TypeGuard[float]:
+    return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _scored(payload: bytes, received_at: float) -> tuple[ScoredResult, dict[str, Any]] | _Refusal:
+    """The payload re-scored (dated by ``received_at`` when its board's clock
+    was not synchronised), or why it is not (pure: no database): refused by
     the rules, or a fault of this code (``error`` set: the traceback)."""
     document: dict[str, Any] | None = None
     try:
         document = _decode(payload)
-        scored = score_result(document)
+        scored = score_result(dated_by_receipt(document, received_at))
         _checked(scored)
     except RejectedResultError as error:
         result_id = error.result_id or (document and _string_field(document, "result_id"))
@@ -799,7 +822,7 @@ def ingest_many(
     outcomes: list[IngestOutcome | None] = [None] * len(payloads)
     results: list[tuple[int, ScoredResult, dict[str, Any]]] = []
     for index, payload in enumerate(payloads):
-        checked = _scored(payload)
+        checked = _scored(payload, received)
         if isinstance(checked, _Refusal):
             outcomes[index] = _keep(database, payload, checked, received)
         else:

@@ -238,3 +238,23 @@ async def throw(board: FakeBoard, *darts: str) -> None:
 
 async def press(board: FakeBoard, button: int) -> None:
     await board.write(board.button(button))
+
+
+async def win_x01(watcher: Watcher, players: Sequence[str] = ("Ann",)) -> None:
+    """A new 301 game (straight out) that the first player wins in their
+    second visit, by ``dart`` and ``next`` commands: T20 T20 T20, then T20
+    T20 S1 (every other player throws S1 S1 S1 between)."""
+    await watcher.state_where(lambda s: "board" in s)  # the daemon is connected
+
+    async def command(payload: dict[str, Any]) -> None:
+        response = await watcher.command(payload)
+        assert response["ok"], response
+
+    options = {"start": 301, "out": "straight"}
+    await command({"command": "new_game", "game": "x01", "options": options, "players": players})
+    visits = [["T20"] * 3, *[["S1"] * 3 for _ in players[1:]], ["T20", "T20", "S1"]]
+    for number, visit in enumerate(visits):
+        if number:
+            await command({"command": "next"})
+        for segment in visit:
+            await command({"command": "dart", "segment": segment})

@@ -82,6 +82,8 @@ def settle(watcher: Peer, publisher: Peer, topic: str) -> None:
 def test_the_bridge_file_carries_remote_matches_and_keeps_commands_home() -> None:
     assert bridge_topics() == [
         ("oche/+/result", "out", 1),
+        ("oche/+/result/stored", "in", 1),
+        ("oche/leaderboard/availability/+", "in", 1),
         ("oche/+/state", "both", 1),
         ("oche/+/event", "both", 1),
         ("oche/+/availability", "both", 1),
@@ -188,6 +190,35 @@ def test_commands_never_cross_and_results_only_go_out(
     assert not set(kept_at_league) & at_bar.payloads(), "a command or result came into the bar"
     assert not set(kept_at_bar) & at_league.payloads(), "a command left the bar"
     assert at_league.times(result) == 1
+
+
+@needs_mosquitto
+def test_the_leaderboards_word_comes_into_the_bar_and_stays_there(
+    rig: BridgedBrokers, peers: list[Peer]
+) -> None:
+    """The league's service confirms a bar board's result and says it is
+    online (retained): both reach the bar; a confirmation published at the
+    bar (the bar's own service) stays there."""
+    service = client(peers, rig.league, "league-service")
+    bar_service = client(peers, rig.bar, "bar-service")
+    board = client(peers, rig.bar, "board").subscribe(
+        f"oche/{GUEST}/result/stored", "oche/leaderboard/availability/+"
+    )
+    at_league = client(peers, rig.league, "league-watch").subscribe(f"oche/{GUEST}/result/stored")
+    stored, online, local = marker(), marker(), marker()
+    availability = "oche/leaderboard/availability/lb-1"
+    assert service.publish(f"oche/{GUEST}/result/stored", stored) in ACCEPTED
+    assert service.publish(availability, online, retain=True) in ACCEPTED
+    assert board.wait_for(stored, "the league's confirmation")[0] == f"oche/{GUEST}/result/stored"
+    assert board.wait_for(online, "the league's availability")[0] == availability
+    late = client(peers, rig.bar, "board-again").subscribe("oche/leaderboard/availability/+")
+    assert late.wait_for(online, "the retained availability at the bar")[1:] == (online, True)
+    assert bar_service.publish(f"oche/{GUEST}/result/stored", local) in ACCEPTED
+    board.wait_for(local, "the bar's own confirmation")
+    settle(at_league, service, f"oche/{GUEST}/result/stored")
+    assert local not in at_league.payloads(), "a confirmation left the bar"
+    assert at_league.times(stored) == 1
+    assert service.publish(availability, b"", retain=True) in ACCEPTED  # cleared
 
 
 # --- a partition ---------------------------------------------------------------

@@ -1,7 +1,9 @@
 """``oche history`` and ``oche export``: the games in the daemon's journal.
 
 ``oche history`` lists past games, newest first: id, start time (local),
-game, status, winner, darts thrown and players (``--json`` for everything).
+game, status, where its result is (``stored`` by a leaderboard, ``sent`` to
+the broker, ``pending``), winner, darts thrown and players (``--json`` for
+everything).
 Remote matches (docs/remote.md) are listed too: a game this board hosted with
 each player's board, and a match it joined as a guest (its id is the match's,
 its darts are in the host's journal) with the host and the winner.
@@ -144,6 +146,9 @@ def guest_entry(match: GuestMatch) -> dict[str, Any]:
         "end_reason": match.end_reason,
         "forwarded": match.forwarded,
         "taken": match.taken,
+        "delivery": None,
+        "game_key": None,
+        "revision": None,
     }
 
 
@@ -180,6 +185,9 @@ def _game_entries(journal: Journal, limit: int, board: str | None) -> list[dict[
                 "host": entry.remote.get("host") if entry.remote else None,
                 "remote": entry.remote,
                 "cpu": _computer_players(entry),
+                "delivery": entry.delivery,
+                "game_key": entry.game_key,
+                "revision": entry.revision,
             }
         )
     return entries
@@ -219,14 +227,24 @@ def _role_cell(entry: dict[str, Any]) -> str:
 
 
 def history_table(entries: list[dict[str, Any]]) -> str:
-    """The text table ``oche history`` prints (start times in local time). With
-    games of several boards (boards sharing a journal) a ``BOARD`` column says
-    whose each game was. With a remote match among the entries a ``ROLE``
-    column says which side this board was (``host``, ``guest of base/board``)
-    and players show their board."""
+    """The text table ``oche history`` prints (start times in local time).
+    ``RESULT`` says where the game's latest result (or its withdrawal) is:
+    ``stored``, ``sent`` or ``pending``. With games of several boards (boards
+    sharing a journal) a ``BOARD`` column says whose each game was. With a
+    remote match among the entries a ``ROLE`` column says which side this
+    board was (``host``, ``guest of base/board``) and players show their board."""
     remote = any(entry.get("role") for entry in entries)
     boards = len({entry["board"] for entry in entries}) > 1
-    header: tuple[str, ...] = ("ID", "STARTED", "GAME", "STATUS", "WINNER", "DARTS", "PLAYERS")
+    header: tuple[str, ...] = (
+        "ID",
+        "STARTED",
+        "GAME",
+        "STATUS",
+        "RESULT",
+        "WINNER",
+        "DARTS",
+        "PLAYERS",
+    )
     if remote:
         header = (*header[:-1], "ROLE", header[-1])
     if boards:
@@ -240,6 +258,7 @@ def history_table(entries: list[dict[str, Any]]) -> str:
             _local(entry["started_at"]),
             entry["game"],
             entry["status"],
+            entry.get("delivery") or "-",
             entry["winner"] or (unknown if entry["darts"] is None else "-"),
             unknown if entry["darts"] is None else str(entry["darts"]),
             _players_cell(entry),
@@ -401,8 +420,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "history",
         help="list past games from the journal",
         description="List the journaled games, newest first: id, start time (local), game, "
-        "status, winner, darts thrown and players, with the remote matches this board hosted "
-        "or joined as a guest.",
+        "status, where its result is (stored by a leaderboard, sent to the broker, pending), "
+        "winner, darts thrown and players, with the remote matches this board hosted or "
+        "joined as a guest.",
     )
     _journal_argument(history)
     history.add_argument("--board", metavar="ID", help="only this board's games")

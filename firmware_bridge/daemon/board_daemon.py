@@ -32,6 +32,13 @@ the shortfall (``new_game``, ``rematch`` and the start-up game alike). The
 operator's commands come on ``operator/cmd``; every change of the credits
 is a ``credits`` event, and the retained ``books`` snapshot follows each
 change of the books.
+
+Results leave the journal's outbox only once a leaderboard has stored them
+(:mod:`firmware_bridge.daemon.result_delivery`). A game finished again after
+an undo publishes a new revision of its result (same ``game_key``), and a
+reopened game abandoned after its result was sent publishes a withdrawal.
+Each result says whether the board's clock was synchronised
+(:mod:`firmware_bridge.daemon.clock_sync`).
 """
 
 from __future__ import annotations
@@ -39,6 +46,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import json
 import logging
 import time
 import uuid
@@ -77,6 +85,7 @@ from engine.board_geometry import GEOMETRIES, BoardGeometry
 from engine.registry import game_class
 from firmware_bridge.daemon.books import books
 from firmware_bridge.daemon.bots import Bots, resolve_bots
+from firmware_bridge.daemon.clock_sync import clock_synced
 from firmware_bridge.daemon.config import Config
 from firmware_bridge.daemon.credits import (
     HappyHour,
@@ -108,10 +117,18 @@ from firmware_bridge.daemon.events import (
 )
 from firmware_bridge.daemon.game_session import GameSession, Phase, Refusal, SessionSetup
 from firmware_bridge.daemon.home_assistant import discovery_messages, discovery_removals
-from firmware_bridge.daemon.journal import Charge, Finish, Journal, JournalError, JournalGame
+from firmware_bridge.daemon.journal import (
+    Charge,
+    Finish,
+    Journal,
+    JournalError,
+    JournalGame,
+    Withdrawal,
+)
 from firmware_bridge.daemon.mqtt_link import LinkSettings, MqttLink, to_json
 from firmware_bridge.daemon.remote_guest import RemoteGuest
 from firmware_bridge.daemon.remote_host import RemoteHost
+from firmware_bridge.daemon.result_delivery import ResultDelivery
 from firmware_bridge.mqtt_contract import (
     CommandError,
     parse_command,
@@ -138,7 +155,8 @@ class Daemon:
     cancelled and then shuts down cleanly (availability offline, journal closed).
     ``first_game`` is started before the board is read unless a journaled game
     resumes (``oche play --demo`` uses it so no dart can beat the game's start),
-    priced as ``new_game`` is."""
+    priced as ``new_game`` is. ``clock_synced`` says whether a time read from
+    ``clock`` is a date (see :func:`firmware_bridge.daemon.clock_sync.clock_synced`)."""
 
     def __init__(
         self,
@@ -146,10 +164,12 @@ class Daemon:
         clock: Callable[[], float] = time.time,
         source: BoardSource | None = None,
         first_game: SessionSetup | None = None,
+        clock_synced: Callable[[float], bool] = clock_synced,
     ) -> None:
         self.config = config
         self._first_game = first_game
         self.clock = clock
+        self.clock_synced = clock_synced
         self.board_id = config.board.id
         self.journal = Journal(config.journal.resolved_path())
         self.session: GameSession | None = None
@@ -176,7 +196,8 @@ class Daemon:
         self._timer_changed = asyncio.Event()
         self._ticker_deadline: float | None = None
         self._tasks: set[asyncio.Task[None]] = set()
-        self._delivering = asyncio.Lock()
+        self.results = ResultDelivery(self.journal, self.board_id, config.mqtt.base, clock)
+        """The outbox, delivered until a leaderboard has stored each result."""
         self._discovering = asyncio.Lock()
         self._discovered_players: int | None = None
         self.link: MqttLink | None = None
@@ -237,6 +258,7 @@ class Daemon:
                 on_message=self._on_message,
                 on_operator=self._on_operator,
             )
+            await self.results.subscribe(self.link)
             source = self._source or open_board(self.config.board.spec())
             self._board = source
             try:
@@ -251,6 +273,7 @@ class Daemon:
                 await source.close()
                 await self.link.close()
         finally:
+            self.results.close()
             self.journal.close()
             if self.broker is not None:
                 await self.broker.stop()
@@ -306,7 +329,10 @@ class Daemon:
         elif session.game.is_finished:
             log.warning("journal game %d: its last dart won; recording the result", latest.id)
             at = latest.last_event_at if latest.last_event_at is not None else self.clock()
-            self.journal.record(latest.id, [], finish=self._finish_record(session, at))
+            finish = self._finish_record(
+                session, at, row=latest.id, clock_synced=self._dates(at, latest.started_at)
+            )
+            self.journal.record(latest.id, [], finish=finish)
         self.session, self.game_row, self.bots = session, latest.id, self.last_bots
         self.remote_host.resumed(latest)
         self._bot_schedule(self.clock())
@@ -351,7 +377,10 @@ class Daemon:
             "stuck_cells": [list(cell) for cell in sorted(self.stuck_cells)],
             "problem": self.board_problem,
         }
-        credits = self.credits_state(self.clock())
+        now = self.clock()
+        if not self.clock_synced(now):
+            board["clock_synced"] = False
+        credits = self.credits_state(now)
         if self.remote_guest.active:
             return self.remote_guest.state(
                 {"game": None, "phase": Phase.IDLE.value, "board": board, "credits": credits}
@@ -387,7 +416,7 @@ class Daemon:
         """Send the queued messages in order (a dart's events, then its state),
         each handed to paho and left to it: fire-and-forget at QoS 1, no task
         and no wait for a PUBACK per message (only results wait, in
-        :meth:`_deliver_results`). While the broker is away they are dropped:
+        :class:`ResultDelivery`). While the broker is away they are dropped:
         the retained state is republished on reconnect."""
         self._flush_due = False
         outgoing = self._outgoing
@@ -506,7 +535,8 @@ class Daemon:
             self._discovered_players = players
 
     async def _on_connect(self) -> None:
-        """After every (re)connect: discovery, the retained state, owed results."""
+        """After every (re)connect: discovery, the retained state, owed results
+        (a leaderboard's retained ``online`` then sends the unstored again)."""
         assert self.link is not None
         await self._publish_discovery()
         await self.link.publish("state", self.state())
@@ -515,12 +545,16 @@ class Daemon:
             self._start_refusal = None
         if self._books_kept():
             await self.link.publish("books", self._books_snapshot())
-        self._background(self._deliver_results())
+        self.results.deliver()
         await self.remote_host.on_connect()
         await self.remote_guest.on_connect()
 
     async def _on_message(self, topic: str, payload: bytes, retain: bool) -> None:
-        """A message on a topic a remote match subscribed to: the guest's or the host's."""
+        """A message on a topic subscribed besides the commands: a
+        leaderboard's ``result/stored`` or availability, or a remote match's
+        (the guest's or the host's)."""
+        if self.results.on_message(topic, payload):
+            return
         if not await self.remote_guest.on_message(topic, payload, retain):
             await self.remote_host.on_message(topic, payload, retain)
 
@@ -529,16 +563,24 @@ class Daemon:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _deliver_results(self) -> None:
-        """Send every result the broker has not acknowledged yet (oldest first)."""
-        if self.link is None:
-            return
-        async with self._delivering:
-            for result_id, payload in self.journal.pending_results(self.board_id):
-                # Published as the journal keeps it (to_json's text): encoded once.
-                if not self.link.connected or not await self.link.publish("result", payload):
-                    return
-                self.journal.mark_delivered(result_id)
+    def _withdrawal(self, row: int | None) -> Withdrawal | None:
+        """What abandoning the game ``row`` now must publish: its result that
+        was sent before it was reopened, ``withdrawn``, with a new id and the
+        next revision; ``None`` when no result of it was sent."""
+        found = None if row is None else self.journal.withdrawable(row)
+        if row is None or found is None:
+            return None
+        payload, game_key, revision = found
+        try:
+            document = json.loads(payload)
+        except ValueError as error:
+            log.error("journal game %d: its result is damaged (%s); not withdrawn", row, error)
+            return None
+        result_id = str(uuid.uuid4())
+        document.update(
+            result_id=result_id, game_key=game_key, revision=revision + 1, withdrawn=True
+        )
+        return Withdrawal(row, result_id, revision + 1, to_json(document))
 
     # --------------------------------------------------------------- inputs
 
@@ -682,10 +724,14 @@ class Daemon:
                 events += session.apply(event, now)
                 applied.append((str(event), now))
             finished = session.game.is_finished and (redecided or not was_finished)
+            finish = None
+            if finished:
+                synced = self._dates(now, self.started_at)
+                finish = self._finish_record(session, now, row=row, clock_synced=synced)
             self.journal.record(
                 row,
                 applied,
-                finish=self._finish_record(session, now) if finished else None,
+                finish=finish,
                 reopen=was_finished and (redecided or not session.game.is_finished),
                 taken=taken,
             )
@@ -701,7 +747,7 @@ class Daemon:
                 caused = dataclasses.replace(caused, source=source)
             self._publish_event(caused)
         if finished:
-            self._background(self._deliver_results())
+            self.results.deliver()
             self._publish_books()
 
     def _deadline_moved(self) -> None:
@@ -717,9 +763,26 @@ class Daemon:
             return None
         return self.session.takeout_deadline
 
-    def _finish_record(self, session: GameSession, now: float) -> Finish:
+    def _dates(self, *times: float | None) -> bool:
+        """Whether the board's clock gave ``times`` as dates (a result's
+        ``clock_synced``): each must be (a game started at 1970 and finished
+        after NTP answered has no start date either)."""
+        return all(at is None or self.clock_synced(at) for at in times)
+
+    def _finish_record(
+        self,
+        session: GameSession,
+        now: float,
+        *,
+        row: int | None = None,
+        clock_synced: bool = True,
+    ) -> Finish:
         """The journal's record of ``session``'s finished game: the result kept
-        with the game and the ``result`` payload for the outbox."""
+        with the game and the ``result`` payload for the outbox. A game
+        ``row`` that had results before (finished, reopened by an undo, now
+        finished again) keeps their ``game_key`` and takes the next revision."""
+        result_id = str(uuid.uuid4())
+        game_key, revision = (None, 0) if row is None else self.journal.result_revision(row)
         cpu: dict[int, dict[str, Any]] = {}
         if self.bots is not None:
             for seat, player in enumerate(session.game.state()["players"]):
@@ -728,11 +791,14 @@ class Daemon:
                     cpu[seat] = bot.as_json()
         result = result_document(
             session.game,
-            result_id=str(uuid.uuid4()),
+            result_id=result_id,
             board=self.board_id,
             started_at=self.started_at,
             finished_at=now,
             cpu=cpu,
+            game_key=game_key,
+            revision=revision + 1,
+            clock_synced=clock_synced,
         )
         result = self.remote_host.result(result)
         return Finish(
@@ -740,6 +806,8 @@ class Daemon:
             now,
             result["result_id"],
             to_json(result),
+            game_key=result["game_key"],
+            revision=result["revision"],
         )
 
     # ------------------------------------------------------------- commands
@@ -813,8 +881,11 @@ class Daemon:
         its remote match ended with ``reason`` (``mqtt_contract.END_REASONS``)."""
         assert self.session is not None and self.game_row is not None
         if not self.session.game.is_finished:
-            self.journal.end_game(self.game_row, now)
+            withdrawal = self._withdrawal(self.game_row)
+            self.journal.end_game(self.game_row, now, withdrawal)
             self._publish_event(GameOver(now, "ended", None))
+            if withdrawal is not None:
+                self.results.deliver()
         self.remote_host.ended(reason, now)
         self.session, self.game_row, self.bots = None, None, None
         self._bot_schedule(now)
@@ -969,7 +1040,9 @@ class Daemon:
             )
         setup = setup.on_board(self.config.bot.geometry)
         session = self._new_session(setup.shuffled())  # bad game, options or players raise here
-        # The journal ends the board's unfinished game, if any, as this one starts.
+        # The journal ends the board's unfinished game, if any, as this one
+        # starts, with the withdrawal of its result if it was reopened.
+        withdrawal = self._withdrawal(self.game_row)
         self.game_row = self.journal.start_game(
             setup.game,
             dict(session.game.options),
@@ -980,7 +1053,10 @@ class Daemon:
             None if bots is None else bots.as_json(),
             remote,
             charge,
+            withdrawal,
         )
+        if withdrawal is not None:
+            self.results.deliver()
         if charge is not None:
             self._credited(-charge.credits, charge.source, now, game=True)
         self.session, self.last_setup, self.started_at = session, setup, now

@@ -3,7 +3,9 @@
 One SQLite file (stdlib :mod:`sqlite3`) holds the games a board played, the
 event tokens of each (``T20``, ``NEXT``, ``UNDO``) in order, the contacts
 that were deliberately not scored (kept for audit, never replayed), and an
-*outbox* of result payloads still to be delivered (MQTT, league servers).
+*outbox* of result payloads: each is ``sent`` once the broker acknowledged it
+and ``stored`` once a leaderboard said it has it (``result/stored``); a
+result none has stored is sent again whenever a leaderboard comes online.
 
 The daemon writes an event here *before* it applies or publishes it, and
 every write is committed before the method returns. The database runs in WAL
@@ -57,6 +59,8 @@ __all__ = [
     "Journal",
     "JournalError",
     "JournalGame",
+    "OutboxEntry",
+    "Withdrawal",
     "default_journal_path",
 ]
 
@@ -105,17 +109,55 @@ class JournalGame:
     remote: dict[str, Any] | None = None
     """The remote match this board hosts with the game (``match``, ``host``
     and ``boards``: player name -> ``base/board``), or ``None``."""
+    game_key: str | None = None
+    """The ``game_key`` of the game's results (the result_id of its first),
+    ``None`` before its first result."""
+    revision: int = 0
+    """The last ``revision`` a result of the game used (0: none yet)."""
+    delivery: str | None = None
+    """Where the game's latest result (or withdrawal) is: ``stored`` (a
+    leaderboard has it), ``sent`` (the broker acknowledged it), ``pending``
+    (not sent yet), or ``None`` without one."""
 
 
 @dataclass(frozen=True)
 class Finish:
     """What finishing a game writes: the ``result`` kept with the game, and
-    the ``payload`` (JSON text) that enters the outbox under ``result_id``."""
+    the ``payload`` (JSON text) that enters the outbox under ``result_id``.
+    ``game_key`` and ``revision`` are the payload's: a revision must be above
+    every one the game used and the key the game's (``None``: the next
+    revision, and the game's key or else this result_id)."""
 
     result: dict[str, Any]
     finished_at: float
     result_id: str
     payload: str
+    game_key: str | None = None
+    revision: int | None = None
+
+
+@dataclass(frozen=True)
+class Withdrawal:
+    """What ending a reopened game whose result was sent writes to the
+    outbox: ``payload``, that result with ``withdrawn: true``, under a new
+    ``result_id`` and the next ``revision`` of game ``game_id``."""
+
+    game_id: int
+    result_id: str
+    revision: int
+    payload: str
+
+
+@dataclass(frozen=True)
+class OutboxEntry:
+    """One result in the outbox: ``sent_at`` when the broker acknowledged it
+    (``None``: not yet), ``stored_at`` when a leaderboard said it has it."""
+
+    id: int
+    result_id: str
+    payload: str
+    sent_at: float | None
+    stored_at: float | None
 
 
 @dataclass(frozen=True)
@@ -304,11 +346,39 @@ def _add_credits_v4(connection: sqlite3.Connection) -> None:
             connection.execute(statement)
 
 
+_SCHEMA_V5_DELIVERY = """
+ALTER TABLE outbox RENAME COLUMN delivered_at TO sent_at;  -- the broker's PUBACK
+ALTER TABLE outbox ADD COLUMN stored_at REAL;              -- a leaderboard has it (result/stored)
+UPDATE outbox SET stored_at = sent_at WHERE sent_at IS NOT NULL;
+CREATE INDEX outbox_unstored ON outbox (stored_at, id);
+
+ALTER TABLE games ADD COLUMN game_key TEXT;                -- the result_id of its first result
+ALTER TABLE games ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;  -- the last revision used
+UPDATE games SET
+    game_key = (SELECT result_id FROM outbox WHERE game_id = games.id ORDER BY id LIMIT 1),
+    revision = (SELECT count(*) FROM outbox WHERE game_id = games.id)
+"""
+
+
+def _add_delivery_v5(connection: sqlite3.Connection) -> None:
+    """Version 5: results kept until a leaderboard has them, and games that
+    name their results. The outbox's ``delivered_at`` becomes ``sent_at``
+    and ``stored_at`` is new; a result an older Oche delivered is taken as
+    stored (it never asked, so nothing better is known, and sending a whole
+    history again could bring back what a leaderboard forgot). A game keeps
+    the ``game_key`` and the last ``revision`` of its results (its first
+    outbox entry's id; as many revisions as it has entries)."""
+    for statement in _SCHEMA_V5_DELIVERY.split(";"):
+        if statement.strip():
+            connection.execute(statement)
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     1: _create_v1,
     2: _add_bots_v2,
     3: _add_remote_v3,
     4: _add_credits_v4,
+    5: _add_delivery_v5,
 }
 """The migration hook: ``MIGRATIONS[n]`` takes a journal at schema version
 ``n - 1`` to version ``n`` (version 0 is an empty file). :meth:`Journal.open`
@@ -450,10 +520,12 @@ class Journal:
         bots: dict[str, Any] | None = None,
         remote: dict[str, Any] | None = None,
         charge: Charge | None = None,
+        withdrawal: Withdrawal | None = None,
     ) -> int:
         """Journal a new game on ``board`` and return its id. The board's game
         still ``playing``, if any, is marked ``ended`` at ``started_at`` in the
-        same transaction: a new game replaces it. ``bots`` and ``remote`` are
+        same transaction: a new game replaces it (with its ``withdrawal``, if
+        it is that game's: see :meth:`end_game`). ``bots`` and ``remote`` are
         kept as given (the daemon's record of the computer players and of the
         remote match it hosts). A ``charge`` is spent in the same transaction
         (a ``credit_ledger`` line with the game's id): the game starts paid
@@ -469,6 +541,8 @@ class Journal:
             None if remote is None else self._json(remote, "remote"),
         )
         with self._transaction() as connection:
+            if withdrawal is not None:
+                self._withdrawal_rows(connection, withdrawal, row[5], board=row[4])
             connection.execute(
                 "UPDATE games SET status = 'ended', finished_at = ? "
                 "WHERE board = ? AND status = 'playing'",
@@ -602,30 +676,108 @@ class Journal:
         ).fetchone()
         if taken is not None:
             raise self._error(f"result id {result_id!r} is already used (game {taken[0]})")
+        known_key, last = connection.execute(
+            "SELECT game_key, revision FROM games WHERE id = ?", (game_id,)
+        ).fetchone()
+        game_key = str(finish.game_key or known_key or result_id)
+        revision = last + 1 if finish.revision is None else finish.revision
+        self._check_revision(connection, game_id, game_key, revision)
         connection.execute(
-            "UPDATE games SET status = 'finished', finished_at = ?, result = ? WHERE id = ?",
-            (finished_at, result_json, game_id),
+            "UPDATE games SET status = 'finished', finished_at = ?, result = ?, game_key = ?, "
+            "revision = ? WHERE id = ?",
+            (finished_at, result_json, game_key, revision, game_id),
         )
         connection.execute(
             "INSERT INTO outbox (result_id, game_id, payload, created_at) VALUES (?, ?, ?, ?)",
             (result_id, game_id, str(finish.payload), finished_at),
         )
 
-    def end_game(self, game_id: int, at: float) -> None:
+    def _check_revision(
+        self, connection: sqlite3.Connection, game_id: int, game_key: str | None, revision: int
+    ) -> None:
+        """A new result of the game must keep its game_key and go past every
+        revision it used, or a consumer would keep the wrong one."""
+        known_key, last = connection.execute(
+            "SELECT game_key, revision FROM games WHERE id = ?", (game_id,)
+        ).fetchone()
+        if isinstance(revision, bool) or not isinstance(revision, int) or revision <= last:
+            raise self._error(
+                f"game {game_id}: revision {revision!r} is not above its last, {last}"
+            )
+        if known_key is not None and game_key is not None and game_key != known_key:
+            raise self._error(f"game {game_id}: its results are of game key {known_key!r}")
+
+    def end_game(self, game_id: int, at: float, withdrawal: Withdrawal | None = None) -> None:
         """The ``playing`` game is abandoned: ``ended`` at ``at``, no result. A
-        game already over (finished or ended) is left as it is."""
+        game already over (finished or ended) is left as it is. A game
+        reopened after its result was sent comes with its ``withdrawal``
+        (see :meth:`withdrawable`), which enters the outbox in the same
+        transaction, so the result it withdraws never counts alone."""
         at = self._time(at)
         with self._transaction() as connection:
             if self._status(connection, game_id) == "playing":
+                if withdrawal is not None:
+                    self._withdrawal_rows(connection, withdrawal, at)
                 connection.execute(
                     "UPDATE games SET status = 'ended', finished_at = ? WHERE id = ?",
                     (at, game_id),
                 )
 
+    def _withdrawal_rows(
+        self,
+        connection: sqlite3.Connection,
+        withdrawal: Withdrawal,
+        at: float,
+        board: str | None = None,
+    ) -> None:
+        """Within a transaction: ``withdrawal`` enters the outbox if its game
+        is ``playing`` (and on ``board``, when given); else nothing happens."""
+        row = connection.execute(
+            "SELECT status, board FROM games WHERE id = ?", (withdrawal.game_id,)
+        ).fetchone()
+        if row is None or row[0] != "playing" or (board is not None and row[1] != board):
+            return
+        self._check_revision(connection, withdrawal.game_id, None, withdrawal.revision)
+        connection.execute(
+            "UPDATE games SET revision = ? WHERE id = ?", (withdrawal.revision, withdrawal.game_id)
+        )
+        connection.execute(
+            "INSERT INTO outbox (result_id, game_id, payload, created_at) VALUES (?, ?, ?, ?)",
+            (str(withdrawal.result_id), withdrawal.game_id, str(withdrawal.payload), at),
+        )
+
+    def withdrawable(self, game_id: int) -> tuple[str, str, int] | None:
+        """What abandoning the ``playing`` game must withdraw: ``(payload,
+        game_key, revision)`` of its latest result still in the outbox (a
+        result of a reopened game stays there only once it was sent), with
+        the last revision the game used; ``None`` when there is none."""
+        with self._reading() as connection:
+            row = connection.execute(
+                "SELECT outbox.payload, games.game_key, games.revision FROM games"
+                " JOIN outbox ON outbox.game_id = games.id"
+                " WHERE games.id = ? AND games.status = 'playing' AND games.game_key IS NOT NULL"
+                " ORDER BY outbox.id DESC LIMIT 1",
+                (game_id,),
+            ).fetchone()
+            return None if row is None else (str(row[0]), str(row[1]), int(row[2]))
+
+    def result_revision(self, game_id: int) -> tuple[str | None, int]:
+        """The game's ``game_key`` (``None`` before its first result) and the
+        last revision its results used (0: none): a new result of it takes
+        the next."""
+        with self._reading() as connection:
+            row = connection.execute(
+                "SELECT game_key, revision FROM games WHERE id = ?", (game_id,)
+            ).fetchone()
+            if row is None:
+                raise self._no_game(game_id)
+            return (None if row[0] is None else str(row[0])), int(row[1])
+
     def reopen_game(self, game_id: int) -> None:
         """Undo after a win: the ``finished`` game is ``playing`` again, its
-        result cleared, and its outbox entry removed unless already delivered
-        (a delivered result stays, marked delivered). Reopening a game that is
+        result cleared, and its outbox entry removed unless already sent (a
+        sent result stays: the game's next result, or its withdrawal,
+        replaces it at the consumers). Reopening a game that is
         playing does nothing; an ended game, or a finished one whose board has
         started another game since, is a :class:`JournalError`."""
         self.record(game_id, [], reopen=True)
@@ -649,19 +801,39 @@ class Journal:
             "UPDATE games SET status = 'playing', finished_at = NULL, result = NULL WHERE id = ?",
             (game_id,),
         )
-        connection.execute(
-            "DELETE FROM outbox WHERE game_id = ? AND delivered_at IS NULL", (game_id,)
-        )
+        connection.execute("DELETE FROM outbox WHERE game_id = ? AND sent_at IS NULL", (game_id,))
 
-    def mark_delivered(self, result_id: str) -> None:
-        """The result ``result_id`` was delivered: it leaves :meth:`pending_results`.
-        An id that is unknown (removed by :meth:`reopen_game` while it was being
-        delivered) or already delivered is ignored."""
+    def mark_sent(self, *result_ids: str) -> None:
+        """The broker acknowledged the results ``result_ids`` (one transaction):
+        they leave :meth:`pending_results` (and stay in :meth:`unstored_results`
+        until a leaderboard has them). An id that is unknown (removed by
+        :meth:`reopen_game` while it was being sent) or already sent is ignored."""
+        now = time.time()
         with self._transaction() as connection:
-            connection.execute(
-                "UPDATE outbox SET delivered_at = ? WHERE result_id = ? AND delivered_at IS NULL",
-                (time.time(), str(result_id)),
+            connection.executemany(
+                "UPDATE outbox SET sent_at = ? WHERE result_id = ? AND sent_at IS NULL",
+                [(now, str(result_id)) for result_id in result_ids],
             )
+
+    def mark_stored(self, board: str, result_ids: Sequence[str], at: float) -> int:
+        """A leaderboard has ``board``'s results ``result_ids`` (its
+        ``result/stored``): they leave :meth:`unstored_results`, in one
+        transaction. Ids that are another board's, unknown or already stored
+        are ignored. Returns how many were marked."""
+        at = self._time(at)
+        ids = sorted({str(result_id) for result_id in result_ids})
+        marked = 0
+        with self._transaction() as connection:
+            for start in range(0, len(ids), 500):  # under SQLite's limit of parameters
+                chunk = ids[start : start + 500]
+                marks = ", ".join(f"?{n}" for n in range(3, len(chunk) + 3))
+                marked += connection.execute(
+                    f"UPDATE outbox SET stored_at = ?1, sent_at = coalesce(sent_at, ?1)"
+                    f" WHERE stored_at IS NULL AND result_id IN ({marks})"
+                    " AND game_id IN (SELECT id FROM games WHERE board = ?2)",
+                    (at, str(board), *chunk),
+                ).rowcount
+        return marked
 
     # ---- remote matches: the host
     # A guest's actions are taken in seq order, exactly once: the last seq
@@ -904,17 +1076,51 @@ class Journal:
             return [self._game(row, []) for row in rows]
 
     def pending_results(self, board: str | None = None) -> list[tuple[str, str]]:
-        """``(result_id, payload)`` of every result not yet delivered, oldest first;
-        only ``board``'s when given (several daemons may share one journal)."""
+        """``(result_id, payload)`` of every result the broker has not
+        acknowledged yet, oldest first; only ``board``'s when given (several
+        daemons may share one journal)."""
+        return [
+            (entry.result_id, entry.payload)
+            for entry in self.outbox_page(board, unstored=False, limit=None)
+        ]
+
+    def unstored_results(
+        self, board: str | None = None, after: int = 0, limit: int | None = None
+    ) -> list[OutboxEntry]:
+        """The results no leaderboard has stored yet (sent or not), oldest
+        first, from outbox id ``after`` on, at most ``limit``: what the
+        daemon sends again when a leaderboard comes online, a page at a time."""
+        return self.outbox_page(board, after, unstored=True, limit=limit)
+
+    def outbox_page(
+        self,
+        board: str | None,
+        after: int = 0,
+        *,
+        unstored: bool,
+        limit: int | None,
+    ) -> list[OutboxEntry]:
+        """Outbox entries after id ``after``, oldest first: the unsent ones, or
+        with ``unstored`` every one not stored; ``board``'s only when given."""
+        column = "stored_at" if unstored else "sent_at"
         with self._reading() as connection:
             rows = connection.execute(
-                "SELECT outbox.result_id, outbox.payload FROM outbox"
-                " JOIN games ON games.id = outbox.game_id"
-                " WHERE outbox.delivered_at IS NULL AND (? IS NULL OR games.board = ?)"
-                " ORDER BY outbox.id",
-                (board, board),
+                "SELECT outbox.id, outbox.result_id, outbox.payload, outbox.sent_at,"
+                " outbox.stored_at FROM outbox JOIN games ON games.id = outbox.game_id"
+                f" WHERE outbox.{column} IS NULL AND outbox.id > ?"
+                " AND (? IS NULL OR games.board = ?) ORDER BY outbox.id LIMIT ?",
+                (int(after), board, board, -1 if limit is None else int(limit)),
             ).fetchall()
-            return [(str(result_id), str(payload)) for result_id, payload in rows]
+            return [
+                OutboxEntry(
+                    int(ident),
+                    str(result_id),
+                    str(payload),
+                    None if sent is None else float(sent),
+                    None if stored is None else float(stored),
+                )
+                for ident, result_id, payload, sent, stored in rows
+            ]
 
     # ------------------------------------------------------------- internals
 
@@ -986,6 +1192,9 @@ class Journal:
             result,
             bots,
             remote,
+            game_key,
+            revision,
+            delivery,
         ) = row
         try:
             return JournalGame(
@@ -1003,6 +1212,9 @@ class Journal:
                 last_event_at=last_event_at,
                 bots=None if bots is None else json.loads(bots),
                 remote=None if remote is None else json.loads(remote),
+                game_key=None if game_key is None else str(game_key),
+                revision=int(revision),
+                delivery=None if delivery is None else str(delivery),
             )
         except (TypeError, ValueError) as error:
             raise self._error(f"game {game_id} is damaged: {error}") from None
@@ -1310,8 +1522,11 @@ class Journal:
 
 _GAME_COLUMNS = (
     "id, game, options, players, teams, board, started_at, finished_at, status, result, bots, "
-    "remote"
+    "remote, game_key, revision, (SELECT CASE WHEN stored_at IS NOT NULL THEN 'stored' "
+    "WHEN sent_at IS NOT NULL THEN 'sent' ELSE 'pending' END FROM outbox "
+    "WHERE outbox.game_id = games.id ORDER BY outbox.id DESC LIMIT 1)"
 )
+"""A game's columns, and where its latest result is (``JournalGame.delivery``)."""
 
 
 # ---- remote matches: a guest

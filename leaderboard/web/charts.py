@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from datetime import UTC, datetime
 from html import escape
+
+from leaderboard.web.dates import is_date, utc_text
 
 __all__ = ["ChartPoint", "line_chart", "nice_ceiling"]
 
@@ -30,7 +31,7 @@ def _number(value: float) -> str:
 
 
 def _date(at: float) -> str:
-    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d")
+    return utc_text(at, "%Y-%m-%d")
 
 
 def line_chart(
@@ -47,7 +48,8 @@ def line_chart(
     left, right, top, bottom = 56, 16, 36, 40
     plot_w, plot_h = width - left - right, height - top - bottom
     ordered = sorted(points)
-    finite = [(x, y) for x, y in ordered if math.isfinite(x) and math.isfinite(y)]
+    # A time that is no date (stored before the contract bounded them) has no place.
+    finite = [(x, y) for x, y in ordered if is_date(x) and math.isfinite(y)]
     top_y = nice_ceiling(max((y for _, y in finite), default=0.0))
     x_min = min((x for x, _ in finite), default=0.0)
     x_max = max((x for x, _ in finite), default=0.0)

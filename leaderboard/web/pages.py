@@ -6,7 +6,6 @@ renders what the API returns (the same query functions and models), escaped."""
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -24,6 +23,7 @@ from leaderboard.api_models import AveragePoint, LiveBoard, ResultSummary, Row
 from leaderboard.live_hub import LiveHub
 from leaderboard.web.admin import AdminDep
 from leaderboard.web.charts import line_chart
+from leaderboard.web.dates import utc_text
 from leaderboard.web.dependencies import (
     HubDep,
     NameInPath,
@@ -45,10 +45,11 @@ def game_name(game: str) -> str:
 
 
 def when(at: float | None) -> str:
-    """Unix seconds as ``2026-12-01 18:03 UTC``; a dash for none."""
+    """Unix seconds as ``2026-12-01 18:03 UTC``; a dash for none, "date
+    unknown" for a time that is no date."""
     if at is None:
         return "-"
-    return datetime.fromtimestamp(at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+    return utc_text(at, "%Y-%m-%d %H:%M UTC")
 
 
 def player_label(name: str, cpu_level: int | None) -> str:

@@ -599,6 +599,42 @@ def test_leaderboard_reads_what_the_service_needs_and_writes_only_snapshots(
 
 
 @needs_mosquitto
+def test_a_leaderboard_confirms_results_to_their_board_alone_and_says_it_is_online(
+    connect: Connect,
+) -> None:
+    # docs/mqtt.md, result: a board keeps a result until a leaderboard says
+    # on oche/<id>/result/stored that it stored it, and sends again what is
+    # not stored when a leaderboard's retained availability says online.
+    board1 = connect("board1").connected()
+    board1.subscribe("oche/board1/result/stored", "oche/leaderboard/availability/+")
+    display1 = connect("display1").connected().subscribe("oche/leaderboard/#")
+    leaderboard = connect("leaderboard1").connected()
+
+    stored, online = marker(), marker()
+    assert leaderboard.publish("oche/board1/result/stored", stored) in ACCEPTED
+    assert board1.wait_for(stored)[0] == "oche/board1/result/stored"
+    topic = "oche/leaderboard/availability/leaderboard1"
+    assert leaderboard.publish(topic, online, retain=True) in ACCEPTED
+    assert board1.wait_for(online)[0] == topic
+    late = connect("board2").connected()
+    late.subscribe("oche/+/result/stored", "oche/leaderboard/availability/+")
+    assert late.wait_for(online, "the retained availability")[1:] == (online, True)
+
+    # Nobody but a leaderboard confirms a result: not the board itself (its
+    # oche/board1/result does not cover result/stored), not another board.
+    forged = [marker(), marker(), marker()]
+    assert board1.publish("oche/board1/result/stored", forged[0]) == NOT_AUTHORIZED
+    assert late.publish("oche/board1/result/stored", forged[1]) == NOT_AUTHORIZED
+    assert display1.publish(topic, forged[2], retain=True) == NOT_AUTHORIZED
+    assert_never_got(board1, forged, leaderboard, "oche/board1/result/stored")
+    # Each board hears only its own confirmations; a display's snapshot
+    # filter (oche/leaderboard/+) is one level short of the availability.
+    assert_never_got(late, [stored], leaderboard, "oche/leaderboard/availability/leaderboard1")
+    assert stored not in display1.payloads() and online not in display1.payloads()
+    assert leaderboard.publish(topic, b"", retain=True) in ACCEPTED  # cleared
+
+
+@needs_mosquitto
 def test_leaderboards_share_results_through_a_shared_subscription(connect: Connect) -> None:
     # docs/deploy.md: each result goes to one member of a group. Mosquitto has
     # shared subscriptions too, so the ACL is checked against them here; each

@@ -41,6 +41,7 @@ from firmware_bridge.daemon.journal import (
     Journal,
     JournalError,
     JournalGame,
+    Withdrawal,
     default_journal_path,
 )
 from tests.paths import REPO
@@ -564,7 +565,7 @@ def test_finish_game_refuses_a_game_not_playing_and_a_used_result_id(journal: Jo
     assert journal.pending_results() == [("res-1", "one")]
 
 
-def test_pending_results_and_mark_delivered(path: Path) -> None:
+def test_pending_results_and_mark_sent(path: Path) -> None:
     with Journal(path) as journal:
         for n in range(3):
             game_id = start_x01(journal, f"board-{n}")
@@ -576,14 +577,153 @@ def test_pending_results_and_mark_delivered(path: Path) -> None:
         ]
         assert journal.pending_results("board-1") == [("res-1", "payload 1")]
         assert journal.pending_results("board-9") == []
-        journal.mark_delivered("res-1")
-        journal.mark_delivered("res-1")  # twice is fine
-        journal.mark_delivered("no-such-result")  # e.g. reopened meanwhile: ignored
+        journal.mark_sent("res-1")
+        journal.mark_sent("res-1")  # twice is fine
+        journal.mark_sent("no-such-result")  # e.g. reopened meanwhile: ignored
     with Journal(path) as journal:
         assert journal.pending_results() == [("res-0", "payload 0"), ("res-2", "payload 2")]
-        journal.mark_delivered("res-0")
-        journal.mark_delivered("res-2")
+        journal.mark_sent("res-0", "res-2")
         assert journal.pending_results() == []
+
+
+def test_a_sent_result_stays_until_a_leaderboard_stored_it(path: Path) -> None:
+    """Sent is not stored: a broker that loses its queue loses the result, so
+    it stays in the outbox (unstored_results) until its board is told."""
+    with Journal(path) as journal:
+        ids = []
+        for n in range(3):
+            game_id = start_x01(journal, "board-1")
+            journal.finish_game(game_id, {"n": n}, T0 + n, f"res-{n}", f"payload {n}")
+            ids.append(game_id)
+        other = start_x01(journal, "board-2")
+        journal.finish_game(other, {}, T0 + 9, "res-other", "theirs")
+        journal.mark_sent("res-0", "res-1")
+        unstored = journal.unstored_results("board-1")
+        assert [(e.result_id, e.sent_at is not None) for e in unstored] == [
+            ("res-0", True),
+            ("res-1", True),
+            ("res-2", False),
+        ]
+        assert [e.result_id for e in journal.unstored_results("board-1", after=unstored[0].id)] == [
+            "res-1",
+            "res-2",
+        ]
+        assert len(journal.unstored_results("board-1", limit=1)) == 1
+        assert [journal.game(game).delivery for game in ids] == ["sent", "sent", "pending"]
+        # Another board's confirmation, an unknown id: nothing.
+        assert journal.mark_stored("board-1", ["res-other", "nope"], T0 + 20) == 0
+        assert journal.mark_stored("board-1", ["res-0", "res-2", "res-0"], T0 + 20) == 2
+        assert journal.mark_stored("board-1", ["res-0"], T0 + 21) == 0  # already stored
+    with Journal(path) as journal:
+        assert [e.result_id for e in journal.unstored_results("board-1")] == ["res-1"]
+        assert journal.pending_results("board-1") == []  # res-2: stored, so sent too
+        assert [journal.game(game).delivery for game in ids] == ["stored", "sent", "stored"]
+        assert [e.result_id for e in journal.unstored_results("board-2")] == ["res-other"]
+
+
+def test_a_game_finished_again_keeps_its_game_key_and_takes_the_next_revision(
+    journal: Journal,
+) -> None:
+    game_id = start_x01(journal)
+    assert journal.result_revision(game_id) == (None, 0)
+    journal.record(game_id, [], finish=Finish({}, T0 + 1, "res-1", "one", "res-1", 1))
+    assert journal.result_revision(game_id) == ("res-1", 1)
+    journal.mark_sent("res-1")
+    journal.reopen_game(game_id)
+    with pytest.raises(JournalError, match="revision 1 is not above its last, 1"):
+        journal.record(game_id, [], finish=Finish({}, T0 + 2, "res-2", "two", "res-1", 1))
+    with pytest.raises(JournalError, match="its results are of game key 'res-1'"):
+        journal.record(game_id, [], finish=Finish({}, T0 + 2, "res-2", "two", "other", 2))
+    journal.record(game_id, [], finish=Finish({}, T0 + 2, "res-2", "two", "res-1", 2))
+    game = journal.game(game_id)
+    assert (game.game_key, game.revision, game.delivery) == ("res-1", 2, "pending")
+    assert journal.withdrawable(game_id) is None  # finished: nothing to withdraw
+
+
+def test_abandoning_a_reopened_game_whose_result_was_sent_withdraws_it(
+    journal: Journal,
+) -> None:
+    never_sent = start_x01(journal, "board-2")
+    journal.finish_game(never_sent, {}, T0 + 1, "res-0", "zero")
+    journal.reopen_game(never_sent)  # not sent: taken back, so nothing to withdraw
+    assert journal.withdrawable(never_sent) is None
+    game_id = start_x01(journal)
+    journal.finish_game(game_id, {}, T0 + 1, "res-1", "first")
+    assert journal.withdrawable(game_id) is None  # finished, not reopened
+    journal.mark_sent("res-1")
+    journal.reopen_game(game_id)
+    journal.finish_game(game_id, {}, T0 + 2, "res-2", "second")  # revision 2, not sent
+    journal.reopen_game(game_id)  # res-2 leaves the outbox; res-1 was sent and stays
+    assert journal.withdrawable(game_id) == ("first", "res-1", 2)
+    withdrawal = Withdrawal(game_id, "res-3", 3, "first, withdrawn")
+    journal.end_game(game_id, T0 + 3, withdrawal)
+    assert journal.game(game_id).status == "ended"
+    assert journal.game(game_id).revision == 3
+    assert journal.pending_results() == [("res-3", "first, withdrawn")]
+    journal.end_game(game_id, T0 + 4, Withdrawal(game_id, "res-4", 4, "again"))  # over: nothing
+    assert journal.pending_results() == [("res-3", "first, withdrawn")]
+
+
+def test_a_new_game_over_a_reopened_one_withdraws_its_result_in_the_same_transaction(
+    journal: Journal,
+) -> None:
+    game_id = start_x01(journal)
+    journal.finish_game(game_id, {}, T0 + 1, "res-1", "first")
+    journal.mark_sent("res-1")
+    journal.reopen_game(game_id)
+    elsewhere = Withdrawal(game_id, "res-x", 2, "wrong board")
+    start_x01(journal, "board-2", T0 + 2)  # another board's game ends nothing here
+    with pytest.raises(JournalError, match="revision 1 is not above"):
+        start_x01_with(journal, Withdrawal(game_id, "res-2", 1, "stale"))
+    assert journal.game(game_id).status == "playing"  # all or nothing
+    journal.start_game("x01", {}, ["Ann"], None, "board-2", T0 + 3, withdrawal=elsewhere)
+    assert journal.pending_results("board-1") == []  # not board-2's game: not withdrawn
+    newer = start_x01_with(journal, Withdrawal(game_id, "res-2", 2, "withdrawn"))
+    assert journal.game(game_id).status == "ended"
+    assert journal.unfinished_game("board-1") == journal.game(newer)
+    assert journal.pending_results("board-1") == [("res-2", "withdrawn")]
+
+
+def start_x01_with(journal: Journal, withdrawal: Withdrawal) -> int:
+    return journal.start_game(
+        "x01", {"start": 301}, ["Ann", "Bob"], None, "board-1", T0 + 5, withdrawal=withdrawal
+    )
+
+
+def test_a_version_4_journal_migrates_with_its_delivered_results_taken_as_stored(
+    path: Path,
+) -> None:
+    """Schema version 5: delivered_at becomes sent_at, a delivered result is
+    taken as stored (the Oche that sent it never asked), and each game gets
+    the game_key (its first result's id) and revision of its results."""
+    path.parent.mkdir(parents=True)
+    connection = sqlite3.connect(path, isolation_level=None)
+    for version in (1, 2, 3, 4):
+        journal_module.MIGRATIONS[version](connection)
+    connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+    connection.execute("PRAGMA user_version = 4")
+    games = "INSERT INTO games (game, options, players, board, started_at, status, result)"
+    connection.execute(f"{games} VALUES ('x01', '{{}}', '[\"Ann\"]', 'b', 1, 'finished', '{{}}')")
+    connection.execute(f"{games} VALUES ('x01', '{{}}', '[\"Ann\"]', 'b', 2, 'finished', '{{}}')")
+    connection.execute(f"{games} VALUES ('x01', '{{}}', '[\"Ann\"]', 'b', 3, 'playing', NULL)")
+    outbox = "INSERT INTO outbox (result_id, game_id, payload, created_at, delivered_at)"
+    connection.execute(f"{outbox} VALUES ('old-1', 1, 'p1', 10, 11)")  # delivered
+    connection.execute(f"{outbox} VALUES ('old-2', 2, 'p2', 20, 21)")  # the bug: counted twice
+    connection.execute(f"{outbox} VALUES ('old-3', 2, 'p3', 30, NULL)")  # never delivered
+    connection.close()
+    with Journal(path) as journal:
+        assert [e.result_id for e in journal.unstored_results()] == ["old-3"]
+        assert journal.pending_results() == [("old-3", "p3")]
+        first, second, playing = (journal.game(n) for n in (1, 2, 3))
+        assert (first.game_key, first.revision, first.delivery) == ("old-1", 1, "stored")
+        assert (second.game_key, second.revision, second.delivery) == ("old-2", 2, "pending")
+        assert (playing.game_key, playing.revision, playing.delivery) == (None, 0, None)
+    with raw(path) as check:
+        assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert check.execute("SELECT sent_at, stored_at FROM outbox WHERE id = 1").fetchone() == (
+            11.0,
+            11.0,
+        )
 
 
 def test_reopen_game_after_a_win(journal: Journal) -> None:
@@ -603,14 +743,14 @@ def test_reopen_game_after_a_win(journal: Journal) -> None:
     assert journal.pending_results() == [("res-2", "second")]
 
 
-def test_reopen_game_keeps_a_delivered_result_delivered(journal: Journal, path: Path) -> None:
+def test_reopen_game_keeps_a_sent_result(journal: Journal, path: Path) -> None:
     game_id = start_x01(journal)
     journal.finish_game(game_id, {"winner": 0}, T0 + 60, "res-1", "{}")
-    journal.mark_delivered("res-1")
+    journal.mark_sent("res-1")
     journal.reopen_game(game_id)
     assert journal.pending_results() == []
     with raw(path) as connection:
-        rows = connection.execute("SELECT result_id, delivered_at IS NOT NULL FROM outbox")
+        rows = connection.execute("SELECT result_id, sent_at IS NOT NULL FROM outbox")
         assert rows.fetchall() == [("res-1", 1)]
 
 
@@ -789,24 +929,27 @@ def test_history_lists_games_newest_first(
     lines = out.splitlines()
     # Two boards share this journal: a BOARD column says whose each game was.
     assert lines[0].split() == [
-        "ID", "BOARD", "STARTED", "GAME", "STATUS", "WINNER", "DARTS", "PLAYERS"
+        "ID", "BOARD", "STARTED", "GAME", "STATUS", "RESULT", "WINNER", "DARTS", "PLAYERS"
     ]  # fmt: skip
     x01_darts = sum(1 for t in sample_tokens("x01") if t != "NEXT")
     cricket_darts = sum(1 for t in sample_tokens("cricket") if t != "NEXT")
-    rows = [line.split(None, 8) for line in lines[1:]]
+    rows = [line.split(None, 9) for line in lines[1:]]
     assert rows == [
         [str(played["playing"]), "left", "2023-11-14", "23:03", "cricket-shanghai", "playing",
-         "-", "2", "Fay, Gus"],
-        [str(played["ended"]), "left", "2023-11-14", "22:46", "x01", "ended", "-", "2", "Eve"],
-        [str(played["teams"]), "right", "2023-11-14", "22:30", "cricket", "finished", "Reds",
-         str(cricket_darts), "Ann, Bob, Cat, Dan"],
-        [str(played["x01"]), "left", "2023-11-14", "22:13", "x01", "finished", "Ann",
+         "-", "-", "2", "Fay, Gus"],
+        [str(played["ended"]), "left", "2023-11-14", "22:46", "x01", "ended", "-", "-", "2",
+         "Eve"],
+        [str(played["teams"]), "right", "2023-11-14", "22:30", "cricket", "finished", "pending",
+         "Reds", str(cricket_darts), "Ann, Bob, Cat, Dan"],
+        [str(played["x01"]), "left", "2023-11-14", "22:13", "x01", "finished", "pending", "Ann",
          str(x01_darts), "Ann, Bob"],
     ]  # fmt: skip
     # One board's games need no BOARD column.
     assert run_command(["history", "--journal", str(path), "--board", "left"]) == 0
     one_board = capsys.readouterr().out.splitlines()
-    assert one_board[0].split() == ["ID", "STARTED", "GAME", "STATUS", "WINNER", "DARTS", "PLAYERS"]
+    assert one_board[0].split() == [
+        "ID", "STARTED", "GAME", "STATUS", "RESULT", "WINNER", "DARTS", "PLAYERS"
+    ]  # fmt: skip
     assert len(one_board) == 4
 
 
@@ -831,6 +974,28 @@ def test_history_board_limit_and_json(
 
     assert run_command(["history", "--journal", str(path), "--board", "nowhere"]) == 0
     assert capsys.readouterr().out == "no games on board 'nowhere'\n"
+
+
+def test_history_shows_where_each_result_is(
+    path: Path, capsys: pytest.CaptureFixture[str], utc: None
+) -> None:
+    """stored (a leaderboard has it), sent (the broker has it), pending."""
+    with Journal(path) as journal:
+        for n in range(3):
+            game_id = start_x01(journal, at=T0 + 60 * n)
+            journal.finish_game(game_id, {}, T0 + 60 * n + 30, f"res-{n}", "{}")
+        journal.mark_sent("res-1", "res-2")
+        journal.mark_stored("board-1", ["res-2"], T0 + 200)
+    assert run_command(["history", "--journal", str(path)]) == 0
+    rows = [line.split()[5] for line in capsys.readouterr().out.splitlines()[1:]]
+    assert rows == ["stored", "sent", "pending"]
+    assert run_command(["history", "--journal", str(path), "--json"]) == 0
+    entries = json.loads(capsys.readouterr().out)
+    assert [(e["delivery"], e["game_key"], e["revision"]) for e in entries] == [
+        ("stored", "res-2", 1),
+        ("sent", "res-1", 1),
+        ("pending", "res-0", 1),
+    ]
 
 
 def test_history_without_a_journal_is_a_usage_error(
@@ -914,15 +1079,16 @@ def test_history_lists_remote_matches_of_both_roles(
     assert run_command(["history", "--journal", str(path)]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].split() == [
-        "ID", "STARTED", "GAME", "STATUS", "WINNER", "DARTS", "ROLE", "PLAYERS"
+        "ID", "STARTED", "GAME", "STATUS", "RESULT", "WINNER", "DARTS", "ROLE", "PLAYERS"
     ]  # fmt: skip
     rows = [re.split(r"\s{2,}", line.strip()) for line in lines[1:]]
     assert rows == [
-        ["3f2a9c1b", "2023-11-14 22:16", "x01", "finished", "Cy", "-", "guest of oche/pub1",
-         "Ann@oche/pub1, Cy@oche/pub2"],
-        [str(remote_matches["hosted"]), "2023-11-14 22:15", "x01", "playing", "-", "1", "host",
-         "Bo@oche/pub2, Cy@league/pub5"],
-        [str(remote_matches["own"]), "2023-11-14 22:13", "x01", "ended", "-", "0", "-", "Al"],
+        ["3f2a9c1b", "2023-11-14 22:16", "x01", "finished", "-", "Cy", "-",
+         "guest of oche/pub1", "Ann@oche/pub1, Cy@oche/pub2"],
+        [str(remote_matches["hosted"]), "2023-11-14 22:15", "x01", "playing", "-", "-", "1",
+         "host", "Bo@oche/pub2, Cy@league/pub5"],
+        [str(remote_matches["own"]), "2023-11-14 22:13", "x01", "ended", "-", "-", "0", "-",
+         "Al"],
     ]  # fmt: skip
 
 
@@ -954,6 +1120,9 @@ def test_history_json_has_each_entrys_role_and_match(
         "end_reason": "finished",
         "forwarded": 2,
         "taken": 2,
+        "delivery": None,
+        "game_key": None,
+        "revision": None,
     }  # fmt: skip
     assert guest["result"]["players"][1] == {"name": "Cy", "board": "oche/pub2", "score": 0}
     assert (hosted["id"], hosted["role"], hosted["host"]) == (

@@ -69,6 +69,8 @@ def test_the_bridge_file_sends_results_out_and_keeps_commands_in() -> None:
     topics = [line for line in lines if line.startswith("topic ")]
     assert topics == [
         "topic oche/+/result out 1",
+        "topic oche/+/result/stored in 1",
+        "topic oche/leaderboard/availability/+ in 1",
         "topic oche/+/state both 1",
         "topic oche/+/event both 1",
         "topic oche/+/availability both 1",
