@@ -63,8 +63,6 @@ from drivers.board_events import (
 from drivers.factory import open_board
 from drivers.source import BoardSource
 from engine import (
-    BOUNCE,
-    UNDO,
     Bed,
     Bounce,
     EngineError,
@@ -210,7 +208,8 @@ class Daemon:
             self.operator_settings = self.journal.operator_settings(self.board_id)
             self._resume()
             self.remote_guest.resume()
-            if self.session is None and self._first_game is not None:
+            finished = self.session is None or self.session.game.is_finished
+            if finished and self._first_game is not None:  # an unfinished game resumes instead
                 self._start_first_game(self._first_game)
             url = self.config.mqtt.url
             if not url:
@@ -279,7 +278,8 @@ class Daemon:
     def _resume(self) -> None:
         """Bring back the board's last game from the journal: replay it, and
         complete a finish or an undo of the win that the journal did not record
-        (a journal written by an Oche that recorded them in two steps)."""
+        (a journal written by an Oche that recorded them in two steps). A
+        finished game comes back finished, its winner shown until the next game."""
         latest = self.journal.latest_game(self.board_id)
         if latest is None or latest.status == "ended":
             return
@@ -291,16 +291,18 @@ class Daemon:
                 self.last_bots = Bots.from_json(latest.game, latest.bots)
             except ValueError as error:
                 log.error("journal game %d: %s; no computer player throws", latest.id, error)
-        if latest.status == "finished" and latest.events[-1:] not in ([str(UNDO)], [str(BOUNCE)]):
-            return  # a finished game, nothing after its win: the board idles until the next
         try:
             session = self._replay(latest)
         except EngineError as error:  # say a name an older Oche took and the rule now refuses
             log.error("journal game %d cannot be resumed: %s; no game runs", latest.id, error)
             return
+        if latest.status == "finished" and session.game.is_finished:
+            # The winner stays on screen until the next game, as it did before
+            # the restart (its match, if remote, is over: not resumed).
+            self.session, self.game_row, self.bots = session, latest.id, self.last_bots
+            log.info("game %d (%s) is finished: its result is shown", latest.id, latest.game)
+            return
         if latest.status == "finished":
-            if session.game.is_finished:
-                return  # the undo did not take the win back
             log.warning("journal game %d: its win was undone; reopening it", latest.id)
             self.journal.reopen_game(latest.id)
         elif session.game.is_finished:
