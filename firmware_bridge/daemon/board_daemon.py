@@ -24,6 +24,12 @@ DaSCR board) is told to watch while this board's visit is in its takeout,
 and after a win until the darts are seen taken out; the sensor seeing them
 during the takeout ends it as NEXT does (``takeout_sensed``, docs/mqtt.md).
 
+A journal that refuses writes (a full SD card: docs/journal.md) stops
+nothing but the counting: each input it does not take is refused as a whole
+with an ``error`` event, the state's ``journal`` block says why
+(:mod:`firmware_bridge.daemon.journal_health`), and the takeout timer and the
+computer players wait until it writes again.
+
 A coin-operated board (``[credits] mode = "coin"``, docs/credits.md) keeps
 its credits in the journal's ledger: a coin is journaled (with the
 firmware's running count) before it counts, a game's price is spent in the
@@ -107,6 +113,7 @@ from firmware_bridge.daemon.events import (
 from firmware_bridge.daemon.game_session import GameSession, Phase, Refusal, SessionSetup
 from firmware_bridge.daemon.home_assistant import discovery_messages, discovery_removals
 from firmware_bridge.daemon.journal import Charge, Finish, Journal, JournalError, JournalGame
+from firmware_bridge.daemon.journal_health import RETRY_S, JournalHealth
 from firmware_bridge.daemon.mqtt_link import LinkSettings, MqttLink, to_json
 from firmware_bridge.daemon.remote_guest import RemoteGuest
 from firmware_bridge.daemon.remote_host import RemoteHost
@@ -149,7 +156,9 @@ class Daemon:
         self._first_game = first_game
         self.clock = clock
         self.board_id = config.board.id
-        self.journal = Journal(config.journal.resolved_path())
+        self.journal_health = JournalHealth(self._publish_state)
+        """Whether the journal takes writes (the state's ``journal`` block)."""
+        self.journal = Journal(config.journal.resolved_path(), on_write=self.journal_health.wrote)
         self.session: GameSession | None = None
         self.game_row: int | None = None
         self.started_at: float | None = None
@@ -244,8 +253,9 @@ class Daemon:
                     tasks.create_task(self._read_board(source))
                     tasks.create_task(self._ticker())
                     tasks.create_task(self._bot_player())
-                    tasks.create_task(self.remote_host.run())
-                    tasks.create_task(self.remote_guest.run())
+                    tasks.create_task(self._outlive_the_journal(self.remote_host.run))
+                    tasks.create_task(self._outlive_the_journal(self.remote_guest.run))
+                    tasks.create_task(self.journal_health.retry(self.journal))
             finally:
                 await source.close()
                 await self.link.close()
@@ -340,7 +350,8 @@ class Daemon:
     # -------------------------------------------------------------- outputs
 
     def state(self) -> dict[str, Any]:
-        """The ``state`` payload: the game's state JSON, the phase and the board."""
+        """The ``state`` payload: the game's state JSON, the phase, the board,
+        the credits and the journal's health."""
         board = {
             "id": self.board_id,
             "name": self.config.board.name,
@@ -354,13 +365,19 @@ class Daemon:
             "problem": self.board_problem,
         }
         credits = self.credits_state(self.clock())
+        journal = self.journal_health.state()
+        idle = {
+            "game": None,
+            "phase": Phase.IDLE.value,
+            "board": board,
+            "credits": credits,
+            "journal": journal,
+        }
         if self.remote_guest.active:
-            return self.remote_guest.state(
-                {"game": None, "phase": Phase.IDLE.value, "board": board, "credits": credits}
-            )
+            return self.remote_guest.state(idle)
         if self.session is None:
-            return {"game": None, "phase": Phase.IDLE.value, "board": board, "credits": credits}
-        state = {**self.session.state(), "board": board, "credits": credits}
+            return idle
+        state = {**self.session.state(), "board": board, "credits": credits, "journal": journal}
         if self.bots is not None:
             for player in state["players"]:
                 cpu = self.bots.players.get(player["name"])
@@ -522,9 +539,13 @@ class Daemon:
         await self.remote_guest.on_connect()
 
     async def _on_message(self, topic: str, payload: bytes, retain: bool) -> None:
-        """A message on a topic a remote match subscribed to: the guest's or the host's."""
-        if not await self.remote_guest.on_message(topic, payload, retain):
-            await self.remote_host.on_message(topic, payload, retain)
+        """A message on a topic a remote match subscribed to: the guest's or the
+        host's. One the journal refused is taken again when it is sent again."""
+        try:
+            if not await self.remote_guest.on_message(topic, payload, retain):
+                await self.remote_host.on_message(topic, payload, retain)
+        except JournalError as error:
+            self._not_journaled(f"a message on {topic}", error, self.clock())
 
     def _background(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -540,15 +561,43 @@ class Daemon:
                 # Published as the journal keeps it (to_json's text): encoded once.
                 if not self.link.connected or not await self.link.publish("result", payload):
                     return
-                self.journal.mark_delivered(result_id)
+                try:
+                    self.journal.mark_delivered(result_id)
+                except JournalError as error:  # sent again later: results are deduped by id
+                    log.debug("result %s not marked delivered: %s", result_id, error)
+                    return
 
     # --------------------------------------------------------------- inputs
 
     async def _read_board(self, source: BoardSource) -> None:
         async for event in source:
             async with self._lock:
-                self._board_event(event)
+                try:
+                    self._board_event(event)
+                except JournalError as error:  # refused as a whole: nothing of it counted
+                    self._not_journaled(_input_name(event), error, self.clock())
             self._publish_state()
+
+    def _not_journaled(self, what: str, error: JournalError, now: float) -> str:
+        """An input the journal did not take: refused, with an ``error`` event
+        saying so (the journal's health, logged once, is in the state).
+        Returns the event's message (a refused command's answer)."""
+        kind, message = self.journal_health.refusal(what, error)
+        if kind == "journal":  # not the storage: a bug, logged every time
+            log.error("%s", message)
+        self._publish_event(ErrorReported(now, kind, message))
+        return message
+
+    async def _outlive_the_journal(self, run: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run the loop ``run`` makes; stopped by a journal that refused a
+        write, it starts again when the journal writes again."""
+        while True:
+            try:
+                await run()
+                return
+            except JournalError as error:
+                log.error("%s; starting again", error)
+                await self._journal_retry()
 
     async def _ticker(self) -> None:
         """Ends takeout when its timer runs out. Sleeps until the deadline (or
@@ -563,11 +612,26 @@ class Daemon:
                     await self._timer_changed.wait()
             if self.session is None:
                 continue
+            refused: JournalError | None = None
             async with self._lock:
                 due = self.session.due(self.clock()) if self._takeout_deadline() is not None else []
                 if due:
-                    self._apply(due, "board")
+                    try:
+                        self._apply(due, "board")
+                    except JournalError as error:  # the visit ends once the journal takes it
+                        refused = error
                     self._publish_state()
+            if refused is not None:
+                log.debug("the takeout timer's NEXT waits for the journal: %s", refused)
+                await self._journal_retry()
+
+    async def _journal_retry(self) -> None:
+        """After the journal refused what a loop of the daemon's own did (the
+        takeout timer's NEXT, a computer player's dart): wait until it writes
+        again (for a refusal that was not the storage's, :data:`RETRY_S`)."""
+        if self.journal_health.writable.is_set():
+            await asyncio.sleep(RETRY_S)
+        await self.journal_health.writable.wait()
 
     def _board_event(self, event: BoardEvent) -> None:
         now = self.clock()
@@ -748,10 +812,12 @@ class Daemon:
 
     async def _on_command(self, payload: bytes) -> None:
         command_id: str | int | None = None
+        what = "the command"
         try:
             command = parse_command(payload, self._operator_topic)
             command_id = command.id
             args = command.args
+            what = " ".join([command.name, *([args["segment"]] if "segment" in args else [])])
             if command.name == "new_game" and args.get("cpu"):
                 # Solving a spread from an average takes a moment: not on the loop.
                 bots = await asyncio.to_thread(
@@ -761,6 +827,9 @@ class Daemon:
             async with self._lock:
                 self._command(command.name, args)
             response = response_payload(command_id, True)
+        except JournalError as error:
+            message = self._not_journaled(what, error, self.clock())
+            response = response_payload(command_id, False, message)
         except (CommandError, Refusal, EngineError, ValueError) as error:
             command_id = getattr(error, "id", command_id)
             response = response_payload(command_id, False, str(error))
@@ -917,6 +986,11 @@ class Daemon:
             self._bot_due = None
             try:
                 await self._bot_act()
+            except JournalError as error:  # it throws again once the journal takes it
+                log.debug("the computer player waits for the journal: %s", error)
+                self._publish_state()
+                await self._journal_retry()
+                continue
             except Exception:  # a bug must not stop the board: the bot misses instead
                 log.exception("the computer player could not throw; it misses")
                 async with self._lock:
@@ -949,7 +1023,7 @@ class Daemon:
         try:
             planned = session.plan_next() if session.phase == Phase.TAKEOUT else session.plan_miss()
             self._apply(planned, "cpu")
-        except (Refusal, EngineError) as error:
+        except (Refusal, EngineError, JournalError) as error:
             log.error("the computer player is stuck: %s", error)
 
     def _start(
@@ -985,6 +1059,7 @@ class Daemon:
         )
         if charge is not None:
             self._credited(-charge.credits, charge.source, now, game=True)
+        self.journal_health.game_started()
         self.session, self.last_setup, self.started_at = session, setup, now
         self.remote_host.started(self.game_row, remote, now)
         self.bots = self.last_bots = bots
@@ -1193,6 +1268,9 @@ class Daemon:
             async with self._lock:
                 OPERATOR_HANDLERS[command.name](self, command.args, self.clock())
             response = response_payload(command_id, True)
+        except JournalError as error:
+            message = self._not_journaled(f"operator {command.name}", error, self.clock())
+            response = response_payload(command_id, False, message)
         except (CommandError, Refusal, ValueError) as error:
             command_id = getattr(error, "id", command_id)
             response = response_payload(command_id, False, str(error))
@@ -1234,6 +1312,19 @@ class Daemon:
         else:
             self.operator_settings[key] = price
         log.info("operator: %s = %s", key, "the config's" if price is None else price)
+
+
+def _input_name(event: BoardEvent) -> str:
+    """How a refused board input is named to the players: its bed, its button."""
+    if isinstance(event, HitEvent):
+        return event.segment.notation if event.segment is not None else "a hit"
+    if isinstance(event, ButtonEvent):
+        return event.button.upper()
+    if isinstance(event, TakeoutEvent):
+        return "the takeout"
+    if isinstance(event, CoinEvent):
+        return f"a coin on input {event.input}"
+    return "a board input"
 
 
 COMMAND_HANDLERS: dict[str, Callable[[Daemon, dict[str, Any], float], None]] = {
