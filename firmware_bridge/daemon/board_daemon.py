@@ -69,6 +69,8 @@ from drivers.board_events import (
 from drivers.factory import open_board
 from drivers.source import BoardSource
 from engine import (
+    BOUNCE,
+    UNDO,
     Bed,
     Bounce,
     EngineError,
@@ -112,8 +114,16 @@ from firmware_bridge.daemon.events import (
 )
 from firmware_bridge.daemon.game_session import GameSession, Phase, Refusal, SessionSetup
 from firmware_bridge.daemon.home_assistant import discovery_messages, discovery_removals
-from firmware_bridge.daemon.journal import Charge, Finish, Journal, JournalError, JournalGame
+from firmware_bridge.daemon.journal import (
+    Charge,
+    Finish,
+    Journal,
+    JournalDamaged,
+    JournalError,
+    JournalGame,
+)
 from firmware_bridge.daemon.journal_health import RETRY_S, JournalHealth
+from firmware_bridge.daemon.journal_salvage import salvage_in_place
 from firmware_bridge.daemon.mqtt_link import LinkSettings, MqttLink, to_json
 from firmware_bridge.daemon.remote_guest import RemoteGuest
 from firmware_bridge.daemon.remote_host import RemoteHost
@@ -204,14 +214,16 @@ class Daemon:
         """(the local midnight, the coin pulses since): the state's ``coins_today``."""
         self._start_refusal: str | None = None
         """Why ``first_game`` did not start, until it is published."""
+        self._salvage_message: str | None = None
+        """A start's salvage of a damaged journal, for the first connection's ``error`` event."""
 
     # ------------------------------------------------------------------ run
 
     async def run(self) -> None:
         if not self.config.mqtt.url:
             EmbeddedBroker.require()  # a missing oche[broker] stops us before anything starts
-        self.journal.open()
         self._log_start_up()
+        self._open_journal()
         try:
             self.credits_held = self.journal.credit_balance(self.board_id)
             self.operator_settings = self.journal.operator_settings(self.board_id)
@@ -276,6 +288,23 @@ class Daemon:
             self._start_refusal = f"{setup.game} for {players} not started: {refusal}"
             log.warning("%s; the board waits for new_game", self._start_refusal)
 
+    def _open_journal(self) -> None:
+        """Open the journal. A damaged one does not stop the board: it is set
+        aside and salvaged into a fresh one (docs/journal.md), with one ERROR
+        line, the state's ``journal.salvaged`` until the next game, and an
+        ``error`` event on the first connection."""
+        try:
+            self.journal.open()
+            return
+        except JournalDamaged as damaged:
+            problem = damaged
+        report = salvage_in_place(self.journal.path, self.clock())
+        self.journal.open()
+        message = f"{problem}: set aside as {report.source}; {report.summary()}"
+        log.error("%s", message)
+        self.journal_health.salvage_done(f"the journal was damaged: {report.screen_line()}")
+        self._salvage_message = message
+
     def _log_start_up(self) -> None:
         """One INFO line for each of the board, the journal and discovery (the
         broker's follows once it is known)."""
@@ -311,6 +340,11 @@ class Daemon:
             # the restart (its match, if remote, is over: not resumed).
             self.session, self.game_row, self.bots = session, latest.id, self.last_bots
             log.info("game %d (%s) is finished: its result is shown", latest.id, latest.game)
+            return
+        if latest.status == "finished" and latest.events[-1:] not in ([str(UNDO)], [str(BOUNCE)]):
+            # Its events do not give its finish (a salvaged journal kept the result
+            # of a game whose darts were lost): the board idles until the next.
+            log.warning("journal game %d: its events do not finish it; not resumed", latest.id)
             return
         if latest.status == "finished":
             log.warning("journal game %d: its win was undone; reopening it", latest.id)
@@ -527,6 +561,9 @@ class Daemon:
     async def _on_connect(self) -> None:
         """After every (re)connect: discovery, the retained state, owed results."""
         assert self.link is not None
+        if self._salvage_message is not None:
+            message, self._salvage_message = self._salvage_message, None
+            self._publish_event(ErrorReported(self.clock(), "journal-salvaged", message))
         await self._publish_discovery()
         await self.link.publish("state", self.state())
         if self._start_refusal is not None:

@@ -63,6 +63,7 @@ __all__ = [
     "JournalWriteError",
     "WriteListener",
     "default_journal_path",
+    "schema_version_of",
 ]
 
 APPLICATION_ID = 0x4F434845
@@ -355,6 +356,33 @@ SCHEMA_VERSION = max(MIGRATIONS)
 """The schema version this code writes (``PRAGMA user_version``)."""
 
 
+def schema_version_of(connection: sqlite3.Connection, path: Path) -> int:
+    """The schema version of the Oche journal ``connection`` has open (0 for
+    an empty file); a :class:`JournalError` naming ``path`` for a file that is
+    not ours (another program's database, a newer Oche's journal). SQLite
+    errors (a damaged file) are left to the caller."""
+    application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+    version = int(connection.execute("PRAGMA user_version").fetchone()[0])
+    if application_id == 0 and version == 0:
+        tables = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if tables:
+            raise JournalError(
+                f"journal {path}: not an Oche journal: a SQLite database of something else"
+            )
+        return 0
+    if application_id != APPLICATION_ID:
+        raise JournalError(
+            f"journal {path}: not an Oche journal: a SQLite database with application id "
+            f"{application_id:#x}"
+        )
+    if version > SCHEMA_VERSION:
+        raise JournalError(
+            f"journal {path}: schema version {version} was written by a newer Oche "
+            f"(this one knows up to {SCHEMA_VERSION})"
+        )
+    return version
+
+
 # ----------------------------------------------------------------- journal
 
 
@@ -402,7 +430,7 @@ class Journal:
 
     def _prepare(self, connection: sqlite3.Connection) -> None:
         try:
-            version = self._check_identity(connection)
+            version = schema_version_of(connection, self.path)
             problems = [str(row[0]) for row in connection.execute("PRAGMA quick_check")]
             if problems != ["ok"]:
                 raise JournalDamaged(
@@ -420,26 +448,6 @@ class Journal:
             if getattr(error, "sqlite_errorname", None) in _DAMAGED_CODES:
                 raise JournalDamaged(message, [str(error)]) from None
             raise JournalError(message) from None
-
-    def _check_identity(self, connection: sqlite3.Connection) -> int:
-        """The file's schema version; a JournalError for a file that is not ours."""
-        application_id = connection.execute("PRAGMA application_id").fetchone()[0]
-        version = int(connection.execute("PRAGMA user_version").fetchone()[0])
-        if application_id == 0 and version == 0:
-            tables = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-            if tables:
-                raise self._error("not an Oche journal: a SQLite database of something else")
-            return 0
-        if application_id != APPLICATION_ID:
-            raise self._error(
-                f"not an Oche journal: a SQLite database with application id {application_id:#x}"
-            )
-        if version > SCHEMA_VERSION:
-            raise self._error(
-                f"schema version {version} was written by a newer Oche "
-                f"(this one knows up to {SCHEMA_VERSION})"
-            )
-        return version
 
     def _migrate(self, connection: sqlite3.Connection, version: int) -> None:
         for target in range(version + 1, SCHEMA_VERSION + 1):
