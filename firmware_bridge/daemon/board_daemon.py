@@ -1245,17 +1245,13 @@ class Daemon:
 
     def _coin(self, event: CoinEvent, now: float) -> None:
         """A coin pulse (or the firmware's running count): journaled and
-        credited in one transaction before anything shows it."""
+        credited in one transaction before anything shows it. One the journal
+        refuses is refused as any input (the firmware's next count credits it)."""
         happy = self.happy_hour(now)
         per_pulse, bonus = pulse_credits(self.config.credits.credits_per_pulse, event.input, happy)
-        try:
-            credit = self.journal.record_coin(
-                self.board_id, event.input, event.count, event.boot, now, per_pulse, bonus
-            )
-        except JournalError as error:
-            log.error("coin on input %d not journaled: %s", event.input, error)
-            self._publish_event(ErrorReported(now, "coin", f"coin not journaled: {error}"))
-            return
+        credit = self.journal.record_coin(
+            self.board_id, event.input, event.count, event.boot, now, per_pulse, bonus
+        )
         if not credit.pulses:
             log.debug("coin count %s on input %d already journaled", event.count, event.input)
             return
