@@ -407,8 +407,8 @@ class Daemon:
             "credits": credits,
             "journal": journal,
         }
-        if self.remote_guest.active:
-            return self.remote_guest.state(idle)
+        if self.remote_guest.active:  # the host's state, with this board's own journal
+            return {**self.remote_guest.state(idle), "journal": journal}
         if self.session is None:
             return idle
         state = {**self.session.state(), "board": board, "credits": credits, "journal": journal}
