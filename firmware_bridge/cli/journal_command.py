@@ -43,7 +43,7 @@ def _check(args: argparse.Namespace) -> int:
         )
         sys.stdout.write("\n".join(lines) + "\n")
         return EXIT_DAMAGED
-    counts = ", ".join(f"{rows} {table}" for table, rows in checked.rows.items() if rows)
+    counts = ", ".join(f"{table}: {rows}" for table, rows in checked.rows.items() if rows)
     version = checked.schema_version
     sys.stdout.write(f"journal {path}: ok (schema version {version}); {counts or 'empty'}\n")
     return 0

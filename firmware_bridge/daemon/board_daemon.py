@@ -297,10 +297,14 @@ class Daemon:
             self.journal.open()
             return
         except JournalDamaged as damaged:
-            problem = damaged
+            said = [line for text in damaged.problems for line in text.splitlines()]
+            problem = next((line for line in said if not line.startswith("***")), "unreadable")
         report = salvage_in_place(self.journal.path, self.clock())
         self.journal.open()
-        message = f"{problem}: set aside as {report.source}; {report.summary()}"
+        message = (
+            f"journal {self.journal.path} is damaged ({problem}): set aside as {report.source}; "
+            f"{report.summary()}"
+        )
         log.error("%s", message)
         self.journal_health.salvage_done(f"the journal was damaged: {report.screen_line()}")
         self._salvage_message = message

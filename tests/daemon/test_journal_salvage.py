@@ -325,7 +325,7 @@ def test_oche_journal_check_and_salvage(
 
     sound = oche("journal", "check", "--journal", str(target))
     assert sound.returncode == 0 and f"journal {target}: ok" in sound.stdout, sound
-    assert "61 games" in sound.stdout
+    assert "games: 61, events: " in sound.stdout
     assert oche("journal", "check", "--journal", str(tmp_path / "none")).returncode == 2
     shutil.copyfile(target, tmp_path / "copy.sqlite3")
     with sqlite3.connect(tmp_path / "copy.sqlite3") as connection:
