@@ -169,8 +169,8 @@ async def test_the_takeout_timer_and_a_computer_player_wait_for_a_full_journal(
     tmp_path: Path, sd_card: SmallFileSystem, mosquitto: MosquittoBroker, watcher: Watcher
 ) -> None:
     board = FakeBoard(tmp_path / "oche-board")
-    bot = "[bot]\ndart_interval_s = 2.0\ntakeout_s = 0.5\n"
-    config = journal_config(tmp_path, sd_card, mosquitto.url, board, takeout_s=2.0, extra=bot)
+    bot = "[bot]\ndart_interval_s = 3.0\ntakeout_s = 0.5\n"
+    config = journal_config(tmp_path, sd_card, mosquitto.url, board, takeout_s=3.0, extra=bot)
     daemon = OcheRun(config)
     try:
         daemon.start()
@@ -181,7 +181,7 @@ async def test_the_takeout_timer_and_a_computer_player_wait_for_a_full_journal(
         assert started["ok"], started
         await throw(board, "T20", "T20", "T20")
         await watcher.state_where(lambda s: s.get("phase") == "takeout")
-        sd_card.fill()  # the takeout timer's NEXT, 2 s on, finds the journal full
+        sd_card.fill()  # the takeout timer's NEXT, 3 s on, finds the journal full
         state = await watcher.state_where(lambda s: s["journal"]["status"] == "full")
         assert state["phase"] == "takeout"
         sd_card.free()
@@ -191,7 +191,7 @@ async def test_the_takeout_timer_and_a_computer_player_wait_for_a_full_journal(
         assert state["current_player"] == 1
 
         await watcher.wait_for("event", lambda e: e.get("source") == "cpu")  # Robo's first dart
-        sd_card.fill()  # his next one, 2 s on, finds the journal full
+        sd_card.fill()  # his next one, 3 s on, finds the journal full
         state = await watcher.state_where(lambda s: s["journal"]["status"] == "full")
         assert state["current_player"] == 1 and 1 <= len(state["visit"]) < 3, state
         sd_card.free()
