@@ -24,6 +24,10 @@
 - ``board``: the board is disconnected, or connected but set up wrongly (its
   ``problem`` names a wrong protocol or speed): darts are not counted; the
   strip says why (the state's ``board.problem``).
+- ``journal``: the daemon's journal refuses writes (``journal.status`` is
+  ``full`` or ``failing``): darts are not counted, in red; or, after a start
+  that salvaged a damaged journal and until the next game, what it did
+  (``journal.salvaged``), in amber.
 - ``offline``: the daemon is offline (availability ``offline``), or the
   display lost the broker (``no-broker``): the last state stays on screen,
   dimmed and marked stale.
@@ -53,7 +57,7 @@ from display.scenes.remote import (
 
 __all__ = ["BANNERS", "active_banners", "banner_rect", "cpu_thrower", "draw_banners"]
 
-BANNERS = ("winner", "bust", "waiting", "takeout", "cpu", "remote", "board", "offline")
+BANNERS = ("winner", "bust", "waiting", "takeout", "cpu", "remote", "board", "journal", "offline")
 """Every banner, in drawing order (later ones are drawn over earlier ones);
 the ``offline`` strip dims everything drawn before it."""
 
@@ -157,6 +161,8 @@ def active_banners(state: State | None, availability: str = "online") -> list[st
         board.get("connected") is False or board_problem(state) is not None
     ):
         banners.append("board")
+    if _journal_words(state or {}) is not None:
+        banners.append("journal")
     if availability != "online":
         banners.append("offline")
     return banners
@@ -174,7 +180,7 @@ def banner_rect(layout: Layout, banner: str, stacked: int = 0) -> pygame.Rect:
         return layout.rect(0, 0.89, 1, 0.11)
     if banner == "remote":
         return layout.rect(0, 0.89 - 0.11 * stacked, 1, 0.11)
-    if banner in ("board", "offline"):
+    if banner in ("board", "journal", "offline"):
         return layout.rect(0, 0.085 * stacked, 1, 0.085)
     raise ValueError(f"unknown banner {banner!r}; the banners are {', '.join(BANNERS)}")
 
@@ -189,7 +195,7 @@ def draw_banners(
     """Draw every banner that applies over ``surface``; returns ``(banner, rect)``."""
     drawn: list[tuple[str, pygame.Rect]] = []
     active = active_banners(state, availability)
-    strips = [banner for banner in ("offline", "board") if banner in active]
+    strips = [banner for banner in ("offline", "board", "journal") if banner in active]
     bottom = [banner for banner in ("waiting", "takeout", "cpu") if banner in active]
     for banner in active:
         stacked = strips.index(banner) if banner in strips else 0
@@ -211,6 +217,9 @@ def draw_banners(
             _remote(surface, layout, rect, state or {})
         elif banner == "board":
             _strip(surface, layout, rect, COLORS["bad"], *_board_words(state or {}))
+        elif banner == "journal":
+            colour, title, detail = _journal_words(state or {}) or (COLORS["bad"], "", "")
+            _strip(surface, layout, rect, colour, title, detail)
         else:
             surface.fill((118, 118, 124), special_flags=pygame.BLEND_MULT)
             title = "Daemon offline" if availability == "offline" else "No connection to the broker"
@@ -218,6 +227,25 @@ def draw_banners(
             _strip(surface, layout, rect, COLORS["stale"], title, detail)
         drawn.append((banner, rect))
     return drawn
+
+
+def _journal_words(state: State) -> tuple[Color, str, str] | None:
+    """The journal strip's colour, title and detail, or ``None`` without one:
+    a journal refusing writes comes before the line of a salvage."""
+    journal = state.get("journal")
+    if not isinstance(journal, Mapping):
+        return None
+    status, message, salvaged = (
+        journal.get("status"),
+        journal.get("message"),
+        journal.get("salvaged"),
+    )
+    if status not in (None, "ok"):
+        title = "Journal full" if status == "full" else "Journal failing"
+        return COLORS["bad"], title, str(message or "darts are not counted")
+    if isinstance(salvaged, str) and salvaged:
+        return COLORS["wait"], "Journal repaired", salvaged
+    return None
 
 
 def _board_words(state: State) -> tuple[str, str]:

@@ -59,6 +59,7 @@ __all__ = [
     "EVENT_TYPES",
     "GUEST_MESSAGE_TYPES",
     "HOST_MESSAGE_TYPES",
+    "JOURNAL_STATUSES",
     "LATEST_TIMESTAMP",
     "LEADERBOARD_LEVEL",
     "LEADERBOARD_TOP",
@@ -178,6 +179,11 @@ while a remote match waits for a board that is offline or has not joined
 
 BOARD_STATUSES = ("connected", "disconnected", "stuck")
 """``board.status`` in the state: ``stuck`` is connected with stuck cells masked."""
+
+JOURNAL_STATUSES = ("ok", "full", "failing")
+"""``journal.status`` in the state: the journal takes writes (``ok``), or
+refuses them because its file system is full (``full``) or for another reason
+(``failing``: a failing or read-only disk); then nothing is counted."""
 
 MAX_COMMAND_BYTES = 65536
 """Longer ``cmd`` payloads are refused unread."""
@@ -479,6 +485,39 @@ _CREDITS_STATE: dict[str, Any] = {
     "required": ["mode", "free_play", "credits", "price"],
 }
 
+_JOURNAL_STATE: dict[str, Any] = {
+    "description": "Added by the daemon (docs/journal.md): whether its journal takes "
+    "writes. The daemon counts nothing it cannot journal: while status is not ok every "
+    "dart, button and command is refused (each with an error event) until it writes again.",
+    "type": "object",
+    "properties": {
+        "status": {
+            "description": "ok; full (the journal's file system is full); failing (another "
+            "write failure: a failing or read-only disk, a file damaged since the start).",
+            "enum": [*JOURNAL_STATUSES],
+        },
+        "message": {
+            "description": "While status is not ok, the line a screen shows, e.g. "
+            '"the journal is full: darts are not counted"; null while it is ok.',
+            "type": ["string", "null"],
+        },
+        "salvaged": {
+            "description": "After a start that found the journal damaged, until the next "
+            "game starts: the line a screen shows (where the damaged file was set aside, "
+            "what was salvaged, whether the game in progress was lost); null otherwise.",
+            "type": ["string", "null"],
+        },
+    },
+    "required": ["status", "message", "salvaged"],
+    "allOf": [
+        {
+            "if": {"properties": {"status": {"const": "ok"}}, "required": ["status"]},
+            "then": {"properties": {"message": {"type": "null"}}},
+            "else": {"properties": {"message": {"type": "string", "minLength": 1}}},
+        }
+    ],
+}
+
 _PLAYER_BOARD: dict[str, Any] = {
     "description": "Only in a remote match (added by the daemon): the board the player "
     "throws at, as base/board.",
@@ -595,6 +634,7 @@ def _state_topic_schema() -> dict[str, Any]:
     ]
     body["properties"]["remote"] = _REMOTE_STATE
     body["properties"]["credits"] = _CREDITS_STATE
+    body["properties"]["journal"] = _JOURNAL_STATE
     defs = copy.deepcopy(STATE_SCHEMA["$defs"])
     defs["player"]["properties"]["cpu"] = _CPU_STATE
     defs["player"]["properties"]["board"] = _PLAYER_BOARD

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import signal
 import socket
+import subprocess
+import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -28,6 +32,7 @@ never waits it out."""
 QUIET = 0.5
 """How long a test watches for something that must NOT happen (a doubled
 dart, a message not sent): a short bounded look, never a wait for an event."""
+OCHE = Path(sys.executable).parent / "oche"
 
 
 def cell_of(notation: str) -> tuple[int, int]:
@@ -258,3 +263,52 @@ async def win_x01(watcher: Watcher, players: Sequence[str] = ("Ann",)) -> None:
             await command({"command": "next"})
         for segment in visit:
             await command({"command": "dart", "segment": segment})
+
+
+class OcheRun:
+    """``oche run --config CONFIG`` as a real process, its stderr kept:
+    started on entering the block (or by :meth:`start`), stopped by SIGTERM
+    when it ends (or by :meth:`stop`, which returns what it logged)."""
+
+    def __init__(self, config: Path) -> None:
+        self.config = config
+        self.process: subprocess.Popen[str] | None = None
+        self.returncode: int | None = None
+        self.stderr = ""
+        """What the last process logged, once it has stopped."""
+
+    def start(self) -> None:
+        env = {k: v for k, v in os.environ.items() if k not in ("OCHE_CONFIG", "JOURNAL_STREAM")}
+        self.process = subprocess.Popen(
+            [str(OCHE), "run", "--config", str(self.config)],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+    def stop(self) -> str:
+        """SIGTERM (SIGKILL if it does not stop in time); its stderr."""
+        process, self.process = self.process, None
+        if process is None:
+            return self.stderr
+        if process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+        try:
+            _, self.stderr = process.communicate(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            _, self.stderr = process.communicate()
+        self.returncode = process.returncode
+        return self.stderr
+
+    def __enter__(self) -> OcheRun:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

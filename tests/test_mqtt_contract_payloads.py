@@ -659,7 +659,7 @@ def test_availability_schema() -> None:
 def test_discovery_messages() -> None:
     messages = discovery_messages("homeassistant", "oche", "b1", "Pub board", 3)
     topics = [t for t, _ in messages]
-    assert len(topics) == len(set(topics)) == 4 + 3
+    assert len(topics) == len(set(topics)) == 5 + 3
     unique_ids = [c["unique_id"] for _, c in messages]
     assert len(set(unique_ids)) == len(unique_ids)
     assert set(unique_ids) == {
@@ -669,6 +669,7 @@ def test_discovery_messages() -> None:
             "current_player",
             "last_dart",
             "phase",
+            "journal",
             "score_0",
             "score_1",
             "score_2",
@@ -712,7 +713,7 @@ def test_discovery_entity_ids_are_lower_case() -> None:
 
 
 def test_discovery_without_players_and_bad_input() -> None:
-    assert len(discovery_messages("homeassistant", "oche", "b1", "B", 0)) == 4
+    assert len(discovery_messages("homeassistant", "oche", "b1", "B", 0)) == 5
     with pytest.raises(ValueError):
         discovery_messages("homeassistant", "oche", "b1", "B", 9)
     with pytest.raises(ValueError, match="board"):

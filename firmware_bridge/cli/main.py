@@ -38,6 +38,7 @@ COMMAND_MODULES = (
     "run",
     "display",
     "history",
+    "journal",
     "books",
     "monitor",
     "calibrate",

@@ -15,6 +15,7 @@ from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.config import Config, ConfigError, load_config
 from firmware_bridge.daemon.embedded_broker import EmbeddedBrokerError
 from firmware_bridge.daemon.game_session import SessionSetup
+from firmware_bridge.daemon.journal import JournalError
 from firmware_bridge.daemon.log_setup import use_config_level
 
 __all__ = ["add_parser", "broker_error", "run_daemon"]
@@ -69,6 +70,8 @@ def _run(args: argparse.Namespace) -> int:
         asyncio.run(run_daemon(Daemon(config, first_game=_first_game(args))))
     except EmbeddedBrokerError as error:
         raise broker_error(error, config) from None
+    except JournalError as error:  # not ours (a damaged one is salvaged): say which file
+        raise UsageError(str(error)) from None
     return 0
 
 

@@ -24,6 +24,12 @@ DaSCR board) is told to watch while this board's visit is in its takeout,
 and after a win until the darts are seen taken out; the sensor seeing them
 during the takeout ends it as NEXT does (``takeout_sensed``, docs/mqtt.md).
 
+A journal that refuses writes (a full SD card: docs/journal.md) stops
+nothing but the counting: each input it does not take is refused as a whole
+with an ``error`` event, the state's ``journal`` block says why
+(:mod:`firmware_bridge.daemon.journal_health`), and the takeout timer and the
+computer players wait until it writes again.
+
 A coin-operated board (``[credits] mode = "coin"``, docs/credits.md) keeps
 its credits in the journal's ledger: a coin is journaled (with the
 firmware's running count) before it counts, a game's price is spent in the
@@ -121,10 +127,13 @@ from firmware_bridge.daemon.journal import (
     Charge,
     Finish,
     Journal,
+    JournalDamaged,
     JournalError,
     JournalGame,
     Withdrawal,
 )
+from firmware_bridge.daemon.journal_health import RETRY_S, JournalHealth
+from firmware_bridge.daemon.journal_salvage import salvage_in_place
 from firmware_bridge.daemon.mqtt_link import LinkSettings, MqttLink, to_json
 from firmware_bridge.daemon.remote_guest import RemoteGuest
 from firmware_bridge.daemon.remote_host import RemoteHost
@@ -171,7 +180,9 @@ class Daemon:
         self.clock = clock
         self.clock_synced = clock_synced
         self.board_id = config.board.id
-        self.journal = Journal(config.journal.resolved_path())
+        self.journal_health = JournalHealth(self._publish_state)
+        """Whether the journal takes writes (the state's ``journal`` block)."""
+        self.journal = Journal(config.journal.resolved_path(), on_write=self.journal_health.wrote)
         self.session: GameSession | None = None
         self.game_row: int | None = None
         self.started_at: float | None = None
@@ -218,20 +229,23 @@ class Daemon:
         """(the local midnight, the coin pulses since): the state's ``coins_today``."""
         self._start_refusal: str | None = None
         """Why ``first_game`` did not start, until it is published."""
+        self._salvage_message: str | None = None
+        """A start's salvage of a damaged journal, for the first connection's ``error`` event."""
 
     # ------------------------------------------------------------------ run
 
     async def run(self) -> None:
         if not self.config.mqtt.url:
             EmbeddedBroker.require()  # a missing oche[broker] stops us before anything starts
-        self.journal.open()
         self._log_start_up()
+        self._open_journal()
         try:
             self.credits_held = self.journal.credit_balance(self.board_id)
             self.operator_settings = self.journal.operator_settings(self.board_id)
             self._resume()
             self.remote_guest.resume()
-            if self.session is None and self._first_game is not None:
+            finished = self.session is None or self.session.game.is_finished
+            if finished and self._first_game is not None:  # an unfinished game resumes instead
                 self._start_first_game(self._first_game)
             url = self.config.mqtt.url
             if not url:
@@ -267,8 +281,9 @@ class Daemon:
                     tasks.create_task(self._read_board(source))
                     tasks.create_task(self._ticker())
                     tasks.create_task(self._bot_player())
-                    tasks.create_task(self.remote_host.run())
-                    tasks.create_task(self.remote_guest.run())
+                    tasks.create_task(self._outlive_the_journal(self.remote_host.run))
+                    tasks.create_task(self._outlive_the_journal(self.remote_guest.run))
+                    tasks.create_task(self.journal_health.retry(self.journal))
             finally:
                 await source.close()
                 await self.link.close()
@@ -290,6 +305,27 @@ class Daemon:
             self._start_refusal = f"{setup.game} for {players} not started: {refusal}"
             log.warning("%s; the board waits for new_game", self._start_refusal)
 
+    def _open_journal(self) -> None:
+        """Open the journal. A damaged one does not stop the board: it is set
+        aside and salvaged into a fresh one (docs/journal.md), with one ERROR
+        line, the state's ``journal.salvaged`` until the next game, and an
+        ``error`` event on the first connection."""
+        try:
+            self.journal.open()
+            return
+        except JournalDamaged as damaged:
+            said = [line for text in damaged.problems for line in text.splitlines()]
+            problem = next((line for line in said if not line.startswith("***")), "unreadable")
+        report = salvage_in_place(self.journal.path, self.clock())
+        self.journal.open()
+        message = (
+            f"journal {self.journal.path} is damaged ({problem}): set aside as {report.source}; "
+            f"{report.summary()}"
+        )
+        log.error("%s", message)
+        self.journal_health.salvage_done(f"the journal was damaged: {report.screen_line()}")
+        self._salvage_message = message
+
     def _log_start_up(self) -> None:
         """One INFO line for each of the board, the journal and discovery (the
         broker's follows once it is known)."""
@@ -302,7 +338,8 @@ class Daemon:
     def _resume(self) -> None:
         """Bring back the board's last game from the journal: replay it, and
         complete a finish or an undo of the win that the journal did not record
-        (a journal written by an Oche that recorded them in two steps)."""
+        (a journal written by an Oche that recorded them in two steps). A
+        finished game comes back finished, its winner shown until the next game."""
         latest = self.journal.latest_game(self.board_id)
         if latest is None or latest.status == "ended":
             return
@@ -314,16 +351,23 @@ class Daemon:
                 self.last_bots = Bots.from_json(latest.game, latest.bots)
             except ValueError as error:
                 log.error("journal game %d: %s; no computer player throws", latest.id, error)
-        if latest.status == "finished" and latest.events[-1:] not in ([str(UNDO)], [str(BOUNCE)]):
-            return  # a finished game, nothing after its win: the board idles until the next
         try:
             session = self._replay(latest)
         except EngineError as error:  # say a name an older Oche took and the rule now refuses
             log.error("journal game %d cannot be resumed: %s; no game runs", latest.id, error)
             return
+        if latest.status == "finished" and session.game.is_finished:
+            # The winner stays on screen until the next game, as it did before
+            # the restart (its match, if remote, is over: not resumed).
+            self.session, self.game_row, self.bots = session, latest.id, self.last_bots
+            log.info("game %d (%s) is finished: its result is shown", latest.id, latest.game)
+            return
+        if latest.status == "finished" and latest.events[-1:] not in ([str(UNDO)], [str(BOUNCE)]):
+            # Its events do not give its finish (a salvaged journal kept the result
+            # of a game whose darts were lost): the board idles until the next.
+            log.warning("journal game %d: its events do not finish it; not resumed", latest.id)
+            return
         if latest.status == "finished":
-            if session.game.is_finished:
-                return  # the undo did not take the win back
             log.warning("journal game %d: its win was undone; reopening it", latest.id)
             self.journal.reopen_game(latest.id)
         elif session.game.is_finished:
@@ -364,7 +408,8 @@ class Daemon:
     # -------------------------------------------------------------- outputs
 
     def state(self) -> dict[str, Any]:
-        """The ``state`` payload: the game's state JSON, the phase and the board."""
+        """The ``state`` payload: the game's state JSON, the phase, the board,
+        the credits and the journal's health."""
         board = {
             "id": self.board_id,
             "name": self.config.board.name,
@@ -381,13 +426,19 @@ class Daemon:
         if not self.clock_synced(now):
             board["clock_synced"] = False
         credits = self.credits_state(now)
-        if self.remote_guest.active:
-            return self.remote_guest.state(
-                {"game": None, "phase": Phase.IDLE.value, "board": board, "credits": credits}
-            )
+        journal = self.journal_health.state()
+        idle = {
+            "game": None,
+            "phase": Phase.IDLE.value,
+            "board": board,
+            "credits": credits,
+            "journal": journal,
+        }
+        if self.remote_guest.active:  # the host's state, with this board's own journal
+            return {**self.remote_guest.state(idle), "journal": journal}
         if self.session is None:
-            return {"game": None, "phase": Phase.IDLE.value, "board": board, "credits": credits}
-        state = {**self.session.state(), "board": board, "credits": credits}
+            return idle
+        state = {**self.session.state(), "board": board, "credits": credits, "journal": journal}
         if self.bots is not None:
             for player in state["players"]:
                 cpu = self.bots.players.get(player["name"])
@@ -538,6 +589,9 @@ class Daemon:
         """After every (re)connect: discovery, the retained state, owed results
         (a leaderboard's retained ``online`` then sends the unstored again)."""
         assert self.link is not None
+        if self._salvage_message is not None:
+            message, self._salvage_message = self._salvage_message, None
+            self._publish_event(ErrorReported(self.clock(), "journal-salvaged", message))
         await self._publish_discovery()
         await self.link.publish("state", self.state())
         if self._start_refusal is not None:
@@ -552,11 +606,15 @@ class Daemon:
     async def _on_message(self, topic: str, payload: bytes, retain: bool) -> None:
         """A message on a topic subscribed besides the commands: a
         leaderboard's ``result/stored`` or availability, or a remote match's
-        (the guest's or the host's)."""
-        if self.results.on_message(topic, payload):
-            return
-        if not await self.remote_guest.on_message(topic, payload, retain):
-            await self.remote_host.on_message(topic, payload, retain)
+        (the guest's or the host's). One the journal refused is taken again
+        when it is sent again."""
+        try:
+            if self.results.on_message(topic, payload):
+                return
+            if not await self.remote_guest.on_message(topic, payload, retain):
+                await self.remote_host.on_message(topic, payload, retain)
+        except JournalError as error:
+            self._not_journaled(f"a message on {topic}", error, self.clock())
 
     def _background(self, coroutine: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(coroutine)
@@ -587,8 +645,32 @@ class Daemon:
     async def _read_board(self, source: BoardSource) -> None:
         async for event in source:
             async with self._lock:
-                self._board_event(event)
+                try:
+                    self._board_event(event)
+                except JournalError as error:  # refused as a whole: nothing of it counted
+                    self._not_journaled(_input_name(event), error, self.clock())
             self._publish_state()
+
+    def _not_journaled(self, what: str, error: JournalError, now: float) -> str:
+        """An input the journal did not take: refused, with an ``error`` event
+        saying so (the journal's health, logged once, is in the state).
+        Returns the event's message (a refused command's answer)."""
+        kind, message = self.journal_health.refusal(what, error)
+        if kind == "journal":  # not the storage: a bug, logged every time
+            log.error("%s", message)
+        self._publish_event(ErrorReported(now, kind, message))
+        return message
+
+    async def _outlive_the_journal(self, run: Callable[[], Coroutine[Any, Any, None]]) -> None:
+        """Run the loop ``run`` makes; stopped by a journal that refused a
+        write, it starts again when the journal writes again."""
+        while True:
+            try:
+                await run()
+                return
+            except JournalError as error:
+                log.error("%s; starting again", error)
+                await self._journal_retry()
 
     async def _ticker(self) -> None:
         """Ends takeout when its timer runs out. Sleeps until the deadline (or
@@ -603,11 +685,26 @@ class Daemon:
                     await self._timer_changed.wait()
             if self.session is None:
                 continue
+            refused: JournalError | None = None
             async with self._lock:
                 due = self.session.due(self.clock()) if self._takeout_deadline() is not None else []
                 if due:
-                    self._apply(due, "board")
+                    try:
+                        self._apply(due, "board")
+                    except JournalError as error:  # the visit ends once the journal takes it
+                        refused = error
                     self._publish_state()
+            if refused is not None:
+                log.debug("the takeout timer's NEXT waits for the journal: %s", refused)
+                await self._journal_retry()
+
+    async def _journal_retry(self) -> None:
+        """After the journal refused what a loop of the daemon's own did (the
+        takeout timer's NEXT, a computer player's dart): wait until it writes
+        again (for a refusal that was not the storage's, :data:`RETRY_S`)."""
+        if self.journal_health.writable.is_set():
+            await asyncio.sleep(RETRY_S)
+        await self.journal_health.writable.wait()
 
     def _board_event(self, event: BoardEvent) -> None:
         now = self.clock()
@@ -814,10 +911,12 @@ class Daemon:
 
     async def _on_command(self, payload: bytes) -> None:
         command_id: str | int | None = None
+        what = "the command"
         try:
             command = parse_command(payload, self._operator_topic)
             command_id = command.id
             args = command.args
+            what = " ".join([command.name, *([args["segment"]] if "segment" in args else [])])
             if command.name == "new_game" and args.get("cpu"):
                 # Solving a spread from an average takes a moment: not on the loop.
                 bots = await asyncio.to_thread(
@@ -827,6 +926,9 @@ class Daemon:
             async with self._lock:
                 self._command(command.name, args)
             response = response_payload(command_id, True)
+        except JournalError as error:
+            message = self._not_journaled(what, error, self.clock())
+            response = response_payload(command_id, False, message)
         except (CommandError, Refusal, EngineError, ValueError) as error:
             command_id = getattr(error, "id", command_id)
             response = response_payload(command_id, False, str(error))
@@ -986,6 +1088,11 @@ class Daemon:
             self._bot_due = None
             try:
                 await self._bot_act()
+            except JournalError as error:  # it throws again once the journal takes it
+                log.debug("the computer player waits for the journal: %s", error)
+                self._publish_state()
+                await self._journal_retry()
+                continue
             except Exception:  # a bug must not stop the board: the bot misses instead
                 log.exception("the computer player could not throw; it misses")
                 async with self._lock:
@@ -1018,7 +1125,7 @@ class Daemon:
         try:
             planned = session.plan_next() if session.phase == Phase.TAKEOUT else session.plan_miss()
             self._apply(planned, "cpu")
-        except (Refusal, EngineError) as error:
+        except (Refusal, EngineError, JournalError) as error:
             log.error("the computer player is stuck: %s", error)
 
     def _start(
@@ -1059,6 +1166,7 @@ class Daemon:
             self.results.deliver()
         if charge is not None:
             self._credited(-charge.credits, charge.source, now, game=True)
+        self.journal_health.game_started()
         self.session, self.last_setup, self.started_at = session, setup, now
         self.remote_host.started(self.game_row, remote, now)
         self.bots = self.last_bots = bots
@@ -1207,17 +1315,13 @@ class Daemon:
 
     def _coin(self, event: CoinEvent, now: float) -> None:
         """A coin pulse (or the firmware's running count): journaled and
-        credited in one transaction before anything shows it."""
+        credited in one transaction before anything shows it. One the journal
+        refuses is refused as any input (the firmware's next count credits it)."""
         happy = self.happy_hour(now)
         per_pulse, bonus = pulse_credits(self.config.credits.credits_per_pulse, event.input, happy)
-        try:
-            credit = self.journal.record_coin(
-                self.board_id, event.input, event.count, event.boot, now, per_pulse, bonus
-            )
-        except JournalError as error:
-            log.error("coin on input %d not journaled: %s", event.input, error)
-            self._publish_event(ErrorReported(now, "coin", f"coin not journaled: {error}"))
-            return
+        credit = self.journal.record_coin(
+            self.board_id, event.input, event.count, event.boot, now, per_pulse, bonus
+        )
         if not credit.pulses:
             log.debug("coin count %s on input %d already journaled", event.count, event.input)
             return
@@ -1267,6 +1371,9 @@ class Daemon:
             async with self._lock:
                 OPERATOR_HANDLERS[command.name](self, command.args, self.clock())
             response = response_payload(command_id, True)
+        except JournalError as error:
+            message = self._not_journaled(f"operator {command.name}", error, self.clock())
+            response = response_payload(command_id, False, message)
         except (CommandError, Refusal, ValueError) as error:
             command_id = getattr(error, "id", command_id)
             response = response_payload(command_id, False, str(error))
@@ -1308,6 +1415,19 @@ class Daemon:
         else:
             self.operator_settings[key] = price
         log.info("operator: %s = %s", key, "the config's" if price is None else price)
+
+
+def _input_name(event: BoardEvent) -> str:
+    """How a refused board input is named to the players: its bed, its button."""
+    if isinstance(event, HitEvent):
+        return event.segment.notation if event.segment is not None else "a hit"
+    if isinstance(event, ButtonEvent):
+        return event.button.upper()
+    if isinstance(event, TakeoutEvent):
+        return "the takeout"
+    if isinstance(event, CoinEvent):
+        return f"a coin on input {event.input}"
+    return "a board input"
 
 
 COMMAND_HANDLERS: dict[str, Callable[[Daemon, dict[str, Any], float], None]] = {

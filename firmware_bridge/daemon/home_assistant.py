@@ -1,7 +1,7 @@
 """Home Assistant MQTT discovery for one board: the retained configuration
 messages that make a board a device with its sensors (game, current player,
-last dart, phase, one score per player; a coin-operated board's credits and
-the day's coins), and the removals that clear the
+last dart, phase, the journal's health, one score per player; a
+coin-operated board's credits and the day's coins), and the removals that clear the
 score sensors a smaller game no longer has. Pure: :class:`Daemon` publishes them.
 See docs/mqtt.md (Home Assistant)."""
 
@@ -22,6 +22,7 @@ __all__ = [
     "CREDITS_SENSORS",
     "DEFAULT_DISCOVERY_PREFIX",
     "DISCOVERY_SENSORS",
+    "JOURNAL_SENSOR",
     "discovery_messages",
     "discovery_removals",
 ]
@@ -57,6 +58,20 @@ DISCOVERY_SENSORS: dict[str, tuple[str, str, str]] = {
     "phase": ("Phase", "mdi:progress-clock", "{{ value_json.get('phase') or 'None' }}"),
 }
 """The board-wide sensors; one ``score_<i>`` sensor per player is added."""
+
+JOURNAL_SENSOR: tuple[str, str, str, str] = (
+    # name, icon, value_template, json_attributes_template
+    "Journal",
+    "mdi:database-check",
+    "{% set journal = value_json.get('journal') or {} %}{{ journal.get('status') or 'None' }}",
+    "{% set journal = value_json.get('journal') or {} %}"
+    "{% if journal %}"
+    "{{ {'message': journal.get('message'), 'salvaged': journal.get('salvaged')} | tojson }}"
+    "{% else %}{}{% endif %}",
+)
+"""The journal's health (the state's ``journal``): ``ok``, ``full`` or
+``failing``, with the line a screen shows (``message``) and a salvage's
+(``salvaged``) as attributes, so a phone can say the darts are not counted."""
 
 CREDITS_SENSORS: dict[str, tuple[str, str, str, str, dict[str, Any]]] = {
     # what: (name, icon, topic name, value_template, extra config)
@@ -126,7 +141,7 @@ def discovery_messages(
 ) -> list[tuple[str, dict[str, Any]]]:
     """Home Assistant MQTT discovery: ``(topic, config)`` pairs to publish
     retained. One device per board with the sensors game, current_player,
-    last_dart, phase and score_0 .. score_<player_count - 1>, all reading the
+    last_dart, phase, journal and score_0 .. score_<player_count - 1>, all reading the
     state topic and unavailable while the availability topic says offline.
     They are text sensors (no state_class, no unit): a score is not a
     measurement to keep long-term statistics of. A coin-operated board
@@ -146,6 +161,16 @@ def discovery_messages(
         (what, name, icon, template, {})
         for what, (name, icon, template) in DISCOVERY_SENSORS.items()
     ]
+    name, icon, template, attributes = JOURNAL_SENSOR
+    sensors.append(
+        (
+            "journal",
+            name,
+            icon,
+            template,
+            {"json_attributes_topic": state_topic, "json_attributes_template": attributes},
+        )
+    )
     for index in range(player_count):
         sensors.append(
             (

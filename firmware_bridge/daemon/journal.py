@@ -23,8 +23,10 @@ without its result, nor an undone win without the game reopened.
 
 The file identifies itself (``PRAGMA application_id``) and records its schema
 version (``PRAGMA user_version``); a newer version is refused, an older one is
-migrated on :meth:`Journal.open` by :data:`MIGRATIONS`. Any other database,
-or a corrupt file, is a :class:`JournalError` naming the path. See
+migrated on :meth:`Journal.open` by :data:`MIGRATIONS`. Any other database
+is a :class:`JournalError` naming the path, a damaged file a
+:class:`JournalDamaged`. A write the storage refuses (a full disk) is a
+:class:`JournalWriteError` and leaves nothing of it behind. See
 docs/journal.md.
 """
 
@@ -57,11 +59,15 @@ __all__ = [
     "GuestAction",
     "GuestMatch",
     "Journal",
+    "JournalDamaged",
     "JournalError",
     "JournalGame",
+    "JournalWriteError",
     "OutboxEntry",
     "Withdrawal",
+    "WriteListener",
     "default_journal_path",
+    "schema_version_of",
 ]
 
 APPLICATION_ID = 0x4F434845
@@ -79,6 +85,36 @@ class JournalError(ValueError):
     """The journal cannot do what was asked: a corrupt or foreign file, an
     unknown game id, a game in the wrong status, a failed write. The message
     names the journal's path."""
+
+
+class JournalWriteError(JournalError):
+    """The storage refused a write (nothing of it was written): its file
+    system is full (``full``), or the disk failed, is read-only or the file is
+    damaged. Unlike a refusal of what was asked, the same write may succeed
+    later. ``reason`` is SQLite's words (``database or disk is full``)."""
+
+    def __init__(self, message: str, reason: str, full: bool) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.full = full
+
+
+class JournalDamaged(JournalError):
+    """:meth:`Journal.open` found the file damaged (SQLite reads it as corrupt,
+    or not as a database at all): what ``firmware_bridge.daemon.journal_salvage``
+    salvages. ``problems`` are what SQLite said, at most a few lines."""
+
+    def __init__(self, message: str, problems: Sequence[str]) -> None:
+        super().__init__(message)
+        self.problems = tuple(problems)
+
+
+WriteListener = Callable[[JournalWriteError | None], None]
+"""Told the outcome of every write to the storage: ``None`` when it was
+committed, the :class:`JournalWriteError` when the storage refused it."""
+
+_DAMAGED_CODES = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})
+"""SQLite's error codes for a file it cannot read as a database (damaged)."""
 
 
 @dataclass(frozen=True)
@@ -390,26 +426,55 @@ SCHEMA_VERSION = max(MIGRATIONS)
 """The schema version this code writes (``PRAGMA user_version``)."""
 
 
+def schema_version_of(connection: sqlite3.Connection, path: Path) -> int:
+    """The schema version of the Oche journal ``connection`` has open (0 for
+    an empty file); a :class:`JournalError` naming ``path`` for a file that is
+    not ours (another program's database, a newer Oche's journal). SQLite
+    errors (a damaged file) are left to the caller."""
+    application_id = connection.execute("PRAGMA application_id").fetchone()[0]
+    version = int(connection.execute("PRAGMA user_version").fetchone()[0])
+    if application_id == 0 and version == 0:
+        tables = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        if tables:
+            raise JournalError(
+                f"journal {path}: not an Oche journal: a SQLite database of something else"
+            )
+        return 0
+    if application_id != APPLICATION_ID:
+        raise JournalError(
+            f"journal {path}: not an Oche journal: a SQLite database with application id "
+            f"{application_id:#x}"
+        )
+    if version > SCHEMA_VERSION:
+        raise JournalError(
+            f"journal {path}: schema version {version} was written by a newer Oche "
+            f"(this one knows up to {SCHEMA_VERSION})"
+        )
+    return version
+
+
 # ----------------------------------------------------------------- journal
 
 
 class Journal:
     """The journal at ``path``. Nothing is read or written until :meth:`open`
     (or ``with Journal(path) as journal:``). One connection, shared safely
-    between threads (each call holds a lock)."""
+    between threads (each call holds a lock). ``on_write`` is told the outcome
+    of every write transaction (the daemon shows a full disk with it)."""
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], on_write: WriteListener | None = None) -> None:
         self.path = Path(path)
         self._connection: sqlite3.Connection | None = None
         self._lock = threading.RLock()
+        self._on_write = on_write
 
     # -------------------------------------------------------- open / close
 
     def open(self) -> None:
         """Open the file, creating its parent directories and the schema if
         needed; switch on WAL, ``synchronous=FULL`` and foreign keys; migrate an
-        older schema. A foreign, corrupt or newer file is a :class:`JournalError`.
-        Opening an open journal does nothing."""
+        older schema. A foreign or newer file is a :class:`JournalError`, a
+        damaged one a :class:`JournalDamaged`. Opening an open journal does nothing."""
         with self._lock:
             if self._connection is not None:
                 return
@@ -435,10 +500,13 @@ class Journal:
 
     def _prepare(self, connection: sqlite3.Connection) -> None:
         try:
-            version = self._check_identity(connection)
+            version = schema_version_of(connection, self.path)
             problems = [str(row[0]) for row in connection.execute("PRAGMA quick_check")]
             if problems != ["ok"]:
-                raise self._error(f"the database is corrupt: {'; '.join(problems[:3])}")
+                raise JournalDamaged(
+                    f"journal {self.path}: the database is corrupt: {'; '.join(problems[:3])}",
+                    problems[:10],
+                )
             mode = connection.execute("PRAGMA journal_mode = WAL").fetchone()[0]
             if str(mode).lower() != "wal":
                 raise self._error(f"cannot switch to WAL mode (journal_mode is {mode})")
@@ -446,27 +514,10 @@ class Journal:
             connection.execute("PRAGMA foreign_keys = ON")
             self._migrate(connection, version)
         except sqlite3.Error as error:
-            raise self._error(f"not a readable Oche journal: {error}") from None
-
-    def _check_identity(self, connection: sqlite3.Connection) -> int:
-        """The file's schema version; a JournalError for a file that is not ours."""
-        application_id = connection.execute("PRAGMA application_id").fetchone()[0]
-        version = int(connection.execute("PRAGMA user_version").fetchone()[0])
-        if application_id == 0 and version == 0:
-            tables = connection.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-            if tables:
-                raise self._error("not an Oche journal: a SQLite database of something else")
-            return 0
-        if application_id != APPLICATION_ID:
-            raise self._error(
-                f"not an Oche journal: a SQLite database with application id {application_id:#x}"
-            )
-        if version > SCHEMA_VERSION:
-            raise self._error(
-                f"schema version {version} was written by a newer Oche "
-                f"(this one knows up to {SCHEMA_VERSION})"
-            )
-        return version
+            message = f"journal {self.path}: not a readable Oche journal: {error}"
+            if getattr(error, "sqlite_errorname", None) in _DAMAGED_CODES:
+                raise JournalDamaged(message, [str(error)]) from None
+            raise JournalError(message) from None
 
     def _migrate(self, connection: sqlite3.Connection, version: int) -> None:
         for target in range(version + 1, SCHEMA_VERSION + 1):
@@ -1135,10 +1186,20 @@ class Journal:
             raise self._error("not open")
         return self._connection
 
+    def probe(self) -> None:
+        """A write that changes nothing (the schema version written again, in
+        a transaction of its own): whether the storage takes writes now. A
+        :class:`JournalWriteError` when it does not."""
+        with self._transaction() as connection:
+            version = int(connection.execute("PRAGMA user_version").fetchone()[0])
+            connection.execute(f"PRAGMA user_version = {version}")
+
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         """A write transaction, committed (durably) before the block's caller
-        returns, rolled back on any error; SQLite errors become JournalError."""
+        returns, rolled back on any error; SQLite errors become JournalError
+        (a constraint the write broke) or JournalWriteError (the storage
+        refused it), and ``on_write`` hears how the storage took it."""
         with self._lock:
             connection = self._open_connection()
             try:
@@ -1150,8 +1211,21 @@ class Journal:
                     if connection.in_transaction:
                         connection.execute("ROLLBACK")
                     raise
-            except sqlite3.Error as error:
+            except sqlite3.IntegrityError as error:
                 raise self._error(f"write failed: {error}") from None
+            except sqlite3.Error as error:
+                refused = JournalWriteError(
+                    f"journal {self.path}: write failed: {error}",
+                    str(error),
+                    getattr(error, "sqlite_errorname", None) == "SQLITE_FULL",
+                )
+                self._wrote(refused)
+                raise refused from None
+            self._wrote(None)
+
+    def _wrote(self, problem: JournalWriteError | None) -> None:
+        if self._on_write is not None:
+            self._on_write(problem)
 
     @contextmanager
     def _reading(self) -> Iterator[sqlite3.Connection]:

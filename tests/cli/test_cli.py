@@ -371,7 +371,7 @@ def test_games_json_describes_the_options() -> None:
     assert x01_options["rounds"]["type"] == "int"
 
 
-COMMANDS = ["replay", "games", "play", "run", "display", "history", "export", "books",
+COMMANDS = ["replay", "games", "play", "run", "display", "history", "export", "journal", "books",
             "monitor", "calibrate", "firmware", "udev", "cribbage", "leaderboard", "bot",
             "skill", "operator"]  # fmt: skip
 

@@ -9,6 +9,7 @@ import os
 import re
 import shlex
 import signal
+import sqlite3
 import subprocess
 import sys
 from collections.abc import Iterator, Sequence
@@ -147,6 +148,23 @@ def test_a_name_over_the_limit_exits_2_before_the_daemon_starts(tmp_path: Path) 
         "oche run: player name 'Bartholomew Fitzgerald J…' is 25 characters long; the limit is 24"
     ]
     assert not (tmp_path / "state" / "oche").exists()  # no journal was opened
+
+
+def test_a_journal_that_is_another_programs_database_exits_2_and_is_left_alone(
+    tmp_path: Path,
+) -> None:
+    other = tmp_path / "notes.sqlite3"
+    with sqlite3.connect(other) as connection:
+        connection.execute("CREATE TABLE notes (text TEXT)")
+    before = other.read_bytes()
+    result = run_oche(
+        tmp_path, "run", "--set", "board.driver=simulated", "--set", f"journal.path={other}"
+    )
+    assert result.returncode == 2, result.stderr
+    assert not_logs(result.stderr) == [
+        f"oche run: journal {other}: not an Oche journal: a SQLite database of something else"
+    ]
+    assert other.read_bytes() == before and list(tmp_path.glob("notes.sqlite3.*")) == []
 
 
 def test_players_without_a_game_exit_2(tmp_path: Path) -> None:

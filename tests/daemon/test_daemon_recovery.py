@@ -17,7 +17,8 @@ import aiomqtt
 import pytest
 
 from firmware_bridge.daemon.journal import Journal
-from tests.daemon_harness import TIMEOUT, Running, Watcher, throw
+from tests.daemon_harness import TIMEOUT, OcheRun, Running, Watcher, config_text, throw
+from tests.drivers.pty_board import FakeBoard
 from tests.mosquitto_broker import MosquittoBroker
 
 OCHE = Path(sys.executable).parent / "oche"
@@ -187,3 +188,58 @@ async def test_a_dart_the_journal_cannot_write_changes_nothing_and_is_refused(
     assert (await watcher.command({"command": "dart", "segment": "T19"}))["ok"]
     state = await watcher.state_where(lambda s: s.get("visit") == ["T20", "T19"])
     assert state["players"][0]["score"] == 501 - 60 - 57
+
+
+async def test_a_restart_after_a_win_keeps_the_winner_on_screen_until_the_next_game(
+    tmp_path: Path, mosquitto: MosquittoBroker, watcher: Watcher
+) -> None:
+    board = FakeBoard(tmp_path / "oche-board")
+    config = tmp_path / "oche.toml"
+    config.write_text(config_text(tmp_path, mosquitto.url, board.link), "utf-8")
+    try:
+        with OcheRun(config) as first:
+            await watcher.state_where(lambda s: s["board"]["connected"])
+            started = await watcher.command(
+                {
+                    "command": "new_game",
+                    "game": "x01",
+                    "options": {"start": 301},
+                    "players": ["Ann", "Bob"],
+                }
+            )
+            assert started["ok"], started
+            for token in WINNING_GAME:
+                command = (
+                    {"command": "next"}
+                    if token == "NEXT"
+                    else {"command": "dart", "segment": token}
+                )
+                assert (await watcher.command(command))["ok"]
+            won = await watcher.state_where(lambda s: s.get("phase") == "finished")
+            await watcher.wait_for("result", lambda p: isinstance(p, dict))
+            assert await undelivered(tmp_path) == []
+            first.stop()
+        assert first.returncode == 0, first.stderr
+        watcher.messages.clear()
+        with OcheRun(config) as second:
+            # Every state now is the restarted daemon's: the winner stays on screen.
+            after = await watcher.state_where(lambda s: s["board"]["connected"])
+            assert (after["phase"], after["finished"], after["winner"]) == ("finished", True, 0)
+            assert {k: v for k, v in after.items() if k != "board"} == {
+                k: v for k, v in won.items() if k != "board"
+            }
+            async with Watcher(mosquitto.host, mosquitto.port) as late:  # a display starting now
+                retained = await late.state_where(lambda s: True)
+                assert retained["phase"] == "finished"
+            response = await watcher.command(
+                {"command": "new_game", "game": "x01", "players": ["Ann", "Bob"]}
+            )
+            assert response["ok"], response
+            fresh = await watcher.state_where(lambda s: s.get("phase") == "throwing")
+            assert [p["score"] for p in fresh["players"]] == [501, 501]
+            second.stop()
+        assert second.returncode == 0, second.stderr
+    finally:
+        board.close()
+    assert watcher.of("result") == []  # the result was delivered once, before the restart
+    assert [g["status"] for g in history(tmp_path)] == ["playing", "finished"]

@@ -97,11 +97,28 @@ def test_templates_render_an_idle_board_without_warnings() -> None:
         "current_player": "None",
         "last_dart": "None",
         "phase": "idle",
+        "journal": "None",
+        "journal attributes": "{}",
         "score_0": "None",
         "score_0 attributes": "{}",
         "score_1": "None",
         "score_1 attributes": "{}",
     }
+
+
+def test_the_journal_sensor_says_when_darts_are_not_counted() -> None:
+    full = {
+        **IDLE,
+        "journal": {
+            "status": "full",
+            "message": "the journal is full: darts are not counted",
+            "salvaged": None,
+        },
+    }
+    assert render(templates(0)["journal"], full) == ("full", [])
+    assert render(templates(0)["journal attributes"], full)[0] == json.dumps(
+        {"message": "the journal is full: darts are not counted", "salvaged": None}
+    )
 
 
 def test_score_sensors_are_text_sensors_without_statistics() -> None:
@@ -198,12 +215,12 @@ async def test_a_smaller_game_removes_the_score_sensors_it_lacks(
 
     found = await retained_until(mosquitto, lambda f: scores(f) == {"score_0", "score_1"})
     assert f"{DISCOVERY}/score_2/config" not in found
-    for what in ("game", "current_player", "last_dart", "phase"):
+    for what in ("game", "current_player", "last_dart", "phase", "journal"):
         assert f"{DISCOVERY}/{what}/config" in found
 
     # No game at all: no score sensors.
     assert (await watcher.command({"command": "end_game"}))["ok"]
-    await retained_until(mosquitto, lambda f: not scores(f) and len(f) == 4)
+    await retained_until(mosquitto, lambda f: not scores(f) and len(f) == 5)
 
 
 async def test_a_restarted_daemon_clears_score_sensors_it_no_longer_has(
@@ -218,7 +235,7 @@ async def test_a_restarted_daemon_clears_score_sensors_it_no_longer_has(
     await daemon.start()
     try:
         await watcher.state_where(lambda s: s["board"]["connected"])
-        await retained_until(mosquitto, lambda f: not scores(f) and len(f) == 4)
+        await retained_until(mosquitto, lambda f: not scores(f) and len(f) == 5)
     finally:
         await daemon.stop()
         daemon.board.close()
@@ -312,6 +329,7 @@ async def test_templates_render_every_state_of_a_real_game_without_warnings(
             last = {what: render(t, state)[0] for what, t in templates(2).items()}
     assert last["game"] == "x01"
     assert last["phase"] == "finished"
+    assert last["journal"] == "ok"
     assert last["last_dart"] == "D14"
     assert (last["score_0"], last["score_1"]) == ("0", "298")
     assert json.loads(last["score_0 attributes"]) == {"player": "Ann"}

@@ -532,6 +532,33 @@ def test_board_disconnected_banner() -> None:
     assert "Board disconnected" in texts(layout)
 
 
+def test_journal_banner_when_it_is_full_and_after_a_salvage() -> None:
+    plain = x01_state()
+    plain["journal"] = {"status": "ok", "message": None, "salvaged": None}
+    full = {
+        **plain,
+        "journal": {
+            "status": "full",
+            "message": "the journal is full: darts are not counted",
+            "salvaged": None,
+        },
+    }
+    banner_changes(plain, full, "journal")
+    _, layout = render(full)
+    assert {"Journal full", "the journal is full: darts are not counted"} <= set(texts(layout))
+    line = "the journal was damaged: set aside as journal.sqlite3.damaged-2026-12-02T011500"
+    salvaged = {**plain, "journal": {"status": "ok", "message": None, "salvaged": line}}
+    banner_changes(plain, salvaged, "journal")
+    _, layout = render(salvaged)
+    assert "Journal repaired" in texts(layout)
+    assert any(text.startswith("the journal was damaged") for text in texts(layout))
+    idle = {"game": None, "phase": "idle", "board": board(), "journal": full["journal"]}
+    assert "journal" in active_banners(idle)  # no game yet: no game can be started either
+    _, layout = render({**full, "board": board(connected=False)})
+    shown = [visible(layout, text) for text in ("Journal full", "Board disconnected")]
+    assert not shown[0].colliderect(shown[1])
+
+
 def test_daemon_offline_keeps_the_last_state_marked_stale() -> None:
     state = x01_state()
     banner_changes(state, state, "offline", availability="offline")
