@@ -13,11 +13,28 @@ import errno
 import ipaddress
 import logging
 import socket
+from collections.abc import Iterator
 from typing import Any
 
 __all__ = ["EmbeddedBroker", "EmbeddedBrokerError", "address_in_use"]
 
 log = logging.getLogger(__name__)
+
+
+class _SubscriptionTable(dict[str, Any]):
+    """amqtt's table of subscriptions (topic filter -> subscribers), iterated
+    over a snapshot of its keys. amqtt 0.11-0.12 walks this table with an
+    ``await`` inside the walk when a client connects (sending it retained
+    messages); a second client subscribing to a new filter meanwhile made it
+    raise "dictionary changed size during iteration" and drop the first
+    client (seen with ``oche play --leaderboard``, whose daemon, service and
+    display connect together)."""
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self.keys()))
+
+    def items(self) -> Any:
+        return list(super().items())
 
 
 class EmbeddedBrokerError(RuntimeError):
@@ -125,6 +142,9 @@ class EmbeddedBroker:
         from amqtt.errors import BrokerError  # type: ignore[import-untyped]
 
         broker = Broker(self.config())
+        # The one reach into amqtt's internals, for its bug (see _SubscriptionTable);
+        # pyproject.toml pins the amqtt versions it is written for.
+        broker._subscriptions = _SubscriptionTable()
         amqtt_log = logging.getLogger("amqtt.broker")
         quiet = _StartupFailure()
         amqtt_log.addFilter(quiet)

@@ -85,7 +85,8 @@ def build_journal(path: Path) -> Built:
                 to_json(result),
             )
             if number < FINISHED - UNDELIVERED:
-                journal.mark_delivered(result["result_id"])
+                journal.mark_sent(result["result_id"])  # and a leaderboard has it
+                journal.mark_stored("board1", [result["result_id"]], at)
             else:
                 pending.add(result["result_id"])
         game_id = journal.start_game(

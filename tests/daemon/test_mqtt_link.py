@@ -707,3 +707,52 @@ async def test_a_foreign_copy_of_the_boards_retained_state_or_availability_is_re
         async with subscribed(mosquitto.port, STATE, AVAILABILITY) as late:
             assert json.loads(text(await late.next(STATE))) == latest
             assert text(await late.next(AVAILABILITY)) == "online"
+
+
+async def test_embedded_broker_serves_clients_connecting_while_others_subscribe(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """amqtt sends a connecting client retained messages while it walks its
+    subscription table; clients subscribing to new filters meanwhile once made
+    it drop the connecting client with "dictionary changed size during
+    iteration" (``oche play --leaderboard``: three clients connect at once)."""
+    broker = EmbeddedBroker(port=free_port())
+    await broker.start()
+    filters, retained = 40, 5
+    try:
+        async with aiomqtt.Client("127.0.0.1", broker.port, identifier="keeper") as keeper:
+            for group in range(filters):  # each filter a walk that waits for its sends
+                await keeper.subscribe(f"race/{group}/#")
+                for number in range(retained):
+                    await keeper.publish(f"race/{group}/{number}", b"x", qos=1, retain=True)
+            subscribing = asyncio.Event()
+            done = asyncio.Event()
+
+            async def subscriber(number: int) -> None:
+                async with aiomqtt.Client("127.0.0.1", broker.port, identifier=f"s{number}") as c:
+                    topic = 0
+                    while not done.is_set():
+                        await c.subscribe(f"new/{number}/{topic}")
+                        subscribing.set()
+                        topic += 1
+
+            async def joiner(number: int) -> None:
+                await subscribing.wait()
+                for attempt in range(5):
+                    identifier = f"j{number}-{attempt}"
+                    async with aiomqtt.Client("127.0.0.1", broker.port, identifier=identifier) as c:
+                        await c.subscribe("race/0/#")
+                        async with asyncio.timeout(WAIT):
+                            async for _ in c.messages:
+                                break  # it stayed connected and got its retained message
+
+            with caplog.at_level(logging.ERROR):
+                subscribers = [asyncio.create_task(subscriber(n)) for n in range(3)]
+                try:
+                    await asyncio.gather(*(joiner(n) for n in range(3)))
+                finally:
+                    done.set()
+                    await asyncio.gather(*subscribers)
+        assert "changed size during iteration" not in caplog.text
+    finally:
+        await broker.stop()
