@@ -752,6 +752,15 @@ def test_discovery_removals() -> None:
         discovery_removals("homeassistant", "b1", 3, 9)
     published = {t for t, _ in discovery_messages("homeassistant", "oche", "b1", "B", 2)}
     assert not published & {t for t, _ in discovery_removals("homeassistant", "b1", 2)}
+    # A board on free play: its credits sensors go too.
+    assert discovery_removals("homeassistant", "b1", 2, 2, credits=True) == [
+        ("homeassistant/sensor/oche_b1/credits/config", ""),
+        ("homeassistant/sensor/oche_b1/coins_today/config", ""),
+    ]
+    coin = discovery_messages("homeassistant", "oche", "b1", "B", 2, credits=True)
+    assert {t for t, _ in discovery_removals("homeassistant", "b1", 2, 2, credits=True)} <= {
+        t for t, _ in coin
+    }
 
 
 # -------------------------------------------------------------------- the doc

@@ -133,6 +133,11 @@ class Daemon:
     ``first_game`` is started before the board is read unless a journaled game
     resumes (``oche play --demo`` uses it so no dart can beat the game's start)."""
 
+    DISCOVERY_STATE_DELAY = 1.0
+    """Seconds after a Home Assistant discovery round before the state is
+    published again: Home Assistant sets up the sensors a round created a
+    moment after their configuration arrives, and only then reads the state."""
+
     def __init__(
         self,
         config: Config,
@@ -169,6 +174,9 @@ class Daemon:
         self._delivering = asyncio.Lock()
         self._discovering = asyncio.Lock()
         self._discovered_players: int | None = None
+        self._discovered_credits: bool | None = None
+        """Whether the credits sensors were last published (True) or removed."""
+        self._discovery_state: asyncio.TimerHandle | None = None
         self.link: MqttLink | None = None
         self.broker: EmbeddedBroker | None = None
         self.bots: Bots | None = None
@@ -236,6 +244,8 @@ class Daemon:
                     tasks.create_task(self.remote_host.run())
                     tasks.create_task(self.remote_guest.run())
             finally:
+                if self._discovery_state is not None:
+                    self._discovery_state.cancel()
                 await source.close()
                 await self.link.close()
         finally:
@@ -449,15 +459,21 @@ class Daemon:
         self._publish_event(TakeoutSensed(now, ended))
 
     async def _publish_discovery(self) -> None:
-        """Home Assistant discovery for the current game's players, then the
-        removal of the score sensors the game before had and this one has not
-        (all of them after a restart, when that is not known). One message at
-        a time, each awaiting its PUBACK, and one run at a time: a new game
-        never piles up publishes, and two quick games cannot interleave."""
+        """Home Assistant discovery for the current game's players (and the
+        credits sensors while the board charges for games), then the removal
+        of the score sensors the game before had and this one has not (all of
+        them after a restart, when that is not known) and of the credits
+        sensors on free play. One message at a time, each awaiting its PUBACK,
+        and one run at a time: a new game never piles up publishes, and two
+        quick games cannot interleave. A round that went through publishes the
+        state :attr:`DISCOVERY_STATE_DELAY` later again, for the sensors it
+        created (Home Assistant gives a new sensor no retained copy of a topic
+        it already reads)."""
         if self.link is None or not self.config.homeassistant.enabled:
             return
         async with self._discovering:
             players = len(self.session.setup.players) if self.session else 0
+            credits = self.config.credits.mode == "coin" and not self.free_play()
             prefix = self.config.homeassistant.discovery_prefix
             messages: list[tuple[str, dict[str, Any] | str]] = [
                 *discovery_messages(
@@ -466,15 +482,26 @@ class Daemon:
                     self.board_id,
                     self.config.board.name,
                     players,
-                    credits=self.config.credits.mode == "coin",
+                    credits=credits,
                 ),
-                *discovery_removals(prefix, self.board_id, players, self._discovered_players),
+                *discovery_removals(
+                    prefix,
+                    self.board_id,
+                    players,
+                    self._discovered_players,
+                    credits=not credits and self._discovered_credits is not False,
+                ),
             ]
             for topic, config in messages:
                 if not await self.link.publish_raw(topic, config, retain=True):
-                    self._discovered_players = None  # what the broker keeps is unknown
+                    # What the broker keeps is unknown.
+                    self._discovered_players = self._discovered_credits = None
                     return
-            self._discovered_players = players
+            self._discovered_players, self._discovered_credits = players, credits
+        if self._discovery_state is not None:
+            self._discovery_state.cancel()
+        loop = asyncio.get_running_loop()
+        self._discovery_state = loop.call_later(self.DISCOVERY_STATE_DELAY, self._publish_state)
 
     async def _on_connect(self) -> None:
         """After every (re)connect: discovery, the retained state, owed results."""
@@ -1167,6 +1194,7 @@ class Daemon:
         self.journal.set_operator_setting(self.board_id, "free_play", bool(args["on"]), now)
         self.operator_settings["free_play"] = bool(args["on"])
         log.info("operator: free play %s", "on" if args["on"] else "off")
+        self._background(self._publish_discovery())  # the credits sensors come or go
 
     def _reset_books(self, args: dict[str, Any], now: float) -> None:
         self.journal.reset_books(self.board_id, now, args.get("reason"))
