@@ -66,7 +66,12 @@ def test_topic_names_and_specs() -> None:
     for name, spec in TOPICS.items():
         assert spec.name == name
         assert spec.qos in (0, 1, 2)
-    assert [n for n, s in TOPICS.items() if s.retain] == ["state", "availability", "books"]
+    assert [n for n, s in TOPICS.items() if s.retain] == [
+        "state",
+        "availability",
+        "instance",
+        "books",
+    ]
     assert all(TOPICS[n].qos == 1 for n in ("state", "event", "availability", "cmd/response"))
     assert TOPICS["result"].qos == 1
 
@@ -642,6 +647,22 @@ def test_result_schema() -> None:
     assert errors("result", result) == []
     assert errors("result", {k: v for k, v in result.items() if k != "result_id"}) != []
     assert errors("result", {**result, "winner": "Ann"}) != []
+
+
+def test_instance_schema_and_what_the_daemon_publishes() -> None:
+    from firmware_bridge.daemon.board_claim import BoardClaim, parse_instance
+
+    claim = BoardClaim("b1", clock=lambda: 1767225600.0)
+    announcement = json.loads(claim.announcement())
+    assert errors("instance", announcement) == []
+    assert announcement["since"] == announcement["at"] == 1767225600.0
+    probe = {**announcement, "probe": True}
+    assert errors("instance", probe) == []
+    assert parse_instance(json.dumps(probe).encode()) is not None
+    for broken in ({"instance": "x"}, {**announcement, "pid": "4242"}, "online"):
+        assert errors("instance", broken) != []
+        assert parse_instance(json.dumps(broken).encode()) is None
+    assert parse_instance(b"") is None and parse_instance(b"{") is None
 
 
 def test_availability_schema() -> None:

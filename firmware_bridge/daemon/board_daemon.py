@@ -73,6 +73,7 @@ from engine import (
 )
 from engine.board_geometry import GEOMETRIES, BoardGeometry
 from engine.registry import game_class
+from firmware_bridge.daemon.board_claim import BoardIdTaken
 from firmware_bridge.daemon.books import books
 from firmware_bridge.daemon.bots import Bots, resolve_bots
 from firmware_bridge.daemon.config import Config
@@ -243,6 +244,9 @@ class Daemon:
                     tasks.create_task(self._bot_player())
                     tasks.create_task(self.remote_host.run())
                     tasks.create_task(self.remote_guest.run())
+            except* BoardIdTaken as taken:
+                # Another daemon holds this board id on the broker: stop, as it is.
+                raise taken.exceptions[0] from None
             finally:
                 if self._discovery_state is not None:
                     self._discovery_state.cancel()

@@ -38,6 +38,7 @@ import pytest
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.reasoncodes import ReasonCode
 
+from firmware_bridge.daemon.board_claim import BoardClaim, BoardIdTaken
 from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.config import parse_config
 from tests import unit_sandbox
@@ -856,6 +857,7 @@ def test_unit_runs_one_board_per_instance() -> None:
         "Group": "dialout",
         "Restart": "on-failure",
         "RestartSec": "2",
+        "RestartPreventExitStatus": "2",  # a bad config or a taken board id
         "NoNewPrivileges": "yes",
         "ProtectSystem": "strict",
         "ProtectHome": "yes",
@@ -1083,6 +1085,57 @@ def tls_daemon(tmp_path: Path, deployed: Deployed, board: str, extra: str = "") 
     running.config = parse_config(text, f"{board}.toml")
     running.daemon = Daemon(running.config)
     return running
+
+
+@needs_mosquitto
+async def test_a_second_daemon_on_the_board1_account_stops_and_the_first_keeps_the_board(
+    tmp_path: Path, deployed: Deployed, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A copied config with its account: oche.conf gives both daemons the
+    client id board1, so the second's check of the board id knocks the first
+    off once (its will says offline; it is back at once). The check sees it
+    come back (its own connection is knocked off in turn) and stops; the
+    first keeps the board."""
+    # A generous wait for the first daemon to come back, on a busy machine
+    # (it ends when the first daemon is back).
+    monkeypatch.setattr(BoardClaim, "KICK_WAIT", 30.0)
+    display = connect("display1").connected()
+    display.subscribe("oche/board1/availability", "oche/board1/cmd/response")
+    (tmp_path / "pub").mkdir()
+    (tmp_path / "copy").mkdir()
+    first = tls_daemon(tmp_path / "pub", deployed, "board1")
+    second = tls_daemon(tmp_path / "copy", deployed, "board1")
+    await first.start()
+    try:
+        await asyncio.to_thread(display.wait_for, b"online", "the first daemon online")
+        await second.start()
+        assert second.task is not None
+        with pytest.raises(BoardIdTaken, match="board id board1 is already used by the daemon on"):
+            await asyncio.wait_for(asyncio.shield(second.task), 60)
+        assert first.task is not None and not first.task.done()
+
+        def availability() -> list[bytes]:
+            display.payloads()
+            return [p for t, p, _ in display.seen if t == "oche/board1/availability"]
+
+        deadline = time.monotonic() + TIMEOUT
+        while availability()[-1] != b"online":  # back after its one blink
+            assert time.monotonic() < deadline, availability()
+            await asyncio.sleep(0.05)
+        assert availability().count(b"offline") <= 1, availability()
+        command = b'{"command": "end_game", "id": "still-there"}'
+        assert display.publish("oche/board1/cmd", command) in ACCEPTED
+        answer = await asyncio.to_thread(
+            display.wait_until,
+            "oche/board1/cmd/response",
+            lambda p: isinstance(p, dict) and p.get("id") == "still-there",
+        )
+        assert answer["ok"] is False  # no game: refused, by the first daemon
+    finally:
+        await second.stop()
+        second.board.close()
+        await first.stop()
+        first.board.close()
 
 
 @needs_mosquitto
