@@ -116,8 +116,9 @@ def test_a_bar_broker_with_both_files_installed_listens_as_oche_conf_says_and_br
     tmp_path: Path, peers: list[Peer]
 ) -> None:
     # docs/deploy.md installs both files in conf.d, which Mosquitto reads in
-    # name order: bridge-to-league.conf, then oche.conf. Both exactly as
-    # shipped but for paths, ports and the league's address.
+    # name order: bridge-to-league.conf, then oche.conf. Both as shipped but
+    # for paths, port numbers, the league's address and the bridge's restart
+    # delay (tests/bridged_brokers.bridge_config).
     if mosquitto_passwd_binary() is None:
         pytest.skip("needs mosquitto_passwd")
     league = MosquittoBroker(tmp_path / "league")
