@@ -1105,23 +1105,29 @@ async def test_a_second_daemon_on_the_board1_account_stops_and_the_first_keeps_t
     (tmp_path / "copy").mkdir()
     first = tls_daemon(tmp_path / "pub", deployed, "board1")
     second = tls_daemon(tmp_path / "copy", deployed, "board1")
+
+    def availability() -> list[bytes]:
+        """What board1's daemons said since the display subscribed (not the
+        retained copy an earlier test left)."""
+        display.payloads()
+        return [p for t, p, kept in display.seen if t == "oche/board1/availability" and not kept]
+
+    async def until_online() -> None:
+        deadline = time.monotonic() + 30.0
+        while not availability() or availability()[-1] != b"online":
+            assert time.monotonic() < deadline, availability()
+            await asyncio.sleep(0.05)
+
     await first.start()
     try:
-        await asyncio.to_thread(display.wait_for, b"online", "the first daemon online")
+        await until_online()
         await second.start()
         assert second.task is not None
         with pytest.raises(BoardIdTaken, match="board id board1 is already used by the daemon on"):
             await asyncio.wait_for(asyncio.shield(second.task), 60)
         assert first.task is not None and not first.task.done()
 
-        def availability() -> list[bytes]:
-            display.payloads()
-            return [p for t, p, _ in display.seen if t == "oche/board1/availability"]
-
-        deadline = time.monotonic() + TIMEOUT
-        while availability()[-1] != b"online":  # back after its one blink
-            assert time.monotonic() < deadline, availability()
-            await asyncio.sleep(0.05)
+        await until_online()  # back after its one blink
         assert availability().count(b"offline") <= 1, availability()
         command = b'{"command": "end_game", "id": "still-there"}'
         assert display.publish("oche/board1/cmd", command) in ACCEPTED
