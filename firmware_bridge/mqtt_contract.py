@@ -8,6 +8,7 @@ Every board publishes under ``{base}/{board}/`` (zigbee2mqtt style)::
     {base}/{board}/state          retained, QoS 1: the game state plus "board" and "phase"
     {base}/{board}/event          QoS 1: one message per thing that happened
     {base}/{board}/availability   retained, QoS 1: "online" / "offline" (plain strings)
+    {base}/{board}/instance       retained, QoS 1: which daemon is the board's (host, pid)
     {base}/{board}/cmd            QoS 1: commands to the board (JSON objects)
     {base}/{board}/cmd/response   QoS 1: the answer to each command
     {base}/{board}/result         QoS 1: finished games, at least once (dedupe by result_id)
@@ -113,6 +114,7 @@ TOPIC_NAMES = (
     "state",
     "event",
     "availability",
+    "instance",
     "cmd",
     "cmd/response",
     "result",
@@ -1345,6 +1347,38 @@ _AVAILABILITY_SCHEMA: dict[str, Any] = {
 }
 
 
+_INSTANCE_SCHEMA: dict[str, Any] = {
+    "$schema": _DRAFT,
+    "title": "Oche instance topic",
+    "description": "Which daemon is the board's (one daemon per board id on a broker): "
+    "retained, published by the board's daemon at every connection. A daemon about to "
+    "connect as the board publishes one copy with probe true, not retained; the board's "
+    "daemon answers with its own, and the newcomer stops (exit 2) naming host and pid.",
+    "type": "object",
+    "properties": {
+        "instance": {
+            "description": "Random per daemon process: two daemons never share it.",
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 64,
+        },
+        "host": {"description": "The host name of the daemon's machine.", "type": "string"},
+        "pid": {"description": "The daemon's process id on that host.", "type": "integer"},
+        "since": {
+            "description": "Unix time the daemon first connected as the board (a probe: "
+            "when it started to look); of two daemons, the one since earlier keeps the board.",
+            "type": "number",
+        },
+        "at": {"description": "Unix time of this message.", "type": "number"},
+        "probe": {
+            "description": "True: a daemon asking whether the board id is taken.",
+            "type": "boolean",
+        },
+    },
+    "required": ["instance", "host", "pid", "since", "at"],
+}
+
+
 @dataclass(frozen=True)
 class TopicSpec:
     """One topic of a board: its name under ``{base}/{board}/``, whether the
@@ -1360,6 +1394,7 @@ TOPICS: dict[str, TopicSpec] = {
     "state": TopicSpec("state", retain=True, qos=1, schema=_state_topic_schema()),
     "event": TopicSpec("event", retain=False, qos=1, schema=_event_schema()),
     "availability": TopicSpec("availability", retain=True, qos=1, schema=_AVAILABILITY_SCHEMA),
+    "instance": TopicSpec("instance", retain=True, qos=1, schema=_INSTANCE_SCHEMA),
     "cmd": TopicSpec("cmd", retain=False, qos=1, schema=_command_schema()),
     "cmd/response": TopicSpec("cmd/response", retain=False, qos=1, schema=_response_schema()),
     "result": TopicSpec("result", retain=False, qos=1, schema=_result_schema()),

@@ -2,11 +2,13 @@
 
 Broker A, the **league** (the host's side), is a plain private Mosquitto.
 Broker B, the **bar** (the guest's side), runs ``deploy/mosquitto/bridge-to-league.conf``
-as deployed, its ``address`` pointed at a :class:`~tests.tcp_proxy.TcpProxy`
-in front of A and its ``restart_timeout`` shortened to 1 s so a restored link
-comes back within a test; every other line (the topics, ``cleansession false``,
-``try_private true``, the client ids, the notifications) is the file's, so the
-tests exercise the real deployed bridge.
+as deployed: in ``conf.d`` under Debian's ``mosquitto.conf``
+(:class:`~tests.deployed_mosquitto.InstalledMosquitto`), beside one file of
+the rig's (an anonymous loopback listener), its ``address`` pointed at a
+:class:`~tests.tcp_proxy.TcpProxy` in front of A and its ``restart_timeout``
+shortened to 1 s so a restored link comes back within a test; every other line
+(the topics, ``cleansession false``, ``try_private true``, the client ids, the
+notifications) is the file's, so the tests exercise the real deployed bridge.
 
     rig = BridgedBrokers(tmp_path)
     rig.start()              # both brokers, the proxy, and the bridge up
@@ -18,8 +20,9 @@ Queues across a cut: the bridge's persistent session (``cleansession false``)
 makes B queue the QoS 1 messages for A while the link is down, and A queue
 those for B; both are delivered once it is back. Across a restart of B that is
 not enough: B's outgoing queue and its local clients' sessions live in its
-memory, so they survive only with ``persistence=True`` (a ``persistence_location``
-in the rig's directory, saved on every change and read back at start). A's
+memory, so they survive only with ``persistence=True`` (Debian's persistence,
+its store in the rig's directory, saved every second and read back at start;
+without it the rig turns Debian's persistence off). A's
 queue for the bridge survives a restart of B either way: it is A's session for
 the bridge's client id, which comes back with ``cleansession false``.
 
@@ -44,7 +47,8 @@ from typing import Any
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
-from tests.mosquitto_broker import MosquittoBroker
+from tests.deployed_mosquitto import InstalledMosquitto
+from tests.mosquitto_broker import MosquittoBroker, free_port
 from tests.paths import REPO
 from tests.tcp_proxy import TcpProxy
 
@@ -129,7 +133,7 @@ class BridgedBrokers:
         self.league = MosquittoBroker(workdir / "league")
         self.proxy = TcpProxy(self.league.host, self.league.port)
         self._bar_port: int | None = None
-        self.bar: MosquittoBroker | None = None
+        self.bar: InstalledMosquitto | None = None
         self.name = connection_name(BRIDGE_CONF.read_text("utf-8"))
         """The bridge's connection name in the deployed file (league-crown)."""
         self._probes: dict[str, _Probe] = {}
@@ -139,18 +143,19 @@ class BridgedBrokers:
         """Where B says whether the bridge is up (1) or down (0), retained."""
         return f"$SYS/broker/connection/{self.name}/state"
 
-    def _bar_config(self) -> str:
-        config = bridge_config(f"{self.proxy.host}:{self.proxy.port}")
+    def _new_bar(self) -> InstalledMosquitto:
+        port = self._bar_port or free_port()
+        self._bar_port = port
+        # The test's own listener, anonymous, in a file read after the bridge's
+        # (conf.d is read in name order, as oche.conf is read after it).
+        rig = f"listener {port} 127.0.0.1\nallow_anonymous true\n"
         if self.persistence:
-            store = self.workdir / "bar-store"
-            store.mkdir(exist_ok=True)
-            config += f"persistence true\npersistence_location {store}/\nautosave_interval 1\n"
-        return config
-
-    def _new_bar(self) -> MosquittoBroker:
-        bar = MosquittoBroker(self.workdir / "bar", self._bar_config(), port=self._bar_port)
-        self._bar_port = bar.port
-        return bar
+            rig += "autosave_interval 1\n"
+        conf_d = {
+            BRIDGE_CONF.name: bridge_config(f"{self.proxy.host}:{self.proxy.port}"),
+            "test-listener.conf": rig,
+        }
+        return InstalledMosquitto(self.workdir / "bar", conf_d, port, persistence=self.persistence)
 
     def start(self) -> BridgedBrokers:
         """Start A, the proxy and B, and wait until the bridge carries messages."""

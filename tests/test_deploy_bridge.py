@@ -21,9 +21,25 @@ from pathlib import Path
 
 import pytest
 
-from tests.bridged_brokers import BRIDGE_CONF, BridgedBrokers, active_lines, bridge_topics
+from tests.bridged_brokers import (
+    BRIDGE_CONF,
+    BridgedBrokers,
+    active_lines,
+    bridge_config,
+    bridge_topics,
+)
+from tests.deployed_mosquitto import (
+    InstalledMosquitto,
+    deployed_oche_conf,
+    make_certificates,
+    mosquitto_passwd_binary,
+    write_password_file,
+)
 from tests.mosquitto_broker import MosquittoBroker, mosquitto_binary
 from tests.mqtt_peer import ACCEPTED, TIMEOUT, Peer, marker
+from tests.paths import REPO
+
+ACL = REPO / "deploy" / "mosquitto" / "acl"
 
 GRACE = 0.3
 HOST, GUEST = "pub1", "pub2"
@@ -94,6 +110,63 @@ def test_the_bridge_file_carries_remote_matches_and_keeps_commands_home() -> Non
     # persistent session (a partition loses nothing).
     assert "try_private true" in lines and "cleansession false" in lines
     assert not [line for line in lines if "cmd" in line or "#" in line.split()[1:2]]
+
+
+@needs_mosquitto
+def test_the_bar_listens_only_where_its_files_say(rig: BridgedBrokers) -> None:
+    # The bridge file opens no listener of its own: the bar listens on the
+    # rig's one listener only.
+    assert rig.bar is not None
+    rig.bar.assert_listens_only()
+
+
+@needs_mosquitto
+def test_a_bar_broker_with_both_files_installed_listens_as_oche_conf_says_and_bridges(
+    tmp_path: Path, peers: list[Peer]
+) -> None:
+    # docs/deploy.md installs both files in conf.d, which Mosquitto reads in
+    # name order: bridge-to-league.conf, then oche.conf. Both as shipped but
+    # for paths, port numbers, the league's address and the bridge's restart
+    # delay (tests/bridged_brokers.bridge_config).
+    if mosquitto_passwd_binary() is None:
+        pytest.skip("needs mosquitto_passwd")
+    league = MosquittoBroker(tmp_path / "league")
+    league.start()
+    try:
+        ca, cert, key = make_certificates(tmp_path)
+        passwd = tmp_path / "passwd"
+        write_password_file(passwd, {"board1": "board1-secret"})
+        oche_conf, ports = deployed_oche_conf(
+            {
+                "/etc/mosquitto/oche/passwd": passwd,
+                "/etc/mosquitto/oche/acl": ACL,
+                "/etc/mosquitto/certs/ca.crt": ca,
+                "/etc/mosquitto/certs/server.crt": cert,
+                "/etc/mosquitto/certs/server.key": key,
+            }
+        )
+        conf_d = {
+            BRIDGE_CONF.name: bridge_config(f"{league.host}:{league.port}"),
+            "oche.conf": oche_conf,
+        }
+        bar = InstalledMosquitto(tmp_path / "bar", conf_d, ports["1883"])
+        bar.start()
+        try:
+            bar.assert_listens_only()
+            assert set(bar.written) == set(ports.values())
+            at_league = client(peers, league, "league-watch").subscribe("oche/board1/state")
+            board = Peer(bar.host, bar.port, "board1", "board1-secret")
+            peers.append(board.connected())
+            state = marker()
+            deadline = time.monotonic() + TIMEOUT
+            while state not in at_league.payloads():  # until the bridge is up
+                assert time.monotonic() < deadline, "the board's state never reached the league"
+                assert board.publish("oche/board1/state", state, retain=True) in ACCEPTED
+                time.sleep(0.2)
+        finally:
+            bar.stop()
+    finally:
+        league.stop()
 
 
 # --- what crosses -------------------------------------------------------------

@@ -66,7 +66,12 @@ def test_topic_names_and_specs() -> None:
     for name, spec in TOPICS.items():
         assert spec.name == name
         assert spec.qos in (0, 1, 2)
-    assert [n for n, s in TOPICS.items() if s.retain] == ["state", "availability", "books"]
+    assert [n for n, s in TOPICS.items() if s.retain] == [
+        "state",
+        "availability",
+        "instance",
+        "books",
+    ]
     assert all(TOPICS[n].qos == 1 for n in ("state", "event", "availability", "cmd/response"))
     assert TOPICS["result"].qos == 1
 
@@ -647,6 +652,22 @@ def test_result_schema() -> None:
     assert errors("result", {**result, "winner": "Ann"}) != []
 
 
+def test_instance_schema_and_what_the_daemon_publishes() -> None:
+    from firmware_bridge.daemon.board_claim import BoardClaim, parse_instance
+
+    claim = BoardClaim("b1", clock=lambda: 1767225600.0)
+    announcement = json.loads(claim.announcement())
+    assert errors("instance", announcement) == []
+    assert announcement["since"] == announcement["at"] == 1767225600.0
+    probe = {**announcement, "probe": True}
+    assert errors("instance", probe) == []
+    assert parse_instance(json.dumps(probe).encode()) is not None
+    for broken in ({"instance": "x"}, {**announcement, "pid": "4242"}, "online"):
+        assert errors("instance", broken) != []
+        assert parse_instance(json.dumps(broken).encode()) is None
+    assert parse_instance(b"") is None and parse_instance(b"{") is None
+
+
 def test_availability_schema() -> None:
     assert errors("availability", "online") == []
     assert errors("availability", "offline") == []
@@ -756,6 +777,15 @@ def test_discovery_removals() -> None:
         discovery_removals("homeassistant", "b1", 3, 9)
     published = {t for t, _ in discovery_messages("homeassistant", "oche", "b1", "B", 2)}
     assert not published & {t for t, _ in discovery_removals("homeassistant", "b1", 2)}
+    # A board on free play: its credits sensors go too.
+    assert discovery_removals("homeassistant", "b1", 2, 2, credits=True) == [
+        ("homeassistant/sensor/oche_b1/credits/config", ""),
+        ("homeassistant/sensor/oche_b1/coins_today/config", ""),
+    ]
+    coin = discovery_messages("homeassistant", "oche", "b1", "B", 2, credits=True)
+    assert {t for t, _ in discovery_removals("homeassistant", "b1", 2, 2, credits=True)} <= {
+        t for t, _ in coin
+    }
 
 
 # -------------------------------------------------------------------- the doc

@@ -1,5 +1,6 @@
 """``oche run``: start the daemon for one board; Ctrl-C or SIGTERM stops it
-cleanly (availability offline, board released, journal closed)."""
+cleanly (availability offline, board released, journal closed). Exits 2 when
+another daemon holds the board id on the broker (board_claim.py)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import signal
 from engine import new_game
 from engine.lineup import MAX_NAME_LENGTH
 from firmware_bridge.cli.command_support import UsageError, key_values
+from firmware_bridge.daemon.board_claim import BoardIdTaken
 from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.config import Config, ConfigError, load_config
 from firmware_bridge.daemon.embedded_broker import EmbeddedBrokerError
@@ -70,7 +72,7 @@ def _run(args: argparse.Namespace) -> int:
         asyncio.run(run_daemon(Daemon(config, first_game=_first_game(args))))
     except EmbeddedBrokerError as error:
         raise broker_error(error, config) from None
-    except JournalError as error:  # not ours (a damaged one is salvaged): say which file
+    except (JournalError, BoardIdTaken) as error:  # not ours / another daemon holds the id
         raise UsageError(str(error)) from None
     return 0
 
@@ -84,7 +86,9 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(see docs/config.md); any key can be set with --set section.key=value. "
         "--game starts a game before the board is read, unless an unfinished game "
         "resumes from the journal; it is priced as new_game is (on a coin-operated board "
-        "short of credits the daemon runs with no game and logs why, docs/credits.md).",
+        "short of credits the daemon runs with no game and logs why, docs/credits.md). "
+        "Exits 2 on a bad config, or when another daemon holds the board id on the broker "
+        "(naming its host and pid).",
     )
     parser.add_argument("--config", metavar="FILE", help="the config file (TOML)")
     parser.add_argument(

@@ -89,6 +89,7 @@ from engine import (
 )
 from engine.board_geometry import GEOMETRIES, BoardGeometry
 from engine.registry import game_class
+from firmware_bridge.daemon.board_claim import BoardIdTaken
 from firmware_bridge.daemon.books import books
 from firmware_bridge.daemon.bots import Bots, resolve_bots
 from firmware_bridge.daemon.clock_sync import clock_synced
@@ -167,6 +168,11 @@ class Daemon:
     priced as ``new_game`` is. ``clock_synced`` says whether a time read from
     ``clock`` is a date (see :func:`firmware_bridge.daemon.clock_sync.clock_synced`)."""
 
+    DISCOVERY_STATE_DELAY = 1.0
+    """Seconds after a Home Assistant discovery round before the state is
+    published again: Home Assistant sets up the sensors a round created a
+    moment after their configuration arrives, and only then reads the state."""
+
     def __init__(
         self,
         config: Config,
@@ -211,6 +217,9 @@ class Daemon:
         """The outbox, delivered until a leaderboard has stored each result."""
         self._discovering = asyncio.Lock()
         self._discovered_players: int | None = None
+        self._discovered_credits: bool | None = None
+        """Whether the credits sensors were last published (True) or removed."""
+        self._discovery_state: asyncio.TimerHandle | None = None
         self.link: MqttLink | None = None
         self.broker: EmbeddedBroker | None = None
         self.bots: Bots | None = None
@@ -284,7 +293,12 @@ class Daemon:
                     tasks.create_task(self._outlive_the_journal(self.remote_host.run))
                     tasks.create_task(self._outlive_the_journal(self.remote_guest.run))
                     tasks.create_task(self.journal_health.retry(self.journal))
+            except* BoardIdTaken as taken:
+                # Another daemon holds this board id on the broker: stop, as it is.
+                raise taken.exceptions[0] from None
             finally:
+                if self._discovery_state is not None:
+                    self._discovery_state.cancel()
                 await source.close()
                 await self.link.close()
         finally:
@@ -558,15 +572,21 @@ class Daemon:
         self._publish_event(TakeoutSensed(now, ended))
 
     async def _publish_discovery(self) -> None:
-        """Home Assistant discovery for the current game's players, then the
-        removal of the score sensors the game before had and this one has not
-        (all of them after a restart, when that is not known). One message at
-        a time, each awaiting its PUBACK, and one run at a time: a new game
-        never piles up publishes, and two quick games cannot interleave."""
+        """Home Assistant discovery for the current game's players (and the
+        credits sensors while the board charges for games), then the removal
+        of the score sensors the game before had and this one has not (all of
+        them after a restart, when that is not known) and of the credits
+        sensors on free play. One message at a time, each awaiting its PUBACK,
+        and one run at a time: a new game never piles up publishes, and two
+        quick games cannot interleave. A round that went through publishes the
+        state :attr:`DISCOVERY_STATE_DELAY` later again, for the sensors it
+        created (Home Assistant gives a new sensor no retained copy of a topic
+        it already reads)."""
         if self.link is None or not self.config.homeassistant.enabled:
             return
         async with self._discovering:
             players = len(self.session.setup.players) if self.session else 0
+            credits = self.config.credits.mode == "coin" and not self.free_play()
             prefix = self.config.homeassistant.discovery_prefix
             messages: list[tuple[str, dict[str, Any] | str]] = [
                 *discovery_messages(
@@ -575,15 +595,26 @@ class Daemon:
                     self.board_id,
                     self.config.board.name,
                     players,
-                    credits=self.config.credits.mode == "coin",
+                    credits=credits,
                 ),
-                *discovery_removals(prefix, self.board_id, players, self._discovered_players),
+                *discovery_removals(
+                    prefix,
+                    self.board_id,
+                    players,
+                    self._discovered_players,
+                    credits=not credits and self._discovered_credits is not False,
+                ),
             ]
             for topic, config in messages:
                 if not await self.link.publish_raw(topic, config, retain=True):
-                    self._discovered_players = None  # what the broker keeps is unknown
+                    # What the broker keeps is unknown.
+                    self._discovered_players = self._discovered_credits = None
                     return
-            self._discovered_players = players
+            self._discovered_players, self._discovered_credits = players, credits
+        if self._discovery_state is not None:
+            self._discovery_state.cancel()
+        loop = asyncio.get_running_loop()
+        self._discovery_state = loop.call_later(self.DISCOVERY_STATE_DELAY, self._publish_state)
 
     async def _on_connect(self) -> None:
         """After every (re)connect: discovery, the retained state, owed results
@@ -1395,6 +1426,7 @@ class Daemon:
         self.journal.set_operator_setting(self.board_id, "free_play", bool(args["on"]), now)
         self.operator_settings["free_play"] = bool(args["on"])
         log.info("operator: free play %s", "on" if args["on"] else "off")
+        self._background(self._publish_discovery())  # the credits sensors come or go
 
     def _reset_books(self, args: dict[str, Any], now: float) -> None:
         self.journal.reset_books(self.board_id, now, args.get("reason"))

@@ -1,8 +1,9 @@
 """Home Assistant MQTT discovery for one board: the retained configuration
 messages that make a board a device with its sensors (game, current player,
-last dart, phase, the journal's health, one score per player; a
-coin-operated board's credits and the day's coins), and the removals that clear the
-score sensors a smaller game no longer has. Pure: :class:`Daemon` publishes them.
+last dart, phase, the journal's health, one score per player; a coin-operated
+board's credits and the day's coins while it charges for games), and the
+removals that clear the score sensors a smaller game no longer has and the
+credits sensors of a board on free play. Pure: :class:`Daemon` publishes them.
 See docs/mqtt.md (Home Assistant)."""
 
 from __future__ import annotations
@@ -23,27 +24,34 @@ __all__ = [
     "DEFAULT_DISCOVERY_PREFIX",
     "DISCOVERY_SENSORS",
     "JOURNAL_SENSOR",
+    "UNKNOWN",
     "discovery_messages",
     "discovery_removals",
 ]
 
 DEFAULT_DISCOVERY_PREFIX = "homeassistant"
 
+UNKNOWN = "unknown"
+"""What a text sensor's template renders where there is no value: Home
+Assistant's unknown state, which a text sensor's state is when that is its
+text. Not ``None``: Home Assistant 2024.3, for one, shows the text "None" on a
+sensor without a unit, state class or device class (only a numeric sensor
+takes "None" for unknown there), so the numeric credits sensors alone render it."""
+
 # Every template reads the state through value_json.get() and tests before it
 # indexes, so no state (idle, throwing, takeout, finished) makes Home Assistant
-# log "Template variable warning: 'dict object' has no attribute ...". "None"
-# is Home Assistant's word for no value: the sensor shows unknown.
+# log "Template variable warning: 'dict object' has no attribute ...".
 DISCOVERY_SENSORS: dict[str, tuple[str, str, str]] = {
     # what: (name, icon, value_template over the state JSON)
-    "game": ("Game", "mdi:bullseye-arrow", "{{ value_json.get('game') or 'None' }}"),
+    "game": ("Game", "mdi:bullseye-arrow", "{{ value_json.get('game') or 'unknown' }}"),
     "current_player": (
         "Current player",
         "mdi:account",
         "{% set players = value_json.get('players') or [] %}"
         "{% set current = value_json.get('current_player') %}"
         "{% if current is integer and current < players | length %}"
-        "{{ players[current].get('name') or 'None' }}"
-        "{% else %}None{% endif %}",
+        "{{ players[current].get('name') or 'unknown' }}"
+        "{% else %}unknown{% endif %}",
     ),
     "last_dart": (
         "Last dart",
@@ -53,9 +61,9 @@ DISCOVERY_SENSORS: dict[str, tuple[str, str, str]] = {
         "{% set last_darts = last_visit.get('darts') or [] %}"
         "{% if visit %}{{ visit[-1] }}"
         "{% elif last_darts %}{{ last_darts[-1] }}"
-        "{% else %}None{% endif %}",
+        "{% else %}unknown{% endif %}",
     ),
-    "phase": ("Phase", "mdi:progress-clock", "{{ value_json.get('phase') or 'None' }}"),
+    "phase": ("Phase", "mdi:progress-clock", "{{ value_json.get('phase') or 'unknown' }}"),
 }
 """The board-wide sensors; one ``score_<i>`` sensor per player is added."""
 
@@ -63,7 +71,7 @@ JOURNAL_SENSOR: tuple[str, str, str, str] = (
     # name, icon, value_template, json_attributes_template
     "Journal",
     "mdi:database-check",
-    "{% set journal = value_json.get('journal') or {} %}{{ journal.get('status') or 'None' }}",
+    "{% set journal = value_json.get('journal') or {} %}{{ journal.get('status') or 'unknown' }}",
     "{% set journal = value_json.get('journal') or {} %}"
     "{% if journal %}"
     "{{ {'message': journal.get('message'), 'salvaged': journal.get('salvaged')} | tojson }}"
@@ -96,7 +104,10 @@ CREDITS_SENSORS: dict[str, tuple[str, str, str, str, dict[str, Any]]] = {
 }
 """A coin-operated board's sensors, both from the state's ``credits``: the
 credits held and the coin pulses since the local midnight (Home Assistant
-never reads the books, which are the operator's alone)."""
+never reads the books, which are the operator's alone). Numbers (a unit and a
+state class), so their templates give ``None`` for no value, which a numeric
+sensor takes for unknown. They exist while the board charges for games: on
+free play :func:`discovery_removals` removes them."""
 
 
 def _player_template(index: int, found: str, missing: str) -> str:
@@ -110,7 +121,11 @@ def _player_template(index: int, found: str, missing: str) -> str:
 
 
 def _score_template(index: int) -> str:
-    return _player_template(index, "{{ player.get('score', 'None') }}", "None")
+    return _player_template(
+        index,
+        "{% set score = player.get('score') %}{{ 'unknown' if score is none else score }}",
+        UNKNOWN,
+    )
 
 
 def _score_attributes_template(index: int) -> str:
@@ -144,8 +159,8 @@ def discovery_messages(
     last_dart, phase, journal and score_0 .. score_<player_count - 1>, all reading the
     state topic and unavailable while the availability topic says offline.
     They are text sensors (no state_class, no unit): a score is not a
-    measurement to keep long-term statistics of. A coin-operated board
-    (``credits``) also gets the numeric sensors of :data:`CREDITS_SENSORS`."""
+    measurement to keep long-term statistics of. A board that charges for
+    games (``credits``) also gets the numeric sensors of :data:`CREDITS_SENSORS`."""
     _check_prefix(prefix)
     if not 0 <= player_count <= MAX_PLAYERS:
         raise ValueError(f"player_count must be 0 to {MAX_PLAYERS}, got {player_count}")
@@ -200,8 +215,11 @@ def discovery_messages(
         config: dict[str, Any] = {
             "name": name,
             "unique_id": f"oche_{board_id}_{what}",
-            # default_entity_id for Home Assistant 2025.10 and later, object_id
-            # for the versions before, which ignore default_entity_id.
+            # Each version takes the key it knows: default_entity_id from
+            # Home Assistant 2025.10 on (which then does not warn about
+            # object_id); object_id before (whose discovery schemas drop
+            # unknown keys such as default_entity_id); 2026.4 removed
+            # object_id and ignores it.
             "default_entity_id": f"sensor.{_object_id(board_id, what)}",
             "object_id": _object_id(board_id, what),
             "has_entity_name": True,
@@ -221,13 +239,20 @@ def discovery_messages(
 
 
 def discovery_removals(
-    prefix: str, board_id: str, player_count: int, previous_count: int | None = None
+    prefix: str,
+    board_id: str,
+    player_count: int,
+    previous_count: int | None = None,
+    *,
+    credits: bool = False,
 ) -> list[tuple[str, str]]:
     """``(topic, "")`` pairs to publish retained: the empty payload removes the
     score sensors of players ``player_count`` .. ``previous_count - 1`` (those a
-    smaller game no longer has). ``previous_count`` None (not known, e.g. after
-    a restart) clears every score sensor a board could have had from
-    ``player_count`` on; removing a sensor that never existed does nothing."""
+    smaller game no longer has) and, with ``credits``, the sensors of
+    :data:`CREDITS_SENSORS` (a board gone to free play). ``previous_count`` None
+    (not known, e.g. after a restart) clears every score sensor a board could
+    have had from ``player_count`` on; removing a sensor that never existed
+    does nothing."""
     _check_prefix(prefix)
     check_board_id(board_id)
     if not 0 <= player_count <= MAX_PLAYERS:
@@ -235,7 +260,7 @@ def discovery_removals(
     previous = MAX_PLAYERS if previous_count is None else previous_count
     if not 0 <= previous <= MAX_PLAYERS:
         raise ValueError(f"previous_count must be 0 to {MAX_PLAYERS}, got {previous_count}")
-    return [
-        (_discovery_topic(prefix, board_id, f"score_{index}"), "")
-        for index in range(player_count, previous)
-    ]
+    removed = [f"score_{index}" for index in range(player_count, previous)]
+    if credits:
+        removed.extend(CREDITS_SENSORS)
+    return [(_discovery_topic(prefix, board_id, what), "") for what in removed]

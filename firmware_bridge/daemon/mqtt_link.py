@@ -10,7 +10,13 @@ topics, whose messages go to ``on_message``), then marks the board
 ``on_connect`` (where the daemon republishes its retained state, the Home
 Assistant discovery and the results not yet acknowledged) and then hands
 each command payload to ``on_command``, one at a time, in order. When the
-connection drops it reconnects with jittered exponential backoff. It also
+connection drops it reconnects with jittered exponential backoff. Before
+its first connection it checks, on a connection of its own, that no other
+daemon holds the board id, and on every connection it publishes the board's
+retained ``instance`` before ``online`` and judges every other daemon's
+(board_claim.py): :meth:`MqttLink.run` raises
+:class:`~firmware_bridge.daemon.board_claim.BoardIdTaken` when the board is
+another daemon's, without saying ``offline``. It also
 keeps the board's retained ``state`` and ``availability`` its own: a copy
 there that is not the link's latest (a bridge resending an older retained
 copy after a partition) is replaced by the latest. The broker
@@ -38,6 +44,7 @@ import dataclasses
 import json
 import logging
 import random
+import secrets
 import socket
 import ssl
 import time
@@ -52,6 +59,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
+from firmware_bridge.daemon.board_claim import BoardClaim, BoardIdTaken, Verdict, broker_reachable
 from firmware_bridge.mqtt_contract import (
     AVAILABILITY_OFFLINE,
     AVAILABILITY_ONLINE,
@@ -152,6 +160,10 @@ class MqttLink:
         self._command_topic = self._topics["cmd"]
         self._operator_topic = self._topics["operator/cmd"]
         self._guarded = (self._topics["state"], self._availability_topic)
+        self._instance_topic = self._topics["instance"]
+        self._claim = BoardClaim(settings.board)
+        self._checked = False
+        self._taken: BoardIdTaken | None = None
         self._last_sent: dict[str, bytes] = {}
         self._last_seen: dict[str, bytes] = {}
         self._healing: set[str] = set()
@@ -196,6 +208,7 @@ class MqttLink:
             await self._run()
         finally:
             self._running = False
+            self._claim.release()
 
     async def _run(self) -> None:
         self._stop = stop = asyncio.Event()
@@ -210,6 +223,9 @@ class MqttLink:
         while not self._closed:
             client = self._new_client()
             try:
+                if not self._checked:
+                    await self._check_board_id()
+                    self._checked = True
                 async with client:
                     if outage_since is not None:
                         log.info(
@@ -225,6 +241,8 @@ class MqttLink:
                     await self._serve(client)
             except aiomqtt.MqttError as exc:
                 self._drop_connection()
+                if self._taken is not None:
+                    raise self._taken from None
                 if self._closed:
                     return
                 # Log the text only: a record holding the exception would keep its
@@ -251,15 +269,18 @@ class MqttLink:
         delay = min(self.BACKOFF_MAX, self.BACKOFF_START * 2.0**failures)
         return delay * random.uniform(1 - self.BACKOFF_JITTER, 1 + self.BACKOFF_JITTER)
 
-    def _new_client(self) -> aiomqtt.Client:
+    def _new_client(self, identifier: str | None = None) -> aiomqtt.Client:
+        """The board's connection (its client id, its last will); with
+        ``identifier``, a connection under that client id without a will."""
         endpoint = self._endpoint
+        will = aiomqtt.Will(self._availability_topic, AVAILABILITY_OFFLINE, qos=1, retain=True)
         return aiomqtt.Client(
             endpoint.host,
             endpoint.port,
             username=endpoint.username,
             password=endpoint.password,
-            identifier=self.settings.client_id or None,
-            will=aiomqtt.Will(self._availability_topic, AVAILABILITY_OFFLINE, qos=1, retain=True),
+            identifier=identifier or self.settings.client_id or None,
+            will=None if identifier else will,
             clean_session=True,
             transport=endpoint.transport,
             timeout=self.TIMEOUT,
@@ -272,6 +293,21 @@ class MqttLink:
             socket_options=None if endpoint.transport == "websockets" else _NO_DELAY,
         )
 
+    async def _check_board_id(self) -> None:
+        """Before the first connection as the board: raise BoardIdTaken when
+        another daemon holds this board id on the broker (board_claim.py), on
+        a connection under a client id of its own, which knocks nobody off."""
+        probe = self._new_client(f"oche-probe-{secrets.token_hex(4)}")
+        endpoint = self._endpoint
+        async with probe:
+            await self._claim.check(
+                probe,
+                self._instance_topic,
+                self._availability_topic,
+                grace=1.5 * self.settings.keepalive + self.TIMEOUT,
+                reachable=lambda: broker_reachable(endpoint.host, endpoint.port),
+            )
+
     async def _serve(self, client: aiomqtt.Client) -> None:
         """One connection: subscribe, announce, on_connect, then commands until it drops."""
         try:
@@ -280,18 +316,26 @@ class MqttLink:
                 await self._goodbye(client)
                 return
             self._serve_publishes(client)  # before the guarded topics' retained copies come
+            self._watch_instance(client)
+            announcement = self._claim.announcement()
             # Everything subscribed (one SUBSCRIBE) before "online": a client that
             # sends a command, or a host an invitation, once it sees the board
-            # online is heard. The guarded topics at QoS 0: the link's own echoes
-            # cost no PUBACK back.
+            # online is heard. The guarded topics and the instance at QoS 0: the
+            # link's own echoes cost no PUBACK back.
             await client.subscribe(
                 [
                     (self._command_topic, 1),
                     *([(self._operator_topic, 1)] if self._on_operator is not None else []),
                     *((guarded, 0) for guarded in self._guarded),
+                    (self._instance_topic, 0),
                     *((extra, 1) for extra in sorted(self._subscriptions)),
                 ]
             )
+            # The broker sends the retained instance before this PUBACK: a daemon
+            # that connected after this one's first connection is judged by now.
+            await client.publish(self._instance_topic, announcement, qos=1, retain=True)
+            if self._taken is not None:
+                raise self._taken
             await client.publish(self._availability_topic, AVAILABILITY_ONLINE, qos=1, retain=True)
             self._last_sent[self._availability_topic] = AVAILABILITY_ONLINE.encode()
             _raise_if_cancelling()
@@ -428,6 +472,28 @@ class MqttLink:
         for guarded in self._guarded:
             protocol.message_callback_add(guarded, on_guarded)
         _lean_pubacks(protocol)
+
+    def _watch_instance(self, client: aiomqtt.Client) -> None:
+        """Judge every message on the board's ``instance`` topic as it arrives
+        (board_claim.py): answer, replace, or stop (BoardIdTaken, raised from
+        run() after a clean disconnect: no ``offline``, the board is the
+        other daemon's)."""
+        protocol = _paho(client)
+
+        def on_instance(_client: Any, _userdata: Any, message: paho.MQTTMessage) -> None:
+            verdict, holder = self._claim.judge(bytes(message.payload), bool(message.retain))
+            if verdict is Verdict.REASSERT:
+                protocol.publish(self._instance_topic, self._claim.announcement(), 1, True)
+            elif verdict is Verdict.YIELD and holder is not None and self._taken is None:
+                self._taken = BoardIdTaken(self.settings.board, holder)
+                self._closed = True  # no goodbye
+                if message.retain:  # put back what this connection's announcement replaced
+                    protocol.publish(self._instance_topic, message.payload, 1, True)
+                if self._client is client:  # online: end the message loop
+                    protocol.disconnect()
+                # Before online, _serve raises once the announcement is acknowledged.
+
+        protocol.message_callback_add(self._instance_topic, on_instance)
 
     def _seen(self, topic: str, payload: bytes, loop: asyncio.AbstractEventLoop) -> None:
         """A copy of the board's own retained ``state`` or ``availability`` as

@@ -114,6 +114,9 @@ async def start_match(pair: Pair, start: int = 301) -> dict[str, Any]:
     """new_game on the host, x01: Ann throws at the host, Cy at the guest.
     Returns the host's state once the match is on (both boards joined) and
     the guest mirrors it."""
+    # Both daemons connected to the broker: the host hears the command.
+    await pair.host_watch.state_where(lambda s: s["board"]["connected"])
+    await pair.guest_watch.state_where(lambda s: s["board"]["connected"])
     response = await pair.host_watch.command(
         {
             "command": "new_game",

@@ -10,7 +10,7 @@ import asyncio
 import contextlib
 import json
 import sqlite3
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -435,6 +435,81 @@ async def test_home_assistant_discovers_credits_and_the_days_coins(
         environment.from_string(configs["credits"]["value_template"]).render(value_json=idle)
         == "None"
     )
+
+
+CREDITS_CONFIGS = {
+    "homeassistant/sensor/oche_board1/credits/config",
+    "homeassistant/sensor/oche_board1/coins_today/config",
+}
+HOME_ASSISTANT_ON = "\n[homeassistant]\nenabled = true\n"
+
+
+class Discovery:
+    """What Home Assistant would read: the latest discovery configuration of
+    each sensor of board1 (None: removed), and the states after them."""
+
+    def __init__(self, client: aiomqtt.Client) -> None:
+        self.client = client
+        self.configs: dict[str, dict[str, Any] | None] = {}
+        self.states_after: list[dict[str, Any]] = []
+
+    async def until(self, predicate: Callable[[Discovery], bool]) -> None:
+        """Read messages until ``predicate`` holds (within TIMEOUT)."""
+        async with asyncio.timeout(TIMEOUT):
+            while not predicate(self):
+                message = await anext(self.client.messages)
+                payload = bytes(message.payload)  # type: ignore[arg-type]
+                if message.topic.matches("oche/board1/state"):
+                    self.states_after.append(json.loads(payload))
+                else:
+                    self.configs[str(message.topic)] = json.loads(payload) if payload else None
+                    self.states_after = []
+
+    def credits_sensors(self) -> bool | None:
+        """True: both credits sensors configured; False: both removed."""
+        found = {self.configs.get(topic, None) is not None for topic in CREDITS_CONFIGS}
+        if not set(self.configs) >= CREDITS_CONFIGS or len(found) != 1:
+            return None
+        return found.pop()
+
+
+@contextlib.asynccontextmanager
+async def home_assistant(broker: MosquittoBroker) -> AsyncIterator[Discovery]:
+    async with aiomqtt.Client(broker.host, broker.port) as client:
+        await client.subscribe("homeassistant/sensor/oche_board1/+/config", qos=1)
+        await client.subscribe("oche/board1/state", qos=1)
+        yield Discovery(client)
+
+
+async def test_home_assistant_loses_the_credits_sensors_on_free_play_and_gets_them_back(
+    tmp_path: Path, mosquitto: MosquittoBroker, watcher: Watcher
+) -> None:
+    async with (
+        home_assistant(mosquitto) as seen,
+        started(tmp_path, mosquitto, watcher, COIN + HOME_ASSISTANT_ON) as board,
+    ):
+        await seen.until(lambda d: d.credits_sensors() is True)
+        assert (await operator(watcher, {"command": "set_free_play", "on": True}))["ok"]
+        await seen.until(lambda d: d.credits_sensors() is False)
+        board.source.coin(1)  # a coin on free play is credited (and counted) all the same
+        await watcher.state_where(lambda s: s["credits"]["coins_today"] == 1)
+        assert (await operator(watcher, {"command": "set_free_play", "on": False}))["ok"]
+        await seen.until(lambda d: d.credits_sensors() is True and bool(d.states_after))
+        # The sensors made again have a value at once: the state came after them.
+        assert seen.states_after[-1]["credits"]["coins_today"] == 1
+        assert not seen.states_after[-1]["credits"]["free_play"]
+
+
+async def test_a_board_back_on_free_mode_clears_the_credits_sensors(
+    tmp_path: Path, mosquitto: MosquittoBroker, watcher: Watcher
+) -> None:
+    # What a run in mode "coin" left behind; the board now runs in mode free.
+    async with home_assistant(mosquitto) as seen:
+        for topic in CREDITS_CONFIGS:
+            await seen.client.publish(topic, b'{"name": "old"}', qos=1, retain=True)
+        await seen.until(lambda d: d.credits_sensors() is True)
+        async with started(tmp_path, mosquitto, watcher, HOME_ASSISTANT_ON):
+            await seen.until(lambda d: d.credits_sensors() is False)
 
 
 async def test_the_idle_and_setup_screens_show_the_credits_and_the_price(

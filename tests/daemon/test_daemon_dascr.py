@@ -192,6 +192,7 @@ async def test_takeout_with_no_game_or_while_throwing_changes_nothing(
 async def test_an_undo_in_the_takeout_stops_the_watch(dascr: Running, watcher: Watcher) -> None:
     board = dascr.board
     await board.read_until(b"2\n")
+    await watcher.state_where(lambda s: s["board"]["connected"])  # and the broker is there
     assert (await watcher.command(GAME))["ok"]
     await board.write(b"320\r\n320\r\n320\r\n")
     assert await board.read_until(b"2\n1\n") == b"2\n1\n"
@@ -213,6 +214,7 @@ async def test_the_takeout_timer_stops_the_watch(
     async with Running(tmp_path, mosquitto, overrides=(*DASCR, "visit.takeout_s=0.2")) as run:
         board = run.board
         await board.read_until(b"2\n")
+        await watcher.state_where(lambda s: s["board"]["connected"])  # and the broker is there
         assert (await watcher.command(GAME))["ok"]
         await board.write(b"320\r\n320\r\n320\r\n")
         assert await board.read_until(b"2\n1\n") == b"2\n1\n"
@@ -246,6 +248,7 @@ async def test_a_computer_players_visit_is_not_watched(
     async with Running(tmp_path, mosquitto, overrides=DASCR, extra=bot) as run:
         board = run.board
         await board.read_until(b"2\n")
+        await watcher.state_where(lambda s: s["board"]["connected"])  # and the broker is there
         game = {**GAME, "players": ["Ann", {"name": "Robo", "cpu": 5}]}
         assert (await watcher.command(game))["ok"]
         await board.write(b"320\r\n320\r\n320\r\n")

@@ -3,9 +3,12 @@
 ``deploy/mosquitto/acl`` is loaded, unchanged, into a private Mosquitto with a
 password file made by ``mosquitto_passwd``, and every account of a two-board
 bar connects and tries what it may and may not do. ``deploy/mosquitto/oche.conf``
-is started with its paths and ports pointed at temporary files (its TLS and
-websockets listeners with a throw-away CA). ``deploy/systemd/oche@.service`` is
-parsed and, where this machine has ``systemd-analyze``, verified.
+runs as Debian installs it, in ``conf.d`` under Debian's own ``mosquitto.conf``
+(tests/deployed_mosquitto.py), exactly as shipped but for its paths (temporary
+files, a throw-away CA for its TLS and websockets listeners) and its listeners'
+port numbers; the broker must listen where the file says and nowhere else.
+``deploy/systemd/oche@.service`` is parsed and, where this machine has
+``systemd-analyze``, verified.
 
 Mosquitto drops a denied publish without telling an MQTT 3.1.1 client, and never
 delivers a message to a client that may not read it; an MQTT 5 client gets
@@ -22,7 +25,6 @@ import json
 import os
 import re
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -36,19 +38,27 @@ import pytest
 from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.reasoncodes import ReasonCode
 
+from firmware_bridge.daemon.board_claim import BoardClaim, BoardIdTaken
 from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.config import parse_config
 from tests import unit_sandbox
 from tests.daemon_harness import Running, config_text, press, throw
+from tests.deployed_mosquitto import (
+    MOSQUITTO_CONF,
+    InstalledMosquitto,
+    deployed_oche_conf,
+    make_certificates,
+    mosquitto_passwd_binary,
+    write_password_file,
+)
 from tests.drivers.pty_board import FakeBoard
-from tests.mosquitto_broker import MosquittoBroker, free_port, mosquitto_binary
+from tests.mosquitto_broker import mosquitto_binary
 from tests.mqtt_peer import ACCEPTED, NOT_AUTHORIZED, TIMEOUT, Peer, marker
 from tests.paths import REPO
 from tests.unit_sandbox import parse_unit
 
 ROOT = REPO
 ACL = ROOT / "deploy" / "mosquitto" / "acl"
-MOSQUITTO_CONF = ROOT / "deploy" / "mosquitto" / "oche.conf"
 UNIT = ROOT / "deploy" / "systemd" / "oche@.service"
 DEPLOY_DOC = ROOT / "docs" / "deploy.md"
 OCHE = Path(sys.executable).parent / "oche"
@@ -66,13 +76,6 @@ ACCOUNTS = (
     "homeassistant",
 )
 GRACE = 0.3  # after the marker, for anything that must not
-
-
-def mosquitto_passwd_binary() -> str | None:
-    found = shutil.which("mosquitto_passwd")
-    if found is None and Path("/usr/bin/mosquitto_passwd").exists():
-        found = "/usr/bin/mosquitto_passwd"
-    return found
 
 
 MOSQUITTO_PASSWD = mosquitto_passwd_binary()
@@ -113,73 +116,20 @@ def acl_users() -> list[str]:
 
 
 def make_password_file(path: Path, accounts: tuple[str, ...]) -> None:
-    assert MOSQUITTO_PASSWD is not None
-    for index, account in enumerate(accounts):
-        create = ["-c"] if index == 0 else []
-        subprocess.run(
-            [MOSQUITTO_PASSWD, *create, "-b", str(path), account, password(account)],
-            check=True,
-            capture_output=True,
-            timeout=30,
-        )
+    write_password_file(path, {account: password(account) for account in accounts})
 
 
 # --- the broker as deployed: oche.conf with the ACL --------------------------
 
 
-def wait_listening(port: int) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while True:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            assert time.monotonic() < deadline, f"nothing listens on {port}"
-            time.sleep(0.05)
-
-
-def make_certificates(directory: Path) -> tuple[Path, Path, Path]:
-    openssl = shutil.which("openssl")
-    if openssl is None:
-        pytest.skip("needs openssl to make a test CA for the TLS listeners")
-    ca_key, ca, key, csr, cert = (
-        directory / name for name in ("ca.key", "ca.crt", "server.key", "server.csr", "server.crt")
-    )
-    ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
-    extensions = directory / "server.ext"
-    extensions.write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n", "utf-8")
-    for command in (
-        [
-            "req",
-            "-x509",
-            *ec,
-            "-keyout",
-            ca_key,
-            "-out",
-            ca,
-            "-days",
-            "2",
-            "-subj",
-            "/CN=Oche test CA",
-        ],
-        ["req", *ec, "-keyout", key, "-out", csr, "-subj", "/CN=localhost"],
-        [
-            *("x509", "-req", "-in", csr, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial"),
-            *("-out", cert, "-days", "2", "-extfile", extensions),
-        ],
-    ):
-        subprocess.run([openssl, *map(str, command)], check=True, capture_output=True, timeout=30)
-    return ca, cert, key
-
-
 @dataclass(frozen=True)
 class Deployed:
     """Mosquitto running ``deploy/mosquitto/oche.conf`` and ``deploy/mosquitto/acl``
-    unchanged but for paths and ports: ``ports`` maps each listener's port in
-    oche.conf (1883, 8883, 8884) to the one it listens on here; ``broker.port`` is
-    one more plain listener under the same settings."""
+    unchanged but for paths and port numbers: ``ports`` maps each listener's port
+    in oche.conf (1883, 8883, 8884) to the one it listens on here; ``broker.port``
+    is the plain loopback listener (oche.conf's 1883)."""
 
-    broker: MosquittoBroker
+    broker: InstalledMosquitto
     ports: dict[str, int]
     ca: Path
 
@@ -203,25 +153,11 @@ def deployed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Deployed]:
         "/etc/mosquitto/certs/server.crt": cert,
         "/etc/mosquitto/certs/server.key": key,
     }
-    ports: dict[str, int] = {}
-
-    def relisten(match: re.Match[str]) -> str:
-        ports[match.group(1)] = free_port()
-        return f"listener {ports[match.group(1)]} 127.0.0.1"
-
-    config = MOSQUITTO_CONF.read_text("utf-8")
-    for path, local in paths.items():
-        assert path in config, path
-        config = config.replace(path, str(local))
-    config = re.sub(r"^listener (\d+)(?: \S+)?$", relisten, config, flags=re.MULTILINE)
+    config, ports = deployed_oche_conf(paths)
     assert set(ports) == {"1883", "8883", "8884"}
-    assert "/etc/" not in "".join(line for line in config.splitlines() if not line.startswith("#"))
-
-    broker = MosquittoBroker(workdir / "mosquitto", extra_config=config)
+    broker = InstalledMosquitto(workdir / "mosquitto", {"oche.conf": config}, ports["1883"])
     broker.start()
     try:
-        for port in ports.values():  # start() waited for the first listener only
-            wait_listening(port)
         yield Deployed(broker, ports, ca)
     finally:
         broker.stop()
@@ -409,20 +345,29 @@ def test_last_will_marks_the_board_offline(connect: Connect) -> None:
 
 
 @needs_mosquitto
+@pytest.mark.parametrize("listener", ["1883", "8883", "8884"], ids=["plain", "tls", "wss"])
 @pytest.mark.parametrize("stolen_id", ["oche-board1", "board1"])
-def test_no_other_account_can_knock_a_board_offline(connect: Connect, stolen_id: str) -> None:
+def test_no_other_account_can_knock_a_board_offline(
+    deployed: Deployed, connect: Connect, stolen_id: str, listener: str
+) -> None:
     # Mosquitto drops a connected client when another connects with its client
     # id, and publishes the dropped client's will. oche.conf makes every
-    # client's id its account name, so asking for board1's id (the daemon's
-    # default oche-board1, or board1, the id the broker gives it) gets nothing.
+    # client's id its account name on each of its listeners, so asking for
+    # board1's id (the daemon's default oche-board1, or board1, the id the
+    # broker gives it) gets nothing, whichever listener the intruders use.
     display1 = connect("display1").connected().subscribe("oche/board1/availability")
     will = marker()
     board = connect(
         "board1", client_id=stolen_id, will=("oche/board1/availability", will)
     ).connected()
     board.subscribe("oche/board1/cmd")
+    where: dict[str, Any] = {"host": "localhost", "port": deployed.ports[listener]}
+    if listener != "1883":
+        where["ca_file"] = deployed.ca
+    if listener == "8884":
+        where["transport"] = "websockets"
     intruders = [
-        connect(account, client_id=stolen_id).connected()
+        connect(account, client_id=stolen_id, **where).connected()
         for account in ("display2", "board2", "leaderboard1", "homeassistant")
     ]
     for intruder in intruders:  # connected, with ids of their own
@@ -897,6 +842,17 @@ def test_an_operator_cannot_play_the_board_nor_forge_its_books(connect: Connect)
 
 
 @needs_mosquitto
+def test_deployed_mosquitto_conf_listens_only_where_it_says(deployed: Deployed) -> None:
+    # A listener setting written before the first `listener` line makes
+    # Mosquitto 2.0 open a default listener on 0.0.0.0:1883 too: beside a
+    # Mosquitto already on 127.0.0.1:1883 it then exits ("Address already in
+    # use"), and alone it opens a port the file never wrote.
+    assert sorted(deployed.broker.written) == sorted(deployed.ports.values())
+    assert deployed.broker.written[deployed.ports["1883"]] == "127.0.0.1"
+    deployed.broker.assert_listens_only()
+
+
+@needs_mosquitto
 def test_deployed_mosquitto_conf_serves_tls_and_websockets(
     deployed: Deployed, connect: Connect
 ) -> None:
@@ -937,6 +893,7 @@ def test_unit_runs_one_board_per_instance() -> None:
         "Group": "dialout",
         "Restart": "on-failure",
         "RestartSec": "2",
+        "RestartPreventExitStatus": "2",  # a bad config or a taken board id
         "NoNewPrivileges": "yes",
         "ProtectSystem": "strict",
         "ProtectHome": "yes",
@@ -1164,6 +1121,63 @@ def tls_daemon(tmp_path: Path, deployed: Deployed, board: str, extra: str = "") 
     running.config = parse_config(text, f"{board}.toml")
     running.daemon = Daemon(running.config)
     return running
+
+
+@needs_mosquitto
+async def test_a_second_daemon_on_the_board1_account_stops_and_the_first_keeps_the_board(
+    tmp_path: Path, deployed: Deployed, connect: Connect, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A copied config with its account: oche.conf gives both daemons the
+    client id board1, so the second's check of the board id knocks the first
+    off once (its will says offline; it is back at once). The check sees it
+    come back (its own connection is knocked off in turn) and stops; the
+    first keeps the board."""
+    # A generous wait for the first daemon to come back, on a busy machine
+    # (it ends when the first daemon is back).
+    monkeypatch.setattr(BoardClaim, "KICK_WAIT", 30.0)
+    display = connect("display1").connected()
+    display.subscribe("oche/board1/availability", "oche/board1/cmd/response")
+    (tmp_path / "pub").mkdir()
+    (tmp_path / "copy").mkdir()
+    first = tls_daemon(tmp_path / "pub", deployed, "board1")
+    second = tls_daemon(tmp_path / "copy", deployed, "board1")
+
+    def availability() -> list[bytes]:
+        """What board1's daemons said since the display subscribed (not the
+        retained copy an earlier test left)."""
+        display.payloads()
+        return [p for t, p, kept in display.seen if t == "oche/board1/availability" and not kept]
+
+    async def until_online() -> None:
+        deadline = time.monotonic() + 30.0
+        while not availability() or availability()[-1] != b"online":
+            assert time.monotonic() < deadline, availability()
+            await asyncio.sleep(0.05)
+
+    await first.start()
+    try:
+        await until_online()
+        await second.start()
+        assert second.task is not None
+        with pytest.raises(BoardIdTaken, match="board id board1 is already used by the daemon on"):
+            await asyncio.wait_for(asyncio.shield(second.task), 60)
+        assert first.task is not None and not first.task.done()
+
+        await until_online()  # back after its one blink
+        assert availability().count(b"offline") <= 1, availability()
+        command = b'{"command": "end_game", "id": "still-there"}'
+        assert display.publish("oche/board1/cmd", command) in ACCEPTED
+        answer = await asyncio.to_thread(
+            display.wait_until,
+            "oche/board1/cmd/response",
+            lambda p: isinstance(p, dict) and p.get("id") == "still-there",
+        )
+        assert answer["ok"] is False  # no game: refused, by the first daemon
+    finally:
+        await second.stop()
+        second.board.close()
+        await first.stop()
+        first.board.close()
 
 
 @needs_mosquitto

@@ -91,17 +91,19 @@ def test_templates_render_an_idle_board_without_warnings() -> None:
     for what, template in templates(2).items():
         rendered[what], warnings = render(template, IDLE)
         assert not warnings, f"{what}: {warnings}"
-    # "None" is Home Assistant's "no value" (unknown); attributes are an empty object.
+    # "unknown" is Home Assistant's unknown state on a text sensor; "None"
+    # would show as the text "None" (Home Assistant 2024.3). Attributes are an
+    # empty object.
     assert rendered == {
-        "game": "None",
-        "current_player": "None",
-        "last_dart": "None",
+        "game": "unknown",
+        "current_player": "unknown",
+        "last_dart": "unknown",
         "phase": "idle",
-        "journal": "None",
+        "journal": "unknown",
         "journal attributes": "{}",
-        "score_0": "None",
+        "score_0": "unknown",
         "score_0 attributes": "{}",
-        "score_1": "None",
+        "score_1": "unknown",
         "score_1 attributes": "{}",
     }
 
@@ -119,6 +121,20 @@ def test_the_journal_sensor_says_when_darts_are_not_counted() -> None:
     assert render(templates(0)["journal attributes"], full)[0] == json.dumps(
         {"message": "the journal is full: darts are not counted", "salvaged": None}
     )
+
+
+def test_only_numeric_sensors_render_none() -> None:
+    # Home Assistant takes the text "None" for unknown on a numeric sensor (a
+    # unit or a state class) only; the credits sensors are the numeric ones.
+    coin = {**IDLE, "credits": {"mode": "coin", "credits": 2, "coins_today": 5}}
+    for _, config in discovery_messages("homeassistant", "oche", "board1", "B", 8, credits=True):
+        numeric = "unit_of_measurement" in config or "state_class" in config
+        without, _ = render(config["value_template"], IDLE)
+        with_credits, _ = render(config["value_template"], coin)
+        if numeric:
+            assert without == "None" and with_credits.isdigit(), config["unique_id"]
+        else:
+            assert "None" not in (without, with_credits), config["unique_id"]
 
 
 def test_score_sensors_are_text_sensors_without_statistics() -> None:
@@ -223,6 +239,39 @@ async def test_a_smaller_game_removes_the_score_sensors_it_lacks(
     await retained_until(mosquitto, lambda f: not scores(f) and len(f) == 5)
 
 
+async def test_a_discovery_round_publishes_the_state_again_for_its_new_sensors(
+    home_assistant_daemon: Running, mosquitto: MosquittoBroker, watcher: Watcher
+) -> None:
+    # Home Assistant gives a sensor it creates no retained copy of the state
+    # topic its other sensors already read: a score sensor made for a new
+    # game would be unknown until the next dart, unless the state comes again
+    # after the sensor's configuration.
+    await watcher.state_where(lambda s: s["board"]["connected"])
+    seen: list[tuple[str, bytes]] = []
+    async with aiomqtt.Client(mosquitto.host, mosquitto.port) as home_assistant:
+        await home_assistant.subscribe(f"{DISCOVERY}/+/config", qos=1)
+        await home_assistant.subscribe("oche/board1/state", qos=1)
+        players = ["Ann", "Bob", "Cy"]
+        command = {"command": "new_game", "game": "x01", "players": players}
+        assert (await watcher.command(command))["ok"]
+
+        async def state_after_score_2() -> dict[str, Any]:
+            configured = False
+            async for message in home_assistant.messages:
+                payload = bytes(message.payload)  # type: ignore[arg-type]
+                seen.append((str(message.topic), payload))
+                if str(message.topic) == f"{DISCOVERY}/score_2/config" and payload:
+                    configured = True
+                elif configured and message.topic.matches("oche/board1/state"):
+                    state: dict[str, Any] = json.loads(payload)
+                    return state
+            raise AssertionError("the subscription ended")
+
+        state = await asyncio.wait_for(state_after_score_2(), TIMEOUT)
+    assert [player["name"] for player in state["players"]] == players
+    assert render(templates(3)["score_2"], state)[0] == "501"
+
+
 async def test_a_restarted_daemon_clears_score_sensors_it_no_longer_has(
     tmp_path: Path, mosquitto: MosquittoBroker, watcher: Watcher
 ) -> None:
@@ -321,6 +370,7 @@ async def test_templates_render_every_state_of_a_real_game_without_warnings(
         for what, template in templates(2).items():
             text, warnings = render(template, state)
             assert not warnings, f"{what} on a {state['phase']} state: {warnings}"
+            assert text != "None", f"{what} shows the text None on a {state['phase']} state"
             if what.endswith("attributes"):
                 assert isinstance(json.loads(text), dict)
     last = {}
