@@ -225,7 +225,10 @@ class InstalledMosquitto(MosquittoBroker):
         proc = Path(f"/proc/{self.process.pid}")
         inodes = set()
         for fd in (proc / "fd").iterdir():
-            target = os.readlink(fd)
+            try:
+                target = os.readlink(fd)
+            except FileNotFoundError:  # closed meanwhile (a client's connection)
+                continue
             if target.startswith("socket:["):
                 inodes.add(target[len("socket:[") : -1])
         found = set()
