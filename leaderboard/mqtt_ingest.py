@@ -57,6 +57,7 @@ from firmware_bridge.mqtt_contract import (
     parse_broker_url,
     topic,
 )
+from leaderboard.broker_client import broker_client
 from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub, LiveMessage
 from leaderboard.snapshots import SnapshotPublisher
@@ -263,25 +264,17 @@ class MqttIngest:
             await asyncio.sleep(delay * random.uniform(0.75, 1.25))
 
     def _new_client(self) -> aiomqtt.Client:
-        address = self._address
         settings = self._settings
-        username, password = address.username, address.password
-        if settings.mqtt_username is not None:
-            username, password = settings.mqtt_username, settings.mqtt_password
-        tls = aiomqtt.TLSParameters(ca_certs=settings.mqtt_ca_file) if address.tls else None
-        client = aiomqtt.Client(
-            address.host,
-            address.port,
-            username=username,
-            password=password,
+        client = broker_client(
+            self._address,
+            username=settings.mqtt_username,
+            password=settings.mqtt_password,
+            ca_file=settings.mqtt_ca_file,
             identifier=self._client_id,
             will=aiomqtt.Will(self._own_availability, AVAILABILITY_OFFLINE, qos=1, retain=True),
             clean_session=False,
-            transport=address.transport,
             timeout=self.TIMEOUT,
             keepalive=self.KEEPALIVE,
-            tls_params=tls,
-            websocket_path=address.ws_path,
             logger=logging.getLogger(f"{__name__}.paho"),
         )
         # The PUBACK of a result goes out after it is committed (_store_loop),

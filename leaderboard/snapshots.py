@@ -17,12 +17,12 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
-import aiomqtt
 from sqlalchemy.exc import SQLAlchemyError
 
 from engine import game_ids
 from firmware_bridge.mqtt_contract import LEADERBOARD_TOP, leaderboard_topic, parse_broker_url
 from leaderboard import queries
+from leaderboard.broker_client import broker_client
 from leaderboard.database import Database
 
 if TYPE_CHECKING:
@@ -184,21 +184,13 @@ async def republish_snapshots(
     """Connect to the service's broker (``settings``: its URL, account and CA)
     in a session of this process's own, :func:`publish_every_snapshot`, and
     disconnect. An ``aiomqtt.MqttError`` (or ``TimeoutError``) says why not."""
-    address = parse_broker_url(settings.mqtt_url)
-    username, password = address.username, address.password
-    if settings.mqtt_username is not None:
-        username, password = settings.mqtt_username, settings.mqtt_password
-    tls = aiomqtt.TLSParameters(ca_certs=settings.mqtt_ca_file) if address.tls else None
-    client = aiomqtt.Client(
-        address.host,
-        address.port,
-        username=username,
-        password=password,
+    client = broker_client(
+        parse_broker_url(settings.mqtt_url),
+        username=settings.mqtt_username,
+        password=settings.mqtt_password,
+        ca_file=settings.mqtt_ca_file,
         identifier=f"{settings.client_id}-snapshots-{os.getpid()}",
-        transport=address.transport,
         timeout=timeout,
-        tls_params=tls,
-        websocket_path=address.ws_path,
     )
 
     async def publish(topic: str, payload: bytes) -> bool:
