@@ -7,7 +7,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import logging
 import signal
+import sys
 
 from engine import new_game
 from engine.lineup import MAX_NAME_LENGTH
@@ -17,8 +19,8 @@ from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.config import Config, ConfigError, load_config
 from firmware_bridge.daemon.embedded_broker import EmbeddedBrokerError
 from firmware_bridge.daemon.game_session import SessionSetup
-from firmware_bridge.daemon.journal import JournalError
-from firmware_bridge.daemon.log_setup import use_config_level
+from firmware_bridge.daemon.journal import JournalError, JournalWriteError
+from firmware_bridge.daemon.log_setup import for_journal, use_config_level
 
 __all__ = ["add_parser", "broker_error", "run_daemon"]
 
@@ -62,6 +64,12 @@ def _first_game(args: argparse.Namespace) -> SessionSetup | None:
     return setup
 
 
+EXIT_TRY_AGAIN = 75
+"""``oche run``'s status when the journal's storage refused a write at start
+(a full SD card): EX_TEMPFAIL, which systemd restarts (``oche@.service``
+prevents a restart only for 2, a mistake that would come back)."""
+
+
 def _run(args: argparse.Namespace) -> int:
     try:
         config = load_config(args.config, args.set)
@@ -72,6 +80,9 @@ def _run(args: argparse.Namespace) -> int:
         asyncio.run(run_daemon(Daemon(config, first_game=_first_game(args))))
     except EmbeddedBrokerError as error:
         raise broker_error(error, config) from None
+    except JournalWriteError as error:  # a full or failing disk: it may take the write later
+        sys.stderr.write(for_journal(logging.ERROR, f"oche run: {error}; trying again later\n"))
+        return EXIT_TRY_AGAIN
     except (JournalError, BoardIdTaken) as error:  # not ours / another daemon holds the id
         raise UsageError(str(error)) from None
     return 0

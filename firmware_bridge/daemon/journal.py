@@ -116,6 +116,10 @@ committed, the :class:`JournalWriteError` when the storage refused it."""
 _DAMAGED_CODES = frozenset({"SQLITE_CORRUPT", "SQLITE_NOTADB"})
 """SQLite's error codes for a file it cannot read as a database (damaged)."""
 
+_STORAGE_CODES = ("SQLITE_FULL", "SQLITE_IOERR")
+"""SQLite's error codes (and the extended ones they start) for a disk that
+refused a write: full or failing, it may take the write later."""
+
 
 @dataclass(frozen=True)
 class JournalGame:
@@ -515,8 +519,11 @@ class Journal:
             self._migrate(connection, version)
         except sqlite3.Error as error:
             message = f"journal {self.path}: not a readable Oche journal: {error}"
-            if getattr(error, "sqlite_errorname", None) in _DAMAGED_CODES:
+            code = getattr(error, "sqlite_errorname", None)
+            if code in _DAMAGED_CODES:
                 raise JournalDamaged(message, [str(error)]) from None
+            if code is not None and code.startswith(_STORAGE_CODES):  # the disk, not the file
+                raise JournalWriteError(message, str(error), code == "SQLITE_FULL") from None
             raise JournalError(message) from None
 
     def _migrate(self, connection: sqlite3.Connection, version: int) -> None:

@@ -22,6 +22,7 @@ from firmware_bridge.mqtt_contract import TOPICS
 from tests.daemon_harness import OcheRun, Watcher, config_text, press, throw
 from tests.drivers.pty_board import FakeBoard
 from tests.mosquitto_broker import MosquittoBroker
+from tests.paths import REPO
 
 FULL = "the journal is full: darts are not counted"
 
@@ -212,3 +213,23 @@ async def test_the_takeout_timer_and_a_computer_player_wait_for_a_full_journal(
     assert "Traceback" not in stderr, stderr
     errors_logged = [line for line in stderr.splitlines() if " ERROR " in line]
     assert len(errors_logged) == 2, stderr  # once for each time the journal filled up
+
+
+def test_a_start_on_a_full_disk_exits_to_be_started_again(
+    tmp_path: Path, sd_card: SmallFileSystem, mosquitto: MosquittoBroker
+) -> None:
+    """A board that boots with its SD card full cannot journal a dart: `oche run`
+    says why and exits 75 (a temporary failure), not 2, which oche@.service
+    never restarts: the board plays again once space returns."""
+    board = FakeBoard(tmp_path / "oche-board")
+    config = journal_config(tmp_path, sd_card, mosquitto.url, board)
+    sd_card.fill()
+    daemon = OcheRun(config)
+    daemon.start()
+    assert daemon.process is not None
+    daemon.process.wait(timeout=60)
+    stderr = daemon.stop()
+    assert daemon.returncode == 75, stderr
+    assert "trying again later" in stderr and "Traceback" not in stderr, stderr
+    unit = (REPO / "deploy" / "systemd" / "oche@.service").read_text("utf-8")
+    assert "RestartPreventExitStatus=2\n" in unit and "Restart=on-failure" in unit
