@@ -306,6 +306,13 @@ class OcheRun:
         self.returncode = process.returncode
         return self.stderr
 
+    def clean_errors(self) -> list[str]:
+        """After :meth:`stop`: it exited 0 with no traceback (asserted); the
+        ERROR lines it logged."""
+        assert self.returncode == 0, self.stderr
+        assert "Traceback" not in self.stderr, self.stderr
+        return [line for line in self.stderr.splitlines() if " ERROR " in line]
+
     def __enter__(self) -> OcheRun:
         self.start()
         return self

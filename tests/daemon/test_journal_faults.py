@@ -150,9 +150,7 @@ async def test_a_full_disk_refuses_darts_says_so_and_goes_on_when_space_returns(
     finally:
         stderr = daemon.stop()
         board.close()
-    assert daemon.returncode == 0, stderr
-    assert "Traceback" not in stderr, stderr
-    errors_logged = [line for line in stderr.splitlines() if " ERROR " in line]
+    errors_logged = daemon.clean_errors()
     assert len(errors_logged) == 1 and "journal" in errors_logged[0], stderr
     assert len([line for line in stderr.splitlines() if "journal writes again" in line]) == 1
     validator = Draft202012Validator(TOPICS["state"].schema)
@@ -209,9 +207,7 @@ async def test_the_takeout_timer_and_a_computer_player_wait_for_a_full_journal(
     finally:
         stderr = daemon.stop()
         board.close()
-    assert daemon.returncode == 0, stderr
-    assert "Traceback" not in stderr, stderr
-    errors_logged = [line for line in stderr.splitlines() if " ERROR " in line]
+    errors_logged = daemon.clean_errors()
     assert len(errors_logged) == 2, stderr  # once for each time the journal filled up
 
 
