@@ -55,7 +55,7 @@ from display.scenes.operator import OPERATOR_BUTTON, OperatorScene
 from display.sound_bank import Caller, SoundBank
 from display.sprites import Sprites
 from display.state_feed import StateFeed
-from firmware_bridge.mqtt_contract import WAITING_REMOTE
+from mqtt_contract import WAITING_REMOTE
 
 __all__ = [
     "DEFAULT_SIZE",

@@ -21,7 +21,7 @@ from typing import Any, Self
 
 import aiomqtt
 
-from firmware_bridge.mqtt_contract import BrokerAddress
+from mqtt_contract import BrokerAddress
 
 __all__ = ["BackgroundLoop", "BackgroundMqtt"]
 

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from firmware_bridge.mqtt_contract import BOARD_ID_PATTERN, LEADERBOARD_LEVEL
+from mqtt_contract import BOARD_ID_PATTERN, LEADERBOARD_LEVEL
 
 __all__ = [
     "MAX_ROWS",

@@ -36,7 +36,7 @@ from typing import Any
 import aiomqtt
 
 from display.background_loop import BackgroundMqtt
-from firmware_bridge.mqtt_contract import check_base, check_board_id, parse_broker_url
+from mqtt_contract import check_base, check_board_id, parse_broker_url
 
 __all__ = ["Answer", "OperatorLink"]
 

@@ -1,7 +1,7 @@
 """The operator PIN: hashed for ``[operator] pin_hash``, checked on the display.
 
 A PIN is 4 to 12 digits. It is stored as one string, never in clear:
-``scrypt$N$r$p$SALT$HASH`` (:mod:`firmware_bridge.secret_hash`, which the
+``scrypt$N$r$p$SALT$HASH`` (:mod:`credentials.secret_hash`, which the
 leaderboard's admin password shares). ``oche operator pin`` makes it; the
 display's operator menu checks a PIN typed on it against it in constant time
 (:func:`verify_pin`). :class:`PinGate` counts wrong PINs and locks the entry
@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from firmware_bridge.secret_hash import hash_secret, secret_hash_problem, verify_secret
+from credentials.secret_hash import hash_secret, secret_hash_problem, verify_secret
 
 __all__ = [
     "LOCKOUT_SECONDS",

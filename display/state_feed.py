@@ -55,7 +55,7 @@ import aiomqtt
 
 from display.background_loop import BackgroundMqtt
 from display.leaderboards import Snapshot, SnapshotError, parse_snapshot, snapshot_game
-from firmware_bridge.mqtt_contract import (
+from mqtt_contract import (
     check_base,
     check_board_id,
     leaderboard_topic,

@@ -6,7 +6,7 @@
 - ``firmware_bridge/mcu/``: the MicroPython firmware that runs on the board's
   microcontroller (copied there by ``oche firmware install``, never imported here).
 
-Beside them, :mod:`firmware_bridge.mqtt_contract` is the I/O-free MQTT contract
+Beside them, :mod:`mqtt_contract` is the I/O-free MQTT contract
 (broker address, topics, payloads, commands) that the daemon, the config and the
 display all read. This package's ``__init__`` imports nothing, so the display
 can import the contract without loading the daemon.

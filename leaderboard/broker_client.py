@@ -8,7 +8,7 @@ from typing import Any
 
 import aiomqtt
 
-from firmware_bridge.mqtt_contract import BrokerAddress
+from mqtt_contract import BrokerAddress
 
 __all__ = ["broker_client"]
 

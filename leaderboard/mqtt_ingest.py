@@ -46,7 +46,12 @@ from sqlalchemy.exc import (
 )
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
-from firmware_bridge.mqtt_contract import (
+from leaderboard.broker_client import broker_client
+from leaderboard.database import Database
+from leaderboard.live_hub import LiveHub, LiveMessage
+from leaderboard.snapshots import SnapshotPublisher
+from leaderboard.store import IngestOutcome, ingest_many, reject_unstorable
+from mqtt_contract import (
     AVAILABILITY_OFFLINE,
     AVAILABILITY_ONLINE,
     RESULT_STORED_STATUSES,
@@ -57,11 +62,6 @@ from firmware_bridge.mqtt_contract import (
     parse_broker_url,
     topic,
 )
-from leaderboard.broker_client import broker_client
-from leaderboard.database import Database
-from leaderboard.live_hub import LiveHub, LiveMessage
-from leaderboard.snapshots import SnapshotPublisher
-from leaderboard.store import IngestOutcome, ingest_many, reject_unstorable
 
 if TYPE_CHECKING:
     from leaderboard.service import ServiceSettings

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine import MISS, Bed, Game, checkout, new_game
-from firmware_bridge.mqtt_contract import result_document
+from mqtt_contract import result_document
 
 __all__ = ["SAMPLE_GAMES", "SimulatedPlayer", "sample_result"]
 

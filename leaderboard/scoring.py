@@ -39,7 +39,7 @@ from engine import (
 from engine.game import DARTS_PER_VISIT
 from engine.game_log import replay_log
 from engine.lineup import check_name
-from firmware_bridge.mqtt_contract import TOPICS, base_problem, board_id_problem
+from mqtt_contract import TOPICS, base_problem, board_id_problem
 
 __all__ = [
     "HIGHLIGHTS",

@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any
 from sqlalchemy.exc import SQLAlchemyError
 
 from engine import game_ids
-from firmware_bridge.mqtt_contract import LEADERBOARD_TOP, leaderboard_topic, parse_broker_url
 from leaderboard import queries
 from leaderboard.broker_client import broker_client
 from leaderboard.database import Database
+from mqtt_contract import LEADERBOARD_TOP, leaderboard_topic, parse_broker_url
 
 if TYPE_CHECKING:
     from leaderboard.service import ServiceSettings

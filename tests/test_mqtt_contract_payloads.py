@@ -14,7 +14,7 @@ from jsonschema import Draft202012Validator
 from engine import new_game
 from engine.events import parse_event
 from firmware_bridge.daemon.home_assistant import discovery_messages, discovery_removals
-from firmware_bridge.mqtt_contract import (
+from mqtt_contract import (
     COMMAND_TOPIC,
     COMMANDS,
     EVENT_TYPES,

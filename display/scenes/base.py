@@ -36,7 +36,7 @@ from display.leaderboards import Snapshot
 from display.sprites import SHARED_SPRITES, Sprites
 from engine import EngineError, game_class
 from engine.lineup import MAX_NAME_LENGTH
-from firmware_bridge.mqtt_contract import NOT_YOUR_TURN, WAITING_REMOTE, cpu_label
+from mqtt_contract import NOT_YOUR_TURN, WAITING_REMOTE, cpu_label
 
 __all__ = [
     "MQTT_EVENT",

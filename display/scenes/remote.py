@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from display.scenes.base import int_or_none, player_label
-from firmware_bridge.mqtt_contract import WAITING_REMOTE
+from mqtt_contract import WAITING_REMOTE
 
 __all__ = [
     "board_name",

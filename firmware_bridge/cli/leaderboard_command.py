@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 from engine import game_ids
 from firmware_bridge.cli.command_support import UsageError, read_secret
 from firmware_bridge.daemon.config import Config, ConfigError, load_config
-from firmware_bridge.mqtt_contract import BrokerAddress, BrokerUrlError, parse_broker_url
+from mqtt_contract import BrokerAddress, BrokerUrlError, parse_broker_url
 
 if TYPE_CHECKING:
     from leaderboard.api_models import Row
@@ -447,7 +447,7 @@ ADMIN_PASSWORD_LENGTH = 8
 
 
 def _admin_password(args: argparse.Namespace) -> int:
-    from firmware_bridge.secret_hash import hash_secret
+    from credentials.secret_hash import hash_secret
 
     password = read_secret(
         args.stdin, "Leaderboard admin password: ", "password", "oche leaderboard admin-password"

@@ -71,7 +71,7 @@ from firmware_bridge.daemon.embedded_broker import (
 )
 from firmware_bridge.daemon.game_session import SessionSetup
 from firmware_bridge.daemon.log_setup import use_config_level
-from firmware_bridge.mqtt_contract import BoardAddress, host_allowed
+from mqtt_contract import BoardAddress, host_allowed
 
 if TYPE_CHECKING:
     from leaderboard.service import ServiceSettings

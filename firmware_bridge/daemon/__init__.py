@@ -8,6 +8,6 @@ journal and results outbox), ``mqtt_link`` (the broker connection),
 (amqtt, for a board with no broker) and ``log_setup``.
 
 It may import :mod:`engine`, :mod:`drivers` and
-:mod:`firmware_bridge.mqtt_contract`; never :mod:`firmware_bridge.cli` or
+:mod:`mqtt_contract`; never :mod:`firmware_bridge.cli` or
 :mod:`display`.
 """

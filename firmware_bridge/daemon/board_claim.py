@@ -57,7 +57,7 @@ from typing import Any
 
 import aiomqtt
 
-from firmware_bridge.mqtt_contract import AVAILABILITY_OFFLINE, AVAILABILITY_ONLINE
+from mqtt_contract import AVAILABILITY_OFFLINE, AVAILABILITY_ONLINE
 
 __all__ = [
     "BoardClaim",

@@ -122,7 +122,7 @@ from firmware_bridge.daemon.events import (
     Stuck,
     TakeoutSensed,
 )
-from firmware_bridge.daemon.game_session import GameSession, Phase, Refusal, SessionSetup
+from firmware_bridge.daemon.game_session import GameSession, Refusal, SessionSetup
 from firmware_bridge.daemon.home_assistant import discovery_messages, discovery_removals
 from firmware_bridge.daemon.journal import (
     Charge,
@@ -139,8 +139,9 @@ from firmware_bridge.daemon.mqtt_link import LinkSettings, MqttLink, to_json
 from firmware_bridge.daemon.remote_guest import RemoteGuest
 from firmware_bridge.daemon.remote_host import RemoteHost
 from firmware_bridge.daemon.result_delivery import ResultDelivery
-from firmware_bridge.mqtt_contract import (
+from mqtt_contract import (
     CommandError,
+    Phase,
     parse_command,
     parse_operator_command,
     response_payload,

@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 from firmware_bridge.daemon.journal import Journal
-from firmware_bridge.mqtt_contract import CREDIT_SOURCES
+from mqtt_contract import CREDIT_SOURCES
 
 __all__ = ["SPEND_SOURCE", "books", "empty_section"]
 

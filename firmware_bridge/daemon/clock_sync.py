@@ -30,7 +30,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from firmware_bridge.mqtt_contract import LATEST_TIMESTAMP
+from mqtt_contract import LATEST_TIMESTAMP
 
 __all__ = [
     "CLOCK_FLOOR",

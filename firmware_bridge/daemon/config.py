@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any, get_args, get_origin, get_type_hints
 from zoneinfo import ZoneInfo
 
+from credentials.secret_hash import SECRET_HASH_FORM
 from drivers.board_decoder import DARTS_CODE_PROTOCOLS, PROTOCOLS
 from drivers.errors import DriverError
 from drivers.factory import BLE_ADDRESS, DRIVERS, PRESETS, BoardSpec, check_sensors
@@ -41,7 +42,7 @@ from engine.lineup import MAX_PLAYERS
 from engine.registry import game_ids
 from firmware_bridge.daemon.credits import DAYS, ROUND_LIMIT_GAMES, HappyHour, clock_minutes
 from firmware_bridge.daemon.log_setup import DEFAULT_LOG_LEVEL, LOG_LEVELS
-from firmware_bridge.mqtt_contract import (
+from mqtt_contract import (
     BrokerAddress,
     BrokerUrlError,
     allow_problem,
@@ -49,7 +50,6 @@ from firmware_bridge.mqtt_contract import (
     board_id_problem,
     parse_broker_url,
 )
-from firmware_bridge.secret_hash import SECRET_HASH_FORM
 
 __all__ = [
     "SECTIONS",

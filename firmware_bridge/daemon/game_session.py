@@ -17,7 +17,6 @@ import dataclasses
 import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any, NamedTuple
 
 from engine import (
@@ -54,11 +53,11 @@ from firmware_bridge.daemon.events import (
     VisitEnd,
     Winner,
 )
+from mqtt_contract import Phase
 
 __all__ = [
     "Before",
     "GameSession",
-    "Phase",
     "PickingPlay",
     "PlayStyle",
     "Refusal",
@@ -66,18 +65,6 @@ __all__ = [
     "VisitPlay",
     "play_style",
 ]
-
-
-class Phase(StrEnum):
-    """The phases a board is in (published as their plain strings)."""
-
-    IDLE = "idle"
-    THROWING = "throwing"
-    TAKEOUT = "takeout"
-    FINISHED = "finished"
-    WAITING_REMOTE = "waiting-remote"
-    """Published by the daemon while a remote match waits for a board
-    (docs/remote.md); a session itself is never in it."""
 
 
 class Refusal(ValueError):

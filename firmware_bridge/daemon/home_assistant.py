@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.lineup import MAX_PLAYERS
-from firmware_bridge.mqtt_contract import (
+from mqtt_contract import (
     AVAILABILITY_OFFLINE,
     AVAILABILITY_ONLINE,
     base_problem,

@@ -60,7 +60,7 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
 from firmware_bridge.daemon.board_claim import BoardClaim, BoardIdTaken, Verdict, broker_reachable
-from firmware_bridge.mqtt_contract import (
+from mqtt_contract import (
     AVAILABILITY_OFFLINE,
     AVAILABILITY_ONLINE,
     TOPICS,

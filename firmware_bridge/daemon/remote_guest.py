@@ -28,9 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 from engine import Bed, EngineError, NotationError, PickingGame, new_game
 from firmware_bridge.daemon.events import Ignored
-from firmware_bridge.daemon.game_session import Phase, Refusal
+from firmware_bridge.daemon.game_session import Refusal
 from firmware_bridge.daemon.journal import GuestAction, GuestMatch, JournalError
-from firmware_bridge.mqtt_contract import (
+from mqtt_contract import (
     AVAILABILITY_OFFLINE,
     AVAILABILITY_ONLINE,
     GUEST_MESSAGE_TYPES,
@@ -38,6 +38,7 @@ from firmware_bridge.mqtt_contract import (
     REMOTE_TOPIC,
     WAITING_REMOTE,
     BoardAddress,
+    Phase,
     RemoteMessage,
     RemoteMessageError,
     host_allowed,

@@ -26,7 +26,7 @@ from engine import Bed, EngineError, Event
 from firmware_bridge.daemon.events import ErrorReported
 from firmware_bridge.daemon.game_session import Refusal
 from firmware_bridge.daemon.journal import JournalError
-from firmware_bridge.mqtt_contract import (
+from mqtt_contract import (
     AVAILABILITY_ONLINE,
     HOST_MESSAGE_TYPES,
     NOT_YOUR_TURN,

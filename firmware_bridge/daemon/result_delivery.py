@@ -36,7 +36,7 @@ from paho.mqtt.client import topic_matches_sub
 
 from firmware_bridge.daemon.journal import Journal, JournalError, OutboxEntry
 from firmware_bridge.daemon.mqtt_link import MqttLink
-from firmware_bridge.mqtt_contract import (
+from mqtt_contract import (
     AVAILABILITY_ONLINE,
     RESULT_STORED_STATUSES,
     leaderboard_availability_topic,

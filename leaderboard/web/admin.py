@@ -1,6 +1,6 @@
 """The admin views' lock (``/admin/rejected``, ``/api/rejected``): HTTP Basic
 with the password whose hash is ``[leaderboard] admin_password_hash`` (made by
-``oche leaderboard admin-password``; :mod:`firmware_bridge.secret_hash`, the
+``oche leaderboard admin-password``; :mod:`credentials.secret_hash`, the
 operator PIN's scheme). Any user name is taken; only the password counts.
 
 Without a configured hash the views are refused (403 saying how to set one),
@@ -20,7 +20,7 @@ from typing import Annotated, Any
 
 from fastapi import Depends, HTTPException, Request
 
-from firmware_bridge.secret_hash import secret_hash_problem, verify_secret
+from credentials.secret_hash import secret_hash_problem, verify_secret
 from leaderboard.web.dependencies import Problem
 
 __all__ = [

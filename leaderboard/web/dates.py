@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from datetime import UTC, datetime
 
-from firmware_bridge.mqtt_contract import LATEST_TIMESTAMP
+from mqtt_contract import LATEST_TIMESTAMP
 
 __all__ = ["UNKNOWN_DATE", "is_date", "utc_text"]
 

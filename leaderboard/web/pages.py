@@ -17,7 +17,6 @@ from markupsafe import Markup
 from sqlalchemy.orm import Session
 
 from engine import game_class, game_ids
-from firmware_bridge.mqtt_contract import cpu_label
 from leaderboard import queries
 from leaderboard.api_models import AveragePoint, LiveBoard, ResultSummary, Row
 from leaderboard.live_hub import LiveHub
@@ -31,6 +30,7 @@ from leaderboard.web.dependencies import (
     SessionDep,
     VenueQuery,
 )
+from mqtt_contract import cpu_label
 
 __all__ = ["TEMPLATES", "router"]
 

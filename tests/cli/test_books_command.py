@@ -25,7 +25,7 @@ from firmware_bridge.cli.books_command import parse_when
 from firmware_bridge.cli.main import main
 from firmware_bridge.daemon.books import books
 from firmware_bridge.daemon.journal import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, Journal
-from firmware_bridge.mqtt_contract import TOPICS
+from mqtt_contract import TOPICS
 from tests.paths import REPO
 
 OCHE = Path(sys.executable).parent / "oche"

@@ -19,7 +19,7 @@ from engine.bot_levels import level
 from firmware_bridge.daemon import journal as journal_module
 from firmware_bridge.daemon.bots import Bots, resolve_bots
 from firmware_bridge.daemon.journal import SCHEMA_VERSION, Journal
-from firmware_bridge.mqtt_contract import TOPICS, CommandError, cpu_label, parse_command
+from mqtt_contract import TOPICS, CommandError, cpu_label, parse_command
 
 T0 = 1_700_000_000.0
 

@@ -12,9 +12,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from engine import Event, parse_event
-from firmware_bridge.daemon.game_session import GameSession, Phase, Refusal, SessionSetup
+from firmware_bridge.daemon.game_session import GameSession, Refusal, SessionSetup
 from firmware_bridge.daemon.journal import Finish, Journal
-from firmware_bridge.mqtt_contract import TOPICS
+from mqtt_contract import TOPICS, Phase
 from tests.daemon_harness import Running, Watcher, press, throw
 from tests.mosquitto_broker import MosquittoBroker
 

@@ -17,7 +17,7 @@ from firmware_bridge.daemon.clock_sync import (
     kernel_synchronised,
     ntp_synchronised,
 )
-from firmware_bridge.mqtt_contract import LATEST_TIMESTAMP
+from mqtt_contract import LATEST_TIMESTAMP
 
 
 def unsynced() -> bool | None:

@@ -24,7 +24,7 @@ from firmware_bridge.daemon.config import parse_config
 from firmware_bridge.daemon.game_session import SessionSetup
 from firmware_bridge.daemon.journal import Journal
 from firmware_bridge.daemon.mqtt_link import MqttLink, to_json
-from firmware_bridge.mqtt_contract import COMMANDS, TOPICS
+from mqtt_contract import COMMANDS, TOPICS
 from tests.daemon_harness import (
     TIMEOUT,
     Running,

@@ -20,8 +20,9 @@ import pytest
 
 from engine import parse_event
 from firmware_bridge.daemon.bots import Bots
-from firmware_bridge.daemon.game_session import GameSession, Phase, SessionSetup
+from firmware_bridge.daemon.game_session import GameSession, SessionSetup
 from firmware_bridge.daemon.journal import Journal, JournalGame
+from mqtt_contract import Phase
 from tests.daemon_harness import TIMEOUT, Running, Watcher, config_text, press, throw
 from tests.drivers.pty_board import FakeBoard
 from tests.mosquitto_broker import MosquittoBroker

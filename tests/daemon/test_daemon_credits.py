@@ -26,7 +26,7 @@ from drivers.board_events import CoinEvent, ConnectedEvent
 from drivers.source import BoardSource
 from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.config import parse_config
-from firmware_bridge.mqtt_contract import TOPICS
+from mqtt_contract import TOPICS
 from tests.daemon_harness import TIMEOUT, Watcher, config_text
 from tests.mosquitto_broker import MosquittoBroker
 

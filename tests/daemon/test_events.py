@@ -11,7 +11,7 @@ from engine import parse_event
 from firmware_bridge.daemon import events
 from firmware_bridge.daemon.events import DaemonEvent, Dart, Ignored, VisitEnd
 from firmware_bridge.daemon.game_session import GameSession, SessionSetup
-from firmware_bridge.mqtt_contract import EVENT_TYPES, TOPICS
+from mqtt_contract import EVENT_TYPES, TOPICS
 
 EVENT_SCHEMA = Draft202012Validator(TOPICS["event"].schema)
 

@@ -12,13 +12,12 @@ import pytest
 from engine import Bed, Event, PickingGame, parse_event
 from firmware_bridge.daemon.game_session import (
     GameSession,
-    Phase,
     PickingPlay,
     Refusal,
     SessionSetup,
     VisitPlay,
 )
-from firmware_bridge.mqtt_contract import PHASES
+from mqtt_contract import PHASES, Phase
 
 X01 = SessionSetup("x01", {"start": 301}, ["Ann", "Bob"])
 T20 = Bed.parse("T20")

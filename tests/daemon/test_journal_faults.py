@@ -18,7 +18,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from firmware_bridge.daemon.journal import Journal
-from firmware_bridge.mqtt_contract import TOPICS
+from mqtt_contract import TOPICS
 from tests.daemon_harness import OcheRun, Watcher, config_text, press, throw
 from tests.drivers.pty_board import FakeBoard
 from tests.mosquitto_broker import MosquittoBroker

@@ -22,7 +22,7 @@ from engine import new_game, parse_event
 from firmware_bridge.daemon.journal import Charge, Journal, JournalDamaged
 from firmware_bridge.daemon.journal_salvage import DAMAGED_MARK, salvage_journal
 from firmware_bridge.daemon.mqtt_link import to_json
-from firmware_bridge.mqtt_contract import result_document
+from mqtt_contract import result_document
 from tests.daemon_harness import OCHE, OcheRun, Watcher, config_text, throw
 from tests.drivers.pty_board import FakeBoard
 from tests.mosquitto_broker import MosquittoBroker

@@ -27,7 +27,7 @@ from paho.mqtt.properties import Properties
 
 from firmware_bridge.daemon.embedded_broker import EmbeddedBroker, EmbeddedBrokerError
 from firmware_bridge.daemon.mqtt_link import LinkSettings, MqttLink
-from firmware_bridge.mqtt_contract import parse_command, response_payload
+from mqtt_contract import parse_command, response_payload
 from tests.daemon_harness import TIMEOUT, until
 from tests.mosquitto_broker import MosquittoBroker, free_port
 from tests.paths import REPO

@@ -26,7 +26,7 @@ from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.game_session import GameSession, Refusal, SessionSetup
 from firmware_bridge.daemon.journal import Journal
 from firmware_bridge.daemon.mqtt_link import MqttLink
-from firmware_bridge.mqtt_contract import TOPICS, parse_remote_message
+from mqtt_contract import TOPICS, parse_remote_message
 from tests.daemon_harness import TIMEOUT, Running, Watcher, press, throw, until
 from tests.mosquitto_broker import MosquittoBroker
 

@@ -20,7 +20,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from firmware_bridge.daemon.remote_host import REPORT_INTERVAL_S
-from firmware_bridge.mqtt_contract import REMOTE_TOPIC_SPEC, TOPICS
+from mqtt_contract import REMOTE_TOPIC_SPEC, TOPICS
 from tests.daemon_harness import TIMEOUT, Running, Watcher, press, throw
 from tests.mosquitto_broker import MosquittoBroker
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from firmware_bridge.cli.history_command import history_entries
-from firmware_bridge.mqtt_contract import NOT_YOUR_TURN, TOPICS
+from mqtt_contract import NOT_YOUR_TURN, TOPICS
 from tests.daemon.remote_pair import (
     BOUNCE,
     GUEST,

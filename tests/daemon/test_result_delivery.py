@@ -24,7 +24,7 @@ from jsonschema import Draft202012Validator
 
 from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.journal import Journal
-from firmware_bridge.mqtt_contract import (
+from mqtt_contract import (
     AVAILABILITY_OFFLINE,
     AVAILABILITY_ONLINE,
     TOPICS,

@@ -17,7 +17,7 @@ from display.layout import Layout
 from display.scenes import SetupScene
 from display.setup_model import COMPUTER_NAME, SetupModel
 from engine import game_ids
-from firmware_bridge.mqtt_contract import parse_command
+from mqtt_contract import parse_command
 from tests.daemon_harness import Running, Watcher
 from tests.display.test_scenes import SIZE, pixels, render, state_of, texts
 from tests.display.test_setup import SIZES, board, walk_to_confirm

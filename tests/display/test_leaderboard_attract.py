@@ -23,7 +23,7 @@ from display.leaderboards import MAX_SNAPSHOT_BYTES, Snapshot, SnapshotError, pa
 from display.scenes import IdleScene
 from display.scenes.idle import PAGE_SECONDS
 from display.state_feed import StateFeed
-from firmware_bridge.mqtt_contract import LEADERBOARD_TOPIC
+from mqtt_contract import LEADERBOARD_TOPIC
 from tests.display.test_scenes import LARGE, SMALL, board, texts, visible, x01_state
 from tests.mosquitto_broker import MosquittoBroker
 
@@ -286,7 +286,7 @@ def test_the_services_own_snapshot_shows_on_the_idle_scene(
 
 def test_the_snapshots_here_are_the_contracts() -> None:
     """The payloads these tests publish follow the leaderboard topic's schema
-    (firmware_bridge.mqtt_contract), the one the service publishes by."""
+    (mqtt_contract), the one the service publishes by."""
     for document in (x01_snapshot(), cricket_snapshot()):
         document = {**document, "top": document["top"][:10]}
         jsonschema.validate(document, LEADERBOARD_TOPIC.schema)

@@ -40,7 +40,7 @@ from display.state_feed import StateFeed
 from drivers.matrix_map import MatrixMap, dump_map
 from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.config import ConfigError, parse_config
-from firmware_bridge.mqtt_contract import TOPICS
+from mqtt_contract import TOPICS
 from tests.daemon_harness import BEDS, COLS, Running, Watcher, press, throw
 from tests.mosquitto_broker import MosquittoBroker, free_port
 

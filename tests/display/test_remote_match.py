@@ -28,7 +28,7 @@ from display.scenes import MQTT_EVENT, IdleScene, X01Scene, scene_class_for, sce
 from display.state_feed import StateFeed
 from engine import game_ids, parse_event
 from firmware_bridge.daemon.game_session import GameSession, SessionSetup
-from firmware_bridge.mqtt_contract import NOT_YOUR_TURN, TOPICS, WAITING_REMOTE
+from mqtt_contract import NOT_YOUR_TURN, TOPICS, WAITING_REMOTE
 from tests.display.test_scenes import (
     SIZE,
     SMALL,

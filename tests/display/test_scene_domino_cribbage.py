@@ -34,7 +34,7 @@ from display.scenes.x01 import X01Scene
 from display.setup_model import SetupModel
 from engine import new_game, parse_event
 from engine.errors import MoveError
-from firmware_bridge.mqtt_contract import parse_command
+from mqtt_contract import parse_command
 from tests.display.test_scenes import (
     LARGE,
     SIZE,

@@ -25,7 +25,7 @@ from display.setup_model import (
 from display.sound_bank import SoundBank
 from display.state_feed import StateFeed
 from engine import game_class, game_ids, new_game
-from firmware_bridge.mqtt_contract import parse_command
+from mqtt_contract import parse_command
 from tests.daemon_harness import until
 from tests.display.test_scenes import FakeFeed, board
 

@@ -55,7 +55,7 @@ from display.sound_bank import (
 )
 from engine import new_game, parse_event
 from firmware_bridge.daemon.game_session import GameSession, SessionSetup
-from firmware_bridge.mqtt_contract import EVENT_TYPES, TOPICS
+from mqtt_contract import EVENT_TYPES, TOPICS
 from tests.paths import REPO
 
 PEAK_LIMIT = 10 ** (-1 / 20) * 32768  # -1 dBFS in 16-bit samples

@@ -33,7 +33,7 @@ from engine import DB, SB, Bed
 from firmware_bridge.cli import calibrate_command, monitor_command
 from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.config import ConfigError, parse_config
-from firmware_bridge.mqtt_contract import TOPICS
+from mqtt_contract import TOPICS
 from tests.daemon_harness import Watcher
 from tests.drivers.fake_bleak_backend import FakeGranboard
 from tests.mosquitto_broker import MosquittoBroker

@@ -21,7 +21,8 @@ from engine.games.cricket import CRICKET_TARGETS, MARKS_TO_CLOSE
 from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.bots import Bots, CpuPlayer
 from firmware_bridge.daemon.config import parse_config
-from firmware_bridge.daemon.game_session import GameSession, Phase, Refusal, SessionSetup
+from firmware_bridge.daemon.game_session import GameSession, Refusal, SessionSetup
+from mqtt_contract import Phase
 
 __all__ = [
     "BOARD_ORDER",

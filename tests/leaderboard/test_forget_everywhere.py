@@ -18,7 +18,6 @@ import aiomqtt
 import pytest
 from sqlalchemy import select
 
-from firmware_bridge.mqtt_contract import leaderboard_topic
 from leaderboard import store
 from leaderboard.database import Database
 from leaderboard.models import Player, Rejected, Result, Superseded
@@ -26,6 +25,7 @@ from leaderboard.players import FORGOTTEN_NAME, forget
 from leaderboard.scoring import ScoredResult, score_result
 from leaderboard.store import ingest, rescore
 from leaderboard.venues import VenueMap
+from mqtt_contract import leaderboard_topic
 from tests.leaderboard.conftest import as_payload
 from tests.leaderboard.mqtt_harness import eventually, publish, running_ingest, wait_until
 from tests.leaderboard.result_documents import result_document

@@ -18,10 +18,10 @@ import pytest
 from jsonschema import Draft202012Validator
 from sqlalchemy import event
 
-from firmware_bridge.mqtt_contract import LEADERBOARD_TOPIC
 from leaderboard.database import Database
 from leaderboard.mqtt_ingest import DEFAULT_CLIENT_ID, result_subscription, session_client_id
 from leaderboard.venues import VenueMap
+from mqtt_contract import LEADERBOARD_TOPIC
 from tests.leaderboard.mqtt_harness import (
     Ingesting,
     payload,

@@ -17,9 +17,9 @@ import aiomqtt
 import pytest
 
 from firmware_bridge.daemon.journal import Journal
-from firmware_bridge.mqtt_contract import leaderboard_topic
 from leaderboard import queries
 from leaderboard.database import Database
+from mqtt_contract import leaderboard_topic
 from tests.daemon_harness import Running, Watcher, press, throw
 from tests.leaderboard.conftest import as_payload
 from tests.leaderboard.mqtt_harness import eventually, publish, running_ingest, wait_until

@@ -16,10 +16,10 @@ import aiomqtt
 import pytest
 from jsonschema import Draft202012Validator
 
-from firmware_bridge.mqtt_contract import TOPICS, leaderboard_availability_topic
 from leaderboard.database import Database
 from leaderboard.mqtt_ingest import stored_message
 from leaderboard.store import IngestOutcome
+from mqtt_contract import TOPICS, leaderboard_availability_topic
 from tests.leaderboard.conftest import X01_MOVES, as_payload
 from tests.leaderboard.mqtt_harness import publish, running_ingest, wait_until
 from tests.leaderboard.result_documents import result_document

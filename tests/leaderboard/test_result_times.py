@@ -14,13 +14,13 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import select, update
 
-from firmware_bridge.mqtt_contract import LATEST_TIMESTAMP
 from leaderboard import queries
 from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub
 from leaderboard.models import Player, Rating, Result, ResultPlayer
 from leaderboard.store import ingest
 from leaderboard.web.app import create_app
+from mqtt_contract import LATEST_TIMESTAMP
 from tests.leaderboard.conftest import X01_MOVES, as_payload
 from tests.leaderboard.result_documents import result_document
 from tests.leaderboard.web_seed import VENUES, seed, seed_history

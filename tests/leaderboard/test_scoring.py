@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from engine import ALL_BEDS, game_ids
 from engine.games.x01 import RING_RULES
-from firmware_bridge.daemon.game_session import GameSession, Phase, SessionSetup
+from firmware_bridge.daemon.game_session import GameSession, SessionSetup
 from leaderboard.scoring import (
     HIGHLIGHTS,
     MAX_LOG_BOUNCES,
@@ -28,6 +28,7 @@ from leaderboard.scoring import (
     VisitLine,
     score_result,
 )
+from mqtt_contract import Phase
 from tests.daemon_harness import Running, Watcher, press, throw
 from tests.leaderboard.result_documents import (
     PLAYED_GAMES,

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from firmware_bridge.secret_hash import hash_secret
+from credentials.secret_hash import hash_secret
 from leaderboard.database import Database
 from leaderboard.store import ingest
 from leaderboard.venues import VenueMap

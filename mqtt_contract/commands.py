@@ -1,0 +1,415 @@
+"""Command parsing: a ``cmd`` or ``operator/cmd`` payload read into a
+:class:`Command`, or a :class:`CommandError` that names what was wrong.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from engine import Bed, NotationError
+from engine.bot_targets import LEVELS
+from engine.errors import LineupError
+from engine.lineup import MAX_PLAYERS, check_name
+from mqtt_contract.command_payload import COMMAND_ARGUMENTS, COMMANDS, REQUIRED_ARGUMENTS
+from mqtt_contract.event_payload import OPERATOR_COMMANDS
+from mqtt_contract.operator_payload import OPERATOR_ARGUMENTS, OPERATOR_REQUIRED
+from mqtt_contract.state_payload import CPU_AVERAGES
+from mqtt_contract.topic_names import MAX_COMMAND_BYTES, MAX_COMMAND_DEPTH, BoardAddress
+
+
+class CommandError(ValueError):
+    """A ``cmd`` payload that cannot be run. The message names what was wrong;
+    ``id`` is the command's id when it could be read (echo it in the response)."""
+
+    def __init__(self, message: str, id: str | int | None = None) -> None:
+        super().__init__(message)
+        self.id = id
+
+
+@dataclass(frozen=True)
+class Command:
+    """A checked command. ``args`` holds the command's arguments (none for most):
+    ``new_game`` always has ``game`` and ``players`` (names only, worked out
+    from ``teams`` when not given; ``teams`` too holds names only) and
+    ``options``, ``teams`` when given, and ``cpu`` (stripped name ->
+    ``{"level": n}`` or ``{"average": x}``) when a player is a computer player,
+    and ``boards`` (stripped name -> the board as given, ``pub2`` or
+    ``base/pub2``) when a player throws at another board (a remote match,
+    docs/remote.md); ``dart`` has
+    ``segment`` in canonical notation."""
+
+    id: str | int | None
+    name: str
+    args: dict[str, Any]
+
+
+def json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    return "object"
+
+
+def reject_constant(token: str) -> Any:
+    raise ValueError(f"{token} is not valid JSON")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _document_problem(document: Any) -> str | None:
+    """What JSON allows but a command must not carry: nesting deeper than
+    :data:`MAX_COMMAND_DEPTH`, or a string with a lone UTF-16 surrogate
+    (``"\\ud800"``), which is not Unicode text and could not be echoed back."""
+    pending: list[tuple[Any, int]] = [(document, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if isinstance(value, dict | list):
+            if depth > MAX_COMMAND_DEPTH:
+                return f"command is nested too deeply; the limit is {MAX_COMMAND_DEPTH} levels"
+            items = [*value, *value.values()] if isinstance(value, dict) else value
+            pending.extend((item, depth + 1) for item in items)
+        elif isinstance(value, str) and (found := _SURROGATE.search(value)) is not None:
+            return (
+                f"command has a lone surrogate (\\u{ord(found.group()):04x}) in a string:"
+                " JSON text must be Unicode"
+            )
+    return None
+
+
+def _usable_id(document: Any) -> str | int | None:
+    """The command's id when it can be echoed back, else ``None``."""
+    raw_id = document.get("id") if isinstance(document, dict) else None
+    if isinstance(raw_id, int) and not isinstance(raw_id, bool):
+        return raw_id
+    return raw_id if isinstance(raw_id, str) and not _SURROGATE.search(raw_id) else None
+
+
+def _command_document(payload: bytes) -> tuple[dict[str, Any], str | int | None]:
+    """A command payload's JSON object and its id, checked as every command
+    topic's are (size, UTF-8, JSON, depth, the id's type)."""
+    if len(payload) > MAX_COMMAND_BYTES:
+        raise CommandError(f"command is {len(payload)} bytes; the limit is {MAX_COMMAND_BYTES}")
+    try:
+        text = payload.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CommandError(f"command is not UTF-8 text (byte {exc.start} is invalid)") from None
+    try:
+        document = json.loads(text, parse_constant=reject_constant)
+    except RecursionError:
+        raise CommandError(
+            f"command is nested too deeply; the limit is {MAX_COMMAND_DEPTH} levels"
+        ) from None
+    except ValueError as exc:
+        raise CommandError(f"command is not valid JSON: {exc}") from None
+    problem = _document_problem(document)
+    if problem is not None:
+        raise CommandError(problem, _usable_id(document))
+    if not isinstance(document, dict):
+        raise CommandError(f"command must be a JSON object, got {json_type(document)}")
+
+    command_id: str | int | None = None
+    if "id" in document:
+        raw_id = document["id"]
+        if isinstance(raw_id, bool) or not isinstance(raw_id, str | int):
+            raise CommandError(f'"id" must be a string or an integer, got {json_type(raw_id)}')
+        command_id = raw_id
+    return document, command_id
+
+
+def parse_command(payload: bytes, operator_topic: str = "{base}/{board}/operator/cmd") -> Command:
+    """Read and check one ``cmd`` payload; a :class:`CommandError` says what is
+    wrong. An operator command is refused, naming ``operator_topic``."""
+    document, command_id = _command_document(payload)
+
+    def fail(message: str) -> CommandError:
+        return CommandError(message, command_id)
+
+    valid = ", ".join(COMMANDS)
+    if "command" not in document:
+        raise fail(f'missing "command"; valid commands: {valid}')
+    name = document["command"]
+    if not isinstance(name, str):
+        raise fail(f'"command" must be a string, got {json_type(name)}; valid commands: {valid}')
+    if name in OPERATOR_COMMANDS:
+        raise fail(f"{name} is an operator command: operator commands go on {operator_topic}")
+    if name not in COMMANDS:
+        raise fail(f"unknown command {name!r}; valid commands: {valid}")
+
+    allowed = COMMAND_ARGUMENTS.get(name, {})
+    problem = _keys_problem(document, name, allowed, REQUIRED_ARGUMENTS.get(name, ()))
+    if problem is not None:
+        raise fail(problem)
+
+    arguments = {key: document[key] for key in allowed if key in document}
+    try:
+        if name == "new_game":
+            arguments = _check_new_game(arguments)
+        elif name == "dart":
+            arguments = check_dart(arguments)
+    except ValueError as exc:
+        raise fail(f"{name}: {exc}") from None
+    return Command(command_id, name, arguments)
+
+
+def _keys_problem(
+    document: dict[str, Any], name: str, allowed: Mapping[str, Any], required: Sequence[str]
+) -> str | None:
+    """What is wrong with a command's keys (one it does not take, one it
+    needs and lacks), or ``None``."""
+    unknown = [key for key in document if key not in ("command", "id") and key not in allowed]
+    if unknown:
+        keys = ", ".join(repr(key) for key in unknown)
+        takes = f"it takes {', '.join(allowed)}" if allowed else "it takes no arguments"
+        return f"unknown key{'s' if len(unknown) > 1 else ''} {keys} for {name}; {takes}"
+    missing = [key for key in required if key not in document]
+    if missing:
+        return f"{name} needs {', '.join(repr(key) for key in missing)}"
+    return None
+
+
+def parse_operator_command(payload: bytes) -> Command:
+    """Read and check one ``operator/cmd`` payload (docs/credits.md); a
+    :class:`CommandError` says what is wrong. ``add_credits`` has ``count``
+    (1 to 10000) and ``reason`` (or ``None``); ``set_free_play`` has ``on``;
+    ``reset_books`` has ``reason``; ``set_price`` has ``price`` (0 to 1000,
+    or ``None`` to return to the config's) and ``game`` (or ``None``)."""
+    document, command_id = _command_document(payload)
+
+    def fail(message: str) -> CommandError:
+        return CommandError(message, command_id)
+
+    valid = ", ".join(OPERATOR_COMMANDS)
+    name = document.get("command")
+    if "command" not in document:
+        raise fail(f'missing "command"; operator commands: {valid}')
+    if not isinstance(name, str):
+        raise fail(f'"command" must be a string, got {json_type(name)}; operator commands: {valid}')
+    if name in COMMANDS:
+        raise fail(f"{name} is a players' command: it goes on cmd, not operator/cmd")
+    if name not in OPERATOR_COMMANDS:
+        raise fail(f"unknown operator command {name!r}; operator commands: {valid}")
+    allowed = OPERATOR_ARGUMENTS.get(name, {})
+    problem = _keys_problem(document, name, allowed, OPERATOR_REQUIRED.get(name, ()))
+    if problem is not None:
+        raise fail(problem)
+    args: dict[str, Any] = {}
+    if name == "add_credits":
+        count = document["count"]
+        if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 10000:
+            raise fail(f'add_credits: "count" must be an integer from 1 to 10000, got {count!r}')
+        args["count"] = count
+    if name in ("add_credits", "reset_books"):
+        reason = document.get("reason")
+        if reason is not None and (not isinstance(reason, str) or len(reason) > 200):
+            raise fail(f'{name}: "reason" must be a string of at most 200 characters')
+        args["reason"] = reason.strip() or None if isinstance(reason, str) else None
+    if name == "set_free_play":
+        on = document["on"]
+        if not isinstance(on, bool):
+            raise fail(f'set_free_play: "on" must be true or false, got {json_type(on)}')
+        args["on"] = on
+    if name == "set_price":
+        price = document["price"]
+        if price is not None and (
+            isinstance(price, bool) or not isinstance(price, int) or not 0 <= price <= 1000
+        ):
+            raise fail(
+                f'set_price: "price" must be an integer from 0 to 1000 or null, got {price!r}'
+            )
+        game = document.get("game")
+        if game is not None and (not isinstance(game, str) or not game.strip()):
+            raise fail(f'set_price: "game" must be a game id, got {game!r}')
+        args["price"] = price
+        args["game"] = None if game is None else game.strip().lower()
+    return Command(command_id, name, args)
+
+
+_PLAYER_FORMS = (
+    'a player is a name or {"name": ...}, with "cpu": LEVEL for a computer player '
+    'or "board": BOARD for a player at another board'
+)
+"""The player forms ``new_game`` takes, in the words its errors end with."""
+
+
+def _non_empty_names(
+    value: Any, what: str, cpu: dict[str, dict[str, Any]], boards: dict[str, str]
+) -> list[str]:
+    """The names of a list of players; a computer player's ``cpu`` goes into
+    ``cpu``, a remote player's ``board`` into ``boards``."""
+    if not isinstance(value, list):
+        raise ValueError(f"{what} must be a list of names, got {json_type(value)}")
+    names = []
+    for position, item in enumerate(value):
+        where = f"{what}[{position}]"
+        if isinstance(item, dict):
+            name = _player_object(item, where, cpu, boards)
+        elif isinstance(item, str):
+            name = item
+            checked_name(name, where)
+        else:
+            kind = json_type(item)
+            raise ValueError(f"{where} must be a string or an object, got {kind}: {_PLAYER_FORMS}")
+        names.append(name)
+    return names
+
+
+def _player_object(
+    item: dict[str, Any], where: str, cpu: dict[str, dict[str, Any]], boards: dict[str, str]
+) -> str:
+    """Check ``{"name": ...}`` (a player at this board, as the bare name is),
+    with ``"cpu"`` (a computer player) or ``"board"`` (a player at another
+    board); returns the name."""
+    unknown = [key for key in item if key not in ("name", "cpu", "board")]
+    if unknown:
+        keys = ", ".join(repr(key) for key in unknown)
+        raise ValueError(f"{where} has unknown key {keys}; {_PLAYER_FORMS}")
+    if "name" not in item:
+        raise ValueError(f'{where} needs "name": {_PLAYER_FORMS}')
+    name = item["name"]
+    if not isinstance(name, str):
+        raise ValueError(f'{where}["name"] must be a string, got {json_type(name)}')
+    key = checked_name(name, f'{where}["name"]')
+    if "cpu" in item and "board" in item:
+        raise ValueError(
+            f'{where} has both "cpu" and "board": a computer player throws at the board '
+            'that starts the game, so it has no "board"'
+        )
+    if "cpu" in item:
+        cpu[key] = _cpu_spec(item["cpu"], where)
+    elif "board" in item:
+        board = item["board"]
+        if not isinstance(board, str):
+            raise ValueError(f'{where}["board"] must be a string, got {json_type(board)}')
+        BoardAddress.parse(board, "oche")  # the syntax; the daemon adds its base
+        boards[key] = board.strip()
+    return name
+
+
+def _cpu_spec(spec: Any, where: str) -> dict[str, Any]:
+    """A computer player's ``"cpu"``: ``LEVEL`` or ``{"average": A}``, checked."""
+    low, high = LEVELS[0], LEVELS[-1]
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        if spec not in LEVELS:
+            raise ValueError(f'{where}["cpu"]: a level is {low} to {high}, not {spec}')
+        return {"level": spec}
+    if isinstance(spec, dict):
+        if list(spec) != ["average"]:
+            raise ValueError(
+                f'{where}["cpu"] must be a level {low}-{high} or {{"average": A}}, '
+                f"got keys {', '.join(map(repr, spec)) or 'none'}"
+            )
+        average = spec["average"]
+        least, most = CPU_AVERAGES
+        if isinstance(average, bool) or not isinstance(average, int | float):
+            raise ValueError(
+                f'{where}["cpu"]["average"] must be a number, got {json_type(average)}'
+            )
+        if not least <= average <= most:
+            raise ValueError(
+                f'{where}["cpu"]["average"] {average:g} is out of range: '
+                f"the levels span {least:g} to {most:g}"
+            )
+        return {"average": float(average)}
+    raise ValueError(
+        f'{where}["cpu"] must be a level {low}-{high} or {{"average": A}}, got {json_type(spec)}'
+    )
+
+
+def checked_name(name: str, what: str) -> str:
+    """``name`` stripped, as the game's lineup keeps it; a ValueError says why not."""
+    try:
+        return check_name(name, what)
+    except LineupError as error:
+        raise ValueError(str(error)) from None
+
+
+def _check_new_game(arguments: dict[str, Any]) -> dict[str, Any]:
+    game = arguments["game"]
+    if not isinstance(game, str):
+        raise ValueError(f'"game" must be a string, got {json_type(game)}')
+    if not game.strip():
+        raise ValueError('"game" is empty')
+    if "options" in arguments and not isinstance(arguments["options"], dict):
+        raise ValueError(f'"options" must be an object, got {json_type(arguments["options"])}')
+    teams: dict[str, list[str]] | None = None
+    cpu: dict[str, dict[str, Any]] = {}
+    boards: dict[str, str] = {}
+    if "teams" in arguments:
+        raw_teams = arguments["teams"]
+        if not isinstance(raw_teams, dict):
+            raise ValueError(
+                f'"teams" must be an object of team name -> player names, '
+                f"got {json_type(raw_teams)}"
+            )
+        if len(raw_teams) < 2:
+            raise ValueError(f'"teams" needs at least two teams, got {len(raw_teams)}')
+        teams = {}
+        for team_name, members in raw_teams.items():
+            checked_name(team_name, '"teams" name')
+            teams[team_name] = _non_empty_names(members, f'"teams"[{team_name!r}]', cpu, boards)
+            if not members:
+                raise ValueError(f'"teams"[{team_name!r}] has no players')
+    if "players" in arguments:
+        players = _non_empty_names(arguments["players"], '"players"', cpu, boards)
+        if not 1 <= len(players) <= MAX_PLAYERS:
+            raise ValueError(f'"players" must list 1 to {MAX_PLAYERS} names, got {len(players)}')
+    elif teams is not None:
+        players = _interleave(teams)
+        if len(players) > MAX_PLAYERS:
+            raise ValueError(f'"teams" name {len(players)} players; the limit is {MAX_PLAYERS}')
+    else:
+        raise ValueError('needs "players" (1 to 8 names) or "teams"')
+    checked = {**arguments, "players": players}
+    if teams is not None:
+        checked["teams"] = teams
+    if cpu:
+        checked["cpu"] = cpu
+    if boards:
+        checked["boards"] = boards
+    return checked
+
+
+def _interleave(teams: dict[str, list[str]]) -> list[str]:
+    """The players in throwing order: each team's first, then each team's second, ..."""
+    rosters = list(teams.values())
+    longest = max(len(roster) for roster in rosters)
+    return [roster[i] for i in range(longest) for roster in rosters if i < len(roster)]
+
+
+def check_dart(arguments: dict[str, Any]) -> dict[str, Any]:
+    segment = arguments["segment"]
+    if not isinstance(segment, str):
+        raise ValueError(f'"segment" must be a string, got {json_type(segment)}')
+    try:
+        bed = Bed.parse(segment)
+    except NotationError:
+        raise ValueError(
+            f'"segment" {segment!r} is not a bed: expected S1-S20, D1-D20, T1-T20, SB, DB or M'
+        ) from None
+    return {"segment": bed.notation}
+
+
+def response_payload(
+    command_id: str | int | None, ok: bool, error: str | None = None
+) -> dict[str, Any]:
+    """The ``cmd/response`` payload ``{"id", "ok", "error"}``: ``error`` is null
+    when ok and required (non-empty) when not."""
+    if ok and error is not None:
+        raise ValueError("a successful response carries no error")
+    if not ok and not error:
+        raise ValueError("a refused command needs an error message")
+    return {"id": command_id, "ok": ok, "error": error}
