@@ -92,10 +92,6 @@ PROMPTS = _build_prompts()
 """Every prompt in the order the wizard asks: 82 beds, then the 6 buttons."""
 
 
-def _cell_text(cell: Cell) -> str:
-    return f"{cell[0]},{cell[1]}"
-
-
 class Calibration:
     """The answers so far and the prompt being asked.
 
