@@ -29,8 +29,9 @@ Its own top-level package, so the daemon, the display, the leaderboard and the
 CLI all import it and it imports none of them (only ``engine``). One module per
 part: ``topic_names`` (levels, board ids, bases, phases), ``broker`` (URLs),
 ``schema_parts``, one ``*_payload`` module per topic's schema, ``topics`` (the
-map), ``commands`` (parsing), ``remote`` (a remote match's messages). Import
-every public name from here.
+map), ``commands`` (parsing), ``remote`` (a remote match's messages),
+``remote_protocol`` (its actions, refusals, match record and board entries as
+types). Import every public name from here.
 """
 
 from __future__ import annotations
@@ -68,6 +69,14 @@ from mqtt_contract.remote import (
     parse_remote_message,
     remote_message,
     remote_topic,
+)
+from mqtt_contract.remote_protocol import (
+    BoardEntry,
+    EndReason,
+    MatchRecord,
+    RefusalReason,
+    RemoteAction,
+    RemoteRefusal,
 )
 from mqtt_contract.result_payload import RESULT_STORED_STATUSES, result_document
 from mqtt_contract.schema_parts import LATEST_TIMESTAMP
@@ -138,13 +147,19 @@ __all__ = [
     "TOPIC_NAMES",
     "WAITING_REMOTE",
     "BoardAddress",
+    "BoardEntry",
     "BrokerAddress",
     "BrokerUrlError",
     "Command",
     "CommandError",
+    "EndReason",
+    "MatchRecord",
     "Phase",
+    "RefusalReason",
+    "RemoteAction",
     "RemoteMessage",
     "RemoteMessageError",
+    "RemoteRefusal",
     "TopicSpec",
     "allow_problem",
     "base_problem",

@@ -13,6 +13,7 @@ from typing import Any
 
 from engine.lineup import MAX_PLAYERS
 from mqtt_contract.commands import check_dart, checked_name, json_type, reject_constant
+from mqtt_contract.remote_protocol import EndReason, RemoteAction
 from mqtt_contract.schema_parts import BED, DRAFT, INDEX, TIMESTAMP
 from mqtt_contract.topic_names import (
     BASE_PATTERN,
@@ -41,9 +42,10 @@ from mqtt_contract.topics import TopicSpec
 # The guest mirrors the host's retained state and its events onto its own
 # topics, so a guest's display and Home Assistant need nothing new.
 
-REMOTE_ACTIONS = ("hit", "dart", "miss", "next", "undo", "bounce")
-"""What a guest forwards: a hit its board detected, and the ``dart``,
-``miss``, ``next``, ``undo`` and ``bounce`` commands and buttons."""
+REMOTE_ACTIONS = tuple(action.value for action in RemoteAction)
+"""What a guest forwards (:class:`~mqtt_contract.remote_protocol.RemoteAction`'s
+values): a hit its board detected, and the ``dart``, ``miss``, ``next``,
+``undo`` and ``bounce`` commands and buttons."""
 
 REMOTE_MESSAGE_TYPES = ("join", "end", "joined", "refused", "action", "leave")
 """Each remote channel message's ``type``: the host sends ``join`` and
@@ -52,11 +54,9 @@ REMOTE_MESSAGE_TYPES = ("join", "end", "joined", "refused", "action", "leave")
 HOST_MESSAGE_TYPES = ("join", "end")
 GUEST_MESSAGE_TYPES = ("joined", "refused", "action", "leave")
 
-END_REASONS = ("finished", "ended", "left", "remote-timeout", "replaced")
-"""Why a match ended (the ``end`` message's ``reason``): the game was won and
-the host moved on (a new game, a rematch); end_game on the host; a guest
-left (end_game on a guest); a board stayed offline longer than the host's
-``[remote] offline_timeout_s``; the host started another game over it."""
+END_REASONS = tuple(reason.value for reason in EndReason)
+"""Why a match ended (the ``end`` message's ``reason``,
+:class:`~mqtt_contract.remote_protocol.EndReason`'s values)."""
 
 MAX_REMOTE_BYTES = 16384
 """Longer remote channel payloads are refused unread."""
@@ -284,10 +284,8 @@ def _check_remote_fields(kind: str, fields: dict[str, Any], base: str) -> dict[s
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ValueError(f"{key!r} must be an integer >= {least}, got {value!r}")
     if kind == "action":
-        action = fields["action"]
-        if action not in REMOTE_ACTIONS:
-            raise ValueError(f"unknown action {action!r}; actions are {', '.join(REMOTE_ACTIONS)}")
-        if action in ("hit", "dart"):
+        action = RemoteAction.parse(fields["action"])
+        if action.has_segment:
             if "segment" not in fields:
                 raise ValueError(f"a {action} needs 'segment'")
             fields["segment"] = check_dart({"segment": fields["segment"]})["segment"]
