@@ -1,8 +1,10 @@
 """A remote match's protocol as types (docs/remote.md): what a guest forwards
 (:class:`RemoteAction`, with what each does to the game), why the host does
 not take an action now (:class:`RemoteRefusal`), why a match ended
-(:class:`EndReason`), the match record the host journals (:class:`MatchRecord`)
-and the boards of the state's ``remote`` block (:class:`BoardEntry`).
+(:class:`EndReason`), the match record the host journals (:class:`MatchRecord`),
+the boards of the state's ``remote`` block (:class:`BoardEntry`) and each
+channel message (:data:`RemoteMessage`, one frozen type per ``type``;
+``mqtt_contract.parse_remote_message`` reads them).
 
 Host, guest and journal share these, so a decision such as "does this action
 take a dart back" is made in one place, by a property, not by each reader of a
@@ -15,16 +17,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, assert_never
+from typing import Any, ClassVar, assert_never
 
 from mqtt_contract.topic_names import NOT_YOUR_TURN, WAITING_REMOTE, BoardAddress
 
 __all__ = [
+    "ActionMessage",
     "BoardEntry",
+    "EndMessage",
     "EndReason",
+    "JoinMessage",
+    "JoinedMessage",
+    "LeaveMessage",
+    "MatchPlayer",
     "MatchRecord",
+    "MessageType",
     "RefusalReason",
+    "RefusedMessage",
     "RemoteAction",
+    "RemoteMessage",
     "RemoteRefusal",
 ]
 
@@ -233,3 +244,152 @@ class BoardEntry:
         if isinstance(applied, bool) or not isinstance(applied, int) or applied < 0:
             raise ValueError(f"board {board}: applied is a seq (0 or more), not {applied!r}")
         return cls(BoardAddress.parse(board, ""), name, online, joined, applied)
+
+
+class MessageType(StrEnum):
+    """A remote channel message's ``type``: the host sends ``join`` and
+    ``end``; a guest sends the others."""
+
+    JOIN = "join"
+    END = "end"
+    JOINED = "joined"
+    REFUSED = "refused"
+    ACTION = "action"
+    LEAVE = "leave"
+
+    @property
+    def from_host(self) -> bool:
+        """The host sends it (a guest the others)."""
+        match self:
+            case MessageType.JOIN | MessageType.END:
+                return True
+            case MessageType.JOINED | MessageType.REFUSED | MessageType.ACTION | MessageType.LEAVE:
+                return False
+            case _:
+                assert_never(self)
+
+
+@dataclass(frozen=True)
+class MatchPlayer:
+    """A player of a match and the board they throw at (a ``join``'s
+    ``players``, a guest's journaled match)."""
+
+    name: str
+    board: BoardAddress
+
+    def to_json(self) -> dict[str, str]:
+        return {"name": self.name, "board": str(self.board)}
+
+
+@dataclass(frozen=True)
+class JoinMessage:
+    """Host -> guest: the invitation, sent again as a resync."""
+
+    match: str
+    at: float
+    host: BoardAddress
+    game: str
+    players: tuple[MatchPlayer, ...]
+    host_name: str | None = None
+    options: Mapping[str, Any] | None = None
+    type: ClassVar[MessageType] = MessageType.JOIN
+
+    def to_json(self) -> dict[str, Any]:
+        document = _envelope(self)
+        document["host"] = str(self.host)
+        if self.host_name is not None:
+            document["host_name"] = self.host_name
+        document["game"] = self.game
+        if self.options is not None:
+            document["options"] = dict(self.options)
+        document["players"] = [player.to_json() for player in self.players]
+        return document
+
+
+@dataclass(frozen=True)
+class EndMessage:
+    """Host -> guest: the match is over, and why."""
+
+    match: str
+    at: float
+    reason: EndReason
+    type: ClassVar[MessageType] = MessageType.END
+
+    def to_json(self) -> dict[str, Any]:
+        return {**_envelope(self), "reason": self.reason.value}
+
+
+@dataclass(frozen=True)
+class JoinedMessage:
+    """Guest -> host: it joined (or joined again, to every ``join``), and the
+    highest seq it has forwarded (0: none)."""
+
+    match: str
+    at: float
+    board: BoardAddress
+    forwarded: int
+    name: str | None = None
+    type: ClassVar[MessageType] = MessageType.JOINED
+
+    def to_json(self) -> dict[str, Any]:
+        document = {**_envelope(self), "board": str(self.board)}
+        if self.name is not None:
+            document["name"] = self.name
+        document["forwarded"] = self.forwarded
+        return document
+
+
+@dataclass(frozen=True)
+class RefusedMessage:
+    """Guest -> host: it will not join, and why (in words)."""
+
+    match: str
+    at: float
+    reason: str
+    type: ClassVar[MessageType] = MessageType.REFUSED
+
+    def to_json(self) -> dict[str, Any]:
+        return {**_envelope(self), "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class ActionMessage:
+    """Guest -> host: one forwarded action, ``seq`` 1, 2, ... per guest and
+    match; ``segment`` exactly when the action :attr:`~RemoteAction.has_segment`."""
+
+    match: str
+    at: float
+    seq: int
+    action: RemoteAction
+    segment: str | None = None
+    type: ClassVar[MessageType] = MessageType.ACTION
+
+    def to_json(self) -> dict[str, Any]:
+        document = {**_envelope(self), "seq": self.seq, "action": self.action.value}
+        if self.segment is not None:
+            document["segment"] = self.segment
+        return document
+
+
+@dataclass(frozen=True)
+class LeaveMessage:
+    """Guest -> host: end_game on the guest; the host ends the match."""
+
+    match: str
+    at: float
+    type: ClassVar[MessageType] = MessageType.LEAVE
+
+    def to_json(self) -> dict[str, Any]:
+        return _envelope(self)
+
+
+RemoteMessage = (
+    JoinMessage | EndMessage | JoinedMessage | RefusedMessage | ActionMessage | LeaveMessage
+)
+"""One checked remote channel message: a ``match`` statement over its type
+names every kind."""
+
+
+def _envelope(message: RemoteMessage) -> dict[str, Any]:
+    """What every message starts with: ``type``, ``match``, ``at``."""
+    return {"type": message.type.value, "match": message.match, "at": float(message.at)}

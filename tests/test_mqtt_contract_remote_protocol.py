@@ -20,15 +20,25 @@ from mqtt_contract import (
     REMOTE_TOPIC_SPEC,
     TOPICS,
     WAITING_REMOTE,
+    ActionMessage,
     BoardAddress,
     BoardEntry,
+    EndMessage,
     EndReason,
+    JoinedMessage,
+    JoinMessage,
+    LeaveMessage,
+    MatchPlayer,
     MatchRecord,
+    MessageType,
     RefusalReason,
+    RefusedMessage,
     RemoteAction,
+    RemoteMessage,
+    RemoteMessageError,
     RemoteRefusal,
     parse_remote_message,
-    remote_message,
+    remote_payload,
 )
 
 # ------------------------------------------------------------------ actions
@@ -79,13 +89,13 @@ def test_an_unknown_action_lists_the_actions(text: object) -> None:
 def test_an_action_message_carries_a_segment_exactly_when_the_action_has_one(
     action: RemoteAction,
 ) -> None:
-    segment = {"segment": "T20"} if action.has_segment else {}
-    sent = remote_message("action", "m1", 1.0, seq=1, action=action, **segment)
+    segment = "T20" if action.has_segment else None
+    sent = remote_payload(ActionMessage("m1", 1.0, 1, action, segment))
     expected = {"type": "action", "match": "m1", "at": 1.0, "seq": 1, "action": action.value}
-    assert sent == {**expected, **segment}
-    wrong = {} if action.has_segment else {"segment": "T20"}
+    assert sent == {**expected, **({} if segment is None else {"segment": segment})}
+    wrong = None if action.has_segment else "T20"
     with pytest.raises(ValueError, match="segment"):
-        remote_message("action", "m1", 1.0, seq=1, action=action, **wrong)
+        remote_payload(ActionMessage("m1", 1.0, 1, action, wrong))
 
 
 # ----------------------------------------------------------------- refusals
@@ -123,14 +133,14 @@ def test_the_end_reasons_are_the_enum() -> None:
         *EndReason
     ]
     for reason in EndReason:
-        assert remote_message("end", "m1", 0.0, reason=reason)["reason"] == reason.value
+        assert remote_payload(EndMessage("m1", 0.0, reason))["reason"] == reason.value
 
 
 # ------------------------------------------------------------- match record
 
 _ids = st.from_regex(r"[a-z][a-z0-9_-]{0,11}", fullmatch=True)
 _addresses = st.builds(BoardAddress, st.sampled_from(["oche", "league", "home/darts"]), _ids)
-_names = st.text(st.characters(min_codepoint=33, max_codepoint=0x2FFF), min_size=1, max_size=12)
+_names = st.text(st.characters(categories=("L", "N")), min_size=1, max_size=12)
 
 
 @given(_ids, _addresses, st.dictionaries(_names, _addresses, min_size=1, max_size=6))
@@ -227,9 +237,94 @@ def test_a_bad_board_entry_says_what_is_wrong(change: dict[str, Any], problem: s
         BoardEntry.from_json([_GOOD])
 
 
-def test_what_a_guest_sends_parses_back_to_the_same_action() -> None:
-    for action in RemoteAction:
-        segment = {"segment": "D16"} if action.has_segment else {}
-        sent = remote_message("action", "m1", 2.5, seq=4, action=action, **segment)
-        message = parse_remote_message(json.dumps(sent).encode(), "oche")
-        assert RemoteAction.parse(message.fields["action"]) is action
+# ------------------------------------------------------------------ messages
+
+_segments = st.sampled_from(["T20", "S5", "DB", "SB", "M", "D16"])
+_actions = st.sampled_from(list(RemoteAction)).flatmap(
+    lambda action: st.builds(
+        ActionMessage,
+        _ids,
+        st.floats(0, 2e9),
+        st.integers(1, 10**9),
+        st.just(action),
+        _segments if action.has_segment else st.none(),
+    )
+)
+_players = st.lists(st.builds(MatchPlayer, _names.map(str.strip).filter(bool), _addresses))
+_messages: st.SearchStrategy[RemoteMessage] = st.one_of(
+    st.builds(
+        JoinMessage,
+        _ids,
+        st.floats(0, 2e9),
+        _addresses,
+        st.sampled_from(["x01", "cricket"]),
+        _players.filter(lambda players: 1 <= len(players) <= 8).map(tuple),
+        st.none() | st.text(min_size=1).filter(str.strip),
+        st.none() | st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
+    ),
+    st.builds(EndMessage, _ids, st.floats(0, 2e9), st.sampled_from(list(EndReason))),
+    st.builds(
+        JoinedMessage,
+        _ids,
+        st.floats(0, 2e9),
+        _addresses,
+        st.integers(0, 10**9),
+        st.none() | st.text(min_size=1).filter(str.strip),
+    ),
+    st.builds(RefusedMessage, _ids, st.floats(0, 2e9), st.text(min_size=1).filter(str.strip)),
+    _actions,
+    st.builds(LeaveMessage, _ids, st.floats(0, 2e9)),
+)
+
+
+@given(_messages)
+def test_a_message_round_trips_through_its_payload(message: RemoteMessage) -> None:
+    payload = json.dumps(remote_payload(message)).encode()
+    again = parse_remote_message(payload, "elsewhere")
+    assert again == message
+    assert json.dumps(again.to_json()).encode() == payload
+
+
+def test_the_message_types_are_the_schema_s_in_order() -> None:
+    assert [kind.value for kind in MessageType] == [
+        "join",
+        "end",
+        "joined",
+        "refused",
+        "action",
+        "leave",
+    ]
+    assert [kind for kind in MessageType if kind.from_host] == [
+        MessageType.JOIN,
+        MessageType.END,
+    ]
+
+
+def test_a_payload_is_what_the_wire_has_always_carried_byte_for_byte() -> None:
+    host, guest = BoardAddress("oche", "board1"), BoardAddress("league", "pub2")
+    players = (MatchPlayer("Ann", host), MatchPlayer("Cy", guest))
+    join = JoinMessage("m1", 5, host, "x01", players, "Pub 1", {"start": 501})
+    assert json.dumps(remote_payload(join)) == (
+        '{"type": "join", "match": "m1", "at": 5.0, "host": "oche/board1", '
+        '"host_name": "Pub 1", "game": "x01", "options": {"start": 501}, "players": '
+        '[{"name": "Ann", "board": "oche/board1"}, {"name": "Cy", "board": "league/pub2"}]}'
+    )
+    joined = JoinedMessage("m1", 1, guest, 3, "Pub 2")
+    assert json.dumps(remote_payload(joined)) == (
+        '{"type": "joined", "match": "m1", "at": 1.0, "board": "league/pub2", '
+        '"name": "Pub 2", "forwarded": 3}'
+    )
+    hit = ActionMessage("m1", 1, 2, RemoteAction.HIT, "T20")
+    assert json.dumps(remote_payload(hit)) == (
+        '{"type": "action", "match": "m1", "at": 1.0, "seq": 2, "action": "hit", "segment": "T20"}'
+    )
+    assert json.dumps(remote_payload(LeaveMessage("m1", 1))) == (
+        '{"type": "leave", "match": "m1", "at": 1.0}'
+    )
+
+
+def test_a_message_the_contract_refuses_is_not_sent() -> None:
+    with pytest.raises(RemoteMessageError, match="'reason' must be a non-empty string"):
+        remote_payload(RefusedMessage("m1", 1, " "))
+    with pytest.raises(RemoteMessageError, match="'seq' must be an integer >= 1"):
+        remote_payload(ActionMessage("m1", 1, 0, RemoteAction.NEXT))

@@ -37,17 +37,22 @@ from mqtt_contract import (
     PHASES,
     REMOTE_TOPIC,
     WAITING_REMOTE,
+    ActionMessage,
     BoardAddress,
     BoardEntry,
+    EndMessage,
     EndReason,
+    JoinedMessage,
+    JoinMessage,
+    LeaveMessage,
     Phase,
+    RefusedMessage,
     RemoteAction,
-    RemoteMessage,
     RemoteMessageError,
     host_allowed,
     invitation_filters,
     parse_remote_message,
-    remote_message,
+    remote_payload,
     remote_topic,
 )
 
@@ -194,7 +199,7 @@ class RemoteGuest:
         """``end_game`` on this board while :attr:`active`: leave the match."""
         match = self._match
         assert match is not None
-        self._send(match.host, remote_message("leave", match.id, now))
+        self._send(match.host, remote_payload(LeaveMessage(match.id, now)))
         self._close(match, EndReason.LEFT, now)
         log.info("remote match %s: left it (end_game on this board)", match.id)
 
@@ -272,14 +277,17 @@ class RemoteGuest:
                 return False  # a guest's message to this board as a host: the host judges it
             log.warning("remote channel %s: ignored: %s", topic, error)
             return True
-        if message.type in GUEST_MESSAGE_TYPES:
-            return False
         sender = BoardAddress(found["base"], found["sender"])
         try:
-            if message.type == "join":
-                await self._on_join(sender, message)
-            else:
-                await self._on_end(sender, message)
+            match message:
+                case JoinMessage():
+                    await self._on_join(sender, message)
+                case EndMessage():
+                    await self._on_end(sender, message)
+                case JoinedMessage() | RefusedMessage() | ActionMessage() | LeaveMessage():
+                    return False  # a guest's, to this board as a host: the host's to take
+                case _:
+                    assert_never(message)
         except JournalError as error:
             log.error("remote channel %s: %s not handled: %s", topic, message.type, error)
         return True
@@ -300,14 +308,14 @@ class RemoteGuest:
 
     # ------------------------------------------------------- invitations
 
-    async def _on_join(self, sender: BoardAddress, message: RemoteMessage) -> None:
+    async def _on_join(self, sender: BoardAddress, message: JoinMessage) -> None:
         """An invitation (or, for this board's match, a resync): accept, answer or refuse."""
         own, now = self.own, self.daemon.clock()
-        if message.fields["host"] != str(sender):
+        if message.host != sender:
             log.warning(
                 "remote channel: a join from %s names the host %s: ignored",
                 sender,
-                message.fields["host"],
+                message.host,
             )
             return
         if sender == own:
@@ -328,7 +336,7 @@ class RemoteGuest:
                     log.info(
                         "remote match %s: %s invites again; this board left it", over.match, sender
                     )
-                    self._send(sender, remote_message("leave", message.match, now))
+                    self._send(sender, remote_payload(LeaveMessage(message.match, now)))
                     return
                 if over is not None:
                     reason = f"match {message.match} is {over.status} on this board"
@@ -336,7 +344,7 @@ class RemoteGuest:
                 log.info(
                     "remote match %s: refused %s's invitation: %s", message.match, sender, reason
                 )
-                self._send(sender, remote_message("refused", message.match, now, reason=reason))
+                self._send(sender, remote_payload(RefusedMessage(message.match, now, reason)))
                 return
             if match is not None:  # the same host started another game over its match
                 log.info(
@@ -356,7 +364,7 @@ class RemoteGuest:
                 self._send_joined(match, self.daemon.clock())
         self.daemon._publish_state()
 
-    def _refusal(self, sender: BoardAddress, message: RemoteMessage) -> str | None:
+    def _refusal(self, sender: BoardAddress, message: JoinMessage) -> str | None:
         """Why this board does not join ``sender``'s match, or ``None``."""
         own, match = self.own, self._match
         if not host_allowed(sender, self.daemon.config.remote.allow, own.base):
@@ -368,20 +376,19 @@ class RemoteGuest:
             )
         if self.daemon.remote_host.active:
             return "this board is hosting a remote match; end_game on it first"
-        if not any(player["board"] == str(own) for player in message.fields["players"]):
+        if not any(player.board == own for player in message.players):
             return f"no player of the match throws at {own}"
         return None
 
-    def _accept(self, sender: BoardAddress, message: RemoteMessage, now: float) -> _Match:
-        fields = message.fields
-        players = [dict(player) for player in fields["players"]]
-        options = dict(fields.get("options") or {})
+    def _accept(self, sender: BoardAddress, message: JoinMessage, now: float) -> _Match:
+        players = [player.to_json() for player in message.players]
+        options = dict(message.options or {})
         self.daemon.journal.guest_join(
-            message.match, str(sender), self.daemon.board_id, fields["game"], options, players, now
+            message.match, str(sender), self.daemon.board_id, message.game, options, players, now
         )
         journaled = self.daemon.journal.guest_match(message.match)
         assert journaled is not None
-        match = self._new_match(journaled, sender, fields.get("host_name"))
+        match = self._new_match(journaled, sender, message.host_name)
         self._match = match
         names = ", ".join(f"{p['name']}@{p['board']}" for p in players)
         log.info(
@@ -412,7 +419,7 @@ class RemoteGuest:
             result=journaled.result if journaled.status == "finished" else None,
         )
 
-    async def _on_end(self, sender: BoardAddress, message: RemoteMessage) -> None:
+    async def _on_end(self, sender: BoardAddress, message: EndMessage) -> None:
         """The host ended the match: close it here, the board is idle again."""
         async with self.daemon._lock:
             match = self._match
@@ -423,7 +430,7 @@ class RemoteGuest:
                     sender,
                 )
                 return
-            reason = EndReason(message.fields["reason"])
+            reason = message.reason
             self._close(match, reason, self.daemon.clock())
             log.info("remote match %s: %s ended it (%s)", match.id, sender, reason)
 
@@ -583,10 +590,9 @@ class RemoteGuest:
         return state is not None and state["remote"].get("throwing_at") == str(self.own)
 
     def _send_action(self, match: _Match, action: GuestAction) -> None:
-        fields: dict[str, Any] = {"seq": action.seq, "action": action.action}
-        if action.segment is not None:
-            fields["segment"] = action.segment
-        self._send(match.host, remote_message("action", match.id, action.at, **fields))
+        what = RemoteAction.parse(action.action)
+        message = ActionMessage(match.id, action.at, action.seq, what, action.segment)
+        self._send(match.host, remote_payload(message))
         match.sent_at[action.seq] = self.daemon.clock()
 
     def _resend(self, match: _Match, why: str) -> None:
@@ -606,17 +612,8 @@ class RemoteGuest:
 
     def _send_joined(self, match: _Match, now: float) -> None:
         name = self.daemon.config.board.name or self.own.board
-        self._send(
-            match.host,
-            remote_message(
-                "joined",
-                match.id,
-                now,
-                board=str(self.own),
-                name=name,
-                forwarded=match.forwarded,
-            ),
-        )
+        joined = JoinedMessage(match.id, now, self.own, match.forwarded, name)
+        self._send(match.host, remote_payload(joined))
 
     def _send(self, host: BoardAddress, payload: dict[str, Any]) -> bool:
         """Fire and forget on ``{host base}/{this board}/remote/{host}``."""

@@ -28,20 +28,26 @@ from firmware_bridge.daemon.game_session import Refusal
 from firmware_bridge.daemon.journal import JournalError
 from mqtt_contract import (
     AVAILABILITY_ONLINE,
-    HOST_MESSAGE_TYPES,
     REMOTE_TOPIC,
     WAITING_REMOTE,
+    ActionMessage,
     BoardAddress,
     BoardEntry,
+    EndMessage,
     EndReason,
+    JoinedMessage,
+    JoinMessage,
+    LeaveMessage,
+    MatchPlayer,
     MatchRecord,
     RefusalReason,
+    RefusedMessage,
     RemoteAction,
     RemoteMessage,
     RemoteMessageError,
     RemoteRefusal,
     parse_remote_message,
-    remote_message,
+    remote_payload,
     remote_topic,
 )
 
@@ -327,7 +333,7 @@ class RemoteHost:
             logged = f"remote: a message from {own.base}/{sender} dropped: {error}"
             self._report(f"{sender} bad", logged, None, self.daemon.clock())
             return True
-        if message.type in HOST_MESSAGE_TYPES:
+        if message.type.from_host:
             return False  # said to this board as a guest: not the host's
         async with self.daemon._lock:
             self._message(sender, message, self.daemon.clock())
@@ -413,7 +419,7 @@ class RemoteHost:
         log.info("remote match %s ended: %s", match.id, reason)
         for guest in match.guests.values():
             if guest.address.board != skip:
-                self._send(guest, remote_message("end", match.id, now, reason=reason))
+                self._send(guest, remote_payload(EndMessage(match.id, now, reason)))
         self._wake.set()
         self._follow()
 
@@ -427,21 +433,19 @@ class RemoteHost:
         if session is None:
             return
         own = self.own
-        players = [
-            {"name": name, "board": str(match.board_of(name, own))}
-            for name in session.game.lineup.players
-        ]
-        join = remote_message(
-            "join",
+        players = tuple(
+            MatchPlayer(name, match.board_of(name, own)) for name in session.game.lineup.players
+        )
+        join = JoinMessage(
             match.id,
             now,
-            host=str(own),
+            own,
+            session.setup.game,
+            players,
             host_name=self.daemon.config.board.name,
-            game=session.setup.game,
             options=dict(session.game.options),
-            players=players,
         )
-        self._send(guest, join)
+        self._send(guest, remote_payload(join))
 
     def _send(self, guest: _Guest, payload: dict[str, Any]) -> None:
         """One message on the channel to ``guest`` (dropped while offline: every
@@ -547,31 +551,35 @@ class RemoteHost:
         if match is None or guest is None or message.match != match.id:
             self._stray(sender, message, now, guest is not None)
             return
-        kind, fields = message.type, message.fields
-        if kind == "joined":
-            if fields["board"] != str(guest.address):
-                log.warning(
-                    "remote match %s: %s says it is %s; ignored",
-                    match.id,
-                    guest.address,
-                    fields["board"],
-                )
-                return
-            guest.joined, guest.refused = True, False
-            guest.name = str(fields.get("name") or guest.address.board)
-            log.info("remote match %s: %s joined", match.id, guest.address)
-            self._presence(match, now)
-        elif kind == "refused":
-            guest.joined, guest.refused = False, True
-            self._presence(match, now)
-            text = f"{guest.address} refused the match: {fields['reason']}"
-            self._report(f"{sender} refused", f"remote match {match.id}: {text}", text, now)
-        elif kind == "leave":
-            log.info("remote match %s: %s left", match.id, guest.address)
-            self._end_match(EndReason.LEFT, now, skip=guest.address.board)
-            self.daemon._abandon(now, "left")
-        elif kind == "action":
-            self._action(match, guest, message, now)
+        match message:
+            case JoinedMessage():
+                if message.board != guest.address:
+                    log.warning(
+                        "remote match %s: %s says it is %s; ignored",
+                        match.id,
+                        guest.address,
+                        message.board,
+                    )
+                    return
+                guest.joined, guest.refused = True, False
+                guest.name = message.name or guest.address.board
+                log.info("remote match %s: %s joined", match.id, guest.address)
+                self._presence(match, now)
+            case RefusedMessage():
+                guest.joined, guest.refused = False, True
+                self._presence(match, now)
+                text = f"{guest.address} refused the match: {message.reason}"
+                self._report(f"{sender} refused", f"remote match {match.id}: {text}", text, now)
+            case LeaveMessage():
+                log.info("remote match %s: %s left", match.id, guest.address)
+                self._end_match(EndReason.LEFT, now, skip=guest.address.board)
+                self.daemon._abandon(now, "left")
+            case ActionMessage():
+                self._action(match, guest, message, now)
+            case JoinMessage() | EndMessage():
+                pass  # a host's: :meth:`on_message` leaves them to the guest
+            case _:
+                assert_never(message)
 
     def _report(self, what: str, logged: str, event: str | None, now: float) -> None:
         """Log a dropped message or a refusal (and publish ``event`` as an
@@ -597,17 +605,17 @@ class RemoteHost:
         why = "for another match" if member else "from a board not in this board's match"
         logged = f"remote: {message.type} {why} (match {message.match}) from {who} dropped"
         text = f"{who}: an action {why} (match {message.match}) was dropped"
-        event = text if message.type == "action" else None
+        event = text if isinstance(message, ActionMessage) else None
         self._report(f"{sender} stray {message.type}", logged, event, now)
-        if message.type == "joined":  # a guest still in a match that is over
+        if isinstance(message, JoinedMessage):  # a guest still in a match that is over
             link = self.daemon.link
             if link is not None and link.connected:
-                end = remote_message("end", message.match, now, reason=EndReason.ENDED)
+                end = remote_payload(EndMessage(message.match, now, EndReason.ENDED))
                 link.send_raw(remote_topic(self.own.base, self.own.board, sender), end)
 
-    def _action(self, match: _Match, guest: _Guest, message: RemoteMessage, now: float) -> None:
+    def _action(self, match: _Match, guest: _Guest, message: ActionMessage, now: float) -> None:
         """Take ``guest``'s next action in seq order, exactly once."""
-        seq = int(message.fields["seq"])
+        seq = message.seq
         if self._waiting(match):
             log.debug(
                 "remote match %s waits: %s's action %d left untaken", match.id, guest.address, seq
@@ -624,8 +632,7 @@ class RemoteHost:
                 guest.taken + 1,
             )
             return
-        action = RemoteAction.parse(message.fields["action"])
-        self._take(match, guest, seq, action, message.fields.get("segment"), now)
+        self._take(match, guest, seq, message.action, message.segment, now)
 
     def _take(
         self,
