@@ -9,11 +9,17 @@ aiomqtt keeps to itself and the daemon and the leaderboard need:
 - manual acknowledgement (``new_client(..., manual_ack=True)`` and
   :meth:`Client.ack`): a QoS 1 message's PUBACK goes out when the caller
   says, after it stored the message, not when paho hands it over;
+- :meth:`Client.lean_pubacks`: an MQTT 3.1.1 PUBACK settled without paho's
+  decoding (the daemon's: every message of every dart gets a PUBACK);
 - :attr:`Client.paho`: the paho client itself, for its public callbacks
   (``on_publish``, ``message_callback_add``, ``on_socket_register_write``).
 
 aiomqtt 2.x keeps its paho client in ``_client``, an attribute of the class
 this one extends; that is why aiomqtt is pinned below 3 in pyproject.toml.
+:meth:`Client.lean_pubacks` is the one place that reaches into paho's own
+members: ``benchmarks/latency.py`` shows it matters (docs/benchmarks.md), so
+it stays, paho-mqtt is pinned to the 2.x versions it was checked against,
+and it keeps paho's own handling when those members are not there.
 """
 
 from __future__ import annotations
@@ -27,6 +33,10 @@ from typing import Any
 import aiomqtt
 import paho.mqtt.client as paho
 from paho.mqtt.client import MQTTMessageInfo
+from paho.mqtt.enums import MQTTErrorCode
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
 
 from mqtt_contract import BrokerAddress
 
@@ -37,6 +47,9 @@ log = logging.getLogger(__name__)
 _NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 """Small packets at once: without it, Nagle's algorithm holds a dart's state
 behind the ACK of the previous packet (tens of ms)."""
+
+_PUBACK_REASON = ReasonCode(PacketTypes.PUBACK)
+_PUBACK_PROPERTIES = Properties(PacketTypes.PUBACK)  # type: ignore[no-untyped-call]
 
 
 class Client(aiomqtt.Client):
@@ -57,6 +70,29 @@ class Client(aiomqtt.Client):
             log.debug("MQTT: publish to %s failed: %s", topic, paho.error_string(info.rc))
             return None
         return info
+
+    def lean_pubacks(self) -> None:
+        """Settle an MQTT 3.1.1 PUBACK without paho's decoding, which builds a
+        ``ReasonCode`` and a ``Properties`` (27 list lookups; 40-50 us here) for
+        every one though the packet holds only the message id. Anything else
+        (MQTT 5, PUBCOMP, a malformed packet) goes to paho's own handler, as
+        everything does with a paho that lacks the members this reads."""
+        protocol = self._client
+        handle = getattr(protocol, "_handle_pubackcomp", None)
+        if handle is None or not hasattr(protocol, "_do_on_publish"):
+            return  # not the paho 2.x this was written against: keep its own
+
+        def handle_pubackcomp(command: str) -> MQTTErrorCode:
+            packet = protocol._in_packet["packet"]
+            if command != "PUBACK" or len(packet) != 2 or protocol.protocol == paho.MQTTv5:
+                return handle(command)  # type: ignore[no-any-return]
+            mid = int.from_bytes(packet, "big")
+            with protocol._out_message_mutex:
+                if mid in protocol._out_messages:
+                    return protocol._do_on_publish(mid, _PUBACK_REASON, _PUBACK_PROPERTIES)
+            return paho.MQTT_ERR_SUCCESS
+
+        setattr(protocol, "_handle_pubackcomp", handle_pubackcomp)  # noqa: B010
 
     def ack(self, mid: int, qos: int) -> bool:
         """Acknowledge the message ``mid`` received at ``qos`` (a client made

@@ -492,12 +492,13 @@ async def test_reconnects_when_the_broker_comes_back(
     assert sum("again after" in m for _, m in messages) == 1
 
 
-def test_backoff_doubles_to_30_s_with_jitter() -> None:
-    link = MqttLink(LinkSettings(url="mqtt://broker", base=BASE, board=BOARD), _noop, _noop_connect)
-    for failures, nominal in [(0, 0.5), (1, 1.0), (2, 2.0), (5, 16.0), (6, 30.0), (40, 30.0)]:
-        delays = [link._backoff(failures) for _ in range(200)]
-        assert all(0.75 * nominal <= d <= 1.25 * nominal for d in delays), failures
-        assert max(delays) - min(delays) > 0.2 * nominal  # jittered, not constant
+def test_the_backoff_is_half_a_second_doubling_to_30_s_jittered_by_a_quarter() -> None:
+    """The link's figures for the one Backoff (tests/mqtt_client/test_backoff.py)."""
+    assert (MqttLink.BACKOFF_START, MqttLink.BACKOFF_CAP, MqttLink.BACKOFF_JITTER) == (
+        0.5,
+        30.0,
+        0.25,
+    )
 
 
 async def test_run_twice_is_refused(mosquitto: MosquittoBroker) -> None:
