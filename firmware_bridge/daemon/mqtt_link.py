@@ -505,6 +505,7 @@ class MqttLink:
 
     def _drop_connection(self) -> None:
         self._client = None
+        self._queued = 0
         acks, self._acks = self._acks, {}
         for waiter in acks.values():
             _settle(waiter, False)
