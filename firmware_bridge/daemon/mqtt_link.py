@@ -215,7 +215,8 @@ class MqttLink:
         if self._endpoint.tls and self._tls_context is None:
             # A bad ca_file is a configuration error and raises.
             self._tls_context = await load_tls(self._endpoint, self.settings.ca_file)
-        backoff = Backoff(self.BACKOFF_START, self.BACKOFF_CAP, self.BACKOFF_JITTER)
+        # One per outage, made when it starts: the BACKOFF_* figures as they are then.
+        backoff: Backoff | None = None
         outage_since: float | None = None
         ever_connected = False
         while not self._closed:
@@ -234,7 +235,7 @@ class MqttLink:
                     else:
                         log.info("MQTT: connected to %s", self.server)
                     ever_connected = True
-                    backoff.reset()
+                    backoff = None
                     outage_since = None
                     await self._serve(client)
             except aiomqtt.MqttError as exc:
@@ -257,6 +258,8 @@ class MqttLink:
                 raise
             if self._closed:
                 return
+            if backoff is None:
+                backoff = Backoff(self.BACKOFF_START, self.BACKOFF_CAP, self.BACKOFF_JITTER)
             with contextlib.suppress(TimeoutError):  # asyncio.timeout: no lost cancel
                 async with asyncio.timeout(backoff.next_delay()):
                     await stop.wait()
