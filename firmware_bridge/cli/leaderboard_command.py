@@ -413,8 +413,8 @@ def _serve(args: argparse.Namespace) -> int:
     base = args.base or config.mqtt.base
     share_group = args.share_group or config.leaderboard.share_group or None
     from leaderboard.database import Database, DatabaseUrlError
-    from leaderboard.mqtt_ingest import DEFAULT_CLIENT_ID
     from leaderboard.service import ServiceSettings, run_service
+    from leaderboard.service_settings import DEFAULT_CLIENT_ID
 
     db_url = _db_url(args, config)
     try:
