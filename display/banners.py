@@ -212,19 +212,19 @@ def draw_banners(
             _cpu(surface, layout, rect, state or {})
         elif banner == "waiting":
             title = waiting_headline(state or {}) or ""
-            _strip(surface, layout, rect, COLORS["wait"], title, waiting_detail(state or {}))
+            _strip(surface, layout, rect, COLORS.wait, title, waiting_detail(state or {}))
         elif banner == "remote":
             _remote(surface, layout, rect, state or {})
         elif banner == "board":
-            _strip(surface, layout, rect, COLORS["bad"], *_board_words(state or {}))
+            _strip(surface, layout, rect, COLORS.bad, *_board_words(state or {}))
         elif banner == "journal":
-            colour, title, detail = _journal_words(state or {}) or (COLORS["bad"], "", "")
+            colour, title, detail = _journal_words(state or {}) or (COLORS.bad, "", "")
             _strip(surface, layout, rect, colour, title, detail)
         else:
             surface.fill((118, 118, 124), special_flags=pygame.BLEND_MULT)
             title = "Daemon offline" if availability == "offline" else "No connection to the broker"
             detail = "last known state shown: it may be out of date"
-            _strip(surface, layout, rect, COLORS["stale"], title, detail)
+            _strip(surface, layout, rect, COLORS.stale, title, detail)
         drawn.append((banner, rect))
     return drawn
 
@@ -242,9 +242,9 @@ def _journal_words(state: State) -> tuple[Color, str, str] | None:
     )
     if status not in (None, "ok"):
         title = "Journal full" if status == "full" else "Journal failing"
-        return COLORS["bad"], title, str(message or "darts are not counted")
+        return COLORS.bad, title, str(message or "darts are not counted")
     if isinstance(salvaged, str) and salvaged:
-        return COLORS["wait"], "Journal repaired", salvaged
+        return COLORS.wait, "Journal repaired", salvaged
     return None
 
 
@@ -286,15 +286,15 @@ def _strip_text(
     title_rect.width = round(rect.width * 0.42)
     detail_rect.x = title_rect.right + pad
     detail_rect.width = rect.right - pad - detail_rect.x
-    layout.text(surface, title, title_rect, layout.font_size(44), COLORS["text"], "left")
-    layout.text(surface, detail, detail_rect, layout.font_size(28), COLORS["text"], "right")
+    layout.text(surface, title, title_rect, layout.font_size(44), COLORS.text, "left")
+    layout.text(surface, detail, detail_rect, layout.font_size(28), COLORS.text, "right")
 
 
 def _takeout(
     surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State, clock: float
 ) -> None:
     pulse = 0.5 + 0.5 * math.sin(clock * 2 * math.pi)
-    base = COLORS["info"]
+    base = COLORS.info
     colour = (
         round(base[0] * (0.8 + 0.2 * pulse)),
         round(base[1] * (0.8 + 0.2 * pulse)),
@@ -313,21 +313,21 @@ def _cpu(surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: Stat
     player = cpu_thrower(state)
     name = player_label(state, player) if player is not None else "The computer"
     detail = "board hits do not count until its visit is over"
-    _strip(surface, layout, rect, COLORS["info"], f"{name} is throwing", detail)
+    _strip(surface, layout, rect, COLORS.info, f"{name} is throwing", detail)
 
 
 def _remote(surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State) -> None:
     title, detail = throwing(state) or ("", "")
     elsewhere = throws_elsewhere(state, thrower(state))
-    _strip(surface, layout, rect, COLORS["info"] if elsewhere else COLORS["here"], title, detail)
+    _strip(surface, layout, rect, COLORS.info if elsewhere else COLORS.here, title, detail)
 
 
 def _bust(
     surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State, clock: float
 ) -> None:
     player = _bust_player(state)
-    layout.panel(surface, rect, COLORS["bad"], COLORS["text"], 4)
-    with layout.on(COLORS["bad"]):
+    layout.panel(surface, rect, COLORS.bad, COLORS.text, 4)
+    with layout.on(COLORS.bad):
         _bust_text(surface, layout, rect, state, player)
 
 
@@ -340,14 +340,14 @@ def _bust_text(
     title_rect.height = round(rect.height * 0.6)
     detail_rect.y = title_rect.bottom
     detail_rect.height = rect.bottom - layout.px(12) - title_rect.bottom
-    layout.text(surface, "BUST", title_rect, layout.font_size(130), COLORS["text"])
+    layout.text(surface, "BUST", title_rect, layout.font_size(130), COLORS.text)
     if player is not None:
         players = state.get("players") or []
         score = players[player].get("score") if 0 <= player < len(players) else None
         detail = player_label(state, player)
         if isinstance(score, int):
             detail += f" stays on {score}"
-        layout.text(surface, detail, detail_rect, layout.font_size(36), COLORS["text"])
+        layout.text(surface, detail, detail_rect, layout.font_size(36), COLORS.text)
 
 
 def _winner(surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State) -> None:
@@ -356,8 +356,8 @@ def _winner(surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: S
     needed = layout.px(130 + 50 + 10 + 64 * (len(players) + 1) + 2 * 28)
     if needed < rect.height:
         rect = pygame.Rect(rect.x, rect.centery - needed // 2, rect.width, needed)
-    layout.panel(surface, rect, COLORS["panel"], COLORS["accent"], 5)
-    with layout.on(COLORS["panel"]):
+    layout.panel(surface, rect, COLORS.panel, COLORS.accent, 5)
+    with layout.on(COLORS.panel):
         _winner_text(surface, layout, rect, state, players)
 
 
@@ -381,13 +381,13 @@ def _winner_text(
     result = _RESULTS.get(str(state.get("result")), str(state.get("result") or ""))
     head_h = min(round(inner.height * 0.26), layout.px(130))
     head = pygame.Rect(inner.x, inner.y, inner.width, head_h)
-    layout.text(surface, headline, head, layout.font_size(96), COLORS["accent"])
+    layout.text(surface, headline, head, layout.font_size(96), COLORS.accent)
     sub = pygame.Rect(inner.x, head.bottom, inner.width, min(head_h * 5 // 13, layout.px(50)))
     round_number = state.get("round")
     # A game dealt in hands (domino cribbage) counts hands, not rounds.
     period = "hand" if isinstance(state.get("hand"), int) else "round"
     bits = [b for b in (result, f"{period} {round_number}" if round_number else "") if b]
-    layout.text(surface, "  ·  ".join(bits), sub, layout.font_size(30), COLORS["dim"])
+    layout.text(surface, "  ·  ".join(bits), sub, layout.font_size(30), COLORS.dim)
     table = pygame.Rect(
         inner.x, sub.bottom + layout.px(10), inner.width, inner.bottom - sub.bottom - layout.px(10)
     )
@@ -410,10 +410,10 @@ def _winner_text(
         return out
 
     for text, cell in zip(headers, cells(rows[0]), strict=True):
-        layout.text(surface, text, cell, layout.font_size(26), COLORS["dim"], "right")
+        layout.text(surface, text, cell, layout.font_size(26), COLORS.dim, "right")
     for index, (player, row) in enumerate(zip(players, rows[1:], strict=False)):
         won = is_winner(state, index)
-        colour = COLORS["accent"] if won else COLORS["text"]
+        colour = COLORS.accent if won else COLORS.text
         stats = stats_of(player)
         values = [
             player_label(state, index),

@@ -115,7 +115,7 @@ class AroundTheWorldScene(SideRowsScene):
             next_text,
             next_rect,
             layout.font_size(32),
-            COLORS["good"] if won else COLORS["accent"],
+            COLORS.good if won else COLORS.accent,
             "right",
         )
         layout.text(
@@ -123,7 +123,7 @@ class AroundTheWorldScene(SideRowsScene):
             f"{score}/{course}  ·  hits {rate}",
             done_rect,
             layout.font_size(26),
-            COLORS["dim"],
+            COLORS.dim,
             "right",
         )
         for number, cell in zip(TRACK, cells, strict=True):
@@ -138,14 +138,14 @@ class AroundTheWorldScene(SideRowsScene):
         radius = layout.px(4)
         fill: Color | None = None
         if kind == "done":
-            fill, colour = COLORS["good"], COLORS["background"]
+            fill, colour = COLORS.good, COLORS.background
         elif kind == "target":
-            fill, colour = COLORS["accent"], COLORS["background"]
+            fill, colour = COLORS.accent, COLORS.background
         elif kind == "todo":
-            colour = COLORS["text"]
-            pygame.draw.rect(surface, COLORS["line"], cell, layout.px(1.5), radius)
+            colour = COLORS.text
+            pygame.draw.rect(surface, COLORS.line, cell, layout.px(1.5), radius)
         else:
-            colour = COLORS["faint"]
+            colour = COLORS.faint
         if fill is not None:
             pygame.draw.rect(surface, fill, cell, border_radius=radius)
         with layout.on(fill or layout.background):

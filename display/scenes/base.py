@@ -164,17 +164,17 @@ def board_status(state: State | None) -> tuple[str, Color]:
     """The board's status line and its colour, from the state's ``board``."""
     board = (state or {}).get("board")
     if not isinstance(board, Mapping):
-        return "No board", COLORS["dim"]
+        return "No board", COLORS.dim
     name = str(board.get("name") or board.get("id") or "Board")
     if not board.get("connected", False):
-        return f"{name}: disconnected", COLORS["bad"]
+        return f"{name}: disconnected", COLORS.bad
     if board_problem(state) is not None:
-        return f"{name}: set up wrongly", COLORS["bad"]
+        return f"{name}: set up wrongly", COLORS.bad
     stuck = board.get("stuck_cells") or []
     if board.get("status") == "stuck" or stuck:
         cells = len(stuck)
-        return f"{name}: {cells} stuck cell{'s' if cells != 1 else ''} masked", COLORS["accent"]
-    return f"{name}: connected", COLORS["good"]
+        return f"{name}: {cells} stuck cell{'s' if cells != 1 else ''} masked", COLORS.accent
+    return f"{name}: connected", COLORS.good
 
 
 def board_problem(state: State | None) -> str | None:
@@ -296,12 +296,12 @@ class Scene:
     def draw_static(self, surface: pygame.Surface, layout: Layout) -> None:
         """Everything that does not move: it depends on the state and the
         size only, so the app draws it once per state and blits it after."""
-        surface.fill(COLORS["background"])
+        surface.fill(COLORS.background)
         state = self.state or {}
         regions = self.regions(layout)
-        with layout.on(COLORS["panel"]):
+        with layout.on(COLORS.panel):
             self.draw_header(surface, layout, regions["header"], state)
-        with layout.on(COLORS["background"]):
+        with layout.on(COLORS.background):
             if self.show_board:
                 draw_board(surface, regions["board"], self.sprites)
                 self.draw_visit(surface, layout, regions["visit"], state)
@@ -320,7 +320,7 @@ class Scene:
         if self.show_board:
             board = self.regions(layout)["board"]
             draw_lit_beds(surface, board, lit_darts(state), self.clock, self.sprites)
-        with layout.on(COLORS["panel"]):
+        with layout.on(COLORS.panel):
             self.draw_notices(surface, layout)
 
     # ------------------------------------------------------------ drawing
@@ -356,24 +356,24 @@ class Scene:
     def draw_header(
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
     ) -> None:
-        pygame.draw.rect(surface, COLORS["panel"], rect)
+        pygame.draw.rect(surface, COLORS.panel, rect)
         pad = layout.px(24)
         inner = rect.inflate(-2 * pad, 0)
         left, middle, right = split(inner, 3, pad)
         title = self.title or game_title(state)
         subtitle = self.subtitle(state)
         line = left.inflate(0, -rect.height // 5)
-        placed = layout.text(surface, title, line, layout.font_size(44), COLORS["text"], "left")
+        placed = layout.text(surface, title, line, layout.font_size(44), COLORS.text, "left")
         if subtitle:
             sub_rect = pygame.Rect(placed.right + pad, line.y, 0, line.height)
             sub_rect.width = max(0, middle.x + middle.width // 4 - sub_rect.x)
-            layout.text(surface, subtitle, sub_rect, layout.font_size(26), COLORS["dim"], "left")
+            layout.text(surface, subtitle, sub_rect, layout.font_size(26), COLORS.dim, "left")
         round_number = state.get("round")
         if isinstance(round_number, int) and state.get("game"):
             label = self.round_label(state, round_number)
             if state.get("finished"):
                 label = f"Finished  ·  {SETUP_HINT}"
-            layout.text(surface, label, middle, layout.font_size(40), COLORS["text"])
+            layout.text(surface, label, middle, layout.font_size(40), COLORS.text)
         status, colour = board_status(self.state)
         dot = layout.px(9)
         text_rect = layout.text(
@@ -381,7 +381,7 @@ class Scene:
             status,
             right.inflate(-3 * dot, 0).move(dot, 0),
             layout.font_size(26),
-            COLORS["dim"],
+            COLORS.dim,
             "right",
         )
         if text_rect.width:
@@ -407,18 +407,18 @@ class Scene:
                 caption = f"{name}'s visit"
             else:
                 caption = f"{name} to throw"
-        layout.text(surface, caption, rows[0], layout.font_size(26), COLORS["dim"])
+        layout.text(surface, caption, rows[0], layout.font_size(26), COLORS.dim)
         boxes_rect = pygame.Rect(rows[1].x, rows[1].y, rect.width, rows[1].height + rows[2].height)
         boxes = split(boxes_rect.inflate(0, -layout.px(8)), 3, layout.px(10))
         for index, box in enumerate(boxes):
             dart = darts[index] if index < len(darts) else ""
-            colour = COLORS["panel"] if dart else COLORS["panel_out"]
-            layout.panel(surface, box, colour, COLORS["line"], 1.5)
+            colour = COLORS.panel if dart else COLORS.panel_out
+            layout.panel(surface, box, colour, COLORS.line, 1.5)
             if not dart:
                 continue
             top, bottom = split(box.inflate(-layout.px(8), -layout.px(6)), 2, 0, vertical=True)
             top = top.inflate(0, top.height // 2).move(0, top.height // 4)
-            tone = COLORS["dim"] if is_last else COLORS["text"]
+            tone = COLORS.dim if is_last else COLORS.text
             with layout.on(colour):
                 layout.text(surface, dart, top, layout.font_size(44), tone)
                 layout.text(
@@ -426,12 +426,12 @@ class Scene:
                     str(total_points([dart])),
                     bottom.move(0, bottom.height // 4),
                     layout.font_size(24),
-                    COLORS["dim"],
+                    COLORS.dim,
                 )
         if self.show_visit_total and darts:
             over = state.get("visit_over") if not is_last else _last_over(state)
             total = "Bust" if over == "bust" else f"Total {total_points(darts)}"
-            colour = COLORS["bad"] if over == "bust" else COLORS["text"]
+            colour = COLORS.bad if over == "bust" else COLORS.text
             layout.text(surface, total, rows[3], layout.font_size(34), colour)
 
     def draw_notices(self, surface: pygame.Surface, layout: Layout) -> None:
@@ -443,13 +443,13 @@ class Scene:
             rect = layout.rect(0.2, 0, 0.6, 0)
             rect.height = height
             rect.bottom = bottom - offset * (height + layout.px(6))
-            layout.panel(surface, rect, COLORS["panel"], COLORS["line"], 1.5)
+            layout.panel(surface, rect, COLORS.panel, COLORS.line, 1.5)
             layout.text(
                 surface,
                 text,
                 rect.inflate(-layout.px(24), 0),
                 layout.font_size(26),
-                COLORS["text"],
+                COLORS.text,
             )
 
     # ------------------------------------------------------ player cards
@@ -477,10 +477,10 @@ class Scene:
         for index, card in enumerate(cards):
             player = players[index] if isinstance(players[index], Mapping) else {}
             is_current = index == current and not state.get("finished")
-            colour = COLORS["panel_current"] if is_current else COLORS["panel"]
+            colour = COLORS.panel_current if is_current else COLORS.panel
             if player.get("out"):
-                colour = COLORS["panel_out"]
-            border = COLORS["accent"] if is_current else COLORS["line"]
+                colour = COLORS.panel_out
+            border = COLORS.accent if is_current else COLORS.line
             layout.panel(surface, card, colour, border, 4 if is_current else 1.5)
             with layout.on(colour):
                 draw_card(surface, layout, card, state, index)
@@ -499,7 +499,7 @@ class Scene:
         is_current = index == int_or_none(state.get("current_player")) and not state.get("finished")
         marker = rect.height // 2
         text_rect = rect.inflate(-2 * (marker + layout.px(8)), 0)
-        colour = COLORS["accent"] if is_current else COLORS["text"]
+        colour = COLORS.accent if is_current else COLORS.text
         placed = layout.text(
             surface, player_label(state, index), text_rect, layout.font_size(size), colour
         )
@@ -526,8 +526,8 @@ class Scene:
             label_rect = pygame.Rect(
                 cell.x, value_rect.bottom, cell.width, round(cell.height * 0.32)
             )
-            layout.text(surface, value, value_rect, layout.font_size(size * 1.6), COLORS["text"])
-            layout.text(surface, label, label_rect, layout.font_size(size), COLORS["dim"])
+            layout.text(surface, value, value_rect, layout.font_size(size * 1.6), COLORS.text)
+            layout.text(surface, label, label_rect, layout.font_size(size), COLORS.dim)
 
 
 def _last_over(state: State) -> Any:
@@ -543,4 +543,4 @@ def _marker(surface: pygame.Surface, right: int, centre_y: int, height: int) -> 
         (right, centre_y),
         (right - 2 * half, centre_y + half),
     ]
-    pygame.draw.polygon(surface, COLORS["accent"], points)
+    pygame.draw.polygon(surface, COLORS.accent, points)

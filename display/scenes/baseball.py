@@ -105,10 +105,10 @@ class SideRowsScene(Scene):
         for side, row in enumerate(self.row_rects(layout, rect, len(sides))):
             is_current = side == current
             out = all(_player(state, i).get("out") for i in sides[side])
-            colour = COLORS["panel_current"] if is_current else COLORS["panel"]
+            colour = COLORS.panel_current if is_current else COLORS.panel
             if out:
-                colour = COLORS["panel_out"]
-            border = COLORS["accent"] if is_current else COLORS["line"]
+                colour = COLORS.panel_out
+            border = COLORS.accent if is_current else COLORS.line
             layout.panel(surface, row, colour, border, 4 if is_current else 1.5)
             with layout.on(colour):
                 self.draw_row(surface, layout, row, state, side, sides[side])
@@ -162,7 +162,7 @@ class SideRowsScene(Scene):
             short_name(team.get("name", "")),
             name_rect,
             layout.font_size(size),
-            COLORS["text"],
+            COLORS.text,
             align,
         )
         current = int_or_none(state.get("current_player"))
@@ -175,7 +175,7 @@ class SideRowsScene(Scene):
                 short_name(_player(state, member).get("name", f"Player {member + 1}")),
                 cell,
                 layout.font_size(size * (0.7 if stacked else 0.8)),
-                COLORS["accent"] if is_current else COLORS["dim"],
+                COLORS.accent if is_current else COLORS.dim,
                 align,
             )
 
@@ -283,28 +283,28 @@ class BaseballScene(SideRowsScene):
                 f"innings 1-{columns[0] - 1} in R",
                 label,
                 layout.font_size(24),
-                COLORS["faint"],
+                COLORS.faint,
                 "left",
             )
         for inning, cell in zip(columns, cells, strict=True):
-            colour = COLORS["accent"] if inning == current else COLORS["dim"]
+            colour = COLORS.accent if inning == current else COLORS.dim
             if inning > innings and inning != current:
-                colour = COLORS["faint"] if inning > (current or 0) else COLORS["dim"]
+                colour = COLORS.faint if inning > (current or 0) else COLORS.dim
             layout.text(surface, inning_label(inning, innings), cell, layout.font_size(34), colour)
-        layout.text(surface, "R", total, layout.font_size(34), COLORS["text"])
+        layout.text(surface, "R", total, layout.font_size(34), COLORS.text)
         self.draw_rows(surface, layout, body, state)
         if current in columns and rows:
             cell = cells[columns.index(current)]
             band = pygame.Rect(cell.x, heading.y, cell.width, rows[-1].bottom - heading.y)
             pygame.draw.rect(
-                surface, COLORS["accent"], band.inflate(layout.px(4), 0), layout.px(2), layout.px(6)
+                surface, COLORS.accent, band.inflate(layout.px(4), 0), layout.px(2), layout.px(6)
             )
         layout.text(
             surface,
             self.inning_rule(state),
             footer.inflate(-layout.px(12), 0),
             layout.font_size(28),
-            COLORS["dim"],
+            COLORS.dim,
             "left",
         )
 
@@ -330,9 +330,9 @@ class BaseballScene(SideRowsScene):
             if inning > len(runs):
                 continue
             value = runs[inning - 1]
-            colour: Color = COLORS["text"] if value else COLORS["faint"]
+            colour: Color = COLORS.text if value else COLORS.faint
             if is_current and inning == current_inning:
-                colour = COLORS["accent"]
+                colour = COLORS.accent
             layout.text(
                 surface,
                 str(value),
@@ -346,7 +346,7 @@ class BaseballScene(SideRowsScene):
             format_value(player.get("score")),
             total.inflate(0, -layout.px(8)),
             layout.font_size(52),
-            COLORS["good"] if won else COLORS["text"],
+            COLORS.good if won else COLORS.text,
         )
 
     def inning_rule(self, state: State) -> str:

@@ -131,7 +131,7 @@ class CricketScene(Scene):
         """Player ``index``'s marks on ``target``."""
         player = state["players"][index]
         count = mark_count(marks_of(player), target)
-        colour = COLORS["faint"] if self.row_closed(state, target) else COLORS["mark"]
+        colour = COLORS.faint if self.row_closed(state, target) else COLORS.mark
         draw_mark(surface, rect, count, colour)
 
     # ----------------------------------------------------------- geometry
@@ -175,13 +175,13 @@ class CricketScene(Scene):
             player = players[index] if isinstance(players[index], Mapping) else {}
             is_current = index == current and not finished
             body = pygame.Rect(column.x, column.y, column.width, column.height)
-            colour = COLORS["panel_current"] if is_current else COLORS["panel"]
+            colour = COLORS.panel_current if is_current else COLORS.panel
             colours.append(colour)
             layout.panel(
                 surface,
                 body,
                 colour,
-                COLORS["accent"] if is_current else COLORS["line"],
+                COLORS.accent if is_current else COLORS.line,
                 4 if is_current else 1.5,
             )
             with layout.on(colour):
@@ -199,7 +199,7 @@ class CricketScene(Scene):
                     self.score_text(player),
                     score_rect,
                     layout.font_size(84),
-                    COLORS["good"] if won else COLORS["text"],
+                    COLORS.good if won else COLORS.text,
                 )
                 footer = pygame.Rect(column.x, rect.bottom - footer_h, column.width, footer_h)
                 layout.text(
@@ -207,7 +207,7 @@ class CricketScene(Scene):
                     self.footer_text(player),
                     footer.inflate(-layout.px(12), 0),
                     layout.font_size(26),
-                    COLORS["dim"],
+                    COLORS.dim,
                 )
         labels = columns.labels
         for (target, label), row in zip(ROWS, row_rects, strict=True):
@@ -217,7 +217,7 @@ class CricketScene(Scene):
             if row is not row_rects[-1]:
                 pygame.draw.line(
                     surface,
-                    COLORS["line"],
+                    COLORS.line,
                     (rect.x + layout.px(8), line_y),
                     (rect.right - layout.px(8), line_y),
                     1,
@@ -228,7 +228,7 @@ class CricketScene(Scene):
                 label,
                 label_rect.inflate(-layout.px(6), -layout.px(6)),
                 layout.font_size(60),
-                COLORS["faint"] if closed else COLORS["text"],
+                COLORS.faint if closed else COLORS.text,
             )
             for index, column in enumerate(columns.players[:count]):
                 cell = pygame.Rect(column.x, row.y, column.width, row.height).inflate(

@@ -114,17 +114,17 @@ class CricketShanghaiScene(CricketScene):
         radius = layout.px(6)
         glow = tuple(
             round(a + (b - a) * (0.35 + 0.3 * pulse))
-            for a, b in zip(COLORS["panel"], COLORS["pending"], strict=True)
+            for a, b in zip(COLORS.panel, COLORS.pending, strict=True)
         )
         pygame.draw.rect(surface, glow, box, border_radius=radius)
-        pygame.draw.rect(surface, COLORS["pending"], box, layout.px(3), radius)
+        pygame.draw.rect(surface, COLORS.pending, box, layout.px(3), radius)
         with layout.on(None):
             layout.text(
                 surface,
                 label,
                 box.inflate(-layout.px(6), -layout.px(6)),
                 layout.font_size(30),
-                COLORS["text"],
+                COLORS.text,
             )
 
     def draw_animated(self, surface: pygame.Surface, layout: Layout) -> None:
@@ -160,12 +160,12 @@ def _box_sprite(
     scratch = Layout(layout.width, layout.height)
     inner = box.inflate(-layout.px(6), -layout.px(6))
     if kind == "done":
-        fill = COLORS["faint"] if closed_row else COLORS["good"]
+        fill = COLORS.faint if closed_row else COLORS.good
         pygame.draw.rect(sprite, fill, box, border_radius=radius)
         with scratch.on(fill):
-            scratch.text(sprite, label, inner, layout.font_size(30), COLORS["background"])
+            scratch.text(sprite, label, inner, layout.font_size(30), COLORS.background)
     else:
-        pygame.draw.rect(sprite, COLORS["line"], box, layout.px(2), radius)
+        pygame.draw.rect(sprite, COLORS.line, box, layout.px(2), radius)
         with scratch.on(background):
-            scratch.text(sprite, label, inner, layout.font_size(30), COLORS["faint"])
+            scratch.text(sprite, label, inner, layout.font_size(30), COLORS.faint)
     return sprite

@@ -151,7 +151,7 @@ def draw_tile(
         return box
     face, pip, edge = TILE_FACE, TILE_PIP, TILE_EDGE
     if dim:
-        face, pip, edge = (_mix(c, COLORS["background"], 0.55) for c in (face, pip, edge))
+        face, pip, edge = (_mix(c, COLORS.background, 0.55) for c in (face, pip, edge))
     pygame.draw.rect(surface, face, box, border_radius=radius)
     pygame.draw.rect(surface, edge, box, max(1, short // 20), border_radius=radius)
     margin = round(short * 0.14)
@@ -186,7 +186,7 @@ def _draw_slot(surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> No
     box = fit_tile(rect)
     if min(box.size) >= 3:
         pygame.draw.rect(
-            surface, COLORS["line"], box, layout.px(2), border_radius=max(1, box.width // 7)
+            surface, COLORS.line, box, layout.px(2), border_radius=max(1, box.width // 7)
         )
 
 
@@ -407,7 +407,7 @@ class DominoCribbageScene(Scene):
             scoring_caption(state),
             parts["caption"],
             layout.font_size(32),
-            COLORS["text"],
+            COLORS.text,
         )
 
     # ------------------------------------------------------- the pegboard
@@ -421,7 +421,7 @@ class DominoCribbageScene(Scene):
     ) -> None:
         """The board: per player a name, a track of holes 0..target with the
         two pegs, and the score; the track's scale between the tracks."""
-        layout.panel(surface, parts["pegboard"], BOARD_WOOD, COLORS["line"], 1.5)
+        layout.panel(surface, parts["pegboard"], BOARD_WOOD, COLORS.line, 1.5)
         target = max(1, int_or_none(state.get("target")) or 61)
         dealer = int_or_none(state.get("dealer"))
         winner = int_or_none(state.get("winner"))
@@ -443,7 +443,7 @@ class DominoCribbageScene(Scene):
                     str(score),
                     parts[f"score{index}"],
                     layout.font_size(64),
-                    COLORS["good"] if winner == index else COLORS["text"],
+                    COLORS.good if winner == index else COLORS.text,
                     "right",
                 )
 
@@ -473,7 +473,7 @@ class DominoCribbageScene(Scene):
             half = dot
             pygame.draw.polygon(
                 surface,
-                COLORS["accent"],
+                COLORS.accent,
                 [
                     (marker_x, name_rect.centery - half),
                     (marker_x + round(1.6 * half), name_rect.centery),
@@ -487,16 +487,16 @@ class DominoCribbageScene(Scene):
             player_label(state, index),
             text_rect,
             layout.font_size(36),
-            COLORS["accent"] if turn else COLORS["text"],
+            COLORS.accent if turn else COLORS.text,
             "left",
         )
         chips = []
         if index == dealer:
-            chips.append(("Dealer", COLORS["accent"]))
+            chips.append(("Dealer", COLORS.accent))
         if player.get("computer"):
-            chips.append(("Computer", COLORS["info"]))
+            chips.append(("Computer", COLORS.info))
         if player.get("go") and state.get("stage") == "play":
-            chips.append(("Go", COLORS["good"]))
+            chips.append(("Go", COLORS.good))
         cells = split(chips_rect.inflate(-layout.px(4), -layout.px(6)), 3, layout.px(6))
         for (text, colour), cell in zip(chips, cells, strict=False):
             layout.panel(surface, cell, colour)
@@ -506,7 +506,7 @@ class DominoCribbageScene(Scene):
                     text,
                     cell.inflate(-layout.px(8), -layout.px(4)),
                     layout.font_size(22),
-                    COLORS["background"],
+                    COLORS.background,
                 )
 
     @staticmethod
@@ -534,7 +534,7 @@ class DominoCribbageScene(Scene):
             pygame.draw.circle(surface, BOARD_HOLE, (x, track.centery), radius)
         end = self._hole_x(track, target, target)
         pygame.draw.circle(
-            surface, COLORS["accent"], (end, track.centery), radius + layout.px(4), layout.px(2)
+            surface, COLORS.accent, (end, track.centery), radius + layout.px(4), layout.px(2)
         )
 
     def _draw_peg(
@@ -548,7 +548,7 @@ class DominoCribbageScene(Scene):
         x = self._hole_x(track, target, hole)
         radius = max(3, round(track.height * 0.2))
         pygame.draw.circle(surface, colour, (x, track.centery), radius)
-        pygame.draw.circle(surface, COLORS["mark"], (x, track.centery), radius, max(1, radius // 4))
+        pygame.draw.circle(surface, COLORS.mark, (x, track.centery), radius, max(1, radius // 4))
 
     def _draw_scale(
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, target: int
@@ -558,7 +558,7 @@ class DominoCribbageScene(Scene):
         for number in marks:
             cell = pygame.Rect(0, rect.y, width, rect.height)
             cell.centerx = self._hole_x(rect, target, number)
-            colour = COLORS["accent"] if number == target else COLORS["dim"]
+            colour = COLORS.accent if number == target else COLORS.dim
             layout.text(surface, str(number), cell.clip(rect), layout.font_size(22), colour)
 
     # --------------------------------------------------------- the status
@@ -571,11 +571,11 @@ class DominoCribbageScene(Scene):
         if stage == "over" or state.get("finished"):
             winner = int_or_none(state.get("winner"))
             if winner is None:
-                return "Game over", COLORS["text"]
+                return "Game over", COLORS.text
             scores = [str(int_or_none(p.get("score")) or 0) for p in state.get("players") or []]
-            return f"{player_label(state, winner)} wins {'-'.join(scores)}", COLORS["good"]
+            return f"{player_label(state, winner)} wins {'-'.join(scores)}", COLORS.good
         if stage == "show":
-            return "NEXT deals the next hand", COLORS["accent"]
+            return "NEXT deals the next hand", COLORS.accent
         if stage == "discard":
             owed = int_or_none(state.get("to_discard")) or 0
             dealer = int_or_none(state.get("dealer"))
@@ -585,14 +585,14 @@ class DominoCribbageScene(Scene):
                 else f"{player_label(state, dealer if dealer is not None else -1)}'s"
             )
             tiles = "tile" if owed == 1 else "tiles"
-            return f"{name}: choose {owed} {tiles} for {whose} crib", COLORS["accent"]
+            return f"{name}: choose {owed} {tiles} for {whose} crib", COLORS.accent
         if stage == "play":
             hand = _tiles(_player(state, mover).get("hand"))
             count = int_or_none(state.get("count")) or 0
             if hand and not any(self._fits(tile, count) for tile in hand):
-                return f"{name}: no tile fits the count, NEXT says Go", COLORS["accent"]
-            return f"{name} to play: hit a tile's number", COLORS["accent"]
-        return "", COLORS["text"]
+                return f"{name}: no tile fits the count, NEXT says Go", COLORS.accent
+            return f"{name} to play: hit a tile's number", COLORS.accent
+        return "", COLORS.text
 
     @staticmethod
     def _fits(tile: str, count: int) -> bool:
@@ -671,8 +671,8 @@ class DominoCribbageScene(Scene):
         label_h = round(rect.height * (0.17 if numbered else 0.24))
         label_rect = pygame.Rect(rect.x, rect.y, rect.width, label_h)
         name_part, hint_part = split(label_rect, 2, layout.px(8))
-        layout.text(surface, label, name_part, layout.font_size(30), COLORS["text"], "left")
-        layout.text(surface, hint, hint_part, layout.font_size(24), COLORS["dim"], "right")
+        layout.text(surface, label, name_part, layout.font_size(30), COLORS.text, "left")
+        layout.text(surface, hint, hint_part, layout.font_size(24), COLORS.dim, "right")
         body = pygame.Rect(rect.x, label_rect.bottom, rect.width, rect.bottom - label_rect.bottom)
         badge_h = round(body.height * 0.2) if numbered else 0
         tiles_rect = pygame.Rect(body.x, body.y + badge_h, body.width, body.height - badge_h)
@@ -697,7 +697,7 @@ class DominoCribbageScene(Scene):
     ) -> None:
         """The number that picks a tile, in a disc above it."""
         radius = max(4, min(rect.height // 2 - layout.px(3), tile.width // 2))
-        colour = COLORS["accent"] if active else COLORS["faint"]
+        colour = COLORS.accent if active else COLORS.faint
         centre = (tile.centerx, rect.centery)
         pygame.draw.circle(surface, colour, centre, radius)
         disc = pygame.Rect(0, 0, 2 * radius, 2 * radius)
@@ -708,7 +708,7 @@ class DominoCribbageScene(Scene):
                 text,
                 disc.inflate(-radius // 2, -radius // 2),
                 layout.font_size(34),
-                COLORS["background"],
+                COLORS.background,
             )
 
     # --------------------------------------------------------- the table
@@ -721,8 +721,8 @@ class DominoCribbageScene(Scene):
         state: State,
     ) -> None:
         """The starter and the crib (face down) and, in the play, the count."""
-        layout.panel(surface, parts["table"], COLORS["panel"], COLORS["line"], 1.5)
-        with layout.on(COLORS["panel"]):
+        layout.panel(surface, parts["table"], COLORS.panel, COLORS.line, 1.5)
+        with layout.on(COLORS.panel):
             starter_rect, crib_rect = parts["starter"], parts["crib"]
             label_h = round(starter_rect.height * 0.24)
             crib = _tiles(state.get("crib"))
@@ -739,9 +739,9 @@ class DominoCribbageScene(Scene):
             dealer = int_or_none(state.get("dealer"))
             owner = player_label(state, dealer if dealer is not None else -1)
             label = pygame.Rect(crib_rect.x, crib_rect.y, crib_rect.width, label_h)
-            layout.text(surface, f"{owner}'s crib", label, layout.font_size(26), COLORS["dim"])
+            layout.text(surface, f"{owner}'s crib", label, layout.font_size(26), COLORS.dim)
             label = pygame.Rect(starter_rect.x, starter_rect.y, starter_rect.width, label_h)
-            layout.text(surface, "Starter", label, layout.font_size(26), COLORS["dim"])
+            layout.text(surface, "Starter", label, layout.font_size(26), COLORS.dim)
             slot = pygame.Rect(0, tiles_rect.y, slots[0].width, tiles_rect.height)
             slot.centerx = starter_rect.centerx
             starter = state.get("starter")  # face down (the stock's top) until the discard is done
@@ -762,19 +762,19 @@ class DominoCribbageScene(Scene):
         label = pygame.Rect(rect.x, rect.y, rect.width, round(rect.height * 0.2))
         number = pygame.Rect(rect.x, label.bottom, rect.width, round(rect.height * 0.55))
         goes = pygame.Rect(rect.x, number.bottom, rect.width, rect.bottom - number.bottom)
-        layout.text(surface, "Count", label, layout.font_size(28), COLORS["dim"])
+        layout.text(surface, "Count", label, layout.font_size(28), COLORS.dim)
         count = int_or_none(state.get("count")) or 0
-        layout.text(surface, str(count), number, layout.font_size(150), COLORS["text"])
+        layout.text(surface, str(count), number, layout.font_size(150), COLORS.text)
         said = [
             f"{player_label(state, index)}: Go"
             for index, player in enumerate(state.get("players") or [])
             if isinstance(player, Mapping) and player.get("go")
         ]
-        layout.text(surface, "  ".join(said), goes, layout.font_size(28), COLORS["good"])
+        layout.text(surface, "  ".join(said), goes, layout.font_size(28), COLORS.good)
         area = parts["count_tiles"]
         laid = [t for t in state.get("count_tiles") or [] if isinstance(t, Mapping)]
         if not laid:
-            layout.text(surface, "A new count from 0", area, layout.font_size(26), COLORS["faint"])
+            layout.text(surface, "A new count from 0", area, layout.font_size(26), COLORS.faint)
             return
         played = [p for p in state.get("played") or [] if isinstance(p, Mapping)][-len(laid) :]
         tiles_h = round(area.height * 0.7)
@@ -795,7 +795,7 @@ class DominoCribbageScene(Scene):
                     slot.width + layout.px(8),
                     area.bottom - bar.bottom,
                 )
-                colour = COLORS["good"] if points else COLORS["dim"]
+                colour = COLORS.good if points else COLORS.dim
                 layout.text(surface, text, under, layout.font_size(24), colour)
 
     # ----------------------------------------------------------- the show
@@ -813,7 +813,7 @@ class DominoCribbageScene(Scene):
     ) -> None:
         """One count of the show: whose hand or crib, its tiles with the
         starter, its fifteens, pairs and runs, and the total."""
-        layout.panel(surface, rect, COLORS["panel"], COLORS["line"], 1.5)
+        layout.panel(surface, rect, COLORS.panel, COLORS.line, 1.5)
         inner = rect.inflate(-layout.px(20), -layout.px(8))
         label_w = round(inner.width * 0.18)
         tiles_w = round(inner.width * 0.36)
@@ -825,10 +825,10 @@ class DominoCribbageScene(Scene):
         breakdown = pygame.Rect(
             tiles_rect.right + gap, inner.y, total.x - gap - tiles_rect.right - gap, inner.height
         )
-        with layout.on(COLORS["panel"]):
+        with layout.on(COLORS.panel):
             name = player_label(state, player)
             layout.text(
-                surface, f"{name}'s {what}", label, layout.font_size(30), COLORS["text"], "left"
+                surface, f"{name}'s {what}", label, layout.font_size(30), COLORS.text, "left"
             )
             slots = _slots(tiles_rect, 5, layout.px(6))
             gap_before_starter = layout.px(14)
@@ -840,29 +840,25 @@ class DominoCribbageScene(Scene):
                 box = draw_tile(surface, slot, starter)
                 pygame.draw.rect(
                     surface,
-                    COLORS["accent"],
+                    COLORS.accent,
                     box.inflate(layout.px(6), layout.px(6)),
                     layout.px(2),
                     border_radius=max(1, box.width // 6),
                 )
             if counted is None:
-                layout.text(
-                    surface, "not counted", breakdown, layout.font_size(26), COLORS["faint"]
-                )
+                layout.text(surface, "not counted", breakdown, layout.font_size(26), COLORS.faint)
                 return
             items = []
             for key, word in (("fifteens", "fifteens"), ("pairs", "pairs"), ("runs", "runs")):
                 part = counted.get(key)
                 points = int_or_none(part.get("points")) if isinstance(part, Mapping) else None
                 items.append(f"{word} {points or 0}")
-            layout.text(
-                surface, "  ·  ".join(items), breakdown, layout.font_size(28), COLORS["dim"]
-            )
+            layout.text(surface, "  ·  ".join(items), breakdown, layout.font_size(28), COLORS.dim)
             layout.text(
                 surface,
                 f"Total {int_or_none(counted.get('total')) or 0}",
                 total,
                 layout.font_size(40),
-                COLORS["text"],
+                COLORS.text,
                 "right",
             )

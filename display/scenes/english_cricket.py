@@ -114,14 +114,14 @@ def visit_summary(state: State) -> VisitSummary | None:
             runs = side_runs(state, 1 - side_of(state, player))
             return VisitSummary(
                 f"{prefix}{name} takes the tenth wicket: {all_out} all out for {runs}",
-                COLORS["accent"],
+                COLORS.accent,
             )
         took = sum(bed.multiplier for bed in map(bed_of, darts) if bed is not None and bed.is_bull)
         took = min(took, wickets)
         verb = "took" if is_last else "bowls:"
         return VisitSummary(
             f"{prefix}{name} {verb} {took} wicket{'' if took == 1 else 's'}",
-            COLORS["accent"] if took else COLORS["dim"],
+            COLORS.accent if took else COLORS.dim,
             took,
         )
     total = total_points(darts)
@@ -129,9 +129,9 @@ def visit_summary(state: State) -> VisitSummary | None:
     verb = "made" if is_last else "bats:"
     if runs:
         text = f"{prefix}{name} {verb} {total} = {runs} run{'' if runs == 1 else 's'}"
-        return VisitSummary(text, COLORS["good"])
+        return VisitSummary(text, COLORS.good)
     return VisitSummary(
-        f"{prefix}{name} {verb} {total}, no runs (runs from {RUNS_FREE + 1})", COLORS["dim"]
+        f"{prefix}{name} {verb} {total}, no runs (runs from {RUNS_FREE + 1})", COLORS.dim
     )
 
 
@@ -198,20 +198,20 @@ class EnglishCricketScene(Scene):
         batting = batting_side(state)
         left, middle, right = split(rect, 3, layout.px(16))
         layout.text(
-            surface, f"Innings {innings} of 2", left, layout.font_size(40), COLORS["text"], "left"
+            surface, f"Innings {innings} of 2", left, layout.font_size(40), COLORS.text, "left"
         )
         if batting is None:
             return
         bowling = 1 - batting
         roles = f"{side_name(state, batting)} bats  ·  {side_name(state, bowling)} bowls"
-        layout.text(surface, roles, middle, layout.font_size(34), COLORS["text"])
+        layout.text(surface, roles, middle, layout.font_size(34), COLORS.text)
         if innings == 2 and not state.get("finished"):
             behind = side_runs(state, bowling) - side_runs(state, batting)
             name = side_name(state, batting)
             chase = (
                 f"{name} needs {behind + 1} to lead" if behind >= 0 else f"{name} lead by {-behind}"
             )
-            layout.text(surface, chase, right, layout.font_size(30), COLORS["dim"], "right")
+            layout.text(surface, chase, right, layout.font_size(30), COLORS.dim, "right")
 
     def draw_side(
         self, surface: pygame.Surface, layout: Layout, panel: pygame.Rect, state: State, side: int
@@ -221,8 +221,8 @@ class EnglishCricketScene(Scene):
         current = state.get("current_player")
         finished = bool(state.get("finished"))
         is_current = isinstance(current, int) and side_of(state, current) == side and not finished
-        colour = COLORS["panel_current"] if is_current else COLORS["panel"]
-        border = COLORS["accent"] if is_current else COLORS["line"]
+        colour = COLORS.panel_current if is_current else COLORS.panel
+        border = COLORS.accent if is_current else COLORS.line
         layout.panel(surface, panel, colour, border, 4 if is_current else 1.5)
         inner = panel.inflate(-layout.px(20), -layout.px(14))
         shares = (("title", 0.17), ("role", 0.13), ("runs", 0.3), ("label", 0.08))
@@ -236,7 +236,7 @@ class EnglishCricketScene(Scene):
                     side_name(state, side),
                     rows["title"],
                     layout.font_size(44),
-                    COLORS["text"],
+                    COLORS.text,
                 )
             elif team:
                 self.draw_name(surface, layout, rows["title"], state, team[0], 44)
@@ -251,9 +251,9 @@ class EnglishCricketScene(Scene):
                 str(side_runs(state, side)),
                 rows["runs"].inflate(0, layout.px(6)),
                 layout.font_size(150),
-                COLORS["good"] if won else COLORS["text"],
+                COLORS.good if won else COLORS.text,
             )
-            layout.text(surface, "runs", rows["label"], layout.font_size(26), COLORS["dim"])
+            layout.text(surface, "runs", rows["label"], layout.font_size(26), COLORS.dim)
             if state.get("teams"):
                 self.draw_members(surface, layout, rows["members"], state, team)
             elif team:
@@ -268,7 +268,7 @@ class EnglishCricketScene(Scene):
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, batting: bool
     ) -> None:
         """A BATTING (green) or BOWLING (blue) plate."""
-        fill = COLORS["good"] if batting else COLORS["info"]
+        fill = COLORS.good if batting else COLORS.info
         plate = pygame.Rect(0, rect.y, min(rect.width, rect.height * 5), rect.height)
         plate.centerx = rect.centerx
         layout.panel(surface, plate, fill)
@@ -278,7 +278,7 @@ class EnglishCricketScene(Scene):
                 "BATTING" if batting else "BOWLING",
                 plate.inflate(-layout.px(12), -layout.px(6)),
                 layout.font_size(34),
-                COLORS["background"],
+                COLORS.background,
             )
 
     def draw_members(
@@ -302,7 +302,7 @@ class EnglishCricketScene(Scene):
                 f"{format_value(stats.get('runs', 0))} runs  ·  "
                 f"{format_value(stats.get('wickets_taken', 0))} wkts"
             )
-            layout.text(surface, text, stat_rect, layout.font_size(24), COLORS["dim"], "right")
+            layout.text(surface, text, stat_rect, layout.font_size(24), COLORS.dim, "right")
 
     def draw_wickets(
         self,
@@ -322,17 +322,17 @@ class EnglishCricketScene(Scene):
             f"Wickets {wickets}/{WICKETS}  ·  innings {innings}",
             caption,
             layout.font_size(30),
-            COLORS["dim"],
+            COLORS.dim,
         )
         fresh = summary.wickets if summary is not None else 0
         radius = layout.px(6)
         for number, box in enumerate(self.wicket_rects(layout)):
             if number < wickets - fresh:
-                pygame.draw.rect(surface, COLORS["dim"], box, border_radius=radius)
+                pygame.draw.rect(surface, COLORS.dim, box, border_radius=radius)
             elif number < wickets:
-                pygame.draw.rect(surface, COLORS["accent"], box, border_radius=radius)
+                pygame.draw.rect(surface, COLORS.accent, box, border_radius=radius)
             else:
-                pygame.draw.rect(surface, COLORS["line"], box, layout.px(2), radius)
+                pygame.draw.rect(surface, COLORS.line, box, layout.px(2), radius)
                 _stumps(surface, layout, box)
 
 
@@ -343,5 +343,5 @@ def _stumps(surface: pygame.Surface, layout: Layout, box: pygame.Rect) -> None:
         return
     width = layout.px(2)
     for x in (inner.x, inner.centerx, inner.right):
-        pygame.draw.line(surface, COLORS["faint"], (x, inner.y), (x, inner.bottom), width)
-    pygame.draw.line(surface, COLORS["faint"], (inner.x, inner.y), (inner.right, inner.y), width)
+        pygame.draw.line(surface, COLORS.faint, (x, inner.y), (x, inner.bottom), width)
+    pygame.draw.line(surface, COLORS.faint, (inner.x, inner.y), (inner.right, inner.y), width)

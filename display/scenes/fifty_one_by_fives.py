@@ -140,8 +140,8 @@ class FiftyOneByFivesScene(Scene):
     ) -> None:
         cards, visit = self.panel_rects(layout, rect)
         self.draw_cards(surface, layout, cards, state, self.draw_card)
-        layout.panel(surface, visit, COLORS["panel"], COLORS["line"], 1.5)
-        with layout.on(COLORS["panel"]):
+        layout.panel(surface, visit, COLORS.panel, COLORS.line, 1.5)
+        with layout.on(COLORS.panel):
             self.draw_judgement(surface, layout, visit, state)
 
     def draw_card(
@@ -172,7 +172,7 @@ class FiftyOneByFivesScene(Scene):
             format_value(score),
             big,
             layout.font_size(160),
-            COLORS["good"] if won else COLORS["text"],
+            COLORS.good if won else COLORS.text,
             "right",
         )
         layout.text(
@@ -180,7 +180,7 @@ class FiftyOneByFivesScene(Scene):
             f"/ {target}",
             small.inflate(0, -round(small.height * 0.3)),
             layout.font_size(60),
-            COLORS["dim"],
+            COLORS.dim,
             "left",
         )
         pending = 0
@@ -225,7 +225,7 @@ class FiftyOneByFivesScene(Scene):
     ) -> None:
         """The score as a bar out of the target, with the visit's ``pending`` fives after it."""
         radius = layout.px(4)
-        pygame.draw.rect(surface, COLORS["panel_out"], bar, border_radius=radius)
+        pygame.draw.rect(surface, COLORS.panel_out, bar, border_radius=radius)
         share = min(1.0, max(0.0, score / target)) if target > 0 else 0.0
         done = pygame.Rect(bar.x, bar.y, round(bar.width * share), bar.height)
         if pending:
@@ -233,11 +233,11 @@ class FiftyOneByFivesScene(Scene):
             stretch = pygame.Rect(
                 done.right, bar.y, round(bar.width * after) - done.width, bar.height
             )
-            pygame.draw.rect(surface, COLORS["pending"], stretch, border_radius=radius)
+            pygame.draw.rect(surface, COLORS.pending, stretch, border_radius=radius)
         if done.width:
-            colour: Color = COLORS["good"] if won or score else COLORS["line"]
+            colour: Color = COLORS.good if won or score else COLORS.line
             pygame.draw.rect(surface, colour, done, border_radius=radius)
-        pygame.draw.rect(surface, COLORS["line"], bar, 1, radius)
+        pygame.draw.rect(surface, COLORS.line, bar, 1, radius)
 
     def draw_judgement(
         self, surface: pygame.Surface, layout: Layout, panel: pygame.Rect, state: State
@@ -264,24 +264,24 @@ class FiftyOneByFivesScene(Scene):
             f"{player_label(state, current)}{verb}",
             caption,
             layout.font_size(26),
-            COLORS["dim"],
+            COLORS.dim,
         )
-        layout.text(surface, str(judgement.total), value, layout.font_size(110), COLORS["text"])
+        layout.text(surface, str(judgement.total), value, layout.font_size(110), COLORS.text)
 
         darts_ok = judgement.scoring == DARTS_PER_VISIT
         if judgement.missed:
-            darts_text, darts_colour = "a miss: not all scored", COLORS["bad"]
+            darts_text, darts_colour = "a miss: not all scored", COLORS.bad
         else:
             darts_text = f"{judgement.scoring} of {DARTS_PER_VISIT} darts scored"
-            darts_colour = COLORS["good"] if darts_ok else COLORS["dim"]
+            darts_colour = COLORS.good if darts_ok else COLORS.dim
         if judgement.darts == 0:
-            five_text, five_colour = "total a multiple of 5", COLORS["dim"]
+            five_text, five_colour = "total a multiple of 5", COLORS.dim
         elif judgement.divisible:
             five_text = f"{judgement.total} = {judgement.fives} x {FIVE}"
-            five_colour = COLORS["good"]
+            five_colour = COLORS.good
         else:
             five_text = f"{judgement.total} is not a multiple of {FIVE}"
-            five_colour = COLORS["bad"] if judgement.darts == DARTS_PER_VISIT else COLORS["dim"]
+            five_colour = COLORS.bad if judgement.darts == DARTS_PER_VISIT else COLORS.dim
         for (text, colour), line in zip(
             ((darts_text, darts_colour), (five_text, five_colour)),
             split(checks_col.inflate(0, -layout.px(8)), 2, layout.px(6), vertical=True),
@@ -294,7 +294,7 @@ class FiftyOneByFivesScene(Scene):
         hint.y, hint.height = headline.bottom, outcome_col.bottom - headline.bottom
         head, head_colour, note = self.outcome(judgement, bool(state.get("finished")))
         layout.text(surface, head, headline, layout.font_size(50), head_colour, "left")
-        layout.text(surface, note, hint, layout.font_size(26), COLORS["dim"], "left")
+        layout.text(surface, note, hint, layout.font_size(26), COLORS.dim, "left")
 
     def draw_check(
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, text: str, colour: Color
@@ -315,19 +315,19 @@ class FiftyOneByFivesScene(Scene):
         )
         if finished:
             if judgement.adds and judgement.score + judgement.adds == judgement.target:
-                return f"adds {judgement.adds}", COLORS["good"], f"{judgement.target} exactly"
-            return "Game over", COLORS["dim"], ""
+                return f"adds {judgement.adds}", COLORS.good, f"{judgement.target} exactly"
+            return "Game over", COLORS.dim, ""
         if judgement.darts == 0:
-            return "3 scoring darts", COLORS["dim"], reach
+            return "3 scoring darts", COLORS.dim, reach
         if judgement.missed:
-            return "adds nothing", COLORS["bad"], "a visit with a miss never scores"
+            return "adds nothing", COLORS.bad, "a visit with a miss never scores"
         if judgement.bust:
             over = judgement.score + judgement.fives
             return (
                 f"Bust: {judgement.score} + {judgement.fives} passes {judgement.target}",
-                COLORS["bad"],
+                COLORS.bad,
                 f"{over} would be past {judgement.target}: this visit adds nothing",
             )
         if judgement.divisible:
-            return f"adds {judgement.fives} so far", COLORS["accent"], reach
-        return "adds nothing yet", COLORS["dim"], reach
+            return f"adds {judgement.fives} so far", COLORS.accent, reach
+        return "adds nothing yet", COLORS.dim, reach

@@ -65,7 +65,7 @@ class GenericScene(Scene):
         name_rect, score_rect, details = parts["name"], parts["score"], parts["details"]
         self.draw_name(surface, layout, name_rect, state, index)
         out = bool(player.get("out"))
-        score_colour = COLORS["faint"] if out else COLORS["text"]
+        score_colour = COLORS.faint if out else COLORS.text
         layout.text(
             surface,
             format_value(player.get("score")),

@@ -93,14 +93,14 @@ def draw_lives(
     gap = layout.px(6)
     size = min(rect.height, (rect.width - gap * (total - 1)) // total)
     if size < max(MIN_HEART_PX, layout.px(MIN_HEART_PX)):
-        colour = COLORS["faint"] if faded or left == 0 else COLORS["bad"]
+        colour = COLORS.faint if faded or left == 0 else COLORS.bad
         layout.text(surface, f"{left}/{total}", rect, layout.font_size(34), colour)
         return
     row = pygame.Rect(0, rect.y, total * size + (total - 1) * gap, rect.height)
     row.centerx = rect.centerx
-    full = COLORS["faint"] if faded else COLORS["bad"]
+    full = COLORS.faint if faded else COLORS.bad
     for number, slot in enumerate(split(row, total, gap)):
-        draw_heart(surface, slot, full if number < left else COLORS["line"])
+        draw_heart(surface, slot, full if number < left else COLORS.line)
 
 
 def strike(surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> None:
@@ -109,7 +109,7 @@ def strike(surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> None:
         y = rect.centery
         pygame.draw.line(
             surface,
-            COLORS["dim"],
+            COLORS.dim,
             (rect.x - layout.px(6), y),
             (rect.right + layout.px(6), y),
             layout.px(4),
@@ -159,7 +159,7 @@ class KillerScene(Scene):
         number = player.get("number")
         won = is_winner(state, index)
         if isinstance(number, int):
-            colour = COLORS["faint"] if out else COLORS["good"] if won else COLORS["text"]
+            colour = COLORS.faint if out else COLORS.good if won else COLORS.text
             placed = layout.text(
                 surface,
                 str(number),
@@ -170,7 +170,7 @@ class KillerScene(Scene):
             if out:
                 strike(surface, layout, placed)
         else:
-            colour = COLORS["faint"] if out else COLORS["dim"]
+            colour = COLORS.faint if out else COLORS.dim
             layout.text(surface, "choosing", parts["number"], layout.font_size(60), colour)
         self.draw_badge(surface, layout, parts["badge"], state, player)
         draw_lives(surface, layout, parts["lives"], lives_of(player), max_lives(state), faded=out)
@@ -193,19 +193,19 @@ class KillerScene(Scene):
         """KILLER on a red plate for a killer, OUT for a side that is out,
         else what makes the side a killer."""
         if player.get("out"):
-            layout.text(surface, "OUT", rect, layout.font_size(40), COLORS["faint"])
+            layout.text(surface, "OUT", rect, layout.font_size(40), COLORS.faint)
             return
         if player.get("killer"):
             plate = pygame.Rect(0, rect.y, min(rect.width, round(rect.height * 3.4)), rect.height)
             plate.centerx = rect.centerx
-            layout.panel(surface, plate, COLORS["bad"], COLORS["text"], 2)
-            with layout.on(COLORS["bad"]):
+            layout.panel(surface, plate, COLORS.bad, COLORS.text, 2)
+            with layout.on(COLORS.bad):
                 layout.text(
                     surface,
                     "KILLER",
                     plate.inflate(-layout.px(12), -layout.px(6)),
                     layout.font_size(40),
-                    COLORS["text"],
+                    COLORS.text,
                 )
             return
         number = player.get("number")
@@ -213,4 +213,4 @@ class KillerScene(Scene):
             options = state.get("options")
             any_ring = isinstance(options, Mapping) and bool(options.get("any_ring_kills"))
             hint = f"any {number} makes a killer" if any_ring else f"D{number} makes a killer"
-            layout.text(surface, hint, rect, layout.font_size(26), COLORS["dim"])
+            layout.text(surface, hint, rect, layout.font_size(26), COLORS.dim)

@@ -102,8 +102,8 @@ class LegsScene(Scene):
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
     ) -> None:
         parts = self.body_parts(layout, rect, len(state.get("players") or []))
-        layout.panel(surface, parts["target"], COLORS["panel"], COLORS["line"], 1.5)
-        with layout.on(COLORS["panel"]):
+        layout.panel(surface, parts["target"], COLORS.panel, COLORS.line, 1.5)
+        with layout.on(COLORS.panel):
             self.draw_target(surface, layout, state)
         self.draw_cards(surface, layout, parts["cards"], state, self.draw_card)
 
@@ -114,11 +114,11 @@ class LegsScene(Scene):
         total = visit_total(state)
         finished = bool(state.get("finished"))
         if finished:
-            tone = COLORS["dim"]
+            tone = COLORS.dim
         elif target is None or total > target:
-            tone = COLORS["good"] if visit else COLORS["text"]
+            tone = COLORS.good if visit else COLORS.text
         else:
-            tone = COLORS["accent"] if visit else COLORS["text"]
+            tone = COLORS.accent if visit else COLORS.text
         self.draw_value(surface, layout, cells["to_beat"], format_value(target), "to beat")
         self.draw_value(
             surface,
@@ -133,7 +133,7 @@ class LegsScene(Scene):
             self.verdict(state, target, total),
             cells["verdict"],
             layout.font_size(34),
-            tone if visit and not finished else COLORS["dim"],
+            tone if visit and not finished else COLORS.dim,
         )
 
     def draw_value(
@@ -143,13 +143,13 @@ class LegsScene(Scene):
         cell: pygame.Rect,
         value: str,
         label: str,
-        colour: Color = COLORS["text"],
+        colour: Color = COLORS.text,
     ) -> None:
         value_rect, label_rect = split(cell, 2, 0, vertical=True)
         value_rect.height = round(cell.height * 0.7)
         label_rect.y, label_rect.height = value_rect.bottom, cell.bottom - value_rect.bottom
         layout.text(surface, value, value_rect, layout.font_size(110), colour)
-        layout.text(surface, label, label_rect, layout.font_size(28), COLORS["dim"])
+        layout.text(surface, label, label_rect, layout.font_size(28), COLORS.dim)
 
     def verdict(self, state: State, target: int | None, total: int) -> str:
         """What the visit in progress needs (or has done)."""
@@ -178,12 +178,10 @@ class LegsScene(Scene):
         draw_lives(surface, layout, parts["lives"], left, total, faded=out)
         won = is_winner(state, index)
         if out:
-            placed = layout.text(
-                surface, "OUT", parts["count"], layout.font_size(40), COLORS["faint"]
-            )
+            placed = layout.text(surface, "OUT", parts["count"], layout.font_size(40), COLORS.faint)
             strike(surface, layout, placed)
         else:
-            colour = COLORS["good"] if won else COLORS["text"]
+            colour = COLORS.good if won else COLORS.text
             layout.text(
                 surface, f"{lives_text(left)} left", parts["count"], layout.font_size(34), colour
             )

@@ -127,8 +127,8 @@ class ShanghaiScene(Scene):
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
     ) -> None:
         panel, cards = self.panel_rects(layout, rect)
-        layout.panel(surface, panel, COLORS["panel"], COLORS["line"], 1.5)
-        with layout.on(COLORS["panel"]):
+        layout.panel(surface, panel, COLORS.panel, COLORS.line, 1.5)
+        with layout.on(COLORS.panel):
             self.draw_target(surface, layout, panel, state)
         self.draw_cards(surface, layout, cards, state, self.draw_card)
 
@@ -139,33 +139,33 @@ class ShanghaiScene(Scene):
         number, caption, boxes, strip, left = self.target_rects(layout, panel)
         label = pygame.Rect(number.x, number.y, number.width, round(number.height * 0.2))
         big = pygame.Rect(number.x, label.bottom, number.width, number.bottom - label.bottom)
-        layout.text(surface, "Target", label, layout.font_size(26), COLORS["dim"])
-        layout.text(surface, str(target), big, layout.font_size(220), COLORS["accent"])
+        layout.text(surface, "Target", label, layout.font_size(26), COLORS.dim)
+        layout.text(surface, str(target), big, layout.font_size(220), COLORS.accent)
 
         hit = rings_hit(state)
         current = int_or_none(state.get("current_player"))
         if state.get("result") == "shanghai":
-            text, colour = "Shanghai!", COLORS["good"]
+            text, colour = "Shanghai!", COLORS.good
         elif state.get("finished"):
-            text, colour = "Game over", COLORS["dim"]
+            text, colour = "Game over", COLORS.dim
         elif current is not None:
             verb = "'s visit" if state.get("visit") else " to throw"
             text = f"{player_label(state, current)}{verb}: single, double and triple of {target}"
-            colour = COLORS["dim"]
+            colour = COLORS.dim
         else:
-            text, colour = "", COLORS["dim"]
+            text, colour = "", COLORS.dim
         layout.text(surface, text, caption, layout.font_size(26), colour, "left")
         for ring, box in zip(RINGS, boxes, strict=True):
             done = ring in hit
-            fill = COLORS["good"] if done else COLORS["panel_out"]
-            layout.panel(surface, box, fill, COLORS["good"] if done else COLORS["line"], 2)
+            fill = COLORS.good if done else COLORS.panel_out
+            layout.panel(surface, box, fill, COLORS.good if done else COLORS.line, 2)
             with layout.on(fill):
                 layout.text(
                     surface,
                     f"{ring}{target}",
                     box.inflate(-layout.px(10), -layout.px(8)),
                     layout.font_size(48),
-                    COLORS["background"] if done else COLORS["faint"],
+                    COLORS.background if done else COLORS.faint,
                 )
         self.draw_rounds(surface, layout, strip, left, state)
 
@@ -189,8 +189,8 @@ class ShanghaiScene(Scene):
             is_current = number == played and not finished
             done = number < played or (finished and number <= played)
             if is_current:
-                pygame.draw.rect(surface, COLORS["accent"], cell, layout.px(2), layout.px(4))
-            colour = COLORS["accent"] if is_current else COLORS["faint"] if done else COLORS["dim"]
+                pygame.draw.rect(surface, COLORS.accent, cell, layout.px(2), layout.px(4))
+            colour = COLORS.accent if is_current else COLORS.faint if done else COLORS.dim
             layout.text(
                 surface,
                 str(target),
@@ -203,7 +203,7 @@ class ShanghaiScene(Scene):
         else:
             rounds_left = len(targets) - played + 1
             text = "last round" if rounds_left <= 1 else f"{rounds_left} rounds left"
-        layout.text(surface, text, left, layout.font_size(28), COLORS["text"], "right")
+        layout.text(surface, text, left, layout.font_size(28), COLORS.text, "right")
 
     def draw_card(
         self, surface: pygame.Surface, layout: Layout, card: pygame.Rect, state: State, index: int
@@ -221,7 +221,7 @@ class ShanghaiScene(Scene):
             format_value(player.get("score")),
             score_rect,
             layout.font_size(200),
-            COLORS["good"] if won else COLORS["text"],
+            COLORS.good if won else COLORS.text,
         )
         stats = stats_of(player)
         items = [

@@ -215,8 +215,8 @@ class SkillTestScene(Scene):
         """The finished test's headline (left, large) and detail (right)."""
         headline, detail = outcome(state)
         left, right = split(rect, 2, layout.px(16))
-        layout.text(surface, headline, left, layout.font_size(60), COLORS["accent"], "left")
-        layout.text(surface, detail, right, layout.font_size(34), COLORS["text"], "right")
+        layout.text(surface, headline, left, layout.font_size(60), COLORS.accent, "left")
+        layout.text(surface, detail, right, layout.font_size(34), COLORS.text, "right")
 
     def card_parts(self, layout: Layout, card: pygame.Rect) -> dict[str, pygame.Rect]:
         """A card's ``name`` line, its ``board`` square and its ``figures`` column."""
@@ -265,7 +265,7 @@ class SkillTestScene(Scene):
         hits = int_or_none(player.get("score")) or 0
         target = str(player.get("target") or "")
         big, rest = split(parts["figures"], 2, layout.px(6), vertical=True)
-        layout.text(surface, f"{thrown}/{total}", big, layout.font_size(110), COLORS["text"])
+        layout.text(surface, f"{thrown}/{total}", big, layout.font_size(110), COLORS.text)
         items = [
             ("left", format_value(max(0, total - thrown))),
             (f"in {target}" if target else "hits", format_value(hits)),
@@ -301,15 +301,15 @@ class SkillTestScene(Scene):
         if isinstance(interval, Sequence) and len(interval) == 2:
             band = f"  ({format_value(interval[0])}-{format_value(interval[1])})"
         top, sub = split(sigma_rect, 2, 0, vertical=True)
-        layout.text(surface, f"{SIGMA} {sigma:.1f} mm", top, layout.font_size(60), COLORS["accent"])
+        layout.text(surface, f"{SIGMA} {sigma:.1f} mm", top, layout.font_size(60), COLORS.accent)
         level = int_or_none(skill.get("level"))
         level_text = f"level {level}" if level is not None else ""
-        layout.text(surface, f"{level_text}{band}", sub, layout.font_size(26), COLORS["dim"])
+        layout.text(surface, f"{level_text}{band}", sub, layout.font_size(26), COLORS.dim)
         lines = self.advice_lines(skill)
         for line, row in zip(
             lines, split(rest, max(1, len(lines)), 0, vertical=True), strict=False
         ):
-            layout.text(surface, line, row, layout.font_size(24), COLORS["text"], "left")
+            layout.text(surface, line, row, layout.font_size(24), COLORS.text, "left")
 
     def advice_lines(self, skill: Mapping[str, Any]) -> list[str]:
         """The lines beside the heat map: the best aim, then the routes for

@@ -98,7 +98,7 @@ class X01Scene(Scene):
         self.draw_name(surface, layout, name_rect, state, index)
         score = player.get("score")
         won = is_winner(state, index)
-        colour = COLORS["good"] if won else COLORS["text"]
+        colour = COLORS.good if won else COLORS.text
         layout.text(
             surface,
             format_value(score),
@@ -123,7 +123,7 @@ class X01Scene(Scene):
                 f"needs a {rule} to open",
                 route_rect,
                 layout.font_size(26),
-                COLORS["dim"],
+                COLORS.dim,
             )
             return
         route = self.route_for(state, index)
@@ -139,18 +139,18 @@ class X01Scene(Scene):
         boxes_rect = pygame.Rect(
             inner.x, caption.bottom, inner.width, inner.bottom - caption.bottom
         )
-        layout.text(surface, "Checkout", caption, layout.font_size(26), COLORS["accent"])
+        layout.text(surface, "Checkout", caption, layout.font_size(26), COLORS.accent)
         gap = layout.px(10)
         slot = min((boxes_rect.width - 2 * gap) // 3, round(boxes_rect.height * 2.2))
         width = len(route) * slot + (len(route) - 1) * gap
         boxes_rect = pygame.Rect(0, boxes_rect.y, width, boxes_rect.height)
         boxes_rect.centerx = rect.centerx
         for dart, box in zip(route, split(boxes_rect, len(route), gap), strict=True):
-            pygame.draw.rect(surface, COLORS["accent"], box, layout.px(2), layout.px(6))
+            pygame.draw.rect(surface, COLORS.accent, box, layout.px(2), layout.px(6))
             layout.text(
                 surface,
                 dart,
                 box.inflate(-layout.px(8), -layout.px(4)),
                 layout.font_size(34),
-                COLORS["accent"],
+                COLORS.accent,
             )

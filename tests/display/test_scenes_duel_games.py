@@ -186,8 +186,8 @@ def test_killer_out_player_is_greyed_and_struck() -> None:
     # and struck through: a line crosses the number and sticks out on both sides
     digit = on_scoreboard(after_layout, "1")
     for x in (digit.x - 2, digit.right + 1):
-        assert after.get_at((x, digit.centery))[:3] == COLORS["dim"]
-        assert before.get_at((x, digit.centery))[:3] != COLORS["dim"]
+        assert after.get_at((x, digit.centery))[:3] == COLORS.dim
+        assert before.get_at((x, digit.centery))[:3] != COLORS.dim
     assert "KILLER" not in texts(after_layout)  # an out side shows OUT, not its badge
 
 
@@ -228,9 +228,9 @@ def test_legs_running_total_against_the_score_to_beat() -> None:
     assert value_above(beaten_layout, "this visit") == "65"
     assert "Beaten: 65 > 61" in texts(beaten_layout)
     # Ahead or behind shows in the running total's colour, not only its digits.
-    assert has_colour(short, visible(short_layout, "25"), COLORS["accent"])
-    assert not has_colour(short, visible(short_layout, "25"), COLORS["good"])
-    assert has_colour(beaten, visible(beaten_layout, "65"), COLORS["good"])
+    assert has_colour(short, visible(short_layout, "25"), COLORS.accent)
+    assert not has_colour(short, visible(short_layout, "25"), COLORS.good)
+    assert has_colour(beaten, visible(beaten_layout, "65"), COLORS.good)
 
 
 def test_legs_lives_go_and_out_players_are_greyed() -> None:
