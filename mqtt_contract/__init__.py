@@ -29,8 +29,9 @@ Its own top-level package, so the daemon, the display, the leaderboard and the
 CLI all import it and it imports none of them (only ``engine``). One module per
 part: ``topic_names`` (levels, board ids, bases, phases), ``broker`` (URLs),
 ``schema_parts``, one ``*_payload`` module per topic's schema, ``topics`` (the
-map), ``commands`` (parsing), ``remote`` (a remote match's messages). Import
-every public name from here.
+map), ``commands`` (parsing), ``remote`` (a remote match's messages),
+``state_views`` (a state payload parsed into the typed views clients read).
+Import every public name from here.
 """
 
 from __future__ import annotations
@@ -72,6 +73,27 @@ from mqtt_contract.remote import (
 from mqtt_contract.result_payload import RESULT_STORED_STATUSES, result_document
 from mqtt_contract.schema_parts import LATEST_TIMESTAMP
 from mqtt_contract.state_payload import CPU_AVERAGES, DART_SOURCES, cpu_label
+from mqtt_contract.state_views import (
+    BoardView,
+    CheckoutAdvice,
+    CountedTiles,
+    CpuView,
+    CreditsView,
+    CribbagePlay,
+    CribbagePlayer,
+    CribbageScoring,
+    CribbageTable,
+    JournalView,
+    LastVisit,
+    PlayerView,
+    RemoteBoard,
+    RemoteView,
+    SkillReport,
+    StateView,
+    StatsView,
+    TeamView,
+    TilePlay,
+)
 from mqtt_contract.topic_names import (
     AVAILABILITY_OFFLINE,
     AVAILABILITY_ONLINE,
@@ -138,13 +160,32 @@ __all__ = [
     "TOPIC_NAMES",
     "WAITING_REMOTE",
     "BoardAddress",
+    "BoardView",
     "BrokerAddress",
     "BrokerUrlError",
+    "CheckoutAdvice",
     "Command",
     "CommandError",
+    "CountedTiles",
+    "CpuView",
+    "CreditsView",
+    "CribbagePlay",
+    "CribbagePlayer",
+    "CribbageScoring",
+    "CribbageTable",
+    "JournalView",
+    "LastVisit",
     "Phase",
+    "PlayerView",
+    "RemoteBoard",
     "RemoteMessage",
     "RemoteMessageError",
+    "RemoteView",
+    "SkillReport",
+    "StateView",
+    "StatsView",
+    "TeamView",
+    "TilePlay",
     "TopicSpec",
     "allow_problem",
     "base_problem",

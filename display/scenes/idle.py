@@ -31,7 +31,7 @@ from display.scenes.base import (
     short_name,
 )
 from display.scenes.credits import credits_line
-from display.scenes.remote import joining_headline, remote_of, waiting_detail
+from display.scenes.remote import joining_headline, waiting_detail
 from engine import Bed, game_class, game_ids
 
 __all__ = [
@@ -124,7 +124,7 @@ class IdleScene(Scene):
             return "Waiting for the daemon...", "No state from the MQTT broker yet"
         joining = joining_headline(state)
         if joining is not None:
-            waiting = (remote_of(state) or {}).get("waiting")
+            waiting = state.remote.waiting
             hint = waiting_detail(state) if waiting else "waiting for the host's scoreboard"
             return joining, hint
         if self.joining is not None:
