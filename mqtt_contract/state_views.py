@@ -255,6 +255,8 @@ class StatsView:
     """One thrower's ``stats``: the shared figures, each game's own (``None``
     when the game does not keep it), and every figure in order (``items``)."""
 
+    present: bool = False
+    """The player has a ``stats`` object at all."""
     darts: int = 0
     visits: int = 0
     items: tuple[tuple[str, Any], ...] = ()
@@ -275,6 +277,7 @@ class StatsView:
     def from_json(cls, data: Any) -> StatsView:
         stats = _map(data)
         return cls(
+            present=isinstance(data, Mapping),
             darts=_int(stats.get("darts")) or 0,
             visits=_int(stats.get("visits")) or 0,
             items=tuple((str(key), value) for key, value in stats.items()),
@@ -394,6 +397,8 @@ class PlayerView:
     # the number games (Around the World, Shanghai, 51 by Fives, the skill test)
     target: str | None = None
     """The target, as text (``"16"``, ``"DB"``), ``None`` without one."""
+    target_number: int | None = None
+    """The target when it is a number (``16``), else ``None``."""
     # Baseball
     innings_runs: tuple[int, ...] = ()
     # English Cricket
@@ -432,6 +437,7 @@ class PlayerView:
             killer=bool(player.get("killer")),
             to_beat=_int(player.get("to_beat")),
             target=None if target is None or target == "" else str(target),
+            target_number=_int(target),
             innings_runs=_ints(player.get("innings_runs")),
             batting=bool(player.get("batting")),
             beds=_counts(player.get("beds")),

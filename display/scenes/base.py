@@ -50,6 +50,7 @@ __all__ = [
     "can_set_up",
     "cpu_name",
     "format_value",
+    "game_name",
     "game_option",
     "game_title",
     "int_or_none",
@@ -101,8 +102,13 @@ def format_value(value: Any) -> str:
 
 
 def game_title(state: State) -> str:
+    """The state's game's name (see :func:`game_name`)."""
+    return game_name(state.game)
+
+
+def game_name(game_id: str | None) -> str:
     """The game's name from the engine's registry, or its id."""
-    game_id = state.game or ""
+    game_id = game_id or ""
     try:
         return game_class(game_id).name
     except EngineError:

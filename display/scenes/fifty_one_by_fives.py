@@ -12,7 +12,6 @@ stretch.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pygame
@@ -27,7 +26,6 @@ from display.scenes.base import (
     int_or_none,
     is_winner,
     player_label,
-    stats_of,
 )
 from display.scenes.registry import register_scene
 from engine import ALL_BEDS
@@ -41,9 +39,8 @@ MAX_VISIT = DARTS_PER_VISIT * max(bed.points for bed in ALL_BEDS)
 
 
 def target_of(state: State) -> int:
-    players = state.get("players") or []
-    first = players[0] if players and isinstance(players[0], Mapping) else {}
-    return int_or_none(first.get("target")) or int_or_none(game_option(state, "target")) or FIVE
+    first = state.players[0].target_number if state.players else None
+    return first or int_or_none(game_option(state, "target")) or FIVE
 
 
 @dataclass(frozen=True)
@@ -90,16 +87,14 @@ class VisitJudgement:
 
 def judge_visit(state: State) -> VisitJudgement | None:
     """The visit in progress, judged; ``None`` when nobody is to throw."""
-    current = int_or_none(state.get("current_player"))
-    players = state.get("players") or []
-    if current is None or not 0 <= current < len(players):
+    player = state.player(state.current_player)
+    if player is None:
         return None
-    player = players[current] if isinstance(players[current], Mapping) else {}
-    darts = [bed_of(dart) for dart in state.get("visit") or []]
-    score = int_or_none(player.get("score")) or 0
+    darts = [bed_of(dart) for dart in state.visit]
+    score = player.score or 0
     total = sum(bed.points for bed in darts if bed is not None)
     target = target_of(state)
-    if state.get("finished") and state.get("winner") is not None:
+    if state.finished and state.winner is not None:
         # the winning visit stays in ``visit``: the score already has it
         score = max(0, score - total // FIVE)
     return VisitJudgement(
@@ -147,11 +142,9 @@ class FiftyOneByFivesScene(Scene):
     def draw_card(
         self, surface: pygame.Surface, layout: Layout, card: pygame.Rect, state: State, index: int
     ) -> None:
-        player = state["players"][index]
-        if not isinstance(player, Mapping):
-            return
+        player = state.players[index]
         target = target_of(state)
-        score = int_or_none(player.get("score")) or 0
+        score = player.score or 0
         inner = card.inflate(-layout.px(20), -layout.px(12))
         name_rect = pygame.Rect(inner.x, inner.y, inner.width, round(inner.height * 0.2))
         bar = self.bar_rect(layout, card)
@@ -187,31 +180,29 @@ class FiftyOneByFivesScene(Scene):
         judgement = judge_visit(state)
         if (
             judgement is not None
-            and not state.get("finished")
+            and not state.finished
             and self._same_side(state, index)
             and judgement.adds
         ):
             pending = judgement.adds
         self.draw_bar(surface, layout, bar, score, pending, target, won)
-        stats = stats_of(player)
+        stats = player.stats
         items = [
             ("to go", str(max(0, target - score))),
-            ("fives", format_value(stats.get("fives", 0))),
-            ("busts", format_value(stats.get("busts", 0))),
+            ("fives", format_value(stats.fives or 0)),
+            ("busts", format_value(stats.busts or 0)),
         ]
         self.draw_stats(surface, layout, stats_rect, items, 20)
 
     def _same_side(self, state: State, index: int) -> bool:
         """Player ``index`` is on the side of the player to throw."""
-        current = int_or_none(state.get("current_player"))
-        players = state.get("players") or []
-        if current is None or not 0 <= current < len(players):
+        current = state.player(state.current_player)
+        if current is None:
             return False
-        if current == index:
+        if current.index == index:
             return True
-        team = players[index].get("team") if isinstance(players[index], Mapping) else None
-        other = players[current].get("team") if isinstance(players[current], Mapping) else None
-        return team is not None and team == other
+        team = state.players[index].team
+        return team is not None and team == current.team
 
     def draw_bar(
         self,
@@ -246,7 +237,7 @@ class FiftyOneByFivesScene(Scene):
         judgement = judge_visit(state)
         if judgement is None:
             return
-        current = int_or_none(state.get("current_player")) or 0
+        current = state.current_player or 0
         inner = panel.inflate(-layout.px(24), -layout.px(12))
         total_col, checks_col, outcome_col = split(inner, 3, layout.px(16))
         total_col.width = round(inner.width * 0.22)
@@ -292,7 +283,7 @@ class FiftyOneByFivesScene(Scene):
         headline, hint = split(outcome_col.inflate(0, -layout.px(8)), 2, 0, vertical=True)
         headline.height = round(outcome_col.height * 0.58)
         hint.y, hint.height = headline.bottom, outcome_col.bottom - headline.bottom
-        head, head_colour, note = self.outcome(judgement, bool(state.get("finished")))
+        head, head_colour, note = self.outcome(judgement, state.finished)
         layout.text(surface, head, headline, layout.font_size(50), head_colour, "left")
         layout.text(surface, note, hint, layout.font_size(26), COLORS.dim, "left")
 

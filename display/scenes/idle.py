@@ -27,7 +27,7 @@ from display.scenes.base import (
     State,
     board_problem,
     board_status,
-    game_title,
+    game_name,
     short_name,
 )
 from display.scenes.credits import credits_line
@@ -82,7 +82,7 @@ def leaderboard_pages(snapshots: Sequence[Snapshot]) -> tuple[Page, ...]:
     order given, then the records of the day when there are any."""
     pages = [
         Page(
-            f"{game_title({'game': snapshot.game})} leaderboard",
+            f"{game_name(snapshot.game)} leaderboard",
             _PERIODS[snapshot.period][1],
             snapshot,
         )
@@ -301,7 +301,7 @@ class IdleScene(Scene):
                 record.label[:1].upper() + record.label[1:],
                 _number(record.value),
                 short_name(record.player),
-                game_title({"game": record.game}),
+                game_name(record.game),
             ]
             self._row(surface, layout, line, cells, columns, COLORS.text, 28)
 

@@ -32,10 +32,11 @@ from display.darts import bed_of
 from display.layout import COLORS, Color, Layout, grid, split
 from display.operator_link import Answer, OperatorLink
 from display.operator_pin import PIN_LENGTHS, PinGate
-from display.scenes.base import MQTT_EVENT, Scene, State, game_title
+from display.scenes.base import MQTT_EVENT, Scene, State, game_name
 from display.sound_bank import SoundBank
 from display.sprites import Sprites
 from engine import game_ids
+from mqtt_contract import CreditsView, StateView
 
 __all__ = [
     "ALL_BEDS",
@@ -133,7 +134,7 @@ def books_lines(section: Any) -> list[str]:
     games = section.get("games")
     for game, entry in games.items() if isinstance(games, Mapping) else ():
         if isinstance(entry, Mapping):
-            lines.append(f"  {game_title({'game': game})}: {_count(entry.get('played'))}")
+            lines.append(f"  {game_name(game)}: {_count(entry.get('played'))}")
     return lines
 
 
@@ -230,14 +231,12 @@ class OperatorScene(Scene):
     # ------------------------------------------------------------- state
 
     @property
-    def credits(self) -> Mapping[str, Any]:
-        """The state's ``credits`` block, or empty (a daemon without credits)."""
-        block = (self.state or {}).get("credits")
-        return block if isinstance(block, Mapping) else {}
+    def credits(self) -> CreditsView:
+        """The state's ``credits`` block (not ``present``: a daemon without credits)."""
+        return self.state.credits if self.state is not None else CreditsView()
 
     def shown_price(self) -> int:
-        price = self.credits.get("price")
-        state_price = price if isinstance(price, int) and not isinstance(price, bool) else 1
+        state_price = self.credits.price if self.credits.present else 1
         return self.price if self.price is not None else state_price
 
     def never_hit(self) -> list[str]:
@@ -362,7 +361,7 @@ class OperatorScene(Scene):
             games: list[str | None] = [None, *game_ids()]
             self.price_game = games[(games.index(self.price_game) + 1) % len(games)]
         elif key in (pygame.K_f, pygame.K_SPACE):
-            self.send({"command": "set_free_play", "on": not bool(self.credits.get("free_play"))})
+            self.send({"command": "set_free_play", "on": not self.credits.free_play})
 
     def _key_books(self, key: int) -> None:
         if key == pygame.K_r:
@@ -407,7 +406,7 @@ class OperatorScene(Scene):
 
     def draw_animated(self, surface: pygame.Surface, layout: Layout) -> None:
         surface.fill(COLORS.background)
-        state = self.state or {}
+        state = self.state or StateView()
         with layout.on(COLORS.panel):
             self.draw_header(surface, layout, self.regions(layout)["header"], state)
         body = layout.rect(0.03, 0.11, 0.94, 0.72)
@@ -474,23 +473,22 @@ class OperatorScene(Scene):
     def _draw_prices(self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> None:
         rows = split(rect, 5, layout.px(8), vertical=True)
         credits = self.credits
-        if not credits:
+        if not credits.present:
             self._line(surface, layout, rows[0], "The daemon's state has no credits block", 32,
                        COLORS.bad)  # fmt: skip
-        mode = str(credits.get("mode", "?"))
-        free = bool(credits.get("free_play"))
-        self._line(
-            surface, layout, rows[1], f"Mode: {mode}  ·  Credits: {credits.get('credits', '-')}"
-        )
+        mode = credits.mode or "?"
+        free = credits.free_play
+        held = credits.credits if credits.present else "-"
+        self._line(surface, layout, rows[1], f"Mode: {mode}  ·  Credits: {held}")
         self._line(surface, layout, rows[2], f"Free play: {'on' if free else 'off'}", 40,
                    COLORS.good if free else COLORS.text)  # fmt: skip
         pending = self.price is not None
-        game = "every game" if self.price_game is None else game_title({"game": self.price_game})
+        game = "every game" if self.price_game is None else game_name(self.price_game)
         self._line(surface, layout, rows[4], f"Price for: {game}", 32)
         price = f"Price: {self.shown_price()} credit(s) per player"
         self._line(surface, layout, rows[3], price + ("  (Enter to set)" if pending else ""), 40,
                    COLORS.accent if pending else COLORS.text)  # fmt: skip
-        if credits.get("happy_hour"):
+        if credits.happy_hour:
             self._line(surface, layout, rows[0], "Happy hour is on", 32, COLORS.good)
 
     def _draw_books(self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> None:

@@ -24,6 +24,7 @@ from display.scenes.base import MQTT_EVENT, Scene, State
 from display.scenes.credits import credits_line
 from display.setup_model import BUTTONS, SetupModel, segment_number
 from display.sprites import Sprites
+from mqtt_contract import StateView
 
 __all__ = ["SetupScene", "tile_rects"]
 
@@ -166,7 +167,7 @@ class SetupScene(Scene):
 
     def draw_animated(self, surface: pygame.Surface, layout: Layout) -> None:
         surface.fill(COLORS.background)
-        state = self.state or {}
+        state = self.state or StateView()
         with layout.on(COLORS.panel):
             self.draw_header(surface, layout, self.regions(layout)["header"], state)
         with layout.on(COLORS.background):
