@@ -150,8 +150,10 @@ def active_banners(state: State | None, availability: str = "online") -> list[st
         if remote:
             banners.append("remote")
     board = state.board if state is not None else None
-    if board is not None and board.present and (
-        board.connected is False or board_problem(state) is not None
+    if (
+        board is not None
+        and board.present
+        and (board.connected is False or board_problem(state) is not None)
     ):
         banners.append("board")
     if state is not None and _journal_words(state) is not None:

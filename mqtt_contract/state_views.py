@@ -479,7 +479,7 @@ class CribbageScoring:
 
     player: int | None = None
     points: int | None = None
-    reason: str = ""
+    reason: str | None = None
 
 
 @dataclass(frozen=True)
@@ -490,8 +490,10 @@ class CountedTiles:
     what: str = ""
     tiles: tuple[str, ...] = ()
     total: int | None = None
-    parts: tuple[int | None, ...] = ()
-    """The points of each scoring part, in order."""
+    fifteens: int | None = None
+    """The points of the fifteens, ``None`` when the count does not say."""
+    pairs: int | None = None
+    runs: int | None = None
 
 
 @dataclass(frozen=True)
@@ -530,12 +532,11 @@ class CribbageTable:
 
     @classmethod
     def from_json(cls, state: Mapping[str, Any]) -> CribbageTable:
-        starter = state.get("starter")
         return cls(
             stage=_text(state.get("stage")),
             dealer=_int(state.get("dealer")),
             target=_int(state.get("target")),
-            starter=None if starter is None else str(starter),
+            starter=_text(state.get("starter")),
             crib=_strings(state.get("crib")),
             count=_int(state.get("count")) or 0,
             count_tiles=tuple(
@@ -558,7 +559,7 @@ class CribbageTable:
                 CribbageScoring(
                     player=_int(line.get("player")),
                     points=_int(line.get("points")),
-                    reason=str(line.get("reason") or ""),
+                    reason=None if line.get("reason") is None else str(line["reason"]),
                 )
                 for line in _list(state.get("scoring"))
                 if isinstance(line, Mapping)
@@ -569,10 +570,9 @@ class CribbageTable:
                     what=str(c.get("what") or ""),
                     tiles=_strings(c.get("tiles")),
                     total=_int(c.get("total")),
-                    parts=tuple(
-                        _int(part.get("points")) if isinstance(part, Mapping) else None
-                        for part in _list(c.get("parts"))
-                    ),
+                    fifteens=_int(_map(c.get("fifteens")).get("points")),
+                    pairs=_int(_map(c.get("pairs")).get("points")),
+                    runs=_int(_map(c.get("runs")).get("points")),
                 )
                 for c in _list(state.get("counts"))
                 if isinstance(c, Mapping)

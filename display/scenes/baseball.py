@@ -183,9 +183,7 @@ def inning_columns(state: State) -> list[int]:
     extra inning begun, at most :data:`MAX_INNING_COLUMNS` of them around the
     inning being played."""
     innings = _innings(state)
-    played = max(
-        [state.round or 1] + [len(_runs_of(p)) for p in state.players]
-    )
+    played = max([state.round or 1] + [len(_runs_of(p)) for p in state.players])
     total = max(innings, played)
     if total <= MAX_INNING_COLUMNS:
         return list(range(1, total + 1))

@@ -28,15 +28,15 @@ app's NEXT key already): the scene queues the daemon's ``dart`` and
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import pygame
 
 from display.layout import COLORS, Color, Layout, split
-from display.scenes.base import Scene, State, int_or_none, player_label
+from display.scenes.base import Scene, State, player_label
 from display.scenes.registry import register_scene
 from engine.cribbage_scoring import THIRTY_ONE
 from engine.games.domino_cribbage import DEALT
+from mqtt_contract import CountedTiles, CribbagePlayer, StateView
 
 __all__ = [
     "HAND_SLOTS",
@@ -204,20 +204,14 @@ def _slots(rect: pygame.Rect, count: int, gap: int) -> list[pygame.Rect]:
 # ------------------------------------------------------------------ state
 
 
-def _player(state: State, index: int | None) -> Mapping[str, Any]:
-    players = state.get("players") or []
-    if index is None or not 0 <= index < len(players) or not isinstance(players[index], Mapping):
-        return {}
-    player: Mapping[str, Any] = players[index]
-    return player
-
-
-def _tiles(value: Any) -> list[str]:
-    return [str(tile) for tile in value] if isinstance(value, list) else []
+def _player(state: State, index: int | None) -> CribbagePlayer:
+    """Player ``index``'s hand and pegging (empty for no such player)."""
+    player = state.player(index)
+    return player.cribbage if player is not None else CribbagePlayer()
 
 
 def _other(state: State, index: int | None) -> int | None:
-    if index is None or len(state.get("players") or []) != 2:
+    if index is None or len(state.players) != 2:
         return None
     return 1 - index
 
@@ -231,11 +225,10 @@ def scoring_caption(state: State) -> str:
     """The points the last move scored, by player: ``"Bob: fifteen 2, pair 2"``
     (several players' in turn, ``·`` between them); empty when it scored none."""
     groups: list[tuple[int | None, list[str]]] = []
-    for line in state.get("scoring") or []:
-        if not isinstance(line, Mapping):
-            continue
-        player = int_or_none(line.get("player"))
-        item = f"{line.get('reason', '?')} {line.get('points', '?')}"
+    for line in state.cribbage.scoring:
+        player = line.player
+        reason = "?" if line.reason is None else line.reason
+        item = f"{reason} {'?' if line.points is None else line.points}"
         if groups and groups[-1][0] == player:
             groups[-1][1].append(item)
         else:
@@ -246,27 +239,25 @@ def scoring_caption(state: State) -> str:
     )
 
 
-def _shows(state: State) -> list[tuple[int, str, list[str], Mapping[str, Any] | None]]:
+def _shows(state: State) -> list[tuple[int, str, list[str], CountedTiles | None]]:
     """What the show lays open, in counting order: the dealer's opponent's
     hand, the dealer's hand, the crib; each ``(player, what, tiles, count)``,
     ``count`` ``None`` while (or when, the game won first) it is not counted."""
-    dealer = int_or_none(state.get("dealer")) or 0
-    counts = [c for c in state.get("counts") or [] if isinstance(c, Mapping)]
-    shows: list[tuple[int, str, list[str], Mapping[str, Any] | None]] = []
+    dealer = state.cribbage.dealer or 0
+    counts = state.cribbage.counts
+    shows: list[tuple[int, str, list[str], CountedTiles | None]] = []
     order = [(1 - dealer, "hand"), (dealer, "hand"), (dealer, "crib")]
-    if len(state.get("players") or []) != 2:
+    if len(state.players) != 2:
         order = [(dealer, "crib")]
     for player, what in order:
-        counted = next(
-            (c for c in counts if c.get("player") == player and c.get("what") == what), None
-        )
+        counted = next((c for c in counts if c.player == player and c.what == what), None)
         if counted is not None:
-            tiles = _tiles(counted.get("tiles"))
+            tiles = list(counted.tiles)
         elif what == "crib":
-            tiles = _tiles(state.get("crib"))
+            tiles = list(state.cribbage.crib)
         else:
             held = _player(state, player)
-            tiles = _tiles(held.get("kept")) or _tiles(held.get("hand"))
+            tiles = list(held.kept or held.hand)
         shows.append((player, what, tiles, counted))
     return shows
 
@@ -280,7 +271,7 @@ class DominoCribbageScene(Scene):
 
     def subtitle(self, state: State) -> str:
         # Who the computer plays is on the board's chips; the header stays short.
-        target = int_or_none(state.get("target"))
+        target = state.cribbage.target
         return f"first to {target}" if target is not None else ""
 
     def round_label(self, state: State, round_number: int) -> str:
@@ -291,8 +282,8 @@ class DominoCribbageScene(Scene):
     def process_event(self, event: pygame.event.Event) -> pygame.event.Event | None:
         """Digit keys pick a tile (the daemon's ``dart`` at that number) and
         Space or Enter is NEXT, while the game is on."""
-        state = self.state or {}
-        if event.type == pygame.KEYDOWN and state.get("game") and not state.get("finished"):
+        state = self.state or StateView()
+        if event.type == pygame.KEYDOWN and state.game and not state.finished:
             if event.key in _DIGITS:
                 self.outbox.append({"command": "dart", "segment": f"S{_DIGITS[event.key]}"})
                 return None
@@ -316,7 +307,7 @@ class DominoCribbageScene(Scene):
         parts: dict[str, pygame.Rect] = {}
         peg = pygame.Rect(main.x, main.y, main.width, round(main.height * 0.27))
         parts["pegboard"] = peg
-        self._pegboard_parts(layout, peg, len(state.get("players") or []), parts)
+        self._pegboard_parts(layout, peg, len(state.players), parts)
         status = pygame.Rect(main.x, peg.bottom + gap, main.width, round(main.height * 0.08))
         caption_h = round(main.height * 0.07)
         caption = pygame.Rect(main.x, main.bottom - caption_h, main.width, caption_h)
@@ -324,7 +315,7 @@ class DominoCribbageScene(Scene):
             main.x, status.bottom + gap, main.width, caption.y - gap - status.bottom - gap
         )
         parts |= {"status": status, "caption": caption, "content": content}
-        stage = state.get("stage")
+        stage = state.cribbage.stage
         if stage in ("show", "over"):
             rows = split(content, 3, layout.px(8), vertical=True)
             for index, row in enumerate(rows[: len(_shows(state))]):
@@ -395,7 +386,7 @@ class DominoCribbageScene(Scene):
         parts = self.parts(layout, state)
         self.draw_pegboard(surface, layout, parts, state)
         self.draw_status(surface, layout, parts["status"], state)
-        if state.get("stage") in ("show", "over"):
+        if state.cribbage.stage in ("show", "over"):
             for index, show in enumerate(_shows(state)):
                 if f"show{index}" in parts:
                     self.draw_show(surface, layout, parts[f"show{index}"], state, *show)
@@ -422,20 +413,20 @@ class DominoCribbageScene(Scene):
         """The board: per player a name, a track of holes 0..target with the
         two pegs, and the score; the track's scale between the tracks."""
         layout.panel(surface, parts["pegboard"], BOARD_WOOD, COLORS.line, 1.5)
-        target = max(1, int_or_none(state.get("target")) or 61)
-        dealer = int_or_none(state.get("dealer"))
-        winner = int_or_none(state.get("winner"))
+        target = max(1, state.cribbage.target or 61)
+        dealer = state.cribbage.dealer
+        winner = state.winner
         with layout.on(BOARD_WOOD):
             self._draw_scale(surface, layout, parts["scale"], target)
-            for index, player in enumerate(state.get("players") or []):
-                if not isinstance(player, Mapping) or f"track{index}" not in parts:
+            for index, player in enumerate(state.players):
+                if f"track{index}" not in parts:
                     continue
                 colour = PEG_COLOURS[index % len(PEG_COLOURS)]
                 self._draw_name(surface, layout, parts[f"name{index}"], state, index, dealer)
                 track = parts[f"track{index}"]
                 self._draw_track(surface, layout, track, target)
-                score = int_or_none(player.get("score")) or 0
-                previous = int_or_none(player.get("previous_score")) or 0
+                score = player.score or 0
+                previous = player.cribbage.previous_score
                 self._draw_peg(surface, track, target, previous, _mix(colour, BOARD_WOOD, 0.45))
                 self._draw_peg(surface, track, target, score, colour)
                 layout.text(
@@ -467,7 +458,7 @@ class DominoCribbageScene(Scene):
         pygame.draw.circle(
             surface, PEG_COLOURS[index % len(PEG_COLOURS)], (rect.x + dot, name_rect.centery), dot
         )
-        turn = index == int_or_none(state.get("current_player")) and not state.get("finished")
+        turn = index == state.current_player and not state.finished
         marker_x = rect.x + 3 * dot
         if turn:
             half = dot
@@ -493,9 +484,9 @@ class DominoCribbageScene(Scene):
         chips = []
         if index == dealer:
             chips.append(("Dealer", COLORS.accent))
-        if player.get("computer"):
+        if player.computer:
             chips.append(("Computer", COLORS.info))
-        if player.get("go") and state.get("stage") == "play":
+        if player.go and state.cribbage.stage == "play":
             chips.append(("Go", COLORS.good))
         cells = split(chips_rect.inflate(-layout.px(4), -layout.px(6)), 3, layout.px(6))
         for (text, colour), cell in zip(chips, cells, strict=False):
@@ -565,20 +556,20 @@ class DominoCribbageScene(Scene):
 
     def status_text(self, state: State) -> tuple[str, Color]:
         """What to do now, and its colour."""
-        stage = state.get("stage")
-        mover = int_or_none(state.get("current_player"))
+        stage = state.cribbage.stage
+        mover = state.current_player
         name = player_label(state, mover if mover is not None else -1)
-        if stage == "over" or state.get("finished"):
-            winner = int_or_none(state.get("winner"))
+        if stage == "over" or state.finished:
+            winner = state.winner
             if winner is None:
                 return "Game over", COLORS.text
-            scores = [str(int_or_none(p.get("score")) or 0) for p in state.get("players") or []]
+            scores = [str(p.score or 0) for p in state.players]
             return f"{player_label(state, winner)} wins {'-'.join(scores)}", COLORS.good
         if stage == "show":
             return "NEXT deals the next hand", COLORS.accent
         if stage == "discard":
-            owed = int_or_none(state.get("to_discard")) or 0
-            dealer = int_or_none(state.get("dealer"))
+            owed = state.cribbage.to_discard
+            dealer = state.cribbage.dealer
             whose = (
                 "your"
                 if dealer == mover
@@ -587,8 +578,8 @@ class DominoCribbageScene(Scene):
             tiles = "tile" if owed == 1 else "tiles"
             return f"{name}: choose {owed} {tiles} for {whose} crib", COLORS.accent
         if stage == "play":
-            hand = _tiles(_player(state, mover).get("hand"))
-            count = int_or_none(state.get("count")) or 0
+            hand = _player(state, mover).hand
+            count = state.cribbage.count
             if hand and not any(self._fits(tile, count) for tile in hand):
                 return f"{name}: no tile fits the count, NEXT says Go", COLORS.accent
             return f"{name} to play: hit a tile's number", COLORS.accent
@@ -616,14 +607,14 @@ class DominoCribbageScene(Scene):
     ) -> None:
         """The hand of the player to move face up under the numbers that pick
         its tiles; the other hand face down unless the computer holds it."""
-        mover = int_or_none(state.get("current_player"))
+        mover = state.current_player
         other = _other(state, mover)
-        stage = state.get("stage")
-        count = int_or_none(state.get("count")) or 0
+        stage = state.cribbage.stage
+        count = state.cribbage.count
         if mover is not None:
             player = _player(state, mover)
-            hand = _tiles(player.get("hand"))
-            human = not player.get("computer")
+            hand = list(player.hand)
+            human = not player.computer
             hint = f"hit 1-{len(hand)}" if human and hand else ""
             if stage == "play" and human:
                 hint += "  ·  NEXT: Go"
@@ -641,8 +632,8 @@ class DominoCribbageScene(Scene):
             )
         if other is not None:
             player = _player(state, other)
-            hand = _tiles(player.get("hand"))
-            open_hand = bool(player.get("computer"))
+            hand = list(player.hand)
+            open_hand = player.computer
             label = f"{player_label(state, other)}'s hand"
             self._draw_hand(
                 surface,
@@ -725,7 +716,7 @@ class DominoCribbageScene(Scene):
         with layout.on(COLORS.panel):
             starter_rect, crib_rect = parts["starter"], parts["crib"]
             label_h = round(starter_rect.height * 0.24)
-            crib = _tiles(state.get("crib"))
+            crib = state.cribbage.crib
             tiles_rect = pygame.Rect(
                 crib_rect.x, crib_rect.y + label_h, crib_rect.width, crib_rect.height - label_h
             )
@@ -736,7 +727,7 @@ class DominoCribbageScene(Scene):
                     draw_tile(surface, slot.move(shift, 0), crib[index], face_up=False)
                 else:
                     _draw_slot(surface, layout, slot.move(shift, 0))
-            dealer = int_or_none(state.get("dealer"))
+            dealer = state.cribbage.dealer
             owner = player_label(state, dealer if dealer is not None else -1)
             label = pygame.Rect(crib_rect.x, crib_rect.y, crib_rect.width, label_h)
             layout.text(surface, f"{owner}'s crib", label, layout.font_size(26), COLORS.dim)
@@ -744,8 +735,8 @@ class DominoCribbageScene(Scene):
             layout.text(surface, "Starter", label, layout.font_size(26), COLORS.dim)
             slot = pygame.Rect(0, tiles_rect.y, slots[0].width, tiles_rect.height)
             slot.centerx = starter_rect.centerx
-            starter = state.get("starter")  # face down (the stock's top) until the discard is done
-            draw_tile(surface, slot, starter if isinstance(starter, str) else None)
+            # face down (the stock's top) until the discard is done
+            draw_tile(surface, slot, state.cribbage.starter)
             if "count" in parts:
                 self.draw_count(surface, layout, parts, state)
 
@@ -763,32 +754,32 @@ class DominoCribbageScene(Scene):
         number = pygame.Rect(rect.x, label.bottom, rect.width, round(rect.height * 0.55))
         goes = pygame.Rect(rect.x, number.bottom, rect.width, rect.bottom - number.bottom)
         layout.text(surface, "Count", label, layout.font_size(28), COLORS.dim)
-        count = int_or_none(state.get("count")) or 0
+        count = state.cribbage.count
         layout.text(surface, str(count), number, layout.font_size(150), COLORS.text)
         said = [
             f"{player_label(state, index)}: Go"
-            for index, player in enumerate(state.get("players") or [])
-            if isinstance(player, Mapping) and player.get("go")
+            for index, player in enumerate(state.players)
+            if player.cribbage.go
         ]
         layout.text(surface, "  ".join(said), goes, layout.font_size(28), COLORS.good)
         area = parts["count_tiles"]
-        laid = [t for t in state.get("count_tiles") or [] if isinstance(t, Mapping)]
+        laid = state.cribbage.count_tiles
         if not laid:
             layout.text(surface, "A new count from 0", area, layout.font_size(26), COLORS.faint)
             return
-        played = [p for p in state.get("played") or [] if isinstance(p, Mapping)][-len(laid) :]
+        played = state.cribbage.played[-len(laid) :]
         tiles_h = round(area.height * 0.7)
         tiles_rect = pygame.Rect(area.x, area.y, area.width, tiles_h)
         slots = _slots(tiles_rect, max(5, len(laid)), layout.px(8))
         for index, (entry, slot) in enumerate(zip(laid, slots, strict=False)):
-            box = draw_tile(surface, slot, str(entry.get("tile")))
-            owner = int_or_none(entry.get("player"))
+            box = draw_tile(surface, slot, entry.tile)
+            owner = entry.player
             bar = pygame.Rect(box.x, box.bottom + layout.px(4), box.width, layout.px(5))
             pygame.draw.rect(surface, PEG_COLOURS[(owner or 0) % len(PEG_COLOURS)], bar)
             if index < len(played):
                 play = played[index]
-                points = int_or_none(play.get("points")) or 0
-                text = f"{play.get('count')}" + (f" +{points}" if points else "")
+                points = play.points
+                text = f"{play.count}" + (f" +{points}" if points else "")
                 under = pygame.Rect(
                     slot.x - layout.px(4),
                     bar.bottom,
@@ -809,7 +800,7 @@ class DominoCribbageScene(Scene):
         player: int,
         what: str,
         tiles: Sequence[str],
-        counted: Mapping[str, Any] | None,
+        counted: CountedTiles | None,
     ) -> None:
         """One count of the show: whose hand or crib, its tiles with the
         starter, its fifteens, pairs and runs, and the total."""
@@ -834,8 +825,8 @@ class DominoCribbageScene(Scene):
             gap_before_starter = layout.px(14)
             for tile, slot in zip(tiles, slots[:4], strict=False):
                 draw_tile(surface, slot, tile)
-            starter = state.get("starter")
-            if isinstance(starter, str):
+            starter = state.cribbage.starter
+            if starter is not None:
                 slot = slots[-1].move(gap_before_starter, 0)
                 box = draw_tile(surface, slot, starter)
                 pygame.draw.rect(
@@ -848,15 +839,16 @@ class DominoCribbageScene(Scene):
             if counted is None:
                 layout.text(surface, "not counted", breakdown, layout.font_size(26), COLORS.faint)
                 return
-            items = []
-            for key, word in (("fifteens", "fifteens"), ("pairs", "pairs"), ("runs", "runs")):
-                part = counted.get(key)
-                points = int_or_none(part.get("points")) if isinstance(part, Mapping) else None
-                items.append(f"{word} {points or 0}")
+            parts = (
+                ("fifteens", counted.fifteens),
+                ("pairs", counted.pairs),
+                ("runs", counted.runs),
+            )
+            items = [f"{word} {points or 0}" for word, points in parts]
             layout.text(surface, "  ·  ".join(items), breakdown, layout.font_size(28), COLORS.dim)
             layout.text(
                 surface,
-                f"Total {int_or_none(counted.get('total')) or 0}",
+                f"Total {counted.total or 0}",
                 total,
                 layout.font_size(40),
                 COLORS.text,

@@ -228,9 +228,7 @@ class EnglishCricketScene(Scene):
                 )
             elif team:
                 self.draw_name(surface, layout, rows["title"], state, team[0], 44)
-            self.draw_role(
-                surface, layout, rows["role"], bool(team and players[team[0]].batting)
-            )
+            self.draw_role(surface, layout, rows["role"], bool(team and players[team[0]].batting))
             won = state.winner in team or (
                 state.winner_team is not None and state.winner_team == side
             )

@@ -27,6 +27,7 @@ __all__ = [
     "waiting_headline",
 ]
 
+
 def remote_of(state: State | None) -> RemoteView | None:
     """The state's ``remote`` block, or ``None`` outside a remote match."""
     return state.remote if state is not None and state.remote.present else None
@@ -59,9 +60,7 @@ def here(state: State) -> str | None:
     own = state.board.id
     if own is None:
         return None
-    mine = [
-        b.board for b in remote.boards if b.board != host and b.board.rpartition("/")[2] == own
-    ]
+    mine = [b.board for b in remote.boards if b.board != host and b.board.rpartition("/")[2] == own]
     return mine[0] if len(mine) == 1 else None
 
 
