@@ -39,6 +39,7 @@ returns where, for tests and tools. Both only read their arguments.
 from __future__ import annotations
 
 import math
+
 import pygame
 
 from display.layout import COLORS, Color, Layout, split
