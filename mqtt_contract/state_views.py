@@ -15,7 +15,10 @@ a display shows what it can of any state. Each part is always present (a
 game's part holds its defaults in another game's state), so a reader needs
 no ``None`` checks for the parts themselves. The keys a game adds that no
 view names stay readable, in order, as ``extras`` (the generic scoreboard
-shows them). This module does no I/O.
+shows them). ``from_json`` does not validate against the schema (a display
+shows what it can rather than nothing); tests/test_mqtt_contract_state_views.py
+checks that every state the engine and the daemon publish is valid and
+parses to what it says. This module does no I/O.
 """
 
 from __future__ import annotations
