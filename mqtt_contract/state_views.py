@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.games.killer import KILLER_KEY
 from mqtt_contract.topic_names import Phase
 
 __all__ = [
@@ -437,7 +438,7 @@ class PlayerView:
             marks_after_visit=_counts(player.get("marks_after_visit")),
             number=_int(player.get("number")),
             lives=_int(player.get("lives")),
-            killer=bool(player.get("killer")),
+            killer=bool(player.get(KILLER_KEY)),
             to_beat=_int(player.get("to_beat")),
             target=None if target is None or target == "" else str(target),
             target_number=_int(target),
