@@ -25,6 +25,7 @@ from display.darts import bed_of
 from engine import Bed, NotationError, checkout
 from engine.beds import ALL_BEDS
 from engine.games.x01 import ALLOWED_MULTIPLIERS, RING_RULES
+from mqtt_contract import StateView
 
 __all__ = [
     "ANNOUNCEMENT_PRIORITY",
@@ -79,7 +80,7 @@ ANNOUNCEMENT_PRIORITY: tuple[str, ...] = (
 
 # ---------------------------------------------------------------- the cues
 
-State = Mapping[str, Any]
+State = StateView
 
 
 _RING_CUES = {1: "single", 2: "double", 3: "triple"}
@@ -313,9 +314,8 @@ def caller_text(event: Mapping[str, Any], state: State | None = None) -> str | N
     points = visit_points(event)
     text = number_words(points) if points else "no score"
     remaining = None if state is None else _remaining(event, state)
-    if state is not None and remaining is not None and not state.get("finished"):
-        options = state.get("options")
-        out = options.get("out", "double") if isinstance(options, Mapping) else "double"
+    if state is not None and remaining is not None and not state.finished:
+        out = state.option("out") or "double"
         if is_checkout(remaining, str(out)):
             text += f", you require {number_words(remaining)}"
     return text
@@ -323,10 +323,6 @@ def caller_text(event: Mapping[str, Any], state: State | None = None) -> str | N
 
 def _remaining(event: Mapping[str, Any], state: State) -> int | None:
     player = event.get("player")
-    players = state.get("players")
-    if not isinstance(player, int) or not isinstance(players, list):
-        return None
-    if not 0 <= player < len(players):
-        return None
-    score = players[player].get("score")
-    return score if isinstance(score, int) and score > 0 else None
+    thrower = state.player(player) if isinstance(player, int) else None
+    score = thrower.score if thrower is not None else None
+    return score if score is not None and score > 0 else None

@@ -156,7 +156,6 @@ def test_only_the_engine_and_the_scenes_name_a_game() -> None:
     assert [str(f) for f in code_metrics.game_id_literals()] == []
 
 
-@pytest.mark.xfail(strict=True, reason=NOT_YET)
 def test_the_display_reads_the_state_through_typed_views() -> None:
     reads = code_metrics.state_key_reads()
     assert len(reads) <= 250, "\n".join(str(f) for f in reads)

@@ -10,10 +10,12 @@ from engine.game import Game, VisitOver
 from engine.options import Option
 from engine.registry import register
 
-__all__ = ["NUMBER_CHOSEN", "Killer"]
+__all__ = ["KILLER_KEY", "NUMBER_CHOSEN", "Killer"]
 
 NUMBER_CHOSEN = VisitOver.NUMBER_CHOSEN
 """The ``visit_over`` reason of a visit whose dart picked the side's number."""
+KILLER_KEY = "killer"
+"""The player key saying the side is a killer (its name is the game's id, too)."""
 
 
 @register
@@ -75,7 +77,7 @@ class Killer(Game):
             "score": self._lives[side],
             "number": self._number[side],
             "lives": self._lives[side],
-            "killer": self._killer[side],
+            KILLER_KEY: self._killer[side],
         }
 
     def _player_stats(self, player: int) -> dict[str, Any]:
