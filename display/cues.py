@@ -24,7 +24,7 @@ from typing import Any
 from display.darts import bed_of
 from engine import Bed, NotationError, checkout
 from engine.beds import ALL_BEDS
-from engine.games.x01 import ALLOWED_MULTIPLIERS, RING_RULES
+from engine.x01_rules import ALLOWED_MULTIPLIERS, RING_RULES
 
 __all__ = [
     "ANNOUNCEMENT_PRIORITY",

@@ -15,26 +15,13 @@ from engine.schema_parts import (
     NON_NEGATIVE_NUMBER,
     every_player,
 )
+from engine.x01_rules import ALLOWED_MULTIPLIERS, RING_RULES
 
 __all__ = [
-    "ALLOWED_MULTIPLIERS",
     "CHECKOUT_SIGMA_RANGE",
-    "RING_RULES",
     "X01",
     "parse_checkout_sigmas",
 ]
-
-RING_RULES = ("straight", "double", "master")
-
-ALLOWED_MULTIPLIERS = {
-    "straight": frozenset({0, 1, 2, 3}),
-    "double": frozenset({2}),
-    "master": frozenset({2, 3}),
-}
-"""Multipliers a dart needs to open (``in``) or finish (``out``) under each
-rule of :data:`RING_RULES`. The inner bull has multiplier 2, so it is a
-double everywhere."""
-
 
 CHECKOUT_SIGMA_RANGE = (1.0, 400.0)
 """The spreads (mm) ``checkout_sigma_mm`` takes: the throw model's narrowest
@@ -201,7 +188,7 @@ class X01(Game):
         out = str(self.options["out"])
         sigma = self._sigmas[player]
         if sigma is None:
-            from engine.checkout import checkout  # engine.checkout imports this module
+            from engine.checkout import checkout
 
             route = checkout(score, darts, out)
         else:

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import ALL_BEDS, game_ids
-from engine.games.x01 import RING_RULES
+from engine.x01_rules import RING_RULES
 from firmware_bridge.daemon.game_session import GameSession, SessionSetup
 from leaderboard.scoring import (
     HIGHLIGHTS,
