@@ -24,6 +24,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
+from engine import X01, game_class, game_ids
+from engine.traits import Family
 from leaderboard.api_models import (
     AveragePoint,
     CricketRow,
@@ -54,11 +56,9 @@ from leaderboard.models import (
 )
 from leaderboard.models import ResultPlayer as PlayerFigures
 from leaderboard.ratings import DEFAULT_ORDINAL
-from leaderboard.scoring import HIGHLIGHTS
 from leaderboard.totals import figure_aggregates
 
 __all__ = [
-    "CRICKET_GAMES",
     "DEFAULT_TABLE_LIMIT",
     "MAX_TABLE_LIMIT",
     "PERIODS",
@@ -75,9 +75,6 @@ __all__ = [
 ]
 
 PERIODS: tuple[Period, ...] = ("day", "week", "month", "all")
-
-CRICKET_GAMES = ("cricket", "cricket-shanghai")
-"""Games whose rows are :class:`CricketRow` (marks per round)."""
 
 DEFAULT_TABLE_LIMIT = 100
 """Rows of a table the API and ``show`` give unless asked (a page: reads stay fast)."""
@@ -175,7 +172,8 @@ def _row(game: str, rank: int, figures: Any) -> Row:
         "rating": round(float(figures.rating), 2),
         "highlight": figures.highlight,
     }
-    if game == "x01":
+    family = game_class(game).family
+    if family is Family.COUNTDOWN:
         return X01Row.model_construct(
             **base,
             three_dart_average=_per(figures.points, figures.darts, 3),
@@ -187,7 +185,7 @@ def _row(game: str, rank: int, figures: Any) -> Row:
             count_140=int(figures.count_140 or 0),
             count_180=int(figures.count_180 or 0),
         )
-    if game in CRICKET_GAMES:
+    if family is Family.MARKS:
         best = figures.best_game_mpr
         return CricketRow.model_construct(
             **base,
@@ -353,13 +351,12 @@ def _summaries(session: Session, results: Sequence[Result]) -> list[ResultSummar
 
 
 def _average(game: str, figures: PlayerFigures) -> float | None:
-    """The card chart's value of one result: three-dart average (X01), marks
-    per round (Cricket), else the game's highlight."""
-    if game == "x01":
-        return _per(figures.points, figures.darts, 3)
-    if game in CRICKET_GAMES:
-        return _per(figures.marks, figures.darts, 3)
-    return figures.highlight
+    """The card chart's value of one result: the game's average (X01's
+    three-dart average, Cricket's marks per round), else its highlight."""
+    average = game_class(game).average
+    if average is None:
+        return figures.highlight
+    return _per(getattr(figures, average.figure), figures.darts, 3)
 
 
 def _rank_of(session: Session, game: str, ordinal: float) -> int:
@@ -541,7 +538,7 @@ def _record(
 def _most_180s(session: Session, condition: ColumnElement[bool] | None) -> RecordEntry | None:
     """Who threw the most 180s in the period, with their latest such game."""
     figures = PlayerFigures
-    where = [figures.game == "x01", figures.count_180 > 0, figures.cpu_level.is_(None)]
+    where = [figures.game == X01.id, figures.count_180 > 0, figures.cpu_level.is_(None)]
     if condition is not None:
         where.append(condition)
     who = func.coalesce(figures.player_id, -figures.id)
@@ -567,7 +564,7 @@ def _most_180s(session: Session, condition: ColumnElement[bool] | None) -> Recor
         .limit(1)
     ).one()
     return RecordEntry(
-        game="x01",
+        game=X01.id,
         label="most 180s",
         player=latest[0],
         value=float(totals.total),
@@ -588,8 +585,9 @@ def records(
     figures = PlayerFigures
     highlights = [
         entry
-        for game, highlight in sorted(HIGHLIGHTS.items())
-        if (
+        for game in sorted(game_ids())
+        if (highlight := game_class(game).highlight)
+        and (
             entry := _record(
                 session,
                 game,
@@ -605,9 +603,9 @@ def records(
         period=period,
         venue=venue,
         highest_checkout=_record(
-            session, "x01", "highest checkout", figures.highest_checkout, True, condition
+            session, X01.id, "highest checkout", figures.highest_checkout, True, condition
         ),
-        best_leg=_record(session, "x01", "best leg", figures.leg_darts, False, condition),
+        best_leg=_record(session, X01.id, "best leg", figures.leg_darts, False, condition),
         most_180s=_most_180s(session, condition),
         highlights=highlights,
     )

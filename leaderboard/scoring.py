@@ -23,7 +23,6 @@ from engine import (
     X01,
     Bed,
     Cricket,
-    CricketShanghai,
     EndVisit,
     EngineError,
     Game,
@@ -39,14 +38,13 @@ from engine import (
 from engine.game import DARTS_PER_VISIT
 from engine.game_log import replay_log
 from engine.lineup import check_name
+from engine.traits import Family, Highlight, Measure
 from mqtt_contract import TOPICS, base_problem, board_id_problem
 
 __all__ = [
-    "HIGHLIGHTS",
     "MAX_LOG_BOUNCES",
     "MAX_LOG_EVENTS",
     "MAX_LOG_UNDOS",
-    "Highlight",
     "PlayerLine",
     "RejectedResultError",
     "ScoredResult",
@@ -79,14 +77,6 @@ class RejectedResultError(ValueError):
         super().__init__(reason)
         self.reason = reason
         self.result_id = result_id
-
-
-@dataclass(frozen=True, slots=True)
-class Highlight:
-    """A game's own highlight: what it is called and whether more is better."""
-
-    label: str
-    higher_is_better: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,11 +205,11 @@ class _Walk:
 
 
 def _is_x01(game: Game) -> bool:
-    return isinstance(game, X01)
+    return game.family is Family.COUNTDOWN
 
 
 def _is_cricket(game: Game) -> bool:
-    return isinstance(game, Cricket | CricketShanghai)
+    return game.family is Family.MARKS
 
 
 class _Walker:
@@ -399,23 +389,6 @@ def _walk(game: Game, replayed: Game) -> _Walk:
 
 # ---------------------------------------------------------------- highlights
 
-HIGHLIGHTS: dict[str, Highlight] = {
-    "x01": Highlight("highest checkout"),
-    "cricket": Highlight("most marks in a visit"),
-    "cricket-shanghai": Highlight("most marks in a visit"),
-    "baseball": Highlight("most runs in an inning"),
-    "killer": Highlight("lives taken"),
-    "shanghai": Highlight("most points"),
-    "legs": Highlight("highest visit"),
-    "fifty-one-by-fives": Highlight("most fives in a visit"),
-    "around-the-world": Highlight("fewest darts round the board", higher_is_better=False),
-    "english-cricket": Highlight("most runs"),
-    "domino-cribbage": Highlight("best hand"),
-    "skill-test": Highlight("smallest spread (mm)", higher_is_better=False),
-}
-"""Game id -> its highlight (the most runs in Baseball, ...): one for every
-registered game, each defined in docs/leaderboard.md, "Statistics"."""
-
 _Measure = Callable[[_Walk, int], float | None]
 
 
@@ -451,20 +424,23 @@ def _darts_to_win(walk: _Walk, player: int) -> float | None:
     return float(sum(walk.tallies[member].darts for member in side))
 
 
-_MEASURES: dict[str, _Measure] = {
-    "x01": _tally("highest_checkout"),
-    "cricket": _tally("best_visit_marks"),
-    "cricket-shanghai": _tally("best_visit_marks"),
-    "baseball": _tally("best_visit_points"),
-    "killer": _stat("lives_taken"),
-    "shanghai": _stat("points"),
-    "legs": _tally("best_visit_total"),
-    "fifty-one-by-fives": _tally("best_visit_points"),
-    "around-the-world": _darts_to_win,
-    "english-cricket": _stat("runs"),
-    "domino-cribbage": _stat("best_hand"),
-    "skill-test": _stat("sigma_mm"),
-}
+def _measure(highlight: Highlight) -> _Measure:
+    """How the walk measures a game's highlight (``Game.highlight``)."""
+    match highlight.measure:
+        case Measure.STAT:
+            assert highlight.stat is not None
+            return _stat(highlight.stat)
+        case Measure.HIGHEST_CHECKOUT:
+            return _tally("highest_checkout")
+        case Measure.BEST_VISIT_MARKS:
+            return _tally("best_visit_marks")
+        case Measure.BEST_VISIT_POINTS:
+            return _tally("best_visit_points")
+        case Measure.BEST_VISIT_TOTAL:
+            return _tally("best_visit_total")
+        case Measure.DARTS_TO_WIN:
+            return _darts_to_win
+
 
 # ---------------------------------------------------------------- placements
 
@@ -758,7 +734,7 @@ def _player_lines(
     assert outcome is not None
     sides = game.lineup.sides
     places = _placements(walk)
-    measure = _MEASURES.get(game.id)
+    measure = _measure(game.highlight)
     lines = []
     for side, members in enumerate(sides):
         won = outcome.winner is not None and outcome.winner in members
@@ -776,7 +752,7 @@ def _player_lines(
                     won=won,
                     placement=places[side],
                     darts=tally.darts,
-                    highlight=None if measure is None else measure(walk, player),
+                    highlight=measure(walk, player),
                     points=tally.points,
                     first9_points=tally.first9_points,
                     first9_darts=tally.first9_darts,

@@ -15,8 +15,8 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
+from engine import game_class, game_ids
 from leaderboard.models import PlayerTotal, ResultPlayer
-from leaderboard.scoring import HIGHLIGHTS
 
 __all__ = ["LOWER_IS_BETTER", "SUMS", "add_lines", "figure_aggregates", "recount"]
 
@@ -37,7 +37,9 @@ SUMS = (
 )
 """The figures a total adds up (beside played and won)."""
 
-LOWER_IS_BETTER = tuple(sorted(g for g, h in HIGHLIGHTS.items() if not h.higher_is_better))
+LOWER_IS_BETTER = tuple(
+    sorted(g for g in game_ids() if not game_class(g).highlight.higher_is_better)
+)
 """Games whose highlight is best when lowest (Around the World's darts)."""
 
 

@@ -15,6 +15,7 @@ from engine.schema_parts import (
     NON_NEGATIVE_NUMBER,
     every_player,
 )
+from engine.traits import THREE_DART_AVERAGE, Family, Highlight, Measure
 from engine.x01_rules import ALLOWED_MULTIPLIERS, RING_RULES
 
 __all__ = [
@@ -98,6 +99,11 @@ class X01(Game):
     required finishing dart wins, anything else that passes zero busts."""
 
     id = "x01"
+    highlight = Highlight("highest checkout", Measure.HIGHEST_CHECKOUT)
+    average = THREE_DART_AVERAGE
+    family = Family.COUNTDOWN
+    round_limit_option = "rounds"
+    calls_visit_points = True
     name = "X01"
     summary = "Count down from 301-1001 to exactly zero; double out by default."
     state_schema: ClassVar[dict[str, Any]] = every_player({"$ref": "#/$defs/x01_player"})

@@ -21,7 +21,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
-from engine import game_ids
+from engine import game_class, game_ids
+from engine.traits import Family
 from firmware_bridge.cli.command_support import UsageError, read_secret
 from firmware_bridge.daemon.config import Config, ConfigError, load_config
 from mqtt_contract import BrokerAddress, BrokerUrlError, parse_broker_url
@@ -140,8 +141,8 @@ def _number(value: float | None, digits: int = 2) -> str:
     return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
 
-_COLUMNS: dict[str, list[tuple[str, str]]] = {
-    "x01": [
+_COLUMNS: dict[Family, list[tuple[str, str]]] = {
+    Family.COUNTDOWN: [
         ("3DA", "three_dart_average"),
         ("FIRST9", "first9_average"),
         ("CO%", "checkout_percent"),
@@ -151,7 +152,7 @@ _COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("140+", "count_140"),
         ("180", "count_180"),
     ],
-    "cricket": [
+    Family.MARKS: [
         ("MPR", "mpr"),
         ("BEST-MPR", "best_game_mpr"),
         ("5M", "count_5_marks"),
@@ -164,7 +165,7 @@ _COLUMNS: dict[str, list[tuple[str, str]]] = {
 def rows_table(game: str, rows: list[Row]) -> str:
     """The text table ``show`` prints: rank, player, venue, played, won, win %,
     rating, then the game's own figures."""
-    extra = _COLUMNS.get("cricket" if game.startswith("cricket") else game, [("BEST", "highlight")])
+    extra = _COLUMNS.get(game_class(game).family, [("BEST", "highlight")])
     header = ["#", "PLAYER", "VENUE", "PLAYED", "WON", "WIN%", "RATING", *(h for h, _ in extra)]
     body = [
         [
