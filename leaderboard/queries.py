@@ -44,6 +44,7 @@ from leaderboard.api_models import (
     VisitBreakdown,
     X01Row,
 )
+from leaderboard.figures import Aggregate, Figure, row_figures
 from leaderboard.models import (
     Player,
     PlayerRating,
@@ -57,11 +58,11 @@ from leaderboard.models import (
 from leaderboard.models import ResultPlayer as PlayerFigures
 from leaderboard.ratings import DEFAULT_ORDINAL
 from leaderboard.totals import figure_aggregates
+from mqtt_contract import PERIODS
 
 __all__ = [
     "DEFAULT_TABLE_LIMIT",
     "MAX_TABLE_LIMIT",
-    "PERIODS",
     "PlayerNotFoundError",
     "ResultNotFoundError",
     "leaderboard",
@@ -73,8 +74,6 @@ __all__ = [
     "result_detail",
     "venue_names",
 ]
-
-PERIODS: tuple[Period, ...] = ("day", "week", "month", "all")
 
 DEFAULT_TABLE_LIMIT = 100
 """Rows of a table the API and ``show`` give unless asked (a page: reads stay fast)."""
@@ -158,11 +157,35 @@ def _per(top: int | None, bottom: int | None, scale: float) -> float | None:
     return round(top * scale / bottom, 2) if top is not None and bottom else None
 
 
+_ROW_MODELS: dict[Family, type[Row]] = {
+    Family.COUNTDOWN: X01Row,
+    Family.MARKS: CricketRow,
+    Family.PLAIN: LeaderboardRow,
+}
+"""The row model of each family of games: what it adds is :func:`row_figures`."""
+
+
+def _value(figure: Figure, figures: Any) -> float | int | None:
+    """A row's value of ``figure`` from the aggregates: a ratio worked out, a
+    count (0 when none), a best as kept (a best ratio to two places)."""
+    ratio = figure.ratio
+    if figure.aggregate is Aggregate.PER:
+        assert ratio is not None
+        return _per(getattr(figures, ratio.top), getattr(figures, ratio.bottom), ratio.scale)
+    value = getattr(figures, figure.name)
+    if figure.aggregate is Aggregate.SUM:
+        return int(value or 0)
+    if ratio is not None and value is not None:
+        return round(float(value), 2)
+    return value  # type: ignore[no-any-return]
+
+
 def _row(game: str, rank: int, figures: Any) -> Row:
     """One table row from an aggregate (and the player's name, venue and rating).
     Built without validation: every value comes typed from the database."""
     played, won = int(figures.played), int(figures.won or 0)
-    base: dict[str, Any] = {
+    family = game_class(game).family
+    values: dict[str, Any] = {
         "rank": rank,
         "player": figures.name,
         "venue": figures.venue,
@@ -172,30 +195,8 @@ def _row(game: str, rank: int, figures: Any) -> Row:
         "rating": round(float(figures.rating), 2),
         "highlight": figures.highlight,
     }
-    family = game_class(game).family
-    if family is Family.COUNTDOWN:
-        return X01Row.model_construct(
-            **base,
-            three_dart_average=_per(figures.points, figures.darts, 3),
-            first9_average=_per(figures.first9_points, figures.first9_darts, 3),
-            checkout_percent=_per(figures.checkouts, figures.checkout_darts, 100),
-            highest_checkout=figures.highest_checkout,
-            best_leg_darts=figures.best_leg_darts,
-            count_100=int(figures.count_100 or 0),
-            count_140=int(figures.count_140 or 0),
-            count_180=int(figures.count_180 or 0),
-        )
-    if family is Family.MARKS:
-        best = figures.best_game_mpr
-        return CricketRow.model_construct(
-            **base,
-            mpr=_per(figures.marks, figures.darts, 3),
-            best_game_mpr=round(float(best), 2) if best is not None else None,
-            count_5_marks=int(figures.count_5_marks or 0),
-            count_7_marks=int(figures.count_7_marks or 0),
-            count_9_marks=int(figures.count_9_marks or 0),
-        )
-    return LeaderboardRow.model_construct(**base)
+    values.update((figure.name, _value(figure, figures)) for figure in row_figures(family))
+    return _ROW_MODELS[family].model_construct(**values)
 
 
 def _ranked(

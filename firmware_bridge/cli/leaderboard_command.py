@@ -25,7 +25,7 @@ from engine import game_class, game_ids
 from engine.traits import Family
 from firmware_bridge.cli.command_support import UsageError, read_secret
 from firmware_bridge.daemon.config import Config, ConfigError, load_config
-from mqtt_contract import BrokerAddress, BrokerUrlError, parse_broker_url
+from mqtt_contract import PERIODS, BrokerAddress, BrokerUrlError, parse_broker_url
 
 if TYPE_CHECKING:
     from leaderboard.api_models import Row
@@ -42,7 +42,6 @@ __all__ = [
     "venue_map",
 ]
 
-PERIOD_CHOICES = ("day", "week", "month", "all")
 DEFAULT_HTTP = "127.0.0.1:8080"
 
 
@@ -538,7 +537,7 @@ def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     show.add_argument("--game", required=True, type=_game, help="the game id, e.g. x01")
     show.add_argument(
         "--period",
-        choices=PERIOD_CHOICES,
+        choices=PERIODS,
         default="all",
         help="day (the venue's local day), week (from Monday), month or all (default all)",
     )
