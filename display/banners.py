@@ -52,6 +52,7 @@ from display.scenes.remote import (
     waiting_detail,
     waiting_headline,
 )
+from engine import Reason
 from mqtt_contract import Phase, PlayerView, StateView
 
 __all__ = ["BANNERS", "active_banners", "banner_rect", "cpu_thrower", "draw_banners"]
@@ -77,21 +78,22 @@ _STAT_LABELS = {
 _THROWING_STATS = ("darts", "visits", "bounce_outs")
 """Statistics that only mean something when darts were thrown."""
 
-_RESULTS = {
-    "checkout": "checkout",
-    "closed-all": "all targets closed",
-    "round-limit": "round limit",
-    "last-standing": "last side standing",
-    "all-out": "all out",
+_RESULTS: dict[str, str] = {
+    Reason.CHECKOUT: "checkout",
+    Reason.CLOSED_ALL: "all targets closed",
+    Reason.ROUND_LIMIT: "round limit",
+    Reason.LAST_STANDING: "last side standing",
+    Reason.ALL_OUT: "all out",
     "ended": "game ended",
-    "bull": "bull to finish",
-    "extra-innings": "extra innings",
-    "runs": "most runs",
-    "shanghai": "Shanghai",
-    "target": "target reached",
-    "darts-thrown": "all darts thrown",
-    "practice-complete": "practice complete",
+    Reason.BULL: "bull to finish",
+    Reason.EXTRA_INNINGS: "extra innings",
+    Reason.RUNS: "most runs",
+    Reason.SHANGHAI: "Shanghai",
+    Reason.TARGET: "target reached",
+    Reason.DARTS_THROWN: "all darts thrown",
+    Reason.PRACTICE_COMPLETE: "practice complete",
 }
+"""Each ``result`` in words (``ended``: a game abandoned, no engine reason)."""
 
 
 def _bust_player(state: State) -> int | None:

@@ -50,6 +50,8 @@ from mqtt_contract.event_payload import CREDIT_SOURCES, EVENT_TYPES, OPERATOR_CO
 from mqtt_contract.leaderboard_payload import (
     LEADERBOARD_TOP,
     LEADERBOARD_TOPIC,
+    PERIODS,
+    Period,
     leaderboard_availability_topic,
     leaderboard_topic,
 )
@@ -166,6 +168,7 @@ __all__ = [
     "MAX_TOPIC_LEVEL",
     "NOT_YOUR_TURN",
     "OPERATOR_COMMANDS",
+    "PERIODS",
     "PHASES",
     "REMOTE_ACTIONS",
     "REMOTE_LEVEL",
@@ -202,6 +205,7 @@ __all__ = [
     "MatchPlayer",
     "MatchRecord",
     "MessageType",
+    "Period",
     "Phase",
     "PlayerView",
     "RefusalReason",

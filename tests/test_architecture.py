@@ -151,7 +151,6 @@ def test_no_top_level_packages_import_each_other_around_a_loop() -> None:
     assert code_metrics.package_cycles() == []
 
 
-@pytest.mark.xfail(strict=True, reason=NOT_YET)
 def test_only_the_engine_and_the_scenes_name_a_game() -> None:
     assert [str(f) for f in code_metrics.game_id_literals()] == []
 

@@ -55,7 +55,6 @@ PROBLEM_LINES = 2
 PROBLEM_WIDTH = 56
 """Characters per line of the board's problem, before the text is fitted."""
 
-_AVERAGE_LABELS = {"x01": "3-dart avg", "cricket": "MPR", "cricket-shanghai": "MPR"}
 _PERIODS = {
     "day": ("Today's", "today"),
     "week": ("This week's", "this week"),
@@ -259,7 +258,7 @@ class IdleScene(Scene):
         if not snapshot.rows:
             layout.text(surface, "No games yet", rect, layout.font_size(30), COLORS.dim)
             return
-        average = _AVERAGE_LABELS.get(snapshot.game, "Average")
+        average = _average_label(snapshot.game)
         with_average = any(row.average is not None for row in snapshot.rows)
         header = [
             "#",
@@ -345,3 +344,9 @@ def _cells(row: SnapshotRow, with_average: bool) -> list[str]:
         cells.append("-" if row.average is None else f"{row.average:.2f}")
     cells.append(f"{row.rating:.1f}")
     return cells
+
+
+def _average_label(game: str) -> str:
+    """The table's average column: the game's own (``Game.average``), else "Average"."""
+    average = game_class(game).average if game in game_ids() else None
+    return "Average" if average is None else average.short_label

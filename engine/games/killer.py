@@ -9,6 +9,7 @@ from engine.beds import NUMBERS, Bed
 from engine.game import Game, VisitOver
 from engine.options import Option
 from engine.registry import register
+from engine.traits import Highlight, Measure
 
 __all__ = ["KILLER_KEY", "NUMBER_CHOSEN", "Killer"]
 
@@ -25,6 +26,7 @@ class Killer(Game):
     double takes a life, on its own double loses one. No lives left: out."""
 
     id = "killer"
+    highlight = Highlight("lives taken", Measure.STAT, "lives_taken")
     name = "Killer"
     summary = "Pick a number, hit its double to become a killer, then take the others' lives."
     options_spec = (
