@@ -54,7 +54,7 @@ def _section(
     section["from"], section["until"] = start, end
     credits_in: dict[str, int] = section["credits_in"]
     coins: dict[str, dict[str, int]] = section["coins"]
-    for source, coin_input, change, pulses in journal.credit_totals(board, start, end):
+    for source, coin_input, change, pulses in journal.ledger.credit_totals(board, start, end):
         if source == SPEND_SOURCE:
             section["credits_spent"] -= change  # a spend is a negative line
             continue
@@ -68,7 +68,7 @@ def _section(
     section["credits_in_total"] = sum(credits_in.values())
     section["credits_net"] = section["credits_in_total"] - section["credits_spent"]
     games: dict[str, dict[str, Any]] = section["games"]
-    for game, played, finished, seconds in journal.game_totals(board, start, end):
+    for game, played, finished, seconds in journal.ledger.game_totals(board, start, end):
         games[game] = {"played": played, "finished": finished, "play_time_s": round(seconds, 3)}
         section["games_played"] += played
         section["play_time_s"] += seconds
@@ -95,7 +95,7 @@ def books(
     when the journal cannot be read."""
     if since is not None and until is not None and until < since:
         raise ValueError(f"the period ends ({until}) before it starts ({since})")
-    reset_at = journal.last_books_reset(board, until)
+    reset_at = journal.ledger.last_books_reset(board, until)
     customer_start = (
         since if reset_at is None or (since is not None and since > reset_at) else reset_at
     )

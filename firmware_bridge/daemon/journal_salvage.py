@@ -272,8 +272,8 @@ def salvage_journal(source: Path, target: Path) -> SalvageReport:
         finally:
             reader.close()
     with Journal(target) as salvaged:  # opens: the fresh journal is sound
-        report.games = len(salvaged.games(limit=1 << 30))
-        report.results_to_send = len(salvaged.pending_results())
+        report.games = len(salvaged.games.games(limit=1 << 30))
+        report.results_to_send = len(salvaged.outbox.pending_results())
     return report
 
 
