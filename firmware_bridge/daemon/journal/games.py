@@ -20,6 +20,7 @@ from firmware_bridge.daemon.journal.database import Database
 from firmware_bridge.daemon.journal.ledger import Charge, LedgerStore
 from firmware_bridge.daemon.journal.outbox import OutboxStore, Withdrawal
 from firmware_bridge.daemon.journal.remote import RemoteStore
+from firmware_bridge.daemon.journal.totals import books_kept
 
 __all__ = ["STATUSES", "Finish", "GameStore", "JournalGame"]
 
@@ -140,11 +141,15 @@ class GameStore:
         with self._db.transaction() as connection:
             if withdrawal is not None:
                 self._withdrawal_rows(connection, withdrawal, row[5], board=row[4])
-            connection.execute(
-                "UPDATE games SET status = 'ended', finished_at = ? "
-                "WHERE board = ? AND status = 'playing'",
-                (row[5], row[4]),
-            )
+            replaced = connection.execute(
+                "SELECT id FROM games WHERE board = ? AND status = 'playing'", (row[4],)
+            ).fetchone()
+            with books_kept(connection, "games", "play.id = ?", (replaced and replaced[0],)):
+                connection.execute(
+                    "UPDATE games SET status = 'ended', finished_at = ? "
+                    "WHERE board = ? AND status = 'playing'",
+                    (row[5], row[4]),
+                )
             cursor = connection.execute(
                 "INSERT INTO games (game, options, players, teams, board, started_at, bots, "
                 "remote, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'playing')",
@@ -190,11 +195,13 @@ class GameStore:
             if taken is not None:
                 self._remote.taken_rows(connection, game_id, taken)
             seq = self._append_rows(connection, game_id, rows) if rows else 0
-            if reopen:
-                self._reopen_rows(connection, game_id)
-            if finish is not None:
-                assert result_json is not None
-                self._finish_rows(connection, game_id, finish, result_json)
+            if reopen or finish is not None:
+                with books_kept(connection, "games", "play.id = ?", (game_id,)):
+                    if reopen:
+                        self._reopen_rows(connection, game_id)
+                    if finish is not None:
+                        assert result_json is not None
+                        self._finish_rows(connection, game_id, finish, result_json)
         return seq
 
     def _token(self, game_id: int, event: str) -> str:
@@ -300,10 +307,11 @@ class GameStore:
             if self._db.status(connection, game_id) == "playing":
                 if withdrawal is not None:
                     self._withdrawal_rows(connection, withdrawal, at)
-                connection.execute(
-                    "UPDATE games SET status = 'ended', finished_at = ? WHERE id = ?",
-                    (at, game_id),
-                )
+                with books_kept(connection, "games", "play.id = ?", (game_id,)):
+                    connection.execute(
+                        "UPDATE games SET status = 'ended', finished_at = ? WHERE id = ?",
+                        (at, game_id),
+                    )
 
     def _withdrawal_rows(
         self,

@@ -10,10 +10,12 @@ count arrives. Read by :mod:`firmware_bridge.daemon.books` (docs/credits.md).
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from dataclasses import dataclass
 
 from firmware_bridge.daemon.journal.database import Database
+from firmware_bridge.daemon.journal.totals import credit_line_in, recount_customer
 
 __all__ = ["Charge", "CoinCredit", "LedgerStore"]
 
@@ -54,9 +56,12 @@ class LedgerStore:
 
     @staticmethod
     def balance_in(connection: sqlite3.Connection, board: str) -> int:
-        """Within a transaction: the credits ``board`` holds."""
+        """Within a transaction: the credits ``board`` holds (the sum of its
+        lines, kept as the security books' running totals)."""
         row = connection.execute(
-            "SELECT coalesce(sum(change), 0) FROM credit_ledger WHERE board = ?", (board,)
+            "SELECT coalesce(sum(change), 0) FROM books_credits"
+            " WHERE board = ? AND book = 'security'",
+            (board,),
         ).fetchone()
         return int(row[0])
 
@@ -107,17 +112,19 @@ class LedgerStore:
             credits = pulses * max(0, int(credits_per_pulse))
             bonus = pulses * max(0, int(bonus_per_pulse))
             if pulses:
-                connection.execute(
+                line = connection.execute(
                     "INSERT INTO credit_ledger (board, at, change, source, coin_input, pulses) "
                     "VALUES (?, ?, ?, 'coin', ?, ?)",
                     (board, at, credits, coin_input, pulses),
                 )
+                credit_line_in(connection, int(line.lastrowid or 0))
             if bonus:
-                connection.execute(
+                line = connection.execute(
                     "INSERT INTO credit_ledger (board, at, change, source, coin_input, reason) "
                     "VALUES (?, ?, ?, 'happy-hour', ?, 'happy hour bonus')",
                     (board, at, bonus, coin_input),
                 )
+                credit_line_in(connection, int(line.lastrowid or 0))
             balance = self.balance_in(connection, board)
         return CoinCredit(pulses, credits, bonus, balance)
 
@@ -136,11 +143,12 @@ class LedgerStore:
                 raise self._db.error(
                     f"board {board} holds {balance - change} credits, not {-change}"
                 )
-            connection.execute(
+            line = connection.execute(
                 "INSERT INTO credit_ledger (board, at, change, source, reason) "
                 "VALUES (?, ?, ?, ?, ?)",
                 (board, at, change, str(source), reason),
             )
+            credit_line_in(connection, int(line.lastrowid or 0))
         return balance
 
     def charge_rows(
@@ -152,11 +160,12 @@ class LedgerStore:
             raise self._db.error(
                 f"board {board} holds {held} credits; the game costs {charge.credits}"
             )
-        connection.execute(
+        line = connection.execute(
             "INSERT INTO credit_ledger (board, at, change, source, game_id, reason) "
             "VALUES (?, ?, ?, ?, ?, ?)",
             (board, at, -charge.credits, str(charge.source), game_id, charge.reason),
         )
+        credit_line_in(connection, int(line.lastrowid or 0))
 
     def reset_books(self, board: str, at: float, reason: str | None = None) -> None:
         """Reset ``board``'s customer books: they count from ``at`` on. The
@@ -166,6 +175,7 @@ class LedgerStore:
                 "INSERT INTO books_resets (board, at, reason) VALUES (?, ?, ?)",
                 (str(board), self._db.time(at), reason),
             )
+            recount_customer(connection, str(board))
 
     # ---- the books (reads)
     # Read by firmware_bridge.daemon.books, which sums them up into the books
@@ -196,14 +206,14 @@ class LedgerStore:
     ) -> list[tuple[str, int | None, int, int]]:
         """``board``'s credit lines in the period, summed per source and coin
         input: ``(source, coin_input, change, pulses)`` (``coin_input`` is
-        ``None`` but for coins)."""
+        ``None`` but for coins). Read by the ledger's index on the period:
+        the cost is the period's lines (see :meth:`running_credit_totals`)."""
         with self._db.reading() as connection:
             rows = connection.execute(
                 "SELECT source, coin_input, sum(change), coalesce(sum(pulses), 0)"
-                " FROM credit_ledger WHERE board = ? AND (? IS NULL OR at >= ?)"
-                " AND (? IS NULL OR at < ?) GROUP BY source, coin_input"
-                " ORDER BY source, coin_input",
-                (str(board), start, start, end, end),
+                " FROM credit_ledger WHERE board = ? AND at >= ? AND at < ?"
+                " GROUP BY source, coin_input ORDER BY source, coin_input",
+                (str(board), *_period(start, end)),
             ).fetchall()
             return [
                 (str(source), None if coin is None else int(coin), int(change), int(pulses))
@@ -216,22 +226,80 @@ class LedgerStore:
         """The games ``board`` started in the period (its own, and the remote
         matches it joined as a guest), per game id: ``(game, played, finished,
         seconds)``. A game's time runs from its start to its finish, or to its
-        last event while it is still playing."""
+        last event while it is still playing. Read by the index on the start."""
         with self._db.reading() as connection:
             rows = connection.execute(
                 "SELECT game, count(*), sum(status = 'finished'), sum(seconds) FROM ("
                 " SELECT game, status, coalesce(finished_at,"
                 "  (SELECT max(at) FROM events WHERE game_id = games.id), started_at)"
-                "  - started_at AS seconds, started_at AS at FROM games WHERE board = ?"
+                "  - started_at AS seconds FROM games"
+                "  WHERE board = ?1 AND started_at >= ?2 AND started_at < ?3"
                 " UNION ALL"
                 " SELECT game, status, coalesce(finished_at,"
                 "  (SELECT max(at) FROM guest_forwarded WHERE match = guest_matches.match),"
-                "  joined_at) - joined_at, joined_at FROM guest_matches WHERE board = ?"
-                ") WHERE (? IS NULL OR at >= ?) AND (? IS NULL OR at < ?)"
-                " GROUP BY game ORDER BY game",
-                (str(board), str(board), start, start, end, end),
+                "  joined_at) - joined_at FROM guest_matches"
+                "  WHERE board = ?1 AND joined_at >= ?2 AND joined_at < ?3"
+                ") GROUP BY game ORDER BY game",
+                (str(board), *_period(start, end)),
             ).fetchall()
             return [
                 (str(game), int(played), int(finished), max(0.0, float(seconds)))
                 for game, played, finished, seconds in rows
             ]
+
+    # ---- the books' running totals (schema version 6)
+    # Kept by triggers in the transaction of every credit line, game status and
+    # books reset (firmware_bridge.daemon.journal.schema): the security books
+    # sum everything, the customer books what is dated from the last reset on.
+
+    def running_credit_totals(
+        self, board: str, book: str
+    ) -> list[tuple[str, int | None, int, int]]:
+        """:meth:`credit_totals` of ``book`` (``security``: every line of
+        ``board``; ``customer``: from its last books reset on), read from the
+        running totals: as cheap with a year's ledger as with an empty one."""
+        with self._db.reading() as connection:
+            rows = connection.execute(
+                "SELECT source, coin_input, change, pulses FROM books_credits"
+                " WHERE board = ? AND book = ? ORDER BY source, coin_input",
+                (str(board), str(book)),
+            ).fetchall()
+            return [
+                (str(source), int(coin) or None, int(change), int(pulses))
+                for source, coin, change, pulses in rows
+            ]
+
+    def running_game_totals(
+        self, board: str, book: str, start: float | None
+    ) -> list[tuple[str, int, int, float]]:
+        """:meth:`game_totals` of ``book``: the games over from the running
+        totals, with the board's games still playing (started from ``start``
+        on, the book's start) added as they stand."""
+        totals: dict[str, tuple[int, int, float]] = {}
+        low = _period(start, None)[0]
+        with self._db.reading() as connection:
+            rows = connection.execute(
+                "SELECT game, played, finished, seconds FROM books_games"
+                " WHERE board = ?1 AND book = ?2 UNION ALL"
+                " SELECT game, 1, 0, coalesce((SELECT max(at) FROM events"
+                "  WHERE game_id = games.id), started_at) - started_at FROM games"
+                "  WHERE board = ?1 AND status = 'playing' AND started_at >= ?3 UNION ALL"
+                " SELECT game, 1, 0, coalesce((SELECT max(at) FROM guest_forwarded"
+                "  WHERE match = guest_matches.match), joined_at) - joined_at FROM guest_matches"
+                "  WHERE board = ?1 AND status = 'playing' AND joined_at >= ?3",
+                (str(board), str(book), low),
+            ).fetchall()
+        for game, played, finished, seconds in rows:
+            was = totals.get(str(game), (0, 0, 0.0))
+            totals[str(game)] = (was[0] + played, was[1] + finished, was[2] + float(seconds))
+        return [
+            (game, played, finished, max(0.0, seconds))
+            for game, (played, finished, seconds) in sorted(totals.items())
+            if played
+        ]
+
+
+def _period(start: float | None, end: float | None) -> tuple[float, float]:
+    """A period's bounds for SQL, ``None`` open (infinite): so the index on
+    the time column reads the period alone."""
+    return (-math.inf if start is None else start), (math.inf if end is None else end)

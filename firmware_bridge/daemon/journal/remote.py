@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from firmware_bridge.daemon.journal.database import Database
+from firmware_bridge.daemon.journal.totals import books_kept
 
 __all__ = ["GuestAction", "GuestMatch", "RemoteStore"]
 
@@ -145,13 +146,19 @@ class RemoteStore:
                 "SELECT 1 FROM guest_matches WHERE match = ?", (row[0],)
             ).fetchone():
                 raise self._db.error(f"match {match} is already journaled")
-            connection.execute(
-                "UPDATE guest_matches "
-                "SET status = CASE status WHEN 'playing' THEN 'ended' ELSE status END, "
-                "end_reason = 'replaced', finished_at = coalesce(finished_at, ?) "
-                f"WHERE board = ? AND {_GUEST_OPEN}",
-                (row[6], row[2]),
-            )
+            replaced = connection.execute(
+                f"SELECT match FROM guest_matches WHERE board = ? AND {_GUEST_OPEN}", (row[2],)
+            ).fetchone()
+            with books_kept(
+                connection, "guest_matches", "play.match = ?", (replaced and replaced[0],)
+            ):
+                connection.execute(
+                    "UPDATE guest_matches "
+                    "SET status = CASE status WHEN 'playing' THEN 'ended' ELSE status END, "
+                    "end_reason = 'replaced', finished_at = coalesce(finished_at, ?) "
+                    f"WHERE board = ? AND {_GUEST_OPEN}",
+                    (row[6], row[2]),
+                )
             connection.execute(
                 "INSERT INTO guest_matches (match, host, board, game, options, players, "
                 "joined_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, 'playing')",
@@ -196,23 +203,23 @@ class RemoteStore:
         ``result``, and stays open (no ``end_reason``) until the host moves on
         or :meth:`guest_reopen`. A match already closed is left as it is."""
         row = (self._db.time(at), self._db.json(result, "result"), str(match))
-        with self._db.transaction() as connection:
-            connection.execute(
-                "UPDATE guest_matches SET status = 'finished', "
-                "finished_at = CASE status WHEN 'finished' THEN finished_at ELSE ? END, result = ? "
-                f"WHERE match = ? AND {_GUEST_OPEN}",
-                row,
-            )
+        self._change_match(
+            str(match),
+            "UPDATE guest_matches SET status = 'finished', "
+            "finished_at = CASE status WHEN 'finished' THEN finished_at ELSE ? END, result = ? "
+            f"WHERE match = ? AND {_GUEST_OPEN}",
+            row,
+        )
 
     def guest_reopen(self, match: str) -> None:
         """The host took the win of the open match back (an undo, a bounce-out
         of the winning dart): it is ``playing`` again, with no result."""
-        with self._db.transaction() as connection:
-            connection.execute(
-                "UPDATE guest_matches SET status = 'playing', finished_at = NULL, result = NULL "
-                "WHERE match = ? AND status = 'finished' AND end_reason IS NULL",
-                (str(match),),
-            )
+        self._change_match(
+            str(match),
+            "UPDATE guest_matches SET status = 'playing', finished_at = NULL, result = NULL "
+            "WHERE match = ? AND status = 'finished' AND end_reason IS NULL",
+            (str(match),),
+        )
 
     def guest_close(
         self,
@@ -234,12 +241,20 @@ class RemoteStore:
             None if result is None else self._db.json(result, "result"),
             str(match),
         )
-        with self._db.transaction() as connection:
-            connection.execute(
-                "UPDATE guest_matches SET status = ?, finished_at = coalesce(finished_at, ?), "
-                f"end_reason = ?, result = ? WHERE match = ? AND {_GUEST_OPEN}",
-                row,
-            )
+        self._change_match(
+            str(match),
+            "UPDATE guest_matches SET status = ?, finished_at = coalesce(finished_at, ?), "
+            f"end_reason = ?, result = ? WHERE match = ? AND {_GUEST_OPEN}",
+            row,
+        )
+
+    def _change_match(self, match: str, sql: str, parameters: tuple[Any, ...]) -> None:
+        """One UPDATE (``sql``) of the guest match ``match``, its books kept."""
+        with (
+            self._db.transaction() as connection,
+            books_kept(connection, "guest_matches", "play.match = ?", (match,)),
+        ):
+            connection.execute(sql, parameters)
 
     def guest_match(self, match: str) -> GuestMatch | None:
         """The match ``match`` this board joined, or ``None``."""

@@ -13,8 +13,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from firmware_bridge.daemon.journal.errors import JournalError
+from firmware_bridge.daemon.journal.totals import rebuild_books
 
-__all__ = ["APPLICATION_ID", "MIGRATIONS", "SCHEMA_VERSION", "migrate", "schema_version_of"]
+__all__ = [
+    "APPLICATION_ID",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "migrate",
+    "schema_version_of",
+]
 
 APPLICATION_ID = 0x4F434845
 """``PRAGMA application_id`` of an Oche journal: ``OCHE`` in ASCII."""
@@ -199,12 +206,56 @@ def _add_delivery_v5(connection: sqlite3.Connection) -> None:
             connection.execute(statement)
 
 
+# ---- version 6: the books as running totals
+
+_SCHEMA_V6_BOOKS = """
+CREATE TABLE books_credits (            -- the credit lines summed, per book
+    board      TEXT NOT NULL,
+    book       TEXT NOT NULL CHECK (book IN ('security', 'customer')),
+    source     TEXT NOT NULL,
+    coin_input INTEGER NOT NULL,        -- 0: the lines without one
+    change     INTEGER NOT NULL,
+    pulses     INTEGER NOT NULL,
+    PRIMARY KEY (board, book, source, coin_input)
+) WITHOUT ROWID;
+
+CREATE TABLE books_games (              -- the games over (finished or ended), per book
+    board    TEXT NOT NULL,
+    book     TEXT NOT NULL CHECK (book IN ('security', 'customer')),
+    game     TEXT NOT NULL,
+    played   INTEGER NOT NULL,
+    finished INTEGER NOT NULL,
+    seconds  REAL NOT NULL,
+    PRIMARY KEY (board, book, game)
+) WITHOUT ROWID;
+
+CREATE INDEX guest_matches_by_board ON guest_matches (board, joined_at);
+CREATE INDEX books_resets_by_board ON books_resets (board, at);
+CREATE INDEX outbox_by_game ON outbox (game_id, id)
+"""
+
+
+def _add_books_v6(connection: sqlite3.Connection) -> None:
+    """Version 6: the books as running totals (``books_credits``,
+    ``books_games``), kept by the stores in the same transaction as the credit
+    line, the game or the reset that changes them
+    (:mod:`firmware_bridge.daemon.journal.totals`) and summed once here from
+    the history, so the books cost the same with a year's journal as with an
+    empty one; with the indexes the day's books, a guest's matches and a
+    game's latest result are read by."""
+    for statement in _SCHEMA_V6_BOOKS.split(";"):
+        if statement.strip():
+            connection.execute(statement)
+    rebuild_books(connection)
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     1: _create_v1,
     2: _add_bots_v2,
     3: _add_remote_v3,
     4: _add_credits_v4,
     5: _add_delivery_v5,
+    6: _add_books_v6,
 }
 """The migration hook: ``MIGRATIONS[n]`` takes a journal at schema version
 ``n - 1`` to version ``n`` (version 0 is an empty file). :meth:`Journal.open`
