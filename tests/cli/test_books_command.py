@@ -31,6 +31,7 @@ from firmware_bridge.daemon.journal import (
     Finish,
     Journal,
 )
+from firmware_bridge.daemon.journal.totals import rebuild_books
 from mqtt_contract import TOPICS
 from tests.paths import REPO
 
@@ -54,22 +55,25 @@ def credit(
     game_id: int | None = None,
     reason: str | None = None,
 ) -> None:
-    """One line of the books, as the daemon writes it (credit_ledger, schema v4)."""
+    """One line of the books, as the daemon writes it (credit_ledger, schema v4, and the
+    running totals of v6)."""
     with sqlite3.connect(path) as connection:
         connection.execute(
             "INSERT INTO credit_ledger (board, at, change, source, coin_input, pulses, game_id, "
             "reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (board, when, change, source, coin_input, pulses, game_id, reason),
         )
+        rebuild_books(connection)  # written behind the store's back: the totals summed again
     connection.close()
 
 
 def reset(path: Path, when: float, board: str = "board1") -> None:
-    """A reset_books of the customer books (books_resets, schema v4)."""
+    """A reset_books of the customer books (books_resets, schema v4; totals of v6)."""
     with sqlite3.connect(path) as connection:
         connection.execute(
             "INSERT INTO books_resets (board, at, reason) VALUES (?, ?, 'settled')", (board, when)
         )
+        rebuild_books(connection)
     connection.close()
 
 

@@ -111,6 +111,7 @@ def test_a_version_5_journal_gets_its_totals_from_its_history(tmp_path: Path) ->
             "DROP INDEX guest_matches_by_board",
             "DROP INDEX books_resets_by_board",
             "DROP INDEX outbox_by_game",
+            "DROP INDEX games_by_board_id",
             "PRAGMA user_version = 5",
         ):
             connection.execute(statement)

@@ -91,6 +91,10 @@ _GAME_COLUMNS = (
 )
 """A game's columns, and where its latest result is (``JournalGame.delivery``)."""
 
+_PLAYING = "INDEXED BY games_one_playing_per_board"
+"""SQL: a board's game still playing is found by its index, never by a scan
+of the board's games (a year of them is some 20,000)."""
+
 
 class GameStore:
     """The games of every board this journal keeps, with their events; a
@@ -142,11 +146,11 @@ class GameStore:
             if withdrawal is not None:
                 self._withdrawal_rows(connection, withdrawal, row[5], board=row[4])
             replaced = connection.execute(
-                "SELECT id FROM games WHERE board = ? AND status = 'playing'", (row[4],)
+                f"SELECT id FROM games {_PLAYING} WHERE board = ? AND status = 'playing'", (row[4],)
             ).fetchone()
             with books_kept(connection, "games", "play.id = ?", (replaced and replaced[0],)):
                 connection.execute(
-                    "UPDATE games SET status = 'ended', finished_at = ? "
+                    f"UPDATE games {_PLAYING} SET status = 'ended', finished_at = ? "
                     "WHERE board = ? AND status = 'playing'",
                     (row[5], row[4]),
                 )
@@ -363,7 +367,7 @@ class GameStore:
         if status != "finished":
             raise self._db.error(f"game {game_id} is {status}: only a finished game reopens")
         other = connection.execute(
-            "SELECT other.id FROM games AS this JOIN games AS other "
+            f"SELECT other.id FROM games AS this JOIN games AS other {_PLAYING} "
             "ON other.board = this.board AND other.status = 'playing' WHERE this.id = ?",
             (game_id,),
         ).fetchone()
@@ -385,7 +389,8 @@ class GameStore:
         says (playing or finished)."""
         with self._db.reading() as connection:
             row = connection.execute(
-                f"SELECT {_GAME_COLUMNS} FROM games WHERE board = ? ORDER BY id DESC LIMIT 1",
+                f"SELECT {_GAME_COLUMNS} FROM games INDEXED BY games_by_board_id "
+                "WHERE board = ? ORDER BY id DESC LIMIT 1",
                 (str(board),),
             ).fetchone()
             return None if row is None else self._game(row, *self._events(connection, row[0]))

@@ -196,8 +196,8 @@ class LedgerStore:
         """When ``board``'s customer books were last reset (before ``end``), or ``None``."""
         with self._db.reading() as connection:
             row = connection.execute(
-                "SELECT max(at) FROM books_resets WHERE board = ? AND (? IS NULL OR at < ?)",
-                (str(board), end, end),
+                "SELECT max(at) FROM books_resets WHERE board = ? AND at < ?",
+                (str(board), _period(None, end)[1]),
             ).fetchone()
             return None if row[0] is None else float(row[0])
 
@@ -282,10 +282,12 @@ class LedgerStore:
                 "SELECT game, played, finished, seconds FROM books_games"
                 " WHERE board = ?1 AND book = ?2 UNION ALL"
                 " SELECT game, 1, 0, coalesce((SELECT max(at) FROM events"
-                "  WHERE game_id = games.id), started_at) - started_at FROM games"
+                "  WHERE game_id = games.id), started_at) - started_at"
+                " FROM games INDEXED BY games_one_playing_per_board"
                 "  WHERE board = ?1 AND status = 'playing' AND started_at >= ?3 UNION ALL"
                 " SELECT game, 1, 0, coalesce((SELECT max(at) FROM guest_forwarded"
-                "  WHERE match = guest_matches.match), joined_at) - joined_at FROM guest_matches"
+                "  WHERE match = guest_matches.match), joined_at) - joined_at"
+                " FROM guest_matches INDEXED BY guest_matches_one_playing"
                 "  WHERE board = ?1 AND status = 'playing' AND joined_at >= ?3",
                 (str(board), str(book), low),
             ).fetchall()

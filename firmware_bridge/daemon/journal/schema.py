@@ -231,7 +231,8 @@ CREATE TABLE books_games (              -- the games over (finished or ended), p
 
 CREATE INDEX guest_matches_by_board ON guest_matches (board, joined_at);
 CREATE INDEX books_resets_by_board ON books_resets (board, at);
-CREATE INDEX outbox_by_game ON outbox (game_id, id)
+CREATE INDEX outbox_by_game ON outbox (game_id, id);
+CREATE INDEX games_by_board_id ON games (board, id)
 """
 
 
@@ -241,8 +242,8 @@ def _add_books_v6(connection: sqlite3.Connection) -> None:
     line, the game or the reset that changes them
     (:mod:`firmware_bridge.daemon.journal.totals`) and summed once here from
     the history, so the books cost the same with a year's journal as with an
-    empty one; with the indexes the day's books, a guest's matches and a
-    game's latest result are read by."""
+    empty one; with the indexes the day's books, a guest's matches, a
+    game's latest result and a board's latest game are read by."""
     for statement in _SCHEMA_V6_BOOKS.split(";"):
         if statement.strip():
             connection.execute(statement)
