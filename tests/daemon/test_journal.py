@@ -38,6 +38,7 @@ from firmware_bridge.daemon.journal import (
     SCHEMA_VERSION,
     Finish,
     Journal,
+    JournalDamaged,
     JournalError,
     JournalGame,
     Withdrawal,
@@ -133,6 +134,39 @@ def test_init_does_no_io(tmp_path: Path) -> None:
     assert not path.parent.exists()
     with pytest.raises(JournalError, match="not open"):
         unopened.games.games()
+
+
+def test_a_clean_close_stamps_the_file_and_any_change_to_it_is_checked(path: Path) -> None:
+    # The full check (every page) is spared only for a file exactly as a clean
+    # close left it: a stamp of its size, modification time and inode.
+    stamp = path.with_name(f"{path.name}.closed")
+    with Journal(path) as journal:
+        start_x01(journal)
+        assert not stamp.exists()  # open: the stamp vouches for nothing
+    assert stamp.is_file()
+    with Journal(path) as journal:
+        assert len(journal.games.games()) == 1
+    data = bytearray(path.read_bytes())
+    data[4096 : 2 * 4096] = bytes(range(256)) * 16  # page 2, the games table's root
+    path.write_bytes(bytes(data))  # the same size, a new modification time
+    with pytest.raises(JournalDamaged):
+        Journal(path).open()
+    assert not stamp.exists()
+
+
+def test_a_journal_left_with_its_write_ahead_log_is_checked(path: Path) -> None:
+    with Journal(path) as journal:
+        start_x01(journal)
+    stamp = path.with_name(f"{path.name}.closed")
+    Path(f"{path}-wal").write_bytes(b"")  # as a crash leaves it (an empty log replays nothing)
+    journal = Journal(path)
+    journal.open()
+    try:
+        assert not stamp.exists()
+        assert len(journal.games.games()) == 1
+    finally:
+        journal.close()
+    assert stamp.is_file()
 
 
 def test_open_creates_the_directories_and_the_schema(path: Path) -> None:
