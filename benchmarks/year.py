@@ -16,6 +16,10 @@ a leaderboard; the last game is finished, its winner shown):
   of the new game arriving, on a running daemon in ``[credits] mode = "coin"``
   (credits enough for every game), the median of ``--games-started`` games
   per journal, empty and full in turn.
+
+Beside each time, the daemon's CPU time for it (``/proc``: what the
+machine's other work does not move; per new_game, the mean over the games,
+as the kernel counts in 10 ms ticks).
 - **books update**: the retained ``books`` snapshot the daemon builds after
   each start, finish, coin and operator command (``books()`` for the customer
   and security books and for today), in this process, on the full journal:
@@ -47,6 +51,7 @@ from benchmarks.latency import (
     STATE_TOPIC,
     PtyBoard,
     client,
+    cpu_seconds,
     launch,
     mosquitto,
     receive,
@@ -60,6 +65,7 @@ from firmware_bridge.daemon.journal import Journal
 __all__ = ["build_journal", "game_tokens", "main"]
 
 BOARD = "board1"
+NAMES = ("empty", "full")
 COMMAND_TOPIC = f"oche/{BOARD}/cmd"
 PLAYERS = ["Ann", "Bob"]
 OPTIONS = {"start": 501}
@@ -165,8 +171,9 @@ class Daemon:
         self.journal = workdir / "journal.sqlite3"
 
 
-async def start_ms(daemon: Daemon, port: int, profile: Path | None = None) -> float:
-    """One launch: milliseconds to the retained state."""
+async def start_ms(daemon: Daemon, port: int, profile: Path | None = None) -> tuple[float, float]:
+    """One launch: milliseconds to the retained state, and the daemon's CPU
+    milliseconds until then (the machine's other work does not move those)."""
     async with client(port) as subscriber:
         await subscriber.publish(STATE_TOPIC, b"", qos=1, retain=True)
         await subscriber.subscribe(STATE_TOPIC, qos=1)
@@ -176,10 +183,11 @@ async def start_ms(daemon: Daemon, port: int, profile: Path | None = None) -> fl
             arrived, _ = await receive(
                 subscriber, STATE_TOPIC, lambda s: True, "after the launch", 60.0
             )
+            cpu = cpu_seconds(process.pid)
         finally:
             stop(process)
     daemon.board.drain()
-    return (arrived - start) * 1000
+    return (arrived - start) * 1000, cpu * 1000
 
 
 def playing(players: list[str]) -> Callable[[Any], bool]:
@@ -189,10 +197,12 @@ def playing(players: list[str]) -> Callable[[Any], bool]:
 
 async def new_games_ms(
     daemon: Daemon, port: int, count: int, profile: Path | None = None
-) -> list[float]:
+) -> tuple[list[float], list[float]]:
     """``count`` new_game commands on one running daemon: milliseconds from
-    each command to the state of its game (a first, untimed, warms it up)."""
+    each command to the state of its game, and the daemon's CPU milliseconds
+    for it (a first, untimed, warms it up)."""
     times: list[float] = []
+    cpus: list[float] = []
     async with client(port) as subscriber:
         await subscriber.publish(STATE_TOPIC, b"", qos=1, retain=True)
         await subscriber.subscribe(STATE_TOPIC, qos=1)
@@ -202,7 +212,7 @@ async def new_games_ms(
             for attempt in range(count + 1):
                 players = [f"P{attempt}", "Q"]
                 command = {"command": "new_game", "game": "cricket", "players": players}
-                start = time.perf_counter()
+                start, cpu = time.perf_counter(), cpu_seconds(process.pid)
                 await subscriber.publish(COMMAND_TOPIC, json.dumps(command), qos=1)
                 arrived, _ = await receive(
                     subscriber,
@@ -213,10 +223,11 @@ async def new_games_ms(
                 )
                 if attempt:
                     times.append((arrived - start) * 1000)
+                    cpus.append((cpu_seconds(process.pid) - cpu) * 1000)
         finally:
             stop(process)
     daemon.board.drain()
-    return times
+    return times, cpus
 
 
 def books_ms(path: Path, runs: int) -> tuple[float, float]:
@@ -254,19 +265,22 @@ async def run(args: argparse.Namespace) -> list[tuple[str, str]]:
             for daemon in (empty, full):
                 add_credits(daemon.journal, 10 * (args.games_started + 1) * args.starts)
             profile = None if args.profile is None else Path(args.profile)
-            starts: dict[str, list[float]] = {"empty": [], "full": []}
+            starts: dict[str, list[tuple[float, float]]] = {"empty": [], "full": []}
             await start_ms(empty, port)  # fills the bytecode cache: not timed
             for attempt in range(args.starts):
                 for name, daemon in (("empty", empty), ("full", full)):
                     where = None if profile is None else profile / f"start-{name}-{attempt}.prof"
                     starts[name].append(await start_ms(daemon, port, where))
-            started: dict[str, list[float]] = {"empty": [], "full": []}
+            started: dict[str, tuple[list[float], list[float]]] = {}
             for name, daemon in (("empty", empty), ("full", full)):
                 where = None if profile is None else profile / f"new-game-{name}.prof"
                 started[name] = await new_games_ms(daemon, port, args.games_started, where)
             wall, cpu = books_ms(full.journal, args.books_runs)
-    start_empty, start_full = (statistics.median(starts[n]) for n in ("empty", "full"))
-    new_empty, new_full = (statistics.median(started[n]) for n in ("empty", "full"))
+    start_empty, start_full = (statistics.median(t for t, _ in starts[n]) for n in NAMES)
+    cpu_empty, cpu_full = (statistics.median(c for _, c in starts[n]) for n in NAMES)
+    new_empty, new_full = (statistics.median(started[n][0]) for n in NAMES)
+    # /proc counts CPU in clock ticks (10 ms): the mean over the games, not a median.
+    new_cpu_empty, new_cpu_full = (statistics.fmean(started[n][1]) for n in NAMES)
     return [
         (f"full journal: games, darts (written in {build_s:.1f} s)", f"{args.games:,}, {darts:,}"),
         (f"start -> online, empty (median of {args.starts})", f"{start_empty:.0f} ms"),
@@ -274,10 +288,17 @@ async def run(args: argparse.Namespace) -> list[tuple[str, str]]:
             f"start -> online, full (median of {args.starts})",
             f"{start_full:.0f} ms ({ratio(start_full, start_empty)})",
         ),
+        ("start -> online, daemon CPU, empty", f"{cpu_empty:.0f} ms"),
+        ("start -> online, daemon CPU, full", f"{cpu_full:.0f} ms ({ratio(cpu_full, cpu_empty)})"),
         (f"coin-mode new_game, empty (median of {args.games_started})", f"{new_empty:.1f} ms"),
         (
             f"coin-mode new_game, full (median of {args.games_started})",
             f"{new_full:.1f} ms ({ratio(new_full, new_empty)})",
+        ),
+        ("coin-mode new_game, daemon CPU (mean), empty", f"{new_cpu_empty:.1f} ms"),
+        (
+            "coin-mode new_game, daemon CPU (mean), full",
+            f"{new_cpu_full:.1f} ms ({ratio(new_cpu_full, new_cpu_empty)})",
         ),
         (f"books update, full (median of {args.books_runs})", f"{wall:.2f} ms, CPU {cpu:.2f} ms"),
     ]
