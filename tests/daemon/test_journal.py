@@ -480,7 +480,7 @@ def test_games_newest_first_with_limit_and_board(journal: Journal) -> None:
 # ------------------------------------------------------- results, outbox
 
 
-def test_finish_game_writes_the_result_and_the_outbox(journal: Journal) -> None:
+def test_finishing_a_game_writes_the_result_and_the_outbox(journal: Journal) -> None:
     game_id = start_x01(journal)
     journal.games.record(
         game_id, [], finish=Finish({"winner": 0, "result": "checkout"}, T0 + 60, "res-1", '{"a":1}')
@@ -493,7 +493,7 @@ def test_finish_game_writes_the_result_and_the_outbox(journal: Journal) -> None:
     assert playing_game(journal, "board-1") is None
 
 
-def test_finish_game_is_all_or_nothing_when_the_outbox_write_fails(
+def test_finishing_a_game_is_all_or_nothing_when_the_outbox_write_fails(
     journal: Journal, path: Path
 ) -> None:
     game_id = start_x01(journal)
@@ -588,7 +588,7 @@ print("still alive", flush=True)
 """
 
 
-def test_finish_game_is_all_or_nothing_when_the_process_dies_in_it(path: Path) -> None:
+def test_finishing_a_game_is_all_or_nothing_when_the_process_dies_in_it(path: Path) -> None:
     process = child(FINISHER, str(path))
     out, err = process.communicate(timeout=60)
     assert process.returncode == -signal.SIGKILL, err
@@ -600,7 +600,7 @@ def test_finish_game_is_all_or_nothing_when_the_process_dies_in_it(path: Path) -
         assert journal.outbox.pending_results() == []
 
 
-def test_finish_game_refuses_a_game_not_playing_and_a_used_result_id(journal: Journal) -> None:
+def test_finishing_a_game_refuses_a_game_not_playing_and_a_used_result_id(journal: Journal) -> None:
     first = start_x01(journal, "board-1")
     journal.games.record(first, [], finish=Finish({"winner": 0}, T0 + 1, "res-1", "one"))
     with pytest.raises(JournalError, match="finished, not playing"):
