@@ -10,7 +10,7 @@ operator's settings), ``books`` (the books summed from those),
 (discovery), ``config`` (``oche.toml``), ``embedded_broker``
 (amqtt, for a board with no broker) and ``log_setup``.
 
-It may import :mod:`engine`, :mod:`drivers` and
-:mod:`mqtt_contract`; never :mod:`firmware_bridge.cli` or
+It may import :mod:`engine`, :mod:`drivers`, :mod:`mqtt_contract` and
+:mod:`mqtt_client` (the MQTT client and its backoff); never :mod:`firmware_bridge.cli` or
 :mod:`display`.
 """
