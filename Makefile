@@ -57,6 +57,7 @@ bench: $(STAMP) mosquitto postgres
 	$(BIN)/python -m benchmarks.drivers
 	$(BIN)/python -m benchmarks.bots
 	$(BIN)/python -m benchmarks.latency
+	$(BIN)/python -m benchmarks.year
 	$(BIN)/python -m benchmarks.remote
 	$(BIN)/python -m benchmarks.leaderboard
 

@@ -362,7 +362,9 @@ class Floor:
         # One SQLite commit of one event row, with the journal's schema and
         # settings (WAL, synchronous=FULL), on the journal's disk.
         with Journal(self.journal) as journal:
-            self._game = journal.start_game("cricket", {}, list(PLAYERS), None, BOARD, time.time())
+            self._game = journal.games.start_game(
+                "cricket", {}, list(PLAYERS), None, BOARD, time.time()
+            )
         self._connection = sqlite3.connect(self.journal, isolation_level=None)
         stack.callback(self._connection.close)
         self._connection.execute("PRAGMA journal_mode = WAL")
@@ -436,11 +438,11 @@ def prepare_journal(path: Path, count: int) -> None:
     as the daemon journals them."""
     now = time.time()
     with Journal(path) as journal:
-        game = journal.start_game("cricket", {}, list(PLAYERS), None, BOARD, now)
+        game = journal.games.start_game("cricket", {}, list(PLAYERS), None, BOARD, now)
         for i in range(count):
-            journal.append(game, THROWN[i % len(THROWN)].notation, now)
+            journal.games.append(game, THROWN[i % len(THROWN)].notation, now)
             if i % 3 == 2 and i < count - 1:
-                journal.append(game, "NEXT", now)
+                journal.games.append(game, "NEXT", now)
 
 
 async def startup_ms(workdir: Path, port: int, journal_darts: int, runs: int) -> list[float]:

@@ -75,6 +75,16 @@ def test_the_latency_benchmark_runs() -> None:
 
 @pytest.mark.slow
 @pytest.mark.skipif(mosquitto_binary() is None, reason="needs a mosquitto binary")
+def test_the_year_journal_benchmark_runs() -> None:
+    out = bench(
+        "year", "--games", "30", "--starts", "1", "--games-started", "1", "--books-runs", "1"
+    )
+    assert "start -> online, full" in out and "coin-mode new_game, full" in out
+    assert "books update, full" in out and "30, 1,890" in out
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(mosquitto_binary() is None, reason="needs a mosquitto binary")
 def test_the_leaderboard_benchmark_runs() -> None:
     from tests.postgres_database import POSTGRES_ADMIN_URL, postgres_database
 

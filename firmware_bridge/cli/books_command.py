@@ -123,7 +123,7 @@ def _board(args: argparse.Namespace, journal: Journal) -> str:
     """``--board``, else the one board in the journal, else the config's."""
     if args.board is not None:
         return str(args.board)
-    boards = journal.books_boards()
+    boards = journal.ledger.books_boards()
     if len(boards) == 1:
         return boards[0]
     if boards:

@@ -108,7 +108,7 @@ def history_entries(
     (see :func:`guest_entry`); ``role`` says which side a remote match's
     board was (``host``, ``guest``, ``None`` for a game of its own)."""
     entries = _game_entries(journal, limit, board)
-    entries += [guest_entry(match) for match in journal.guest_matches(limit, board)]
+    entries += [guest_entry(match) for match in journal.remote.guest_matches(limit, board)]
     entries.sort(key=lambda entry: entry["started_at"], reverse=True)  # stable: ties keep order
     return entries[:limit]
 
@@ -154,8 +154,8 @@ def guest_entry(match: GuestMatch) -> dict[str, Any]:
 
 def _game_entries(journal: Journal, limit: int, board: str | None) -> list[dict[str, Any]]:
     entries: list[dict[str, Any]] = []
-    for listed in journal.games(limit, board):
-        entry = journal.game(listed.id)
+    for listed in journal.games.games(limit, board):
+        entry = journal.games.game(listed.id)
         winner: str | None = None
         darts: int | None = None
         try:
@@ -374,9 +374,9 @@ def _export(args: argparse.Namespace) -> int:
             try:
                 if not wanted.isdecimal():
                     raise JournalError(f"journal {journal.path}: no game or match {wanted!r}")
-                entry = journal.game(int(wanted))
+                entry = journal.games.game(int(wanted))
             except JournalError as error:
-                guest = journal.guest_find(wanted) if wanted else None
+                guest = journal.remote.guest_find(wanted) if wanted else None
                 if guest is None:
                     raise error from None
                 raise UsageError(hosted_elsewhere(guest)) from None

@@ -2,7 +2,10 @@
 
 What lives here: ``board_daemon`` (the :class:`Daemon` that ties it together),
 ``game_session`` (visits, takeout, NEXT/MISS/UNDO), ``journal`` (the SQLite
-journal and results outbox), ``mqtt_link`` (the broker connection),
+journal: one connection, a store each for the games, the results outbox,
+remote matches, the credit ledger with the books' running totals, and the
+operator's settings), ``books`` (the books summed from those),
+``mqtt_link`` (the broker connection),
 ``board_claim`` (one daemon per board id on a broker), ``home_assistant``
 (discovery), ``config`` (``oche.toml``), ``embedded_broker``
 (amqtt, for a board with no broker) and ``log_setup``.

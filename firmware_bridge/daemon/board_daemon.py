@@ -251,8 +251,8 @@ class Daemon:
         self._log_start_up()
         self._open_journal()
         try:
-            self.credits_held = self.journal.credit_balance(self.board_id)
-            self.operator_settings = self.journal.operator_settings(self.board_id)
+            self.credits_held = self.journal.ledger.credit_balance(self.board_id)
+            self.operator_settings = self.journal.settings.operator_settings(self.board_id)
             self._resume()
             self.remote_guest.resume()
             finished = self.session is None or self.session.game.is_finished
@@ -356,7 +356,7 @@ class Daemon:
         complete a finish or an undo of the win that the journal did not record
         (a journal written by an Oche that recorded them in two steps). A
         finished game comes back finished, its winner shown until the next game."""
-        latest = self.journal.latest_game(self.board_id)
+        latest = self.journal.games.latest_game(self.board_id)
         if latest is None or latest.status == "ended":
             return
         self.last_setup = SessionSetup(latest.game, latest.options, latest.players, latest.teams)
@@ -385,14 +385,14 @@ class Daemon:
             return
         if latest.status == "finished":
             log.warning("journal game %d: its win was undone; reopening it", latest.id)
-            self.journal.reopen_game(latest.id)
+            self.journal.games.reopen_game(latest.id)
         elif session.game.is_finished:
             log.warning("journal game %d: its last dart won; recording the result", latest.id)
             at = latest.last_event_at if latest.last_event_at is not None else self.clock()
             finish = self._finish_record(
                 session, at, row=latest.id, clock_synced=self._dates(at, latest.started_at)
             )
-            self.journal.record(latest.id, [], finish=finish)
+            self.journal.games.record(latest.id, [], finish=finish)
         self.session, self.game_row, self.bots = session, latest.id, self.last_bots
         self.remote_host.resumed(latest)
         self._bot_schedule(self.clock())
@@ -658,7 +658,7 @@ class Daemon:
         """What abandoning the game ``row`` now must publish: its result that
         was sent before it was reopened, ``withdrawn``, with a new id and the
         next revision; ``None`` when no result of it was sent."""
-        found = None if row is None else self.journal.withdrawable(row)
+        found = None if row is None else self.journal.outbox.withdrawable(row)
         if row is None or found is None:
             return None
         payload, game_key, revision = found
@@ -803,7 +803,7 @@ class Daemon:
         """A contact that is not scored: journaled for audit and shown (a display
         picks menu items by throwing while idle); a remote guest's action with
         its ``taken`` seq, in the same transaction."""
-        self.journal.note_ignored(self.game_row, segment, reason, now, taken=taken)
+        self.journal.games.note_ignored(self.game_row, segment, reason, now, taken=taken)
         self._publish_event(Ignored(now, segment, reason))
 
     def _button(self, name: str, now: float) -> None:
@@ -858,7 +858,7 @@ class Daemon:
             if finished:
                 synced = self._dates(now, self.started_at)
                 finish = self._finish_record(session, now, row=row, clock_synced=synced)
-            self.journal.record(
+            self.journal.games.record(
                 row,
                 applied,
                 finish=finish,
@@ -866,7 +866,7 @@ class Daemon:
                 taken=taken,
             )
         except (EngineError, JournalError):
-            self.session = self._replay(self.journal.game(row))
+            self.session = self._replay(self.journal.games.game(row))
             raise
         finally:
             self._deadline_moved()
@@ -912,7 +912,7 @@ class Daemon:
         ``row`` that had results before (finished, reopened by an undo, now
         finished again) keeps their ``game_key`` and takes the next revision."""
         result_id = str(uuid.uuid4())
-        game_key, revision = (None, 0) if row is None else self.journal.result_revision(row)
+        game_key, revision = (None, 0) if row is None else self.journal.games.result_revision(row)
         cpu: dict[int, dict[str, Any]] = {}
         if self.bots is not None:
             for seat, player in enumerate(session.game.state()["players"]):
@@ -1017,7 +1017,7 @@ class Daemon:
         assert self.session is not None and self.game_row is not None
         if not self.session.game.is_finished:
             withdrawal = self._withdrawal(self.game_row)
-            self.journal.end_game(self.game_row, now, withdrawal)
+            self.journal.games.end_game(self.game_row, now, withdrawal)
             self._publish_event(GameOver(now, "ended", None))
             if withdrawal is not None:
                 self.results.deliver()
@@ -1183,7 +1183,7 @@ class Daemon:
         # The journal ends the board's unfinished game, if any, as this one
         # starts, with the withdrawal of its result if it was reopened.
         withdrawal = self._withdrawal(self.game_row)
-        self.game_row = self.journal.start_game(
+        self.game_row = self.journal.games.start_game(
             setup.game,
             dict(session.game.options),
             list(session.game.lineup.players),
@@ -1287,7 +1287,7 @@ class Daemon:
         midnight = self._midnight(now)
         if self._coins_today is None or self._coins_today[0] != midnight:
             try:
-                totals = self.journal.credit_totals(self.board_id, midnight, None)
+                totals = self.journal.ledger.credit_totals(self.board_id, midnight, None)
             except JournalError as error:
                 log.error("the day's coins not read: %s", error)
                 return 0
@@ -1352,7 +1352,7 @@ class Daemon:
         refuses is refused as any input (the firmware's next count credits it)."""
         happy = self.happy_hour(now)
         per_pulse, bonus = pulse_credits(self.config.credits.credits_per_pulse, event.input, happy)
-        credit = self.journal.record_coin(
+        credit = self.journal.ledger.record_coin(
             self.board_id, event.input, event.count, event.boot, now, per_pulse, bonus
         )
         if not credit.pulses:
@@ -1415,7 +1415,9 @@ class Daemon:
 
     def _add_credits(self, args: dict[str, Any], now: float) -> None:
         count, reason = args["count"], args.get("reason")
-        self.credits_held = self.journal.add_credits(self.board_id, count, "remote", now, reason)
+        self.credits_held = self.journal.ledger.add_credits(
+            self.board_id, count, "remote", now, reason
+        )
         self.credits_held -= count  # _credited adds it back as it publishes
         self._credited(count, "remote", now, None, reason)
 
@@ -1425,13 +1427,15 @@ class Daemon:
                 'this board\'s [credits] mode is "free": every game is free already; '
                 'set mode = "coin" to charge for games'
             )
-        self.journal.set_operator_setting(self.board_id, "free_play", bool(args["on"]), now)
+        self.journal.settings.set_operator_setting(
+            self.board_id, "free_play", bool(args["on"]), now
+        )
         self.operator_settings["free_play"] = bool(args["on"])
         log.info("operator: free play %s", "on" if args["on"] else "off")
         self._background(self._publish_discovery())  # the credits sensors come or go
 
     def _reset_books(self, args: dict[str, Any], now: float) -> None:
-        self.journal.reset_books(self.board_id, now, args.get("reason"))
+        self.journal.ledger.reset_books(self.board_id, now, args.get("reason"))
         log.info("operator: customer books reset")
         self._publish_books(force=True)
 
@@ -1443,7 +1447,7 @@ class Daemon:
             except EngineError as error:
                 raise Refusal(f"set_price: {error}") from None
         key = "price" if game is None else f"price.{game}"
-        self.journal.set_operator_setting(self.board_id, key, price, now)
+        self.journal.settings.set_operator_setting(self.board_id, key, price, now)
         if price is None:
             self.operator_settings.pop(key, None)
         else:

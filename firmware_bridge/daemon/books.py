@@ -1,7 +1,9 @@
 """The books of a coin-operated board: what it took in and what it played.
 
 One aggregation, :func:`books`, over the journal's credit lines, books resets
-and games (docs/credits.md, "The books"). Both ``oche books`` and the daemon's
+and games (docs/credits.md, "The books"): a board's whole books come from
+the running totals the journal keeps (their cost does not grow with its
+history), a period's are summed over that period. Both ``oche books`` and the daemon's
 retained ``{base}/{board}/books`` snapshot print what it returns, so the two
 never disagree. It gives two sets of books side by side:
 
@@ -47,14 +49,23 @@ def empty_section() -> dict[str, Any]:
 
 
 def _section(
-    journal: Journal, board: str, start: float | None, end: float | None
+    journal: Journal, board: str, start: float | None, end: float | None, book: str | None = None
 ) -> dict[str, Any]:
-    """The books of ``board`` over ``start <= at < end``."""
+    """The books of ``board`` over ``start <= at < end``: summed over the
+    period, or read from the running totals of ``book`` (``security``,
+    ``customer``), which are that book's whole period (``end`` open)."""
+    ledger = journal.ledger
+    if book is None:
+        credit_rows = ledger.credit_totals(board, start, end)
+        game_rows = ledger.game_totals(board, start, end)
+    else:
+        credit_rows = ledger.running_credit_totals(board, book)
+        game_rows = ledger.running_game_totals(board, book, start)
     section = empty_section()
     section["from"], section["until"] = start, end
     credits_in: dict[str, int] = section["credits_in"]
     coins: dict[str, dict[str, int]] = section["coins"]
-    for source, coin_input, change, pulses in journal.credit_totals(board, start, end):
+    for source, coin_input, change, pulses in credit_rows:
         if source == SPEND_SOURCE:
             section["credits_spent"] -= change  # a spend is a negative line
             continue
@@ -68,7 +79,7 @@ def _section(
     section["credits_in_total"] = sum(credits_in.values())
     section["credits_net"] = section["credits_in_total"] - section["credits_spent"]
     games: dict[str, dict[str, Any]] = section["games"]
-    for game, played, finished, seconds in journal.game_totals(board, start, end):
+    for game, played, finished, seconds in game_rows:
         games[game] = {"played": played, "finished": finished, "play_time_s": round(seconds, 3)}
         section["games_played"] += played
         section["play_time_s"] += seconds
@@ -95,17 +106,18 @@ def books(
     when the journal cannot be read."""
     if since is not None and until is not None and until < since:
         raise ValueError(f"the period ends ({until}) before it starts ({since})")
-    reset_at = journal.last_books_reset(board, until)
+    reset_at = journal.ledger.last_books_reset(board, until)
     customer_start = (
         since if reset_at is None or (since is not None and since > reset_at) else reset_at
     )
-    customer = _section(journal, board, customer_start, until)
+    whole = since is None and until is None  # the running totals are the books
+    customer = _section(journal, board, customer_start, until, "customer" if whole else None)
     customer["reset_at"] = reset_at
     return {
         "board": board,
         "since": since,
         "until": until,
         "customer": customer,
-        "security": _section(journal, board, since, until),
+        "security": _section(journal, board, since, until, "security" if whole else None),
         "updated_at": time.time() if now is None else now,
     }

@@ -21,7 +21,8 @@ is dropped where it may not; a result still to send whose game row was lost
 brings the game back from the result itself. A game's events are all or
 nothing: an unfinished game whose events cannot all be read is lost (marked
 ended); a finished one gets them back from its result's log when its own
-cannot be read. See docs/journal.md.
+cannot be read. The books' running totals are not copied but summed again
+from what was. See docs/journal.md.
 """
 
 from __future__ import annotations
@@ -45,6 +46,7 @@ from firmware_bridge.daemon.journal import (
     JournalError,
     schema_version_of,
 )
+from firmware_bridge.daemon.journal.totals import BOOKS_TABLES, rebuild_books
 
 __all__ = [
     "DAMAGED_MARK",
@@ -272,8 +274,8 @@ def salvage_journal(source: Path, target: Path) -> SalvageReport:
         finally:
             reader.close()
     with Journal(target) as salvaged:  # opens: the fresh journal is sound
-        report.games = len(salvaged.games(limit=1 << 30))
-        report.results_to_send = len(salvaged.pending_results())
+        report.games = len(salvaged.games.games(limit=1 << 30))
+        report.results_to_send = len(salvaged.outbox.pending_results())
     return report
 
 
@@ -457,11 +459,12 @@ def _sortable(key: tuple[Any, ...]) -> tuple[tuple[int, Any], ...]:
 def _copy_all(
     reader: sqlite3.Connection, writer: sqlite3.Connection, report: SalvageReport
 ) -> None:
-    """Copy every table (events last, game by game), then the sequences."""
+    """Copy every table (events last, game by game), then the sequences;
+    the books' running totals are summed again from what was copied."""
     sequences = _sequences(reader)
     found = _readable_tables(reader)
     for table in _schema(writer):
-        if table.name == "events" or table.name not in found:
+        if table.name in ("events", *BOOKS_TABLES) or table.name not in found:
             continue
         columns = _shared_columns(reader, writer, table)
         rows, complete = _read_rows(reader, table, columns, sequences.get(table.name))
@@ -488,6 +491,7 @@ def _copy_all(
             (name, seq, name),
         )
     report.credit_lines = report.copied.get("credit_ledger", 0)
+    rebuild_books(writer)
 
 
 def _readable_tables(reader: sqlite3.Connection) -> set[str]:

@@ -138,7 +138,7 @@ class RemoteGuest:
 
     def resume(self) -> None:
         """At start-up: bring back the match this board was in from the journal."""
-        journaled = self.daemon.journal.guest_playing(self.daemon.board_id)
+        journaled = self.daemon.journal.remote.guest_playing(self.daemon.board_id)
         if journaled is None:
             return
         try:
@@ -146,7 +146,7 @@ class RemoteGuest:
         except ValueError as error:
             log.error("remote match %s: %s; it is ended", journaled.match, error)
             status = "ended" if journaled.result is None else "finished"
-            self.daemon.journal.guest_close(
+            self.daemon.journal.remote.guest_close(
                 journaled.match, status, self.daemon.clock(), "ended", journaled.result
             )
             return
@@ -166,7 +166,7 @@ class RemoteGuest:
         match = self._match
         assert match is not None
         if match.takeout_since is not None:
-            self.daemon.journal.note_ignored(None, bed.notation, TAKEOUT, now)
+            self.daemon.journal.games.note_ignored(None, bed.notation, TAKEOUT, now)
             self.daemon._publish_event(Ignored(now, bed.notation, TAKEOUT))
             return
         try:
@@ -331,7 +331,7 @@ class RemoteGuest:
                 return
             reason = self._refusal(sender, message)
             if reason is None:
-                over = self.daemon.journal.guest_match(message.match)
+                over = self.daemon.journal.remote.guest_match(message.match)
                 if over is not None and over.end_reason == "left":
                     log.info(
                         "remote match %s: %s invites again; this board left it", over.match, sender
@@ -383,10 +383,10 @@ class RemoteGuest:
     def _accept(self, sender: BoardAddress, message: JoinMessage, now: float) -> _Match:
         players = [player.to_json() for player in message.players]
         options = dict(message.options or {})
-        self.daemon.journal.guest_join(
+        self.daemon.journal.remote.guest_join(
             message.match, str(sender), self.daemon.board_id, message.game, options, players, now
         )
-        journaled = self.daemon.journal.guest_match(message.match)
+        journaled = self.daemon.journal.remote.guest_match(message.match)
         assert journaled is not None
         match = self._new_match(journaled, sender, message.host_name)
         self._match = match
@@ -439,7 +439,7 @@ class RemoteGuest:
         state says the game was won, else ``ended``), forget the host's topics, idle."""
         result = final_result(match.host_state)
         status = "ended" if result is None else "finished"
-        self.daemon.journal.guest_close(match.id, status, now, reason, result)
+        self.daemon.journal.remote.guest_close(match.id, status, now, reason, result)
         if self._match is match:
             self._match = None
         self.daemon._background(self._unsubscribe(match))
@@ -504,7 +504,7 @@ class RemoteGuest:
         applied = next((entry.applied for entry in boards if entry.board == self.own), None)
         if applied is not None and applied != match.taken:
             match.taken = applied
-            self.daemon.journal.guest_taken(match.id, applied)
+            self.daemon.journal.remote.guest_taken(match.id, applied)
         if match.taken >= match.forwarded:  # the state shows all this board has sent
             self._reckon(match, state, remote)
         self.daemon._publish_state()
@@ -517,10 +517,10 @@ class RemoteGuest:
         if result == match.result:
             return
         if result is None:
-            self.daemon.journal.guest_reopen(match.id)
+            self.daemon.journal.remote.guest_reopen(match.id)
             log.info("remote match %s: the host took the win back; playing again", match.id)
         else:
-            self.daemon.journal.guest_finish(match.id, self.daemon.clock(), result)
+            self.daemon.journal.remote.guest_finish(match.id, self.daemon.clock(), result)
             log.info("remote match %s: won by %s at the host", match.id, result["winner"])
         match.result = result
 
@@ -547,7 +547,7 @@ class RemoteGuest:
     ) -> None:
         """Journal the action, then send it; keep the local takeout reckoning."""
         try:
-            seq = self.daemon.journal.guest_forward(match.id, action.value, segment, now)
+            seq = self.daemon.journal.remote.guest_forward(match.id, action.value, segment, now)
         except JournalError as error:
             raise Refusal(str(error)) from None
         match.forwarded = seq
@@ -597,7 +597,7 @@ class RemoteGuest:
 
     def _resend(self, match: _Match, why: str) -> None:
         """Send again every action the host has not taken, in order, with its seq."""
-        untaken = self.daemon.journal.guest_untaken(match.id, match.taken)
+        untaken = self.daemon.journal.remote.guest_untaken(match.id, match.taken)
         for action in untaken:
             self._send_action(match, action)
         if untaken:

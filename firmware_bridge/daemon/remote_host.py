@@ -159,7 +159,7 @@ class RemoteHost:
         """The ``remote`` record of a rematch: a new match with the boards of
         the last game's (as the journal keeps it, so also after a restart), or
         ``None`` when the last game was on this board alone."""
-        latest = self.daemon.journal.latest_game(self.daemon.board_id)
+        latest = self.daemon.journal.games.latest_game(self.daemon.board_id)
         if latest is None or not isinstance(latest.remote, dict):
             return None
         try:
@@ -209,7 +209,7 @@ class RemoteHost:
         if journaled.remote is None:
             return
         try:
-            taken = self.daemon.journal.remote_taken(journaled.id)
+            taken = self.daemon.journal.remote.remote_taken(journaled.id)
         except JournalError as error:
             log.error("journal game %d: %s; its remote match is not resumed", journaled.id, error)
             return
@@ -407,7 +407,7 @@ class RemoteHost:
 
     def _status(self, game_row: int) -> str | None:
         try:
-            return self.daemon.journal.game(game_row).status
+            return self.daemon.journal.games.game(game_row).status
         except JournalError:
             return None
 
@@ -665,7 +665,7 @@ class RemoteHost:
                 if segment is not None:
                     daemon._ignored(segment, reason, now, taken)
                 else:
-                    daemon.journal.note_taken(row, board, seq)
+                    daemon.journal.remote.note_taken(row, board, seq)
                     daemon._publish_event(
                         ErrorReported(now, "refused", f"{action} from {board}: {text}")
                     )

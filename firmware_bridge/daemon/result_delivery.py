@@ -162,7 +162,9 @@ class ResultDelivery:
             return None
         unconfirmed = False
         after = 0
-        while page := self.journal.outbox_page(self.board, after, unstored=resend, limit=self.PAGE):
+        while page := self.journal.outbox.outbox_page(
+            self.board, after, unstored=resend, limit=self.PAGE
+        ):
             for start in range(0, len(page), self.IN_FLIGHT):
                 window = page[start : start + self.IN_FLIGHT]
                 if not link.connected:
@@ -188,7 +190,7 @@ class ResultDelivery:
     def _mark_sent(self, entries: list[OutboxEntry]) -> None:
         first = [entry.result_id for entry in entries if entry.sent_at is None]
         if first:
-            self.journal.mark_sent(*first)
+            self.journal.outbox.mark_sent(*first)
 
     # ------------------------------------------------------------ stored
 
@@ -234,6 +236,6 @@ class ResultDelivery:
         if not stored:
             return
         try:
-            self.journal.mark_stored(self.board, stored, self.clock())
+            self.journal.outbox.mark_stored(self.board, stored, self.clock())
         except JournalError as error:  # they come again, and are confirmed again
             log.error("could not mark %d results stored: %s", len(stored), error)

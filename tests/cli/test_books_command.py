@@ -24,7 +24,14 @@ from jsonschema import Draft202012Validator
 from firmware_bridge.cli.books_command import parse_when
 from firmware_bridge.cli.main import main
 from firmware_bridge.daemon.books import books
-from firmware_bridge.daemon.journal import APPLICATION_ID, MIGRATIONS, SCHEMA_VERSION, Journal
+from firmware_bridge.daemon.journal import (
+    APPLICATION_ID,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    Finish,
+    Journal,
+)
+from firmware_bridge.daemon.journal.totals import rebuild_books
 from mqtt_contract import TOPICS
 from tests.paths import REPO
 
@@ -48,22 +55,25 @@ def credit(
     game_id: int | None = None,
     reason: str | None = None,
 ) -> None:
-    """One line of the books, as the daemon writes it (credit_ledger, schema v4)."""
+    """One line of the books, as the daemon writes it (credit_ledger, schema v4, and the
+    running totals of v6)."""
     with sqlite3.connect(path) as connection:
         connection.execute(
             "INSERT INTO credit_ledger (board, at, change, source, coin_input, pulses, game_id, "
             "reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (board, when, change, source, coin_input, pulses, game_id, reason),
         )
+        rebuild_books(connection)  # written behind the store's back: the totals summed again
     connection.close()
 
 
 def reset(path: Path, when: float, board: str = "board1") -> None:
-    """A reset_books of the customer books (books_resets, schema v4)."""
+    """A reset_books of the customer books (books_resets, schema v4; totals of v6)."""
     with sqlite3.connect(path) as connection:
         connection.execute(
             "INSERT INTO books_resets (board, at, reason) VALUES (?, ?, 'settled')", (board, when)
         )
+        rebuild_books(connection)
     connection.close()
 
 
@@ -77,12 +87,14 @@ def game(
 ) -> int:
     """A game of two players started at ``start`` with one dart a minute in;
     over (``finished`` or ``ended``) at ``end``, or still playing."""
-    game_id = journal.start_game(name, {}, ["Ann", "Bob"], None, board, start)
-    journal.append(game_id, "S20", start + 60)
+    game_id = journal.games.start_game(name, {}, ["Ann", "Bob"], None, board, start)
+    journal.games.append(game_id, "S20", start + 60)
     if end is not None and how == "finished":
-        journal.finish_game(game_id, {"winner": 0}, end, f"result-{game_id}", "{}")
+        journal.games.record(
+            game_id, [], finish=Finish({"winner": 0}, end, f"result-{game_id}", "{}")
+        )
     elif end is not None:
-        journal.end_game(game_id, end)
+        journal.games.end_game(game_id, end)
     return game_id
 
 
@@ -311,8 +323,8 @@ def test_remote_matches_joined_as_a_guest_are_games_played(
     path = tmp_path / "journal.sqlite3"
     with Journal(path) as journal:
         players = [{"name": "Ann", "board": "oche/board1"}, {"name": "Eve", "board": "pub/b9"}]
-        journal.guest_join("m-1", "pub/b9", "board1", "x01", {}, players, at(1, 20))
-        journal.guest_close("m-1", "finished", at(1, 20, 15), "won", {"winner": "Eve"})
+        journal.remote.guest_join("m-1", "pub/b9", "board1", "x01", {}, players, at(1, 20))
+        journal.remote.guest_close("m-1", "finished", at(1, 20, 15), "won", {"winner": "Eve"})
     result = run_json(capsys, "--journal", str(path))
     assert result["security"]["games"] == {
         "x01": {"played": 1, "finished": 1, "play_time_s": 900.0}

@@ -16,9 +16,9 @@ from jsonschema import Draft202012Validator
 from engine import new_game
 from engine.board_geometry import SOFT, STEEL
 from engine.bot_levels import level
-from firmware_bridge.daemon import journal as journal_module
 from firmware_bridge.daemon.bots import Bots, resolve_bots
 from firmware_bridge.daemon.journal import SCHEMA_VERSION, Journal
+from firmware_bridge.daemon.journal import schema as journal_schema
 from mqtt_contract import TOPICS, CommandError, cpu_label, parse_command
 
 T0 = 1_700_000_000.0
@@ -185,8 +185,8 @@ def test_the_journal_keeps_the_bots_and_migrates_a_version_1_file(tmp_path: Path
     path = tmp_path / "journal.sqlite3"
     connection = sqlite3.connect(path)
     with connection:
-        journal_module.MIGRATIONS[1](connection)
-        connection.execute(f"PRAGMA application_id = {journal_module.APPLICATION_ID}")
+        journal_schema.MIGRATIONS[1](connection)
+        connection.execute(f"PRAGMA application_id = {journal_schema.APPLICATION_ID}")
         connection.execute("PRAGMA user_version = 1")
         connection.execute(
             "INSERT INTO games (game, options, players, teams, board, started_at, status) "
@@ -196,9 +196,9 @@ def test_the_journal_keeps_the_bots_and_migrates_a_version_1_file(tmp_path: Path
     connection.close()
     record = {"seed": 5, "geometry": "soft", "players": {"Robo": {"level": 1}}}
     with Journal(path) as journal:
-        [old] = journal.games()
+        [old] = journal.games.games()
         assert old.bots is None
-        game_id = journal.start_game("x01", {}, ["Ann", "Robo"], None, "b", T0 + 1, record)
-        assert journal.game(game_id).bots == record
+        game_id = journal.games.start_game("x01", {}, ["Ann", "Robo"], None, "b", T0 + 1, record)
+        assert journal.games.game(game_id).bots == record
     with sqlite3.connect(path) as connection:
         assert connection.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION

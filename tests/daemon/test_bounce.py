@@ -189,7 +189,7 @@ async def test_the_bounce_button_and_command_end_to_end_and_after_a_restart(
     finally:
         await daemon.stop()
     with Journal(tmp_path / "journal.sqlite3") as journal:
-        tokens = journal.latest_game("board1").events  # type: ignore[union-attr]
+        tokens = journal.games.latest_game("board1").events  # type: ignore[union-attr]
     assert tokens == ["T20", "T20", "T20", "BOUNCE", "NEXT", "S19", "BOUNCE"]
     validator = Draft202012Validator(TOPICS["event"].schema)
     for payload in watcher.of("event"):
@@ -241,9 +241,9 @@ async def test_a_bounced_checkout_reopens_the_journaled_game(
         assert state["players"][0]["score"] == 16
         assert state["phase"] == "throwing"
         with Journal(tmp_path / "journal.sqlite3") as journal:
-            latest = journal.latest_game("board1")
+            latest = journal.games.latest_game("board1")
             assert latest is not None and latest.status == "playing"
-            assert journal.pending_results() == []  # delivered, or withdrawn undelivered
+            assert journal.outbox.pending_results() == []  # delivered, or withdrawn undelivered
         # Ann's third dart wins again: a second result, with the bounce in its log.
         await throw(daemon.board, "D8")
         result = await watcher.wait_for(
@@ -260,16 +260,16 @@ def test_the_journal_reopens_and_finishes_a_re_decided_game_in_one_record(
     tmp_path: Path,
 ) -> None:
     with Journal(tmp_path / "journal.sqlite3") as journal:
-        game_id = journal.start_game("shanghai", {"rounds": 7}, ["Ann"], None, "board1", 1.0)
+        game_id = journal.games.start_game("shanghai", {"rounds": 7}, ["Ann"], None, "board1", 1.0)
         first = Finish({"winner": 0, "result": "shanghai"}, 2.0, "first", "{}")
-        journal.record(game_id, [("T7", 2.0)], finish=first)
+        journal.games.record(game_id, [("T7", 2.0)], finish=first)
         second = Finish({"winner": 0, "result": "round-limit"}, 3.0, "second", "{}")
-        journal.record(game_id, [("BOUNCE", 3.0)], reopen=True, finish=second)
-        game = journal.game(game_id)
+        journal.games.record(game_id, [("BOUNCE", 3.0)], reopen=True, finish=second)
+        game = journal.games.game(game_id)
         assert (game.status, game.result) == ("finished", {"winner": 0, "result": "round-limit"})
         assert game.events == ["T7", "BOUNCE"]
         # The first result was not delivered yet: withdrawn, the new one waits.
-        assert journal.pending_results() == [("second", "{}")]
+        assert journal.outbox.pending_results() == [("second", "{}")]
 
 
 async def test_a_bounce_re_decides_a_round_limited_game_end_to_end(
@@ -304,6 +304,6 @@ async def test_a_bounce_re_decides_a_round_limited_game_end_to_end(
             21,
         )
     with Journal(tmp_path / "journal.sqlite3") as journal:
-        latest = journal.latest_game("board1")
+        latest = journal.games.latest_game("board1")
         assert latest is not None and latest.status == "finished"
         assert latest.result == {"winner": 0, "result": "round-limit"}

@@ -72,46 +72,48 @@ def test_shortfall_and_round_limits() -> None:
 
 def test_running_counts_credit_each_pulse_once(tmp_path: Path) -> None:
     with Journal(tmp_path / "journal.sqlite3") as journal:
-        first = journal.record_coin("pub", 1, 3, "a", 1.0, 2)
+        first = journal.ledger.record_coin("pub", 1, 3, "a", 1.0, 2)
         assert (first.pulses, first.credits, first.balance) == (3, 6, 6)
-        assert journal.record_coin("pub", 1, 3, "a", 2.0, 2).pulses == 0  # seen again
-        assert journal.record_coin("pub", 1, 2, "a", 2.0, 2).pulses == 0  # an old frame
-        assert journal.record_coin("pub", 1, 5, "a", 3.0, 2).pulses == 2
-        assert journal.record_coin("pub", 1, 1, "b", 4.0, 2).pulses == 1  # a new boot: from 0
-        assert journal.record_coin("pub", 2, None, None, 5.0, 1, 1).credits == 1
-        assert journal.credit_balance("pub") == 6 + 4 + 2 + 2
-        assert journal.credit_balance("other") == 0
-        totals = journal.credit_totals("pub", None, None)
+        assert journal.ledger.record_coin("pub", 1, 3, "a", 2.0, 2).pulses == 0  # seen again
+        assert journal.ledger.record_coin("pub", 1, 2, "a", 2.0, 2).pulses == 0  # an old frame
+        assert journal.ledger.record_coin("pub", 1, 5, "a", 3.0, 2).pulses == 2
+        assert (
+            journal.ledger.record_coin("pub", 1, 1, "b", 4.0, 2).pulses == 1
+        )  # a new boot: from 0
+        assert journal.ledger.record_coin("pub", 2, None, None, 5.0, 1, 1).credits == 1
+        assert journal.ledger.credit_balance("pub") == 6 + 4 + 2 + 2
+        assert journal.ledger.credit_balance("other") == 0
+        totals = journal.ledger.credit_totals("pub", None, None)
         assert totals == [("coin", 1, 12, 6), ("coin", 2, 1, 1), ("happy-hour", 2, 1, 0)]
         with pytest.raises(JournalError, match="coin input 0"):
-            journal.record_coin("pub", 0, None, None, 6.0, 1)
+            journal.ledger.record_coin("pub", 0, None, None, 6.0, 1)
 
 
 def test_a_game_is_paid_in_the_transaction_that_starts_it(tmp_path: Path) -> None:
     with Journal(tmp_path / "journal.sqlite3") as journal:
-        journal.add_credits("pub", 3, "remote", 1.0, "tablet")
+        journal.ledger.add_credits("pub", 3, "remote", 1.0, "tablet")
         with pytest.raises(JournalError, match="holds 3 credits; the game costs 4"):
-            journal.start_game("x01", {}, ["A", "B"], None, "pub", 2.0, charge=Charge(4))
-        assert journal.games(board="pub") == []  # no game without its payment
-        game = journal.start_game("x01", {}, ["A"], None, "pub", 3.0, charge=Charge(2))
-        journal.start_game("x01", {}, ["A"], None, "pub", 4.0, charge=Charge(0, "free-play"))
-        with journal._reading() as db:
+            journal.games.start_game("x01", {}, ["A", "B"], None, "pub", 2.0, charge=Charge(4))
+        assert journal.games.games(board="pub") == []  # no game without its payment
+        game = journal.games.start_game("x01", {}, ["A"], None, "pub", 3.0, charge=Charge(2))
+        journal.games.start_game("x01", {}, ["A"], None, "pub", 4.0, charge=Charge(0, "free-play"))
+        with journal.database.reading() as db:
             lines = db.execute(
                 "SELECT change, source, game_id FROM credit_ledger WHERE id > 1 ORDER BY id"
             ).fetchall()
         assert lines == [(-2, "game", game), (0, "free-play", game + 1)]
         with pytest.raises(JournalError, match="not 5"):
-            journal.add_credits("pub", -5, "remote", 5.0)
-        assert journal.credit_balance("pub") == 1
+            journal.ledger.add_credits("pub", -5, "remote", 5.0)
+        assert journal.ledger.credit_balance("pub") == 1
         books_now = books(journal, "pub", now=10.0)
         assert books_now["customer"]["games"]["x01"]["played"] == 2
         assert books_now["customer"]["credits_spent"] == 2
-        journal.reset_books("pub", 6.0, "collected")
+        journal.ledger.reset_books("pub", 6.0, "collected")
         assert books(journal, "pub", now=10.0)["customer"]["games_played"] == 0
-        journal.set_operator_setting("pub", "price.x01", 3, 7.0)
-        journal.set_operator_setting("pub", "free_play", True, 7.0)
-        journal.set_operator_setting("pub", "price.x01", None, 8.0)
-        assert journal.operator_settings("pub") == {"free_play": True}
+        journal.settings.set_operator_setting("pub", "price.x01", 3, 7.0)
+        journal.settings.set_operator_setting("pub", "free_play", True, 7.0)
+        journal.settings.set_operator_setting("pub", "price.x01", None, 8.0)
+        assert journal.settings.operator_settings("pub") == {"free_play": True}
 
 
 def test_credits_config_problems_are_all_named() -> None:

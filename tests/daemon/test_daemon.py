@@ -277,8 +277,8 @@ async def test_broker_outage_reconnects_republishes_and_delivers_queued_results(
     await throw(running.board, "T20", "T20", "S1")  # 121 - 121 = 0: straight out
     # The game is won and its result queued while the broker is still down.
     with Journal(running.config.journal.resolved_path()) as journal:
-        await until(lambda: len(journal.pending_results()) == 1)
-        finished = journal.latest_game("board1")
+        await until(lambda: len(journal.outbox.pending_results()) == 1)
+        finished = journal.games.latest_game("board1")
     assert finished is not None and finished.status == "finished"
     mosquitto.start()
     result = await watcher.wait_for("result", lambda p: isinstance(p, dict), timeout=40)
@@ -573,7 +573,7 @@ async def test_a_journaled_game_the_name_rule_refuses_does_not_stop_the_board(
 
     journal = Journal(tmp_path / "journal.sqlite3")
     journal.open()
-    journal.start_game("x01", {}, ["Ann", "Bartholomew Fitzgerald Jr"], None, "board1", 1.0)
+    journal.games.start_game("x01", {}, ["Ann", "Bartholomew Fitzgerald Jr"], None, "board1", 1.0)
     journal.close()
     with caplog.at_level(logging.ERROR, "firmware_bridge.daemon.board_daemon"):
         async with Running(tmp_path, mosquitto):

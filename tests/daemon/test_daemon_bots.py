@@ -60,8 +60,8 @@ def darts_of(watcher: Watcher, player: int | None = None) -> list[dict[str, Any]
 
 def journal_game(tmp_path: Path) -> JournalGame:
     with Journal(tmp_path / "journal.sqlite3") as journal:
-        [listed] = journal.games()
-        return journal.game(listed.id)
+        [listed] = journal.games.games()
+        return journal.games.game(listed.id)
 
 
 def assert_every_bot_dart_follows_from_the_journal(game: JournalGame) -> list[str]:
@@ -235,7 +235,7 @@ async def test_a_rematch_keeps_the_computer_player_with_a_new_seed(
     state = await watcher.state_where(lambda s: s.get("game") == "x01")
     assert state["players"][1]["cpu"]["level"] == 7 and "cpu" not in state["players"][0]
     with Journal(tmp_path / "journal.sqlite3") as journal:
-        second, first = journal.games()
+        second, first = journal.games.games()
     assert first.bots is not None and second.bots is not None
     assert first.bots["players"] == second.bots["players"]
     assert first.bots["seed"] != second.bots["seed"]

@@ -110,7 +110,7 @@ def tokens(path: Path, board: str) -> list[str]:
     journal = Journal(path)
     journal.open()
     try:
-        game = journal.latest_game(board)
+        game = journal.games.latest_game(board)
         assert game is not None
         return list(game.events)
     finally:

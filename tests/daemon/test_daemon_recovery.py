@@ -16,7 +16,7 @@ from typing import Any
 import aiomqtt
 import pytest
 
-from firmware_bridge.daemon.journal import Journal
+from firmware_bridge.daemon.journal import Finish, Journal
 from tests.daemon_harness import TIMEOUT, OcheRun, Running, Watcher, config_text, throw
 from tests.drivers.pty_board import FakeBoard
 from tests.mosquitto_broker import MosquittoBroker
@@ -32,11 +32,15 @@ def old_journal(tmp_path: Path, tokens: list[str], *, finished: bool = False) ->
     leaves it when the power fails between them: ``tokens`` journaled, and the
     game finished (with its result in the outbox) only when ``finished``."""
     with Journal(tmp_path / "journal.sqlite3") as journal:
-        game_id = journal.start_game("x01", {"start": 301}, ["Ann", "Bob"], None, "board1", T0)
+        game_id = journal.games.start_game(
+            "x01", {"start": 301}, ["Ann", "Bob"], None, "board1", T0
+        )
         for index, token in enumerate(tokens):
-            journal.append(game_id, token, T0 + 1 + index)
+            journal.games.append(game_id, token, T0 + 1 + index)
             if finished and index == len(WINNING_GAME) - 1:
-                journal.finish_game(game_id, {"winner": 0}, T0 + 1 + index, "old-result", "{}")
+                journal.games.record(
+                    game_id, [], finish=Finish({"winner": 0}, T0 + 1 + index, "old-result", "{}")
+                )
     return game_id
 
 
@@ -55,7 +59,7 @@ async def undelivered(tmp_path: Path) -> list[tuple[str, str]]:
     """The outbox once the daemon has marked what the broker acknowledged."""
     with Journal(tmp_path / "journal.sqlite3") as journal:
         for _ in range(int(TIMEOUT / 0.05)):
-            pending = journal.pending_results()
+            pending = journal.outbox.pending_results()
             if not pending:
                 break
             await asyncio.sleep(0.05)

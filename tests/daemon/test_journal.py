@@ -33,17 +33,18 @@ from engine.game_log import parse_game_log
 from firmware_bridge.cli import history_command
 from firmware_bridge.cli.command_support import EXIT_BAD_INPUT, UsageError
 from firmware_bridge.cli.history_command import export_text, replay_journal_game
-from firmware_bridge.daemon import journal as journal_module
 from firmware_bridge.daemon.journal import (
     APPLICATION_ID,
     SCHEMA_VERSION,
     Finish,
     Journal,
+    JournalDamaged,
     JournalError,
     JournalGame,
     Withdrawal,
     default_journal_path,
 )
+from firmware_bridge.daemon.journal import schema as journal_schema
 from tests.paths import REPO
 
 OCHE = Path(sys.executable).parent / "oche"
@@ -55,6 +56,12 @@ def sample_tokens(game_id: str) -> list[str]:
     and NEXT at each visit's end."""
     text = (resources.files("firmware_bridge") / "samples" / f"{game_id}.log").read_text("utf-8")
     return [str(logged.event) for logged in parse_game_log(text)]
+
+
+def playing_game(journal: Journal, board: str) -> JournalGame | None:
+    """The board's game still playing, as the daemon resumes it (its latest), or None."""
+    latest = journal.games.latest_game(board)
+    return latest if latest is not None and latest.status == "playing" else None
 
 
 def live_state(entry: JournalGame) -> dict[str, Any]:
@@ -100,12 +107,12 @@ def utc(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 
 
 def start_x01(journal: Journal, board: str = "board-1", at: float = T0) -> int:
-    return journal.start_game("x01", {"start": 301}, ["Ann", "Bob"], None, board, at)
+    return journal.games.start_game("x01", {"start": 301}, ["Ann", "Bob"], None, board, at)
 
 
 def append_all(journal: Journal, game_id: int, tokens: list[str], at: float = T0) -> None:
     for index, token in enumerate(tokens):
-        journal.append(game_id, token, at + 1 + index)
+        journal.games.append(game_id, token, at + 1 + index)
 
 
 def raw(path: Path) -> sqlite3.Connection:
@@ -126,7 +133,40 @@ def test_init_does_no_io(tmp_path: Path) -> None:
     unopened = Journal(path)
     assert not path.parent.exists()
     with pytest.raises(JournalError, match="not open"):
-        unopened.games()
+        unopened.games.games()
+
+
+def test_a_clean_close_stamps_the_file_and_any_change_to_it_is_checked(path: Path) -> None:
+    # The full check (every page) is spared only for a file exactly as a clean
+    # close left it: a stamp of its size, modification time and inode.
+    stamp = path.with_name(f"{path.name}.closed")
+    with Journal(path) as journal:
+        start_x01(journal)
+        assert not stamp.exists()  # open: the stamp vouches for nothing
+    assert stamp.is_file()
+    with Journal(path) as journal:
+        assert len(journal.games.games()) == 1
+    data = bytearray(path.read_bytes())
+    data[4096 : 2 * 4096] = bytes(range(256)) * 16  # page 2, the games table's root
+    path.write_bytes(bytes(data))  # the same size, a new modification time
+    with pytest.raises(JournalDamaged):
+        Journal(path).open()
+    assert not stamp.exists()
+
+
+def test_a_journal_left_with_its_write_ahead_log_is_checked(path: Path) -> None:
+    with Journal(path) as journal:
+        start_x01(journal)
+    stamp = path.with_name(f"{path.name}.closed")
+    Path(f"{path}-wal").write_bytes(b"")  # as a crash leaves it (an empty log replays nothing)
+    journal = Journal(path)
+    journal.open()
+    try:
+        assert not stamp.exists()
+        assert len(journal.games.games()) == 1
+    finally:
+        journal.close()
+    assert stamp.is_file()
 
 
 def test_open_creates_the_directories_and_the_schema(path: Path) -> None:
@@ -142,7 +182,7 @@ def test_open_creates_the_directories_and_the_schema(path: Path) -> None:
 
 def test_wal_synchronous_full_and_foreign_keys(journal: Journal, path: Path) -> None:
     # synchronous and foreign_keys belong to a connection: ask the journal's own.
-    connection = journal._connection
+    connection = journal.database.connection
     assert connection is not None
     assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert connection.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
@@ -157,8 +197,8 @@ def test_reopening_keeps_everything(path: Path) -> None:
         game_id = start_x01(journal)
         append_all(journal, game_id, ["T20", "S5"])
     with Journal(path) as journal:
-        assert journal.game(game_id).events == ["T20", "S5"]
-        assert journal.game(game_id).options == {"start": 301}
+        assert journal.games.game(game_id).events == ["T20", "S5"]
+        assert journal.games.game(game_id).options == {"start": 301}
 
 
 def test_default_path_follows_xdg_state_home(
@@ -212,8 +252,8 @@ def test_a_corrupt_journal_is_a_journal_error(path: Path) -> None:
         data[offset : offset + 4096] = b"\xa5" * 4096
     path.write_bytes(bytes(data))
     with pytest.raises(JournalError, match=str(path)), Journal(path) as journal:
-        for listed in journal.games(limit=100):
-            journal.game(listed.id)
+        for listed in journal.games.games(limit=100):
+            journal.games.game(listed.id)
 
 
 def test_the_migration_hook_runs_the_missing_steps(
@@ -221,7 +261,7 @@ def test_the_migration_hook_runs_the_missing_steps(
 ) -> None:
     with Journal(path) as journal:
         game_id = start_x01(journal)
-        journal.append(game_id, "T20", T0 + 1)
+        journal.games.append(game_id, "T20", T0 + 1)
 
     ran: list[int] = []
 
@@ -230,10 +270,10 @@ def test_the_migration_hook_runs_the_missing_steps(
         connection.execute("CREATE TABLE players (name TEXT PRIMARY KEY)")
 
     later = SCHEMA_VERSION + 1
-    monkeypatch.setitem(journal_module.MIGRATIONS, later, add_players_table)
-    monkeypatch.setattr(journal_module, "SCHEMA_VERSION", later)
+    monkeypatch.setitem(journal_schema.MIGRATIONS, later, add_players_table)
+    monkeypatch.setattr(journal_schema, "SCHEMA_VERSION", later)
     with Journal(path) as journal:
-        assert journal.game(game_id).events == ["T20"]
+        assert journal.games.game(game_id).events == ["T20"]
     with Journal(path):
         pass
     assert ran == [2]  # once only
@@ -249,31 +289,35 @@ def test_append_returns_the_sequence_number_and_stores_canonical_tokens(
     journal: Journal,
 ) -> None:
     game_id = start_x01(journal)
-    assert [journal.append(game_id, token, T0 + 1) for token in ("t20", "sb", "next")] == [1, 2, 3]
-    assert journal.game(game_id).events == ["T20", "SB", "NEXT"]
+    assert [journal.games.append(game_id, token, T0 + 1) for token in ("t20", "sb", "next")] == [
+        1,
+        2,
+        3,
+    ]
+    assert journal.games.game(game_id).events == ["T20", "SB", "NEXT"]
 
 
 def test_append_refuses_bad_tokens_unknown_and_ended_games(journal: Journal) -> None:
     game_id = start_x01(journal)
     with pytest.raises(JournalError, match="T21"):
-        journal.append(game_id, "T21", T0)
+        journal.games.append(game_id, "T21", T0)
     with pytest.raises(JournalError, match="no game 99"):
-        journal.append(99, "T20", T0)
-    journal.end_game(game_id, T0 + 5)
+        journal.games.append(99, "T20", T0)
+    journal.games.end_game(game_id, T0 + 5)
     with pytest.raises(JournalError, match=f"game {game_id} has ended"):
-        journal.append(game_id, "T20", T0 + 6)
-    assert journal.game(game_id).events == []
+        journal.games.append(game_id, "T20", T0 + 6)
+    assert journal.games.game(game_id).events == []
 
 
 APPENDER = r"""
 import os, signal, sys
-from firmware_bridge.daemon.journal import Journal
+from firmware_bridge.daemon.journal import Finish, Journal
 
 journal = Journal(sys.argv[1])
 journal.open()
-game_id = journal.start_game("x01", {"start": 301}, ["Ann", "Bob"], None, "board-1", 1.0)
+game_id = journal.games.start_game("x01", {"start": 301}, ["Ann", "Bob"], None, "board-1", 1.0)
 for index, token in enumerate(sys.argv[2:]):
-    journal.append(game_id, token, 2.0 + index)
+    journal.games.append(game_id, token, 2.0 + index)
 os.kill(os.getpid(), signal.SIGKILL)  # right after the last append returned
 print("still alive", flush=True)
 """
@@ -286,20 +330,20 @@ def test_every_appended_event_survives_sigkill(path: Path) -> None:
     assert process.returncode == -signal.SIGKILL, err
     assert "still alive" not in out
     with Journal(path) as journal:
-        resumed = journal.unfinished_game("board-1")
+        resumed = playing_game(journal, "board-1")
     assert resumed is not None
     assert resumed.events == tokens
 
 
 STREAMER = r"""
 import itertools, sys
-from firmware_bridge.daemon.journal import Journal
+from firmware_bridge.daemon.journal import Finish, Journal
 
 journal = Journal(sys.argv[1])
 journal.open()
-game_id = journal.start_game("x01", {"start": 301}, ["Ann", "Bob"], None, "board-1", 1.0)
+game_id = journal.games.start_game("x01", {"start": 301}, ["Ann", "Bob"], None, "board-1", 1.0)
 for index, token in enumerate(itertools.cycle(["S1", "S2", "S3", "NEXT"])):
-    seq = journal.append(game_id, token, 2.0 + index)
+    seq = journal.games.append(game_id, token, 2.0 + index)
     print(seq, token, flush=True)
 """
 
@@ -320,7 +364,7 @@ def test_a_process_killed_while_appending_loses_no_acknowledged_event(path: Path
         process.communicate(timeout=60)
     assert process.returncode == -signal.SIGKILL
     with Journal(path) as journal:
-        resumed = journal.unfinished_game("board-1")
+        resumed = playing_game(journal, "board-1")
     assert resumed is not None
     # Every event whose append returned is there, in order; at most a few more
     # (appended after the last line we read) follow them, never a gap.
@@ -334,7 +378,7 @@ def test_appends_from_several_threads(journal: Journal) -> None:
 
     def throw(game_id: int) -> None:
         for index in range(25):
-            journal.append(game_id, f"S{index % 20 + 1}", T0 + index)
+            journal.games.append(game_id, f"S{index % 20 + 1}", T0 + index)
 
     threads = [threading.Thread(target=throw, args=(game_id,)) for game_id in games]
     for thread in threads:
@@ -342,21 +386,21 @@ def test_appends_from_several_threads(journal: Journal) -> None:
     for thread in threads:
         thread.join()
     for game_id in games:
-        assert journal.game(game_id).events == [f"S{index % 20 + 1}" for index in range(25)]
+        assert journal.games.game(game_id).events == [f"S{index % 20 + 1}" for index in range(25)]
 
 
-def test_unfinished_game_resumes_with_its_events_in_order(path: Path) -> None:
+def test_the_playing_game_resumes_with_its_events_in_order(path: Path) -> None:
     tokens = ["T20", "T20", "S1", "UNDO", "T20", "S20", "S20", "S20", "NEXT", "T19"]
     with Journal(path) as journal:
-        game_id = journal.start_game(
+        game_id = journal.games.start_game(
             "x01", {"start": 501, "out": "double"}, ["Ann", "Bob"], None, "board-1", T0
         )
         append_all(journal, game_id, tokens)
         live = new_game("x01", ["Ann", "Bob"], {"start": 501, "out": "double"})
         live.push_all(parse_event(token) for token in tokens)
     with Journal(path) as journal:
-        assert journal.unfinished_game("board-2") is None
-        resumed = journal.unfinished_game("board-1")
+        assert playing_game(journal, "board-2") is None
+        resumed = playing_game(journal, "board-1")
     assert resumed == JournalGame(
         id=game_id,
         game="x01",
@@ -378,7 +422,7 @@ def test_unfinished_game_resumes_with_its_events_in_order(path: Path) -> None:
 
 def test_start_game_ends_the_boards_playing_game(journal: Journal, path: Path) -> None:
     finished = start_x01(journal, "board-1", T0)
-    journal.finish_game(finished, {"winner": "Ann"}, T0 + 50, "r-1", "{}")
+    journal.games.record(finished, [], finish=Finish({"winner": "Ann"}, T0 + 50, "r-1", "{}"))
     replaced = start_x01(journal, "board-1", T0 + 100)
     other_board = start_x01(journal, "board-2", T0 + 150)
     new = start_x01(journal, "board-1", T0 + 200)
@@ -388,21 +432,21 @@ def test_start_game_ends_the_boards_playing_game(journal: Journal, path: Path) -
         other_board: "playing",
         new: "playing",
     }
-    assert journal.game(replaced).finished_at == T0 + 200
-    assert journal.game(finished).result == {"winner": "Ann"}
-    unfinished = journal.unfinished_game("board-1")
+    assert journal.games.game(replaced).finished_at == T0 + 200
+    assert journal.games.game(finished).result == {"winner": "Ann"}
+    unfinished = playing_game(journal, "board-1")
     assert unfinished is not None and unfinished.id == new
 
 
 def test_note_ignored_is_kept_but_never_an_event(journal: Journal, path: Path) -> None:
     game_id = start_x01(journal)
-    journal.append(game_id, "T20", T0 + 1)
-    journal.note_ignored(game_id, "S20", "takeout", T0 + 2)
-    journal.note_ignored(game_id, "T20", "bounce within 30 ms", T0 + 3)
-    journal.note_ignored(None, "S5", "no game", T0 + 4)
-    journal.append(game_id, "S1", T0 + 5)
-    assert journal.game(game_id).events == ["T20", "S1"]
-    resumed = journal.unfinished_game("board-1")
+    journal.games.append(game_id, "T20", T0 + 1)
+    journal.games.note_ignored(game_id, "S20", "takeout", T0 + 2)
+    journal.games.note_ignored(game_id, "T20", "bounce within 30 ms", T0 + 3)
+    journal.games.note_ignored(None, "S5", "no game", T0 + 4)
+    journal.games.append(game_id, "S1", T0 + 5)
+    assert journal.games.game(game_id).events == ["T20", "S1"]
+    resumed = playing_game(journal, "board-1")
     assert resumed is not None and resumed.events == ["T20", "S1"]
     with raw(path) as connection:
         rows = connection.execute("SELECT game_id, what, reason, at FROM ignored ORDER BY id")
@@ -412,61 +456,63 @@ def test_note_ignored_is_kept_but_never_an_event(journal: Journal, path: Path) -
             (None, "S5", "no game", T0 + 4),
         ]
     with pytest.raises(JournalError, match="no game 42"):
-        journal.note_ignored(42, "S5", "takeout", T0)
+        journal.games.note_ignored(42, "S5", "takeout", T0)
 
 
 def test_game_names_a_missing_id(journal: Journal, path: Path) -> None:
     with pytest.raises(JournalError, match=f"journal {path}: no game 7"):
-        journal.game(7)
+        journal.games.game(7)
 
 
 def test_games_newest_first_with_limit_and_board(journal: Journal) -> None:
     ids = []
     for n in range(5):
         ids.append(start_x01(journal, f"board-{n % 2}", T0 + n))
-        journal.append(ids[-1], "T20", T0 + n)
-    assert [g.id for g in journal.games()] == ids[::-1]
-    assert [g.id for g in journal.games(limit=2)] == ids[:2:-1]
-    assert [g.id for g in journal.games(board="board-1")] == [ids[3], ids[1]]
-    assert journal.games(board="nowhere") == []
-    assert all(g.events == [] for g in journal.games())
-    assert journal.games(limit=0) == []
+        journal.games.append(ids[-1], "T20", T0 + n)
+    assert [g.id for g in journal.games.games()] == ids[::-1]
+    assert [g.id for g in journal.games.games(limit=2)] == ids[:2:-1]
+    assert [g.id for g in journal.games.games(board="board-1")] == [ids[3], ids[1]]
+    assert journal.games.games(board="nowhere") == []
+    assert all(g.events == [] for g in journal.games.games())
+    assert journal.games.games(limit=0) == []
 
 
 # ------------------------------------------------------- results, outbox
 
 
-def test_finish_game_writes_the_result_and_the_outbox(journal: Journal) -> None:
+def test_finishing_a_game_writes_the_result_and_the_outbox(journal: Journal) -> None:
     game_id = start_x01(journal)
-    journal.finish_game(game_id, {"winner": 0, "result": "checkout"}, T0 + 60, "res-1", '{"a":1}')
-    finished = journal.game(game_id)
+    journal.games.record(
+        game_id, [], finish=Finish({"winner": 0, "result": "checkout"}, T0 + 60, "res-1", '{"a":1}')
+    )
+    finished = journal.games.game(game_id)
     assert finished.status == "finished"
     assert finished.finished_at == T0 + 60
     assert finished.result == {"winner": 0, "result": "checkout"}
-    assert journal.pending_results() == [("res-1", '{"a":1}')]
-    assert journal.unfinished_game("board-1") is None
+    assert journal.outbox.pending_results() == [("res-1", '{"a":1}')]
+    assert playing_game(journal, "board-1") is None
 
 
-def test_finish_game_is_all_or_nothing_when_the_outbox_write_fails(
+def test_finishing_a_game_is_all_or_nothing_when_the_outbox_write_fails(
     journal: Journal, path: Path
 ) -> None:
     game_id = start_x01(journal)
-    journal.append(game_id, "T20", T0 + 1)
+    journal.games.append(game_id, "T20", T0 + 1)
     with raw(path) as connection:
         connection.execute(
             "CREATE TRIGGER fail_outbox BEFORE INSERT ON outbox "
             "BEGIN SELECT RAISE(ABORT, 'simulated disk failure'); END"
         )
     with pytest.raises(JournalError, match="simulated disk failure"):
-        journal.finish_game(game_id, {"winner": 0}, T0 + 60, "res-1", "{}")
-    after = journal.game(game_id)
+        journal.games.record(game_id, [], finish=Finish({"winner": 0}, T0 + 60, "res-1", "{}"))
+    after = journal.games.game(game_id)
     assert (after.status, after.result, after.finished_at) == ("playing", None, None)
-    assert journal.pending_results() == []
+    assert journal.outbox.pending_results() == []
     with raw(path) as connection:
         connection.execute("DROP TRIGGER fail_outbox")
-    journal.finish_game(game_id, {"winner": 0}, T0 + 60, "res-1", "{}")
-    assert journal.game(game_id).status == "finished"
-    assert journal.pending_results() == [("res-1", "{}")]
+    journal.games.record(game_id, [], finish=Finish({"winner": 0}, T0 + 60, "res-1", "{}"))
+    assert journal.games.game(game_id).status == "finished"
+    assert journal.outbox.pending_results() == [("res-1", "{}")]
 
 
 def test_record_writes_the_winning_dart_and_the_finish_together_or_not_at_all(
@@ -480,110 +526,114 @@ def test_record_writes_the_winning_dart_and_the_finish_together_or_not_at_all(
             "BEGIN SELECT RAISE(ABORT, 'simulated disk failure'); END"
         )
     with pytest.raises(JournalError, match="simulated disk failure"):
-        journal.record(game_id, [("S1", T0 + 1), ("D20", T0 + 2)], finish=finish)
-    after = journal.game(game_id)
-    assert (after.status, after.events, journal.pending_results()) == ("playing", [], [])
+        journal.games.record(game_id, [("S1", T0 + 1), ("D20", T0 + 2)], finish=finish)
+    after = journal.games.game(game_id)
+    assert (after.status, after.events, journal.outbox.pending_results()) == ("playing", [], [])
     with raw(path) as connection:
         connection.execute("DROP TRIGGER fail_outbox")
-    assert journal.record(game_id, [("S1", T0 + 1), ("D20", T0 + 2)], finish=finish) == 2
-    after = journal.game(game_id)
+    assert journal.games.record(game_id, [("S1", T0 + 1), ("D20", T0 + 2)], finish=finish) == 2
+    after = journal.games.game(game_id)
     assert (after.status, after.events, after.last_event_at) == ("finished", ["S1", "D20"], T0 + 2)
-    assert journal.pending_results() == [("res-1", "{}")]
+    assert journal.outbox.pending_results() == [("res-1", "{}")]
 
 
 def test_record_writes_the_undo_of_a_win_and_the_reopening_together_or_not_at_all(
     journal: Journal, path: Path
 ) -> None:
     game_id = start_x01(journal)
-    journal.record(game_id, [("D20", T0 + 1)], finish=Finish({"winner": 0}, T0 + 1, "r", "{}"))
+    journal.games.record(
+        game_id, [("D20", T0 + 1)], finish=Finish({"winner": 0}, T0 + 1, "r", "{}")
+    )
     with raw(path) as connection:
         connection.execute(
             "CREATE TRIGGER fail_reopen BEFORE UPDATE ON games WHEN NEW.status = 'playing' "
             "BEGIN SELECT RAISE(ABORT, 'simulated disk failure'); END"
         )
     with pytest.raises(JournalError, match="simulated disk failure"):
-        journal.record(game_id, [("UNDO", T0 + 2)], reopen=True)
-    after = journal.game(game_id)
-    assert (after.status, after.events, journal.pending_results()) == (
+        journal.games.record(game_id, [("UNDO", T0 + 2)], reopen=True)
+    after = journal.games.game(game_id)
+    assert (after.status, after.events, journal.outbox.pending_results()) == (
         "finished",
         ["D20"],
         [("r", "{}")],
     )
     with raw(path) as connection:
         connection.execute("DROP TRIGGER fail_reopen")
-    journal.record(game_id, [("UNDO", T0 + 2)], reopen=True)
-    after = journal.game(game_id)
-    assert (after.status, after.events, journal.pending_results()) == (
+    journal.games.record(game_id, [("UNDO", T0 + 2)], reopen=True)
+    after = journal.games.game(game_id)
+    assert (after.status, after.events, journal.outbox.pending_results()) == (
         "playing",
         ["D20", "UNDO"],
         [],
     )
-    assert journal.latest_game("board-1") == after
+    assert journal.games.latest_game("board-1") == after
 
 
 FINISHER = r"""
 import os, signal, sys
-from firmware_bridge.daemon.journal import Journal
+from firmware_bridge.daemon.journal import Finish, Journal
 
 journal = Journal(sys.argv[1])
 journal.open()
-game_id = journal.start_game("x01", {"start": 301}, ["Ann", "Bob"], None, "board-1", 1.0)
-journal.append(game_id, "T20", 2.0)
+game_id = journal.games.start_game("x01", {"start": 301}, ["Ann", "Bob"], None, "board-1", 1.0)
+journal.games.append(game_id, "T20", 2.0)
 
 def crash_before_the_outbox(sql):
     if sql.lstrip().upper().startswith("INSERT INTO OUTBOX"):
         os.kill(os.getpid(), signal.SIGKILL)
 
-journal._connection.set_trace_callback(crash_before_the_outbox)
-journal.finish_game(game_id, {"winner": 0}, 3.0, "res-1", "{}")
+journal.database.connection.set_trace_callback(crash_before_the_outbox)
+journal.games.record(game_id, [], finish=Finish({"winner": 0}, 3.0, "res-1", "{}"))
 print("still alive", flush=True)
 """
 
 
-def test_finish_game_is_all_or_nothing_when_the_process_dies_in_it(path: Path) -> None:
+def test_finishing_a_game_is_all_or_nothing_when_the_process_dies_in_it(path: Path) -> None:
     process = child(FINISHER, str(path))
     out, err = process.communicate(timeout=60)
     assert process.returncode == -signal.SIGKILL, err
     assert "still alive" not in out
     with Journal(path) as journal:
-        resumed = journal.unfinished_game("board-1")
+        resumed = playing_game(journal, "board-1")
         assert resumed is not None
         assert (resumed.status, resumed.result, resumed.events) == ("playing", None, ["T20"])
-        assert journal.pending_results() == []
+        assert journal.outbox.pending_results() == []
 
 
-def test_finish_game_refuses_a_game_not_playing_and_a_used_result_id(journal: Journal) -> None:
+def test_finishing_a_game_refuses_a_game_not_playing_and_a_used_result_id(journal: Journal) -> None:
     first = start_x01(journal, "board-1")
-    journal.finish_game(first, {"winner": 0}, T0 + 1, "res-1", "one")
+    journal.games.record(first, [], finish=Finish({"winner": 0}, T0 + 1, "res-1", "one"))
     with pytest.raises(JournalError, match="finished, not playing"):
-        journal.finish_game(first, {"winner": 1}, T0 + 2, "res-2", "two")
+        journal.games.record(first, [], finish=Finish({"winner": 1}, T0 + 2, "res-2", "two"))
     second = start_x01(journal, "board-2")
     with pytest.raises(JournalError, match="'res-1' is already used"):
-        journal.finish_game(second, {"winner": 1}, T0 + 3, "res-1", "two")
-    assert journal.game(second).status == "playing"
-    assert journal.game(first).result == {"winner": 0}
-    assert journal.pending_results() == [("res-1", "one")]
+        journal.games.record(second, [], finish=Finish({"winner": 1}, T0 + 3, "res-1", "two"))
+    assert journal.games.game(second).status == "playing"
+    assert journal.games.game(first).result == {"winner": 0}
+    assert journal.outbox.pending_results() == [("res-1", "one")]
 
 
 def test_pending_results_and_mark_sent(path: Path) -> None:
     with Journal(path) as journal:
         for n in range(3):
             game_id = start_x01(journal, f"board-{n}")
-            journal.finish_game(game_id, {"n": n}, T0 + n, f"res-{n}", f"payload {n}")
-        assert journal.pending_results() == [
+            journal.games.record(
+                game_id, [], finish=Finish({"n": n}, T0 + n, f"res-{n}", f"payload {n}")
+            )
+        assert journal.outbox.pending_results() == [
             ("res-0", "payload 0"),
             ("res-1", "payload 1"),
             ("res-2", "payload 2"),
         ]
-        assert journal.pending_results("board-1") == [("res-1", "payload 1")]
-        assert journal.pending_results("board-9") == []
-        journal.mark_sent("res-1")
-        journal.mark_sent("res-1")  # twice is fine
-        journal.mark_sent("no-such-result")  # e.g. reopened meanwhile: ignored
+        assert journal.outbox.pending_results("board-1") == [("res-1", "payload 1")]
+        assert journal.outbox.pending_results("board-9") == []
+        journal.outbox.mark_sent("res-1")
+        journal.outbox.mark_sent("res-1")  # twice is fine
+        journal.outbox.mark_sent("no-such-result")  # e.g. reopened meanwhile: ignored
     with Journal(path) as journal:
-        assert journal.pending_results() == [("res-0", "payload 0"), ("res-2", "payload 2")]
-        journal.mark_sent("res-0", "res-2")
-        assert journal.pending_results() == []
+        assert journal.outbox.pending_results() == [("res-0", "payload 0"), ("res-2", "payload 2")]
+        journal.outbox.mark_sent("res-0", "res-2")
+        assert journal.outbox.pending_results() == []
 
 
 def test_a_sent_result_stays_until_a_leaderboard_stored_it(path: Path) -> None:
@@ -593,99 +643,107 @@ def test_a_sent_result_stays_until_a_leaderboard_stored_it(path: Path) -> None:
         ids = []
         for n in range(3):
             game_id = start_x01(journal, "board-1")
-            journal.finish_game(game_id, {"n": n}, T0 + n, f"res-{n}", f"payload {n}")
+            journal.games.record(
+                game_id, [], finish=Finish({"n": n}, T0 + n, f"res-{n}", f"payload {n}")
+            )
             ids.append(game_id)
         other = start_x01(journal, "board-2")
-        journal.finish_game(other, {}, T0 + 9, "res-other", "theirs")
-        journal.mark_sent("res-0", "res-1")
-        unstored = journal.unstored_results("board-1")
+        journal.games.record(other, [], finish=Finish({}, T0 + 9, "res-other", "theirs"))
+        journal.outbox.mark_sent("res-0", "res-1")
+        unstored = journal.outbox.unstored_results("board-1")
         assert [(e.result_id, e.sent_at is not None) for e in unstored] == [
             ("res-0", True),
             ("res-1", True),
             ("res-2", False),
         ]
-        assert [e.result_id for e in journal.unstored_results("board-1", after=unstored[0].id)] == [
+        assert [
+            e.result_id for e in journal.outbox.unstored_results("board-1", after=unstored[0].id)
+        ] == [
             "res-1",
             "res-2",
         ]
-        assert len(journal.unstored_results("board-1", limit=1)) == 1
-        assert [journal.game(game).delivery for game in ids] == ["sent", "sent", "pending"]
+        assert len(journal.outbox.unstored_results("board-1", limit=1)) == 1
+        assert [journal.games.game(game).delivery for game in ids] == ["sent", "sent", "pending"]
         # Another board's confirmation, an unknown id: nothing.
-        assert journal.mark_stored("board-1", ["res-other", "nope"], T0 + 20) == 0
-        assert journal.mark_stored("board-1", ["res-0", "res-2", "res-0"], T0 + 20) == 2
-        assert journal.mark_stored("board-1", ["res-0"], T0 + 21) == 0  # already stored
+        assert journal.outbox.mark_stored("board-1", ["res-other", "nope"], T0 + 20) == 0
+        assert journal.outbox.mark_stored("board-1", ["res-0", "res-2", "res-0"], T0 + 20) == 2
+        assert journal.outbox.mark_stored("board-1", ["res-0"], T0 + 21) == 0  # already stored
     with Journal(path) as journal:
-        assert [e.result_id for e in journal.unstored_results("board-1")] == ["res-1"]
-        assert journal.pending_results("board-1") == []  # res-2: stored, so sent too
-        assert [journal.game(game).delivery for game in ids] == ["stored", "sent", "stored"]
-        assert [e.result_id for e in journal.unstored_results("board-2")] == ["res-other"]
+        assert [e.result_id for e in journal.outbox.unstored_results("board-1")] == ["res-1"]
+        assert journal.outbox.pending_results("board-1") == []  # res-2: stored, so sent too
+        assert [journal.games.game(game).delivery for game in ids] == ["stored", "sent", "stored"]
+        assert [e.result_id for e in journal.outbox.unstored_results("board-2")] == ["res-other"]
 
 
 def test_a_game_finished_again_keeps_its_game_key_and_takes_the_next_revision(
     journal: Journal,
 ) -> None:
     game_id = start_x01(journal)
-    assert journal.result_revision(game_id) == (None, 0)
-    journal.record(game_id, [], finish=Finish({}, T0 + 1, "res-1", "one", "res-1", 1))
-    assert journal.result_revision(game_id) == ("res-1", 1)
-    journal.mark_sent("res-1")
-    journal.reopen_game(game_id)
+    assert journal.games.result_revision(game_id) == (None, 0)
+    journal.games.record(game_id, [], finish=Finish({}, T0 + 1, "res-1", "one", "res-1", 1))
+    assert journal.games.result_revision(game_id) == ("res-1", 1)
+    journal.outbox.mark_sent("res-1")
+    journal.games.reopen_game(game_id)
     with pytest.raises(JournalError, match="revision 1 is not above its last, 1"):
-        journal.record(game_id, [], finish=Finish({}, T0 + 2, "res-2", "two", "res-1", 1))
+        journal.games.record(game_id, [], finish=Finish({}, T0 + 2, "res-2", "two", "res-1", 1))
     with pytest.raises(JournalError, match="its results are of game key 'res-1'"):
-        journal.record(game_id, [], finish=Finish({}, T0 + 2, "res-2", "two", "other", 2))
-    journal.record(game_id, [], finish=Finish({}, T0 + 2, "res-2", "two", "res-1", 2))
-    game = journal.game(game_id)
+        journal.games.record(game_id, [], finish=Finish({}, T0 + 2, "res-2", "two", "other", 2))
+    journal.games.record(game_id, [], finish=Finish({}, T0 + 2, "res-2", "two", "res-1", 2))
+    game = journal.games.game(game_id)
     assert (game.game_key, game.revision, game.delivery) == ("res-1", 2, "pending")
-    assert journal.withdrawable(game_id) is None  # finished: nothing to withdraw
+    assert journal.outbox.withdrawable(game_id) is None  # finished: nothing to withdraw
 
 
 def test_abandoning_a_reopened_game_whose_result_was_sent_withdraws_it(
     journal: Journal,
 ) -> None:
     never_sent = start_x01(journal, "board-2")
-    journal.finish_game(never_sent, {}, T0 + 1, "res-0", "zero")
-    journal.reopen_game(never_sent)  # not sent: taken back, so nothing to withdraw
-    assert journal.withdrawable(never_sent) is None
+    journal.games.record(never_sent, [], finish=Finish({}, T0 + 1, "res-0", "zero"))
+    journal.games.reopen_game(never_sent)  # not sent: taken back, so nothing to withdraw
+    assert journal.outbox.withdrawable(never_sent) is None
     game_id = start_x01(journal)
-    journal.finish_game(game_id, {}, T0 + 1, "res-1", "first")
-    assert journal.withdrawable(game_id) is None  # finished, not reopened
-    journal.mark_sent("res-1")
-    journal.reopen_game(game_id)
-    journal.finish_game(game_id, {}, T0 + 2, "res-2", "second")  # revision 2, not sent
-    journal.reopen_game(game_id)  # res-2 leaves the outbox; res-1 was sent and stays
-    assert journal.withdrawable(game_id) == ("first", "res-1", 2)
+    journal.games.record(game_id, [], finish=Finish({}, T0 + 1, "res-1", "first"))
+    assert journal.outbox.withdrawable(game_id) is None  # finished, not reopened
+    journal.outbox.mark_sent("res-1")
+    journal.games.reopen_game(game_id)
+    journal.games.record(
+        game_id, [], finish=Finish({}, T0 + 2, "res-2", "second")
+    )  # revision 2, not sent
+    journal.games.reopen_game(game_id)  # res-2 leaves the outbox; res-1 was sent and stays
+    assert journal.outbox.withdrawable(game_id) == ("first", "res-1", 2)
     withdrawal = Withdrawal(game_id, "res-3", 3, "first, withdrawn")
-    journal.end_game(game_id, T0 + 3, withdrawal)
-    assert journal.game(game_id).status == "ended"
-    assert journal.game(game_id).revision == 3
-    assert journal.pending_results() == [("res-3", "first, withdrawn")]
-    journal.end_game(game_id, T0 + 4, Withdrawal(game_id, "res-4", 4, "again"))  # over: nothing
-    assert journal.pending_results() == [("res-3", "first, withdrawn")]
+    journal.games.end_game(game_id, T0 + 3, withdrawal)
+    assert journal.games.game(game_id).status == "ended"
+    assert journal.games.game(game_id).revision == 3
+    assert journal.outbox.pending_results() == [("res-3", "first, withdrawn")]
+    journal.games.end_game(
+        game_id, T0 + 4, Withdrawal(game_id, "res-4", 4, "again")
+    )  # over: nothing
+    assert journal.outbox.pending_results() == [("res-3", "first, withdrawn")]
 
 
 def test_a_new_game_over_a_reopened_one_withdraws_its_result_in_the_same_transaction(
     journal: Journal,
 ) -> None:
     game_id = start_x01(journal)
-    journal.finish_game(game_id, {}, T0 + 1, "res-1", "first")
-    journal.mark_sent("res-1")
-    journal.reopen_game(game_id)
+    journal.games.record(game_id, [], finish=Finish({}, T0 + 1, "res-1", "first"))
+    journal.outbox.mark_sent("res-1")
+    journal.games.reopen_game(game_id)
     elsewhere = Withdrawal(game_id, "res-x", 2, "wrong board")
     start_x01(journal, "board-2", T0 + 2)  # another board's game ends nothing here
     with pytest.raises(JournalError, match="revision 1 is not above"):
         start_x01_with(journal, Withdrawal(game_id, "res-2", 1, "stale"))
-    assert journal.game(game_id).status == "playing"  # all or nothing
-    journal.start_game("x01", {}, ["Ann"], None, "board-2", T0 + 3, withdrawal=elsewhere)
-    assert journal.pending_results("board-1") == []  # not board-2's game: not withdrawn
+    assert journal.games.game(game_id).status == "playing"  # all or nothing
+    journal.games.start_game("x01", {}, ["Ann"], None, "board-2", T0 + 3, withdrawal=elsewhere)
+    assert journal.outbox.pending_results("board-1") == []  # not board-2's game: not withdrawn
     newer = start_x01_with(journal, Withdrawal(game_id, "res-2", 2, "withdrawn"))
-    assert journal.game(game_id).status == "ended"
-    assert journal.unfinished_game("board-1") == journal.game(newer)
-    assert journal.pending_results("board-1") == [("res-2", "withdrawn")]
+    assert journal.games.game(game_id).status == "ended"
+    assert playing_game(journal, "board-1") == journal.games.game(newer)
+    assert journal.outbox.pending_results("board-1") == [("res-2", "withdrawn")]
 
 
 def start_x01_with(journal: Journal, withdrawal: Withdrawal) -> int:
-    return journal.start_game(
+    return journal.games.start_game(
         "x01", {"start": 301}, ["Ann", "Bob"], None, "board-1", T0 + 5, withdrawal=withdrawal
     )
 
@@ -699,7 +757,7 @@ def test_a_version_4_journal_migrates_with_its_delivered_results_taken_as_stored
     path.parent.mkdir(parents=True)
     connection = sqlite3.connect(path, isolation_level=None)
     for version in (1, 2, 3, 4):
-        journal_module.MIGRATIONS[version](connection)
+        journal_schema.MIGRATIONS[version](connection)
     connection.execute(f"PRAGMA application_id = {APPLICATION_ID}")
     connection.execute("PRAGMA user_version = 4")
     games = "INSERT INTO games (game, options, players, board, started_at, status, result)"
@@ -712,14 +770,14 @@ def test_a_version_4_journal_migrates_with_its_delivered_results_taken_as_stored
     connection.execute(f"{outbox} VALUES ('old-3', 2, 'p3', 30, NULL)")  # never delivered
     connection.close()
     with Journal(path) as journal:
-        assert [e.result_id for e in journal.unstored_results()] == ["old-3"]
-        assert journal.pending_results() == [("old-3", "p3")]
-        first, second, playing = (journal.game(n) for n in (1, 2, 3))
+        assert [e.result_id for e in journal.outbox.unstored_results()] == ["old-3"]
+        assert journal.outbox.pending_results() == [("old-3", "p3")]
+        first, second, playing = (journal.games.game(n) for n in (1, 2, 3))
         assert (first.game_key, first.revision, first.delivery) == ("old-1", 1, "stored")
         assert (second.game_key, second.revision, second.delivery) == ("old-2", 2, "pending")
         assert (playing.game_key, playing.revision, playing.delivery) == (None, 0, None)
     with raw(path) as check:
-        assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 5
+        assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
         assert check.execute("SELECT sent_at, stored_at FROM outbox WHERE id = 1").fetchone() == (
             11.0,
             11.0,
@@ -729,26 +787,26 @@ def test_a_version_4_journal_migrates_with_its_delivered_results_taken_as_stored
 def test_reopen_game_after_a_win(journal: Journal) -> None:
     game_id = start_x01(journal)
     append_all(journal, game_id, ["T20", "T20", "T20"])
-    journal.finish_game(game_id, {"winner": 0}, T0 + 60, "res-1", "{}")
-    journal.append(game_id, "UNDO", T0 + 61)  # the daemon journals the undo first
-    journal.reopen_game(game_id)
-    reopened = journal.game(game_id)
+    journal.games.record(game_id, [], finish=Finish({"winner": 0}, T0 + 60, "res-1", "{}"))
+    journal.games.append(game_id, "UNDO", T0 + 61)  # the daemon journals the undo first
+    journal.games.reopen_game(game_id)
+    reopened = journal.games.game(game_id)
     assert (reopened.status, reopened.result, reopened.finished_at) == ("playing", None, None)
     assert reopened.events == ["T20", "T20", "T20", "UNDO"]
-    assert journal.pending_results() == []  # not delivered: withdrawn
-    assert journal.unfinished_game("board-1") == reopened
-    journal.reopen_game(game_id)  # playing already: nothing to do
-    journal.append(game_id, "T19", T0 + 62)
-    journal.finish_game(game_id, {"winner": 0}, T0 + 70, "res-2", "second")
-    assert journal.pending_results() == [("res-2", "second")]
+    assert journal.outbox.pending_results() == []  # not delivered: withdrawn
+    assert playing_game(journal, "board-1") == reopened
+    journal.games.reopen_game(game_id)  # playing already: nothing to do
+    journal.games.append(game_id, "T19", T0 + 62)
+    journal.games.record(game_id, [], finish=Finish({"winner": 0}, T0 + 70, "res-2", "second"))
+    assert journal.outbox.pending_results() == [("res-2", "second")]
 
 
 def test_reopen_game_keeps_a_sent_result(journal: Journal, path: Path) -> None:
     game_id = start_x01(journal)
-    journal.finish_game(game_id, {"winner": 0}, T0 + 60, "res-1", "{}")
-    journal.mark_sent("res-1")
-    journal.reopen_game(game_id)
-    assert journal.pending_results() == []
+    journal.games.record(game_id, [], finish=Finish({"winner": 0}, T0 + 60, "res-1", "{}"))
+    journal.outbox.mark_sent("res-1")
+    journal.games.reopen_game(game_id)
+    assert journal.outbox.pending_results() == []
     with raw(path) as connection:
         rows = connection.execute("SELECT result_id, sent_at IS NOT NULL FROM outbox")
         assert rows.fetchall() == [("res-1", 1)]
@@ -756,32 +814,32 @@ def test_reopen_game_keeps_a_sent_result(journal: Journal, path: Path) -> None:
 
 def test_reopen_game_refuses_ended_games_and_busy_boards(journal: Journal) -> None:
     ended = start_x01(journal, "board-1")
-    journal.end_game(ended, T0 + 1)
+    journal.games.end_game(ended, T0 + 1)
     with pytest.raises(JournalError, match="is ended"):
-        journal.reopen_game(ended)
+        journal.games.reopen_game(ended)
     finished = start_x01(journal, "board-2")
-    journal.finish_game(finished, {"winner": 0}, T0 + 2, "res-1", "{}")
+    journal.games.record(finished, [], finish=Finish({"winner": 0}, T0 + 2, "res-1", "{}"))
     newer = start_x01(journal, "board-2", T0 + 3)
     with pytest.raises(JournalError, match=f"game {newer} is playing"):
-        journal.reopen_game(finished)
-    assert journal.game(finished).status == "finished"
-    assert journal.pending_results() == [("res-1", "{}")]
+        journal.games.reopen_game(finished)
+    assert journal.games.game(finished).status == "finished"
+    assert journal.outbox.pending_results() == [("res-1", "{}")]
     with pytest.raises(JournalError, match="no game 99"):
-        journal.reopen_game(99)
+        journal.games.reopen_game(99)
 
 
 def test_end_game(journal: Journal) -> None:
     game_id = start_x01(journal)
-    journal.append(game_id, "T20", T0 + 1)
-    journal.end_game(game_id, T0 + 30)
-    ended = journal.game(game_id)
+    journal.games.append(game_id, "T20", T0 + 1)
+    journal.games.end_game(game_id, T0 + 30)
+    ended = journal.games.game(game_id)
     assert (ended.status, ended.finished_at, ended.result) == ("ended", T0 + 30, None)
-    assert journal.unfinished_game("board-1") is None
+    assert playing_game(journal, "board-1") is None
     won = start_x01(journal)
-    journal.finish_game(won, {"winner": 1}, T0 + 40, "res-1", "{}")
-    journal.end_game(won, T0 + 50)  # already over: kept as it was
-    assert journal.game(won).status == "finished"
-    assert journal.game(won).result == {"winner": 1}
+    journal.games.record(won, [], finish=Finish({"winner": 1}, T0 + 40, "res-1", "{}"))
+    journal.games.end_game(won, T0 + 50)  # already over: kept as it was
+    assert journal.games.game(won).status == "finished"
+    assert journal.games.game(won).result == {"winner": 1}
 
 
 # ------------------------------------------------ remote matches: the host
@@ -790,7 +848,7 @@ def test_end_game(journal: Journal) -> None:
 def start_remote(journal: Journal) -> int:
     boards = {"Ann": "oche/board-1", "Bob": "oche/pub2"}
     remote = {"match": "m1", "host": "oche/board-1", "boards": boards}
-    return journal.start_game(
+    return journal.games.start_game(
         "x01", {"start": 301}, ["Ann", "Bob"], None, "board-1", T0, remote=remote
     )
 
@@ -799,33 +857,33 @@ def test_a_guests_taken_seq_is_written_with_what_its_action_did(
     journal: Journal, path: Path
 ) -> None:
     game_id = start_remote(journal)
-    assert journal.game(game_id).remote == {
+    assert journal.games.game(game_id).remote == {
         "match": "m1",
         "host": "oche/board-1",
         "boards": {"Ann": "oche/board-1", "Bob": "oche/pub2"},
     }
-    assert journal.remote_taken(game_id) == {}
-    journal.record(game_id, [("T20", T0 + 1)], taken=("oche/pub2", 1))
-    journal.note_ignored(game_id, "S5", "not-your-turn", T0 + 2, taken=("oche/pub2", 2))
-    journal.note_taken(game_id, "oche/pub3", 1)  # a refused button: only its seq
-    assert journal.remote_taken(game_id) == {"oche/pub2": 2, "oche/pub3": 1}
-    journal.note_taken(game_id, "oche/pub2", 1)  # a seq never goes back
-    assert journal.remote_taken(game_id) == {"oche/pub2": 2, "oche/pub3": 1}
-    assert journal.game(game_id).events == ["T20"]
+    assert journal.remote.remote_taken(game_id) == {}
+    journal.games.record(game_id, [("T20", T0 + 1)], taken=("oche/pub2", 1))
+    journal.games.note_ignored(game_id, "S5", "not-your-turn", T0 + 2, taken=("oche/pub2", 2))
+    journal.remote.note_taken(game_id, "oche/pub3", 1)  # a refused button: only its seq
+    assert journal.remote.remote_taken(game_id) == {"oche/pub2": 2, "oche/pub3": 1}
+    journal.remote.note_taken(game_id, "oche/pub2", 1)  # a seq never goes back
+    assert journal.remote.remote_taken(game_id) == {"oche/pub2": 2, "oche/pub3": 1}
+    assert journal.games.game(game_id).events == ["T20"]
     with raw(path) as connection:
         rows = connection.execute("SELECT game_id, what, reason FROM ignored").fetchall()
     assert rows == [(game_id, "S5", "not-your-turn")]
     for bad in (0, -1, True):
         with pytest.raises(JournalError, match="not a positive integer"):
-            journal.note_taken(game_id, "oche/pub2", bad)
+            journal.remote.note_taken(game_id, "oche/pub2", bad)
     with pytest.raises(JournalError, match="within a game"):
-        journal.note_ignored(None, "S5", "no game", T0, taken=("oche/pub2", 3))
+        journal.games.note_ignored(None, "S5", "no game", T0, taken=("oche/pub2", 3))
     with pytest.raises(JournalError, match="no game 42"):
-        journal.note_taken(42, "oche/pub2", 3)
-    journal.end_game(game_id, T0 + 9)
+        journal.remote.note_taken(42, "oche/pub2", 3)
+    journal.games.end_game(game_id, T0 + 9)
     with pytest.raises(JournalError, match="has ended"):
-        journal.note_taken(game_id, "oche/pub2", 3)
-    assert journal.remote_taken(game_id) == {"oche/pub2": 2, "oche/pub3": 1}
+        journal.remote.note_taken(game_id, "oche/pub2", 3)
+    assert journal.remote.remote_taken(game_id) == {"oche/pub2": 2, "oche/pub3": 1}
 
 
 def test_a_taken_seq_is_written_together_with_its_events_or_not_at_all(
@@ -838,8 +896,8 @@ def test_a_taken_seq_is_written_together_with_its_events_or_not_at_all(
             "BEGIN SELECT RAISE(ABORT, 'simulated disk failure'); END"
         )
     with pytest.raises(JournalError, match="simulated disk failure"):
-        journal.record(game_id, [("T20", T0 + 1)], taken=("oche/pub2", 1))
-    assert (journal.game(game_id).events, journal.remote_taken(game_id)) == ([], {})
+        journal.games.record(game_id, [("T20", T0 + 1)], taken=("oche/pub2", 1))
+    assert (journal.games.game(game_id).events, journal.remote.remote_taken(game_id)) == ([], {})
     with raw(path) as connection:
         connection.execute("DROP TRIGGER fail_events")
         connection.execute(
@@ -847,18 +905,18 @@ def test_a_taken_seq_is_written_together_with_its_events_or_not_at_all(
             "BEGIN SELECT RAISE(ABORT, 'simulated disk failure'); END"
         )
     with pytest.raises(JournalError, match="simulated disk failure"):
-        journal.record(game_id, [("T20", T0 + 1)], taken=("oche/pub2", 1))
+        journal.games.record(game_id, [("T20", T0 + 1)], taken=("oche/pub2", 1))
     with pytest.raises(JournalError, match="simulated disk failure"):
-        journal.note_ignored(game_id, "S1", "takeout", T0 + 1, taken=("oche/pub2", 1))
-    assert (journal.game(game_id).events, journal.remote_taken(game_id)) == ([], {})
+        journal.games.note_ignored(game_id, "S1", "takeout", T0 + 1, taken=("oche/pub2", 1))
+    assert (journal.games.game(game_id).events, journal.remote.remote_taken(game_id)) == ([], {})
     with raw(path) as connection:
         assert connection.execute("SELECT count(*) FROM ignored").fetchone() == (0,)
         connection.execute("DROP TRIGGER fail_taken")
     finish = Finish({"winner": 1}, T0 + 2, "res-1", "{}")
-    journal.record(game_id, [("T20", T0 + 1)], finish=finish, taken=("oche/pub2", 1))
-    assert journal.remote_taken(game_id) == {"oche/pub2": 1}
-    assert journal.game(game_id).status == "finished"
-    assert journal.pending_results() == [("res-1", "{}")]
+    journal.games.record(game_id, [("T20", T0 + 1)], finish=finish, taken=("oche/pub2", 1))
+    assert journal.remote.remote_taken(game_id) == {"oche/pub2": 1}
+    assert journal.games.game(game_id).status == "finished"
+    assert journal.outbox.pending_results() == [("res-1", "{}")]
 
 
 # ----------------------------------------------------- history and export
@@ -885,12 +943,16 @@ def played(path: Path) -> dict[str, int]:
     ids: dict[str, int] = {}
     with Journal(path) as journal:
         x01 = sample_tokens("x01")
-        ids["x01"] = journal.start_game("x01", {"start": 301}, ["Ann", "Bob"], None, "left", T0)
+        ids["x01"] = journal.games.start_game(
+            "x01", {"start": 301}, ["Ann", "Bob"], None, "left", T0
+        )
         # Ann throws S1 by mistake and takes it back before her last visit.
         append_all(journal, ids["x01"], [*x01[:-4], "S1", "UNDO", *x01[-4:]], T0)
-        journal.finish_game(ids["x01"], {"winner": "Ann"}, T0 + 600, "res-x01", "{}")
+        journal.games.record(
+            ids["x01"], [], finish=Finish({"winner": "Ann"}, T0 + 600, "res-x01", "{}")
+        )
 
-        ids["teams"] = journal.start_game(
+        ids["teams"] = journal.games.start_game(
             "cricket",
             {},
             ["Ann", "Bob", "Cat", "Dan"],
@@ -899,13 +961,15 @@ def played(path: Path) -> dict[str, int]:
             T0 + 1000,
         )
         append_all(journal, ids["teams"], sample_tokens("cricket"), T0 + 1000)
-        journal.finish_game(ids["teams"], {"winner": "Reds"}, T0 + 1600, "res-teams", "{}")
+        journal.games.record(
+            ids["teams"], [], finish=Finish({"winner": "Reds"}, T0 + 1600, "res-teams", "{}")
+        )
 
-        ids["ended"] = journal.start_game("x01", {}, ["Eve"], None, "left", T0 + 2000)
+        ids["ended"] = journal.games.start_game("x01", {}, ["Eve"], None, "left", T0 + 2000)
         append_all(journal, ids["ended"], ["T20", "T20"], T0 + 2000)
-        journal.end_game(ids["ended"], T0 + 2100)
+        journal.games.end_game(ids["ended"], T0 + 2100)
 
-        ids["playing"] = journal.start_game(
+        ids["playing"] = journal.games.start_game(
             "cricket-shanghai", {}, ["Fay", "Gus"], None, "left", T0 + 3000
         )
         append_all(journal, ids["playing"], ["T20", "S20"], T0 + 3000)
@@ -914,8 +978,8 @@ def played(path: Path) -> dict[str, int]:
 
 def test_the_journaled_games_finish_as_expected(path: Path, played: dict[str, int]) -> None:
     with Journal(path) as journal:
-        x01 = live_state(journal.game(played["x01"]))
-        teams = live_state(journal.game(played["teams"]))
+        x01 = live_state(journal.games.game(played["x01"]))
+        teams = live_state(journal.games.game(played["teams"]))
     assert (x01["finished"], x01["winner"], x01["result"]) == (True, 0, "checkout")
     assert (teams["finished"], teams["winner_team"]) == (True, 0)
 
@@ -983,9 +1047,9 @@ def test_history_shows_where_each_result_is(
     with Journal(path) as journal:
         for n in range(3):
             game_id = start_x01(journal, at=T0 + 60 * n)
-            journal.finish_game(game_id, {}, T0 + 60 * n + 30, f"res-{n}", "{}")
-        journal.mark_sent("res-1", "res-2")
-        journal.mark_stored("board-1", ["res-2"], T0 + 200)
+            journal.games.record(game_id, [], finish=Finish({}, T0 + 60 * n + 30, f"res-{n}", "{}"))
+        journal.outbox.mark_sent("res-1", "res-2")
+        journal.outbox.mark_stored("board-1", ["res-2"], T0 + 200)
     assert run_command(["history", "--journal", str(path)]) == 0
     rows = [line.split()[5] for line in capsys.readouterr().out.splitlines()[1:]]
     assert rows == ["stored", "sent", "pending"]
@@ -1053,23 +1117,25 @@ def remote_matches(path: Path) -> dict[str, Any]:
     """A journal with a game of the board's own, a remote match it hosted and
     one it joined as a guest (finished, with the host's result)."""
     with Journal(path) as journal:
-        own = journal.start_game("x01", {}, ["Al"], None, "pub2", T0)
-        journal.end_game(own, T0 + 10)
-        hosted = journal.start_game(
+        own = journal.games.start_game("x01", {}, ["Al"], None, "pub2", T0)
+        journal.games.end_game(own, T0 + 10)
+        hosted = journal.games.start_game(
             "x01", {"start": 301}, ["Bo", "Cy"], None, "pub2", T0 + 100, None,
             {"match": "m" * 32, "host": "oche/pub2", "boards": {"Bo": "oche/pub2",
                                                                 "Cy": "league/pub5"}},
         )  # fmt: skip
         append_all(journal, hosted, ["T20"], T0 + 100)
         players = [{"name": "Ann", "board": "oche/pub1"}, {"name": "Cy", "board": "oche/pub2"}]
-        journal.guest_join(MATCH, "oche/pub1", "pub2", "x01", {"start": 301}, players, T0 + 200)
-        assert journal.guest_forward(MATCH, "hit", "T20", T0 + 210) == 1
-        assert journal.guest_forward(MATCH, "next", None, T0 + 220) == 2
-        journal.guest_taken(MATCH, 2)
+        journal.remote.guest_join(
+            MATCH, "oche/pub1", "pub2", "x01", {"start": 301}, players, T0 + 200
+        )
+        assert journal.remote.guest_forward(MATCH, "hit", "T20", T0 + 210) == 1
+        assert journal.remote.guest_forward(MATCH, "next", None, T0 + 220) == 2
+        journal.remote.guest_taken(MATCH, 2)
         result = {"winner": "Cy", "result": "checkout", "players": [
             {"name": "Ann", "board": "oche/pub1", "score": 40},
             {"name": "Cy", "board": "oche/pub2", "score": 0}]}  # fmt: skip
-        journal.guest_close(MATCH, "finished", T0 + 300, "finished", result)
+        journal.remote.guest_close(MATCH, "finished", T0 + 300, "finished", result)
     return {"own": own, "hosted": hosted}
 
 
@@ -1158,33 +1224,35 @@ def test_export_of_a_guest_match_says_it_was_hosted_elsewhere(
 def test_guest_matches_in_the_journal(path: Path) -> None:
     players = [{"name": "Ann", "board": "oche/pub1"}, {"name": "Cy", "board": "oche/pub2"}]
     with Journal(path) as journal:
-        journal.guest_join("a1", "oche/pub1", "pub2", "x01", {}, players, T0)
+        journal.remote.guest_join("a1", "oche/pub1", "pub2", "x01", {}, players, T0)
         assert [
-            journal.guest_forward("a1", "hit", s, T0 + n) for n, s in enumerate(["S1", "S2"])
+            journal.remote.guest_forward("a1", "hit", s, T0 + n) for n, s in enumerate(["S1", "S2"])
         ] == [1, 2]
         # Another match of the same host replaces it; its seqs start again at 1.
-        journal.guest_join("a2", "oche/pub1", "pub2", "x01", {}, players, T0 + 10)
-        first = journal.guest_match("a1")
+        journal.remote.guest_join("a2", "oche/pub1", "pub2", "x01", {}, players, T0 + 10)
+        first = journal.remote.guest_match("a1")
         assert first is not None
         assert (first.status, first.end_reason, first.forwarded) == ("ended", "replaced", 2)
         with pytest.raises(JournalError, match="match a1 is ended: nothing more is forwarded"):
-            journal.guest_forward("a1", "hit", "S3", T0 + 11)
-        assert journal.guest_forward("a2", "miss", None, T0 + 12) == 1
-        assert [a.seq for a in journal.guest_untaken("a2", 0)] == [1]
-        assert journal.guest_untaken("a2", 1) == []
-        playing = journal.guest_playing("pub2")
+            journal.remote.guest_forward("a1", "hit", "S3", T0 + 11)
+        assert journal.remote.guest_forward("a2", "miss", None, T0 + 12) == 1
+        assert [a.seq for a in journal.remote.guest_untaken("a2", 0)] == [1]
+        assert journal.remote.guest_untaken("a2", 1) == []
+        playing = journal.remote.guest_playing("pub2")
         assert playing is not None and playing.match == "a2"
         with pytest.raises(JournalError, match="several matches start with 'a'"):
-            journal.guest_find("a")
+            journal.remote.guest_find("a")
         with pytest.raises(JournalError, match="match a2 is already journaled"):
-            journal.guest_join("a2", "oche/pub1", "pub2", "x01", {}, players, T0 + 13)
-        journal.guest_close("a2", "ended", T0 + 20, "left")
-        journal.guest_close("a2", "finished", T0 + 30, "finished", {"winner": "Cy"})  # over: kept
-        closed = journal.guest_find("a2")
+            journal.remote.guest_join("a2", "oche/pub1", "pub2", "x01", {}, players, T0 + 13)
+        journal.remote.guest_close("a2", "ended", T0 + 20, "left")
+        journal.remote.guest_close(
+            "a2", "finished", T0 + 30, "finished", {"winner": "Cy"}
+        )  # over: kept
+        closed = journal.remote.guest_find("a2")
         assert closed is not None
         assert (closed.status, closed.end_reason, closed.result) == ("ended", "left", None)
-        assert journal.guest_playing("pub2") is None
-        assert [m.match for m in journal.guest_matches()] == ["a2", "a1"]
+        assert journal.remote.guest_playing("pub2") is None
+        assert [m.match for m in journal.remote.guest_matches()] == ["a2", "a1"]
 
 
 def test_a_guest_match_is_finished_once_won_and_open_until_the_host_moves_on(
@@ -1195,9 +1263,9 @@ def test_a_guest_match_is_finished_once_won_and_open_until_the_host_moves_on(
     or BOUNCE is still forwarded) until the host ends it or replaces it."""
     players = [{"name": "Ann", "board": "oche/pub1"}, {"name": "Cy", "board": "oche/pub2"}]
     with Journal(path) as journal:
-        journal.guest_join("b1", "oche/pub1", "pub2", "x01", {}, players, T0)
-        journal.guest_finish("b1", T0 + 5, {"winner": "Cy"})
-        won = journal.guest_match("b1")
+        journal.remote.guest_join("b1", "oche/pub1", "pub2", "x01", {}, players, T0)
+        journal.remote.guest_finish("b1", T0 + 5, {"winner": "Cy"})
+        won = journal.remote.guest_match("b1")
         assert won is not None
         assert (won.status, won.result, won.finished_at, won.end_reason) == (
             "finished",
@@ -1205,39 +1273,39 @@ def test_a_guest_match_is_finished_once_won_and_open_until_the_host_moves_on(
             T0 + 5,
             None,
         )
-        assert journal.guest_playing("pub2") == won  # open: resumed after a restart
-        assert journal.guest_forward("b1", "bounce", None, T0 + 6) == 1
-        journal.guest_reopen("b1")  # the bounce took the win back
-        reopened = journal.guest_match("b1")
+        assert journal.remote.guest_playing("pub2") == won  # open: resumed after a restart
+        assert journal.remote.guest_forward("b1", "bounce", None, T0 + 6) == 1
+        journal.remote.guest_reopen("b1")  # the bounce took the win back
+        reopened = journal.remote.guest_match("b1")
         assert reopened is not None
         assert (reopened.status, reopened.result, reopened.finished_at) == ("playing", None, None)
-        journal.guest_finish("b1", T0 + 9, {"winner": "Ann"})
-        journal.guest_close("b1", "finished", T0 + 20, "finished", {"winner": "Ann"})
-        closed = journal.guest_match("b1")
+        journal.remote.guest_finish("b1", T0 + 9, {"winner": "Ann"})
+        journal.remote.guest_close("b1", "finished", T0 + 20, "finished", {"winner": "Ann"})
+        closed = journal.remote.guest_match("b1")
         assert closed is not None
         assert (closed.status, closed.end_reason, closed.finished_at) == (
             "finished",
             "finished",
             T0 + 9,
         )
-        journal.guest_reopen("b1")  # closed: nothing reopens it
-        journal.guest_finish("b1", T0 + 30, {"winner": "Cy"})
-        assert journal.guest_match("b1") == closed
+        journal.remote.guest_reopen("b1")  # closed: nothing reopens it
+        journal.remote.guest_finish("b1", T0 + 30, {"winner": "Cy"})
+        assert journal.remote.guest_match("b1") == closed
         with pytest.raises(JournalError, match="match b1 is finished: nothing more is forwarded"):
-            journal.guest_forward("b1", "undo", None, T0 + 31)
-        assert journal.guest_playing("pub2") is None
+            journal.remote.guest_forward("b1", "undo", None, T0 + 31)
+        assert journal.remote.guest_playing("pub2") is None
         # A won match still open when the host's next match comes is closed by it.
-        journal.guest_join("b2", "oche/pub1", "pub2", "x01", {}, players, T0 + 40)
-        journal.guest_finish("b2", T0 + 45, {"winner": "Ann"})
-        journal.guest_join("b3", "oche/pub1", "pub2", "x01", {}, players, T0 + 50)
-        replaced = journal.guest_match("b2")
+        journal.remote.guest_join("b2", "oche/pub1", "pub2", "x01", {}, players, T0 + 40)
+        journal.remote.guest_finish("b2", T0 + 45, {"winner": "Ann"})
+        journal.remote.guest_join("b3", "oche/pub1", "pub2", "x01", {}, players, T0 + 50)
+        replaced = journal.remote.guest_match("b2")
         assert replaced is not None
         assert (replaced.status, replaced.end_reason, replaced.result) == (
             "finished",
             "replaced",
             {"winner": "Ann"},
         )
-        playing = journal.guest_playing("pub2")
+        playing = journal.remote.guest_playing("pub2")
         assert playing is not None and playing.match == "b3"
 
 
@@ -1271,7 +1339,7 @@ def test_export_replays_to_the_journaled_games_state(
 ) -> None:
     text = export(path, played[which], capsys)
     with Journal(path) as journal:
-        expected = live_state(journal.game(played[which]))
+        expected = live_state(journal.games.game(played[which]))
     # `oche export N | oche replay -`: the header names the game, players,
     # teams and options.
     assert replayed(text) == expected
@@ -1331,7 +1399,7 @@ def test_export_leaves_out_tokens_the_engine_refused(
     with Journal(path) as journal:
         game_id = start_x01(journal)
         append_all(journal, game_id, ["UNDO", "T20", "S1", "S1"])
-        entry = journal.game(game_id)
+        entry = journal.games.game(game_id)
     state = live_state(entry)
     text = export(path, game_id, capsys)
     assert "# note: event 1 (UNDO) was refused by the engine: nothing to undo" in text
@@ -1358,9 +1426,9 @@ def test_export_keeps_awkward_names_exactly(path: Path, capsys: pytest.CaptureFi
     # Awkward, but names a board takes (no control characters: engine.lineup.check_name).
     players = ["Ann O'Neil", "-dash", 'Bob "the" Smith', "Zo\u200be\u00ad", "Ünï 🎯 #1"]
     with Journal(path) as journal:
-        game_id = journal.start_game("x01", {"start": "301"}, players, None, "b\x01", T0)
+        game_id = journal.games.start_game("x01", {"start": "301"}, players, None, "b\x01", T0)
         append_all(journal, game_id, ["T20", "T20", "T20", "NEXT", "S1"])
-        expected = live_state(journal.game(game_id))
+        expected = live_state(journal.games.game(game_id))
     text = export(path, game_id, capsys)
     header = [line for line in text.splitlines() if line.startswith("#")]
     assert all(line.isprintable() for line in header)
@@ -1417,7 +1485,7 @@ def test_the_console_script_pipeline(path: Path, played: dict[str, int]) -> None
     )
     assert result.returncode == 0, result.stderr
     with Journal(path) as journal:
-        assert json.loads(result.stdout) == live_state(journal.game(played["x01"]))
+        assert json.loads(result.stdout) == live_state(journal.games.game(played["x01"]))
 
 
 def pipeline(command: str) -> subprocess.CompletedProcess[str]:
@@ -1447,7 +1515,7 @@ def test_an_exported_301_game_replays_as_301(
     assert result.returncode == 0, result.stderr
     state = json.loads(result.stdout)
     with Journal(path) as journal:
-        assert state == live_state(journal.game(played["x01"]))
+        assert state == live_state(journal.games.game(played["x01"]))
     assert state["options"]["start"] == 301
     assert (state["finished"], state["winner"], state["result"]) == (True, 0, "checkout")
 
@@ -1486,7 +1554,7 @@ def test_a_failed_export_fails_the_replay_after_it(path: Path, played: dict[str,
 
 def test_the_module_functions_match_the_command(path: Path, played: dict[str, int]) -> None:
     with Journal(path) as journal:
-        entry = journal.game(played["teams"])
+        entry = journal.games.game(played["teams"])
         entries = history_command.history_entries(journal, board="right")
     assert [e["id"] for e in entries] == [played["teams"]]
     game, refused = replay_journal_game(entry)
@@ -1504,7 +1572,7 @@ def test_history_names_the_computer_players_and_their_levels(
     bots = {"seed": 7, "geometry": "soft", "players": {
         "Robo": {"level": 6, "sigma_mm": 31.5, "average": 52.3}}}  # fmt: skip
     with Journal(path) as journal:
-        journal.start_game("x01", {"start": 301}, ["Ann", "Robo"], None, "b1", T0, bots)
+        journal.games.start_game("x01", {"start": 301}, ["Ann", "Robo"], None, "b1", T0, bots)
     assert run_command(["history", "--journal", str(path), "--json"]) == 0
     (entry,) = json.loads(capsys.readouterr().out)
     assert entry["cpu"] == {"Robo": 6}

@@ -157,8 +157,8 @@ async def test_a_full_disk_refuses_darts_says_so_and_goes_on_when_space_returns(
     for payload in watcher.of("state"):
         assert not list(validator.iter_errors(payload)), payload
     with Journal(journal) as reopened:  # consistent: exactly the darts that were counted
-        [game] = reopened.games()
-        assert reopened.game(game.id).events == ["T20", "T19", "S5"]
+        [game] = reopened.games.games()
+        assert reopened.games.game(game.id).events == ["T20", "T19", "S5"]
     with sqlite3.connect(journal) as connection:
         assert connection.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
 

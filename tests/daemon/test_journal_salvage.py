@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from engine import new_game, parse_event
-from firmware_bridge.daemon.journal import Charge, Journal, JournalDamaged
+from firmware_bridge.daemon.journal import Charge, Finish, Journal, JournalDamaged
 from firmware_bridge.daemon.journal_salvage import DAMAGED_MARK, salvage_journal
 from firmware_bridge.daemon.mqtt_link import to_json
 from mqtt_contract import result_document
@@ -57,19 +57,19 @@ def build_journal(path: Path) -> Built:
     with Journal(path) as journal:
         at = T0
         for count in range(1, 71):
-            journal.record_coin("board1", 1, count, "boot-1", at, 2)
+            journal.ledger.record_coin("board1", 1, count, "boot-1", at, 2)
             at += 1
         for number in range(FINISHED):
-            game_id = journal.start_game(
+            game_id = journal.games.start_game(
                 "x01", {"start": 501}, ["Ann", "Bob"], None, "board1", at, charge=Charge(2)
             )
             game = new_game("x01", ["Ann", "Bob"], {"start": 501})
             started = at
             for token in WINNING:
                 at += 1
-                journal.append(game_id, token, at)
+                journal.games.append(game_id, token, at)
                 game.push(parse_event(token))
-                journal.note_ignored(game_id, "S5", "takeout", at)
+                journal.games.note_ignored(game_id, "S5", "takeout", at)
             result = result_document(
                 game,
                 result_id=uuid.UUID(int=number + 1).hex,
@@ -77,26 +77,29 @@ def build_journal(path: Path) -> Built:
                 started_at=started,
                 finished_at=at,
             )
-            journal.finish_game(
+            journal.games.record(
                 game_id,
-                {"winner": result["winner"], "result": result["result"]},
-                at,
-                result["result_id"],
-                to_json(result),
+                [],
+                finish=Finish(
+                    {"winner": result["winner"], "result": result["result"]},
+                    at,
+                    result["result_id"],
+                    to_json(result),
+                ),
             )
             if number < FINISHED - UNDELIVERED:
-                journal.mark_sent(result["result_id"])  # and a leaderboard has it
-                journal.mark_stored("board1", [result["result_id"]], at)
+                journal.outbox.mark_sent(result["result_id"])  # and a leaderboard has it
+                journal.outbox.mark_stored("board1", [result["result_id"]], at)
             else:
                 pending.add(result["result_id"])
-        game_id = journal.start_game(
+        game_id = journal.games.start_game(
             "x01", {"start": 501}, ["Ann", "Bob"], None, "board1", at, charge=Charge(2)
         )
         for token in PLAYING:
             at += 1
-            journal.append(game_id, token, at)
-        journal.set_operator_setting("board1", "price", 1, at)
-        credits = journal.credit_balance("board1")
+            journal.games.append(game_id, token, at)
+        journal.settings.set_operator_setting("board1", "price", 1, at)
+        credits = journal.ledger.credit_balance("board1")
     with sqlite3.connect(path) as connection:
         owners = dict(connection.execute("SELECT pageno, name FROM dbstat").fetchall())
     return Built(credits, frozenset(pending), table_rows(path), owners)
@@ -265,9 +268,9 @@ def test_lost_darts_come_back_from_the_results_and_the_game_in_progress_is_lost(
     assert report.lost == [FINISHED + 1] and report.resumed == []
     assert len(report.rebuilt) == FINISHED
     with Journal(tmp_path / "salvaged.sqlite3") as journal:
-        assert journal.game(FINISHED + 1).status == "ended"
-        assert journal.credit_balance("board1") == built.credits
-        assert {result_id for result_id, _ in journal.pending_results()} == built.pending
+        assert journal.games.game(FINISHED + 1).status == "ended"
+        assert journal.ledger.credit_balance("board1") == built.credits
+        assert {result_id for result_id, _ in journal.outbox.pending_results()} == built.pending
     history = oche(
         "history", "--journal", str(tmp_path / "salvaged.sqlite3"), "--json", "--limit", "99"
     )
@@ -285,9 +288,11 @@ def test_games_whose_rows_were_lost_come_back_from_their_results(
     assert report.games == FINISHED  # the game in progress had no result to come back from
     assert report.missing == {"games": 1}
     with Journal(tmp_path / "salvaged.sqlite3") as journal:
-        assert journal.credit_balance("board1") == built.credits  # its lines kept, unlinked
-        assert {result_id for result_id, _ in journal.pending_results("board1")} == built.pending
-        game = journal.game(FINISHED)
+        assert journal.ledger.credit_balance("board1") == built.credits  # its lines kept, unlinked
+        assert {
+            result_id for result_id, _ in journal.outbox.pending_results("board1")
+        } == built.pending
+        game = journal.games.game(FINISHED)
         assert (game.status, game.players, game.result) == (
             "finished",
             ["Ann", "Bob"],

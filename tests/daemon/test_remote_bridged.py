@@ -54,12 +54,12 @@ def forwarded_and_taken(pair: Pair) -> tuple[list[int], int]:
     """The seqs the guest journaled as forwarded, and the last one the host
     journaled as taken, for the current match."""
     with Journal(pair.host.config.journal.resolved_path()) as journal:
-        game = journal.latest_game(HOST)
+        game = journal.games.latest_game(HOST)
         assert game is not None
-        taken = journal.remote_taken(game.id).get(GUEST_AT, 0)
+        taken = journal.remote.remote_taken(game.id).get(GUEST_AT, 0)
     with Journal(pair.guest.config.journal.resolved_path()) as journal:
-        match = journal.guest_matches(limit=1)[0]
-        forwarded = [action.seq for action in journal.guest_untaken(match.match, 0)]
+        match = journal.remote.guest_matches(limit=1)[0]
+        forwarded = [action.seq for action in journal.remote.guest_untaken(match.match, 0)]
     return forwarded, taken
 
 
@@ -216,8 +216,8 @@ def guest_journaled(pair: Pair, segment: str) -> str | None:
     """What the guest's journal did with its board's hit ``segment`` in the
     current match: ``forwarded``, ``ignored: <reason>``, or None (not yet)."""
     with Journal(pair.guest.config.journal.resolved_path()) as journal:
-        match = journal.guest_matches(limit=1)[0]
-        actions = journal.guest_untaken(match.match, 0)
+        match = journal.remote.guest_matches(limit=1)[0]
+        actions = journal.remote.guest_untaken(match.match, 0)
     if any(a.action == "hit" and a.segment == segment for a in actions):
         return "forwarded"
     with sqlite3.connect(pair.guest.config.journal.resolved_path()) as connection:

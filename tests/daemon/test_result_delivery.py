@@ -100,7 +100,7 @@ async def test_a_game_won_again_after_an_undo_replaces_its_result_and_an_abandon
         "withdrawn": True,
     }
     with journal_of(running) as journal:
-        [game] = journal.games()
+        [game] = journal.games.games()
         assert (game.status, game.game_key, game.revision) == ("ended", first["result_id"], 3)
 
 

@@ -96,7 +96,7 @@ async def test_a_broker_power_cut_while_the_leaderboard_is_away_loses_no_result(
                 def journal_says_stored() -> bool:
                     """the board's journal shows every result stored"""
                     with Journal(journal_path) as journal:
-                        return not journal.unstored_results()
+                        return not journal.outbox.unstored_results()
 
                 await wait_until(journal_says_stored, timeout=30)
         stored = stored_ids(database)

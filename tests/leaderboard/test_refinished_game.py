@@ -58,7 +58,7 @@ async def win_undo_win(daemon: Running, watcher: Watcher, delivered: Any) -> tup
     def nothing_pending() -> bool:
         """the daemon counts the first result delivered"""
         with Journal(journal_path) as journal:
-            return journal.pending_results() == []
+            return journal.outbox.pending_results() == []
 
     await wait_until(nothing_pending)
     assert (await watcher.command({"command": "undo"}))["ok"]

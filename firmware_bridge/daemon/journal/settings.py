@@ -1,0 +1,48 @@
+"""What the operator set at a board (prices, free play): the store :attr:`Journal.settings`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from firmware_bridge.daemon.journal.database import Database
+
+__all__ = ["SettingsStore"]
+
+
+class SettingsStore:
+    """The operator's settings of every board (``operator_settings``)."""
+
+    def __init__(self, db: Database) -> None:
+        self._db = db
+
+    def set_operator_setting(self, board: str, key: str, value: Any, at: float) -> None:
+        """Keep what the operator set at ``board`` (``free_play``, ``price``,
+        ``price.<game>``; ``value`` as JSON; ``None`` removes the setting)."""
+        with self._db.transaction() as connection:
+            if value is None:
+                connection.execute(
+                    "DELETE FROM operator_settings WHERE board = ? AND key = ?",
+                    (str(board), str(key)),
+                )
+                return
+            connection.execute(
+                "INSERT INTO operator_settings (board, key, value, at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (board, key) DO UPDATE SET value = excluded.value, at = excluded.at",
+                (str(board), str(key), self._db.json(value, key), self._db.time(at)),
+            )
+
+    def operator_settings(self, board: str) -> dict[str, Any]:
+        """What the operator set at ``board``: key -> value."""
+        with self._db.reading() as connection:
+            rows = connection.execute(
+                "SELECT key, value FROM operator_settings WHERE board = ? ORDER BY key",
+                (str(board),),
+            ).fetchall()
+        settings: dict[str, Any] = {}
+        for key, value in rows:
+            try:
+                settings[str(key)] = json.loads(value)
+            except ValueError:
+                continue  # a damaged setting is as if unset
+        return settings
