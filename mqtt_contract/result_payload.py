@@ -12,9 +12,10 @@ from engine import Game
 from engine.game_log import format_game_log
 from engine.lineup import MAX_PLAYERS
 from engine.state_schema import STATE_SCHEMA
-from mqtt_contract.event_payload import NULLABLE_INDEX
 from mqtt_contract.schema_parts import DRAFT, TIMESTAMP
 from mqtt_contract.state_payload import CPU_STATE
+
+NULLABLE_INDEX: dict[str, Any] = {"type": ["integer", "null"], "minimum": 0}
 
 
 def result_schema() -> dict[str, Any]:

@@ -9,6 +9,7 @@ from typing import Any
 
 from mqtt_contract.command_payload import command_schema, response_schema
 from mqtt_contract.event_payload import event_schema
+from mqtt_contract.json_types import topic_schema
 from mqtt_contract.operator_payload import books_schema, operator_schema
 from mqtt_contract.result_payload import result_schema, result_stored_schema
 from mqtt_contract.schema_parts import DRAFT
@@ -70,7 +71,17 @@ class TopicSpec:
 
 TOPICS: dict[str, TopicSpec] = {
     "state": TopicSpec("state", retain=True, qos=1, schema=state_topic_schema()),
-    "event": TopicSpec("event", retain=False, qos=1, schema=event_schema()),
+    "event": TopicSpec(
+        "event",
+        retain=False,
+        qos=1,
+        schema=topic_schema(
+            "Oche event topic",
+            "Something that happened on the board. Events are open: clients ignore keys "
+            "they do not know.",
+            event_schema,
+        ),
+    ),
     "availability": TopicSpec("availability", retain=True, qos=1, schema=_AVAILABILITY_SCHEMA),
     "instance": TopicSpec("instance", retain=True, qos=1, schema=_INSTANCE_SCHEMA),
     "cmd": TopicSpec("cmd", retain=False, qos=1, schema=command_schema()),

@@ -40,12 +40,13 @@ from engine import (
 )
 from engine.game import DARTS_PER_VISIT
 from engine.games.cricket import MarksGame
-from firmware_bridge.daemon.events import Bounce as BouncedOut
-from firmware_bridge.daemon.events import (
+from mqtt_contract import Bounce as BouncedOut
+from mqtt_contract import (
     Bust,
     DaemonEvent,
     Dart,
     GameOver,
+    Phase,
     PlayerChange,
     Points,
     Takeout,
@@ -53,7 +54,6 @@ from firmware_bridge.daemon.events import (
     VisitEnd,
     Winner,
 )
-from mqtt_contract import Phase
 
 __all__ = [
     "Before",

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from engine import Bed, EngineError, NotationError, PickingGame, new_game
-from firmware_bridge.daemon.events import Ignored
 from firmware_bridge.daemon.game_session import Refusal
 from firmware_bridge.daemon.journal import GuestAction, GuestMatch, JournalError
 from mqtt_contract import (
@@ -38,6 +37,7 @@ from mqtt_contract import (
     REMOTE_TOPIC,
     WAITING_REMOTE,
     BoardAddress,
+    Ignored,
     Phase,
     RemoteMessage,
     RemoteMessageError,

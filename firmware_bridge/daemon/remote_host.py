@@ -23,7 +23,6 @@ from typing import TYPE_CHECKING, Any
 
 from drivers.board_decoder import ErrorLimiter
 from engine import Bed, EngineError, Event
-from firmware_bridge.daemon.events import ErrorReported
 from firmware_bridge.daemon.game_session import Refusal
 from firmware_bridge.daemon.journal import JournalError
 from mqtt_contract import (
@@ -33,6 +32,7 @@ from mqtt_contract import (
     REMOTE_TOPIC,
     WAITING_REMOTE,
     BoardAddress,
+    ErrorReported,
     RemoteMessage,
     RemoteMessageError,
     parse_remote_message,
