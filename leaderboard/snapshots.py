@@ -15,7 +15,7 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Literal
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -23,7 +23,14 @@ from engine import game_ids
 from leaderboard import queries
 from leaderboard.broker_client import broker_client
 from leaderboard.database import Database
-from mqtt_contract import LEADERBOARD_TOP, leaderboard_topic, parse_broker_url
+from mqtt_contract import (
+    LEADERBOARD_TOP,
+    DayRecords,
+    LeaderboardRow,
+    LeaderboardSnapshot,
+    leaderboard_topic,
+    parse_broker_url,
+)
 
 if TYPE_CHECKING:
     from leaderboard.service import ServiceSettings
@@ -54,13 +61,13 @@ Publish = Callable[[str, bytes], Awaitable[bool]]
 
 def build_snapshot(
     database: Database, game: str, now: float | None = None
-) -> dict[str, Any] | None:
+) -> LeaderboardSnapshot | None:
     """``game``'s snapshot (the leaderboard topic's payload): the day's table, or
     the all-time table when nobody played it today, and the day's records;
     ``None`` when the game has no ranked result at all. Blocking (database)."""
     at = time.time() if now is None else now
     with database.session() as session:
-        period = "day"
+        period: Literal["day", "all"] = "day"
         rows = queries.leaderboard(session, game, "day", now=at, limit=LEADERBOARD_TOP)
         if not rows:
             period = "all"
@@ -68,13 +75,15 @@ def build_snapshot(
         if not rows:
             return None
         day_records = queries.records(session, "day", now=at)
-    return {
-        "game": game,
-        "updated_at": at,
-        "period": period,
-        "top": [row.model_dump(mode="json") for row in rows],
-        "records": day_records.model_dump(mode="json"),
-    }
+    # The API's rows and records (pydantic) become the contract's types: the
+    # MQTT snapshot is the contract's, whatever the HTTP API adds.
+    return LeaderboardSnapshot(
+        game=game,
+        updated_at=at,
+        period=period,
+        top=tuple(LeaderboardRow.from_json(row.model_dump(mode="json")) for row in rows),
+        records=DayRecords.from_json(day_records.model_dump(mode="json")),
+    )
 
 
 class SnapshotPublisher:
@@ -156,12 +165,12 @@ class SnapshotPublisher:
         return published
 
 
-def snapshot_payload(snapshot: dict[str, Any] | None) -> bytes:
+def snapshot_payload(snapshot: LeaderboardSnapshot | None) -> bytes:
     """A snapshot as published: compact JSON; empty (clearing the retained
     one) for a game with nothing ranked."""
     if snapshot is None:
         return b""
-    return json.dumps(snapshot, separators=(",", ":"), ensure_ascii=False).encode()
+    return json.dumps(snapshot.to_json(), separators=(",", ":"), ensure_ascii=False).encode()
 
 
 async def publish_every_snapshot(database: Database, base: str, publish: Publish) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
+import math
 import re
 import types
 import typing
@@ -27,6 +28,7 @@ __all__ = [
     "Meta",
     "PayloadError",
     "decode",
+    "flattened",
     "object_schema",
     "omitted",
     "renamed",
@@ -41,6 +43,7 @@ _OMITTED = "json_omitted"
 _FIXED = "json_fixed"
 _KEY = "json_key"
 _NULL = "json_null"
+_FLAT = "json_flat"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -129,6 +132,14 @@ FIXED: Mapping[str, Any] = {_FIXED: True}
 only so it need not be passed (a plain ``field`` call, so type checkers see it)."""
 
 
+def flattened() -> Any:
+    """A field of a :class:`JsonObject` type whose keys sit in this object's
+    own (a group of keys present together, as a game's figures in a row):
+    ``None`` while none of them is in the document. The schema requires none
+    of them; :meth:`JsonObject.from_json` reads the group when any is there."""
+    return dataclasses.field(default=None, metadata={_FLAT: True})
+
+
 def renamed(key: str, default: Any = dataclasses.MISSING) -> Any:
     """A field whose JSON key is not a Python name (``from``)."""
     return dataclasses.field(default=default, metadata={_KEY: key})
@@ -209,7 +220,8 @@ def schema_of(hint: Any, defs: dict[str, Any] | None = None) -> dict[str, Any]:
     for meta in metas:
         keywords = meta.keywords()
         description = keywords.pop("description", None)
-        if description is not None:
+        if description is not None:  # the outermost description wins, and comes first
+            schema.pop("description", None)
             schema = {"description": description, **schema}
         schema.update(keywords)
     return schema
@@ -329,6 +341,10 @@ def object_schema(
         required.append(cls.json_tag)
     for field, key, hint in _fields(cls):
         if key in skipped:
+            continue
+        if field.metadata.get(_FLAT):
+            group = object_schema(_without_none(hint), defs)
+            properties.update(group["properties"])
             continue
         properties[key] = _field_schema(field, hint, defs)
         if _is_required(field):
@@ -463,7 +479,9 @@ def _decode_scalar(hint: type, value: Any, path: str) -> Any:
     )
     if not fits:
         raise _fail(path, f"must be {_JSON_NAMES[hint]}, got {json_type(value)}")
-    return value
+    if hint is float and not math.isfinite(value):
+        raise _fail(path, "must be a finite number")  # JSON has no infinity
+    return float(value) if hint is float else value
 
 
 def _decode_union(members: tuple[Any, ...], value: Any, path: str) -> Any:
@@ -531,7 +549,9 @@ class JsonObject:
     @classmethod
     def json_keys(cls) -> list[str]:
         """Every key a document of this class may carry, in payload order."""
-        own = [key for _, key, _ in _fields(cls)]
+        own: list[str] = []
+        for field, key, hint in _fields(cls):
+            own += _without_none(hint).json_keys() if field.metadata.get(_FLAT) else [key]
         return [cls.json_tag, *own] if cls.json_tag is not None else own
 
     @classmethod
@@ -563,6 +583,13 @@ class JsonObject:
         values: dict[str, Any] = {}
         for field, key, hint in table:
             where = f"{path}.{key}"
+            if field.metadata.get(_FLAT):
+                group = _without_none(hint)
+                keys = group.json_keys()
+                if any(key in document for key in keys):
+                    part = {key: document[key] for key in keys if key in document}
+                    values[field.name] = group.decode_object(part, path)
+                continue
             if key not in document:
                 if _is_required(field):
                     raise _fail(path, f"missing {key!r}")
@@ -583,7 +610,10 @@ class JsonObject:
             payload[self.json_tag] = _encode(self.tag_value())
         for field, key, _ in _fields(type(self)):
             value = getattr(self, field.name)
-            if value is None and field.metadata.get(_OMITTED):
+            if value is None and (field.metadata.get(_OMITTED) or field.metadata.get(_FLAT)):
+                continue
+            if field.metadata.get(_FLAT):
+                payload.update(value.to_json())
                 continue
             payload[key] = _encode(value)
         return payload
