@@ -36,7 +36,7 @@ every public name from here.
 from __future__ import annotations
 
 from mqtt_contract.broker import DEFAULT_PORTS, BrokerAddress, BrokerUrlError, parse_broker_url
-from mqtt_contract.command_payload import COMMANDS
+from mqtt_contract.command_payload import COMMANDS, CommandResponse
 from mqtt_contract.commands import (
     Command,
     CommandError,
@@ -106,7 +106,7 @@ from mqtt_contract.remote import (
     remote_message,
     remote_topic,
 )
-from mqtt_contract.result_payload import RESULT_STORED_STATUSES, result_document
+from mqtt_contract.result_payload import RESULT_STORED_STATUSES, ResultStored, result_document
 from mqtt_contract.schema_parts import LATEST_TIMESTAMP
 from mqtt_contract.state_payload import CPU_AVERAGES, DART_SOURCES, cpu_label
 from mqtt_contract.topic_names import (
@@ -135,7 +135,7 @@ from mqtt_contract.topic_names import (
     check_subtopic,
     topic,
 )
-from mqtt_contract.topics import TOPICS, TopicSpec
+from mqtt_contract.topics import TOPICS, InstanceMessage, TopicSpec
 
 __all__ = [
     "AVAILABILITY_OFFLINE",
@@ -186,6 +186,7 @@ __all__ = [
     "ButtonPressed",
     "Command",
     "CommandError",
+    "CommandResponse",
     "CreditsChanged",
     "CricketFigures",
     "DaemonEvent",
@@ -196,6 +197,7 @@ __all__ = [
     "GameOver",
     "GameStarted",
     "Ignored",
+    "InstanceMessage",
     "JsonObject",
     "LeaderboardRow",
     "LeaderboardSnapshot",
@@ -208,6 +210,7 @@ __all__ = [
     "Released",
     "RemoteMessage",
     "RemoteMessageError",
+    "ResultStored",
     "Stuck",
     "Takeout",
     "TakeoutSensed",

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar
 
 from engine.bot_targets import LEVELS
 from engine.lineup import MAX_NAME_LENGTH, MAX_PLAYERS
+from mqtt_contract.json_types import JsonObject, Meta, object_schema
 from mqtt_contract.schema_parts import BED_ANY_CASE, COMMAND_ID, DRAFT
 from mqtt_contract.state_payload import CPU_AVERAGES
 from mqtt_contract.topic_names import MAX_COMMAND_BYTES
@@ -144,27 +147,36 @@ def command_schema() -> dict[str, Any]:
     }
 
 
-def response_schema() -> dict[str, Any]:
-    return {
-        "$schema": DRAFT,
-        "title": "Oche cmd/response topic",
-        "description": "The answer to one command.",
-        "type": "object",
-        "properties": {
-            "id": {
-                "description": "The command's id, or null when it had none or it could not "
-                "be read.",
-                "type": ["string", "integer", "null"],
-            },
-            "ok": {"type": "boolean"},
-            "error": {
-                "description": "Why the command was refused, or null when ok.",
-                "type": ["string", "null"],
-            },
-        },
-        "required": ["id", "ok", "error"],
-        "additionalProperties": False,
+@dataclass(frozen=True, slots=True)
+class CommandResponse(JsonObject):
+    """The answer to one command (``cmd/response``, ``operator/cmd/response``):
+    ``error`` is null when ok and a non-empty reason when not."""
+
+    json_closed: ClassVar[bool] = True
+    json_extra: ClassVar[Mapping[str, Any]] = {
         "if": {"properties": {"ok": {"const": True}}},
         "then": {"properties": {"error": {"type": "null"}}},
         "else": {"properties": {"error": {"type": "string", "minLength": 1}}},
     }
+
+    id: Annotated[
+        str | int | None,
+        Meta(description="The command's id, or null when it had none or it could not be read."),
+    ]
+    ok: bool
+    error: Annotated[str | None, Meta(description="Why the command was refused, or null when ok.")]
+
+    def __post_init__(self) -> None:
+        # What json_extra says, for a response built or read here.
+        if self.ok and self.error is not None:
+            raise ValueError("a successful response carries no error")
+        if not self.ok and not self.error:
+            raise ValueError("a refused command needs an error message")
+
+
+RESPONSE_TOPIC = (
+    "Oche cmd/response topic",
+    "The answer to one command.",
+    lambda defs: object_schema(CommandResponse, defs),
+)
+"""The response topics' title, description and schema body (for ``topic_schema``)."""

@@ -13,6 +13,7 @@ from typing import Annotated, Any, ClassVar, Literal
 from engine.state_schema import BED_NOTATION_PATTERN, MARKS_KEYS
 from mqtt_contract.json_types import (
     FIXED,
+    OMITTED,
     JsonObject,
     Meta,
     PayloadError,
@@ -119,12 +120,12 @@ def event_teams(teams: Any) -> tuple[EventTeam, ...] | None:
 class GameStarted(DaemonEvent):
     type: ClassVar[str] = "game_started"
     game: Annotated[str, Meta(min_length=1)]
+    options: Mapping[str, Any] | None = field(default=None, kw_only=True, metadata=OMITTED)
     players: Annotated[tuple[str, ...], Meta(min_items=1)]
     teams: Annotated[
         tuple[EventTeam, ...] | None,
         Meta(description="As in the state: null, or the teams with player indices."),
     ] = None
-    options: Mapping[str, Any] | None = omitted(kw_only=True)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,7 @@ from typing import Annotated, Any, ClassVar, Literal, Self, TypeVar, Union
 
 __all__ = [
     "FIXED",
+    "OMITTED",
     "JsonObject",
     "Meta",
     "PayloadError",
@@ -119,13 +120,17 @@ class PayloadError(ValueError):
     path such as ``$.players[0].name``) and why."""
 
 
-def omitted(*, null: bool = False, kw_only: bool = False) -> Any:
-    """A field left out of the payload while ``None``, and absent-able in a
-    document: ``None`` in its type means absent, so the schema allows no null
-    unless ``null`` (a document may then carry null too)."""
-    return dataclasses.field(default=None, kw_only=kw_only, metadata={_OMITTED: True, _NULL: null})
+def omitted(*, null: bool = False, default: Any = None) -> Any:
+    """A field left out of the payload while it holds ``default`` (``None``
+    unless given), and absent-able in a document: ``None`` in its type means
+    absent, so the schema allows no null unless ``null`` (a document may then
+    carry null too). A keyword-only one: ``field(default=None, kw_only=True,
+    metadata=OMITTED)`` (a plain ``field`` call, so type checkers see it)."""
+    return dataclasses.field(default=default, metadata={_OMITTED: True, _NULL: null})
 
 
+OMITTED: Mapping[str, Any] = {_OMITTED: True}
+"""The metadata of an :func:`omitted` field, for a keyword-only one."""
 FIXED: Mapping[str, Any] = {_FIXED: True}
 """The metadata of a field every document carries with its one value (a
 ``Literal``): ``field(default=False, kw_only=True, metadata=FIXED)``, keyword
@@ -470,6 +475,8 @@ def _decode_bare(hint: Any, value: Any, path: str) -> Any:
 
 
 def _decode_scalar(hint: type, value: Any, path: str) -> Any:
+    if hint is int and isinstance(value, float) and value.is_integer():
+        return int(value)  # JSON Schema's integer: 1.0 is one
     fits = (
         isinstance(value, bool)
         if hint is bool
@@ -507,6 +514,10 @@ def _decode_array(hint: Any, value: Any, path: str) -> tuple[Any, ...]:
         )
     item_hint = arguments[0] if arguments else Any
     return tuple(decode(item_hint, item, f"{path}[{i}]") for i, item in enumerate(value))
+
+
+def _same(value: Any, default: Any) -> bool:
+    return type(value) is type(default) and value == default
 
 
 def _encode(value: Any) -> Any:
@@ -610,7 +621,9 @@ class JsonObject:
             payload[self.json_tag] = _encode(self.tag_value())
         for field, key, _ in _fields(type(self)):
             value = getattr(self, field.name)
-            if value is None and (field.metadata.get(_OMITTED) or field.metadata.get(_FLAT)):
+            if field.metadata.get(_OMITTED) and _same(value, field.default):
+                continue
+            if value is None and field.metadata.get(_FLAT):
                 continue
             if field.metadata.get(_FLAT):
                 payload.update(value.to_json())
