@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -154,8 +154,8 @@ def parse_command(payload: bytes, operator_topic: str = "{base}/{board}/operator
     if name not in COMMANDS:
         raise fail(f"unknown command {name!r}; valid commands: {valid}")
 
-    allowed = COMMAND_ARGUMENTS.get(name, {})
-    problem = _keys_problem(document, name, allowed, REQUIRED_ARGUMENTS.get(name, ()))
+    allowed = COMMAND_ARGUMENTS[name]
+    problem = _keys_problem(document, name, allowed, REQUIRED_ARGUMENTS[name])
     if problem is not None:
         raise fail(problem)
 
@@ -171,7 +171,7 @@ def parse_command(payload: bytes, operator_topic: str = "{base}/{board}/operator
 
 
 def _keys_problem(
-    document: dict[str, Any], name: str, allowed: Mapping[str, Any], required: Sequence[str]
+    document: dict[str, Any], name: str, allowed: Collection[str], required: Sequence[str]
 ) -> str | None:
     """What is wrong with a command's keys (one it does not take, one it
     needs and lacks), or ``None``."""

@@ -33,6 +33,7 @@ __all__ = [
     "object_schema",
     "omitted",
     "renamed",
+    "required_keys",
     "schema_of",
     "tagged_union_schema",
     "topic_schema",
@@ -323,6 +324,11 @@ def _is_required(field: dataclasses.Field[Any]) -> bool:
         field.default is not dataclasses.MISSING or field.default_factory is not dataclasses.MISSING
     )
     return not has_default or bool(field.metadata.get(_FIXED))
+
+
+def required_keys(cls: type[JsonObject]) -> list[str]:
+    """The keys a document of ``cls`` cannot go without (its tag aside)."""
+    return [key for field, key, _ in _fields(cls) if _is_required(field)]
 
 
 def _field_schema(

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from mqtt_contract.command_payload import RESPONSE_TOPIC, command_schema
+from mqtt_contract.command_payload import COMMAND_TOPIC_TEXT, RESPONSE_TOPIC, command_schema
 from mqtt_contract.event_payload import event_schema
 from mqtt_contract.json_types import JsonObject, Meta, object_schema, omitted, topic_schema
 from mqtt_contract.operator_payload import books_schema, operator_schema
@@ -106,7 +106,9 @@ TOPICS: dict[str, TopicSpec] = {
     ),
     "availability": TopicSpec("availability", retain=True, qos=1, schema=_AVAILABILITY_SCHEMA),
     "instance": TopicSpec("instance", retain=True, qos=1, schema=_INSTANCE_SCHEMA),
-    "cmd": TopicSpec("cmd", retain=False, qos=1, schema=command_schema()),
+    "cmd": TopicSpec(
+        "cmd", retain=False, qos=1, schema=topic_schema(*COMMAND_TOPIC_TEXT, command_schema)
+    ),
     "cmd/response": TopicSpec(
         "cmd/response", retain=False, qos=1, schema=topic_schema(*RESPONSE_TOPIC)
     ),

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, ClassVar
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
@@ -20,6 +20,7 @@ from mqtt_contract import (
     LEADERBOARD_LEVEL,
     LEADERBOARD_TOPIC,
     TOPICS,
+    CommandError,
     CommandResponse,
     DaemonEvent,
     Dart,
@@ -29,6 +30,7 @@ from mqtt_contract import (
     Meta,
     PayloadError,
     ResultStored,
+    parse_command,
     parse_event_payload,
 )
 from mqtt_contract.json_types import flattened, omitted, schema_of
@@ -117,12 +119,55 @@ LEADERBOARD_EXAMPLE = {
 }
 
 
+def whole_floats(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(whole_floats(item) for item in value.values())
+    if isinstance(value, list):
+        return any(whole_floats(item) for item in value)
+    return isinstance(value, float) and value.is_integer()
+
+
 def reads(name: str, document: Any) -> bool:
     try:
         READERS[name](document)
     except PayloadError:
         return False
     return True
+
+
+CMD = Draft202012Validator(TOPICS["cmd"].schema)
+CMD_EXAMPLES = [
+    {
+        "command": "new_game",
+        "id": 3,
+        "game": "x01",
+        "options": {"start": 301},
+        "players": ["A", {"name": "B"}, {"name": "C", "cpu": 3}, {"name": "E", "board": "pub2"}],
+    },
+    {
+        "command": "new_game",
+        "game": "x01",
+        "teams": {"R": ["A", {"name": "C", "cpu": {"average": 50}}], "B": ["E"]},
+    },
+    {"command": "dart", "id": "a", "segment": " t20 "},
+    {"command": "bounce"},
+]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_the_command_parser_takes_what_the_generated_schema_accepts(data: st.DataObject) -> None:
+    document = data.draw(mutated("cmd", CMD_EXAMPLES))
+    # JSON Schema's integer takes 1.0; the parser (as Python) does not: a known
+    # difference, kept (a float id is not echoed back as an integer).
+    assume(not whole_floats(document))
+    try:
+        parse_command(json.dumps(document).encode())
+    except CommandError:
+        parsed = False
+    else:
+        parsed = True
+    assert parsed == CMD.is_valid(document), document
 
 
 @pytest.mark.parametrize("name", sorted(READERS))
@@ -159,9 +204,10 @@ JSON_VALUES = st.recursive(
 
 
 @st.composite
-def mutated(draw: st.DrawFn, name: str) -> Any:
+def mutated(draw: st.DrawFn, name: str, more: list[Any] | None = None) -> Any:
     """An example of ``name`` with a few values replaced, removed or added."""
-    document: Any = json.loads(json.dumps(draw(st.sampled_from(examples(name)))))
+    found = examples(name) + (more or [])
+    document: Any = json.loads(json.dumps(draw(st.sampled_from(found))))
     for _ in range(draw(st.integers(1, 3))):
         node, path = document, []
         while isinstance(node, dict | list) and node and draw(st.booleans()):
@@ -175,9 +221,9 @@ def mutated(draw: st.DrawFn, name: str) -> Any:
         if action == "remove":
             del parent[key]
         elif action == "add" and isinstance(parent, dict):
-            parent[draw(st.sampled_from(["extra", "marks", "probe", "at", "x01", "mpr"]))] = draw(
-                JSON_VALUES
-            )
+            parent[
+                draw(st.sampled_from(["extra", "marks", "probe", "at", "mpr", "teams", "cpu"]))
+            ] = draw(JSON_VALUES)
         else:
             parent[key] = draw(JSON_VALUES)
     return document
