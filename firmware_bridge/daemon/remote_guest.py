@@ -33,9 +33,7 @@ from mqtt_contract import (
     AVAILABILITY_OFFLINE,
     AVAILABILITY_ONLINE,
     GUEST_MESSAGE_TYPES,
-    PHASES,
     REMOTE_TOPIC,
-    WAITING_REMOTE,
     BoardAddress,
     Ignored,
     Phase,
@@ -208,7 +206,7 @@ class RemoteGuest:
         if match.host_state is None:
             return {
                 "game": None,
-                "phase": WAITING_REMOTE,
+                "phase": Phase.WAITING_REMOTE.value,
                 "board": state["board"],
                 "remote": {
                     "match": match.id,
@@ -222,7 +220,7 @@ class RemoteGuest:
         mirrored = {**match.host_state, "board": state["board"]}
         remote = {**match.host_state["remote"], "role": "guest"}
         if match.host_online is False:
-            mirrored["phase"] = WAITING_REMOTE
+            mirrored["phase"] = Phase.WAITING_REMOTE.value
             waiting = [board for board in remote.get("waiting") or [] if board != host]
             remote["waiting"] = [host, *waiting]
         mirrored["remote"] = remote
@@ -479,8 +477,8 @@ class RemoteGuest:
             self._host_state(match, document)
 
     def _host_state(self, match: _Match, state: dict[str, Any]) -> None:
-        if state.get("phase") not in PHASES:
-            raise ValueError(f"phase {state.get('phase')!r} is not one of {', '.join(PHASES)}")
+        if state.get("phase") not in tuple(Phase):
+            raise ValueError(f"phase {state.get('phase')!r} is not one of {', '.join(Phase)}")
         if not isinstance(state.get("board"), dict) or "game" not in state:
             raise ValueError("not a board's state: it has no game or no board")
         remote = state.get("remote")
@@ -521,7 +519,7 @@ class RemoteGuest:
         """Local takeout as the host's up-to-date state says it is."""
         ours = remote.get("throwing_at") == str(self.own)
         phase = state.get("phase")
-        if phase == WAITING_REMOTE:
+        if phase == Phase.WAITING_REMOTE:
             return
         if ours and phase == Phase.TAKEOUT.value:
             if match.takeout_since is None:

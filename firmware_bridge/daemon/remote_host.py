@@ -30,9 +30,9 @@ from mqtt_contract import (
     HOST_MESSAGE_TYPES,
     NOT_YOUR_TURN,
     REMOTE_TOPIC,
-    WAITING_REMOTE,
     BoardAddress,
     ErrorReported,
+    Phase,
     RemoteMessage,
     RemoteMessageError,
     parse_remote_message,
@@ -284,7 +284,7 @@ class RemoteHost:
             "waiting": [str(guest.address) for guest in waiting],
         }
         if waiting:
-            state["phase"] = WAITING_REMOTE
+            state["phase"] = Phase.WAITING_REMOTE.value
         return state
 
     def result(self, result: dict[str, Any]) -> dict[str, Any]:
@@ -680,7 +680,7 @@ class RemoteHost:
             except (Refusal, EngineError) as refusal:
                 text = str(refusal)
                 token = text.partition(":")[0]
-                reason = token if token in (NOT_YOUR_TURN, WAITING_REMOTE) else text
+                reason = token if token in (NOT_YOUR_TURN, Phase.WAITING_REMOTE) else text
                 if segment is not None:
                     daemon._ignored(segment, reason, now, taken)
                 else:
@@ -701,7 +701,7 @@ class RemoteHost:
         waiting = self._waiting(match)
         if waiting:
             names = ", ".join(str(guest.address) for guest in waiting)
-            return f"{WAITING_REMOTE}: the match waits for {names}"
+            return f"{Phase.WAITING_REMOTE}: the match waits for {names}"
         session = self.daemon.session
         assert session is not None
         if undo:
