@@ -28,15 +28,34 @@ bytes.
 Its own top-level package, so the daemon, the display, the leaderboard and the
 CLI all import it and it imports none of them (only ``engine``). One module per
 part: ``topic_names`` (levels, board ids, bases, phases), ``broker`` (URLs),
-``schema_parts``, one ``*_payload`` module per topic's schema, ``topics`` (the
-map), ``commands`` (parsing), ``remote`` (a remote match's messages). Import
-every public name from here.
+``json_types`` (a typed payload's schema, ``from_json`` and ``to_json``, read
+from its type hints), ``schema_parts``, one ``*_payload`` module per topic (its
+types, or its schema where it is not typed yet: state, result, operator/cmd,
+books), ``topics`` (the map), ``commands`` (parsing), ``remote`` (a remote
+match's messages). Import every public name from here.
 """
 
 from __future__ import annotations
 
 from mqtt_contract.broker import DEFAULT_PORTS, BrokerAddress, BrokerUrlError, parse_broker_url
-from mqtt_contract.command_payload import COMMANDS, CommandResponse
+from mqtt_contract.command_payload import (
+    COMMAND_CLASSES,
+    COMMANDS,
+    BounceOut,
+    CommandBase,
+    CommandResponse,
+    CpuAverage,
+    CpuPlayer,
+    EndGame,
+    LocalPlayer,
+    Miss,
+    NewGame,
+    Next,
+    Rematch,
+    RemotePlayer,
+    ThrowDart,
+    Undo,
+)
 from mqtt_contract.commands import (
     Command,
     CommandError,
@@ -144,6 +163,7 @@ __all__ = [
     "BOARD_ID_PATTERN",
     "BOARD_STATUSES",
     "COMMANDS",
+    "COMMAND_CLASSES",
     "COMMAND_TOPIC",
     "CPU_AVERAGES",
     "CREDIT_SOURCES",
@@ -180,18 +200,23 @@ __all__ = [
     "BoardConnected",
     "BoardDisconnected",
     "Bounce",
+    "BounceOut",
     "BrokerAddress",
     "BrokerUrlError",
     "Bust",
     "ButtonPressed",
     "Command",
+    "CommandBase",
     "CommandError",
     "CommandResponse",
+    "CpuAverage",
+    "CpuPlayer",
     "CreditsChanged",
     "CricketFigures",
     "DaemonEvent",
     "Dart",
     "DayRecords",
+    "EndGame",
     "ErrorReported",
     "EventTeam",
     "GameOver",
@@ -201,20 +226,28 @@ __all__ = [
     "JsonObject",
     "LeaderboardRow",
     "LeaderboardSnapshot",
+    "LocalPlayer",
     "Meta",
+    "Miss",
+    "NewGame",
+    "Next",
     "PayloadError",
     "Phase",
     "PlayerChange",
     "Points",
     "RecordEntry",
     "Released",
+    "Rematch",
     "RemoteMessage",
     "RemoteMessageError",
+    "RemotePlayer",
     "ResultStored",
     "Stuck",
     "Takeout",
     "TakeoutSensed",
+    "ThrowDart",
     "TopicSpec",
+    "Undo",
     "Undone",
     "VisitEnd",
     "Winner",

@@ -134,21 +134,57 @@ class ThrowDart(CommandBase):
     ] = field(kw_only=True)
 
 
-def _bare(name: str, doc: str) -> type[CommandBase]:
-    """A command without arguments."""
-    cls = type(name.title().replace("_", ""), (CommandBase,), {"command": name, "__doc__": doc})
-    return dataclass(frozen=True, slots=True)(cls)
+@dataclass(frozen=True, slots=True)
+class Next(CommandBase):
+    """End the visit (the NEXT button)."""
+
+    command: ClassVar[str] = "next"
+
+
+@dataclass(frozen=True, slots=True)
+class Undo(CommandBase):
+    """Take back the last dart."""
+
+    command: ClassVar[str] = "undo"
+
+
+@dataclass(frozen=True, slots=True)
+class Miss(CommandBase):
+    """Enter a miss."""
+
+    command: ClassVar[str] = "miss"
+
+
+@dataclass(frozen=True, slots=True)
+class EndGame(CommandBase):
+    """Abandon the game."""
+
+    command: ClassVar[str] = "end_game"
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch(CommandBase):
+    """The same game again."""
+
+    command: ClassVar[str] = "rematch"
+
+
+@dataclass(frozen=True, slots=True)
+class BounceOut(CommandBase):
+    """Take back the last dart as a bounce-out."""
+
+    command: ClassVar[str] = "bounce"
 
 
 COMMAND_CLASSES: tuple[type[CommandBase], ...] = (
     NewGame,
-    _bare("next", "End the visit (the NEXT button)."),
-    _bare("undo", "Take back the last dart."),
-    _bare("miss", "Enter a miss."),
+    Next,
+    Undo,
+    Miss,
     ThrowDart,
-    _bare("end_game", "Abandon the game."),
-    _bare("rematch", "The same game again."),
-    _bare("bounce", "Take back the last dart as a bounce-out."),
+    EndGame,
+    Rematch,
+    BounceOut,
 )
 """One class per command a board takes on ``{base}/{board}/cmd``."""
 

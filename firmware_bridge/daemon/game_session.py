@@ -7,7 +7,7 @@ while pulling darts out are never scored) until NEXT or the takeout timer, and
 ``UNDO`` or ``BOUNCE``, journaled as its token); :meth:`apply` is the only way the game
 changes, live and when a journal is replayed after a crash, so the phase and
 the state come back exactly as they were. It returns typed events
-(:mod:`firmware_bridge.daemon.events`) built from what the game did. No I/O:
+(the contract's, :mod:`mqtt_contract.event_payload`) built from what the game did. No I/O:
 the clock is passed in.
 """
 
