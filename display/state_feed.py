@@ -93,12 +93,7 @@ class StateFeed(BackgroundMqtt):
         address = parse_broker_url(url)
         check_base(base)
         check_board_id(board)
-        super().__init__(
-            address,
-            username if username is not None else address.username,
-            password if username is not None else address.password,
-            keepalive,
-        )
+        super().__init__(address, username, password, keepalive)  # None: the URL's account
         self.url = url
         self.board = board
         self.base = base

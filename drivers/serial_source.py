@@ -10,7 +10,7 @@ before every read (the loop has just seen it readable).
 It survives the board going away: a read error, end of input or an ``EIO``
 from a vanished device gives one
 :class:`~drivers.board_events.DisconnectedEvent`, then the port is reopened
-with a :class:`~drivers.source.Backoff` (0.2 s doubling to 5 s) until it
+with a :class:`~mqtt_client.backoff.Backoff` (0.2 s doubling to 5 s) until it
 works, which gives a :class:`~drivers.board_events.ConnectedEvent` again and
 resets the backoff (also for a board that never sends anything).
 A port that cannot be opened (missing, no permission, in use) is a WARNING
@@ -42,13 +42,14 @@ import contextlib
 import errno
 import logging
 import os
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import serial  # type: ignore[import-untyped]
 import serial_asyncio_fast
 
 from drivers.board_decoder import DARTS_CODE_PROTOCOLS, BoardDecoder
-from drivers.board_events import ConnectedEvent, DisconnectedEvent
+from drivers.board_events import BoardEvent, ConnectedEvent, DisconnectedEvent
 from drivers.matrix_map import MatrixMap
 from drivers.protocol import (
     FIRMWARE_ERRORS,
@@ -62,7 +63,8 @@ from drivers.protocol import (
     check_setting,
     encode_frame,
 )
-from drivers.source import Backoff, BoardSource
+from drivers.source import BoardSource, board_backoff
+from mqtt_client.backoff import Backoff
 
 __all__ = ["ANSWER_TIMEOUT", "READ_SIZE", "TAKEOUT_WATCH", "SerialSource"]
 
@@ -156,7 +158,7 @@ class SerialSource(BoardSource):
         self.baudrate = baudrate
         self.protocol = protocol
         self.decoder = BoardDecoder(protocol, matrix)
-        self.backoff = backoff or Backoff()
+        self.backoff = backoff or board_backoff()
         self.firmware = firmware
         self.sensors = tuple(sensors)
         self.watches_takeout = protocol in DARTS_CODE_PROTOCOLS and "ultrasonic" in self.sensors
@@ -319,7 +321,7 @@ class SerialSource(BoardSource):
             await asyncio.sleep(self.backoff.next_delay())
 
     def _port_reader(self) -> _PortReader:
-        return _PortReader(self)
+        return _PortReader(self.decoder.feed, self._emit)
 
     async def _session(
         self, transport: serial_asyncio_fast.SerialTransport, reader: _PortReader
@@ -388,9 +390,13 @@ class _PortReader(asyncio.Protocol):
     the source's decoder and its events to the source's queue. ``lost``
     resolves with the reason when the port is lost or closed."""
 
-    def __init__(self, source: SerialSource) -> None:
-        self._feed = source.decoder.feed
-        self._emit = source._emit
+    def __init__(
+        self,
+        feed: Callable[[bytes], Iterable[BoardEvent]],
+        emit: Callable[[BoardEvent], None],
+    ) -> None:
+        self._feed = feed
+        self._emit = emit
         self.lost: asyncio.Future[str] = asyncio.get_running_loop().create_future()
 
     def data_received(self, data: bytes) -> None:

@@ -7,7 +7,7 @@ journal and results outbox), ``mqtt_link`` (the broker connection),
 (discovery), ``config`` (``oche.toml``), ``embedded_broker``
 (amqtt, for a board with no broker) and ``log_setup``.
 
-It may import :mod:`engine`, :mod:`drivers` and
-:mod:`mqtt_contract`; never :mod:`firmware_bridge.cli` or
+It may import :mod:`engine`, :mod:`drivers`, :mod:`mqtt_contract` and
+:mod:`mqtt_client` (the MQTT client and its backoff); never :mod:`firmware_bridge.cli` or
 :mod:`display`.
 """

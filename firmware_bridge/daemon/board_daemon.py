@@ -138,6 +138,7 @@ from mqtt_contract import (
     Ignored,
     Phase,
     Released,
+    RemoteAction,
     Stuck,
     TakeoutSensed,
     event_teams,
@@ -781,9 +782,9 @@ class Daemon:
         if self.session is None:
             self._ignored(bed.notation, "no game", now)
             return
-        remote = self.remote_host.refusal(None, "a dart")
-        if remote is not None:  # "not-your-turn: Cy is throwing at Pub 2": the token
-            self._ignored(bed.notation, remote.partition(":")[0], now)
+        remote = self.remote_host.refusal(RemoteAction.HIT)
+        if remote is not None:  # not-your-turn (Cy is throwing at Pub 2): the reason
+            self._ignored(bed.notation, remote.reason.value, now)
             return
         if self._cpu_visit() is not None:
             self._ignored(bed.notation, CPU_TURN, now)
@@ -1031,40 +1032,40 @@ class Daemon:
             bed = Bed.parse(args["segment"])
         except NotationError as error:
             raise Refusal(f"segment {error}") from None
-        self._refuse_remote("a dart")
+        self._refuse_remote(RemoteAction.DART)
         self._refuse_on_cpu_visit("a dart")
         self._apply(session.plan_manual_dart(bed), "manual")
 
     def _next(self, args: dict[str, Any], now: float) -> None:
         session = self._session()
-        self._refuse_remote("NEXT")
+        self._refuse_remote(RemoteAction.NEXT)
         if session.phase != Phase.TAKEOUT:  # NEXT may cut a computer player's takeout short
             self._refuse_on_cpu_visit("NEXT")
         self._apply(session.plan_next(), "manual")
 
     def _undo(self, args: dict[str, Any], now: float) -> None:
         session = self._session()
-        self._refuse_remote("an undo")
+        self._refuse_remote(RemoteAction.UNDO)
         self._apply(session.plan_undo(), "manual")
 
     def _bounce(self, args: dict[str, Any], now: float) -> None:
         """BOUNCE (button or command): the visit's last dart bounced out."""
         session = self._session()
-        self._refuse_remote("a bounce-out")
+        self._refuse_remote(RemoteAction.BOUNCE)
         self._refuse_on_cpu_visit("bounce-out")
         self._apply(session.plan_bounce(), "manual")
 
     def _miss(self, args: dict[str, Any], now: float) -> None:
         session = self._session()
-        self._refuse_remote("a miss")
+        self._refuse_remote(RemoteAction.MISS)
         self._refuse_on_cpu_visit("a miss")
         self._apply(session.plan_miss(), "manual")
 
-    def _refuse_remote(self, what: str) -> None:
+    def _refuse_remote(self, action: RemoteAction) -> None:
         """This board's own input refused in a remote match (not its turn, waiting)."""
-        reason = self.remote_host.refusal(None, what)
+        reason = self.remote_host.refusal(action)
         if reason is not None:
-            raise Refusal(reason)
+            raise Refusal(str(reason))
 
     # -------------------------------------------------------- computer players
 
