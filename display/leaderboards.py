@@ -2,9 +2,10 @@
 defensively from the retained ``{base}/leaderboard/{game}`` messages.
 
 The leaderboard service (``oche leaderboard serve``) publishes one snapshot per
-game: the top 10 rows and the day's records. The display takes only what it
-shows and checks every field, because anything on the broker may have sent
-it: :func:`parse_snapshot` returns a frozen :class:`Snapshot` or raises
+game: the top 10 rows and the day's records. The display reads it with the
+contract's type (mqtt_contract.LeaderboardSnapshot), which checks every field
+(anything on the broker may have sent it), and keeps what it shows:
+:func:`parse_snapshot` returns a frozen :class:`Snapshot` or raises
 :class:`SnapshotError` naming what was wrong, and the feed then ignores the
 message with one log line (display/state_feed.py).
 """
@@ -12,18 +13,23 @@ message with one log line (display/state_feed.py).
 from __future__ import annotations
 
 import json
-import math
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from mqtt_contract import BOARD_ID_PATTERN, LEADERBOARD_LEVEL, PERIODS
+from mqtt_contract import (
+    BOARD_ID_PATTERN,
+    LEADERBOARD_LEVEL,
+    LeaderboardRow,
+    LeaderboardSnapshot,
+    PayloadError,
+    RecordEntry,
+)
 
 __all__ = [
     "MAX_ROWS",
     "MAX_SNAPSHOT_BYTES",
-    "RECORD_KEYS",
     "RecordLine",
     "Snapshot",
     "SnapshotError",
@@ -39,8 +45,6 @@ MAX_SNAPSHOT_BYTES = 256 * 1024
 """A bigger payload is refused unread: ten rows and a few records are a few KiB."""
 MAX_HIGHLIGHTS = 32
 """Records read from a snapshot's ``highlights`` list; the rest are ignored."""
-RECORD_KEYS = ("highest_checkout", "best_leg", "most_180s")
-"""The records a snapshot names besides each game's highlights, in the order shown."""
 
 _GAME_ID = re.compile(rf"^{BOARD_ID_PATTERN}$")
 
@@ -98,81 +102,41 @@ def snapshot_game(base: str, topic: str) -> str | None:
     return game if _GAME_ID.match(game) else None
 
 
-def _number(value: Any, where: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise SnapshotError(f"{where} must be a number, not {json.dumps(value)[:40]}")
-    if not math.isfinite(value):
-        raise SnapshotError(f"{where} must be finite")
-    return float(value)
+def _trimmed(document: dict[str, Any]) -> dict[str, Any]:
+    """The snapshot without the rows and highlights past what is shown (so a
+    longer one is read, as ever, for its first ones)."""
+    top = document.get("top")
+    if isinstance(top, list):
+        document = {**document, "top": top[:MAX_ROWS]}
+    records = document.get("records")
+    if isinstance(records, dict) and isinstance(records.get("highlights"), list):
+        records = {**records, "highlights": records["highlights"][:MAX_HIGHLIGHTS]}
+        document = {**document, "records": records}
+    return document
 
 
-def _count(value: Any, where: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise SnapshotError(f"{where} must be a whole number >= 0, not {json.dumps(value)[:40]}")
-    return value
-
-
-def _text(value: Any, where: str) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise SnapshotError(f"{where} must be a non-empty string")
-    return value.strip()
-
-
-def _row(value: Any, index: int) -> SnapshotRow:
-    where = f"top[{index}]"
-    if not isinstance(value, Mapping):
-        raise SnapshotError(f"{where} must be an object")
-    average = value.get("three_dart_average", value.get("mpr"))
+def _row(row: LeaderboardRow) -> SnapshotRow:
     return SnapshotRow(
-        rank=_count(value.get("rank"), f"{where}.rank"),
-        player=_text(value.get("player"), f"{where}.player"),
-        venue=str(value.get("venue") or ""),
-        played=_count(value.get("played"), f"{where}.played"),
-        won=_count(value.get("won"), f"{where}.won"),
-        win_percent=_number(value.get("win_percent"), f"{where}.win_percent"),
-        rating=_number(value.get("rating"), f"{where}.rating"),
-        average=None if average is None else _number(average, f"{where} average"),
+        rank=row.rank,
+        player=row.player.strip(),
+        venue=row.venue,
+        played=row.played,
+        won=row.won,
+        win_percent=row.win_percent,
+        rating=row.rating,
+        average=row.average,
     )
 
 
-def _record(value: Any, where: str, game: str) -> RecordLine:
-    if not isinstance(value, Mapping):
-        raise SnapshotError(f"{where} must be an object or null")
-    return RecordLine(
-        label=_text(value.get("label"), f"{where}.label"),
-        value=_number(value.get("value"), f"{where}.value"),
-        player=_text(value.get("player"), f"{where}.player"),
-        game=str(value.get("game") or game),
-    )
-
-
-def _records(value: Any, game: str) -> tuple[str, tuple[RecordLine, ...]]:
-    if value is None:
-        return "day", ()
-    if not isinstance(value, Mapping):
-        raise SnapshotError("records must be an object")
-    lines = [
-        _record(value[key], f"records.{key}", game)
-        for key in RECORD_KEYS
-        if value.get(key) is not None
-    ]
-    highlights = value.get("highlights") or []
-    if not isinstance(highlights, list):
-        raise SnapshotError("records.highlights must be a list")
-    lines += [
-        _record(entry, f"records.highlights[{index}]", game)
-        for index, entry in enumerate(highlights[:MAX_HIGHLIGHTS])
-    ]
-    period = value.get("period", "day")
-    if period not in PERIODS:
-        raise SnapshotError(f"records.period must be one of {', '.join(PERIODS)}")
-    return period, tuple(lines)
+def _record(entry: RecordEntry) -> RecordLine:
+    return RecordLine(entry.label, entry.value, entry.player, entry.game)
 
 
 def parse_snapshot(game: str, payload: bytes | str) -> Snapshot:
-    """The snapshot of ``game`` (its topic's last level) in ``payload``;
-    :class:`SnapshotError` when it is not one (too big, not JSON, a field of the
-    wrong type, another game's)."""
+    """The snapshot of ``game`` (its topic's last level) in ``payload``, read
+    with the contract's :meth:`~mqtt_contract.LeaderboardSnapshot.from_json`;
+    :class:`SnapshotError` when it is not one (too big, not JSON, a field of
+    the wrong type, another game's)."""
     if len(payload) > MAX_SNAPSHOT_BYTES:
         raise SnapshotError(
             f"{len(payload)} bytes, over the {MAX_SNAPSHOT_BYTES} a snapshot may have"
@@ -181,22 +145,25 @@ def parse_snapshot(game: str, payload: bytes | str) -> Snapshot:
         document = json.loads(payload, parse_constant=_refuse_constant)
     except (ValueError, RecursionError) as error:
         raise SnapshotError(f"not JSON: {error}") from None
-    if not isinstance(document, Mapping):
+    if not isinstance(document, dict):
         raise SnapshotError("must be a JSON object")
     if document.get("game") != game:
         raise SnapshotError(
             f"game is {json.dumps(document.get('game'))[:40]}, not the topic's {game!r}"
         )
-    top = document.get("top")
-    if not isinstance(top, list):
-        raise SnapshotError("top must be a list of rows")
-    rows = tuple(_row(row, index) for index, row in enumerate(top[:MAX_ROWS]))
-    period, records = _records(document.get("records"), game)
-    updated_at = _number(document.get("updated_at"), "updated_at")
-    table_period = document.get("period", "day")
-    if table_period not in PERIODS:
-        raise SnapshotError(f"period must be one of {', '.join(PERIODS)}")
-    return Snapshot(game, updated_at, rows, records, table_period, period)
+    try:
+        snapshot = LeaderboardSnapshot.from_json(_trimmed(document))
+    except PayloadError as error:
+        raise SnapshotError(str(error).removeprefix("$.")) from None
+    records = snapshot.records
+    lines = [
+        _record(entry)
+        for entry in (records.highest_checkout, records.best_leg, records.most_180s)
+        if entry is not None
+    ]
+    lines += [_record(entry) for entry in records.highlights]
+    rows = tuple(_row(row) for row in snapshot.top)
+    return Snapshot(game, snapshot.updated_at, rows, tuple(lines), snapshot.period, records.period)
 
 
 def _refuse_constant(token: str) -> Any:

@@ -68,6 +68,7 @@ from mqtt_contract import (
     AVAILABILITY_OFFLINE,
     AVAILABILITY_ONLINE,
     RESULT_STORED_STATUSES,
+    ResultStored,
     board_id_problem,
     check_base,
     leaderboard_availability_topic,
@@ -137,8 +138,7 @@ def stored_message(outcome: IngestOutcome, at: float) -> bytes | None:
     status = _STORED_AS.get(outcome.status, outcome.status)
     if status not in RESULT_STORED_STATUSES:
         status = "rejected"
-    message = {"result_id": outcome.result_id, "status": status, "at": at}
-    return json.dumps(message, separators=(",", ":")).encode()
+    return ResultStored(outcome.result_id, status, at).payload()
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Literal
 
 from sqlalchemy.exc import SQLAlchemyError
 
@@ -24,7 +24,14 @@ from leaderboard import queries
 from leaderboard.database import Database
 from leaderboard.service_settings import ServiceSettings
 from mqtt_client.client import load_tls, new_client
-from mqtt_contract import LEADERBOARD_TOP, leaderboard_topic, parse_broker_url
+from mqtt_contract import (
+    LEADERBOARD_TOP,
+    DayRecords,
+    LeaderboardRow,
+    LeaderboardSnapshot,
+    leaderboard_topic,
+    parse_broker_url,
+)
 
 __all__ = [
     "SLOW_BUILD_FACTOR",
@@ -52,13 +59,13 @@ Publish = Callable[[str, bytes], Awaitable[bool]]
 
 def build_snapshot(
     database: Database, game: str, now: float | None = None
-) -> dict[str, Any] | None:
+) -> LeaderboardSnapshot | None:
     """``game``'s snapshot (the leaderboard topic's payload): the day's table, or
     the all-time table when nobody played it today, and the day's records;
     ``None`` when the game has no ranked result at all. Blocking (database)."""
     at = time.time() if now is None else now
     with database.session() as session:
-        period = "day"
+        period: Literal["day", "all"] = "day"
         rows = queries.leaderboard(session, game, "day", now=at, limit=LEADERBOARD_TOP)
         if not rows:
             period = "all"
@@ -66,13 +73,15 @@ def build_snapshot(
         if not rows:
             return None
         day_records = queries.records(session, "day", now=at)
-    return {
-        "game": game,
-        "updated_at": at,
-        "period": period,
-        "top": [row.model_dump(mode="json") for row in rows],
-        "records": day_records.model_dump(mode="json"),
-    }
+    # The API's rows and records (pydantic) become the contract's types: the
+    # MQTT snapshot is the contract's, whatever the HTTP API adds.
+    return LeaderboardSnapshot(
+        game=game,
+        updated_at=at,
+        period=period,
+        top=tuple(LeaderboardRow.from_json(row.model_dump(mode="json")) for row in rows),
+        records=DayRecords.from_json(day_records.model_dump(mode="json")),
+    )
 
 
 class SnapshotPublisher:
@@ -154,12 +163,12 @@ class SnapshotPublisher:
         return published
 
 
-def snapshot_payload(snapshot: dict[str, Any] | None) -> bytes:
+def snapshot_payload(snapshot: LeaderboardSnapshot | None) -> bytes:
     """A snapshot as published: compact JSON; empty (clearing the retained
     one) for a game with nothing ranked."""
     if snapshot is None:
         return b""
-    return json.dumps(snapshot, separators=(",", ":"), ensure_ascii=False).encode()
+    return json.dumps(snapshot.to_json(), separators=(",", ":"), ensure_ascii=False).encode()
 
 
 async def publish_every_snapshot(database: Database, base: str, publish: Publish) -> bool:

@@ -2,169 +2,249 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any, ClassVar
 
 from engine.bot_targets import LEVELS
 from engine.lineup import MAX_NAME_LENGTH, MAX_PLAYERS
-from mqtt_contract.schema_parts import BED_ANY_CASE, COMMAND_ID, DRAFT
+from mqtt_contract.json_types import (
+    JsonObject,
+    Meta,
+    object_schema,
+    omitted,
+    required_keys,
+    tagged_union_schema,
+)
+from mqtt_contract.schema_parts import BED_ANY_CASE
 from mqtt_contract.state_payload import CPU_AVERAGES
 from mqtt_contract.topic_names import MAX_COMMAND_BYTES
 
-COMMANDS = ("new_game", "next", "undo", "miss", "dart", "end_game", "rematch", "bounce")
-"""The commands a board takes on ``{base}/{board}/cmd``."""
+Name = Annotated[
+    str,
+    Meta(
+        description=f"Up to {MAX_NAME_LENGTH} characters, no control characters.",
+        pattern=r"\S",
+        max_length=MAX_NAME_LENGTH,
+    ),
+]
+"""A player's or a team's name as a command gives it."""
 
-_NAME_SCHEMA: dict[str, Any] = {
-    "type": "string",
-    "pattern": r"\S",
-    "maxLength": MAX_NAME_LENGTH,
-    "description": f"Up to {MAX_NAME_LENGTH} characters, no control characters.",
-}
 
-_CPU_PLAYER_SCHEMA: dict[str, Any] = {
-    "description": "A computer player: the daemon throws its darts.",
-    "type": "object",
-    "properties": {
-        "name": _NAME_SCHEMA,
-        "cpu": {
-            "description": f"A level {LEVELS[0]}-{LEVELS[-1]}, or "
+@dataclass(frozen=True, slots=True)
+class LocalPlayer(JsonObject):
+    json_closed: ClassVar[bool] = True
+    json_description: ClassVar[str | None] = "A player at this board, as the bare name is."
+    name: Name
+
+
+@dataclass(frozen=True, slots=True)
+class CpuAverage(JsonObject):
+    json_closed: ClassVar[bool] = True
+    average: Annotated[float, Meta(minimum=CPU_AVERAGES[0], maximum=CPU_AVERAGES[1])]
+
+
+@dataclass(frozen=True, slots=True)
+class CpuPlayer(JsonObject):
+    json_closed: ClassVar[bool] = True
+    json_description: ClassVar[str | None] = "A computer player: the daemon throws its darts."
+    name: Name
+    cpu: Annotated[
+        Annotated[int, Meta(minimum=LEVELS[0], maximum=LEVELS[-1])] | CpuAverage,
+        Meta(
+            description=f"A level {LEVELS[0]}-{LEVELS[-1]}, or "
             f'{{"average": A}} with A from {CPU_AVERAGES[0]:g} to {CPU_AVERAGES[1]:g} '
-            "(the three-dart average it is to throw).",
-            "oneOf": [
-                {"type": "integer", "minimum": LEVELS[0], "maximum": LEVELS[-1]},
-                {
-                    "type": "object",
-                    "properties": {
-                        "average": {
-                            "type": "number",
-                            "minimum": CPU_AVERAGES[0],
-                            "maximum": CPU_AVERAGES[1],
-                        }
-                    },
-                    "required": ["average"],
-                    "additionalProperties": False,
-                },
-            ],
-        },
-    },
-    "required": ["name", "cpu"],
-    "additionalProperties": False,
-}
+            "(the three-dart average it is to throw)."
+        ),
+    ]
 
-_REMOTE_PLAYER_SCHEMA: dict[str, Any] = {
-    "description": "A player at another board (a remote match, docs/remote.md): that "
-    "board's id on this board's base, or base/board.",
-    "type": "object",
-    "properties": {"name": _NAME_SCHEMA, "board": {"type": "string", "minLength": 1}},
-    "required": ["name", "board"],
-    "additionalProperties": False,
-}
 
-_PLAYER_OBJECT_SCHEMA: dict[str, Any] = {
-    "description": "A player at this board, as the bare name is.",
-    "type": "object",
-    "properties": {"name": _NAME_SCHEMA},
-    "required": ["name"],
-    "additionalProperties": False,
-}
+@dataclass(frozen=True, slots=True)
+class RemotePlayer(JsonObject):
+    json_closed: ClassVar[bool] = True
+    json_description: ClassVar[str | None] = (
+        "A player at another board (a remote match, docs/remote.md): that board's id on "
+        "this board's base, or base/board."
+    )
+    name: Name
+    board: Annotated[str, Meta(min_length=1)]
 
-_PLAYER_ITEM: dict[str, Any] = {
-    "oneOf": [_NAME_SCHEMA, _PLAYER_OBJECT_SCHEMA, _CPU_PLAYER_SCHEMA, _REMOTE_PLAYER_SCHEMA]
-}
 
-COMMAND_ARGUMENTS: dict[str, dict[str, Any]] = {
-    "new_game": {
-        "game": {"description": "A game id: x01, cricket, ...", "type": "string", "minLength": 1},
-        "options": {
-            "description": "Game options (see the game's docs); defaults fill the rest.",
-            "type": "object",
-        },
-        "players": {
-            "description": '1-8 players, in order: a name (or {"name": ...}), a computer '
+PlayerEntry = Name | LocalPlayer | CpuPlayer | RemotePlayer
+"""One player of a ``new_game``: a name, or one of the player objects."""
+Roster = Annotated[tuple[PlayerEntry, ...], Meta(min_items=1, max_items=MAX_PLAYERS)]
+
+
+@dataclass(frozen=True, slots=True)
+class CommandBase(JsonObject):
+    """What every command on ``cmd`` carries: its name (``command``) and an id."""
+
+    json_tag: ClassVar[str | None] = "command"
+    json_closed: ClassVar[bool] = True
+    command: ClassVar[str]
+    id: Annotated[
+        str | int | None, Meta(description="Chosen by the sender; echoed in the response.")
+    ] = omitted()
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame(CommandBase):
+    """Start a game."""
+
+    command: ClassVar[str] = "new_game"
+    json_extra: ClassVar[Mapping[str, Any]] = {
+        "anyOf": [{"required": ["players"]}, {"required": ["teams"]}]
+    }
+    game: Annotated[str, Meta(description="A game id: x01, cricket, ...", min_length=1)] = field(
+        kw_only=True
+    )
+    options: Annotated[
+        Mapping[str, Any] | None,
+        Meta(description="Game options (see the game's docs); defaults fill the rest."),
+    ] = omitted()
+    players: Annotated[
+        Roster | None,
+        Meta(
+            description='1-8 players, in order: a name (or {"name": ...}), a computer '
             'player {"name": ..., "cpu": LEVEL} or {"name": ..., "cpu": {"average": AVERAGE}}, '
             'or a player at another board {"name": ..., "board": BOARD} (docs/remote.md). '
-            "Required unless teams is given.",
-            "type": "array",
-            "items": _PLAYER_ITEM,
-            "minItems": 1,
-            "maxItems": MAX_PLAYERS,
-        },
-        "teams": {
-            "description": "Team name -> member names in throwing order (at least two teams).",
-            "type": "object",
-            "minProperties": 2,
-            "propertyNames": _NAME_SCHEMA,
-            "additionalProperties": {
-                "type": "array",
-                "items": _PLAYER_ITEM,
-                "minItems": 1,
-                "maxItems": MAX_PLAYERS,
-            },
-        },
-    },
-    "dart": {
-        "segment": {
-            "description": "The bed, in any case: S1-S20, D1-D20, T1-T20, SB, DB or M.",
-            "type": "string",
-            "pattern": BED_ANY_CASE,
-        }
-    },
+            "Required unless teams is given."
+        ),
+    ] = omitted()
+    teams: Annotated[
+        Mapping[Name, Roster] | None,
+        Meta(
+            description="Team name -> member names in throwing order (at least two teams).",
+            min_properties=2,
+        ),
+    ] = omitted()
+
+
+@dataclass(frozen=True, slots=True)
+class ThrowDart(CommandBase):
+    """Enter a dart by hand."""
+
+    command: ClassVar[str] = "dart"
+    segment: Annotated[
+        str,
+        Meta(
+            description="The bed, in any case: S1-S20, D1-D20, T1-T20, SB, DB or M.",
+            pattern=BED_ANY_CASE,
+        ),
+    ] = field(kw_only=True)
+
+
+@dataclass(frozen=True, slots=True)
+class Next(CommandBase):
+    """End the visit (the NEXT button)."""
+
+    command: ClassVar[str] = "next"
+
+
+@dataclass(frozen=True, slots=True)
+class Undo(CommandBase):
+    """Take back the last dart."""
+
+    command: ClassVar[str] = "undo"
+
+
+@dataclass(frozen=True, slots=True)
+class Miss(CommandBase):
+    """Enter a miss."""
+
+    command: ClassVar[str] = "miss"
+
+
+@dataclass(frozen=True, slots=True)
+class EndGame(CommandBase):
+    """Abandon the game."""
+
+    command: ClassVar[str] = "end_game"
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch(CommandBase):
+    """The same game again."""
+
+    command: ClassVar[str] = "rematch"
+
+
+@dataclass(frozen=True, slots=True)
+class BounceOut(CommandBase):
+    """Take back the last dart as a bounce-out."""
+
+    command: ClassVar[str] = "bounce"
+
+
+COMMAND_CLASSES: tuple[type[CommandBase], ...] = (
+    NewGame,
+    Next,
+    Undo,
+    Miss,
+    ThrowDart,
+    EndGame,
+    Rematch,
+    BounceOut,
+)
+"""One class per command a board takes on ``{base}/{board}/cmd``."""
+
+COMMANDS: tuple[str, ...] = tuple(cls.command for cls in COMMAND_CLASSES)
+"""The commands a board takes on ``{base}/{board}/cmd``."""
+
+COMMAND_ARGUMENTS: dict[str, tuple[str, ...]] = {
+    cls.command: tuple(key for key in cls.json_keys() if key not in ("command", "id"))
+    for cls in COMMAND_CLASSES
 }
-REQUIRED_ARGUMENTS: dict[str, tuple[str, ...]] = {"new_game": ("game",), "dart": ("segment",)}
+"""Each command's argument keys, in the order its errors list them."""
+REQUIRED_ARGUMENTS: dict[str, tuple[str, ...]] = {
+    cls.command: tuple(required_keys(cls)) for cls in COMMAND_CLASSES
+}
+"""The arguments each command cannot go without."""
 
 
-def command_schema() -> dict[str, Any]:
-    properties: dict[str, Any] = {
-        "command": {"enum": [*COMMANDS]},
-        "id": COMMAND_ID,
-    }
-    clauses: list[dict[str, Any]] = []
-    for name in COMMANDS:
-        arguments = COMMAND_ARGUMENTS.get(name, {})
-        properties.update(arguments)
-        then: dict[str, Any] = {"propertyNames": {"enum": ["command", "id", *arguments]}}
-        if name in REQUIRED_ARGUMENTS:
-            then["required"] = [*REQUIRED_ARGUMENTS[name]]
-        if name == "new_game":
-            then["anyOf"] = [{"required": ["players"]}, {"required": ["teams"]}]
-        clauses.append(
-            {
-                "if": {"properties": {"command": {"const": name}}, "required": ["command"]},
-                "then": then,
-            }
-        )
-    return {
-        "$schema": DRAFT,
-        "title": "Oche cmd topic",
-        "description": f"A command to the board: a JSON object of at most {MAX_COMMAND_BYTES} "
-        "bytes (UTF-8). Keys a command does not take are refused.",
-        "type": "object",
-        "properties": properties,
-        "required": ["command"],
-        "allOf": clauses,
-    }
+def command_schema(defs: dict[str, Any]) -> dict[str, Any]:
+    """The ``cmd`` topic's schema body, from :data:`COMMAND_CLASSES`."""
+    return tagged_union_schema("command", COMMAND_CLASSES, CommandBase, defs)
 
 
-def response_schema() -> dict[str, Any]:
-    return {
-        "$schema": DRAFT,
-        "title": "Oche cmd/response topic",
-        "description": "The answer to one command.",
-        "type": "object",
-        "properties": {
-            "id": {
-                "description": "The command's id, or null when it had none or it could not "
-                "be read.",
-                "type": ["string", "integer", "null"],
-            },
-            "ok": {"type": "boolean"},
-            "error": {
-                "description": "Why the command was refused, or null when ok.",
-                "type": ["string", "null"],
-            },
-        },
-        "required": ["id", "ok", "error"],
-        "additionalProperties": False,
+COMMAND_TOPIC_TEXT = (
+    "Oche cmd topic",
+    f"A command to the board: a JSON object of at most {MAX_COMMAND_BYTES} bytes (UTF-8). "
+    "Keys a command does not take are refused.",
+)
+"""The ``cmd`` topic's title and description."""
+
+
+@dataclass(frozen=True, slots=True)
+class CommandResponse(JsonObject):
+    """The answer to one command (``cmd/response``, ``operator/cmd/response``):
+    ``error`` is null when ok and a non-empty reason when not."""
+
+    json_closed: ClassVar[bool] = True
+    json_extra: ClassVar[Mapping[str, Any]] = {
         "if": {"properties": {"ok": {"const": True}}},
         "then": {"properties": {"error": {"type": "null"}}},
         "else": {"properties": {"error": {"type": "string", "minLength": 1}}},
     }
+
+    id: Annotated[
+        str | int | None,
+        Meta(description="The command's id, or null when it had none or it could not be read."),
+    ]
+    ok: bool
+    error: Annotated[str | None, Meta(description="Why the command was refused, or null when ok.")]
+
+    def __post_init__(self) -> None:
+        # What json_extra says, for a response built or read here.
+        if self.ok and self.error is not None:
+            raise ValueError("a successful response carries no error")
+        if not self.ok and not self.error:
+            raise ValueError("a refused command needs an error message")
+
+
+RESPONSE_TOPIC = (
+    "Oche cmd/response topic",
+    "The answer to one command.",
+    lambda defs: object_schema(CommandResponse, defs),
+)
+"""The response topics' title, description and schema body (for ``topic_schema``)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +14,12 @@ from engine import Bed, NotationError
 from engine.bot_targets import LEVELS
 from engine.errors import LineupError
 from engine.lineup import MAX_PLAYERS, check_name
-from mqtt_contract.command_payload import COMMAND_ARGUMENTS, COMMANDS, REQUIRED_ARGUMENTS
+from mqtt_contract.command_payload import (
+    COMMAND_ARGUMENTS,
+    COMMANDS,
+    REQUIRED_ARGUMENTS,
+    CommandResponse,
+)
 from mqtt_contract.event_payload import OPERATOR_COMMANDS
 from mqtt_contract.operator_payload import OPERATOR_ARGUMENTS, OPERATOR_REQUIRED
 from mqtt_contract.state_payload import CPU_AVERAGES
@@ -149,8 +154,8 @@ def parse_command(payload: bytes, operator_topic: str = "{base}/{board}/operator
     if name not in COMMANDS:
         raise fail(f"unknown command {name!r}; valid commands: {valid}")
 
-    allowed = COMMAND_ARGUMENTS.get(name, {})
-    problem = _keys_problem(document, name, allowed, REQUIRED_ARGUMENTS.get(name, ()))
+    allowed = COMMAND_ARGUMENTS[name]
+    problem = _keys_problem(document, name, allowed, REQUIRED_ARGUMENTS[name])
     if problem is not None:
         raise fail(problem)
 
@@ -166,7 +171,7 @@ def parse_command(payload: bytes, operator_topic: str = "{base}/{board}/operator
 
 
 def _keys_problem(
-    document: dict[str, Any], name: str, allowed: Mapping[str, Any], required: Sequence[str]
+    document: dict[str, Any], name: str, allowed: Collection[str], required: Sequence[str]
 ) -> str | None:
     """What is wrong with a command's keys (one it does not take, one it
     needs and lacks), or ``None``."""
@@ -406,10 +411,7 @@ def check_dart(arguments: dict[str, Any]) -> dict[str, Any]:
 def response_payload(
     command_id: str | int | None, ok: bool, error: str | None = None
 ) -> dict[str, Any]:
-    """The ``cmd/response`` payload ``{"id", "ok", "error"}``: ``error`` is null
-    when ok and required (non-empty) when not."""
-    if ok and error is not None:
-        raise ValueError("a successful response carries no error")
-    if not ok and not error:
-        raise ValueError("a refused command needs an error message")
-    return {"id": command_id, "ok": ok, "error": error}
+    """The ``cmd/response`` payload ``{"id", "ok", "error"}``
+    (:class:`~mqtt_contract.CommandResponse`): ``error`` is null when ok and
+    required (non-empty) when not."""
+    return CommandResponse(command_id, ok, error).to_json()

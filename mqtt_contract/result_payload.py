@@ -5,16 +5,21 @@ leaderboard stores it (:func:`result_document`), and its answer.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated, Any
 
 from engine import Game
 from engine.game_log import format_game_log
 from engine.lineup import MAX_PLAYERS
 from engine.state_schema import STATE_SCHEMA
-from mqtt_contract.event_payload import NULLABLE_INDEX
+from mqtt_contract.event_payload import Timestamp
+from mqtt_contract.json_types import JsonObject, Meta, object_schema, omitted
 from mqtt_contract.schema_parts import DRAFT, TIMESTAMP
 from mqtt_contract.state_payload import CPU_STATE
+
+NULLABLE_INDEX: dict[str, Any] = {"type": ["integer", "null"], "minimum": 0}
 
 
 def result_schema() -> dict[str, Any]:
@@ -117,22 +122,28 @@ rejected, docs/leaderboard.md). Each means the service has it: the board may
 let it go."""
 
 
-def result_stored_schema() -> dict[str, Any]:
-    return {
-        "$schema": DRAFT,
-        "title": "Oche result/stored topic",
-        "description": "Published by a leaderboard service after the result is in its "
-        "database (committed), for every result it receives, redeliveries included. The "
-        "board keeps a result in its outbox until this arrives, and sends again what is "
-        "not stored whenever a leaderboard comes online.",
-        "type": "object",
-        "properties": {
-            "result_id": {"description": "The result's result_id.", "type": "string"},
-            "status": {"enum": [*RESULT_STORED_STATUSES]},
-            "at": {"description": "When the service stored it.", **TIMESTAMP},
-        },
-        "required": ["result_id", "status"],
-    }
+@dataclass(frozen=True, slots=True)
+class ResultStored(JsonObject):
+    """A leaderboard's ``result/stored``: what it did with the result ``result_id``."""
+
+    result_id: Annotated[str, Meta(description="The result's result_id.")]
+    status: Annotated[str, Meta(enum=RESULT_STORED_STATUSES)]
+    at: Annotated[Timestamp | None, Meta(description="When the service stored it.")] = omitted()
+
+    def payload(self) -> bytes:
+        """The message as published: compact JSON."""
+        return json.dumps(self.to_json(), separators=(",", ":")).encode()
+
+
+RESULT_STORED_TOPIC = (
+    "Oche result/stored topic",
+    "Published by a leaderboard service after the result is in its database (committed), "
+    "for every result it receives, redeliveries included. The board keeps a result in its "
+    "outbox until this arrives, and sends again what is not stored whenever a leaderboard "
+    "comes online.",
+    lambda defs: object_schema(ResultStored, defs),
+)
+"""The ``result/stored`` topic's title, description and schema body."""
 
 
 def result_document(

@@ -57,7 +57,7 @@ from typing import Any
 
 import aiomqtt
 
-from mqtt_contract import AVAILABILITY_OFFLINE, AVAILABILITY_ONLINE
+from mqtt_contract import AVAILABILITY_OFFLINE, AVAILABILITY_ONLINE, InstanceMessage
 
 __all__ = [
     "BoardClaim",
@@ -76,53 +76,16 @@ board and not been released: a retained instance of this host and pid that is
 not here belongs to a daemon of this process that stopped."""
 
 
-@dataclass(frozen=True)
-class Instance:
-    """One ``instance`` message (docs/mqtt.md): who holds, or asks for, the board."""
-
-    instance: str
-    host: str
-    pid: int
-    since: float
-    at: float
-    probe: bool = False
-
-    def payload(self) -> bytes:
-        document: dict[str, Any] = {
-            "instance": self.instance,
-            "host": self.host,
-            "pid": self.pid,
-            "since": self.since,
-            "at": self.at,
-        }
-        if self.probe:
-            document["probe"] = True
-        return json.dumps(document, separators=(",", ":")).encode("utf-8")
-
-    def describe(self) -> str:
-        """``the daemon on HOST (pid N) since YYYY-MM-DD HH:MM:SS``, local time."""
-        since = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.since))
-        return f"the daemon on {self.host} (pid {self.pid}) since {since}"
+Instance = InstanceMessage
+"""One ``instance`` message (the contract's type): who holds, or asks for, the board."""
 
 
 def parse_instance(payload: bytes) -> Instance | None:
     """The instance ``payload`` holds, or None (empty, not JSON, wrong fields)."""
     try:
-        document = json.loads(payload)
-    except (ValueError, RecursionError):
+        return Instance.from_json(json.loads(payload))
+    except (ValueError, RecursionError):  # PayloadError is a ValueError
         return None
-    if not isinstance(document, dict):
-        return None
-    instance, host, pid = document.get("instance"), document.get("host"), document.get("pid")
-    since, at, probe = document.get("since"), document.get("at"), document.get("probe", False)
-    if not (isinstance(instance, str) and instance and isinstance(host, str)):
-        return None
-    if not isinstance(pid, int) or isinstance(pid, bool) or not isinstance(probe, bool):
-        return None
-    times = [t for t in (since, at) if isinstance(t, int | float) and not isinstance(t, bool)]
-    if len(times) != 2:
-        return None
-    return Instance(instance, host, pid, float(times[0]), float(times[1]), probe)
 
 
 class BoardIdTaken(Exception):

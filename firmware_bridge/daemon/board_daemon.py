@@ -106,22 +106,6 @@ from firmware_bridge.daemon.credits import (
     shortfall,
 )
 from firmware_bridge.daemon.embedded_broker import EmbeddedBroker
-from firmware_bridge.daemon.events import (
-    BatteryLevel,
-    BoardConnected,
-    BoardDisconnected,
-    ButtonPressed,
-    CreditsChanged,
-    DaemonEvent,
-    Dart,
-    ErrorReported,
-    GameOver,
-    GameStarted,
-    Ignored,
-    Released,
-    Stuck,
-    TakeoutSensed,
-)
 from firmware_bridge.daemon.game_session import GameSession, Refusal, SessionSetup
 from firmware_bridge.daemon.home_assistant import discovery_messages, discovery_removals
 from firmware_bridge.daemon.journal import (
@@ -140,9 +124,24 @@ from firmware_bridge.daemon.remote_guest import RemoteGuest
 from firmware_bridge.daemon.remote_host import RemoteHost
 from firmware_bridge.daemon.result_delivery import ResultDelivery
 from mqtt_contract import (
+    BatteryLevel,
+    BoardConnected,
+    BoardDisconnected,
+    ButtonPressed,
     CommandError,
+    CreditsChanged,
+    DaemonEvent,
+    Dart,
+    ErrorReported,
+    GameOver,
+    GameStarted,
+    Ignored,
     Phase,
+    Released,
     RemoteAction,
+    Stuck,
+    TakeoutSensed,
+    event_teams,
     parse_command,
     parse_operator_command,
     response_payload,
@@ -1207,9 +1206,9 @@ class Daemon:
             GameStarted(
                 now,
                 setup.game,
-                dict(session.game.options),
-                list(session.game.lineup.players),
-                session.game.state()["teams"],
+                tuple(session.game.lineup.players),
+                event_teams(session.game.state()["teams"]),
+                options=dict(session.game.options),
             )
         )
         self._background(self._publish_discovery())

@@ -7,7 +7,7 @@ while pulling darts out are never scored) until NEXT or the takeout timer, and
 ``UNDO`` or ``BOUNCE``, journaled as its token); :meth:`apply` is the only way the game
 changes, live and when a journal is replayed after a crash, so the phase and
 the state come back exactly as they were. It returns typed events
-(:mod:`firmware_bridge.daemon.events`) built from what the game did. No I/O:
+(the contract's, :mod:`mqtt_contract.event_payload`) built from what the game did. No I/O:
 the clock is passed in.
 """
 
@@ -40,12 +40,13 @@ from engine import (
 )
 from engine.game import DARTS_PER_VISIT
 from engine.games.cricket import MarksGame
-from firmware_bridge.daemon.events import Bounce as BouncedOut
-from firmware_bridge.daemon.events import (
+from mqtt_contract import Bounce as BouncedOut
+from mqtt_contract import (
     Bust,
     DaemonEvent,
     Dart,
     GameOver,
+    Phase,
     PlayerChange,
     Points,
     Takeout,
@@ -53,7 +54,6 @@ from firmware_bridge.daemon.events import (
     VisitEnd,
     Winner,
 )
-from mqtt_contract import Phase
 
 __all__ = [
     "Before",

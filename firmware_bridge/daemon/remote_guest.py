@@ -27,21 +27,19 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, assert_never
 
 from engine import Bed, EngineError, NotationError, PickingGame, new_game
-from firmware_bridge.daemon.events import Ignored
 from firmware_bridge.daemon.game_session import Refusal
 from firmware_bridge.daemon.journal import GuestAction, GuestMatch, JournalError
 from mqtt_contract import (
     AVAILABILITY_OFFLINE,
     AVAILABILITY_ONLINE,
     GUEST_MESSAGE_TYPES,
-    PHASES,
     REMOTE_TOPIC,
-    WAITING_REMOTE,
     ActionMessage,
     BoardAddress,
     BoardEntry,
     EndMessage,
     EndReason,
+    Ignored,
     JoinedMessage,
     JoinMessage,
     LeaveMessage,
@@ -213,7 +211,7 @@ class RemoteGuest:
         if match.host_state is None:
             return {
                 "game": None,
-                "phase": WAITING_REMOTE,
+                "phase": Phase.WAITING_REMOTE.value,
                 "board": state["board"],
                 "remote": {
                     "match": match.id,
@@ -227,7 +225,7 @@ class RemoteGuest:
         mirrored = {**match.host_state, "board": state["board"]}
         remote = {**match.host_state["remote"], "role": "guest"}
         if match.host_online is False:
-            mirrored["phase"] = WAITING_REMOTE
+            mirrored["phase"] = Phase.WAITING_REMOTE.value
             waiting = [board for board in remote.get("waiting") or [] if board != host]
             remote["waiting"] = [host, *waiting]
         mirrored["remote"] = remote
@@ -486,8 +484,8 @@ class RemoteGuest:
             self._host_state(match, document)
 
     def _host_state(self, match: _Match, state: dict[str, Any]) -> None:
-        if state.get("phase") not in PHASES:
-            raise ValueError(f"phase {state.get('phase')!r} is not one of {', '.join(PHASES)}")
+        if state.get("phase") not in tuple(Phase):
+            raise ValueError(f"phase {state.get('phase')!r} is not one of {', '.join(Phase)}")
         if not isinstance(state.get("board"), dict) or "game" not in state:
             raise ValueError("not a board's state: it has no game or no board")
         remote = state.get("remote")
@@ -528,7 +526,7 @@ class RemoteGuest:
         """Local takeout as the host's up-to-date state says it is."""
         ours = remote.get("throwing_at") == str(self.own)
         phase = state.get("phase")
-        if phase == WAITING_REMOTE:
+        if phase == Phase.WAITING_REMOTE:
             return
         if ours and phase == Phase.TAKEOUT.value:
             if match.takeout_since is None:

@@ -23,23 +23,23 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 from drivers.board_decoder import ErrorLimiter
 from engine import Bed, EngineError, Event
-from firmware_bridge.daemon.events import ErrorReported
 from firmware_bridge.daemon.game_session import Refusal
 from firmware_bridge.daemon.journal import JournalError
 from mqtt_contract import (
     AVAILABILITY_ONLINE,
     REMOTE_TOPIC,
-    WAITING_REMOTE,
     ActionMessage,
     BoardAddress,
     BoardEntry,
     EndMessage,
     EndReason,
+    ErrorReported,
     JoinedMessage,
     JoinMessage,
     LeaveMessage,
     MatchPlayer,
     MatchRecord,
+    Phase,
     RefusalReason,
     RefusedMessage,
     RemoteAction,
@@ -282,7 +282,7 @@ class RemoteHost:
             "waiting": [str(guest.address) for guest in waiting],
         }
         if waiting:
-            state["phase"] = WAITING_REMOTE
+            state["phase"] = Phase.WAITING_REMOTE.value
         return state
 
     def result(self, result: dict[str, Any]) -> dict[str, Any]:

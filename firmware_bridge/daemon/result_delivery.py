@@ -39,7 +39,7 @@ from firmware_bridge.daemon.mqtt_link import MqttLink
 from mqtt_client.backoff import Backoff
 from mqtt_contract import (
     AVAILABILITY_ONLINE,
-    RESULT_STORED_STATUSES,
+    ResultStored,
     leaderboard_availability_topic,
     topic,
 )
@@ -199,19 +199,16 @@ class ResultDelivery:
         Confirmations are journaled in batches (:attr:`STORED_BATCH_S`): one
         lost in a crash only makes the result go again, and be confirmed again."""
         try:
-            message = json.loads(payload)
-        except (ValueError, RecursionError):
-            message = None
-        result_id = message.get("result_id") if isinstance(message, dict) else None
-        status = message.get("status") if isinstance(message, dict) else None
-        if not isinstance(result_id, str) or status not in RESULT_STORED_STATUSES:
+            stored = ResultStored.from_json(json.loads(payload))
+        except (ValueError, RecursionError):  # PayloadError is a ValueError
             log.warning(
                 "ignored a message on %s that is not a result/stored: %r",
                 self.stored_topic,
                 payload[:80],
             )
             return
-        if status == "rejected":
+        result_id = stored.result_id
+        if stored.status == "rejected":
             log.warning(
                 "result %s was rejected by a leaderboard (its admin view says why); "
                 "it is not sent again",

@@ -1,5 +1,6 @@
-"""The daemon's typed events: one class per published ``type``, whose JSON is
-the payload docs/mqtt.md shows and the contract's schema accepts."""
+"""The daemon's typed events (the contract's, mqtt_contract.event_payload):
+one class per published ``type``, whose JSON is the payload docs/mqtt.md shows
+and the contract's schema accepts, as the daemon's session builds them."""
 
 from __future__ import annotations
 
@@ -8,18 +9,16 @@ import json
 from jsonschema import Draft202012Validator
 
 from engine import parse_event
-from firmware_bridge.daemon import events
-from firmware_bridge.daemon.events import DaemonEvent, Dart, Ignored, VisitEnd
 from firmware_bridge.daemon.game_session import GameSession, SessionSetup
-from mqtt_contract import EVENT_TYPES, TOPICS
+from mqtt_contract import EVENT_CLASSES, EVENT_TYPES, TOPICS, DaemonEvent, Dart, Ignored, VisitEnd
 
 EVENT_SCHEMA = Draft202012Validator(TOPICS["event"].schema)
 
 
 def test_there_is_one_class_per_event_type() -> None:
-    classes = [getattr(events, name) for name in events.__all__ if name != "DaemonEvent"]
-    assert all(issubclass(cls, DaemonEvent) for cls in classes)
-    assert sorted(cls.type for cls in classes) == sorted(EVENT_TYPES)
+    assert all(issubclass(cls, DaemonEvent) for cls in EVENT_CLASSES)
+    assert sorted(cls.type for cls in EVENT_CLASSES) == sorted(EVENT_TYPES)
+    assert len(set(EVENT_TYPES)) == len(EVENT_TYPES)
 
 
 def test_a_dart_is_published_with_its_keys_in_order() -> None:
