@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from firmware_bridge.daemon.journal import JournalGame
 
 __all__ = [
+    "GAME_BUTTONS",
     "BoardInputReceived",
     "CommandReceived",
     "CoreEvent",
@@ -187,6 +188,11 @@ class BoardInputReceived(CoreEvent[bool]):
 
     event: BoardEvent
     at: float
+
+
+GAME_BUTTONS = ("next", "undo", "miss", "bounce")
+"""The board buttons that act on the game, by their command's name (a
+:class:`CommandReceived` of a button has one of these names)."""
 
 
 @dataclass(frozen=True)

@@ -20,6 +20,7 @@ from engine.board_geometry import GEOMETRIES
 from firmware_bridge.daemon import core_events
 from firmware_bridge.daemon.board_game import BoardGame
 from firmware_bridge.daemon.bots import Bots, resolve_bots
+from firmware_bridge.daemon.core_events import GAME_BUTTONS
 from firmware_bridge.daemon.events import ErrorReported
 from firmware_bridge.daemon.game_session import Refusal, SessionSetup
 from firmware_bridge.daemon.journal import JournalError
@@ -28,9 +29,6 @@ from mqtt_contract import CommandError, parse_command, response_payload, topic
 __all__ = ["COMMAND_NAMES", "GAME_BUTTONS", "GameCommands"]
 
 log = logging.getLogger(__name__)
-
-GAME_BUTTONS = ("next", "undo", "miss", "bounce")
-"""The board buttons that act on the game, by their command's name."""
 
 COMMAND_NAMES = ("new_game", "rematch", "end_game", "dart", "next", "undo", "miss", "bounce")
 """The commands :class:`GameCommands` handles (``mqtt_contract.COMMANDS``)."""

@@ -31,7 +31,6 @@ from engine import Bed, EngineError, NotationError, PickingGame, new_game
 from firmware_bridge.daemon import core_events
 from firmware_bridge.daemon.events import ErrorReported, Ignored, TakeoutSensed
 from firmware_bridge.daemon.extension_context import Extension, ExtensionContext
-from firmware_bridge.daemon.game_commands import GAME_BUTTONS
 from firmware_bridge.daemon.game_session import Refusal
 from firmware_bridge.daemon.journal import GuestAction, GuestMatch, JournalError
 from mqtt_contract import (
@@ -170,7 +169,7 @@ class RemoteGuest(Extension):
         if not self.active:
             return None
         name, now = received.name, received.at
-        if name in GAME_BUTTONS or name == "dart":
+        if name in core_events.GAME_BUTTONS or name == "dart":
             self.action(name, received.args.get("segment"), now)
         elif name == "end_game":
             self.leave(now)

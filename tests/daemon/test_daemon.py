@@ -20,8 +20,8 @@ from jsonschema import Draft202012Validator
 
 from drivers.protocol import Released, Stuck
 from firmware_bridge.daemon.board_daemon import Daemon
-from firmware_bridge.daemon.game_commands import COMMAND_NAMES, GAME_BUTTONS
 from firmware_bridge.daemon.config import parse_config
+from firmware_bridge.daemon.game_commands import COMMAND_NAMES, GAME_BUTTONS
 from firmware_bridge.daemon.game_session import SessionSetup
 from firmware_bridge.daemon.journal import Journal
 from firmware_bridge.daemon.mqtt_link import MqttLink, to_json
