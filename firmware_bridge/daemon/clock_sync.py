@@ -87,7 +87,8 @@ class _Timex(ctypes.Structure):
     ]
 
 
-def _adjtimex() -> Callable[[ctypes._Pointer[_Timex]], int] | None:
+def _adjtimex() -> Callable[..., int] | None:
+    """libc's ``adjtimex``, taking a pointer to a :class:`_Timex` (``ctypes.byref``)."""
     try:
         function = ctypes.CDLL(None, use_errno=True).adjtimex
     except (AttributeError, OSError):  # not Linux
@@ -107,7 +108,7 @@ def kernel_synchronised() -> bool | None:
     if _ADJTIMEX is None:
         return None
     timex = _Timex()  # modes 0: read only, no privilege needed
-    state = _ADJTIMEX(ctypes.pointer(timex))
+    state = _ADJTIMEX(ctypes.byref(timex))
     if state == -1:
         return None
     return state != _TIME_ERROR and not timex.status & _STA_UNSYNC
