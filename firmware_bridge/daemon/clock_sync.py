@@ -87,8 +87,7 @@ class _Timex(ctypes.Structure):
     ]
 
 
-def _adjtimex() -> Callable[..., int] | None:
-    """libc's ``adjtimex``, taking a pointer to a :class:`_Timex` (``ctypes.byref``)."""
+def _adjtimex() -> Callable[[ctypes._Pointer[_Timex]], int] | None:
     try:
         function = ctypes.CDLL(None, use_errno=True).adjtimex
     except (AttributeError, OSError):  # not Linux
@@ -108,7 +107,7 @@ def kernel_synchronised() -> bool | None:
     if _ADJTIMEX is None:
         return None
     timex = _Timex()  # modes 0: read only, no privilege needed
-    state = _ADJTIMEX(ctypes.byref(timex))
+    state = _ADJTIMEX(ctypes.pointer(timex))
     if state == -1:
         return None
     return state != _TIME_ERROR and not timex.status & _STA_UNSYNC
