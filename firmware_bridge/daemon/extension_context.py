@@ -36,7 +36,9 @@ E = TypeVar("E", bound=CoreEvent[Any])
 class ExtensionContext:
     """The core as an extension may use it. No I/O in the constructor."""
 
-    def __init__(self, game: BoardGame, background: Callable[[Coroutine[Any, Any, None]], None]):
+    def __init__(
+        self, game: BoardGame, background: Callable[[Coroutine[Any, Any, None]], None]
+    ) -> None:
         self._game = game
         self._background = background
         self.config: Config = game.config
