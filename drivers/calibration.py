@@ -92,10 +92,6 @@ PROMPTS = _build_prompts()
 """Every prompt in the order the wizard asks: 82 beds, then the 6 buttons."""
 
 
-def _cell_text(cell: Cell) -> str:
-    return f"{cell[0]},{cell[1]}"
-
-
 class Calibration:
     """The answers so far and the prompt being asked.
 
@@ -107,7 +103,8 @@ class Calibration:
     to no prompt (an extra cell, a custom button) are kept and stay taken.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, matrix: MatrixMap | None = None) -> None:
+        """A fresh calibration, or one resumed from ``matrix`` (:meth:`from_map`)."""
         self.prompts = PROMPTS
         self._cells: dict[int, Cell] = {}
         self._buttons: dict[int, int] = {}
@@ -115,6 +112,8 @@ class Calibration:
         self._extra_buttons: dict[int, str] = {}
         self._history: list[int] = []
         self._current = 0
+        if matrix is not None:
+            self._resume(matrix)
 
     # ------------------------------------------------------------ state
 
@@ -273,21 +272,23 @@ class Calibration:
         its target. The inner and outer single of a number are the same bed, so
         the first such cell (in row, col order) answers the inner single and the
         second the outer single. The current prompt is the first unanswered one."""
-        calibration = cls()
+        return cls(matrix)
+
+    def _resume(self, matrix: MatrixMap) -> None:
+        """Answer the prompts a (partial) map answers (see :meth:`from_map`)."""
         free: dict[Bed | ButtonCell, list[int]] = {}
-        for prompt in calibration.prompts:
+        for prompt in self.prompts:
             free.setdefault(prompt.target, []).append(prompt.index)
         for cell, target in sorted(matrix.cells.items()):
             waiting = free.get(target)
             if waiting:
-                calibration._cells[waiting.pop(0)] = cell
+                self._cells[waiting.pop(0)] = cell
             else:
-                calibration._extra_cells[cell] = target
+                self._extra_cells[cell] = target
         for button, name in sorted(matrix.buttons.items()):
             waiting = free.get(ButtonCell(name))
             if waiting:
-                calibration._buttons[waiting.pop(0)] = button
+                self._buttons[waiting.pop(0)] = button
             else:
-                calibration._extra_buttons[button] = name
-        calibration._advance(0)
-        return calibration
+                self._extra_buttons[button] = name
+        self._advance(0)

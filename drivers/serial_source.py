@@ -42,13 +42,14 @@ import contextlib
 import errno
 import logging
 import os
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import serial  # type: ignore[import-untyped]
 import serial_asyncio_fast
 
 from drivers.board_decoder import DARTS_CODE_PROTOCOLS, BoardDecoder
-from drivers.board_events import ConnectedEvent, DisconnectedEvent
+from drivers.board_events import BoardEvent, ConnectedEvent, DisconnectedEvent
 from drivers.matrix_map import MatrixMap
 from drivers.protocol import (
     FIRMWARE_ERRORS,
@@ -319,7 +320,7 @@ class SerialSource(BoardSource):
             await asyncio.sleep(self.backoff.next_delay())
 
     def _port_reader(self) -> _PortReader:
-        return _PortReader(self)
+        return _PortReader(self.decoder.feed, self._emit)
 
     async def _session(
         self, transport: serial_asyncio_fast.SerialTransport, reader: _PortReader
@@ -388,9 +389,13 @@ class _PortReader(asyncio.Protocol):
     the source's decoder and its events to the source's queue. ``lost``
     resolves with the reason when the port is lost or closed."""
 
-    def __init__(self, source: SerialSource) -> None:
-        self._feed = source.decoder.feed
-        self._emit = source._emit
+    def __init__(
+        self,
+        feed: Callable[[bytes], Iterable[BoardEvent]],
+        emit: Callable[[BoardEvent], None],
+    ) -> None:
+        self._feed = feed
+        self._emit = emit
         self.lost: asyncio.Future[str] = asyncio.get_running_loop().create_future()
 
     def data_received(self, data: bytes) -> None:

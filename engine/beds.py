@@ -8,7 +8,6 @@ A bed is where one dart lands: ``S1``-``S20``, ``D1``-``D20``, ``T1``-``T20``,
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import ClassVar
 
 from engine.errors import NotationError
 
@@ -45,8 +44,6 @@ class Bed:
     number: int
     multiplier: int
 
-    _BY_NOTATION: ClassVar[dict[str, Bed]]
-
     def __post_init__(self) -> None:
         if self.number == 0 and self.multiplier == 0:
             return
@@ -62,7 +59,7 @@ class Bed:
     @classmethod
     def parse(cls, text: str) -> Bed:
         """Read a bed from its notation, in any case (``t20``, ``SB``, ``m``)."""
-        bed = cls._BY_NOTATION.get(text.strip().upper()) if text.isascii() else None
+        bed = _BY_NOTATION.get(text.strip().upper()) if text.isascii() else None
         if bed is None:
             raise NotationError(
                 "not a dart: expected S1-S20, D1-D20, T1-T20, SB, DB or M", token=text
@@ -116,4 +113,5 @@ ALL_BEDS: tuple[Bed, ...] = (
 )
 """Every bed once: 60 numbered beds, the two bulls and the miss."""
 
-Bed._BY_NOTATION = {bed.notation: bed for bed in ALL_BEDS}
+_BY_NOTATION: dict[str, Bed] = {bed.notation: bed for bed in ALL_BEDS}
+"""Each bed by its notation (what :meth:`Bed.parse` looks up)."""

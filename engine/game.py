@@ -9,6 +9,7 @@ to score (``_setup``, ``_on_dart``, ``_on_visit_end``, ``_next_side``,
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -285,6 +286,15 @@ class Game:
         """True when a dart has been thrown, so :meth:`undo` has something to take back."""
         return any(isinstance(event, Bed) for event in reversed(self._events))
 
+    def undo_thrower(self) -> int | None:
+        """The player whose move :meth:`undo` would take back (after it, they
+        are up again); ``None`` when there is nothing to undo. Known without
+        undoing: the thrower of the last dart is kept as it is thrown."""
+        if not self.can_undo():
+            return None
+        assert self._last_dart is not None  # a dart was thrown: it is the last one
+        return self._last_dart[0]
+
     def bounceable(self) -> tuple[int, Bed] | None:
         """The player and the dart a :meth:`bounce` would take back: the last
         dart thrown, unless a NEXT that ended its visit early or a bounce came
@@ -491,6 +501,15 @@ class PickingGame(Game):
 
     def can_undo(self) -> bool:
         return bool(self._events)
+
+    def undo_thrower(self) -> int | None:
+        """Who is up once the last move (a pick or a NEXT, and the replies to
+        it) is taken back: found by undoing a copy, as a move may be no dart."""
+        if not self.can_undo():
+            return None
+        probe = copy.deepcopy(self)
+        probe.undo()
+        return probe.current_player
 
     def bounceable(self) -> tuple[int, Bed] | None:
         """Never: a pick that did not stick is simply thrown again."""

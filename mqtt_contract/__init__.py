@@ -29,8 +29,9 @@ Its own top-level package, so the daemon, the display, the leaderboard and the
 CLI all import it and it imports none of them (only ``engine``). One module per
 part: ``topic_names`` (levels, board ids, bases, phases), ``broker`` (URLs),
 ``schema_parts``, one ``*_payload`` module per topic's schema, ``topics`` (the
-map), ``commands`` (parsing), ``remote`` (a remote match's messages). Import
-every public name from here.
+map), ``commands`` (parsing), ``remote`` (a remote match's messages),
+``remote_protocol`` (its actions, refusals, match record and board entries as
+types). Import every public name from here.
 """
 
 from __future__ import annotations
@@ -60,14 +61,30 @@ from mqtt_contract.remote import (
     REMOTE_MESSAGE_TYPES,
     REMOTE_TOPIC,
     REMOTE_TOPIC_SPEC,
-    RemoteMessage,
     RemoteMessageError,
     allow_problem,
     host_allowed,
     invitation_filters,
     parse_remote_message,
-    remote_message,
+    remote_payload,
     remote_topic,
+)
+from mqtt_contract.remote_protocol import (
+    ActionMessage,
+    BoardEntry,
+    EndMessage,
+    EndReason,
+    JoinedMessage,
+    JoinMessage,
+    LeaveMessage,
+    MatchPlayer,
+    MatchRecord,
+    MessageType,
+    RefusalReason,
+    RefusedMessage,
+    RemoteAction,
+    RemoteMessage,
+    RemoteRefusal,
 )
 from mqtt_contract.result_payload import RESULT_STORED_STATUSES, result_document
 from mqtt_contract.schema_parts import LATEST_TIMESTAMP
@@ -137,14 +154,28 @@ __all__ = [
     "TOPICS",
     "TOPIC_NAMES",
     "WAITING_REMOTE",
+    "ActionMessage",
     "BoardAddress",
+    "BoardEntry",
     "BrokerAddress",
     "BrokerUrlError",
     "Command",
     "CommandError",
+    "EndMessage",
+    "EndReason",
+    "JoinMessage",
+    "JoinedMessage",
+    "LeaveMessage",
+    "MatchPlayer",
+    "MatchRecord",
+    "MessageType",
     "Phase",
+    "RefusalReason",
+    "RefusedMessage",
+    "RemoteAction",
     "RemoteMessage",
     "RemoteMessageError",
+    "RemoteRefusal",
     "TopicSpec",
     "allow_problem",
     "base_problem",
@@ -161,7 +192,7 @@ __all__ = [
     "parse_command",
     "parse_operator_command",
     "parse_remote_message",
-    "remote_message",
+    "remote_payload",
     "remote_topic",
     "response_payload",
     "result_document",

@@ -8,11 +8,23 @@ import fnmatch
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, assert_never
 
 from engine.lineup import MAX_PLAYERS
 from mqtt_contract.commands import check_dart, checked_name, json_type, reject_constant
+from mqtt_contract.remote_protocol import (
+    ActionMessage,
+    EndMessage,
+    EndReason,
+    JoinedMessage,
+    JoinMessage,
+    LeaveMessage,
+    MatchPlayer,
+    MessageType,
+    RefusedMessage,
+    RemoteAction,
+    RemoteMessage,
+)
 from mqtt_contract.schema_parts import BED, DRAFT, INDEX, TIMESTAMP
 from mqtt_contract.topic_names import (
     BASE_PATTERN,
@@ -41,22 +53,21 @@ from mqtt_contract.topics import TopicSpec
 # The guest mirrors the host's retained state and its events onto its own
 # topics, so a guest's display and Home Assistant need nothing new.
 
-REMOTE_ACTIONS = ("hit", "dart", "miss", "next", "undo", "bounce")
-"""What a guest forwards: a hit its board detected, and the ``dart``,
-``miss``, ``next``, ``undo`` and ``bounce`` commands and buttons."""
+REMOTE_ACTIONS = tuple(action.value for action in RemoteAction)
+"""What a guest forwards (:class:`~mqtt_contract.remote_protocol.RemoteAction`'s
+values): a hit its board detected, and the ``dart``, ``miss``, ``next``,
+``undo`` and ``bounce`` commands and buttons."""
 
-REMOTE_MESSAGE_TYPES = ("join", "end", "joined", "refused", "action", "leave")
-"""Each remote channel message's ``type``: the host sends ``join`` and
-``end``; a guest sends the others."""
+REMOTE_MESSAGE_TYPES = tuple(kind.value for kind in MessageType)
+"""Each remote channel message's ``type`` (:class:`~mqtt_contract.MessageType`'s
+values): the host sends ``join`` and ``end``; a guest sends the others."""
 
-HOST_MESSAGE_TYPES = ("join", "end")
-GUEST_MESSAGE_TYPES = ("joined", "refused", "action", "leave")
+HOST_MESSAGE_TYPES = tuple(kind.value for kind in MessageType if kind.from_host)
+GUEST_MESSAGE_TYPES = tuple(kind.value for kind in MessageType if not kind.from_host)
 
-END_REASONS = ("finished", "ended", "left", "remote-timeout", "replaced")
-"""Why a match ended (the ``end`` message's ``reason``): the game was won and
-the host moved on (a new game, a rematch); end_game on the host; a guest
-left (end_game on a guest); a board stayed offline longer than the host's
-``[remote] offline_timeout_s``; the host started another game over it."""
+END_REASONS = tuple(reason.value for reason in EndReason)
+"""Why a match ended (the ``end`` message's ``reason``,
+:class:`~mqtt_contract.remote_protocol.EndReason`'s values)."""
 
 MAX_REMOTE_BYTES = 16384
 """Longer remote channel payloads are refused unread."""
@@ -121,26 +132,6 @@ def invitation_filters(patterns: Sequence[str], own_base: str, board: str) -> li
 
 class RemoteMessageError(ValueError):
     """A remote channel payload that cannot be used; the message says what was wrong."""
-
-
-@dataclass(frozen=True)
-class RemoteMessage:
-    """One checked remote channel message. ``fields`` holds the rest of the
-    payload by type: ``join``: ``host`` (str, ``base/board``), ``host_name``,
-    ``game``, ``options``, ``players`` (``[{"name", "board"}]``, ``board`` as
-    ``base/board``); ``end``: ``reason``; ``joined``: ``board``, ``name``,
-    ``forwarded`` (the highest seq sent so far, 0 for none); ``refused``:
-    ``reason``; ``action``: ``seq`` (1, 2, ... per guest and match),
-    ``action`` (:data:`REMOTE_ACTIONS`) and, for ``hit`` and ``dart``,
-    ``segment`` (canonical notation); ``leave``: nothing."""
-
-    type: str
-    match: str
-    at: float
-    fields: dict[str, Any]
-
-    def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "match": self.match, "at": self.at, **self.fields}
 
 
 _REMOTE_FIELDS: dict[str, dict[str, Any]] = {
@@ -251,7 +242,41 @@ def parse_remote_message(payload: bytes, default_base: str) -> RemoteMessage:
         fields = _check_remote_fields(kind, fields, default_base)
     except ValueError as error:
         raise RemoteMessageError(f"{kind}: {error}") from None
-    return RemoteMessage(kind, match, float(at), fields)
+    return _typed(MessageType(kind), match, float(at), fields, default_base)
+
+
+def _typed(
+    kind: MessageType, match: str, at: float, fields: dict[str, Any], base: str
+) -> RemoteMessage:
+    """The message of checked ``fields`` (boards already ``base/board``)."""
+    match kind:
+        case MessageType.JOIN:
+            return JoinMessage(
+                match,
+                at,
+                BoardAddress.parse(fields["host"], base),
+                fields["game"],
+                tuple(
+                    MatchPlayer(player["name"], BoardAddress.parse(player["board"], base))
+                    for player in fields["players"]
+                ),
+                fields.get("host_name"),
+                fields.get("options"),
+            )
+        case MessageType.END:
+            return EndMessage(match, at, EndReason(fields["reason"]))
+        case MessageType.JOINED:
+            board = BoardAddress.parse(fields["board"], base)
+            return JoinedMessage(match, at, board, fields["forwarded"], fields.get("name"))
+        case MessageType.REFUSED:
+            return RefusedMessage(match, at, fields["reason"])
+        case MessageType.ACTION:
+            action = RemoteAction.parse(fields["action"])
+            return ActionMessage(match, at, fields["seq"], action, fields.get("segment"))
+        case MessageType.LEAVE:
+            return LeaveMessage(match, at)
+        case _:
+            assert_never(kind)
 
 
 def _check_remote_fields(kind: str, fields: dict[str, Any], base: str) -> dict[str, Any]:
@@ -284,10 +309,8 @@ def _check_remote_fields(kind: str, fields: dict[str, Any], base: str) -> dict[s
             if isinstance(value, bool) or not isinstance(value, int) or value < least:
                 raise ValueError(f"{key!r} must be an integer >= {least}, got {value!r}")
     if kind == "action":
-        action = fields["action"]
-        if action not in REMOTE_ACTIONS:
-            raise ValueError(f"unknown action {action!r}; actions are {', '.join(REMOTE_ACTIONS)}")
-        if action in ("hit", "dart"):
+        action = RemoteAction.parse(fields["action"])
+        if action.has_segment:
             if "segment" not in fields:
                 raise ValueError(f"a {action} needs 'segment'")
             fields["segment"] = check_dart({"segment": fields["segment"]})["segment"]
@@ -296,8 +319,9 @@ def _check_remote_fields(kind: str, fields: dict[str, Any], base: str) -> dict[s
     return fields
 
 
-def remote_message(kind: str, match: str, at: float, **fields: Any) -> dict[str, Any]:
-    """A remote channel payload, checked as :func:`parse_remote_message` would
-    check it on arrival (a ValueError names the problem)."""
-    document = {"type": kind, "match": match, "at": at, **fields}
-    return parse_remote_message(json.dumps(document).encode("utf-8"), "oche").to_json()
+def remote_payload(message: RemoteMessage) -> dict[str, Any]:
+    """``message`` as its channel payload, checked as :func:`parse_remote_message`
+    checks it on arrival (a ValueError names the problem)."""
+    document = message.to_json()
+    parse_remote_message(json.dumps(document).encode("utf-8"), "oche")
+    return document

@@ -23,7 +23,7 @@ import time
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from firmware_bridge.cli.command_support import UsageError
+from firmware_bridge.cli.command_support import Commands, UsageError
 from firmware_bridge.cli.history_command import _journal, _journal_argument
 from firmware_bridge.daemon.books import books
 from firmware_bridge.daemon.config import ConfigError, load_config
@@ -155,7 +155,7 @@ def _books(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(commands: Commands) -> None:
     parser = commands.add_parser(
         "books",
         help="print a coin-operated board's books from the journal",

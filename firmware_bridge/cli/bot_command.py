@@ -26,7 +26,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from firmware_bridge.cli.command_support import UsageError, key_values
+from firmware_bridge.cli.command_support import Commands, UsageError, key_values
 
 __all__ = [
     "add_parser",
@@ -255,7 +255,7 @@ def png_bytes(rgb: Any) -> bytes:
     )
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(commands: Commands) -> None:
     parser = commands.add_parser(
         "bot",
         help="the computer opponent: levels, best aim, heat map, simulated games",

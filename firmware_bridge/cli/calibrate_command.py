@@ -51,6 +51,7 @@ from drivers.protocol import MAX_CELL, Hello
 from drivers.source import BoardSource
 from drivers.terminal_input import read_chunks
 from firmware_bridge.cli.command_support import (
+    Commands,
     UsageError,
     add_board_arguments,
     board_spec,
@@ -555,7 +556,7 @@ def _seconds(text: str) -> float:
     return value
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(commands: Commands) -> None:
     parser = commands.add_parser(
         "calibrate",
         help="build a matrix map by hitting each bed in turn",

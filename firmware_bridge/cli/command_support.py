@@ -9,6 +9,7 @@ import getpass
 import logging
 import sys
 from collections.abc import Sequence
+from typing import Any, Protocol
 
 from drivers.board_decoder import PROTOCOLS
 from drivers.factory import DRIVERS, BoardSpec, preset
@@ -17,6 +18,7 @@ __all__ = [
     "EXIT_BAD_INPUT",
     "EXTRAS",
     "OTHER_WAYS",
+    "Commands",
     "UsageError",
     "add_board_arguments",
     "board_spec",
@@ -27,6 +29,17 @@ __all__ = [
 ]
 
 EXIT_BAD_INPUT = 2
+
+
+class Commands(Protocol):
+    """Where a command module adds its sub-command: what
+    ``ArgumentParser.add_subparsers()`` returns (argparse names that type only
+    privately)."""
+
+    def add_parser(self, name: str, **kwargs: Any) -> argparse.ArgumentParser:
+        """A new sub-command's parser."""
+        ...
+
 
 EXTRAS = {
     "pygame": "display",

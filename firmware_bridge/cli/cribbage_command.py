@@ -19,7 +19,7 @@ from typing import Any
 from engine.cribbage_scoring import THIRTY_ONE, count_hand, peg_score
 from engine.errors import MoveError
 from engine.tiles import parse_tiles
-from firmware_bridge.cli.command_support import UsageError
+from firmware_bridge.cli.command_support import Commands, UsageError
 
 __all__ = ["add_parser", "count_json", "peg_json"]
 
@@ -82,7 +82,7 @@ def _print(document: dict[str, Any]) -> None:
     sys.stdout.write(json.dumps(document, indent=2) + "\n")
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(commands: Commands) -> None:
     parser = commands.add_parser(
         "cribbage",
         help="domino cribbage: count a hand or score a play",

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from firmware_bridge.cli.command_support import UsageError
+from firmware_bridge.cli.command_support import Commands, UsageError
 from firmware_bridge.daemon.config import (
     ConfigError,
     DisplayConfig,
@@ -255,7 +255,7 @@ def operator_access(operator: OperatorConfig, password: str | None) -> OperatorA
     return OperatorAccess(operator.pin_hash, operator.username or None, password)
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(commands: Commands) -> None:
     parser = commands.add_parser(
         "display",
         help="show the scoreboard (pygame window, or --screenshot to a PNG)",

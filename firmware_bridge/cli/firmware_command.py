@@ -18,7 +18,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from firmware_bridge.cli.command_support import UsageError
+from firmware_bridge.cli.command_support import Commands, UsageError
 
 __all__ = ["CONFIG_FILE", "MCU_DIR", "add_parser", "firmware_files", "install"]
 
@@ -164,7 +164,7 @@ def _install(args: argparse.Namespace) -> int:
     return install(args.port, args.mpremote, args.overwrite_config, args.dry_run)
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(commands: Commands) -> None:
     parser = commands.add_parser(
         "firmware",
         help="install the board firmware on a MicroPython board",

@@ -32,7 +32,7 @@ from typing import Any
 
 from engine import Bed, EngineError, Game, new_game, parse_event
 from engine.game_log import HEADER_MARK, format_game_log, header_json
-from firmware_bridge.cli.command_support import UsageError
+from firmware_bridge.cli.command_support import Commands, UsageError
 from firmware_bridge.daemon.config import ConfigError, load_config
 from firmware_bridge.daemon.journal import (
     GuestMatch,
@@ -415,7 +415,7 @@ def _journal_argument(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="FILE", help="the daemon's config file")
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(commands: Commands) -> None:
     history = commands.add_parser(
         "history",
         help="list past games from the journal",

@@ -17,7 +17,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from firmware_bridge.cli.command_support import UsageError
+from firmware_bridge.cli.command_support import Commands, UsageError
 from firmware_bridge.cli.history_command import _journal_argument, _journal_path
 from firmware_bridge.daemon.journal import JournalError
 from firmware_bridge.daemon.journal_salvage import check_journal, salvage_journal
@@ -67,7 +67,7 @@ def _salvage(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(commands: Commands) -> None:
     journal = commands.add_parser(
         "journal",
         help="check a journal, or salvage a damaged one",

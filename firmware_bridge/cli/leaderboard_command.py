@@ -22,7 +22,7 @@ from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
 from engine import game_ids
-from firmware_bridge.cli.command_support import UsageError, read_secret
+from firmware_bridge.cli.command_support import Commands, UsageError, read_secret
 from firmware_bridge.daemon.config import Config, ConfigError, load_config
 from mqtt_contract import BrokerAddress, BrokerUrlError, parse_broker_url
 
@@ -348,7 +348,7 @@ def rescore_text(summary: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _add_rescore(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def _add_rescore(actions: Commands) -> None:
     """``oche leaderboard rescore``: the failed results re-scored with this version."""
     rescoring = actions.add_parser(
         "rescore",
@@ -502,7 +502,7 @@ def _game(text: str) -> str:
     return text
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(commands: Commands) -> None:
     """Add ``oche leaderboard`` and its sub-commands."""
     board = commands.add_parser(
         "leaderboard",

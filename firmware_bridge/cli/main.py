@@ -29,7 +29,7 @@ from firmware_bridge.cli.command_support import (
     missing_extra,
 )
 from firmware_bridge.cli.scoreboard_text import render_scoreboard
-from firmware_bridge.daemon.log_setup import add_log_level_option, for_journal, setup_logging
+from firmware_bridge.daemon.log_setup import LogLevelParser, for_journal, setup_logging
 
 __all__ = ["main"]
 
@@ -222,8 +222,9 @@ def _command_name(argv: Sequence[str]) -> str | None:
 def _parser(command: str | None = None) -> argparse.ArgumentParser:
     """The ``oche`` parser with every command, or, when ``command`` names one
     with a module of its own, with only that one (its module alone is imported)."""
-    parser = argparse.ArgumentParser(
+    parser = LogLevelParser(
         prog="oche",
+        top=True,
         description="Oche: the open controller for soft-tip dartboards. "
         "'oche COMMAND --help' says more about each command.",
     )
@@ -287,7 +288,6 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run one ``oche`` command; returns the exit status."""
     parser = _parser(_command_name(sys.argv[1:] if argv is None else argv))
-    add_log_level_option(parser)
     # Python 3.11's argparse cannot place an optional positional (replay's FILE)
     # after options (gh-59317), so a single leftover argument is taken as FILE.
     args, extra = parser.parse_known_args(argv)

@@ -13,7 +13,12 @@ import json
 import sys
 
 from drivers.factory import open_board
-from firmware_bridge.cli.command_support import add_board_arguments, board_spec, quiet_board_logs
+from firmware_bridge.cli.command_support import (
+    Commands,
+    add_board_arguments,
+    board_spec,
+    quiet_board_logs,
+)
 
 __all__ = ["add_parser", "monitor"]
 
@@ -33,7 +38,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(commands: Commands) -> None:
     parser = commands.add_parser(
         "monitor",
         help="print every board event as JSON lines",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from firmware_bridge.cli.command_support import UsageError, read_secret
+from firmware_bridge.cli.command_support import Commands, UsageError, read_secret
 
 __all__ = ["add_parser", "read_pin"]
 
@@ -35,7 +35,7 @@ def _pin(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(commands: Commands) -> None:
     """Add ``oche operator pin``."""
     operator = commands.add_parser(
         "operator",

@@ -49,7 +49,7 @@ from urllib.parse import quote
 
 from drivers.errors import DriverError
 from engine import EngineError
-from firmware_bridge.cli.command_support import UsageError
+from firmware_bridge.cli.command_support import Commands, UsageError
 from firmware_bridge.cli.display_command import (
     KEYS_HELP,
     add_sound_arguments,
@@ -508,7 +508,7 @@ def _play_headless(feed: Any, args: argparse.Namespace, render_state: Any) -> in
     return 0
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(commands: Commands) -> None:
     parser = commands.add_parser(
         "play",
         help="home setup: daemon, broker and display in one command (--demo: no board)",

@@ -13,7 +13,7 @@ import sys
 
 from engine import new_game
 from engine.lineup import MAX_NAME_LENGTH
-from firmware_bridge.cli.command_support import UsageError, key_values
+from firmware_bridge.cli.command_support import Commands, UsageError, key_values
 from firmware_bridge.daemon.board_claim import BoardIdTaken
 from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.config import Config, ConfigError, load_config
@@ -88,7 +88,7 @@ def _run(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(commands: Commands) -> None:
     parser = commands.add_parser(
         "run",
         help="run the daemon: board in, journaled game, MQTT out",

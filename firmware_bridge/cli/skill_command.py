@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 from engine import Bed, NotationError
-from firmware_bridge.cli.command_support import UsageError
+from firmware_bridge.cli.command_support import Commands, UsageError
 
 __all__ = ["add_parser", "estimate_json", "read_hits"]
 
@@ -68,7 +68,7 @@ def _estimate(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(commands: Commands) -> None:
     parser = commands.add_parser(
         "skill",
         help="a player's own accuracy from the beds they hit",

@@ -23,7 +23,7 @@ import tempfile
 from importlib import resources
 from pathlib import Path
 
-from firmware_bridge.cli.command_support import UsageError
+from firmware_bridge.cli.command_support import Commands, UsageError
 
 __all__ = [
     "DEFAULT_RULES_DIR",
@@ -166,7 +166,7 @@ def _install(args: argparse.Namespace) -> int:
     return 0
 
 
-def add_parser(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+def add_parser(commands: Commands) -> None:
     """Add ``oche udev print`` and ``oche udev install``."""
     udev = commands.add_parser(
         "udev",

@@ -52,7 +52,7 @@ from firmware_bridge.daemon.journal_health import RETRY_S, JournalHealth
 from firmware_bridge.daemon.mqtt_link import to_json
 from firmware_bridge.daemon.publisher import Publisher
 from firmware_bridge.daemon.result_delivery import ResultDelivery
-from mqtt_contract import result_document
+from mqtt_contract import RemoteAction, result_document
 
 __all__ = ["BoardGame"]
 
@@ -285,7 +285,7 @@ class BoardGame:
             self.results.deliver()
             self.bus.emit(core_events.GameFinished(row, now))
 
-    def refuse(self, action: str, now: float) -> None:
+    def refuse(self, action: RemoteAction, now: float) -> None:
         """Ask the extensions whether this board's own ``action`` may be taken
         now; a :class:`Refusal` says why not."""
         self.bus.emit(core_events.InputPlanned(action, now))

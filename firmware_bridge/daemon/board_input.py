@@ -42,6 +42,7 @@ from firmware_bridge.daemon.events import (
 from firmware_bridge.daemon.game_commands import GAME_BUTTONS, GameCommands
 from firmware_bridge.daemon.game_session import Refusal
 from firmware_bridge.daemon.journal import JournalError
+from mqtt_contract import RemoteAction
 
 __all__ = ["BoardInput"]
 
@@ -135,7 +136,7 @@ class BoardInput:
             game.ignore(bed.notation, "no game", now)
             return
         try:
-            game.refuse("hit", now)
+            game.refuse(RemoteAction.HIT, now)
             planned = game.session.plan_hit(bed, now)
         except Refusal as refusal:
             game.ignore(bed.notation, str(refusal), now)

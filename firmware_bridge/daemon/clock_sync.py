@@ -29,6 +29,7 @@ import ctypes
 import os
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from mqtt_contract import LATEST_TIMESTAMP
 
@@ -87,7 +88,9 @@ class _Timex(ctypes.Structure):
     ]
 
 
-def _adjtimex() -> Callable[[ctypes._Pointer[_Timex]], int] | None:
+def _adjtimex() -> Callable[[Any], int] | None:
+    """The C library's ``adjtimex`` (it takes a pointer to a :class:`_Timex`), or
+    ``None`` where there is none."""
     try:
         function = ctypes.CDLL(None, use_errno=True).adjtimex
     except (AttributeError, OSError):  # not Linux

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from drivers.board_events import BoardEvent
 from firmware_bridge.daemon.journal import Charge
+from mqtt_contract import RemoteAction
 
 if TYPE_CHECKING:
     from firmware_bridge.daemon.bots import Bots
@@ -207,11 +208,12 @@ class CommandReceived(CoreEvent[bool]):
 
 @dataclass(frozen=True)
 class InputPlanned(CoreEvent[None]):
-    """This board's own input (``action``: ``hit``, ``dart``, ``miss``,
-    ``next``, ``undo``, ``bounce``) is about to be applied; a handler raises
-    ``Refusal`` to refuse it (a hit's refusal text is its ignored reason)."""
+    """This board's own input (a hit, a ``dart``, ``miss``, ``next``,
+    ``undo`` or ``bounce``: the actions a remote guest forwards too) is about
+    to be applied; a handler raises ``Refusal`` to refuse it (a hit's
+    refusal text is its ignored reason)."""
 
-    action: str
+    action: RemoteAction
     at: float
 
 

@@ -141,10 +141,16 @@ class EmbeddedBroker:
         from amqtt.broker import Broker
         from amqtt.errors import BrokerError  # type: ignore[import-untyped]
 
-        broker = Broker(self.config())
-        # The one reach into amqtt's internals, for its bug (see _SubscriptionTable);
-        # pyproject.toml pins the amqtt versions it is written for.
-        broker._subscriptions = _SubscriptionTable()
+        class PatchedBroker(Broker):  # type: ignore[misc]
+            """amqtt's broker with a subscription table that survives its own
+            iteration bug (see _SubscriptionTable); pyproject.toml pins the
+            amqtt versions it is written for."""
+
+            def __init__(self, config: dict[str, Any]) -> None:
+                super().__init__(config)
+                self._subscriptions = _SubscriptionTable()
+
+        broker = PatchedBroker(self.config())
         amqtt_log = logging.getLogger("amqtt.broker")
         quiet = _StartupFailure()
         amqtt_log.addFilter(quiet)

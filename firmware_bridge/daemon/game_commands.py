@@ -24,7 +24,7 @@ from firmware_bridge.daemon.core_events import GAME_BUTTONS
 from firmware_bridge.daemon.events import ErrorReported
 from firmware_bridge.daemon.game_session import Refusal, SessionSetup
 from firmware_bridge.daemon.journal import JournalError
-from mqtt_contract import CommandError, parse_command, response_payload, topic
+from mqtt_contract import CommandError, RemoteAction, parse_command, response_payload, topic
 
 __all__ = ["COMMAND_NAMES", "GAME_BUTTONS", "GameCommands"]
 
@@ -138,26 +138,26 @@ class GameCommands:
             bed = Bed.parse(args["segment"])
         except NotationError as error:
             raise Refusal(f"segment {error}") from None
-        self._game.refuse("dart", now)
+        self._game.refuse(RemoteAction.DART, now)
         self._game.apply(session.plan_manual_dart(bed), "manual")
 
     def _next(self, args: dict[str, Any], now: float) -> None:
         session = self._game.current()
-        self._game.refuse("next", now)
+        self._game.refuse(RemoteAction.NEXT, now)
         self._game.apply(session.plan_next(), "manual")
 
     def _undo(self, args: dict[str, Any], now: float) -> None:
         session = self._game.current()
-        self._game.refuse("undo", now)
+        self._game.refuse(RemoteAction.UNDO, now)
         self._game.apply(session.plan_undo(), "manual")
 
     def _bounce(self, args: dict[str, Any], now: float) -> None:
         """BOUNCE (button or command): the visit's last dart bounced out."""
         session = self._game.current()
-        self._game.refuse("bounce", now)
+        self._game.refuse(RemoteAction.BOUNCE, now)
         self._game.apply(session.plan_bounce(), "manual")
 
     def _miss(self, args: dict[str, Any], now: float) -> None:
         session = self._game.current()
-        self._game.refuse("miss", now)
+        self._game.refuse(RemoteAction.MISS, now)
         self._game.apply(session.plan_miss(), "manual")

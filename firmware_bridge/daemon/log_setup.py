@@ -18,7 +18,7 @@ from typing import Any
 __all__ = [
     "DEFAULT_LOG_LEVEL",
     "LOG_LEVELS",
-    "add_log_level_option",
+    "LogLevelParser",
     "for_journal",
     "log_level",
     "set_log_level",
@@ -137,21 +137,23 @@ def set_log_level(level: str) -> None:
         logging.getLogger(library).setLevel(quiet)
 
 
-def add_log_level_option(parser: argparse.ArgumentParser, *, top: bool = True) -> None:
-    """``--log-level`` on ``parser`` and each of its subcommands, so it may come
-    before or after a command name (``args.log_level``: ``None`` when not given)."""
-    parser.add_argument(
-        "--log-level",
-        type=log_level,
-        metavar="LEVEL",
-        default=None if top else argparse.SUPPRESS,  # a subcommand keeps the top's value
-        help=f"log from this level up: {', '.join(LOG_LEVELS)} "
-        "(default: the config's [log] level, else info)",
-    )
-    for action in parser._actions:  # argparse has no public list of subcommands
-        if isinstance(action, argparse._SubParsersAction):
-            for subparser in action.choices.values():
-                add_log_level_option(subparser, top=False)
+class LogLevelParser(argparse.ArgumentParser):
+    """An argument parser that takes ``--log-level``, as does each of its
+    sub-commands (argparse builds a sub-command's parser with its parent's
+    class), so the option may come before or after a command name
+    (``args.log_level``: ``None`` when not given). Only the top parser sets the
+    default; a sub-command keeps the top's value."""
+
+    def __init__(self, *args: Any, top: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.add_argument(
+            "--log-level",
+            type=log_level,
+            metavar="LEVEL",
+            default=None if top else argparse.SUPPRESS,
+            help=f"log from this level up: {', '.join(LOG_LEVELS)} "
+            "(default: the config's [log] level, else info)",
+        )
 
 
 def use_config_level(given: str | None, configured: str) -> None:

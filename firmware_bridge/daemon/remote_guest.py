@@ -24,7 +24,7 @@ import contextlib
 import json
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, assert_never
 
 from drivers.board_events import HitEvent, TakeoutEvent
 from engine import Bed, EngineError, NotationError, PickingGame, new_game
@@ -40,14 +40,22 @@ from mqtt_contract import (
     PHASES,
     REMOTE_TOPIC,
     WAITING_REMOTE,
+    ActionMessage,
     BoardAddress,
+    BoardEntry,
+    EndMessage,
+    EndReason,
+    JoinedMessage,
+    JoinMessage,
+    LeaveMessage,
     Phase,
-    RemoteMessage,
+    RefusedMessage,
+    RemoteAction,
     RemoteMessageError,
     host_allowed,
     invitation_filters,
     parse_remote_message,
-    remote_message,
+    remote_payload,
     remote_topic,
 )
 
@@ -57,12 +65,6 @@ log = logging.getLogger(__name__)
 
 TAKEOUT = "takeout"
 """The reason of a contact the guest ignores while its board's darts are pulled out."""
-
-DART_ACTIONS = ("hit", "dart", "miss")
-"""Forwarded actions that throw a new dart of the visit (three end it): what
-:meth:`RemoteGuest._forward` counts. A ``bounce`` is not one: it turns the
-last dart into a miss, which stays thrown (engine ``Bounce``), so the count
-stands."""
 
 VISIT_DARTS = 3
 
@@ -95,11 +97,10 @@ class _Match:
     sent_at: dict[int, float] = field(default_factory=dict)
     """seq -> when it was last sent."""
     darts: int = 0
-    """:data:`DART_ACTIONS` forwarded in this board's visit since the last NEXT."""
+    """Actions that throw a dart (:attr:`~mqtt_contract.RemoteAction.throws_dart`)
+    forwarded in this board's visit since the last NEXT."""
     takeout_since: float | None = None
     """This board's visit is over: its contacts are ignored (local takeout)."""
-    last_next: int = 0
-    """The seq of the last NEXT forwarded."""
     result: dict[str, Any] | None = None
     """The won game's :func:`final_result` as journaled (``guest_finish``);
     ``None`` while the host's state says the game is not over."""
@@ -225,7 +226,7 @@ class RemoteGuest(Extension):
             self.daemon.publish_event(Ignored(now, bed.notation, TAKEOUT))
             return
         try:
-            self._forward(match, "hit", bed.notation, now)
+            self._forward(match, RemoteAction.HIT, bed.notation, now)
         except Refusal as refusal:
             log.error("remote match %s: hit %s lost: %s", match.id, bed.notation, refusal)
             self.daemon.publish_event(Ignored(now, bed.notation, str(refusal)))
@@ -235,23 +236,27 @@ class RemoteGuest(Extension):
         ``next``, ``undo``, ``bounce``): forward it. A :class:`Refusal` says why not."""
         match = self._match
         assert match is not None
-        if name not in ("dart", "miss", "next", "undo", "bounce"):
+        try:
+            action = RemoteAction.parse(name)
+        except ValueError:
+            raise Refusal(f"{name} is not forwarded to the host") from None
+        if action is RemoteAction.HIT:  # the board's own (:meth:`hit`), never a command
             raise Refusal(f"{name} is not forwarded to the host")
-        if name == "dart":
+        if action.has_segment:
             try:
                 segment = Bed.parse(str(segment)).notation
             except NotationError as error:
                 raise Refusal(f"segment {error}") from None
         else:
             segment = None
-        self._forward(match, name, segment, now)
+        self._forward(match, action, segment, now)
 
     def leave(self, now: float) -> None:
         """``end_game`` on this board while :attr:`active`: leave the match."""
         match = self._match
         assert match is not None
-        self._send(match.host, remote_message("leave", match.id, now))
-        self._close(match, "left", now)
+        self._send(match.host, remote_payload(LeaveMessage(match.id, now)))
+        self._close(match, EndReason.LEFT, now)
         log.info("remote match %s: left it (end_game on this board)", match.id)
 
     def state(self, state: dict[str, Any]) -> dict[str, Any]:
@@ -328,14 +333,17 @@ class RemoteGuest(Extension):
                 return False  # a guest's message to this board as a host: the host judges it
             log.warning("remote channel %s: ignored: %s", topic, error)
             return True
-        if message.type in GUEST_MESSAGE_TYPES:
-            return False
         sender = BoardAddress(found["base"], found["sender"])
         try:
-            if message.type == "join":
-                await self._on_join(sender, message)
-            else:
-                await self._on_end(sender, message)
+            match message:
+                case JoinMessage():
+                    await self._on_join(sender, message)
+                case EndMessage():
+                    await self._on_end(sender, message)
+                case JoinedMessage() | RefusedMessage() | ActionMessage() | LeaveMessage():
+                    return False  # a guest's, to this board as a host: the host's to take
+                case _:
+                    assert_never(message)
         except JournalError as error:
             log.error("remote channel %s: %s not handled: %s", topic, message.type, error)
         return True
@@ -356,14 +364,14 @@ class RemoteGuest(Extension):
 
     # ------------------------------------------------------- invitations
 
-    async def _on_join(self, sender: BoardAddress, message: RemoteMessage) -> None:
+    async def _on_join(self, sender: BoardAddress, message: JoinMessage) -> None:
         """An invitation (or, for this board's match, a resync): accept, answer or refuse."""
         own, now = self.own, self.daemon.clock()
-        if message.fields["host"] != str(sender):
+        if message.host != sender:
             log.warning(
                 "remote channel: a join from %s names the host %s: ignored",
                 sender,
-                message.fields["host"],
+                message.host,
             )
             return
         if sender == own:
@@ -384,7 +392,7 @@ class RemoteGuest(Extension):
                     log.info(
                         "remote match %s: %s invites again; this board left it", over.match, sender
                     )
-                    self._send(sender, remote_message("leave", message.match, now))
+                    self._send(sender, remote_payload(LeaveMessage(message.match, now)))
                     return
                 if over is not None:
                     reason = f"match {message.match} is {over.status} on this board"
@@ -392,7 +400,7 @@ class RemoteGuest(Extension):
                 log.info(
                     "remote match %s: refused %s's invitation: %s", message.match, sender, reason
                 )
-                self._send(sender, remote_message("refused", message.match, now, reason=reason))
+                self._send(sender, remote_payload(RefusedMessage(message.match, now, reason)))
                 return
             if match is not None:  # the same host started another game over its match
                 log.info(
@@ -412,7 +420,7 @@ class RemoteGuest(Extension):
                 self._send_joined(match, self.daemon.clock())
         self.daemon.request_state()
 
-    def _refusal(self, sender: BoardAddress, message: RemoteMessage) -> str | None:
+    def _refusal(self, sender: BoardAddress, message: JoinMessage) -> str | None:
         """Why this board does not join ``sender``'s match, or ``None``."""
         own, match = self.own, self._match
         if not host_allowed(sender, self.daemon.config.remote.allow, own.base):
@@ -424,20 +432,19 @@ class RemoteGuest(Extension):
             )
         if any(self.daemon.emit(core_events.HostingAsked())):
             return "this board is hosting a remote match; end_game on it first"
-        if not any(player["board"] == str(own) for player in message.fields["players"]):
+        if not any(player.board == own for player in message.players):
             return f"no player of the match throws at {own}"
         return None
 
-    def _accept(self, sender: BoardAddress, message: RemoteMessage, now: float) -> _Match:
-        fields = message.fields
-        players = [dict(player) for player in fields["players"]]
-        options = dict(fields.get("options") or {})
+    def _accept(self, sender: BoardAddress, message: JoinMessage, now: float) -> _Match:
+        players = [player.to_json() for player in message.players]
+        options = dict(message.options or {})
         self.daemon.journal.guest_join(
-            message.match, str(sender), self.daemon.board_id, fields["game"], options, players, now
+            message.match, str(sender), self.daemon.board_id, message.game, options, players, now
         )
         journaled = self.daemon.journal.guest_match(message.match)
         assert journaled is not None
-        match = self._new_match(journaled, sender, fields.get("host_name"))
+        match = self._new_match(journaled, sender, message.host_name)
         self._match = match
         names = ", ".join(f"{p['name']}@{p['board']}" for p in players)
         log.info(
@@ -468,7 +475,7 @@ class RemoteGuest(Extension):
             result=journaled.result if journaled.status == "finished" else None,
         )
 
-    async def _on_end(self, sender: BoardAddress, message: RemoteMessage) -> None:
+    async def _on_end(self, sender: BoardAddress, message: EndMessage) -> None:
         """The host ended the match: close it here, the board is idle again."""
         async with self.daemon.lock:
             match = self._match
@@ -479,11 +486,11 @@ class RemoteGuest(Extension):
                     sender,
                 )
                 return
-            reason = message.fields["reason"]
+            reason = message.reason
             self._close(match, reason, self.daemon.clock())
             log.info("remote match %s: %s ended it (%s)", match.id, sender, reason)
 
-    def _close(self, match: _Match, reason: str, now: float) -> None:
+    def _close(self, match: _Match, reason: EndReason, now: float) -> None:
         """The match is over here: journal it (``finished`` when the host's last
         state says the game was won, else ``ended``), forget the host's topics, idle."""
         result = final_result(match.host_state)
@@ -543,15 +550,15 @@ class RemoteGuest(Extension):
         if not isinstance(remote, dict) or remote.get("match") != match.id:
             if match.seen_state:  # the host shows another game (or none): it moved on
                 finished = final_result(match.host_state) is not None
-                self._close(match, "finished" if finished else "ended", self.daemon.clock())
+                reason = EndReason.FINISHED if finished else EndReason.ENDED
+                self._close(match, reason, self.daemon.clock())
                 log.info("remote match %s: the host moved on without an end; closed", match.id)
             return
-        _check_state(state, remote)
+        boards = _check_state(state, remote)
         match.host_state, match.seen_state = state, True
         self._journal_result(match, final_result(state))
-        own = str(self.own)
-        applied = next((b.get("applied") for b in remote["boards"] if b.get("board") == own), None)
-        if isinstance(applied, int) and not isinstance(applied, bool) and applied != match.taken:
+        applied = next((entry.applied for entry in boards if entry.board == self.own), None)
+        if applied is not None and applied != match.taken:
             match.taken = applied
             self.daemon.journal.guest_taken(match.id, applied)
         if match.taken >= match.forwarded:  # the state shows all this board has sent
@@ -591,28 +598,17 @@ class RemoteGuest(Extension):
 
     # ------------------------------------------------------------ forwarding
 
-    def _forward(self, match: _Match, action: str, segment: str | None, now: float) -> None:
+    def _forward(
+        self, match: _Match, action: RemoteAction, segment: str | None, now: float
+    ) -> None:
         """Journal the action, then send it; keep the local takeout reckoning."""
         try:
-            seq = self.daemon.journal.guest_forward(match.id, action, segment, now)
+            seq = self.daemon.journal.guest_forward(match.id, action.value, segment, now)
         except JournalError as error:
             raise Refusal(str(error)) from None
         match.forwarded = seq
-        self._send_action(match, GuestAction(seq, action, segment, now))
-        if action == "next":
-            match.darts, match.takeout_since, match.last_next = 0, None, seq
-        elif action == "undo":
-            match.darts = max(0, match.darts - 1)
-            match.takeout_since = None
-        elif (
-            action in DART_ACTIONS
-            and match.visits
-            and match.takeout_since is None
-            and self._our_visit(match)
-        ):
-            match.darts += 1
-            if match.darts >= VISIT_DARTS:
-                match.takeout_since = now
+        self._send_action(match, GuestAction(seq, action.value, segment, now))
+        self._reckon_forwarded(match, action, now)
         log.info(
             "remote match %s: forwarded #%d %s%s",
             match.id,
@@ -622,15 +618,37 @@ class RemoteGuest(Extension):
         )
         self._wake.set()
 
+    def _reckon_forwarded(self, match: _Match, action: RemoteAction, now: float) -> None:
+        """Local takeout after forwarding ``action``: a NEXT starts a visit, an
+        undo takes a dart back, a dart-throwing action in this board's visit
+        counts (the third ends it), a bounce leaves the count as it is."""
+        match action:
+            case RemoteAction.NEXT:
+                match.darts, match.takeout_since = 0, None
+            case RemoteAction.UNDO:
+                match.darts = max(0, match.darts - 1)
+                match.takeout_since = None
+            case RemoteAction.HIT | RemoteAction.DART | RemoteAction.MISS | RemoteAction.BOUNCE:
+                if (
+                    action.throws_dart
+                    and match.visits
+                    and match.takeout_since is None
+                    and self._our_visit(match)
+                ):
+                    match.darts += 1
+                    if match.darts >= VISIT_DARTS:
+                        match.takeout_since = now
+            case _:
+                assert_never(action)
+
     def _our_visit(self, match: _Match) -> bool:
         state = match.host_state
         return state is not None and state["remote"].get("throwing_at") == str(self.own)
 
     def _send_action(self, match: _Match, action: GuestAction) -> None:
-        fields: dict[str, Any] = {"seq": action.seq, "action": action.action}
-        if action.segment is not None:
-            fields["segment"] = action.segment
-        self._send(match.host, remote_message("action", match.id, action.at, **fields))
+        what = RemoteAction.parse(action.action)
+        message = ActionMessage(match.id, action.at, action.seq, what, action.segment)
+        self._send(match.host, remote_payload(message))
         match.sent_at[action.seq] = self.daemon.clock()
 
     def _resend(self, match: _Match, why: str) -> None:
@@ -650,17 +668,8 @@ class RemoteGuest(Extension):
 
     def _send_joined(self, match: _Match, now: float) -> None:
         name = self.daemon.config.board.name or self.own.board
-        self._send(
-            match.host,
-            remote_message(
-                "joined",
-                match.id,
-                now,
-                board=str(self.own),
-                name=name,
-                forwarded=match.forwarded,
-            ),
-        )
+        joined = JoinedMessage(match.id, now, self.own, match.forwarded, name)
+        self._send(match.host, remote_payload(joined))
 
     def _send(self, host: BoardAddress, payload: dict[str, Any]) -> bool:
         """Fire and forget on ``{host base}/{this board}/remote/{host}``."""
@@ -704,7 +713,7 @@ class RemoteGuest(Extension):
         ):
             log.info("remote match %s: takeout is over after %g s: NEXT", match.id, takeout_s)
             try:
-                self._forward(match, "next", None, now)
+                self._forward(match, RemoteAction.NEXT, None, now)
             except Refusal as refusal:
                 log.error("remote match %s: NEXT lost: %s", match.id, refusal)
                 match.takeout_since = None
@@ -714,26 +723,25 @@ class RemoteGuest(Extension):
 
     def _boards(self, match: _Match) -> list[dict[str, Any]]:
         """The match's boards as this board knows them before the host's state."""
-        own, host = str(self.own), str(match.host)
-        boards = [host, *dict.fromkeys(p["board"] for p in match.players if p["board"] != host)]
+        own, host = self.own, match.host
+        boards = [
+            host,
+            *dict.fromkeys(
+                address
+                for address in (BoardAddress.parse(p["board"], own.base) for p in match.players)
+                if address != host
+            ),
+        ]
         listed = []
         for board in boards:
             if board == host:
-                entry = (match.host_name, bool(match.host_online), True, 0)
+                entry = BoardEntry(board, match.host_name, bool(match.host_online), True, 0)
             elif board == own:
-                entry = (self.daemon.config.board.name or self.own.board, True, True, match.taken)
+                name = self.daemon.config.board.name or own.board
+                entry = BoardEntry(board, name, True, True, match.taken)
             else:
-                entry = (board.rpartition("/")[2], False, False, 0)
-            name, online, joined, applied = entry
-            listed.append(
-                {
-                    "board": board,
-                    "name": name,
-                    "online": online,
-                    "joined": joined,
-                    "applied": applied,
-                }
-            )
+                entry = BoardEntry(board, board.board, False, False, 0)
+            listed.append(entry.to_json())
         return listed
 
 
@@ -761,8 +769,9 @@ def final_result(state: dict[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
-def _check_state(state: dict[str, Any], remote: dict[str, Any]) -> None:
-    """Enough of the host's state to mirror it; a ValueError says what is missing."""
+def _check_state(state: dict[str, Any], remote: dict[str, Any]) -> list[BoardEntry]:
+    """Enough of the host's state to mirror it, and its boards; a ValueError
+    says what is missing."""
     if state.get("game") is not None and not isinstance(state.get("players"), list):
         raise ValueError("the state has a game but no players")
     if not isinstance(remote.get("boards"), list) or not all(
@@ -771,6 +780,7 @@ def _check_state(state: dict[str, Any], remote: dict[str, Any]) -> None:
         raise ValueError("the state's remote.boards is not a list of boards")
     if not isinstance(remote.get("waiting", []), list):
         raise ValueError("the state's remote.waiting is not a list")
+    return [BoardEntry.from_json(board) for board in remote["boards"]]
 
 
 def _claimed_type(payload: bytes) -> object:

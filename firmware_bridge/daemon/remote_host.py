@@ -15,11 +15,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import copy
 import logging
 import uuid
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, assert_never
 
 from drivers.board_decoder import ErrorLimiter
 from engine import Bed, EngineError, Event
@@ -30,20 +30,31 @@ from firmware_bridge.daemon.game_session import Refusal
 from firmware_bridge.daemon.journal import JournalError
 from mqtt_contract import (
     AVAILABILITY_ONLINE,
-    HOST_MESSAGE_TYPES,
-    NOT_YOUR_TURN,
     REMOTE_TOPIC,
     WAITING_REMOTE,
+    ActionMessage,
     BoardAddress,
+    BoardEntry,
+    EndMessage,
+    EndReason,
+    JoinedMessage,
+    JoinMessage,
+    LeaveMessage,
+    MatchPlayer,
+    MatchRecord,
+    RefusalReason,
+    RefusedMessage,
+    RemoteAction,
     RemoteMessage,
     RemoteMessageError,
+    RemoteRefusal,
     parse_remote_message,
-    remote_message,
+    remote_payload,
     remote_topic,
 )
 
 if TYPE_CHECKING:
-    from firmware_bridge.daemon.game_session import SessionSetup
+    from firmware_bridge.daemon.game_session import GameSession, SessionSetup
     from firmware_bridge.daemon.journal import JournalGame
 
 __all__ = ["RemoteHost"]
@@ -88,8 +99,12 @@ class _Match:
 
     id: str
     game_row: int
-    boards: dict[str, str]
+    boards: Mapping[str, BoardAddress]
     guests: dict[str, _Guest]
+
+    def board_of(self, player: str, own: BoardAddress) -> BoardAddress:
+        """Where ``player`` throws (``own``, the host, unless the match says otherwise)."""
+        return self.boards.get(player, own)
 
 
 class RemoteHost(Extension):
@@ -145,10 +160,11 @@ class RemoteHost(Extension):
 
     def _planned(self, planned: core_events.InputPlanned) -> None:
         """This board's own input refused in a remote match (not its turn,
-        waiting): a hit is ignored with the reason's token."""
-        reason = self.refusal(None, planned.action)
-        if reason is not None:
-            raise Refusal(reason.partition(":")[0] if planned.action == "hit" else reason)
+        waiting): a hit is ignored with the refusal's reason."""
+        refusal = self.refusal(planned.action)
+        if refusal is not None:
+            hit = planned.action is RemoteAction.HIT
+            raise Refusal(refusal.reason.value if hit else str(refusal))
 
     def start(
         self, setup: SessionSetup, boards: dict[str, str], now: float
@@ -157,7 +173,8 @@ class RemoteHost(Extension):
         them and return the journal's ``remote`` record (``match``, ``host``,
         ``boards``), or ``None`` when every board named is this one (an
         ordinary game); a ValueError refuses the game. Called before the game
-        is journaled; :meth:`started` follows once it is."""
+        is journaled; :meth:`started` follows once it is. The record is a
+        :class:`~mqtt_contract.MatchRecord`'s JSON, as the journal keeps it."""
         own = self.own
         given = {name.strip(): BoardAddress.parse(text, own.base) for name, text in boards.items()}
         players = [name.strip() for name in setup.players]
@@ -173,13 +190,11 @@ class RemoteHost(Extension):
         latest = self.daemon.journal.latest_game(self.daemon.board_id)
         if latest is None or not isinstance(latest.remote, dict):
             return None
-        own = self.own
-        boards = latest.remote.get("boards")
-        if not isinstance(boards, dict):
-            raise ValueError(f"journal game {latest.id}: its remote match has no boards")
-        return self._record(
-            {str(name): BoardAddress.parse(text, own.base) for name, text in boards.items()}
-        )
+        try:
+            last = MatchRecord.from_json(latest.remote, self.own.base)
+        except ValueError as error:
+            raise ValueError(f"journal game {latest.id}: {error}") from None
+        return self._record(dict(last.boards))
 
     def _record(self, boards: dict[str, BoardAddress]) -> dict[str, Any] | None:
         own = self.own
@@ -193,11 +208,7 @@ class RemoteHost(Extension):
                 )
         if len(by_id) == 1:
             return None
-        return {
-            "match": uuid.uuid4().hex,
-            "host": str(own),
-            "boards": {name: str(address) for name, address in boards.items()},
-        }
+        return MatchRecord(uuid.uuid4().hex, own, boards).to_json()
 
     def started(self, game_row: int, remote: dict[str, Any] | None, now: float) -> None:
         """The daemon started (or resumed, from the journal) a game; ``remote``
@@ -206,7 +217,8 @@ class RemoteHost(Extension):
         old = self.match
         if old is not None:
             status = self._status(old.game_row)
-            self._end_match("finished" if status == "finished" else "replaced", now)
+            finished = status == "finished"
+            self._end_match(EndReason.FINISHED if finished else EndReason.REPLACED, now)
         if remote is None:
             return
         match = self._new_match(game_row, remote, now, {})
@@ -235,23 +247,22 @@ class RemoteHost(Extension):
             log.info("resumed remote match %s (taken: %s)", match.id, taken or "none")
 
     def ended(self, reason: str, now: float) -> None:
-        """The match's game is over for good (end_game, a new game over it)."""
+        """The match's game is over for good (end_game, a new game over it);
+        ``reason`` is an :class:`~mqtt_contract.EndReason`'s value."""
         match = self.match
         if match is None:
             return
         finished = self._status(match.game_row) == "finished"
-        self._end_match("finished" if finished else reason, now)
+        self._end_match(EndReason.FINISHED if finished else EndReason(reason), now)
 
-    def refusal(self, board: str | None, what: str) -> str | None:
-        """Why a ``what`` (``a dart``, ``NEXT``, ...) from ``board`` (``None``:
-        this board, its hits, buttons and own commands) must not be taken now:
-        text starting with the reason's token (``not-your-turn: Cy is
-        throwing at Pub 2``, ``waiting-remote: ...``); ``None`` to take it."""
+    def refusal(self, action: RemoteAction) -> RemoteRefusal | None:
+        """Why this board's own ``action`` (its hits, buttons and commands) must
+        not be taken now (``not-your-turn: Cy is throwing at Pub 2``,
+        ``waiting-remote: ...``); ``None`` to take it."""
         match = self._current()
         if match is None:
             return None
-        takes_back = "undo" in what or "bounce" in what
-        return self._refusal(match, board or str(self.own), takes_back)
+        return self._refusal(match, self.own, action)
 
     @property
     def paused(self) -> bool:
@@ -268,7 +279,7 @@ class RemoteHost(Extension):
             return True
         if self._waiting(match):
             return False
-        return self._thrower_board(match) == str(self.own)
+        return self._thrower_board(match) == self.own
 
     def state(self, state: dict[str, Any]) -> dict[str, Any]:
         """The daemon's ``state`` payload with the match in it (``remote``, each
@@ -276,38 +287,26 @@ class RemoteHost(Extension):
         match = self._current()
         if match is None:
             return state
-        own = str(self.own)
+        own = self.own
         for player in state.get("players") or []:
-            player["board"] = match.boards.get(player["name"], own)
+            player["board"] = str(match.board_of(player["name"], own))
         waiting = self._waiting(match)
         session = self.daemon.session
         assert session is not None
         finished = session.game.is_finished
-        host_entry = {
-            "board": own,
-            "name": self.daemon.config.board.name,
-            "online": True,
-            "joined": True,
-            "applied": 0,
-        }
+        boards = [
+            BoardEntry(own, self.daemon.config.board.name, True, True, 0),
+            *(
+                BoardEntry(guest.address, guest.name, guest.online, guest.joined, guest.taken)
+                for guest in match.guests.values()
+            ),
+        ]
         state["remote"] = {
             "match": match.id,
             "role": "host",
-            "host": own,
-            "throwing_at": None if finished else self._thrower_board(match),
-            "boards": [
-                host_entry,
-                *(
-                    {
-                        "board": str(guest.address),
-                        "name": guest.name,
-                        "online": guest.online,
-                        "joined": guest.joined,
-                        "applied": guest.taken,
-                    }
-                    for guest in match.guests.values()
-                ),
-            ],
+            "host": str(own),
+            "throwing_at": None if finished else str(self._thrower_board(match)),
+            "boards": [entry.to_json() for entry in boards],
             "waiting": [str(guest.address) for guest in waiting],
         }
         if waiting:
@@ -320,9 +319,9 @@ class RemoteHost(Extension):
         match = self._current()
         if match is None:
             return result
-        own = str(self.own)
+        own = self.own
         for player in result.get("players") or []:
-            player["board"] = match.boards.get(player["name"], own)
+            player["board"] = str(match.board_of(player["name"], own))
         result["match"] = match.id
         return result
 
@@ -362,7 +361,7 @@ class RemoteHost(Extension):
             logged = f"remote: a message from {own.base}/{sender} dropped: {error}"
             self._report(f"{sender} bad", logged, None, self.daemon.clock())
             return True
-        if message.type in HOST_MESSAGE_TYPES:
+        if message.type.from_host:
             return False  # said to this board as a guest: not the host's
         async with self.daemon.lock:
             self._message(sender, message, self.daemon.clock())
@@ -412,16 +411,12 @@ class RemoteHost(Extension):
         """The match of a journal ``remote`` record; guests in the players' order."""
         own = self.own
         try:
-            match_id = str(remote["match"])
-            boards = {
-                str(name): BoardAddress.parse(text, own.base)
-                for name, text in dict(remote["boards"]).items()
-            }
-        except (KeyError, TypeError, ValueError) as error:
+            record = MatchRecord.from_json(remote, own.base)
+        except ValueError as error:
             log.error("journal game %d: its remote match is damaged (%s)", game_row, error)
             return None
         guests: dict[str, _Guest] = {}
-        for address in boards.values():
+        for address in record.boards.values():
             if address != own and address.board not in guests:
                 topic = address.topic("availability")
                 guests[address.board] = _Guest(
@@ -432,9 +427,7 @@ class RemoteHost(Extension):
                     away_since=now,
                 )
         self._wake.set()
-        return _Match(
-            match_id, game_row, {name: str(address) for name, address in boards.items()}, guests
-        )
+        return _Match(record.match, game_row, record.boards, guests)
 
     @staticmethod
     def _addresses(match: _Match) -> list[BoardAddress]:
@@ -446,7 +439,7 @@ class RemoteHost(Extension):
         except JournalError:
             return None
 
-    def _end_match(self, reason: str, now: float, skip: str | None = None) -> None:
+    def _end_match(self, reason: EndReason, now: float, skip: str | None = None) -> None:
         """Tell every guest (but ``skip``, a board id) the match is over; forget it."""
         match, self.match = self.match, None
         if match is None:
@@ -454,7 +447,7 @@ class RemoteHost(Extension):
         log.info("remote match %s ended: %s", match.id, reason)
         for guest in match.guests.values():
             if guest.address.board != skip:
-                self._send(guest, remote_message("end", match.id, now, reason=reason))
+                self._send(guest, remote_payload(EndMessage(match.id, now, reason)))
         self._wake.set()
         self._follow()
 
@@ -467,22 +460,20 @@ class RemoteHost(Extension):
         session = self.daemon.session
         if session is None:
             return
-        own = str(self.own)
-        players = [
-            {"name": name, "board": match.boards.get(name, own)}
-            for name in session.game.lineup.players
-        ]
-        join = remote_message(
-            "join",
+        own = self.own
+        players = tuple(
+            MatchPlayer(name, match.board_of(name, own)) for name in session.game.lineup.players
+        )
+        join = JoinMessage(
             match.id,
             now,
-            host=own,
+            own,
+            session.setup.game,
+            players,
             host_name=self.daemon.config.board.name,
-            game=session.setup.game,
             options=dict(session.game.options),
-            players=players,
         )
-        self._send(guest, join)
+        self._send(guest, remote_payload(join))
 
     def _send(self, guest: _Guest, payload: dict[str, Any]) -> None:
         """One message on the channel to ``guest`` (dropped while offline: every
@@ -574,7 +565,7 @@ class RemoteHost(Extension):
         late = ", ".join(str(guest.address) for guest in self._waiting(match))
         message = f"{late} stayed away longer than {limit:g} s: the remote match is abandoned"
         log.warning("remote match %s: %s", match.id, message)
-        self._end_match("remote-timeout", now)
+        self._end_match(EndReason.REMOTE_TIMEOUT, now)
         self.daemon.abandon(now, "remote-timeout")
         self.daemon.publish_event(ErrorReported(now, "remote-timeout", message))
 
@@ -587,31 +578,35 @@ class RemoteHost(Extension):
         if match is None or guest is None or message.match != match.id:
             self._stray(sender, message, now, guest is not None)
             return
-        kind, fields = message.type, message.fields
-        if kind == "joined":
-            if fields["board"] != str(guest.address):
-                log.warning(
-                    "remote match %s: %s says it is %s; ignored",
-                    match.id,
-                    guest.address,
-                    fields["board"],
-                )
-                return
-            guest.joined, guest.refused = True, False
-            guest.name = str(fields.get("name") or guest.address.board)
-            log.info("remote match %s: %s joined", match.id, guest.address)
-            self._presence(match, now)
-        elif kind == "refused":
-            guest.joined, guest.refused = False, True
-            self._presence(match, now)
-            text = f"{guest.address} refused the match: {fields['reason']}"
-            self._report(f"{sender} refused", f"remote match {match.id}: {text}", text, now)
-        elif kind == "leave":
-            log.info("remote match %s: %s left", match.id, guest.address)
-            self._end_match("left", now, skip=guest.address.board)
-            self.daemon.abandon(now, "left")
-        elif kind == "action":
-            self._action(match, guest, message, now)
+        match message:
+            case JoinedMessage():
+                if message.board != guest.address:
+                    log.warning(
+                        "remote match %s: %s says it is %s; ignored",
+                        match.id,
+                        guest.address,
+                        message.board,
+                    )
+                    return
+                guest.joined, guest.refused = True, False
+                guest.name = message.name or guest.address.board
+                log.info("remote match %s: %s joined", match.id, guest.address)
+                self._presence(match, now)
+            case RefusedMessage():
+                guest.joined, guest.refused = False, True
+                self._presence(match, now)
+                text = f"{guest.address} refused the match: {message.reason}"
+                self._report(f"{sender} refused", f"remote match {match.id}: {text}", text, now)
+            case LeaveMessage():
+                log.info("remote match %s: %s left", match.id, guest.address)
+                self._end_match(EndReason.LEFT, now, skip=guest.address.board)
+                self.daemon.abandon(now, "left")
+            case ActionMessage():
+                self._action(match, guest, message, now)
+            case JoinMessage() | EndMessage():
+                pass  # a host's: :meth:`on_message` leaves them to the guest
+            case _:
+                assert_never(message)
 
     def _report(self, what: str, logged: str, event: str | None, now: float) -> None:
         """Log a dropped message or a refusal (and publish ``event`` as an
@@ -637,17 +632,17 @@ class RemoteHost(Extension):
         why = "for another match" if member else "from a board not in this board's match"
         logged = f"remote: {message.type} {why} (match {message.match}) from {who} dropped"
         text = f"{who}: an action {why} (match {message.match}) was dropped"
-        event = text if message.type == "action" else None
+        event = text if isinstance(message, ActionMessage) else None
         self._report(f"{sender} stray {message.type}", logged, event, now)
-        if message.type == "joined":  # a guest still in a match that is over
+        if isinstance(message, JoinedMessage):  # a guest still in a match that is over
             link = self.daemon.link
             if link is not None and link.connected:
-                end = remote_message("end", message.match, now, reason="ended")
+                end = remote_payload(EndMessage(message.match, now, EndReason.ENDED))
                 link.send_raw(remote_topic(self.own.base, self.own.board, sender), end)
 
-    def _action(self, match: _Match, guest: _Guest, message: RemoteMessage, now: float) -> None:
+    def _action(self, match: _Match, guest: _Guest, message: ActionMessage, now: float) -> None:
         """Take ``guest``'s next action in seq order, exactly once."""
-        seq = int(message.fields["seq"])
+        seq = message.seq
         if self._waiting(match):
             log.debug(
                 "remote match %s waits: %s's action %d left untaken", match.id, guest.address, seq
@@ -664,14 +659,14 @@ class RemoteHost(Extension):
                 guest.taken + 1,
             )
             return
-        self._take(match, guest, seq, message.fields["action"], message.fields.get("segment"), now)
+        self._take(match, guest, seq, message.action, message.segment, now)
 
     def _take(
         self,
         match: _Match,
         guest: _Guest,
         seq: int,
-        action: str,
+        action: RemoteAction,
         segment: str | None,
         now: float,
     ) -> None:
@@ -681,32 +676,19 @@ class RemoteHost(Extension):
         board = str(guest.address)
         taken = (board, seq)
         try:
-            try:
-                why = self._refusal(match, board, action in ("undo", "bounce"))
-                if why is not None:
-                    raise Refusal(why)
-                planned: list[Event]
-                if action == "hit":
-                    assert segment is not None
-                    planned, source = session.plan_hit(Bed.parse(segment), now), "board"
-                elif action == "dart":
-                    assert segment is not None
-                    planned, source = session.plan_manual_dart(Bed.parse(segment)), "manual"
-                elif action == "miss":
-                    planned, source = session.plan_miss(), "manual"
-                elif action == "next":
-                    planned, source = session.plan_next(), "manual"
-                elif action == "bounce":
-                    planned, source = session.plan_bounce(), "manual"
-                else:
-                    planned, source = session.plan_undo(), "manual"
-                daemon.apply(planned, source, taken)
-            except JournalError:
-                raise
-            except (Refusal, EngineError) as refusal:
-                text = str(refusal)
-                token = text.partition(":")[0]
-                reason = token if token in (NOT_YOUR_TURN, WAITING_REMOTE) else text
+            refused: RemoteRefusal | Refusal | EngineError | None
+            refused = self._refusal(match, guest.address, action)
+            if refused is None:
+                try:
+                    planned, source = _plan(session, action, segment, now), action.source
+                    daemon.apply(planned, source, taken)
+                except JournalError:
+                    raise
+                except (Refusal, EngineError) as refusal:
+                    refused = refusal
+            if refused is not None:
+                text = str(refused)
+                reason = refused.reason.value if isinstance(refused, RemoteRefusal) else text
                 if segment is not None:
                     daemon.ignore(segment, reason, now, taken)
                 else:
@@ -721,22 +703,26 @@ class RemoteHost(Extension):
 
     # ------------------------------------------------------------ turns
 
-    def _refusal(self, match: _Match, board: str, undo: bool) -> str | None:
-        """Why ``board``'s action must not be taken now; ``undo`` for one that
-        takes back the last dart (undo, bounce): only the board it was thrown at."""
+    def _refusal(
+        self, match: _Match, board: BoardAddress, action: RemoteAction
+    ) -> RemoteRefusal | None:
+        """Why ``board``'s ``action`` must not be taken now. One that takes back
+        the last dart (:attr:`~mqtt_contract.RemoteAction.takes_back`) only the
+        board it was thrown at may take, whoever is up."""
         waiting = self._waiting(match)
         if waiting:
             names = ", ".join(str(guest.address) for guest in waiting)
-            return f"{WAITING_REMOTE}: the match waits for {names}"
+            return RemoteRefusal(RefusalReason.WAITING_REMOTE, f"the match waits for {names}")
         session = self.daemon.session
         assert session is not None
-        if undo:
+        if action.takes_back:
             owner = self._last_dart_board(match)
             if owner is None or owner == board:
                 return None
-            return (
-                f"{NOT_YOUR_TURN}: the last dart was thrown at {self._board_name(match, owner)}, "
-                "which alone can take it back"
+            return RemoteRefusal(
+                RefusalReason.NOT_YOUR_TURN,
+                f"the last dart was thrown at {self._board_name(match, owner)}, "
+                "which alone can take it back",
             )
         if session.game.is_finished:
             return None
@@ -744,29 +730,55 @@ class RemoteHost(Extension):
         if owner == board:
             return None
         player = session.game.lineup.players[session.thrower()]
-        return f"{NOT_YOUR_TURN}: {player} is throwing at {self._board_name(match, owner)}"
+        return RemoteRefusal(
+            RefusalReason.NOT_YOUR_TURN,
+            f"{player} is throwing at {self._board_name(match, owner)}",
+        )
 
-    def _thrower_board(self, match: _Match) -> str:
+    def _thrower_board(self, match: _Match) -> BoardAddress:
         session = self.daemon.session
         assert session is not None
         player = session.game.lineup.players[session.thrower()]
-        return match.boards.get(player, str(self.own))
+        return match.board_of(player, self.own)
 
-    def _last_dart_board(self, match: _Match) -> str | None:
-        """Where the dart an undo would take back was thrown; ``None`` without one."""
+    def _last_dart_board(self, match: _Match) -> BoardAddress | None:
+        """Where the dart an undo would take back was thrown; ``None`` without
+        one. The game knows its thrower: nothing is undone to find it."""
         session = self.daemon.session
         assert session is not None
-        if not session.game.can_undo():
+        thrower = session.game.undo_thrower()
+        if thrower is None:
             return None
-        probe = copy.deepcopy(session.game)
-        probe.undo()  # back to just before that dart: its thrower is up
-        player = probe.lineup.players[probe.current_player]
-        return match.boards.get(player, str(self.own))
+        return match.board_of(session.game.lineup.players[thrower], self.own)
 
-    def _board_name(self, match: _Match, board: str) -> str:
-        if board == str(self.own):
+    def _board_name(self, match: _Match, board: BoardAddress) -> str:
+        if board == self.own:
             return self.daemon.config.board.name
         for guest in match.guests.values():
-            if str(guest.address) == board:
+            if guest.address == board:
                 return guest.name
-        return board
+        return str(board)
+
+
+def _plan(
+    session: GameSession, action: RemoteAction, segment: str | None, now: float
+) -> list[Event]:
+    """The events ``action`` plans in ``session``; a :class:`Refusal` or an
+    :class:`~engine.EngineError` when the game will not take it now."""
+    match action:
+        case RemoteAction.HIT:
+            assert segment is not None
+            return session.plan_hit(Bed.parse(segment), now)
+        case RemoteAction.DART:
+            assert segment is not None
+            return session.plan_manual_dart(Bed.parse(segment))
+        case RemoteAction.MISS:
+            return session.plan_miss()
+        case RemoteAction.NEXT:
+            return session.plan_next()
+        case RemoteAction.UNDO:
+            return session.plan_undo()
+        case RemoteAction.BOUNCE:
+            return session.plan_bounce()
+        case _:
+            assert_never(action)

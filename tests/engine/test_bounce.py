@@ -3,6 +3,8 @@ bounce-out (docs/state.md, "Bounce-outs"), in every game thrown in visits."""
 
 from __future__ import annotations
 
+import copy
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -212,3 +214,26 @@ def test_a_bounce_is_the_dart_thrown_as_a_miss(setup: Setup, stream: list[Event]
     text = format_game_log(bounced)
     replayed = replay_log(setup.new(), text)
     assert format_game_log(replayed) == text
+
+
+@PROPERTY_SETTINGS
+@given(setups(), st.lists(st.sampled_from(BOUNCE_POOL), max_size=120))
+def test_undo_thrower_is_who_is_up_once_the_undo_is_done(setup: Setup, stream: list[Event]) -> None:
+    """``undo_thrower`` (what a remote host asks before an undo or a bounce:
+    whose dart it takes back) is what undoing a copy shows, without undoing."""
+    game = setup.new()
+    for event in [*stream, UNDO]:
+        if isinstance(event, Bounce) and game.bounceable() is None:
+            continue
+        if not skipped(game, event):
+            game.push(event)
+        thrower = game.undo_thrower()
+        if not game.can_undo():
+            assert thrower is None
+            continue
+        probe = copy.deepcopy(game)
+        probe.undo()
+        assert thrower == probe.current_player
+        bounceable = game.bounceable()
+        if bounceable is not None:  # a bounce changes the same dart: the same thrower
+            assert bounceable[0] == thrower

@@ -21,7 +21,7 @@ from firmware_bridge.daemon import core_events
 from firmware_bridge.daemon.extension_context import Extension, ExtensionContext
 from firmware_bridge.daemon.game_session import Refusal
 from firmware_bridge.daemon.journal import JournalError
-from mqtt_contract import Phase
+from mqtt_contract import Phase, RemoteAction
 
 __all__ = ["CPU_TURN", "BotPlayers"]
 
@@ -30,7 +30,12 @@ log = logging.getLogger(__name__)
 CPU_TURN = "cpu-turn"
 """The reason of a board hit ignored because a computer player is throwing."""
 
-_BY_HAND = {"dart": "a dart", "miss": "a miss", "bounce": "bounce-out", "next": "NEXT"}
+_BY_HAND = {
+    RemoteAction.DART: "a dart",
+    RemoteAction.MISS: "a miss",
+    RemoteAction.BOUNCE: "bounce-out",
+    RemoteAction.NEXT: "NEXT",
+}
 """What a computer player's visit refuses by hand (how the refusal names it)."""
 
 
@@ -80,15 +85,19 @@ class BotPlayers(Extension):
         ignored (``cpu-turn``), a dart, miss, bounce-out or NEXT by hand refused
         (NEXT may cut its takeout short); an undo is taken."""
         what = _BY_HAND.get(planned.action)
-        if planned.action != "hit" and what is None:
+        if planned.action is not RemoteAction.HIT and what is None:
             return
         label = self._visit()
         if label is None:
             return
-        if planned.action == "hit":
+        if planned.action is RemoteAction.HIT:
             raise Refusal(CPU_TURN)
         session = self._context.session
-        if planned.action == "next" and session is not None and session.phase == Phase.TAKEOUT:
+        if (
+            planned.action is RemoteAction.NEXT
+            and session is not None
+            and session.phase == Phase.TAKEOUT
+        ):
             return
         raise Refusal(f"{label} is throwing: no {what} by hand until its visit is over")
 
