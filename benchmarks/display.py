@@ -148,7 +148,7 @@ def app_frame_times(
         layout = Layout(*size)
         surface.blit(static, (0, 0))
         scene.draw_animated(surface, layout)
-        draw_banners(surface, layout, state, availability, scene.clock)
+        draw_banners(surface, layout, scene.state, availability, scene.clock)
         times.append((time.perf_counter() - start) * 1000)
     return times
 

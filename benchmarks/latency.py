@@ -38,6 +38,11 @@ benchmark's MQTT clients set TCP_NODELAY, as the daemon does.
   an untimed launch fills it first.
 - **idle**: the daemon's CPU time over 10 s of no input (``/proc/<pid>/stat``)
   and its resident memory (``VmRSS``) after the darts.
+- **a quarter of one core**: the darts and their floor again, a second daemon
+  and the floor's samples each limited to a quarter of one core (a Raspberry
+  Pi-class budget; ``benchmarks/cpu_limit.py`` says how, the table which
+  way this machine allowed); the broker is not limited. ``--cpu-share 0``
+  leaves it out.
 
 Self-contained (only the product's own packages, aiomqtt and a ``mosquitto``
 binary), so changes to the test helpers do not move its figures.
@@ -68,6 +73,7 @@ from typing import Any
 
 import aiomqtt
 
+from benchmarks.cpu_limit import CpuLimit
 from benchmarks.drivers import percentile
 from drivers.matrix_map import MatrixMap, dump_map
 from drivers.protocol import SEQ_MODULO, Button, Frame, Hit, encode_frame
@@ -327,8 +333,9 @@ class Floor:
 
     ROUND_TRIP_TOPIC = "bench/round-trip"
 
-    def __init__(self, port: int, journal: Path, gap_s: float) -> None:
+    def __init__(self, port: int, journal: Path, gap_s: float, limit: CpuLimit | None) -> None:
         self.port, self.journal, self.gap_s = port, journal, gap_s
+        self.limit = limit
         self.pty: list[float] = []
         self.commit: list[float] = []
         self.bare: list[float] = []
@@ -377,7 +384,11 @@ class Floor:
             whole.set_result(time.perf_counter())
 
     async def sample(self) -> None:
-        """One sample of each part."""
+        """One sample of each part (under :attr:`limit`, when there is one)."""
+        with self.limit.confining() if self.limit is not None else contextlib.nullcontext():
+            await self._sample()
+
+    async def _sample(self) -> None:
         await asyncio.sleep(self.gap_s)
         self._received.clear()
         self._whole = asyncio.get_running_loop().create_future()
@@ -414,6 +425,10 @@ class Floor:
     def sums(self) -> list[float]:
         """The i-th samples of the three parts added: the floor of the i-th dart."""
         return [a + b + c for a, b, c in zip(self.pty, self.commit, self.bare, strict=True)]
+
+    @property
+    def cpu_per_dart_ms(self) -> float:
+        return self.cpu_ms / max(len(self.commit), 1)
 
 
 def prepare_journal(path: Path, count: int) -> None:
@@ -498,9 +513,11 @@ async def hit_to_state(
     floor: Floor,
     profile: Path | None = None,
     idle_s: float = IDLE_S,
+    limit: CpuLimit | None = None,
 ) -> HitResults:
     """The hit -> state latencies, each dart followed by one sample of the
-    floor, then the idle CPU and memory of the same daemon."""
+    floor, then (``idle_s`` > 0) the idle CPU and memory of the same daemon;
+    with ``limit``, the daemon is limited from its launch."""
     workdir.mkdir()
     board = PtyBoard(workdir / "oche-board")
     results = HitResults()
@@ -511,6 +528,8 @@ async def hit_to_state(
             await watch.publish(STATE_TOPIC, b"", qos=1, retain=True)  # the start-up runs' state
             await watch.subscribe(STATE_TOPIC, qos=1)
             process = launch(config, log, profile)
+            if limit is not None:
+                limit.add(process.pid)
             try:
                 await receive(
                     watch, STATE_TOPIC, lambda s: s["board"]["connected"], "board connected"
@@ -554,6 +573,8 @@ async def hit_to_state(
                     (user + system - user_before - system_before) / hits * 1000
                 )
                 results.system_per_dart_ms = (system - system_before) / hits * 1000
+                if idle_s <= 0:
+                    return results
                 idle_start = cpu_seconds(process.pid)
                 await asyncio.sleep(idle_s)
                 results.idle_cpu_percent = (cpu_seconds(process.pid) - idle_start) / idle_s * 100
@@ -575,18 +596,50 @@ def verdict(met: bool) -> str:
     return "met" if met else "MISSED"
 
 
+def dart_rows(hits: HitResults, floor: Floor, prefix: str = "") -> list[tuple[str, str]]:
+    """The figures the targets read, against the floor of the same run:
+    p99 hit -> state and the daemon's CPU per dart, each over the floor's."""
+    hit_p99, floor_p99 = percentile(hits.latencies, 0.99), percentile(floor.sums(), 0.99)
+    cpu_ratio = hits.cpu_per_dart_ms / max(floor.cpu_per_dart_ms, 1e-9)
+    return [
+        (f"{prefix}hit -> state, p50 / p99", f"{statistics.median(hits.latencies):.3f} / "
+         f"{hit_p99:.3f} ms"),
+        (f"{prefix}floor (pty + commit + bare), p99", f"{floor_p99:.3f} ms"),
+        (f"{prefix}p99 hit -> state / floor", f"{hit_p99 / floor_p99:.1f}x"),
+        (
+            f"{prefix}daemon CPU per dart / floor CPU per dart",
+            f"{hits.cpu_per_dart_ms:.2f} / {floor.cpu_per_dart_ms:.2f} ms = {cpu_ratio:.1f}x",
+        ),
+        (
+            f"{prefix}target both <= {TARGET_FLOOR_RATIO:g}x the floor",
+            verdict(hit_p99 / floor_p99 <= TARGET_FLOOR_RATIO and cpu_ratio <= TARGET_FLOOR_RATIO),
+        ),
+    ]  # fmt: skip
+
+
 async def run(args: argparse.Namespace) -> None:
     gap_s = args.gap_ms / 1000
     load = os.getloadavg()[0]  # other work on the machine moves the tail
-    with tempfile.TemporaryDirectory(prefix="oche-latency-") as temporary:
-        workdir = Path(temporary)
-        with mosquitto(workdir) as port:
-            empty = await startup_ms(workdir / "start-empty", port, 0, args.starts)
-            resumed = await startup_ms(workdir / "start-1000", port, 1000, args.starts)
-            async with Floor(port, workdir / "floor.sqlite3", gap_s) as floor:
-                hits = await hit_to_state(
-                    workdir / "hits", port, args.hits, gap_s, floor, args.profile, args.idle_s
-                )
+    limited: tuple[HitResults, Floor] | None = None
+    limit = CpuLimit.best(args.cpu_share, f"oche-latency-{os.getpid()}")
+    try:
+        with tempfile.TemporaryDirectory(prefix="oche-latency-") as temporary:
+            workdir = Path(temporary)
+            with mosquitto(workdir) as port:
+                empty = await startup_ms(workdir / "start-empty", port, 0, args.starts)
+                resumed = await startup_ms(workdir / "start-1000", port, 1000, args.starts)
+                async with Floor(port, workdir / "floor.sqlite3", gap_s, None) as floor:
+                    hits = await hit_to_state(
+                        workdir / "hits", port, args.hits, gap_s, floor, args.profile, args.idle_s
+                    )
+                if args.cpu_share > 0:
+                    async with Floor(port, workdir / "floor-q.sqlite3", gap_s, limit) as quarter:
+                        darts_q = await hit_to_state(
+                            workdir / "hits-q", port, args.hits, gap_s, quarter, None, 0, limit
+                        )
+                    limited = darts_q, quarter
+    finally:
+        limit.close()
     pty, commit, bare = floor.pty, floor.commit, floor.bare
 
     hit_p50, hit_p99 = statistics.median(hits.latencies), percentile(hits.latencies, 0.99)
@@ -633,7 +686,11 @@ async def run(args: argparse.Namespace) -> None:
         ),
         (
             "floor CPU per dart (pty read, commit, one QoS 1 message out and in)",
-            f"{floor.cpu_ms / max(len(commit), 1):.2f} ms",
+            f"{floor.cpu_per_dart_ms:.2f} ms",
+        ),
+        (
+            "daemon CPU / floor CPU",
+            f"{hits.cpu_per_dart_ms / max(floor.cpu_per_dart_ms, 1e-9):.1f}x",
         ),
         (
             f"target CPU per dart <= {TARGET_CPU_MS:g} ms",
@@ -654,6 +711,9 @@ async def run(args: argparse.Namespace) -> None:
         (f"idle CPU over {args.idle_s:g} s", f"{hits.idle_cpu_percent:.2f} %"),
         ("idle RSS (VmRSS)", f"{hits.rss_mib:.1f} MiB"),
     ]
+    if limited is not None:
+        rows.append((f"{args.cpu_share:g} of one core, by", limit.how))
+        rows.extend(dart_rows(*limited, prefix=f"{args.cpu_share:g} core: "))
     print(
         f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, "
         f"{args.hits} hits, {args.gap_ms:g} ms between them, load {load:.2f} before the run"
@@ -678,6 +738,14 @@ def main() -> None:
         "--idle-s", type=float, default=IDLE_S, help="seconds the idle CPU is measured over"
     )
     parser.add_argument(
+        "--cpu-share",
+        type=float,
+        default=0.25,
+        metavar="SHARE",
+        help="run the darts again with the daemon and the floor limited to this share "
+        "of one core (0: not)",
+    )
+    parser.add_argument(
         "--profile",
         type=Path,
         metavar="FILE",
@@ -685,8 +753,10 @@ def main() -> None:
         "(the latencies are then slower than without)",
     )
     args = parser.parse_args()
-    if args.hits < 1 or args.starts < 1 or args.idle_s <= 0:
-        parser.error("--hits and --starts must be at least 1, --idle-s more than 0")
+    if args.hits < 1 or args.starts < 1 or args.idle_s <= 0 or not 0 <= args.cpu_share <= 1:
+        parser.error(
+            "--hits and --starts must be at least 1, --idle-s more than 0, --cpu-share from 0 to 1"
+        )
     asyncio.run(run(args))
 
 

@@ -47,6 +47,7 @@ from display.scenes import (
     MQTT_EVENT,
     Scene,
     SetupScene,
+    as_view,
     can_set_up,
     scene_class_for,
     scene_for,
@@ -55,7 +56,7 @@ from display.scenes.operator import OPERATOR_BUTTON, OperatorScene
 from display.sound_bank import Caller, SoundBank
 from display.sprites import Sprites
 from display.state_feed import StateFeed
-from mqtt_contract import WAITING_REMOTE
+from mqtt_contract import Phase, StateView
 
 __all__ = [
     "DEFAULT_SIZE",
@@ -131,6 +132,10 @@ class OperatorAccess:
     url: str | None = None
 
 
+_RUNNING = (Phase.THROWING, Phase.TAKEOUT, Phase.WAITING_REMOTE)
+"""The phases of a game on: the setup gives way to the game's scene."""
+
+
 def _availability(feed_availability: str | None, connected: bool) -> str:
     if not connected:
         return "no-broker"
@@ -159,14 +164,14 @@ def _is_game_button(payload: Mapping[str, Any]) -> bool:
     return _is_button(payload, "game")
 
 
-def no_game(state: Mapping[str, Any] | None) -> bool:
+def no_game(state: StateView | None) -> bool:
     """No game runs (phase ``idle``): the daemon scores no hit and the
     operator menu may open."""
-    return bool(state) and (state or {}).get("phase") == "idle"
+    return state is not None and state.phase is Phase.IDLE
 
 
 def render_state(
-    state: Mapping[str, Any] | None,
+    state: StateView | Mapping[str, Any] | None,
     size: tuple[int, int],
     availability: str = "online",
     clock: float = 0.0,
@@ -176,7 +181,7 @@ def render_state(
     joining: str | None = None,
 ) -> pygame.Surface:
     """The frame the display shows for ``state`` (an MQTT state payload, or
-    ``None`` before one arrived) in a ``size`` window, at animation time
+    or its parsed view, ``None`` before one arrived) in a ``size`` window, at animation time
     ``clock``, with the daemon ``availability`` (``online``, ``offline`` or
     ``no-broker``), the ``leaderboards`` snapshots (the attract screen's) and
     the host the board waits to join (``oche play --join``), if any.
@@ -184,6 +189,7 @@ def render_state(
     for a render cache of the caller's (none: the shared one, display/sprites.py)."""
     surface = pygame.Surface(size)
     layout = layout or Layout(*size)
+    state = as_view(state)
     scene = scene_for(state, sprites)
     scene.leaderboards = leaderboards
     scene.joining = joining
@@ -377,14 +383,14 @@ class DisplayApp:
         elif not self.in_setup:
             self._to_scene(event)
 
-    def sync(self) -> tuple[Mapping[str, Any] | None, str]:
+    def sync(self) -> tuple[StateView | None, str]:
         """Take the feed's latest state and events into the scene; returns the
         state and the availability to draw with."""
         state, serial, availability, connected = self.feed.snapshot()
         if serial != self._serial:
             self._serial = serial
             wanted = scene_class_for(state)
-            running = (state or {}).get("phase") in ("throwing", "takeout", WAITING_REMOTE)
+            running = state is not None and state.phase in _RUNNING
             if self.in_operator:
                 if not no_game(state):  # its tests must not see a game's darts
                     self.scene.set_state(state)
@@ -410,7 +416,7 @@ class DisplayApp:
         self._sound(events, state)
         return state, _availability(availability, connected)
 
-    def _sound(self, events: list[dict[str, Any]], state: Mapping[str, Any] | None) -> None:
+    def _sound(self, events: list[dict[str, Any]], state: StateView | None) -> None:
         """Play the cues of the events that arrived since the last frame (each
         event says all its cues need), and let the caller speak."""
         if not events:

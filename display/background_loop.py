@@ -5,7 +5,8 @@ its MQTT clients (the state feed, the operator's link) each run an asyncio
 loop on a background thread: :meth:`BackgroundLoop.start` starts it and
 :meth:`BackgroundLoop.close` cancels its one task and joins the thread.
 :class:`BackgroundMqtt` is the connection both clients keep on it: connect,
-subscribe, hand each message over, reconnect with backoff.
+subscribe, hand each message over, reconnect with backoff (the client and the
+backoff are ``mqtt_client``'s, as every package's).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import socket
 import ssl
 import threading
 from collections.abc import Sequence
@@ -21,11 +21,11 @@ from typing import Any, Self
 
 import aiomqtt
 
+from mqtt_client.backoff import Backoff
+from mqtt_client.client import Client, load_tls, new_client
 from mqtt_contract import BrokerAddress
 
 __all__ = ["BackgroundLoop", "BackgroundMqtt"]
-
-_NODELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 
 
 class BackgroundLoop:
@@ -89,10 +89,12 @@ class BackgroundMqtt(BackgroundLoop):
     """One MQTT connection kept up on the background loop: subscribed to
     :meth:`_subscriptions` (in that order), each message to :meth:`_receive`,
     reconnected with a doubling backoff; :meth:`_connection_changed` hears
-    each connect and each loss (with its error)."""
+    each connect and each loss (with its error). ``username`` None: the
+    URL's account, if any."""
 
     BACKOFF_START = 0.5
-    BACKOFF_MAX = 5.0
+    """Seconds before the first reconnection; doubles per failure up to the cap."""
+    BACKOFF_CAP = 5.0
     TIMEOUT = 10.0
 
     def __init__(
@@ -107,7 +109,7 @@ class BackgroundMqtt(BackgroundLoop):
         self._username = username
         self._password = password
         self._keepalive = keepalive
-        self._client: aiomqtt.Client | None = None
+        self._client: Client | None = None
 
     def _subscriptions(self) -> Sequence[str]:
         raise NotImplementedError
@@ -121,36 +123,28 @@ class BackgroundMqtt(BackgroundLoop):
         """Connected (``error`` None), or lost (with why, when the loss was an
         error, and the seconds before the next attempt)."""
 
-    def _new_client(self, tls_context: ssl.SSLContext | None) -> aiomqtt.Client:
-        address = self.address
-        return aiomqtt.Client(
-            address.host,
-            address.port,
+    def _new_client(self, tls: ssl.SSLContext | None) -> Client:
+        return new_client(
+            self.address,
+            tls=tls,
             username=self._username,
             password=self._password,
-            transport=address.transport,
-            websocket_path=address.ws_path,
-            tls_context=tls_context,
             keepalive=self._keepalive,
             timeout=self.TIMEOUT,
-            clean_session=True,
             logger=logging.getLogger(f"{type(self).__module__}.paho"),
-            socket_options=None if address.transport == "websockets" else _NODELAY,
         )
 
     async def _run(self) -> None:
-        tls_context = None
-        if self.address.tls:
-            tls_context = await asyncio.to_thread(ssl.create_default_context)
-        delay = self.BACKOFF_START
+        tls = await load_tls(self.address)  # the system's CAs
+        backoff = Backoff(self.BACKOFF_START, self.BACKOFF_CAP)
         while not self._closed:
             error: aiomqtt.MqttError | None = None
             try:
-                async with self._new_client(tls_context) as client:
+                async with self._new_client(tls) as client:
                     for topic in self._subscriptions():
                         await client.subscribe(topic, qos=1)
                     self._client = client
-                    delay = self.BACKOFF_START
+                    backoff.reset()
                     self._connection_changed(True, None, 0.0)
                     async for message in client.messages:
                         self._receive(str(message.topic), message.payload)
@@ -158,8 +152,8 @@ class BackgroundMqtt(BackgroundLoop):
                 error = lost
             finally:
                 self._client = None
+            delay = backoff.next_delay()
             self._connection_changed(False, error, delay)
             if self._closed:
                 return
             await asyncio.sleep(delay)
-            delay = min(self.BACKOFF_MAX, delay * 2)

@@ -39,13 +39,11 @@ returns where, for tests and tools. Both only read their arguments.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from typing import Any
 
 import pygame
 
 from display.layout import COLORS, Color, Layout, split
-from display.scenes.base import board_problem, format_value, is_winner, player_label, stats_of
+from display.scenes.base import board_problem, format_value, is_winner, player_label
 from display.scenes.registry import scene_class_for
 from display.scenes.remote import (
     thrower,
@@ -54,6 +52,8 @@ from display.scenes.remote import (
     waiting_detail,
     waiting_headline,
 )
+from engine import Reason
+from mqtt_contract import Phase, PlayerView, StateView
 
 __all__ = ["BANNERS", "active_banners", "banner_rect", "cpu_thrower", "draw_banners"]
 
@@ -61,7 +61,7 @@ BANNERS = ("winner", "bust", "waiting", "takeout", "cpu", "remote", "board", "jo
 """Every banner, in drawing order (later ones are drawn over earlier ones);
 the ``offline`` strip dims everything drawn before it."""
 
-State = Mapping[str, Any]
+State = StateView
 
 _STAT_LABELS = {
     "average": "3-dart avg",
@@ -78,66 +78,62 @@ _STAT_LABELS = {
 _THROWING_STATS = ("darts", "visits", "bounce_outs")
 """Statistics that only mean something when darts were thrown."""
 
-_RESULTS = {
-    "checkout": "checkout",
-    "closed-all": "all targets closed",
-    "round-limit": "round limit",
-    "last-standing": "last side standing",
-    "all-out": "all out",
+_RESULTS: dict[str, str] = {
+    Reason.CHECKOUT: "checkout",
+    Reason.CLOSED_ALL: "all targets closed",
+    Reason.ROUND_LIMIT: "round limit",
+    Reason.LAST_STANDING: "last side standing",
+    Reason.ALL_OUT: "all out",
     "ended": "game ended",
-    "bull": "bull to finish",
-    "extra-innings": "extra innings",
-    "runs": "most runs",
-    "shanghai": "Shanghai",
-    "target": "target reached",
-    "darts-thrown": "all darts thrown",
-    "practice-complete": "practice complete",
+    Reason.BULL: "bull to finish",
+    Reason.EXTRA_INNINGS: "extra innings",
+    Reason.RUNS: "most runs",
+    Reason.SHANGHAI: "Shanghai",
+    Reason.TARGET: "target reached",
+    Reason.DARTS_THROWN: "all darts thrown",
+    Reason.PRACTICE_COMPLETE: "practice complete",
 }
+"""Each ``result`` in words (``ended``: a game abandoned, no engine reason)."""
 
 
 def _bust_player(state: State) -> int | None:
-    if state.get("finished"):
+    if state.finished:
         return None
-    if state.get("visit_over") == "bust":
-        current = state.get("current_player")
-        return current if isinstance(current, int) else None
-    last = state.get("last_visit")
-    if isinstance(last, Mapping) and last.get("visit_over") == "bust" and not state.get("visit"):
-        player = last.get("player")
-        return player if isinstance(player, int) else None
+    if state.visit_over == "bust":
+        return state.current_player
+    last = state.last_visit
+    if last is not None and last.visit_over == "bust" and not state.visit:
+        return last.player
     return None
 
 
 def cpu_thrower(state: State) -> int | None:
     """The computer player whose visit is on the board (``players[i].cpu`` on
     the state): the one throwing, or in takeout the one whose visit ended."""
-    if state.get("finished") or state.get("phase") not in ("throwing", "takeout"):
+    if state.finished or state.phase not in (Phase.THROWING, Phase.TAKEOUT):
         return None
-    player = state.get("current_player")
-    last = state.get("last_visit")
-    if state.get("phase") == "takeout" and not state.get("visit") and isinstance(last, Mapping):
-        player = last.get("player")
-    players = state.get("players") or []
-    if not isinstance(player, int) or not 0 <= player < len(players):
-        return None
-    return player if isinstance(players[player].get("cpu"), Mapping) else None
+    player = state.current_player
+    last = state.last_visit
+    if state.phase is Phase.TAKEOUT and not state.visit and last is not None:
+        player = last.player
+    thrower = state.player(player)
+    return player if thrower is not None and thrower.cpu is not None else None
 
 
 def _visit_player(state: State) -> int | None:
     """The player whose visit the takeout strip is about: the one whose visit
     ended, between visits; else the player to throw."""
-    last = state.get("last_visit")
-    player = state.get("current_player")
-    if not state.get("visit") and isinstance(last, Mapping):
-        player = last.get("player")
-    return player if isinstance(player, int) and not isinstance(player, bool) else None
+    last = state.last_visit
+    if not state.visit and last is not None:
+        return last.player
+    return state.current_player
 
 
 def active_banners(state: State | None, availability: str = "online") -> list[str]:
     """The banners that apply, in drawing order (see the module docstring)."""
     banners: list[str] = []
-    if state and state.get("game"):
-        finished = state.get("finished") or state.get("phase") == "finished"
+    if state is not None and state.game:
+        finished = state.finished or state.phase is Phase.FINISHED
         if finished and not scene_class_for(state).draws_result:
             banners.append("winner")
         elif _bust_player(state) is not None:
@@ -150,18 +146,20 @@ def active_banners(state: State | None, availability: str = "online") -> list[st
             banners.append("cpu")
         elif (
             cpu is None
-            and state.get("phase") == "takeout"
+            and state.phase is Phase.TAKEOUT
             and not (remote and throws_elsewhere(state, _visit_player(state)))
         ):
             banners.append("takeout")
         if remote:
             banners.append("remote")
-    board = (state or {}).get("board")
-    if isinstance(board, Mapping) and (
-        board.get("connected") is False or board_problem(state) is not None
+    board = state.board if state is not None else None
+    if (
+        board is not None
+        and board.present
+        and (board.connected is False or board_problem(state) is not None)
     ):
         banners.append("board")
-    if _journal_words(state or {}) is not None:
+    if state is not None and _journal_words(state) is not None:
         banners.append("journal")
     if availability != "online":
         banners.append("offline")
@@ -203,28 +201,28 @@ def draw_banners(
             stacked = len(bottom)
         rect = banner_rect(layout, banner, stacked)
         if banner == "winner":
-            _winner(surface, layout, rect, state or {})
+            _winner(surface, layout, rect, state or StateView())
         elif banner == "bust":
-            _bust(surface, layout, rect, state or {}, clock)
+            _bust(surface, layout, rect, state or StateView(), clock)
         elif banner == "takeout":
-            _takeout(surface, layout, rect, state or {}, clock)
+            _takeout(surface, layout, rect, state or StateView(), clock)
         elif banner == "cpu":
-            _cpu(surface, layout, rect, state or {})
+            _cpu(surface, layout, rect, state or StateView())
         elif banner == "waiting":
-            title = waiting_headline(state or {}) or ""
-            _strip(surface, layout, rect, COLORS["wait"], title, waiting_detail(state or {}))
+            title = waiting_headline(state or StateView()) or ""
+            _strip(surface, layout, rect, COLORS.wait, title, waiting_detail(state or StateView()))
         elif banner == "remote":
-            _remote(surface, layout, rect, state or {})
+            _remote(surface, layout, rect, state or StateView())
         elif banner == "board":
-            _strip(surface, layout, rect, COLORS["bad"], *_board_words(state or {}))
+            _strip(surface, layout, rect, COLORS.bad, *_board_words(state or StateView()))
         elif banner == "journal":
-            colour, title, detail = _journal_words(state or {}) or (COLORS["bad"], "", "")
+            colour, title, detail = _journal_words(state or StateView()) or (COLORS.bad, "", "")
             _strip(surface, layout, rect, colour, title, detail)
         else:
             surface.fill((118, 118, 124), special_flags=pygame.BLEND_MULT)
             title = "Daemon offline" if availability == "offline" else "No connection to the broker"
             detail = "last known state shown: it may be out of date"
-            _strip(surface, layout, rect, COLORS["stale"], title, detail)
+            _strip(surface, layout, rect, COLORS.stale, title, detail)
         drawn.append((banner, rect))
     return drawn
 
@@ -232,32 +230,28 @@ def draw_banners(
 def _journal_words(state: State) -> tuple[Color, str, str] | None:
     """The journal strip's colour, title and detail, or ``None`` without one:
     a journal refusing writes comes before the line of a salvage."""
-    journal = state.get("journal")
-    if not isinstance(journal, Mapping):
+    journal = state.journal
+    if not journal.present:
         return None
-    status, message, salvaged = (
-        journal.get("status"),
-        journal.get("message"),
-        journal.get("salvaged"),
-    )
+    status, message, salvaged = journal.status, journal.message, journal.salvaged
     if status not in (None, "ok"):
         title = "Journal full" if status == "full" else "Journal failing"
-        return COLORS["bad"], title, str(message or "darts are not counted")
-    if isinstance(salvaged, str) and salvaged:
-        return COLORS["wait"], "Journal repaired", salvaged
+        return COLORS.bad, title, str(message or "darts are not counted")
+    if salvaged:
+        return COLORS.wait, "Journal repaired", salvaged
     return None
 
 
 def _board_words(state: State) -> tuple[str, str]:
     """The board strip's title and detail: disconnected or set up wrongly,
     and why (the state's ``board.problem``) when the daemon says."""
-    board = state.get("board")
-    connected = isinstance(board, Mapping) and board.get("connected") is not False
+    board = state.board
+    connected = board.present and board.connected is not False
     title = "Board set up wrongly" if connected else "Board disconnected"
     problem = board_problem(state)
     if problem is not None:
         return title, problem
-    name = board.get("name") or board.get("id") if isinstance(board, Mapping) else None
+    name = board.name or board.id if board.present else None
     detail = f"{name}: darts are not counted until it is back" if name else "darts are not counted"
     return title, detail
 
@@ -286,25 +280,22 @@ def _strip_text(
     title_rect.width = round(rect.width * 0.42)
     detail_rect.x = title_rect.right + pad
     detail_rect.width = rect.right - pad - detail_rect.x
-    layout.text(surface, title, title_rect, layout.font_size(44), COLORS["text"], "left")
-    layout.text(surface, detail, detail_rect, layout.font_size(28), COLORS["text"], "right")
+    layout.text(surface, title, title_rect, layout.font_size(44), COLORS.text, "left")
+    layout.text(surface, detail, detail_rect, layout.font_size(28), COLORS.text, "right")
 
 
 def _takeout(
     surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State, clock: float
 ) -> None:
     pulse = 0.5 + 0.5 * math.sin(clock * 2 * math.pi)
-    base = COLORS["info"]
+    base = COLORS.info
     colour = (
         round(base[0] * (0.8 + 0.2 * pulse)),
         round(base[1] * (0.8 + 0.2 * pulse)),
         round(base[2] * (0.8 + 0.2 * pulse)),
     )
-    last = state.get("last_visit")
-    player = state.get("current_player")
-    if not state.get("visit") and isinstance(last, Mapping):
-        player = last.get("player")
-    name = player_label(state, player) if isinstance(player, int) else ""
+    player = _visit_player(state)
+    name = player_label(state, player) if player is not None else ""
     detail = f"{name}: press NEXT when the board is clear" if name else "press NEXT when done"
     _strip(surface, layout, rect, colour, "Remove darts", detail, solid=False)
 
@@ -313,21 +304,21 @@ def _cpu(surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: Stat
     player = cpu_thrower(state)
     name = player_label(state, player) if player is not None else "The computer"
     detail = "board hits do not count until its visit is over"
-    _strip(surface, layout, rect, COLORS["info"], f"{name} is throwing", detail)
+    _strip(surface, layout, rect, COLORS.info, f"{name} is throwing", detail)
 
 
 def _remote(surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State) -> None:
     title, detail = throwing(state) or ("", "")
     elsewhere = throws_elsewhere(state, thrower(state))
-    _strip(surface, layout, rect, COLORS["info"] if elsewhere else COLORS["here"], title, detail)
+    _strip(surface, layout, rect, COLORS.info if elsewhere else COLORS.here, title, detail)
 
 
 def _bust(
     surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State, clock: float
 ) -> None:
     player = _bust_player(state)
-    layout.panel(surface, rect, COLORS["bad"], COLORS["text"], 4)
-    with layout.on(COLORS["bad"]):
+    layout.panel(surface, rect, COLORS.bad, COLORS.text, 4)
+    with layout.on(COLORS.bad):
         _bust_text(surface, layout, rect, state, player)
 
 
@@ -340,24 +331,24 @@ def _bust_text(
     title_rect.height = round(rect.height * 0.6)
     detail_rect.y = title_rect.bottom
     detail_rect.height = rect.bottom - layout.px(12) - title_rect.bottom
-    layout.text(surface, "BUST", title_rect, layout.font_size(130), COLORS["text"])
+    layout.text(surface, "BUST", title_rect, layout.font_size(130), COLORS.text)
     if player is not None:
-        players = state.get("players") or []
-        score = players[player].get("score") if 0 <= player < len(players) else None
+        bust = state.player(player)
+        score = bust.score if bust is not None else None
         detail = player_label(state, player)
-        if isinstance(score, int):
+        if score is not None:
             detail += f" stays on {score}"
-        layout.text(surface, detail, detail_rect, layout.font_size(36), COLORS["text"])
+        layout.text(surface, detail, detail_rect, layout.font_size(36), COLORS.text)
 
 
 def _winner(surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State) -> None:
     surface.fill((150, 150, 156), special_flags=pygame.BLEND_MULT)
-    players = [p for p in state.get("players") or [] if isinstance(p, Mapping)]
+    players = state.players
     needed = layout.px(130 + 50 + 10 + 64 * (len(players) + 1) + 2 * 28)
     if needed < rect.height:
         rect = pygame.Rect(rect.x, rect.centery - needed // 2, rect.width, needed)
-    layout.panel(surface, rect, COLORS["panel"], COLORS["accent"], 5)
-    with layout.on(COLORS["panel"]):
+    layout.panel(surface, rect, COLORS.panel, COLORS.accent, 5)
+    with layout.on(COLORS.panel):
         _winner_text(surface, layout, rect, state, players)
 
 
@@ -366,28 +357,27 @@ def _winner_text(
     layout: Layout,
     rect: pygame.Rect,
     state: State,
-    players: list[Mapping[str, Any]],
+    players: tuple[PlayerView, ...],
 ) -> None:
     inner = rect.inflate(-layout.px(40), -layout.px(28))
-    winner = state.get("winner")
-    teams = state.get("teams")
-    winner_team = state.get("winner_team")
-    if isinstance(teams, list) and isinstance(winner_team, int) and winner_team < len(teams):
-        headline = f"{teams[winner_team].get('name', 'Team')} win!"
-    elif isinstance(winner, int) and 0 <= winner < len(players):
-        headline = f"{players[winner].get('name', '?')} wins!"
+    team = state.team(state.winner_team)
+    winner = state.player(state.winner)
+    if team is not None:
+        headline = f"{team.name} win!"
+    elif winner is not None:
+        headline = f"{winner.name if winner.name is not None else '?'} wins!"
     else:
         headline = "Draw"
-    result = _RESULTS.get(str(state.get("result")), str(state.get("result") or ""))
+    result = _RESULTS.get(str(state.result), state.result or "")
     head_h = min(round(inner.height * 0.26), layout.px(130))
     head = pygame.Rect(inner.x, inner.y, inner.width, head_h)
-    layout.text(surface, headline, head, layout.font_size(96), COLORS["accent"])
+    layout.text(surface, headline, head, layout.font_size(96), COLORS.accent)
     sub = pygame.Rect(inner.x, head.bottom, inner.width, min(head_h * 5 // 13, layout.px(50)))
-    round_number = state.get("round")
+    round_number = state.round
     # A game dealt in hands (domino cribbage) counts hands, not rounds.
-    period = "hand" if isinstance(state.get("hand"), int) else "round"
+    period = "hand" if state.hand is not None else "round"
     bits = [b for b in (result, f"{period} {round_number}" if round_number else "") if b]
-    layout.text(surface, "  ·  ".join(bits), sub, layout.font_size(30), COLORS["dim"])
+    layout.text(surface, "  ·  ".join(bits), sub, layout.font_size(30), COLORS.dim)
     table = pygame.Rect(
         inner.x, sub.bottom + layout.px(10), inner.width, inner.bottom - sub.bottom - layout.px(10)
     )
@@ -410,14 +400,14 @@ def _winner_text(
         return out
 
     for text, cell in zip(headers, cells(rows[0]), strict=True):
-        layout.text(surface, text, cell, layout.font_size(26), COLORS["dim"], "right")
+        layout.text(surface, text, cell, layout.font_size(26), COLORS.dim, "right")
     for index, (player, row) in enumerate(zip(players, rows[1:], strict=False)):
         won = is_winner(state, index)
-        colour = COLORS["accent"] if won else COLORS["text"]
-        stats = stats_of(player)
+        colour = COLORS.accent if won else COLORS.text
+        stats = dict(player.stats.items)
         values = [
             player_label(state, index),
-            format_value(player.get("score")),
+            format_value(player.score),
             *(format_value(stats.get(key)) for key in stat_keys),
         ]
         for column, (text, cell) in enumerate(zip(values, cells(row), strict=True)):
@@ -431,23 +421,21 @@ def _winner_text(
             )
 
 
-def _stat_columns(players: list[Mapping[str, Any]]) -> list[str]:
+def _stat_columns(players: tuple[PlayerView, ...]) -> list[str]:
     """The statistics every player has, in the first player's order, at most
     four; without ``darts`` and ``visits`` when they are 0 for everyone (a
     game not played in visits, or one ended before the first dart)."""
     if not players:
         return []
-    first = players[0].get("stats")
-    if not isinstance(first, Mapping):
-        return []
+    stats = [dict(p.stats.items) for p in players]
     keys = [
         key
-        for key, value in first.items()
+        for key, value in players[0].stats.items
         if isinstance(value, int | float)
         and not isinstance(value, bool)
-        and all(isinstance(p.get("stats"), Mapping) and key in p["stats"] for p in players)
+        and all(key in figures for figures in stats)
     ]
-    if all(stats_of(p).get(key, 0) == 0 for p in players for key in _THROWING_STATS):
+    if all(figures.get(key, 0) == 0 for figures in stats for key in _THROWING_STATS):
         keys = [key for key in keys if key not in _THROWING_STATS]
     preferred = [k for k in ("darts", "average", "mpr", "marks", "points") if k in keys]
     rest = [k for k in keys if k not in preferred]

@@ -22,9 +22,10 @@ from functools import cache
 from typing import Any
 
 from display.darts import bed_of
-from engine import Bed, NotationError, checkout
+from engine import Bed, NotationError, checkout, game_class, game_ids
 from engine.beds import ALL_BEDS
-from engine.games.x01 import ALLOWED_MULTIPLIERS, RING_RULES
+from engine.x01_rules import ALLOWED_MULTIPLIERS, RING_RULES
+from mqtt_contract import StateView
 
 __all__ = [
     "ANNOUNCEMENT_PRIORITY",
@@ -79,7 +80,7 @@ ANNOUNCEMENT_PRIORITY: tuple[str, ...] = (
 
 # ---------------------------------------------------------------- the cues
 
-State = Mapping[str, Any]
+State = StateView
 
 
 _RING_CUES = {1: "single", 2: "double", 3: "triple"}
@@ -157,7 +158,7 @@ def cues_for(event: Mapping[str, Any]) -> list[str]:
         if event.get("scored", True) is not False and bed is not None:
             cues.append(_cue_of(bed))
     elif kind == "visit_end":
-        if event.get("game") == "x01" and event.get("visit_over") is None:
+        if _calls_visit_points(event) and event.get("visit_over") is None:
             ton = ton_cue(visit_points(event))
             if ton is not None:
                 cues.append(ton)
@@ -306,16 +307,15 @@ def caller_text(event: Mapping[str, Any], state: State | None = None) -> str | N
         return "bust"
     if kind == "winner":
         return "game shot"
-    if kind != "visit_end" or event.get("game") != "x01":
+    if kind != "visit_end" or not _calls_visit_points(event):
         return None
     if event.get("visit_over") in ("bust", "win"):
         return None  # "bust" or "game shot" was said already
     points = visit_points(event)
     text = number_words(points) if points else "no score"
     remaining = None if state is None else _remaining(event, state)
-    if state is not None and remaining is not None and not state.get("finished"):
-        options = state.get("options")
-        out = options.get("out", "double") if isinstance(options, Mapping) else "double"
+    if state is not None and remaining is not None and not state.finished:
+        out = state.option("out") or "double"
         if is_checkout(remaining, str(out)):
             text += f", you require {number_words(remaining)}"
     return text
@@ -323,10 +323,13 @@ def caller_text(event: Mapping[str, Any], state: State | None = None) -> str | N
 
 def _remaining(event: Mapping[str, Any], state: State) -> int | None:
     player = event.get("player")
-    players = state.get("players")
-    if not isinstance(player, int) or not isinstance(players, list):
-        return None
-    if not 0 <= player < len(players):
-        return None
-    score = players[player].get("score")
-    return score if isinstance(score, int) and score > 0 else None
+    thrower = state.player(player) if isinstance(player, int) else None
+    score = thrower.score if thrower is not None else None
+    return score if score is not None and score > 0 else None
+
+
+def _calls_visit_points(event: Mapping[str, Any]) -> bool:
+    """Whether the event's game has the caller say each visit's points
+    (``Game.calls_visit_points``: the 01 games)."""
+    game = event.get("game")
+    return isinstance(game, str) and game in game_ids() and game_class(game).calls_visit_points

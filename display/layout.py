@@ -38,6 +38,7 @@ __all__ = [
     "Color",
     "HAlign",
     "Layout",
+    "Palette",
     "bands",
     "font",
     "grid",
@@ -47,25 +48,31 @@ __all__ = [
 
 Color = tuple[int, int, int]
 
-COLORS: dict[str, Color] = {
-    "background": (16, 18, 24),
-    "panel": (30, 34, 44),
-    "panel_current": (40, 46, 62),
-    "panel_out": (24, 26, 32),
-    "line": (62, 68, 82),
-    "text": (236, 238, 242),
-    "dim": (140, 146, 160),
-    "faint": (84, 90, 104),
-    "accent": (255, 196, 0),
-    "good": (70, 200, 110),
-    "bad": (230, 60, 60),
-    "info": (60, 150, 240),
-    "stale": (120, 120, 130),
-    "mark": (240, 240, 240),
-    "pending": (255, 196, 0),
-    "here": (34, 128, 72),
-    "wait": (150, 96, 14),
-}
+
+@dataclass(frozen=True)
+class Palette:
+    """The display's colours by role, read as attributes (``COLORS.accent``)."""
+
+    background: Color = (16, 18, 24)
+    panel: Color = (30, 34, 44)
+    panel_current: Color = (40, 46, 62)
+    panel_out: Color = (24, 26, 32)
+    line: Color = (62, 68, 82)
+    text: Color = (236, 238, 242)
+    dim: Color = (140, 146, 160)
+    faint: Color = (84, 90, 104)
+    accent: Color = (255, 196, 0)
+    good: Color = (70, 200, 110)
+    bad: Color = (230, 60, 60)
+    info: Color = (60, 150, 240)
+    stale: Color = (120, 120, 130)
+    mark: Color = (240, 240, 240)
+    pending: Color = (255, 196, 0)
+    here: Color = (34, 128, 72)
+    wait: Color = (150, 96, 14)
+
+
+COLORS = Palette()
 """The palette. ``accent`` marks the player to throw; ``pending`` the
 Cricket-Shanghai boxes a visit will fill; ``here`` and ``wait`` are the
 remote match's strips (the player is up at this board; the match waits)."""

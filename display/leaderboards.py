@@ -18,12 +18,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from mqtt_contract import BOARD_ID_PATTERN, LEADERBOARD_LEVEL
+from mqtt_contract import BOARD_ID_PATTERN, LEADERBOARD_LEVEL, PERIODS
 
 __all__ = [
     "MAX_ROWS",
     "MAX_SNAPSHOT_BYTES",
-    "PERIODS",
     "RECORD_KEYS",
     "RecordLine",
     "Snapshot",
@@ -40,8 +39,6 @@ MAX_SNAPSHOT_BYTES = 256 * 1024
 """A bigger payload is refused unread: ten rows and a few records are a few KiB."""
 MAX_HIGHLIGHTS = 32
 """Records read from a snapshot's ``highlights`` list; the rest are ignored."""
-PERIODS = ("day", "week", "month", "all")
-"""The periods a table or the records may cover."""
 RECORD_KEYS = ("highest_checkout", "best_leg", "most_180s")
 """The records a snapshot names besides each game's highlights, in the order shown."""
 

@@ -24,6 +24,7 @@ thread only reads snapshots and queues commands, never waits.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import itertools
 import json
 import logging
@@ -74,7 +75,9 @@ class OperatorLink(BackgroundMqtt):
     ) -> None:
         check_base(base)
         check_board_id(board)
-        super().__init__(parse_broker_url(url), username or None, password if username else None)
+        # No account configured: anonymous, not the URL's (that is the feed's).
+        address = dataclasses.replace(parse_broker_url(url), username=None, password=None)
+        super().__init__(address, username or None, password if username else None)
         self.username = username or None
         self.answer_timeout = answer_timeout
         prefix = f"{base}/{board}/"

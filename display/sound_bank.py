@@ -28,6 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from display.cues import CUES, caller_text
+from mqtt_contract import StateView
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 import pygame
@@ -581,7 +582,7 @@ class Caller:
             return False
         return True
 
-    def announce(self, event: Mapping[str, Any], state: Mapping[str, Any] | None) -> bool:
+    def announce(self, event: Mapping[str, Any], state: StateView | None) -> bool:
         """Say what the caller says for ``event`` (``state``: the state after it)."""
         return self.say(caller_text(event, state))
 

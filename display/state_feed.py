@@ -6,8 +6,10 @@ on its own asyncio loop in a daemon thread, so the pygame loop never waits
 on the network. The UI thread reads:
 
 - :attr:`StateFeed.state`: the latest state payload (a dict, replaced
-  whole on every message, never modified afterwards), and
-  :attr:`StateFeed.state_serial`, which goes up with each new state;
+  whole on every message, never modified afterwards), :attr:`StateFeed.view`:
+  the same parsed once into typed views (``mqtt_contract.StateView``, what
+  the scenes read), and :attr:`StateFeed.state_serial`, which goes up with
+  each new state;
 - :meth:`StateFeed.events`: the events received since the last call, with
   the refusals of the display's own commands among them (below);
 - :attr:`StateFeed.availability`: ``"online"``, ``"offline"`` or ``None``
@@ -56,6 +58,7 @@ import aiomqtt
 from display.background_loop import BackgroundMqtt
 from display.leaderboards import Snapshot, SnapshotError, parse_snapshot, snapshot_game
 from mqtt_contract import (
+    StateView,
     check_base,
     check_board_id,
     leaderboard_topic,
@@ -93,12 +96,7 @@ class StateFeed(BackgroundMqtt):
         address = parse_broker_url(url)
         check_base(base)
         check_board_id(board)
-        super().__init__(
-            address,
-            username if username is not None else address.username,
-            password if username is not None else address.password,
-            keepalive,
-        )
+        super().__init__(address, username, password, keepalive)  # None: the URL's account
         self.url = url
         self.board = board
         self.base = base
@@ -107,6 +105,7 @@ class StateFeed(BackgroundMqtt):
         self._lock = threading.Lock()
         self._changed = threading.Condition(self._lock)
         self._state: dict[str, Any] | None = None
+        self._view: StateView | None = None
         self._serial = 0
         self._availability: str | None = None
         self._leaderboards: dict[str, Snapshot] = {}
@@ -125,6 +124,12 @@ class StateFeed(BackgroundMqtt):
         """The latest state payload, or ``None`` before the first one."""
         with self._lock:
             return self._state
+
+    @property
+    def view(self) -> StateView | None:
+        """The latest state parsed into its typed view, or ``None`` before the first one."""
+        with self._lock:
+            return self._view
 
     @property
     def state_serial(self) -> int:
@@ -151,10 +156,11 @@ class StateFeed(BackgroundMqtt):
         with self._lock:
             return self._leaderboards_shown
 
-    def snapshot(self) -> tuple[dict[str, Any] | None, int, str | None, bool]:
-        """``(state, state_serial, availability, connected)`` read together."""
+    def snapshot(self) -> tuple[StateView | None, int, str | None, bool]:
+        """``(view, state_serial, availability, connected)`` read together
+        (the state as its typed view)."""
         with self._lock:
-            return self._state, self._serial, self._availability, self._connected
+            return self._view, self._serial, self._availability, self._connected
 
     def events(self) -> list[dict[str, Any]]:
         """The events received since the last call, oldest first (at most 256
@@ -267,9 +273,11 @@ class StateFeed(BackgroundMqtt):
             return
         if not isinstance(payload, dict):
             return
+        is_state = topic == self.topics["state"]
+        view = StateView.from_json(payload) if is_state else None  # parsed once, off the UI
         with self._changed:
-            if topic == self.topics["state"]:
-                self._state = payload
+            if is_state:
+                self._state, self._view = payload, view
                 self._serial += 1
             elif topic == self.topics["event"]:
                 self._events.append(payload)

@@ -17,7 +17,7 @@ two darts land milliseconds apart). When the board has the standard Battery
 Service its level is a :class:`~drivers.board_events.BatteryEvent` at connect
 and whenever it changes. A lost or absent board is reported once as a
 :class:`~drivers.board_events.DisconnectedEvent`; the source scans again with a
-:class:`~drivers.source.Backoff` and reports a new ``ConnectedEvent``.
+:class:`~mqtt_client.backoff.Backoff` and reports a new ``ConnectedEvent``.
 
 bleak is imported when a source is built, never by ``oche run`` with another
 driver. bleak's own ``BleakScanner``/``BleakClient`` take a ``backend`` class:
@@ -46,7 +46,8 @@ from drivers.board_events import (
 from drivers.granboard_map import BUTTONS, parse_notification, table_with
 from drivers.matrix_map import ButtonCell, MatrixMap
 from drivers.protocol import quote_bytes
-from drivers.source import Backoff, ReconnectingSource
+from drivers.source import ReconnectingSource, board_backoff
+from mqtt_client.backoff import Backoff
 
 __all__ = [
     "BATTERY_LEVEL_UUID",
@@ -113,7 +114,7 @@ class GranboardSource(ReconnectingSource):
         self.address = address.strip()
         self.name_prefix = name.strip()
         self.table = table_with(matrix)
-        self.backoff = backoff or Backoff()
+        self.backoff = backoff or board_backoff()
         self.scan_timeout = scan_timeout
         self.connect_timeout = connect_timeout
         self.battery_poll = battery_poll

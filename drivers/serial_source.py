@@ -10,7 +10,7 @@ before every read (the loop has just seen it readable).
 It survives the board going away: a read error, end of input or an ``EIO``
 from a vanished device gives one
 :class:`~drivers.board_events.DisconnectedEvent`, then the port is reopened
-with a :class:`~drivers.source.Backoff` (0.2 s doubling to 5 s) until it
+with a :class:`~mqtt_client.backoff.Backoff` (0.2 s doubling to 5 s) until it
 works, which gives a :class:`~drivers.board_events.ConnectedEvent` again and
 resets the backoff (also for a board that never sends anything).
 A port that cannot be opened (missing, no permission, in use) is a WARNING
@@ -63,7 +63,8 @@ from drivers.protocol import (
     check_setting,
     encode_frame,
 )
-from drivers.source import Backoff, BoardSource
+from drivers.source import BoardSource, board_backoff
+from mqtt_client.backoff import Backoff
 
 __all__ = ["ANSWER_TIMEOUT", "READ_SIZE", "TAKEOUT_WATCH", "SerialSource"]
 
@@ -157,7 +158,7 @@ class SerialSource(BoardSource):
         self.baudrate = baudrate
         self.protocol = protocol
         self.decoder = BoardDecoder(protocol, matrix)
-        self.backoff = backoff or Backoff()
+        self.backoff = backoff or board_backoff()
         self.firmware = firmware
         self.sensors = tuple(sensors)
         self.watches_takeout = protocol in DARTS_CODE_PROTOCOLS and "ultrasonic" in self.sensors

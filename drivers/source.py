@@ -20,29 +20,20 @@ from types import TracebackType
 from drivers.board_decoder import BoardDecoder
 from drivers.board_events import BoardEvent, ConnectedEvent, DisconnectedEvent
 from drivers.protocol import Hello
+from mqtt_client.backoff import Backoff
 
-__all__ = ["Backoff", "BoardSource", "ReconnectingSource"]
+__all__ = ["BoardSource", "ReconnectingSource", "board_backoff"]
 
 _CLOSED = object()
 
 log = logging.getLogger(__name__)
 
 
-class Backoff:
-    """Reconnect delays: ``first`` seconds, doubling up to ``limit``; reset on success."""
-
-    def __init__(self, first: float = 0.2, limit: float = 5.0) -> None:
-        self.first = first
-        self.limit = limit
-        self._next = first
-
-    def next_delay(self) -> float:
-        delay = self._next
-        self._next = min(self._next * 2, self.limit)
-        return delay
-
-    def reset(self) -> None:
-        self._next = self.first
+def board_backoff() -> Backoff:
+    """A source's reconnect delays unless it is given its own: 0.2 s, doubling
+    to 5 s, reset once the board is open again (no jitter: one board, one
+    reader)."""
+    return Backoff(0.2, 5.0)
 
 
 class BoardSource:

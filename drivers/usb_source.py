@@ -13,7 +13,7 @@ device). The device is found by VID:PID with the libusb shipped in
 
 The device may come and go: a lost or absent device is reported once as a
 :class:`~drivers.board_events.DisconnectedEvent`, then the source retries with
-a :class:`~drivers.source.Backoff` and reports a new
+a :class:`~mqtt_client.backoff.Backoff` and reports a new
 :class:`~drivers.board_events.ConnectedEvent` when the device is back.
 """
 
@@ -34,7 +34,8 @@ from drivers.board_decoder import BoardDecoder
 from drivers.board_events import BoardEvent
 from drivers.errors import DriverError
 from drivers.matrix_map import MatrixMap
-from drivers.source import Backoff, ReconnectingSource
+from drivers.source import ReconnectingSource, board_backoff
+from mqtt_client.backoff import Backoff
 
 __all__ = ["REPORT_FORMATS", "UsbSource"]
 
@@ -116,7 +117,7 @@ class UsbSource(ReconnectingSource):
         self.interface = interface
         self.report = report
         self.decoder = BoardDecoder(protocol, matrix)
-        self.backoff = backoff or Backoff()
+        self.backoff = backoff or board_backoff()
         self.poll_timeout_ms = poll_timeout_ms
         self.source_id = f"usb:{vid:04x}:{pid:04x}"
         self._backend = backend

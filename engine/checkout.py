@@ -32,7 +32,7 @@ from __future__ import annotations
 from functools import cache
 
 from engine.beds import ALL_BEDS, DB, NUMBERS, SB, Bed
-from engine.games.x01 import RING_RULES
+from engine.x01_rules import RING_RULES
 
 __all__ = [
     "FINISH_ORDER",

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from engine.beds import Bed
 from engine.board_geometry import STEEL, BoardGeometry
-from engine.games.x01 import ALLOWED_MULTIPLIERS
 from engine.strategy.x01 import X01Plan, x01_plan
+from engine.x01_rules import ALLOWED_MULTIPLIERS
 
 __all__ = ["PLAN_START", "plan_for", "planned_route"]
 

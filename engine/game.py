@@ -20,6 +20,7 @@ from engine.errors import GameOverError, LineupError, NothingToBounceError, Noth
 from engine.events import BOUNCE, END_VISIT, Bounce, EndVisit, Event, Undo
 from engine.lineup import MAX_PLAYERS, Lineup
 from engine.options import Option, OptionValue, resolve_options
+from engine.traits import Average, Family, Highlight
 
 __all__ = ["DARTS_PER_VISIT", "Game", "Outcome", "PickingGame", "Reason", "VisitOver"]
 
@@ -74,8 +75,9 @@ class Outcome:
 
 
 class Game:
-    """One game in progress. Subclasses set ``id``, ``name`` and ``options_spec``
-    and override the hooks; callers use :meth:`push` (or :meth:`dart`,
+    """One game in progress. Subclasses set ``id``, ``name``, ``options_spec``
+    and ``highlight`` (and what else of :mod:`engine.traits` they have) and
+    override the hooks; callers use :meth:`push` (or :meth:`dart`,
     :meth:`end_visit`, :meth:`undo`, :meth:`bounce`), :meth:`outcome` and
     :meth:`state`."""
 
@@ -93,6 +95,19 @@ class Game:
     a name in :attr:`schema_defs`; :mod:`engine.state_schema` gathers them."""
     schema_defs: ClassVar[dict[str, dict[str, Any]]] = {}
     """The definitions :attr:`state_schema` refers to."""
+    highlight: ClassVar[Highlight]
+    """The game's own highlight on the leaderboard (every game has one)."""
+    average: ClassVar[Average | None] = None
+    """The game's average (the card's chart, the attract screen); None: the
+    highlight stands in for it."""
+    family: ClassVar[Family] = Family.PLAIN
+    """The kind of figures the leaderboard counts the game's players by."""
+    round_limit_option: ClassVar[str | None] = None
+    """The option that ends the game after so many rounds, which a paid game's
+    ``[credits] rounds`` may set; None: the game has no such limit."""
+    calls_visit_points: ClassVar[bool] = False
+    """Whether the caller says each visit's points ("one hundred and forty"),
+    as in the 01 games."""
 
     def __init__(
         self,

@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from mqtt_contract import Period
+
 __all__ = [
     "AveragePoint",
     "CricketRow",
@@ -27,8 +29,6 @@ __all__ = [
     "VisitBreakdown",
     "X01Row",
 ]
-
-Period = Literal["day", "week", "month", "all"]
 
 
 class LeaderboardRow(BaseModel):

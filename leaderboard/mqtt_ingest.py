@@ -30,15 +30,14 @@ import asyncio
 import contextlib
 import json
 import logging
-import random
 import socket
+import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import aiomqtt
-import paho.mqtt.client as paho
 from sqlalchemy.exc import (
     DisconnectionError,
     InterfaceError,
@@ -46,11 +45,25 @@ from sqlalchemy.exc import (
 )
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
-from leaderboard.broker_client import broker_client
 from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub, LiveMessage
+from leaderboard.service_settings import (
+    DB_BACKOFF_CAP,
+    DB_BACKOFF_JITTER,
+    DB_BACKOFF_START,
+    DEFAULT_CLIENT_ID,
+    ServiceSettings,
+)
 from leaderboard.snapshots import SnapshotPublisher
 from leaderboard.store import IngestOutcome, ingest_many, reject_unstorable
+from mqtt_client.backoff import Backoff
+from mqtt_client.client import (
+    Client,
+    load_tls,
+    new_client,
+    payload_bytes,
+    raise_if_cancelling,
+)
 from mqtt_contract import (
     AVAILABILITY_OFFLINE,
     AVAILABILITY_ONLINE,
@@ -63,12 +76,8 @@ from mqtt_contract import (
     topic,
 )
 
-if TYPE_CHECKING:
-    from leaderboard.service import ServiceSettings
-
 __all__ = [
     "DATABASE_AWAY",
-    "DEFAULT_CLIENT_ID",
     "MqttIngest",
     "result_subscription",
     "session_client_id",
@@ -83,9 +92,6 @@ result waits unacknowledged and is tried again. Anything else the database
 raises (an integrity or data error) refuses that result, not the database:
 retrying it would stall every result behind it, so it is left unacknowledged
 alone and the others are stored."""
-
-DEFAULT_CLIENT_ID = "oche-leaderboard"
-"""``ServiceSettings.client_id`` when none is given."""
 
 
 def session_client_id(client_id: str, share_group: str | None) -> str:
@@ -153,9 +159,9 @@ class MqttIngest:
     outcome after its result was acknowledged."""
 
     BACKOFF_START = 0.5
-    BACKOFF_MAX = 30.0
-    DB_BACKOFF_START = 0.2
-    DB_BACKOFF_MAX = 5.0
+    """Seconds before the first reconnection; doubles per failure up to the cap."""
+    BACKOFF_CAP = 30.0
+    BACKOFF_JITTER = 0.25
     KEEPALIVE = 30
     TIMEOUT = 10.0
     CLOSE_TIMEOUT = 3.0
@@ -185,7 +191,7 @@ class MqttIngest:
         self._hub = hub
         self._snapshots = snapshots
         self._on_stored = on_stored
-        self._client: aiomqtt.Client | None = None
+        self._client: Client | None = None
         self._connection = 0
         self._deliveries: asyncio.Queue[_Delivery] = asyncio.Queue()
 
@@ -210,24 +216,25 @@ class MqttIngest:
         try:
             await client.publish(topic, payload, qos=1, retain=True)
         except aiomqtt.MqttError as exc:
-            _raise_if_cancelling()
+            raise_if_cancelling()
             log.debug("MQTT: publish to %s failed: %s", topic, exc)
             return False
-        _raise_if_cancelling()
+        raise_if_cancelling()
         return True
 
     # ------------------------------------------------------------ connection
 
     async def _connection_loop(self) -> None:
-        failures = 0
+        backoff = Backoff(self.BACKOFF_START, self.BACKOFF_CAP, self.BACKOFF_JITTER)
         outage_since: float | None = None
         ever_connected = False
         server = self._address.url
+        tls = await load_tls(self._address, self._settings.mqtt_ca_file)
         while True:
-            client = self._new_client()
+            client = self._new_client(tls)
             try:
                 async with client:
-                    _raise_if_cancelling()
+                    raise_if_cancelling()
                     self._connection += 1
                     if outage_since is not None:
                         log.info(
@@ -238,13 +245,13 @@ class MqttIngest:
                     else:
                         log.info("MQTT: connected to %s as %s", server, self._client_id)
                     ever_connected = True
-                    failures = 0
+                    backoff.reset()
                     outage_since = None
                     await self._serve(client)
             except aiomqtt.MqttError as exc:
                 # A cancel during the disconnect (aiomqtt gives up waiting
                 # for it with an MqttError) still stops the service.
-                _raise_if_cancelling()
+                raise_if_cancelling()
                 self._client = None
                 if outage_since is None:
                     outage_since = time.monotonic()
@@ -259,31 +266,27 @@ class MqttIngest:
                 outage_since = outage_since or time.monotonic()
             finally:
                 self._client = None
-            delay = min(self.BACKOFF_MAX, self.BACKOFF_START * 2.0**failures)
-            failures += 1
-            await asyncio.sleep(delay * random.uniform(0.75, 1.25))
+            await asyncio.sleep(backoff.next_delay())
 
-    def _new_client(self) -> aiomqtt.Client:
+    def _new_client(self, tls: ssl.SSLContext | None) -> Client:
+        """The persistent session. The PUBACK of a result goes out after it is
+        committed (_store_loop), not when paho hands the message over."""
         settings = self._settings
-        client = broker_client(
+        return new_client(
             self._address,
+            tls=tls,
             username=settings.mqtt_username,
             password=settings.mqtt_password,
-            ca_file=settings.mqtt_ca_file,
             identifier=self._client_id,
             will=aiomqtt.Will(self._own_availability, AVAILABILITY_OFFLINE, qos=1, retain=True),
             clean_session=False,
             timeout=self.TIMEOUT,
             keepalive=self.KEEPALIVE,
+            manual_ack=True,
             logger=logging.getLogger(f"{__name__}.paho"),
         )
-        # The PUBACK of a result goes out after it is committed (_store_loop),
-        # not when paho hands the message over. aiomqtt 2.x exposes no option
-        # for it, so set it on its paho client, as MqttLink reaches paho too.
-        _paho(client).manual_ack_set(True)
-        return client
 
-    async def _serve(self, client: aiomqtt.Client) -> None:
+    async def _serve(self, client: Client) -> None:
         await client.subscribe(
             [
                 (self._results, 1),
@@ -292,11 +295,11 @@ class MqttIngest:
                 (self._snapshot_filter, 0),
             ]
         )
-        _raise_if_cancelling()
+        raise_if_cancelling()
         # Subscribed first: a board that sees this instance online and sends
         # its unconfirmed results again is heard.
         await client.publish(self._own_availability, AVAILABILITY_ONLINE, qos=1, retain=True)
-        _raise_if_cancelling()
+        raise_if_cancelling()
         self._client = client
         if self._snapshots is not None:
             self._snapshots.mark_all()
@@ -312,10 +315,10 @@ class MqttIngest:
                 await asyncio.wait_for(goodbye, self.CLOSE_TIMEOUT)
             raise
 
-    async def _messages(self, client: aiomqtt.Client) -> None:
+    async def _messages(self, client: Client) -> None:
         connection = self._connection
         async for message in client.messages:
-            payload = _payload_bytes(message.payload)
+            payload = payload_bytes(message.payload)
             where = message.topic
             if where.matches(self._result_filter):
                 board = self._board_of(where.value, "result")
@@ -391,7 +394,7 @@ class MqttIngest:
     async def _store(self, payloads: list[bytes]) -> list[IngestOutcome] | Exception:
         """``ingest_many`` in a worker thread, retried while the database is
         away; the error when the database refused the data (or a bug)."""
-        failures = 0
+        backoff = Backoff(DB_BACKOFF_START, DB_BACKOFF_CAP, DB_BACKOFF_JITTER)
         down_since: float | None = None
         while True:
             try:
@@ -405,9 +408,7 @@ class MqttIngest:
                         "database unavailable (%s); results wait unacknowledged, retrying",
                         _first_line(exc),
                     )
-                delay = min(self.DB_BACKOFF_MAX, self.DB_BACKOFF_START * 2.0**failures)
-                failures += 1
-                await asyncio.sleep(delay * random.uniform(0.75, 1.25))
+                await asyncio.sleep(backoff.next_delay())
                 continue
             except Exception as exc:  # a bug, or the database refusing this data (not retried)
                 what = "a result" if len(payloads) == 1 else f"a batch of {len(payloads)} results"
@@ -427,14 +428,8 @@ class MqttIngest:
         confirmation = stored_message(outcome, time.time())
         if confirmation is not None and delivery.board is not None:
             stored_topic = topic(self._base, delivery.board, "result/stored")
-            info = _paho(client).publish(stored_topic, confirmation, qos=1)
-            if info.rc != paho.MQTT_ERR_SUCCESS:
-                log.debug("MQTT: %s not sent: %s", stored_topic, paho.error_string(info.rc))
-        if delivery.qos == 0:
-            return
-        rc = _paho(client).ack(delivery.mid, delivery.qos)
-        if rc != paho.MQTT_ERR_SUCCESS:
-            log.debug("MQTT: PUBACK %d not sent: %s", delivery.mid, paho.error_string(rc))
+            client.hand_over(stored_topic, confirmation, qos=1, retain=False)
+        client.ack(delivery.mid, delivery.qos)
 
     # ------------------------------------------------------------- the live
 
@@ -478,35 +473,12 @@ class MqttIngest:
         self._hub.post(LiveMessage("leaderboard", document))
 
 
-def _raise_if_cancelling() -> None:
-    """Re-raise a cancel that was swallowed: Python 3.11's ``asyncio.wait_for``
-    (which aiomqtt's connect, subscribe and publish await) returns the result
-    when its future completes as the task is cancelled (CPython gh-86296), and
-    the service would then serve on, never ending."""
-    task = asyncio.current_task()
-    if task is not None and task.cancelling():
-        raise asyncio.CancelledError
-
-
 def _json_object(payload: bytes) -> dict[str, Any] | None:
     with contextlib.suppress(ValueError):
         document = json.loads(payload)
         if isinstance(document, dict):
             return document
     return None
-
-
-def _payload_bytes(payload: object) -> bytes:
-    if isinstance(payload, bytes | bytearray):
-        return bytes(payload)
-    if isinstance(payload, str):
-        return payload.encode()
-    return b"" if payload is None else str(payload).encode()
-
-
-def _paho(client: aiomqtt.Client) -> paho.Client:
-    """The paho client under ``client`` (aiomqtt 2.x; pinned in pyproject.toml)."""
-    return client._client
 
 
 def _first_line(exc: BaseException) -> str:

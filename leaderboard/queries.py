@@ -24,6 +24,8 @@ from sqlalchemy import (
 )
 from sqlalchemy.orm import Session
 
+from engine import X01, game_class, game_ids
+from engine.traits import Family
 from leaderboard.api_models import (
     AveragePoint,
     CricketRow,
@@ -42,6 +44,7 @@ from leaderboard.api_models import (
     VisitBreakdown,
     X01Row,
 )
+from leaderboard.figures import Aggregate, Figure, row_figures
 from leaderboard.models import (
     Player,
     PlayerRating,
@@ -54,14 +57,12 @@ from leaderboard.models import (
 )
 from leaderboard.models import ResultPlayer as PlayerFigures
 from leaderboard.ratings import DEFAULT_ORDINAL
-from leaderboard.scoring import HIGHLIGHTS
 from leaderboard.totals import figure_aggregates
+from mqtt_contract import PERIODS
 
 __all__ = [
-    "CRICKET_GAMES",
     "DEFAULT_TABLE_LIMIT",
     "MAX_TABLE_LIMIT",
-    "PERIODS",
     "PlayerNotFoundError",
     "ResultNotFoundError",
     "leaderboard",
@@ -73,11 +74,6 @@ __all__ = [
     "result_detail",
     "venue_names",
 ]
-
-PERIODS: tuple[Period, ...] = ("day", "week", "month", "all")
-
-CRICKET_GAMES = ("cricket", "cricket-shanghai")
-"""Games whose rows are :class:`CricketRow` (marks per round)."""
 
 DEFAULT_TABLE_LIMIT = 100
 """Rows of a table the API and ``show`` give unless asked (a page: reads stay fast)."""
@@ -161,11 +157,35 @@ def _per(top: int | None, bottom: int | None, scale: float) -> float | None:
     return round(top * scale / bottom, 2) if top is not None and bottom else None
 
 
+_ROW_MODELS: dict[Family, type[Row]] = {
+    Family.COUNTDOWN: X01Row,
+    Family.MARKS: CricketRow,
+    Family.PLAIN: LeaderboardRow,
+}
+"""The row model of each family of games: what it adds is :func:`row_figures`."""
+
+
+def _value(figure: Figure, figures: Any) -> float | int | None:
+    """A row's value of ``figure`` from the aggregates: a ratio worked out, a
+    count (0 when none), a best as kept (a best ratio to two places)."""
+    ratio = figure.ratio
+    if figure.aggregate is Aggregate.PER:
+        assert ratio is not None
+        return _per(getattr(figures, ratio.top), getattr(figures, ratio.bottom), ratio.scale)
+    value = getattr(figures, figure.name)
+    if figure.aggregate is Aggregate.SUM:
+        return int(value or 0)
+    if ratio is not None and value is not None:
+        return round(float(value), 2)
+    return value  # type: ignore[no-any-return]
+
+
 def _row(game: str, rank: int, figures: Any) -> Row:
     """One table row from an aggregate (and the player's name, venue and rating).
     Built without validation: every value comes typed from the database."""
     played, won = int(figures.played), int(figures.won or 0)
-    base: dict[str, Any] = {
+    family = game_class(game).family
+    values: dict[str, Any] = {
         "rank": rank,
         "player": figures.name,
         "venue": figures.venue,
@@ -175,29 +195,8 @@ def _row(game: str, rank: int, figures: Any) -> Row:
         "rating": round(float(figures.rating), 2),
         "highlight": figures.highlight,
     }
-    if game == "x01":
-        return X01Row.model_construct(
-            **base,
-            three_dart_average=_per(figures.points, figures.darts, 3),
-            first9_average=_per(figures.first9_points, figures.first9_darts, 3),
-            checkout_percent=_per(figures.checkouts, figures.checkout_darts, 100),
-            highest_checkout=figures.highest_checkout,
-            best_leg_darts=figures.best_leg_darts,
-            count_100=int(figures.count_100 or 0),
-            count_140=int(figures.count_140 or 0),
-            count_180=int(figures.count_180 or 0),
-        )
-    if game in CRICKET_GAMES:
-        best = figures.best_game_mpr
-        return CricketRow.model_construct(
-            **base,
-            mpr=_per(figures.marks, figures.darts, 3),
-            best_game_mpr=round(float(best), 2) if best is not None else None,
-            count_5_marks=int(figures.count_5_marks or 0),
-            count_7_marks=int(figures.count_7_marks or 0),
-            count_9_marks=int(figures.count_9_marks or 0),
-        )
-    return LeaderboardRow.model_construct(**base)
+    values.update((figure.name, _value(figure, figures)) for figure in row_figures(family))
+    return _ROW_MODELS[family].model_construct(**values)
 
 
 def _ranked(
@@ -353,13 +352,12 @@ def _summaries(session: Session, results: Sequence[Result]) -> list[ResultSummar
 
 
 def _average(game: str, figures: PlayerFigures) -> float | None:
-    """The card chart's value of one result: three-dart average (X01), marks
-    per round (Cricket), else the game's highlight."""
-    if game == "x01":
-        return _per(figures.points, figures.darts, 3)
-    if game in CRICKET_GAMES:
-        return _per(figures.marks, figures.darts, 3)
-    return figures.highlight
+    """The card chart's value of one result: the game's average (X01's
+    three-dart average, Cricket's marks per round), else its highlight."""
+    average = game_class(game).average
+    if average is None:
+        return figures.highlight
+    return _per(getattr(figures, average.figure), figures.darts, 3)
 
 
 def _rank_of(session: Session, game: str, ordinal: float) -> int:
@@ -541,7 +539,7 @@ def _record(
 def _most_180s(session: Session, condition: ColumnElement[bool] | None) -> RecordEntry | None:
     """Who threw the most 180s in the period, with their latest such game."""
     figures = PlayerFigures
-    where = [figures.game == "x01", figures.count_180 > 0, figures.cpu_level.is_(None)]
+    where = [figures.game == X01.id, figures.count_180 > 0, figures.cpu_level.is_(None)]
     if condition is not None:
         where.append(condition)
     who = func.coalesce(figures.player_id, -figures.id)
@@ -567,7 +565,7 @@ def _most_180s(session: Session, condition: ColumnElement[bool] | None) -> Recor
         .limit(1)
     ).one()
     return RecordEntry(
-        game="x01",
+        game=X01.id,
         label="most 180s",
         player=latest[0],
         value=float(totals.total),
@@ -588,8 +586,9 @@ def records(
     figures = PlayerFigures
     highlights = [
         entry
-        for game, highlight in sorted(HIGHLIGHTS.items())
-        if (
+        for game in sorted(game_ids())
+        if (highlight := game_class(game).highlight)
+        and (
             entry := _record(
                 session,
                 game,
@@ -605,9 +604,9 @@ def records(
         period=period,
         venue=venue,
         highest_checkout=_record(
-            session, "x01", "highest checkout", figures.highest_checkout, True, condition
+            session, X01.id, "highest checkout", figures.highest_checkout, True, condition
         ),
-        best_leg=_record(session, "x01", "best leg", figures.leg_darts, False, condition),
+        best_leg=_record(session, X01.id, "best leg", figures.leg_darts, False, condition),
         most_180s=_most_180s(session, condition),
         highlights=highlights,
     )

@@ -10,12 +10,12 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from engine import MISS, Bed, Game, checkout, new_game
+from engine import MISS, X01, Bed, Cricket, Game, checkout, new_game
 from mqtt_contract import result_document
 
 __all__ = ["SAMPLE_GAMES", "SimulatedPlayer", "sample_result"]
 
-SAMPLE_GAMES = ("x01", "cricket")
+SAMPLE_GAMES = (X01.id, Cricket.id)
 """The games :func:`sample_result` plays."""
 
 _BOARD_ORDER = (20, 1, 18, 4, 13, 6, 10, 15, 2, 17, 3, 19, 7, 16, 8, 11, 14, 9, 12, 5)
@@ -80,11 +80,11 @@ def _cricket_aim(game: Game) -> Bed:
 
 def _play(game_id: str, players: Sequence[SimulatedPlayer], rng: random.Random) -> Game:
     names = [p.name for p in players]
-    if game_id == "x01":
+    if game_id == X01.id:
         start = rng.choice((301, 501))
-        game = new_game("x01", names, {"start": start, "out": "double"})
-    elif game_id == "cricket":
-        game = new_game("cricket", names, {"rounds": 20})
+        game = new_game(X01.id, names, {"start": start, "out": "double"})
+    elif game_id == Cricket.id:
+        game = new_game(Cricket.id, names, {"rounds": 20})
     else:
         raise ValueError(f"no simulated {game_id!r}; sample games: {', '.join(SAMPLE_GAMES)}")
     out = str(game.state()["options"].get("out", "double"))
@@ -95,7 +95,7 @@ def _play(game_id: str, players: Sequence[SimulatedPlayer], rng: random.Random) 
             game.end_visit()
             continue
         thrower = players[game.current_player]
-        aim = _x01_aim(game, out) if game_id == "x01" else _cricket_aim(game)
+        aim = _x01_aim(game, out) if game_id == X01.id else _cricket_aim(game)
         game.dart(thrower.throw(aim))
     raise RuntimeError(f"a simulated {game_id} did not finish in {_MAX_DARTS} darts")
 

@@ -3,7 +3,8 @@ statistics from that replay. Pure: no database, no I/O. A result whose log does
 not give what it claims is refused with :class:`RejectedResultError`, naming why.
 
 Every statistic the leaderboard shows is a sum, maximum or minimum of the
-per-result figures in :class:`PlayerLine`, so rankings aggregate in SQL. None
+per-result figures in :class:`PlayerLine` (the table of
+:mod:`leaderboard.figures`), so rankings aggregate in SQL. None
 is copied from the result's own ``stats``: the log is replayed once to check
 it (:func:`engine.game_log.replay_log`, as ``oche replay`` does), and its
 effective events once more, visit by visit, to count. docs/leaderboard.md,
@@ -23,7 +24,6 @@ from engine import (
     X01,
     Bed,
     Cricket,
-    CricketShanghai,
     EndVisit,
     EngineError,
     Game,
@@ -39,14 +39,14 @@ from engine import (
 from engine.game import DARTS_PER_VISIT
 from engine.game_log import replay_log
 from engine.lineup import check_name
+from engine.traits import Family, Highlight, Measure
+from leaderboard.figures import LINE_FIGURES, Aggregate
 from mqtt_contract import TOPICS, base_problem, board_id_problem
 
 __all__ = [
-    "HIGHLIGHTS",
     "MAX_LOG_BOUNCES",
     "MAX_LOG_EVENTS",
     "MAX_LOG_UNDOS",
-    "Highlight",
     "PlayerLine",
     "RejectedResultError",
     "ScoredResult",
@@ -82,14 +82,6 @@ class RejectedResultError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class Highlight:
-    """A game's own highlight: what it is called and whether more is better."""
-
-    label: str
-    higher_is_better: bool = True
-
-
-@dataclass(frozen=True, slots=True)
 class PlayerLine:
     """One player's figures in one result, replayed from its log."""
 
@@ -101,22 +93,9 @@ class PlayerLine:
     placement: int
     darts: int
     highlight: float | None
-    # X01 (zero / None for other games)
-    points: int = 0
-    first9_points: int = 0
-    first9_darts: int = 0
-    checkout_darts: int = 0
-    checkouts: int = 0
-    highest_checkout: int | None = None
-    leg_darts: int | None = None
-    count_100: int = 0
-    count_140: int = 0
-    count_180: int = 0
-    # Cricket and Cricket-Shanghai (zero for other games)
-    marks: int = 0
-    count_5_marks: int = 0
-    count_7_marks: int = 0
-    count_9_marks: int = 0
+    figures: dict[str, int | None] = field(default_factory=dict)
+    """The player's figure of each of :data:`leaderboard.figures.LINE_FIGURES`,
+    by its column (0, or None for a best, in a game that does not count it)."""
     board: str | None = None
     """Only in a remote match: where the player threw, ``base/board`` as the
     result gives it (None: at the result's own board)."""
@@ -164,25 +143,20 @@ class ScoredResult:
 # ------------------------------------------------------------------ the walk
 
 
+_COUNTS = tuple(str(f.column) for f in LINE_FIGURES if f.aggregate is Aggregate.SUM)
+_BESTS = tuple(str(f.column) for f in LINE_FIGURES if f.aggregate is not Aggregate.SUM)
+
+
 @dataclass(slots=True)
 class _Tally:
-    """One player's running figures while the effective events are walked."""
+    """One player's running figures while the effective events are walked:
+    ``counts`` and ``bests`` hold the figures of the table
+    (:data:`leaderboard.figures.LINE_FIGURES`), the rest the walk's own."""
 
     darts: int = 0
     visits: int = 0
-    points: int = 0
-    first9_points: int = 0
-    first9_darts: int = 0
-    checkout_darts: int = 0
-    checkouts: int = 0
-    highest_checkout: int | None = None
-    count_100: int = 0
-    count_140: int = 0
-    count_180: int = 0
-    marks: int = 0
-    count_5_marks: int = 0
-    count_7_marks: int = 0
-    count_9_marks: int = 0
+    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_COUNTS, 0))
+    bests: dict[str, int | None] = field(default_factory=lambda: dict.fromkeys(_BESTS))
     best_visit_marks: int | None = None
     best_visit_points: int | None = None
     best_visit_total: int | None = None
@@ -215,11 +189,11 @@ class _Walk:
 
 
 def _is_x01(game: Game) -> bool:
-    return isinstance(game, X01)
+    return game.family is Family.COUNTDOWN
 
 
 def _is_cricket(game: Game) -> bool:
-    return isinstance(game, Cricket | CricketShanghai)
+    return game.family is Family.MARKS
 
 
 class _Walker:
@@ -280,7 +254,7 @@ class _Walker:
             visit.live_darts += 1
             visit.total += bed.points
             if self.x01 and checkout(game.score(visit.player), 1, self.out_rule) is not None:
-                self.tallies[visit.player].checkout_darts += 1
+                self.tallies[visit.player].counts["checkout_darts"] += 1
         game.dart(bed)
         self.moment += 1
         visit.darts.append(bed.notation)
@@ -323,10 +297,11 @@ class _Walker:
         else:
             points = score_after - visit.score_before
         if self.cricket:
-            tally.marks += marks
-            tally.count_5_marks += 5 <= marks <= 6
-            tally.count_7_marks += 7 <= marks <= 8
-            tally.count_9_marks += marks == 9
+            counts = tally.counts
+            counts["marks"] += marks
+            counts["count_5_marks"] += 5 <= marks <= 6
+            counts["count_7_marks"] += 7 <= marks <= 8
+            counts["count_9_marks"] += marks == 9
             tally.best_visit_marks = max(tally.best_visit_marks or 0, marks)
         tally.best_visit_points = max(
             points if tally.best_visit_points is None else tally.best_visit_points, points
@@ -339,20 +314,21 @@ class _Walker:
         )
 
     def _x01_visit(self, tally: _Tally, visit: _Visit, points: int) -> None:
-        tally.points += points
+        counts = tally.counts
+        counts["points"] += points
         if tally.visits <= 3:
-            tally.first9_points += points
-            tally.first9_darts += visit.live_darts
+            counts["first9_points"] += points
+            counts["first9_darts"] += visit.live_darts
         if points >= 180:
-            tally.count_180 += 1
+            counts["count_180"] += 1
         elif points >= 140:
-            tally.count_140 += 1
+            counts["count_140"] += 1
         elif points >= 100:
-            tally.count_100 += 1
+            counts["count_100"] += 1
         outcome = self.game.outcome()
         if outcome is not None and outcome.reason == Reason.CHECKOUT:
-            tally.checkouts += 1
-            tally.highest_checkout = visit.score_before
+            counts["checkouts"] += 1
+            tally.bests["highest_checkout"] = visit.score_before
 
     def _other_sides_players(self, player: int) -> list[int]:
         """One player of each side but ``player``'s (a side's score is shared)."""
@@ -399,23 +375,6 @@ def _walk(game: Game, replayed: Game) -> _Walk:
 
 # ---------------------------------------------------------------- highlights
 
-HIGHLIGHTS: dict[str, Highlight] = {
-    "x01": Highlight("highest checkout"),
-    "cricket": Highlight("most marks in a visit"),
-    "cricket-shanghai": Highlight("most marks in a visit"),
-    "baseball": Highlight("most runs in an inning"),
-    "killer": Highlight("lives taken"),
-    "shanghai": Highlight("most points"),
-    "legs": Highlight("highest visit"),
-    "fifty-one-by-fives": Highlight("most fives in a visit"),
-    "around-the-world": Highlight("fewest darts round the board", higher_is_better=False),
-    "english-cricket": Highlight("most runs"),
-    "domino-cribbage": Highlight("best hand"),
-    "skill-test": Highlight("smallest spread (mm)", higher_is_better=False),
-}
-"""Game id -> its highlight (the most runs in Baseball, ...): one for every
-registered game, each defined in docs/leaderboard.md, "Statistics"."""
-
 _Measure = Callable[[_Walk, int], float | None]
 
 
@@ -433,7 +392,8 @@ def _tally(name: str) -> _Measure:
     """A highlight the walk tallied for each player (None: no visit of theirs)."""
 
     def measure(walk: _Walk, player: int) -> float | None:
-        value = getattr(walk.tallies[player], name)
+        tally = walk.tallies[player]
+        value = tally.bests[name] if name in tally.bests else getattr(tally, name)
         return None if value is None else float(value)
 
     return measure
@@ -451,20 +411,23 @@ def _darts_to_win(walk: _Walk, player: int) -> float | None:
     return float(sum(walk.tallies[member].darts for member in side))
 
 
-_MEASURES: dict[str, _Measure] = {
-    "x01": _tally("highest_checkout"),
-    "cricket": _tally("best_visit_marks"),
-    "cricket-shanghai": _tally("best_visit_marks"),
-    "baseball": _tally("best_visit_points"),
-    "killer": _stat("lives_taken"),
-    "shanghai": _stat("points"),
-    "legs": _tally("best_visit_total"),
-    "fifty-one-by-fives": _tally("best_visit_points"),
-    "around-the-world": _darts_to_win,
-    "english-cricket": _stat("runs"),
-    "domino-cribbage": _stat("best_hand"),
-    "skill-test": _stat("sigma_mm"),
-}
+def _measure(highlight: Highlight) -> _Measure:
+    """How the walk measures a game's highlight (``Game.highlight``)."""
+    match highlight.measure:
+        case Measure.STAT:
+            assert highlight.stat is not None
+            return _stat(highlight.stat)
+        case Measure.HIGHEST_CHECKOUT:
+            return _tally("highest_checkout")
+        case Measure.BEST_VISIT_MARKS:
+            return _tally("best_visit_marks")
+        case Measure.BEST_VISIT_POINTS:
+            return _tally("best_visit_points")
+        case Measure.BEST_VISIT_TOTAL:
+            return _tally("best_visit_total")
+        case Measure.DARTS_TO_WIN:
+            return _darts_to_win
+
 
 # ---------------------------------------------------------------- placements
 
@@ -758,14 +721,14 @@ def _player_lines(
     assert outcome is not None
     sides = game.lineup.sides
     places = _placements(walk)
-    measure = _MEASURES.get(game.id)
+    measure = _measure(game.highlight)
     lines = []
     for side, members in enumerate(sides):
         won = outcome.winner is not None and outcome.winner in members
         for player in members:
             tally = walk.tallies[player]
             leg_darts = None
-            if tally.checkouts and not game.lineup.teams:
+            if tally.counts["checkouts"] and not game.lineup.teams:
                 leg_darts = tally.darts
             lines.append(
                 PlayerLine(
@@ -776,21 +739,8 @@ def _player_lines(
                     won=won,
                     placement=places[side],
                     darts=tally.darts,
-                    highlight=None if measure is None else measure(walk, player),
-                    points=tally.points,
-                    first9_points=tally.first9_points,
-                    first9_darts=tally.first9_darts,
-                    checkout_darts=tally.checkout_darts,
-                    checkouts=tally.checkouts,
-                    highest_checkout=tally.highest_checkout,
-                    leg_darts=leg_darts,
-                    count_100=tally.count_100,
-                    count_140=tally.count_140,
-                    count_180=tally.count_180,
-                    marks=tally.marks,
-                    count_5_marks=tally.count_5_marks,
-                    count_7_marks=tally.count_7_marks,
-                    count_9_marks=tally.count_9_marks,
+                    highlight=measure(walk, player),
+                    figures={**tally.counts, **tally.bests, "leg_darts": leg_darts},
                     board=boards[player],
                     cpu_level=cpu_levels[player],
                 )

@@ -8,12 +8,10 @@ import asyncio
 import contextlib
 import errno
 import logging
-import random
 import resource
 import socket
 import time
 from collections.abc import Callable, Generator
-from dataclasses import dataclass, field
 from typing import Any
 
 import uvicorn
@@ -21,43 +19,22 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from leaderboard.database import Database
-from leaderboard.live_hub import DEFAULT_MAX_STREAMS, DEFAULT_MAX_STREAMS_PER_CLIENT, LiveHub
+from leaderboard.live_hub import LiveHub
 from leaderboard.log_throttle import ThrottledLog
-from leaderboard.mqtt_ingest import DEFAULT_CLIENT_ID, MqttIngest
+from leaderboard.mqtt_ingest import MqttIngest
+from leaderboard.service_settings import (
+    DB_BACKOFF_CAP,
+    DB_BACKOFF_JITTER,
+    DB_BACKOFF_START,
+    ServiceSettings,
+)
 from leaderboard.snapshots import SnapshotPublisher
-from leaderboard.venues import VenueMap
 from leaderboard.web.app import create_app
+from mqtt_client.backoff import Backoff
 
 __all__ = ["ServiceSettings", "http_url", "raise_open_file_limit", "run_service"]
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True, slots=True)
-class ServiceSettings:
-    db_url: str
-    mqtt_url: str
-    base: str = "oche"
-    http_host: str = "127.0.0.1"
-    http_port: int = 8080
-    venues: VenueMap = field(default_factory=VenueMap)
-    share_group: str | None = None
-    """Set: subscribe as ``$share/{group}/{base}/+/result`` (several instances)."""
-    client_id: str = DEFAULT_CLIENT_ID
-    """The persistent session's id (clean start off): results wait at the broker.
-    With ``share_group``, each instance needs its own: the default becomes
-    ``oche-leaderboard-{hostname}`` (:func:`leaderboard.mqtt_ingest.session_client_id`)."""
-    mqtt_username: str | None = None
-    """Set: the broker account, in place of any user name (and password) in ``mqtt_url``."""
-    mqtt_password: str | None = None
-    mqtt_ca_file: str | None = None
-    """The CA to verify a TLS broker (``mqtts://``, ``wss://``) with; ``None``: the system's."""
-    admin_password_hash: str = ""
-    """``[leaderboard] admin_password_hash``: the admin views' password; ``""``: they are off."""
-    max_live_streams: int = DEFAULT_MAX_STREAMS
-    """Open ``/api/live`` streams at most; past it a client gets a 503."""
-    max_live_streams_per_client: int = DEFAULT_MAX_STREAMS_PER_CLIENT
-    """Open ``/api/live`` streams at most from one client address."""
 
 
 async def run_service(settings: ServiceSettings) -> None:
@@ -211,7 +188,7 @@ def _listen(host: str, port: int) -> socket.socket:
 
 async def _migrate(database: Database) -> None:
     """``database.migrate()`` in a thread, retried with backoff while it is away."""
-    failures = 0
+    backoff = Backoff(DB_BACKOFF_START, DB_BACKOFF_CAP, DB_BACKOFF_JITTER)
     down_since: float | None = None
     while True:
         try:
@@ -221,8 +198,7 @@ async def _migrate(database: Database) -> None:
                 down_since = time.monotonic()
                 text = (str(exc).strip() or type(exc).__name__).splitlines()[0]
                 log.warning("database unavailable (%s); retrying", text)
-            await asyncio.sleep(min(5.0, 0.2 * 2.0**failures) * random.uniform(0.75, 1.25))
-            failures += 1
+            await asyncio.sleep(backoff.next_delay())
             continue
         if down_since is not None:
             log.info("database back after %.1f s", time.monotonic() - down_since)

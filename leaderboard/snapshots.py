@@ -15,18 +15,16 @@ import logging
 import os
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
 
 from engine import game_ids
 from leaderboard import queries
-from leaderboard.broker_client import broker_client
 from leaderboard.database import Database
+from leaderboard.service_settings import ServiceSettings
+from mqtt_client.client import load_tls, new_client
 from mqtt_contract import LEADERBOARD_TOP, leaderboard_topic, parse_broker_url
-
-if TYPE_CHECKING:
-    from leaderboard.service import ServiceSettings
 
 __all__ = [
     "SLOW_BUILD_FACTOR",
@@ -184,11 +182,12 @@ async def republish_snapshots(
     """Connect to the service's broker (``settings``: its URL, account and CA)
     in a session of this process's own, :func:`publish_every_snapshot`, and
     disconnect. An ``aiomqtt.MqttError`` (or ``TimeoutError``) says why not."""
-    client = broker_client(
-        parse_broker_url(settings.mqtt_url),
+    address = parse_broker_url(settings.mqtt_url)
+    client = new_client(
+        address,
+        tls=await load_tls(address, settings.mqtt_ca_file),
         username=settings.mqtt_username,
         password=settings.mqtt_password,
-        ca_file=settings.mqtt_ca_file,
         identifier=f"{settings.client_id}-snapshots-{os.getpid()}",
         timeout=timeout,
     )

@@ -1,5 +1,6 @@
 """Each player's all-time figures per game (``player_totals``), kept beside the
-results: a stored result adds its lines (sums added, bests kept), a rename or
+results: a stored result adds its lines (sums added, bests kept; the figures
+of :data:`leaderboard.figures.FIGURES`), a rename or
 forget counts the players it touched again from ``result_players``. The same
 aggregates, over a period's rows, make the period tables in
 :mod:`leaderboard.queries`."""
@@ -15,34 +16,44 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
+from engine import game_class, game_ids
+from leaderboard.figures import TOTAL_FIGURES, Aggregate, Figure
 from leaderboard.models import PlayerTotal, ResultPlayer
-from leaderboard.scoring import HIGHLIGHTS
 
-__all__ = ["LOWER_IS_BETTER", "SUMS", "add_lines", "figure_aggregates", "recount"]
+__all__ = ["LOWER_IS_BETTER", "add_lines", "figure_aggregates", "recount"]
 
-SUMS = (
-    "points",
-    "darts",
-    "first9_points",
-    "first9_darts",
-    "checkouts",
-    "checkout_darts",
-    "count_100",
-    "count_140",
-    "count_180",
-    "marks",
-    "count_5_marks",
-    "count_7_marks",
-    "count_9_marks",
+LOWER_IS_BETTER = tuple(
+    sorted(g for g in game_ids() if not game_class(g).highlight.higher_is_better)
 )
-"""The figures a total adds up (beside played and won)."""
-
-LOWER_IS_BETTER = tuple(sorted(g for g, h in HIGHLIGHTS.items() if not h.higher_is_better))
 """Games whose highlight is best when lowest (Around the World's darts)."""
 
 
-def _game_mpr(marks: Any, darts: Any) -> Any:
-    return case((darts > 0, cast(marks, Float) * 3.0 / cast(darts, Float)), else_=None)
+def _of_line(figure: Figure) -> ColumnElement[Any]:
+    """A figure's value in one ``result_players`` row: its column, or the
+    ratio of its columns (a best of one result's ratio: a game's MPR)."""
+    rows = ResultPlayer.__table__.c
+    if figure.column is not None:
+        return rows[figure.column]
+    ratio = figure.ratio
+    assert ratio is not None
+    top, bottom = rows[ratio.top], rows[ratio.bottom]
+    scaled = cast(top, Float) * ratio.scale / cast(bottom, Float)
+    return case((bottom > 0, scaled), else_=None)
+
+
+def _aggregated(figure: Figure) -> ColumnElement[Any]:
+    """A figure's aggregate over ``result_players`` rows, labelled as its total."""
+    value = _of_line(figure)
+    match figure.aggregate:
+        case Aggregate.SUM:
+            aggregate: ColumnElement[Any] = func.sum(value)
+        case Aggregate.MAX:
+            aggregate = func.max(value)
+        case Aggregate.MIN:
+            aggregate = func.min(value)
+        case Aggregate.PER:
+            raise ValueError(f"{figure.name} is worked out for a row, not kept")
+    return aggregate.label(figure.name)
 
 
 def figure_aggregates(game: str | None) -> list[ColumnElement[Any]]:
@@ -60,10 +71,8 @@ def figure_aggregates(game: str | None) -> list[ColumnElement[Any]]:
         func.count().label("played"),
         func.sum(case((rows.won, 1), else_=0)).label("won"),
         highlight.label("highlight"),
-        *(func.sum(getattr(rows, name)).label(name) for name in SUMS),
-        func.max(rows.highest_checkout).label("highest_checkout"),
-        func.min(rows.leg_darts).label("best_leg_darts"),
-        func.max(_game_mpr(rows.marks, rows.darts)).label("best_game_mpr"),
+        func.sum(rows.darts).label("darts"),
+        *(_aggregated(figure) for figure in TOTAL_FIGURES),
     ]
 
 
@@ -73,31 +82,47 @@ def _better(current: Any, new: Any, higher: bool) -> Any:
     return case((current.is_(None), new), (new.is_(None), current), (wins, new), else_=current)
 
 
+def _added(figure: Figure, total: Any, new: Any) -> Any:
+    """A kept total with a new result's aggregate added."""
+    current, more = total[figure.name], new[figure.name]
+    if figure.aggregate is Aggregate.SUM:
+        return current + more
+    return _better(current, more, figure.aggregate is Aggregate.MAX)
+
+
 def add_lines(session: Session, game: str, lines: Iterable[Mapping[str, Any]]) -> None:
-    """Add one result's ``result_players`` rows (as inserted) to their players' totals."""
-    values = [
-        {
-            "player_id": line["player_id"],
-            "game": game,
-            "played": 1,
-            "won": 1 if line["won"] else 0,
-            "highlight": line["highlight"],
-            **{name: line[name] for name in SUMS},
-            "highest_checkout": line["highest_checkout"],
-            "best_leg_darts": line["leg_darts"],
-            "best_game_mpr": (line["marks"] * 3.0 / line["darts"] if line["darts"] > 0 else None),
-        }
-        for line in lines
-        if line["player_id"] is not None
-    ]
-    if values:
-        dialect = session.get_bind().dialect.name
-        session.execute(_totals_upsert(dialect, game not in LOWER_IS_BETTER), values)
+    """Add the ``result_players`` rows just inserted (``lines``, as inserted,
+    all of ``game``) to their players' totals: their aggregates, added in SQL."""
+    pks = sorted({line["result_pk"] for line in lines if line["player_id"] is not None})
+    if not pks:
+        return
+    rows = ResultPlayer
+    grouped = (
+        select(rows.player_id, rows.game, *figure_aggregates(game))
+        .where(rows.result_pk.in_(pks), rows.player_id.is_not(None))
+        .group_by(rows.player_id, rows.game)
+    )
+    dialect = session.get_bind().dialect.name
+    session.execute(
+        _totals_upsert(dialect, game not in LOWER_IS_BETTER).from_select(_NAMES, grouped)
+    )
+
+
+_NAMES = [
+    "player_id",
+    "game",
+    "played",
+    "won",
+    "highlight",
+    "darts",
+    *(f.name for f in TOTAL_FIGURES),
+]
 
 
 @functools.cache
 def _totals_upsert(dialect: str, higher: bool) -> Any:
-    """The statement adding a line to a total (made once per dialect and direction)."""
+    """The statement adding a result's aggregates to the totals (made once per
+    dialect and direction; ``from_select`` gives the rows)."""
     table = PlayerTotal.__table__
     assert isinstance(table, Table)
     statement = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(table)
@@ -107,11 +132,9 @@ def _totals_upsert(dialect: str, higher: bool) -> Any:
         set_={
             "played": total.played + new.played,
             "won": total.won + new.won,
-            **{name: getattr(total, name) + getattr(new, name) for name in SUMS},
+            "darts": total.darts + new.darts,
             "highlight": _better(total.highlight, new.highlight, higher),
-            "highest_checkout": _better(total.highest_checkout, new.highest_checkout, True),
-            "best_leg_darts": _better(total.best_leg_darts, new.best_leg_darts, False),
-            "best_game_mpr": _better(total.best_game_mpr, new.best_game_mpr, True),
+            **{f.name: _added(f, total, new) for f in TOTAL_FIGURES},
         },
     )
 
@@ -127,5 +150,4 @@ def recount(session: Session, player_ids: Iterable[int]) -> None:
             .where(ResultPlayer.player_id.in_(chunk))
             .group_by(ResultPlayer.player_id, ResultPlayer.game)
         )
-        names = ["player_id", "game", *(column.name for column in figure_aggregates(None))]
-        session.execute(insert(PlayerTotal).from_select(names, grouped))
+        session.execute(insert(PlayerTotal).from_select(_NAMES, grouped))

@@ -31,7 +31,8 @@ part: ``topic_names`` (levels, board ids, bases, phases), ``broker`` (URLs),
 ``schema_parts``, one ``*_payload`` module per topic's schema, ``topics`` (the
 map), ``commands`` (parsing), ``remote`` (a remote match's messages),
 ``remote_protocol`` (its actions, refusals, match record and board entries as
-types). Import every public name from here.
+types), ``state_views`` (a state payload parsed into the typed views clients
+read). Import every public name from here.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ from mqtt_contract.event_payload import CREDIT_SOURCES, EVENT_TYPES, OPERATOR_CO
 from mqtt_contract.leaderboard_payload import (
     LEADERBOARD_TOP,
     LEADERBOARD_TOPIC,
+    PERIODS,
+    Period,
     leaderboard_availability_topic,
     leaderboard_topic,
 )
@@ -89,6 +92,27 @@ from mqtt_contract.remote_protocol import (
 from mqtt_contract.result_payload import RESULT_STORED_STATUSES, result_document
 from mqtt_contract.schema_parts import LATEST_TIMESTAMP
 from mqtt_contract.state_payload import CPU_AVERAGES, DART_SOURCES, cpu_label
+from mqtt_contract.state_views import (
+    BoardView,
+    CheckoutAdvice,
+    CountedTiles,
+    CpuView,
+    CreditsView,
+    CribbagePlay,
+    CribbagePlayer,
+    CribbageScoring,
+    CribbageTable,
+    JournalView,
+    LastVisit,
+    PlayerView,
+    RemoteBoard,
+    RemoteView,
+    SkillReport,
+    StateView,
+    StatsView,
+    TeamView,
+    TilePlay,
+)
 from mqtt_contract.topic_names import (
     AVAILABILITY_OFFLINE,
     AVAILABILITY_ONLINE,
@@ -144,6 +168,7 @@ __all__ = [
     "MAX_TOPIC_LEVEL",
     "NOT_YOUR_TURN",
     "OPERATOR_COMMANDS",
+    "PERIODS",
     "PHASES",
     "REMOTE_ACTIONS",
     "REMOTE_LEVEL",
@@ -157,25 +182,45 @@ __all__ = [
     "ActionMessage",
     "BoardAddress",
     "BoardEntry",
+    "BoardView",
     "BrokerAddress",
     "BrokerUrlError",
+    "CheckoutAdvice",
     "Command",
     "CommandError",
+    "CountedTiles",
+    "CpuView",
+    "CreditsView",
+    "CribbagePlay",
+    "CribbagePlayer",
+    "CribbageScoring",
+    "CribbageTable",
     "EndMessage",
     "EndReason",
     "JoinMessage",
     "JoinedMessage",
+    "JournalView",
+    "LastVisit",
     "LeaveMessage",
     "MatchPlayer",
     "MatchRecord",
     "MessageType",
+    "Period",
     "Phase",
+    "PlayerView",
     "RefusalReason",
     "RefusedMessage",
     "RemoteAction",
+    "RemoteBoard",
     "RemoteMessage",
     "RemoteMessageError",
     "RemoteRefusal",
+    "RemoteView",
+    "SkillReport",
+    "StateView",
+    "StatsView",
+    "TeamView",
+    "TilePlay",
     "TopicSpec",
     "allow_problem",
     "base_problem",

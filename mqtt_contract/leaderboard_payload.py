@@ -4,11 +4,18 @@ game's top ten, retained) and its availability.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal, get_args
 
 from mqtt_contract.schema_parts import DRAFT, TIMESTAMP
 from mqtt_contract.topic_names import LEADERBOARD_LEVEL, check_base
 from mqtt_contract.topics import TopicSpec
+
+Period = Literal["day", "week", "month", "all"]
+"""A leaderboard period: the venue's local day, ISO week (from Monday), month, or all time."""
+
+PERIODS: tuple[Period, ...] = get_args(Period)
+"""Every :data:`Period`, shortest first: what the API, ``oche leaderboard show``
+and the display take."""
 
 LEADERBOARD_TOP = 10
 """How many rows a ``{base}/leaderboard/{game}`` snapshot carries at most."""

@@ -7,14 +7,20 @@ broker gets its own port, config and data directory; ``stop()`` and
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["MosquittoBroker", "free_port", "mosquitto_binary"]
+import pytest
+
+__all__ = ["MosquittoBroker", "free_port", "mosquitto_binary", "tls_mosquitto"]
 
 
 def mosquitto_binary() -> str | None:
@@ -91,3 +97,39 @@ class MosquittoBroker:
                 self.process.kill()
                 self.process.wait(5)
         self.process = None
+
+
+@contextlib.contextmanager
+def tls_mosquitto() -> Iterator[tuple[MosquittoBroker, Path]]:
+    """A Mosquitto speaking TLS only, with a throwaway self-signed certificate
+    for 127.0.0.1: yields the broker (started) and the certificate, which is
+    its own CA. Skips when openssl cannot make one. Mosquitto started as root
+    reads its key as the mosquitto user, so the certificate lives in a
+    directory everyone can read. (paho leaves the socket of a failed TLS
+    handshake to the garbage collector: collected here, so its
+    ResourceWarning stays in the test that caused it.)"""
+    directory = Path(tempfile.mkdtemp(prefix="oche-tls-"))
+    try:
+        directory.chmod(0o755)
+        cert, key = directory / "cert.pem", directory / "key.pem"
+        openssl = subprocess.run(
+            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+             "-keyout", str(key), "-out", str(cert)],
+            capture_output=True,
+            check=False,
+        )  # fmt: skip
+        if openssl.returncode != 0:
+            pytest.skip(f"openssl cannot make a certificate: {openssl.stderr.decode()[-200:]}")
+        cert.chmod(0o644)
+        key.chmod(0o644)
+        broker = MosquittoBroker(directory / "broker", f"certfile {cert}\nkeyfile {key}\n")
+        (directory / "broker").chmod(0o777)
+        broker.start()
+        try:
+            yield broker, cert
+        finally:
+            broker.stop()
+    finally:
+        shutil.rmtree(directory, ignore_errors=True)
+        gc.collect()

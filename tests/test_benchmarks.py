@@ -68,6 +68,9 @@ def test_the_latency_benchmark_runs() -> None:
     out = bench("latency", "--hits", "7", "--starts", "1", "--gap-ms", "0", "--idle-s", "0.1")
     assert "hit -> state, p99" in out and "idle RSS" in out
     assert "floor (pty + commit + bare), p99" in out and "p99 hit -> state / floor" in out
+    assert "daemon CPU / floor CPU" in out and "0.25 of one core, by" in out
+    assert "0.25 core: p99 hit -> state / floor" in out
+    assert "0.25 core: daemon CPU per dart / floor CPU per dart" in out
 
 
 @pytest.mark.slow

@@ -24,7 +24,7 @@ from display.scenes import (
     x01,
 )
 from display.scenes.around_the_world import AroundTheWorldScene
-from display.scenes.base import MQTT_EVENT, Scene, can_set_up
+from display.scenes.base import MQTT_EVENT, Scene, as_view, can_set_up
 from display.scenes.baseball import BaseballScene
 from display.scenes.cricket import CricketScene
 from display.scenes.cricket_shanghai import CricketShanghaiScene
@@ -60,6 +60,7 @@ __all__ = [
     "SkillTestScene",
     "X01Scene",
     "around_the_world",
+    "as_view",
     "baseball",
     "can_set_up",
     "cricket",

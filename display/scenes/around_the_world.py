@@ -8,12 +8,12 @@ course starts.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import pygame
 
 from display.layout import COLORS, Color, Layout, split
-from display.scenes.base import State, game_option, int_or_none, stats_of
+from display.scenes.base import State, game_option, int_or_none
 from display.scenes.baseball import SideRowsScene, sides_of
 from display.scenes.registry import register_scene
 from engine.beds import BULL
@@ -96,17 +96,17 @@ class AroundTheWorldScene(SideRowsScene):
         side: int,
         members: Sequence[int],
     ) -> None:
-        players = state.get("players") or []
-        player = players[members[0]] if isinstance(players[members[0]], Mapping) else {}
+        players = state.players
+        player = players[members[0]]
         _, start = _options(state)
-        target = int_or_none(player.get("target"))
+        target = player.target_number
         won = self.side_won(state, members)
         label, figures, cells = self.row_parts(layout, row)
         self.draw_side_label(surface, layout, label, state, side, members, 32, stacked=False)
         course = len([n for n in TRACK if n >= start])
-        score = int_or_none(player.get("score")) or 0
-        hits = sum(int_or_none(stats_of(players[m]).get("hits")) or 0 for m in members)
-        darts = sum(int_or_none(stats_of(players[m]).get("darts")) or 0 for m in members)
+        score = player.score or 0
+        hits = sum(players[m].stats.hits or 0 for m in members)
+        darts = sum(players[m].stats.darts for m in members)
         rate = f"{round(100 * hits / darts)}%" if darts else "-"
         next_text = "won" if won else ("next Bull" if target == BULL else f"next {target}")
         next_rect, done_rect = split(figures, 2, layout.px(8))
@@ -115,7 +115,7 @@ class AroundTheWorldScene(SideRowsScene):
             next_text,
             next_rect,
             layout.font_size(32),
-            COLORS["good"] if won else COLORS["accent"],
+            COLORS.good if won else COLORS.accent,
             "right",
         )
         layout.text(
@@ -123,7 +123,7 @@ class AroundTheWorldScene(SideRowsScene):
             f"{score}/{course}  ·  hits {rate}",
             done_rect,
             layout.font_size(26),
-            COLORS["dim"],
+            COLORS.dim,
             "right",
         )
         for number, cell in zip(TRACK, cells, strict=True):
@@ -138,14 +138,14 @@ class AroundTheWorldScene(SideRowsScene):
         radius = layout.px(4)
         fill: Color | None = None
         if kind == "done":
-            fill, colour = COLORS["good"], COLORS["background"]
+            fill, colour = COLORS.good, COLORS.background
         elif kind == "target":
-            fill, colour = COLORS["accent"], COLORS["background"]
+            fill, colour = COLORS.accent, COLORS.background
         elif kind == "todo":
-            colour = COLORS["text"]
-            pygame.draw.rect(surface, COLORS["line"], cell, layout.px(1.5), radius)
+            colour = COLORS.text
+            pygame.draw.rect(surface, COLORS.line, cell, layout.px(1.5), radius)
         else:
-            colour = COLORS["faint"]
+            colour = COLORS.faint
         if fill is not None:
             pygame.draw.rect(surface, fill, cell, border_radius=radius)
         with layout.on(fill or layout.background):

@@ -36,7 +36,7 @@ from display.leaderboards import Snapshot
 from display.sprites import SHARED_SPRITES, Sprites
 from engine import EngineError, game_class
 from engine.lineup import MAX_NAME_LENGTH
-from mqtt_contract import NOT_YOUR_TURN, WAITING_REMOTE, cpu_label
+from mqtt_contract import NOT_YOUR_TURN, WAITING_REMOTE, BoardView, Phase, PlayerView, StateView
 
 __all__ = [
     "MQTT_EVENT",
@@ -44,10 +44,13 @@ __all__ = [
     "SETUP_HINT",
     "Scene",
     "State",
+    "as_view",
     "board_problem",
     "board_status",
     "can_set_up",
+    "cpu_name",
     "format_value",
+    "game_name",
     "game_option",
     "game_title",
     "int_or_none",
@@ -56,10 +59,10 @@ __all__ = [
     "player_label",
     "short_name",
     "shown_visit",
-    "stats_of",
 ]
 
-State = Mapping[str, Any]
+State = StateView
+"""What a scene draws from: the parsed state (mqtt_contract.StateView)."""
 
 MQTT_EVENT = pygame.event.custom_type()
 """A pygame event carrying one MQTT ``event`` payload in ``.payload``."""
@@ -71,10 +74,17 @@ NOTICE_SECONDS = 3.0
 """How long a notice (a contact not scored, an error, a refused command) stays on screen."""
 
 
-def can_set_up(state: State | None) -> bool:
+def can_set_up(state: StateView | None) -> bool:
     """Whether a new game may be set up on the display: the daemon's state
     shows no game (phase ``idle``) or a finished one."""
-    return bool(state) and (state or {}).get("phase") in ("idle", "finished")
+    return state is not None and state.phase in (Phase.IDLE, Phase.FINISHED)
+
+
+def as_view(state: StateView | Mapping[str, Any] | None) -> StateView | None:
+    """``state`` as a view: a state document (a test's, a file's) is parsed once here."""
+    if state is None or isinstance(state, StateView):
+        return state
+    return StateView.from_json(state) if state else None
 
 
 # ----------------------------------------------------------------- helpers
@@ -92,8 +102,13 @@ def format_value(value: Any) -> str:
 
 
 def game_title(state: State) -> str:
+    """The state's game's name (see :func:`game_name`)."""
+    return game_name(state.game)
+
+
+def game_name(game_id: str | None) -> str:
     """The game's name from the engine's registry, or its id."""
-    game_id = str(state.get("game") or "")
+    game_id = game_id or ""
     try:
         return game_class(game_id).name
     except EngineError:
@@ -103,11 +118,11 @@ def game_title(state: State) -> str:
 def game_option(state: State, name: str) -> Any:
     """Option ``name`` of the state's game: the state's value, else the
     engine's default for the game (``None`` for an option it does not have)."""
-    options = state.get("options")
-    if isinstance(options, Mapping) and options.get(name) is not None:
-        return options[name]
+    value = state.option(name)
+    if value is not None:
+        return value
     try:
-        spec = game_class(str(state.get("game") or "")).options_spec
+        spec = game_class(state.game or "").options_spec
     except EngineError:
         return None
     return next((option.default for option in spec if option.name == name), None)
@@ -121,83 +136,77 @@ def short_name(name: object) -> str:
     return text if len(text) <= MAX_NAME_LENGTH else text[: MAX_NAME_LENGTH - 1] + "…"
 
 
+def cpu_name(name: str, player: PlayerView) -> str:
+    """``name`` marked ``(CPU 6)`` for a computer player, as is for a person."""
+    level = player.cpu.level if player.cpu is not None else None
+    return name if level is None else f"{name} (CPU {level})"
+
+
 def player_label(state: State, index: int) -> str:
     """The player's name, marked ``(CPU 6)`` for a computer player, with the
     team's name in a team game."""
-    players = state.get("players") or []
-    if not 0 <= index < len(players):
+    player = state.player(index)
+    if player is None:
         return "?"
-    player = players[index]
-    name = cpu_label(short_name(player.get("name", f"Player {index + 1}")), player.get("cpu"))
-    teams = state.get("teams")
-    team = player.get("team")
-    if isinstance(teams, list) and isinstance(team, int) and 0 <= team < len(teams):
-        return f"{name} ({short_name(teams[team].get('name', ''))})"
+    name = cpu_name(short_name(player.name or f"Player {index + 1}"), player)
+    team = state.team(player.team)
+    if team is not None:
+        return f"{name} ({short_name(team.name)})"
     return name
 
 
 def shown_visit(state: State) -> tuple[list[str], int | None, bool]:
     """The darts to show in the visit box: ``(darts, player, is_last)``; the
     visit in progress, or, between visits, the last one."""
-    visit = [str(d) for d in state.get("visit") or []]
-    if visit:
-        return visit, int_or_none(state.get("current_player")), False
-    last = state.get("last_visit")
-    if isinstance(last, Mapping) and last.get("darts"):
-        return [str(d) for d in last["darts"]], int_or_none(last.get("player")), True
-    return [], int_or_none(state.get("current_player")), False
+    if state.visit:
+        return list(state.visit), state.current_player, False
+    last = state.last_visit
+    if last is not None and last.darts:
+        return list(last.darts), last.player, True
+    return [], state.current_player, False
 
 
 def lit_darts(state: State) -> list[str]:
     """The beds the dartboard lights: the visit in progress, or during the
     takeout the visit whose darts are being pulled out."""
-    visit = [str(d) for d in state.get("visit") or []]
-    if visit:
-        return visit
-    last = state.get("last_visit")
-    if state.get("phase") == "takeout" and isinstance(last, Mapping):
-        return [str(d) for d in last.get("darts") or []]
+    if state.visit:
+        return list(state.visit)
+    last = state.last_visit
+    if state.phase is Phase.TAKEOUT and last is not None:
+        return list(last.darts)
     return []
 
 
 def board_status(state: State | None) -> tuple[str, Color]:
     """The board's status line and its colour, from the state's ``board``."""
-    board = (state or {}).get("board")
-    if not isinstance(board, Mapping):
-        return "No board", COLORS["dim"]
-    name = str(board.get("name") or board.get("id") or "Board")
-    if not board.get("connected", False):
-        return f"{name}: disconnected", COLORS["bad"]
+    board = state.board if state is not None else BoardView()
+    if not board.present:
+        return "No board", COLORS.dim
+    name = board.name or board.id or "Board"
+    if not board.connected:
+        return f"{name}: disconnected", COLORS.bad
     if board_problem(state) is not None:
-        return f"{name}: set up wrongly", COLORS["bad"]
-    stuck = board.get("stuck_cells") or []
-    if board.get("status") == "stuck" or stuck:
+        return f"{name}: set up wrongly", COLORS.bad
+    stuck = board.stuck_cells
+    if board.status == "stuck" or stuck:
         cells = len(stuck)
-        return f"{name}: {cells} stuck cell{'s' if cells != 1 else ''} masked", COLORS["accent"]
-    return f"{name}: connected", COLORS["good"]
+        return f"{name}: {cells} stuck cell{'s' if cells != 1 else ''} masked", COLORS.accent
+    return f"{name}: connected", COLORS.good
 
 
 def board_problem(state: State | None) -> str | None:
     """What the state's ``board`` says is wrong with the board (its
     ``problem``: why it is disconnected, or a wrong protocol or speed), or
     ``None``."""
-    board = (state or {}).get("board")
-    problem = board.get("problem") if isinstance(board, Mapping) else None
-    return problem.strip() if isinstance(problem, str) and problem.strip() else None
-
-
-def stats_of(player: Any) -> Mapping[str, Any]:
-    """The player's ``stats``, or an empty mapping."""
-    stats = player.get("stats") if isinstance(player, Mapping) else None
-    return stats if isinstance(stats, Mapping) else {}
+    problem = state.board.problem if state is not None else None
+    return problem.strip() if problem is not None and problem.strip() else None
 
 
 def is_winner(state: State, index: int) -> bool:
     """Player ``index`` won: the winner, or a member of the winning team."""
-    players = state.get("players") or []
-    player = players[index] if 0 <= index < len(players) else None
-    team = player.get("team") if isinstance(player, Mapping) else None
-    return state.get("winner") == index or (team is not None and team == state.get("winner_team"))
+    player = state.player(index)
+    team = player.team if player is not None else None
+    return state.winner == index or (team is not None and team == state.winner_team)
 
 
 def int_or_none(value: Any) -> int | None:
@@ -252,7 +261,7 @@ class Scene:
         self.sprites = sprites if sprites is not None else SHARED_SPRITES
         """Where the scene keeps the pictures it draws once and blits after
         (display/sprites.py): the app's, or the shared one."""
-        self.state: State | None = None
+        self.state: StateView | None = None
         self.clock = 0.0
         self.notices: list[tuple[float, str]] = []
         self.outbox: list[dict[str, Any]] = []
@@ -266,9 +275,10 @@ class Scene:
 
     # ----------------------------------------------------------- the loop
 
-    def set_state(self, state: State | None) -> None:
-        """Show ``state`` from now on (the app calls this when a new state arrives)."""
-        self.state = state
+    def set_state(self, state: StateView | Mapping[str, Any] | None) -> None:
+        """Show ``state`` from now on (the app calls this when a new state
+        arrives; a state document is parsed into its view here)."""
+        self.state = as_view(state)
 
     def process_event(self, event: pygame.event.Event) -> pygame.event.Event | None:
         """Take a pygame event; return it to pass it on, ``None`` when used up."""
@@ -296,12 +306,12 @@ class Scene:
     def draw_static(self, surface: pygame.Surface, layout: Layout) -> None:
         """Everything that does not move: it depends on the state and the
         size only, so the app draws it once per state and blits it after."""
-        surface.fill(COLORS["background"])
-        state = self.state or {}
+        surface.fill(COLORS.background)
+        state = self.state or StateView()
         regions = self.regions(layout)
-        with layout.on(COLORS["panel"]):
+        with layout.on(COLORS.panel):
             self.draw_header(surface, layout, regions["header"], state)
-        with layout.on(COLORS["background"]):
+        with layout.on(COLORS.background):
             if self.show_board:
                 draw_board(surface, regions["board"], self.sprites)
                 self.draw_visit(surface, layout, regions["visit"], state)
@@ -316,11 +326,11 @@ class Scene:
     def draw_animated(self, surface: pygame.Surface, layout: Layout) -> None:
         """What moves with the clock, over :meth:`draw_static`'s picture: the
         lit beds (they pulse) and the notices (they expire)."""
-        state = self.state or {}
+        state = self.state or StateView()
         if self.show_board:
             board = self.regions(layout)["board"]
             draw_lit_beds(surface, board, lit_darts(state), self.clock, self.sprites)
-        with layout.on(COLORS["panel"]):
+        with layout.on(COLORS.panel):
             self.draw_notices(surface, layout)
 
     # ------------------------------------------------------------ drawing
@@ -344,10 +354,9 @@ class Scene:
 
     def subtitle(self, state: State) -> str:
         """The options, after the game's name in the header."""
-        options = state.get("options")
-        if not isinstance(options, Mapping):
+        if not state.has_options:
             return ""
-        return "  ·  ".join(f"{key} {format_value(value)}" for key, value in options.items())
+        return "  ·  ".join(f"{key} {format_value(value)}" for key, value in state.options)
 
     def round_label(self, state: State, round_number: int) -> str:
         """What the header says about the round (a game may call it otherwise)."""
@@ -356,24 +365,24 @@ class Scene:
     def draw_header(
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
     ) -> None:
-        pygame.draw.rect(surface, COLORS["panel"], rect)
+        pygame.draw.rect(surface, COLORS.panel, rect)
         pad = layout.px(24)
         inner = rect.inflate(-2 * pad, 0)
         left, middle, right = split(inner, 3, pad)
         title = self.title or game_title(state)
         subtitle = self.subtitle(state)
         line = left.inflate(0, -rect.height // 5)
-        placed = layout.text(surface, title, line, layout.font_size(44), COLORS["text"], "left")
+        placed = layout.text(surface, title, line, layout.font_size(44), COLORS.text, "left")
         if subtitle:
             sub_rect = pygame.Rect(placed.right + pad, line.y, 0, line.height)
             sub_rect.width = max(0, middle.x + middle.width // 4 - sub_rect.x)
-            layout.text(surface, subtitle, sub_rect, layout.font_size(26), COLORS["dim"], "left")
-        round_number = state.get("round")
-        if isinstance(round_number, int) and state.get("game"):
+            layout.text(surface, subtitle, sub_rect, layout.font_size(26), COLORS.dim, "left")
+        round_number = state.round
+        if round_number is not None and state.game:
             label = self.round_label(state, round_number)
-            if state.get("finished"):
+            if state.finished:
                 label = f"Finished  ·  {SETUP_HINT}"
-            layout.text(surface, label, middle, layout.font_size(40), COLORS["text"])
+            layout.text(surface, label, middle, layout.font_size(40), COLORS.text)
         status, colour = board_status(self.state)
         dot = layout.px(9)
         text_rect = layout.text(
@@ -381,7 +390,7 @@ class Scene:
             status,
             right.inflate(-3 * dot, 0).move(dot, 0),
             layout.font_size(26),
-            COLORS["dim"],
+            COLORS.dim,
             "right",
         )
         if text_rect.width:
@@ -399,26 +408,26 @@ class Scene:
         darts, player, is_last = shown_visit(state)
         rows = split(rect, 4, 0, vertical=True)
         caption = ""
-        if player is not None and state.get("players"):
+        if player is not None and state.players:
             name = player_label(state, player)
             if is_last:
                 caption = f"Last visit: {name}"
-            elif state.get("visit_over") is not None:
+            elif state.visit_over is not None:
                 caption = f"{name}'s visit"
             else:
                 caption = f"{name} to throw"
-        layout.text(surface, caption, rows[0], layout.font_size(26), COLORS["dim"])
+        layout.text(surface, caption, rows[0], layout.font_size(26), COLORS.dim)
         boxes_rect = pygame.Rect(rows[1].x, rows[1].y, rect.width, rows[1].height + rows[2].height)
         boxes = split(boxes_rect.inflate(0, -layout.px(8)), 3, layout.px(10))
         for index, box in enumerate(boxes):
             dart = darts[index] if index < len(darts) else ""
-            colour = COLORS["panel"] if dart else COLORS["panel_out"]
-            layout.panel(surface, box, colour, COLORS["line"], 1.5)
+            colour = COLORS.panel if dart else COLORS.panel_out
+            layout.panel(surface, box, colour, COLORS.line, 1.5)
             if not dart:
                 continue
             top, bottom = split(box.inflate(-layout.px(8), -layout.px(6)), 2, 0, vertical=True)
             top = top.inflate(0, top.height // 2).move(0, top.height // 4)
-            tone = COLORS["dim"] if is_last else COLORS["text"]
+            tone = COLORS.dim if is_last else COLORS.text
             with layout.on(colour):
                 layout.text(surface, dart, top, layout.font_size(44), tone)
                 layout.text(
@@ -426,12 +435,12 @@ class Scene:
                     str(total_points([dart])),
                     bottom.move(0, bottom.height // 4),
                     layout.font_size(24),
-                    COLORS["dim"],
+                    COLORS.dim,
                 )
         if self.show_visit_total and darts:
-            over = state.get("visit_over") if not is_last else _last_over(state)
+            over = state.visit_over if not is_last else _last_over(state)
             total = "Bust" if over == "bust" else f"Total {total_points(darts)}"
-            colour = COLORS["bad"] if over == "bust" else COLORS["text"]
+            colour = COLORS.bad if over == "bust" else COLORS.text
             layout.text(surface, total, rows[3], layout.font_size(34), colour)
 
     def draw_notices(self, surface: pygame.Surface, layout: Layout) -> None:
@@ -443,13 +452,13 @@ class Scene:
             rect = layout.rect(0.2, 0, 0.6, 0)
             rect.height = height
             rect.bottom = bottom - offset * (height + layout.px(6))
-            layout.panel(surface, rect, COLORS["panel"], COLORS["line"], 1.5)
+            layout.panel(surface, rect, COLORS.panel, COLORS.line, 1.5)
             layout.text(
                 surface,
                 text,
                 rect.inflate(-layout.px(24), 0),
                 layout.font_size(26),
-                COLORS["text"],
+                COLORS.text,
             )
 
     # ------------------------------------------------------ player cards
@@ -471,16 +480,15 @@ class Scene:
     ) -> list[pygame.Rect]:
         """One card per player in a grid (one row up to four players, two rows
         above); ``draw_card`` fills each. Returns the cards' rects."""
-        players = state.get("players") or []
+        players = state.players
         cards = self.card_rects(layout, rect, len(players))
-        current = int_or_none(state.get("current_player"))
+        current = state.current_player
         for index, card in enumerate(cards):
-            player = players[index] if isinstance(players[index], Mapping) else {}
-            is_current = index == current and not state.get("finished")
-            colour = COLORS["panel_current"] if is_current else COLORS["panel"]
-            if player.get("out"):
-                colour = COLORS["panel_out"]
-            border = COLORS["accent"] if is_current else COLORS["line"]
+            is_current = index == current and not state.finished
+            colour = COLORS.panel_current if is_current else COLORS.panel
+            if players[index].out:
+                colour = COLORS.panel_out
+            border = COLORS.accent if is_current else COLORS.line
             layout.panel(surface, card, colour, border, 4 if is_current else 1.5)
             with layout.on(colour):
                 draw_card(surface, layout, card, state, index)
@@ -496,10 +504,10 @@ class Scene:
         size: float = 40,
     ) -> None:
         """The player's name in ``rect``, with a marker before it for the player to throw."""
-        is_current = index == int_or_none(state.get("current_player")) and not state.get("finished")
+        is_current = index == state.current_player and not state.finished
         marker = rect.height // 2
         text_rect = rect.inflate(-2 * (marker + layout.px(8)), 0)
-        colour = COLORS["accent"] if is_current else COLORS["text"]
+        colour = COLORS.accent if is_current else COLORS.text
         placed = layout.text(
             surface, player_label(state, index), text_rect, layout.font_size(size), colour
         )
@@ -526,13 +534,12 @@ class Scene:
             label_rect = pygame.Rect(
                 cell.x, value_rect.bottom, cell.width, round(cell.height * 0.32)
             )
-            layout.text(surface, value, value_rect, layout.font_size(size * 1.6), COLORS["text"])
-            layout.text(surface, label, label_rect, layout.font_size(size), COLORS["dim"])
+            layout.text(surface, value, value_rect, layout.font_size(size * 1.6), COLORS.text)
+            layout.text(surface, label, label_rect, layout.font_size(size), COLORS.dim)
 
 
-def _last_over(state: State) -> Any:
-    last = state.get("last_visit")
-    return last.get("visit_over") if isinstance(last, Mapping) else None
+def _last_over(state: State) -> str | None:
+    return state.last_visit.visit_over if state.last_visit is not None else None
 
 
 def _marker(surface: pygame.Surface, right: int, centre_y: int, height: int) -> None:
@@ -543,4 +550,4 @@ def _marker(surface: pygame.Surface, right: int, centre_y: int, height: int) -> 
         (right, centre_y),
         (right - 2 * half, centre_y + half),
     ]
-    pygame.draw.polygon(surface, COLORS["accent"], points)
+    pygame.draw.polygon(surface, COLORS.accent, points)

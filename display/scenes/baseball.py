@@ -10,8 +10,7 @@ player on their own), is shared with
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Sequence
 
 import pygame
 
@@ -19,6 +18,7 @@ from display.layout import COLORS, Color, HAlign, Layout, grid, split
 from display.scenes.base import Scene, State, format_value, int_or_none, short_name
 from display.scenes.registry import register_scene
 from engine.beds import NUMBERS
+from mqtt_contract import PlayerView
 
 __all__ = [
     "MAX_INNING_COLUMNS",
@@ -43,24 +43,18 @@ LAST_NUMBER = NUMBERS[-1]
 def sides_of(state: State) -> list[list[int]]:
     """The player indices of each side, in throwing order: the teams' members,
     or one side per player."""
-    players = state.get("players") or []
-    teams = state.get("teams")
-    if isinstance(teams, list) and teams:
+    players = state.players
+    if state.teams:
         sides = []
-        for team in teams:
-            members = team.get("players") if isinstance(team, Mapping) else None
-            sides.append(
-                [i for i in members or [] if int_or_none(i) is not None and 0 <= i < len(players)]
-            )
+        for team in state.teams:
+            sides.append([i for i in team.players if 0 <= i < len(players)])
         if all(sides):
             return sides
     return [[index] for index in range(len(players))]
 
 
-def _player(state: State, index: int) -> Mapping[str, Any]:
-    players = state.get("players") or []
-    player = players[index] if 0 <= index < len(players) else None
-    return player if isinstance(player, Mapping) else {}
+def _player(state: State, index: int) -> PlayerView:
+    return state.player(index) or PlayerView(index)
 
 
 class SideRowsScene(Scene):
@@ -73,8 +67,8 @@ class SideRowsScene(Scene):
 
     def current_side(self, state: State) -> int | None:
         """The side whose member throws next, ``None`` once the game is over."""
-        current = int_or_none(state.get("current_player"))
-        if current is None or state.get("finished"):
+        current = state.current_player
+        if current is None or state.finished:
             return None
         for side, members in enumerate(sides_of(state)):
             if current in members:
@@ -82,7 +76,7 @@ class SideRowsScene(Scene):
         return None
 
     def side_won(self, state: State, members: Sequence[int]) -> bool:
-        winner = int_or_none(state.get("winner"))
+        winner = state.winner
         return winner is not None and winner in members
 
     def row_rects(self, layout: Layout, rect: pygame.Rect, count: int) -> list[pygame.Rect]:
@@ -104,11 +98,11 @@ class SideRowsScene(Scene):
         current = self.current_side(state)
         for side, row in enumerate(self.row_rects(layout, rect, len(sides))):
             is_current = side == current
-            out = all(_player(state, i).get("out") for i in sides[side])
-            colour = COLORS["panel_current"] if is_current else COLORS["panel"]
+            out = all(_player(state, i).out for i in sides[side])
+            colour = COLORS.panel_current if is_current else COLORS.panel
             if out:
-                colour = COLORS["panel_out"]
-            border = COLORS["accent"] if is_current else COLORS["line"]
+                colour = COLORS.panel_out
+            border = COLORS.accent if is_current else COLORS.line
             layout.panel(surface, row, colour, border, 4 if is_current else 1.5)
             with layout.on(colour):
                 self.draw_row(surface, layout, row, state, side, sides[side])
@@ -139,9 +133,8 @@ class SideRowsScene(Scene):
         throw next), or the team's name with its members' names beside
         (``stacked`` False) or below it, the next thrower's in the accent
         colour."""
-        teams = state.get("teams")
-        team = teams[side] if isinstance(teams, list) and 0 <= side < len(teams) else None
-        if not isinstance(team, Mapping) or not members:
+        team = state.team(side)
+        if team is None or not members:
             if members:
                 self.draw_name(surface, layout, rect, state, members[0], size)
             return
@@ -159,23 +152,23 @@ class SideRowsScene(Scene):
             columns = len(members)
         layout.text(
             surface,
-            short_name(team.get("name", "")),
+            short_name(team.name),
             name_rect,
             layout.font_size(size),
-            COLORS["text"],
+            COLORS.text,
             align,
         )
-        current = int_or_none(state.get("current_player"))
-        finished = bool(state.get("finished"))
+        current = state.current_player
+        finished = state.finished
         cells = grid(members_rect, len(members), columns, layout.px(4))
         for member, cell in zip(members, cells, strict=True):
             is_current = member == current and not finished
             layout.text(
                 surface,
-                short_name(_player(state, member).get("name", f"Player {member + 1}")),
+                short_name(_player(state, member).name or f"Player {member + 1}"),
                 cell,
                 layout.font_size(size * (0.7 if stacked else 0.8)),
-                COLORS["accent"] if is_current else COLORS["dim"],
+                COLORS.accent if is_current else COLORS.dim,
                 align,
             )
 
@@ -190,27 +183,22 @@ def inning_columns(state: State) -> list[int]:
     extra inning begun, at most :data:`MAX_INNING_COLUMNS` of them around the
     inning being played."""
     innings = _innings(state)
-    played = max(
-        [int_or_none(state.get("round")) or 1]
-        + [len(_runs_of(p)) for p in state.get("players") or [] if isinstance(p, Mapping)]
-    )
+    played = max([state.round or 1] + [len(_runs_of(p)) for p in state.players])
     total = max(innings, played)
     if total <= MAX_INNING_COLUMNS:
         return list(range(1, total + 1))
-    current = int_or_none(state.get("round")) or 1
+    current = state.round or 1
     last = max(MAX_INNING_COLUMNS, min(total, current + 1))
     return list(range(last - MAX_INNING_COLUMNS + 1, last + 1))
 
 
 def _innings(state: State) -> int:
-    options = state.get("options")
-    value = int_or_none(options.get("innings")) if isinstance(options, Mapping) else None
+    value = int_or_none(state.option("innings"))
     return value if value is not None and value > 0 else 9
 
 
-def _runs_of(player: Mapping[str, Any]) -> list[int]:
-    runs = player.get("innings_runs")
-    return [r if int_or_none(r) is not None else 0 for r in runs] if isinstance(runs, list) else []
+def _runs_of(player: PlayerView) -> list[int]:
+    return list(player.innings_runs)
 
 
 @register_scene("baseball")
@@ -274,7 +262,7 @@ class BaseballScene(SideRowsScene):
     ) -> None:
         columns = inning_columns(state)
         innings = _innings(state)
-        current = int_or_none(state.get("round")) if not state.get("finished") else None
+        current = state.round if not state.finished else None
         heading, body, rows, footer = self.grid_rects(layout, rect, state)
         label, cells, total = self.column_rects(layout, heading, len(columns))
         if columns[0] > 1:
@@ -283,28 +271,28 @@ class BaseballScene(SideRowsScene):
                 f"innings 1-{columns[0] - 1} in R",
                 label,
                 layout.font_size(24),
-                COLORS["faint"],
+                COLORS.faint,
                 "left",
             )
         for inning, cell in zip(columns, cells, strict=True):
-            colour = COLORS["accent"] if inning == current else COLORS["dim"]
+            colour = COLORS.accent if inning == current else COLORS.dim
             if inning > innings and inning != current:
-                colour = COLORS["faint"] if inning > (current or 0) else COLORS["dim"]
+                colour = COLORS.faint if inning > (current or 0) else COLORS.dim
             layout.text(surface, inning_label(inning, innings), cell, layout.font_size(34), colour)
-        layout.text(surface, "R", total, layout.font_size(34), COLORS["text"])
+        layout.text(surface, "R", total, layout.font_size(34), COLORS.text)
         self.draw_rows(surface, layout, body, state)
         if current in columns and rows:
             cell = cells[columns.index(current)]
             band = pygame.Rect(cell.x, heading.y, cell.width, rows[-1].bottom - heading.y)
             pygame.draw.rect(
-                surface, COLORS["accent"], band.inflate(layout.px(4), 0), layout.px(2), layout.px(6)
+                surface, COLORS.accent, band.inflate(layout.px(4), 0), layout.px(2), layout.px(6)
             )
         layout.text(
             surface,
             self.inning_rule(state),
             footer.inflate(-layout.px(12), 0),
             layout.font_size(28),
-            COLORS["dim"],
+            COLORS.dim,
             "left",
         )
 
@@ -324,15 +312,15 @@ class BaseballScene(SideRowsScene):
         self.draw_side_label(
             surface, layout, label.inflate(0, -layout.px(8)), state, side, members, 34
         )
-        current_inning = int_or_none(state.get("round"))
+        current_inning = state.round
         is_current = side == self.current_side(state)
         for inning, cell in zip(columns, cells, strict=True):
             if inning > len(runs):
                 continue
             value = runs[inning - 1]
-            colour: Color = COLORS["text"] if value else COLORS["faint"]
+            colour: Color = COLORS.text if value else COLORS.faint
             if is_current and inning == current_inning:
-                colour = COLORS["accent"]
+                colour = COLORS.accent
             layout.text(
                 surface,
                 str(value),
@@ -343,17 +331,17 @@ class BaseballScene(SideRowsScene):
         won = self.side_won(state, members)
         layout.text(
             surface,
-            format_value(player.get("score")),
+            format_value(player.score),
             total.inflate(0, -layout.px(8)),
             layout.font_size(52),
-            COLORS["good"] if won else COLORS["text"],
+            COLORS.good if won else COLORS.text,
         )
 
     def inning_rule(self, state: State) -> str:
         """What scores in the inning being played."""
-        inning = int_or_none(state.get("round")) or 1
+        inning = state.round or 1
         innings = _innings(state)
-        if state.get("finished"):
+        if state.finished:
             extras = inning - innings
             if extras > 0:
                 return f"Final after {extras} extra inning{'s' if extras != 1 else ''}"

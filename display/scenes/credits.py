@@ -9,38 +9,33 @@ before credits existed.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from mqtt_contract import CreditsView, StateView
 
 __all__ = ["credits_line", "price_per_player"]
 
 
-def _block(state: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
-    block = (state or {}).get("credits")
-    if not isinstance(block, Mapping) or block.get("mode") != "coin":
+def _block(state: StateView | None) -> CreditsView | None:
+    block = state.credits if state is not None else None
+    if block is None or block.mode != "coin":
         return None
     return block
 
 
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else 0
-
-
-def price_per_player(block: Mapping[str, Any], game: str | None, players: int) -> int:
+def price_per_player(block: CreditsView, game: str | None, players: int) -> int:
     """Credits per player for ``game`` with ``players`` paying players, as the
     daemon charges them now: the game's own price, else the price for that
     many players, else the board's price (happy hour already applied)."""
-    games = block.get("game_prices")
-    if game is not None and isinstance(games, Mapping) and game in games:
-        return _count(games[game])
-    by_count = block.get("player_prices")
-    if isinstance(by_count, Mapping) and str(players) in by_count:
-        return _count(by_count[str(players)])
-    return _count(block.get("price"))
+    games = dict(block.game_prices)
+    if game is not None and game in games:
+        return games[game]
+    by_count = dict(block.player_prices)
+    if str(players) in by_count:
+        return by_count[str(players)]
+    return block.price
 
 
 def credits_line(
-    state: Mapping[str, Any] | None, game: str | None = None, players: int | None = None
+    state: StateView | None, game: str | None = None, players: int | None = None
 ) -> str | None:
     """``Credits: 3  ·  1 per player`` (with a game and its paying players:
     what it costs and what is missing), ``Free play`` when the operator set
@@ -48,12 +43,12 @@ def credits_line(
     block = _block(state)
     if block is None:
         return None
-    happy = "  ·  Happy hour" if block.get("happy_hour") else ""
-    if block.get("free_play"):
+    happy = "  ·  Happy hour" if block.happy_hour else ""
+    if block.free_play:
         return f"Free play{happy}"
-    held = _count(block.get("credits"))
+    held = block.credits
     if game is None or not players:
-        each = _count(block.get("price"))
+        each = block.price
         return f"Credits: {held}  ·  {each} per player{happy}"
     each = price_per_player(block, game, players)
     total = each * players

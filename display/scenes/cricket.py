@@ -11,7 +11,6 @@ cells differently.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 import pygame
 
@@ -20,6 +19,7 @@ from display.scenes.base import Scene, State, format_value, is_winner
 from display.scenes.registry import register_scene
 from engine.beds import BULL
 from engine.games.cricket import CRICKET_TARGETS, MARKS_KEYS, MARKS_TO_CLOSE
+from mqtt_contract import PlayerView
 
 __all__ = ["BULL_KEY", "ROWS", "CricketScene", "draw_mark", "mark_count", "marks_of"]
 
@@ -34,16 +34,14 @@ ROWS: tuple[tuple[str, str], ...] = (
 bull last: ``(marks key, label)``."""
 
 
-def marks_of(player: Any, key: str = "marks") -> Mapping[str, Any]:
-    """A player's ``marks`` (or ``marks_after_visit``), or an empty mapping."""
-    marks = player.get(key) if isinstance(player, Mapping) else None
-    return marks if isinstance(marks, Mapping) else {}
+def marks_of(player: PlayerView, after_visit: bool = False) -> Mapping[str, int]:
+    """A player's ``marks`` (or, ``after_visit``, ``marks_after_visit``), by target."""
+    return dict(player.marks_after_visit if after_visit else player.marks)
 
 
-def mark_count(marks: Mapping[str, Any], target: str) -> int:
+def mark_count(marks: Mapping[str, int], target: str) -> int:
     """The marks on ``target`` (a ``marks`` key), 0 to :data:`MARKS_TO_CLOSE`."""
-    value = marks.get(target, 0)
-    return max(0, min(MARKS_TO_CLOSE, value)) if isinstance(value, int) else 0
+    return max(0, min(MARKS_TO_CLOSE, marks.get(target, 0)))
 
 
 def draw_mark(surface: pygame.Surface, rect: pygame.Rect, count: int, colour: Color) -> None:
@@ -92,29 +90,28 @@ class CricketScene(Scene):
     footer_share = 0.08
 
     def subtitle(self, state: State) -> str:
-        options = state.get("options")
-        if not isinstance(options, Mapping):
+        if not state.has_options:
             return ""
-        parts = [str(options.get("mode", "standard")).replace("-", " ")]
-        rounds = options.get("rounds")
+        mode = state.option("mode")
+        parts = [str("standard" if mode is None else mode).replace("-", " ")]
+        rounds = state.option("rounds")
         if isinstance(rounds, int) and rounds > 0:
             parts.append(f"{rounds} rounds")
         return "  ·  ".join(parts)
 
     # ------------------------------------------------------------ hooks
 
-    def score_text(self, player: Mapping[str, Any]) -> str:
-        return format_value(player.get("score"))
+    def score_text(self, player: PlayerView) -> str:
+        return format_value(player.score)
 
-    def footer_text(self, player: Mapping[str, Any]) -> str:
-        stats = player.get("stats")
-        if not isinstance(stats, Mapping):
+    def footer_text(self, player: PlayerView) -> str:
+        if not player.stats.present:
             return ""
-        return f"MPR {format_value(float(stats.get('mpr', 0.0)))}"
+        return f"MPR {format_value(player.stats.mpr or 0.0)}"
 
     def row_closed(self, state: State, target: str) -> bool:
         """Every side has closed ``target``: the row is greyed."""
-        players = state.get("players") or []
+        players = state.players
         return bool(players) and all(
             mark_count(marks_of(p), target) >= MARKS_TO_CLOSE for p in players
         )
@@ -129,9 +126,9 @@ class CricketScene(Scene):
         target: str,
     ) -> None:
         """Player ``index``'s marks on ``target``."""
-        player = state["players"][index]
+        player = state.players[index]
         count = mark_count(marks_of(player), target)
-        colour = COLORS["faint"] if self.row_closed(state, target) else COLORS["mark"]
+        colour = COLORS.faint if self.row_closed(state, target) else COLORS.mark
         draw_mark(surface, rect, count, colour)
 
     # ----------------------------------------------------------- geometry
@@ -152,7 +149,7 @@ class CricketScene(Scene):
 
     def cell_rect(self, layout: Layout, state: State, index: int, target: str) -> pygame.Rect:
         """Where player ``index``'s marks on ``target`` are drawn in a window of ``layout``."""
-        players = len(state.get("players") or [])
+        players = len(state.players)
         columns, _, _, rows = self.grid_rects(layout, self.regions(layout)["main"], players)
         row = rows[[key for key, _ in ROWS].index(target)]
         column = columns.players[index]
@@ -165,23 +162,23 @@ class CricketScene(Scene):
     def draw_body(
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
     ) -> None:
-        players = state.get("players") or []
+        players = state.players
         count = len(players)
         columns, header_h, footer_h, row_rects = self.grid_rects(layout, rect, count)
-        current = state.get("current_player")
-        finished = bool(state.get("finished"))
+        current = state.current_player
+        finished = state.finished
         colours: list[Color] = []
         for index, column in enumerate(columns.players[:count]):
-            player = players[index] if isinstance(players[index], Mapping) else {}
+            player = players[index]
             is_current = index == current and not finished
             body = pygame.Rect(column.x, column.y, column.width, column.height)
-            colour = COLORS["panel_current"] if is_current else COLORS["panel"]
+            colour = COLORS.panel_current if is_current else COLORS.panel
             colours.append(colour)
             layout.panel(
                 surface,
                 body,
                 colour,
-                COLORS["accent"] if is_current else COLORS["line"],
+                COLORS.accent if is_current else COLORS.line,
                 4 if is_current else 1.5,
             )
             with layout.on(colour):
@@ -199,7 +196,7 @@ class CricketScene(Scene):
                     self.score_text(player),
                     score_rect,
                     layout.font_size(84),
-                    COLORS["good"] if won else COLORS["text"],
+                    COLORS.good if won else COLORS.text,
                 )
                 footer = pygame.Rect(column.x, rect.bottom - footer_h, column.width, footer_h)
                 layout.text(
@@ -207,7 +204,7 @@ class CricketScene(Scene):
                     self.footer_text(player),
                     footer.inflate(-layout.px(12), 0),
                     layout.font_size(26),
-                    COLORS["dim"],
+                    COLORS.dim,
                 )
         labels = columns.labels
         for (target, label), row in zip(ROWS, row_rects, strict=True):
@@ -217,7 +214,7 @@ class CricketScene(Scene):
             if row is not row_rects[-1]:
                 pygame.draw.line(
                     surface,
-                    COLORS["line"],
+                    COLORS.line,
                     (rect.x + layout.px(8), line_y),
                     (rect.right - layout.px(8), line_y),
                     1,
@@ -228,7 +225,7 @@ class CricketScene(Scene):
                 label,
                 label_rect.inflate(-layout.px(6), -layout.px(6)),
                 layout.font_size(60),
-                COLORS["faint"] if closed else COLORS["text"],
+                COLORS.faint if closed else COLORS.text,
             )
             for index, column in enumerate(columns.players[:count]):
                 cell = pygame.Rect(column.x, row.y, column.width, row.height).inflate(

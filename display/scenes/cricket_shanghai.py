@@ -10,9 +10,7 @@ and filled only once the visit ends.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from functools import partial
-from typing import Any
 
 import pygame
 
@@ -23,6 +21,7 @@ from display.scenes.registry import register_scene
 from engine.beds import BULL, RING_PREFIX, Bed
 from engine.games.cricket import CRICKET_TARGETS, MARKS_TO_CLOSE
 from engine.games.cricket_shanghai import BULL_CHAIN, NUMBER_CHAIN
+from mqtt_contract import PlayerView, StateView
 
 __all__ = ["BULL_STAGES", "STAGES", "CricketShanghaiScene", "box_states"]
 
@@ -34,11 +33,11 @@ ELEMENTS = len(CRICKET_TARGETS) * MARKS_TO_CLOSE
 """Stage boxes per side: the score to complete (21)."""
 
 
-def box_states(player: Mapping[str, Any], target: str) -> list[str]:
+def box_states(player: PlayerView, target: str) -> list[str]:
     """For each stage box of ``target``: ``"done"``, ``"pending"`` (the visit
     in progress will fill it) or ``"open"``."""
     done = mark_count(marks_of(player), target)
-    after = marks_of(player, "marks_after_visit")
+    after = marks_of(player, after_visit=True)
     pending = mark_count(after, target) if after else done
     return [
         "done" if stage < done else "pending" if stage < pending else "open"
@@ -52,12 +51,12 @@ class CricketShanghaiScene(CricketScene):
         order = game_option(state, "bull_order")
         return "S-D-T, bull 25-25-50" + ("  ·  bull in throw order" if order == "strict" else "")
 
-    def score_text(self, player: Mapping[str, Any]) -> str:
-        score = player.get("score")
-        return f"{score}/{ELEMENTS}" if isinstance(score, int) else "-"
+    def score_text(self, player: PlayerView) -> str:
+        score = player.score
+        return f"{score}/{ELEMENTS}" if score is not None else "-"
 
-    def footer_text(self, player: Mapping[str, Any]) -> str:
-        after = marks_of(player, "marks_after_visit")
+    def footer_text(self, player: PlayerView) -> str:
+        after = marks_of(player, after_visit=True)
         gained = sum(mark_count(after, k) for k in after) - sum(
             mark_count(marks_of(player), k) for k in after
         )
@@ -73,9 +72,7 @@ class CricketShanghaiScene(CricketScene):
         index: int,
         target: str,
     ) -> None:
-        player = state["players"][index]
-        if not isinstance(player, Mapping):
-            return
+        player = state.players[index]
         labels = BULL_STAGES if target == BULL_KEY else STAGES
         closed_row = self.row_closed(state, target)
         radius = layout.px(6)
@@ -114,28 +111,26 @@ class CricketShanghaiScene(CricketScene):
         radius = layout.px(6)
         glow = tuple(
             round(a + (b - a) * (0.35 + 0.3 * pulse))
-            for a, b in zip(COLORS["panel"], COLORS["pending"], strict=True)
+            for a, b in zip(COLORS.panel, COLORS.pending, strict=True)
         )
         pygame.draw.rect(surface, glow, box, border_radius=radius)
-        pygame.draw.rect(surface, COLORS["pending"], box, layout.px(3), radius)
+        pygame.draw.rect(surface, COLORS.pending, box, layout.px(3), radius)
         with layout.on(None):
             layout.text(
                 surface,
                 label,
                 box.inflate(-layout.px(6), -layout.px(6)),
                 layout.font_size(30),
-                COLORS["text"],
+                COLORS.text,
             )
 
     def draw_animated(self, surface: pygame.Surface, layout: Layout) -> None:
         """The pending boxes pulse: they are drawn again over the static picture."""
         super().draw_animated(surface, layout)
-        state = self.state or {}
+        state = self.state or StateView()
         pulse = 0.5 + 0.5 * math.sin(self.clock * 2 * math.pi * 1.2)
-        for index, player in enumerate(state.get("players") or []):
-            if not isinstance(player, Mapping) or player.get("marks") == player.get(
-                "marks_after_visit"
-            ):
+        for index, player in enumerate(state.players):
+            if player.marks == player.marks_after_visit:
                 continue
             for target, _ in ROWS:
                 kinds = box_states(player, target)
@@ -160,12 +155,12 @@ def _box_sprite(
     scratch = Layout(layout.width, layout.height)
     inner = box.inflate(-layout.px(6), -layout.px(6))
     if kind == "done":
-        fill = COLORS["faint"] if closed_row else COLORS["good"]
+        fill = COLORS.faint if closed_row else COLORS.good
         pygame.draw.rect(sprite, fill, box, border_radius=radius)
         with scratch.on(fill):
-            scratch.text(sprite, label, inner, layout.font_size(30), COLORS["background"])
+            scratch.text(sprite, label, inner, layout.font_size(30), COLORS.background)
     else:
-        pygame.draw.rect(sprite, COLORS["line"], box, layout.px(2), radius)
+        pygame.draw.rect(sprite, COLORS.line, box, layout.px(2), radius)
         with scratch.on(background):
-            scratch.text(sprite, label, inner, layout.font_size(30), COLORS["faint"])
+            scratch.text(sprite, label, inner, layout.font_size(30), COLORS.faint)
     return sprite

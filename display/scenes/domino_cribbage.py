@@ -28,15 +28,15 @@ app's NEXT key already): the scene queues the daemon's ``dart`` and
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 import pygame
 
 from display.layout import COLORS, Color, Layout, split
-from display.scenes.base import Scene, State, int_or_none, player_label
+from display.scenes.base import Scene, State, player_label
 from display.scenes.registry import register_scene
 from engine.cribbage_scoring import THIRTY_ONE
 from engine.games.domino_cribbage import DEALT
+from mqtt_contract import CountedTiles, CribbagePlayer, StateView
 
 __all__ = [
     "HAND_SLOTS",
@@ -151,7 +151,7 @@ def draw_tile(
         return box
     face, pip, edge = TILE_FACE, TILE_PIP, TILE_EDGE
     if dim:
-        face, pip, edge = (_mix(c, COLORS["background"], 0.55) for c in (face, pip, edge))
+        face, pip, edge = (_mix(c, COLORS.background, 0.55) for c in (face, pip, edge))
     pygame.draw.rect(surface, face, box, border_radius=radius)
     pygame.draw.rect(surface, edge, box, max(1, short // 20), border_radius=radius)
     margin = round(short * 0.14)
@@ -186,7 +186,7 @@ def _draw_slot(surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> No
     box = fit_tile(rect)
     if min(box.size) >= 3:
         pygame.draw.rect(
-            surface, COLORS["line"], box, layout.px(2), border_radius=max(1, box.width // 7)
+            surface, COLORS.line, box, layout.px(2), border_radius=max(1, box.width // 7)
         )
 
 
@@ -204,20 +204,14 @@ def _slots(rect: pygame.Rect, count: int, gap: int) -> list[pygame.Rect]:
 # ------------------------------------------------------------------ state
 
 
-def _player(state: State, index: int | None) -> Mapping[str, Any]:
-    players = state.get("players") or []
-    if index is None or not 0 <= index < len(players) or not isinstance(players[index], Mapping):
-        return {}
-    player: Mapping[str, Any] = players[index]
-    return player
-
-
-def _tiles(value: Any) -> list[str]:
-    return [str(tile) for tile in value] if isinstance(value, list) else []
+def _player(state: State, index: int | None) -> CribbagePlayer:
+    """Player ``index``'s hand and pegging (empty for no such player)."""
+    player = state.player(index)
+    return player.cribbage if player is not None else CribbagePlayer()
 
 
 def _other(state: State, index: int | None) -> int | None:
-    if index is None or len(state.get("players") or []) != 2:
+    if index is None or len(state.players) != 2:
         return None
     return 1 - index
 
@@ -231,11 +225,10 @@ def scoring_caption(state: State) -> str:
     """The points the last move scored, by player: ``"Bob: fifteen 2, pair 2"``
     (several players' in turn, ``·`` between them); empty when it scored none."""
     groups: list[tuple[int | None, list[str]]] = []
-    for line in state.get("scoring") or []:
-        if not isinstance(line, Mapping):
-            continue
-        player = int_or_none(line.get("player"))
-        item = f"{line.get('reason', '?')} {line.get('points', '?')}"
+    for line in state.cribbage.scoring:
+        player = line.player
+        reason = "?" if line.reason is None else line.reason
+        item = f"{reason} {'?' if line.points is None else line.points}"
         if groups and groups[-1][0] == player:
             groups[-1][1].append(item)
         else:
@@ -246,27 +239,25 @@ def scoring_caption(state: State) -> str:
     )
 
 
-def _shows(state: State) -> list[tuple[int, str, list[str], Mapping[str, Any] | None]]:
+def _shows(state: State) -> list[tuple[int, str, list[str], CountedTiles | None]]:
     """What the show lays open, in counting order: the dealer's opponent's
     hand, the dealer's hand, the crib; each ``(player, what, tiles, count)``,
     ``count`` ``None`` while (or when, the game won first) it is not counted."""
-    dealer = int_or_none(state.get("dealer")) or 0
-    counts = [c for c in state.get("counts") or [] if isinstance(c, Mapping)]
-    shows: list[tuple[int, str, list[str], Mapping[str, Any] | None]] = []
+    dealer = state.cribbage.dealer or 0
+    counts = state.cribbage.counts
+    shows: list[tuple[int, str, list[str], CountedTiles | None]] = []
     order = [(1 - dealer, "hand"), (dealer, "hand"), (dealer, "crib")]
-    if len(state.get("players") or []) != 2:
+    if len(state.players) != 2:
         order = [(dealer, "crib")]
     for player, what in order:
-        counted = next(
-            (c for c in counts if c.get("player") == player and c.get("what") == what), None
-        )
+        counted = next((c for c in counts if c.player == player and c.what == what), None)
         if counted is not None:
-            tiles = _tiles(counted.get("tiles"))
+            tiles = list(counted.tiles)
         elif what == "crib":
-            tiles = _tiles(state.get("crib"))
+            tiles = list(state.cribbage.crib)
         else:
             held = _player(state, player)
-            tiles = _tiles(held.get("kept")) or _tiles(held.get("hand"))
+            tiles = list(held.kept or held.hand)
         shows.append((player, what, tiles, counted))
     return shows
 
@@ -280,7 +271,7 @@ class DominoCribbageScene(Scene):
 
     def subtitle(self, state: State) -> str:
         # Who the computer plays is on the board's chips; the header stays short.
-        target = int_or_none(state.get("target"))
+        target = state.cribbage.target
         return f"first to {target}" if target is not None else ""
 
     def round_label(self, state: State, round_number: int) -> str:
@@ -291,8 +282,8 @@ class DominoCribbageScene(Scene):
     def process_event(self, event: pygame.event.Event) -> pygame.event.Event | None:
         """Digit keys pick a tile (the daemon's ``dart`` at that number) and
         Space or Enter is NEXT, while the game is on."""
-        state = self.state or {}
-        if event.type == pygame.KEYDOWN and state.get("game") and not state.get("finished"):
+        state = self.state or StateView()
+        if event.type == pygame.KEYDOWN and state.game and not state.finished:
             if event.key in _DIGITS:
                 self.outbox.append({"command": "dart", "segment": f"S{_DIGITS[event.key]}"})
                 return None
@@ -316,7 +307,7 @@ class DominoCribbageScene(Scene):
         parts: dict[str, pygame.Rect] = {}
         peg = pygame.Rect(main.x, main.y, main.width, round(main.height * 0.27))
         parts["pegboard"] = peg
-        self._pegboard_parts(layout, peg, len(state.get("players") or []), parts)
+        self._pegboard_parts(layout, peg, len(state.players), parts)
         status = pygame.Rect(main.x, peg.bottom + gap, main.width, round(main.height * 0.08))
         caption_h = round(main.height * 0.07)
         caption = pygame.Rect(main.x, main.bottom - caption_h, main.width, caption_h)
@@ -324,7 +315,7 @@ class DominoCribbageScene(Scene):
             main.x, status.bottom + gap, main.width, caption.y - gap - status.bottom - gap
         )
         parts |= {"status": status, "caption": caption, "content": content}
-        stage = state.get("stage")
+        stage = state.cribbage.stage
         if stage in ("show", "over"):
             rows = split(content, 3, layout.px(8), vertical=True)
             for index, row in enumerate(rows[: len(_shows(state))]):
@@ -395,7 +386,7 @@ class DominoCribbageScene(Scene):
         parts = self.parts(layout, state)
         self.draw_pegboard(surface, layout, parts, state)
         self.draw_status(surface, layout, parts["status"], state)
-        if state.get("stage") in ("show", "over"):
+        if state.cribbage.stage in ("show", "over"):
             for index, show in enumerate(_shows(state)):
                 if f"show{index}" in parts:
                     self.draw_show(surface, layout, parts[f"show{index}"], state, *show)
@@ -407,7 +398,7 @@ class DominoCribbageScene(Scene):
             scoring_caption(state),
             parts["caption"],
             layout.font_size(32),
-            COLORS["text"],
+            COLORS.text,
         )
 
     # ------------------------------------------------------- the pegboard
@@ -421,21 +412,21 @@ class DominoCribbageScene(Scene):
     ) -> None:
         """The board: per player a name, a track of holes 0..target with the
         two pegs, and the score; the track's scale between the tracks."""
-        layout.panel(surface, parts["pegboard"], BOARD_WOOD, COLORS["line"], 1.5)
-        target = max(1, int_or_none(state.get("target")) or 61)
-        dealer = int_or_none(state.get("dealer"))
-        winner = int_or_none(state.get("winner"))
+        layout.panel(surface, parts["pegboard"], BOARD_WOOD, COLORS.line, 1.5)
+        target = max(1, state.cribbage.target or 61)
+        dealer = state.cribbage.dealer
+        winner = state.winner
         with layout.on(BOARD_WOOD):
             self._draw_scale(surface, layout, parts["scale"], target)
-            for index, player in enumerate(state.get("players") or []):
-                if not isinstance(player, Mapping) or f"track{index}" not in parts:
+            for index, player in enumerate(state.players):
+                if f"track{index}" not in parts:
                     continue
                 colour = PEG_COLOURS[index % len(PEG_COLOURS)]
                 self._draw_name(surface, layout, parts[f"name{index}"], state, index, dealer)
                 track = parts[f"track{index}"]
                 self._draw_track(surface, layout, track, target)
-                score = int_or_none(player.get("score")) or 0
-                previous = int_or_none(player.get("previous_score")) or 0
+                score = player.score or 0
+                previous = player.cribbage.previous_score
                 self._draw_peg(surface, track, target, previous, _mix(colour, BOARD_WOOD, 0.45))
                 self._draw_peg(surface, track, target, score, colour)
                 layout.text(
@@ -443,7 +434,7 @@ class DominoCribbageScene(Scene):
                     str(score),
                     parts[f"score{index}"],
                     layout.font_size(64),
-                    COLORS["good"] if winner == index else COLORS["text"],
+                    COLORS.good if winner == index else COLORS.text,
                     "right",
                 )
 
@@ -467,13 +458,13 @@ class DominoCribbageScene(Scene):
         pygame.draw.circle(
             surface, PEG_COLOURS[index % len(PEG_COLOURS)], (rect.x + dot, name_rect.centery), dot
         )
-        turn = index == int_or_none(state.get("current_player")) and not state.get("finished")
+        turn = index == state.current_player and not state.finished
         marker_x = rect.x + 3 * dot
         if turn:
             half = dot
             pygame.draw.polygon(
                 surface,
-                COLORS["accent"],
+                COLORS.accent,
                 [
                     (marker_x, name_rect.centery - half),
                     (marker_x + round(1.6 * half), name_rect.centery),
@@ -487,16 +478,16 @@ class DominoCribbageScene(Scene):
             player_label(state, index),
             text_rect,
             layout.font_size(36),
-            COLORS["accent"] if turn else COLORS["text"],
+            COLORS.accent if turn else COLORS.text,
             "left",
         )
         chips = []
         if index == dealer:
-            chips.append(("Dealer", COLORS["accent"]))
-        if player.get("computer"):
-            chips.append(("Computer", COLORS["info"]))
-        if player.get("go") and state.get("stage") == "play":
-            chips.append(("Go", COLORS["good"]))
+            chips.append(("Dealer", COLORS.accent))
+        if player.computer:
+            chips.append(("Computer", COLORS.info))
+        if player.go and state.cribbage.stage == "play":
+            chips.append(("Go", COLORS.good))
         cells = split(chips_rect.inflate(-layout.px(4), -layout.px(6)), 3, layout.px(6))
         for (text, colour), cell in zip(chips, cells, strict=False):
             layout.panel(surface, cell, colour)
@@ -506,7 +497,7 @@ class DominoCribbageScene(Scene):
                     text,
                     cell.inflate(-layout.px(8), -layout.px(4)),
                     layout.font_size(22),
-                    COLORS["background"],
+                    COLORS.background,
                 )
 
     @staticmethod
@@ -534,7 +525,7 @@ class DominoCribbageScene(Scene):
             pygame.draw.circle(surface, BOARD_HOLE, (x, track.centery), radius)
         end = self._hole_x(track, target, target)
         pygame.draw.circle(
-            surface, COLORS["accent"], (end, track.centery), radius + layout.px(4), layout.px(2)
+            surface, COLORS.accent, (end, track.centery), radius + layout.px(4), layout.px(2)
         )
 
     def _draw_peg(
@@ -548,7 +539,7 @@ class DominoCribbageScene(Scene):
         x = self._hole_x(track, target, hole)
         radius = max(3, round(track.height * 0.2))
         pygame.draw.circle(surface, colour, (x, track.centery), radius)
-        pygame.draw.circle(surface, COLORS["mark"], (x, track.centery), radius, max(1, radius // 4))
+        pygame.draw.circle(surface, COLORS.mark, (x, track.centery), radius, max(1, radius // 4))
 
     def _draw_scale(
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, target: int
@@ -558,41 +549,41 @@ class DominoCribbageScene(Scene):
         for number in marks:
             cell = pygame.Rect(0, rect.y, width, rect.height)
             cell.centerx = self._hole_x(rect, target, number)
-            colour = COLORS["accent"] if number == target else COLORS["dim"]
+            colour = COLORS.accent if number == target else COLORS.dim
             layout.text(surface, str(number), cell.clip(rect), layout.font_size(22), colour)
 
     # --------------------------------------------------------- the status
 
     def status_text(self, state: State) -> tuple[str, Color]:
         """What to do now, and its colour."""
-        stage = state.get("stage")
-        mover = int_or_none(state.get("current_player"))
+        stage = state.cribbage.stage
+        mover = state.current_player
         name = player_label(state, mover if mover is not None else -1)
-        if stage == "over" or state.get("finished"):
-            winner = int_or_none(state.get("winner"))
+        if stage == "over" or state.finished:
+            winner = state.winner
             if winner is None:
-                return "Game over", COLORS["text"]
-            scores = [str(int_or_none(p.get("score")) or 0) for p in state.get("players") or []]
-            return f"{player_label(state, winner)} wins {'-'.join(scores)}", COLORS["good"]
+                return "Game over", COLORS.text
+            scores = [str(p.score or 0) for p in state.players]
+            return f"{player_label(state, winner)} wins {'-'.join(scores)}", COLORS.good
         if stage == "show":
-            return "NEXT deals the next hand", COLORS["accent"]
+            return "NEXT deals the next hand", COLORS.accent
         if stage == "discard":
-            owed = int_or_none(state.get("to_discard")) or 0
-            dealer = int_or_none(state.get("dealer"))
+            owed = state.cribbage.to_discard
+            dealer = state.cribbage.dealer
             whose = (
                 "your"
                 if dealer == mover
                 else f"{player_label(state, dealer if dealer is not None else -1)}'s"
             )
             tiles = "tile" if owed == 1 else "tiles"
-            return f"{name}: choose {owed} {tiles} for {whose} crib", COLORS["accent"]
+            return f"{name}: choose {owed} {tiles} for {whose} crib", COLORS.accent
         if stage == "play":
-            hand = _tiles(_player(state, mover).get("hand"))
-            count = int_or_none(state.get("count")) or 0
+            hand = _player(state, mover).hand
+            count = state.cribbage.count
             if hand and not any(self._fits(tile, count) for tile in hand):
-                return f"{name}: no tile fits the count, NEXT says Go", COLORS["accent"]
-            return f"{name} to play: hit a tile's number", COLORS["accent"]
-        return "", COLORS["text"]
+                return f"{name}: no tile fits the count, NEXT says Go", COLORS.accent
+            return f"{name} to play: hit a tile's number", COLORS.accent
+        return "", COLORS.text
 
     @staticmethod
     def _fits(tile: str, count: int) -> bool:
@@ -616,14 +607,14 @@ class DominoCribbageScene(Scene):
     ) -> None:
         """The hand of the player to move face up under the numbers that pick
         its tiles; the other hand face down unless the computer holds it."""
-        mover = int_or_none(state.get("current_player"))
+        mover = state.current_player
         other = _other(state, mover)
-        stage = state.get("stage")
-        count = int_or_none(state.get("count")) or 0
+        stage = state.cribbage.stage
+        count = state.cribbage.count
         if mover is not None:
             player = _player(state, mover)
-            hand = _tiles(player.get("hand"))
-            human = not player.get("computer")
+            hand = list(player.hand)
+            human = not player.computer
             hint = f"hit 1-{len(hand)}" if human and hand else ""
             if stage == "play" and human:
                 hint += "  ·  NEXT: Go"
@@ -641,8 +632,8 @@ class DominoCribbageScene(Scene):
             )
         if other is not None:
             player = _player(state, other)
-            hand = _tiles(player.get("hand"))
-            open_hand = bool(player.get("computer"))
+            hand = list(player.hand)
+            open_hand = player.computer
             label = f"{player_label(state, other)}'s hand"
             self._draw_hand(
                 surface,
@@ -671,8 +662,8 @@ class DominoCribbageScene(Scene):
         label_h = round(rect.height * (0.17 if numbered else 0.24))
         label_rect = pygame.Rect(rect.x, rect.y, rect.width, label_h)
         name_part, hint_part = split(label_rect, 2, layout.px(8))
-        layout.text(surface, label, name_part, layout.font_size(30), COLORS["text"], "left")
-        layout.text(surface, hint, hint_part, layout.font_size(24), COLORS["dim"], "right")
+        layout.text(surface, label, name_part, layout.font_size(30), COLORS.text, "left")
+        layout.text(surface, hint, hint_part, layout.font_size(24), COLORS.dim, "right")
         body = pygame.Rect(rect.x, label_rect.bottom, rect.width, rect.bottom - label_rect.bottom)
         badge_h = round(body.height * 0.2) if numbered else 0
         tiles_rect = pygame.Rect(body.x, body.y + badge_h, body.width, body.height - badge_h)
@@ -697,7 +688,7 @@ class DominoCribbageScene(Scene):
     ) -> None:
         """The number that picks a tile, in a disc above it."""
         radius = max(4, min(rect.height // 2 - layout.px(3), tile.width // 2))
-        colour = COLORS["accent"] if active else COLORS["faint"]
+        colour = COLORS.accent if active else COLORS.faint
         centre = (tile.centerx, rect.centery)
         pygame.draw.circle(surface, colour, centre, radius)
         disc = pygame.Rect(0, 0, 2 * radius, 2 * radius)
@@ -708,7 +699,7 @@ class DominoCribbageScene(Scene):
                 text,
                 disc.inflate(-radius // 2, -radius // 2),
                 layout.font_size(34),
-                COLORS["background"],
+                COLORS.background,
             )
 
     # --------------------------------------------------------- the table
@@ -721,11 +712,11 @@ class DominoCribbageScene(Scene):
         state: State,
     ) -> None:
         """The starter and the crib (face down) and, in the play, the count."""
-        layout.panel(surface, parts["table"], COLORS["panel"], COLORS["line"], 1.5)
-        with layout.on(COLORS["panel"]):
+        layout.panel(surface, parts["table"], COLORS.panel, COLORS.line, 1.5)
+        with layout.on(COLORS.panel):
             starter_rect, crib_rect = parts["starter"], parts["crib"]
             label_h = round(starter_rect.height * 0.24)
-            crib = _tiles(state.get("crib"))
+            crib = state.cribbage.crib
             tiles_rect = pygame.Rect(
                 crib_rect.x, crib_rect.y + label_h, crib_rect.width, crib_rect.height - label_h
             )
@@ -736,16 +727,16 @@ class DominoCribbageScene(Scene):
                     draw_tile(surface, slot.move(shift, 0), crib[index], face_up=False)
                 else:
                     _draw_slot(surface, layout, slot.move(shift, 0))
-            dealer = int_or_none(state.get("dealer"))
+            dealer = state.cribbage.dealer
             owner = player_label(state, dealer if dealer is not None else -1)
             label = pygame.Rect(crib_rect.x, crib_rect.y, crib_rect.width, label_h)
-            layout.text(surface, f"{owner}'s crib", label, layout.font_size(26), COLORS["dim"])
+            layout.text(surface, f"{owner}'s crib", label, layout.font_size(26), COLORS.dim)
             label = pygame.Rect(starter_rect.x, starter_rect.y, starter_rect.width, label_h)
-            layout.text(surface, "Starter", label, layout.font_size(26), COLORS["dim"])
+            layout.text(surface, "Starter", label, layout.font_size(26), COLORS.dim)
             slot = pygame.Rect(0, tiles_rect.y, slots[0].width, tiles_rect.height)
             slot.centerx = starter_rect.centerx
-            starter = state.get("starter")  # face down (the stock's top) until the discard is done
-            draw_tile(surface, slot, starter if isinstance(starter, str) else None)
+            # face down (the stock's top) until the discard is done
+            draw_tile(surface, slot, state.cribbage.starter)
             if "count" in parts:
                 self.draw_count(surface, layout, parts, state)
 
@@ -762,40 +753,40 @@ class DominoCribbageScene(Scene):
         label = pygame.Rect(rect.x, rect.y, rect.width, round(rect.height * 0.2))
         number = pygame.Rect(rect.x, label.bottom, rect.width, round(rect.height * 0.55))
         goes = pygame.Rect(rect.x, number.bottom, rect.width, rect.bottom - number.bottom)
-        layout.text(surface, "Count", label, layout.font_size(28), COLORS["dim"])
-        count = int_or_none(state.get("count")) or 0
-        layout.text(surface, str(count), number, layout.font_size(150), COLORS["text"])
+        layout.text(surface, "Count", label, layout.font_size(28), COLORS.dim)
+        count = state.cribbage.count
+        layout.text(surface, str(count), number, layout.font_size(150), COLORS.text)
         said = [
             f"{player_label(state, index)}: Go"
-            for index, player in enumerate(state.get("players") or [])
-            if isinstance(player, Mapping) and player.get("go")
+            for index, player in enumerate(state.players)
+            if player.cribbage.go
         ]
-        layout.text(surface, "  ".join(said), goes, layout.font_size(28), COLORS["good"])
+        layout.text(surface, "  ".join(said), goes, layout.font_size(28), COLORS.good)
         area = parts["count_tiles"]
-        laid = [t for t in state.get("count_tiles") or [] if isinstance(t, Mapping)]
+        laid = state.cribbage.count_tiles
         if not laid:
-            layout.text(surface, "A new count from 0", area, layout.font_size(26), COLORS["faint"])
+            layout.text(surface, "A new count from 0", area, layout.font_size(26), COLORS.faint)
             return
-        played = [p for p in state.get("played") or [] if isinstance(p, Mapping)][-len(laid) :]
+        played = state.cribbage.played[-len(laid) :]
         tiles_h = round(area.height * 0.7)
         tiles_rect = pygame.Rect(area.x, area.y, area.width, tiles_h)
         slots = _slots(tiles_rect, max(5, len(laid)), layout.px(8))
         for index, (entry, slot) in enumerate(zip(laid, slots, strict=False)):
-            box = draw_tile(surface, slot, str(entry.get("tile")))
-            owner = int_or_none(entry.get("player"))
+            box = draw_tile(surface, slot, entry.tile)
+            owner = entry.player
             bar = pygame.Rect(box.x, box.bottom + layout.px(4), box.width, layout.px(5))
             pygame.draw.rect(surface, PEG_COLOURS[(owner or 0) % len(PEG_COLOURS)], bar)
             if index < len(played):
                 play = played[index]
-                points = int_or_none(play.get("points")) or 0
-                text = f"{play.get('count')}" + (f" +{points}" if points else "")
+                points = play.points
+                text = f"{play.count}" + (f" +{points}" if points else "")
                 under = pygame.Rect(
                     slot.x - layout.px(4),
                     bar.bottom,
                     slot.width + layout.px(8),
                     area.bottom - bar.bottom,
                 )
-                colour = COLORS["good"] if points else COLORS["dim"]
+                colour = COLORS.good if points else COLORS.dim
                 layout.text(surface, text, under, layout.font_size(24), colour)
 
     # ----------------------------------------------------------- the show
@@ -809,11 +800,11 @@ class DominoCribbageScene(Scene):
         player: int,
         what: str,
         tiles: Sequence[str],
-        counted: Mapping[str, Any] | None,
+        counted: CountedTiles | None,
     ) -> None:
         """One count of the show: whose hand or crib, its tiles with the
         starter, its fifteens, pairs and runs, and the total."""
-        layout.panel(surface, rect, COLORS["panel"], COLORS["line"], 1.5)
+        layout.panel(surface, rect, COLORS.panel, COLORS.line, 1.5)
         inner = rect.inflate(-layout.px(20), -layout.px(8))
         label_w = round(inner.width * 0.18)
         tiles_w = round(inner.width * 0.36)
@@ -825,44 +816,41 @@ class DominoCribbageScene(Scene):
         breakdown = pygame.Rect(
             tiles_rect.right + gap, inner.y, total.x - gap - tiles_rect.right - gap, inner.height
         )
-        with layout.on(COLORS["panel"]):
+        with layout.on(COLORS.panel):
             name = player_label(state, player)
             layout.text(
-                surface, f"{name}'s {what}", label, layout.font_size(30), COLORS["text"], "left"
+                surface, f"{name}'s {what}", label, layout.font_size(30), COLORS.text, "left"
             )
             slots = _slots(tiles_rect, 5, layout.px(6))
             gap_before_starter = layout.px(14)
             for tile, slot in zip(tiles, slots[:4], strict=False):
                 draw_tile(surface, slot, tile)
-            starter = state.get("starter")
-            if isinstance(starter, str):
+            starter = state.cribbage.starter
+            if starter is not None:
                 slot = slots[-1].move(gap_before_starter, 0)
                 box = draw_tile(surface, slot, starter)
                 pygame.draw.rect(
                     surface,
-                    COLORS["accent"],
+                    COLORS.accent,
                     box.inflate(layout.px(6), layout.px(6)),
                     layout.px(2),
                     border_radius=max(1, box.width // 6),
                 )
             if counted is None:
-                layout.text(
-                    surface, "not counted", breakdown, layout.font_size(26), COLORS["faint"]
-                )
+                layout.text(surface, "not counted", breakdown, layout.font_size(26), COLORS.faint)
                 return
-            items = []
-            for key, word in (("fifteens", "fifteens"), ("pairs", "pairs"), ("runs", "runs")):
-                part = counted.get(key)
-                points = int_or_none(part.get("points")) if isinstance(part, Mapping) else None
-                items.append(f"{word} {points or 0}")
-            layout.text(
-                surface, "  ·  ".join(items), breakdown, layout.font_size(28), COLORS["dim"]
+            parts = (
+                ("fifteens", counted.fifteens),
+                ("pairs", counted.pairs),
+                ("runs", counted.runs),
             )
+            items = [f"{word} {points or 0}" for word, points in parts]
+            layout.text(surface, "  ·  ".join(items), breakdown, layout.font_size(28), COLORS.dim)
             layout.text(
                 surface,
-                f"Total {int_or_none(counted.get('total')) or 0}",
+                f"Total {counted.total or 0}",
                 total,
                 layout.font_size(40),
-                COLORS["text"],
+                COLORS.text,
                 "right",
             )

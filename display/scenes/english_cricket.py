@@ -12,9 +12,7 @@ so that visit is shown as the innings' end rather than with a count.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 import pygame
 
@@ -27,7 +25,6 @@ from display.scenes.base import (
     player_label,
     short_name,
     shown_visit,
-    stats_of,
 )
 from display.scenes.registry import register_scene
 from engine.games.english_cricket import INNINGS_OVER, RUNS_FREE, WICKETS
@@ -41,46 +38,37 @@ __all__ = [
 ]
 
 
-def int_or_none(value: Any, default: int = 0) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else default
-
-
-def _players(state: State) -> list[Mapping[str, Any]]:
-    return [p if isinstance(p, Mapping) else {} for p in state.get("players") or []]
-
-
 def side_of(state: State, index: int) -> int:
     """Player ``index``'s side: its team in a team game, else the player itself."""
-    players = _players(state)
-    if not 0 <= index < len(players):
+    player = state.player(index)
+    if player is None:
         return 0
-    team = players[index].get("team")
-    return team if isinstance(team, int) and state.get("teams") else index
+    team = player.team
+    return team if team is not None and state.teams else index
 
 
 def members(state: State, side: int) -> list[int]:
     """The players of ``side``, in lineup order."""
-    return [i for i in range(len(_players(state))) if side_of(state, i) == side]
+    return [i for i in range(len(state.players)) if side_of(state, i) == side]
 
 
 def side_name(state: State, side: int) -> str:
     """The team's name, or the player's."""
-    teams = state.get("teams")
-    if isinstance(teams, list) and 0 <= side < len(teams) and isinstance(teams[side], Mapping):
-        return short_name(teams[side].get("name", f"Side {side + 1}"))
+    team = state.team(side)
+    if team is not None:
+        return short_name(team.name or f"Side {side + 1}")
     return player_label(state, side)
 
 
 def batting_side(state: State) -> int | None:
-    for index, player in enumerate(_players(state)):
-        if player.get("batting"):
+    for index, player in enumerate(state.players):
+        if player.batting:
             return side_of(state, index)
     return None
 
 
 def side_runs(state: State, side: int) -> int:
-    players = _players(state)
-    return next((int_or_none(players[i].get("score")) for i in members(state, side)), 0)
+    return next((state.players[i].score or 0 for i in members(state, side)), 0)
 
 
 @dataclass(frozen=True)
@@ -97,31 +85,31 @@ def visit_summary(state: State) -> VisitSummary | None:
     """The visit in progress (or, between visits, the last one) in words:
     runs for a batting visit, wickets for a bowling one."""
     darts, player, is_last = shown_visit(state)
-    players = _players(state)
-    if not darts or player is None or not 0 <= player < len(players):
+    thrower = state.player(player)
+    if not darts or player is None or thrower is None:
         return None
     name = player_label(state, player)
-    last = state.get("last_visit")
-    over = last.get("visit_over") if is_last and isinstance(last, Mapping) else None
+    last = state.last_visit
+    over = last.visit_over if is_last and last is not None else None
     if not is_last:
-        over = state.get("visit_over")
+        over = state.visit_over
     prefix = "Last visit: " if is_last else ""
-    wickets = int_or_none(state.get("wickets"))
-    ended = over == INNINGS_OVER or (not is_last and state.get("finished"))
-    if ended or not players[player].get("batting"):
+    wickets = state.wickets or 0
+    ended = over == INNINGS_OVER or (not is_last and state.finished)
+    if ended or not thrower.batting:
         if ended or wickets >= WICKETS:
             all_out = side_name(state, 1 - side_of(state, player))
             runs = side_runs(state, 1 - side_of(state, player))
             return VisitSummary(
                 f"{prefix}{name} takes the tenth wicket: {all_out} all out for {runs}",
-                COLORS["accent"],
+                COLORS.accent,
             )
         took = sum(bed.multiplier for bed in map(bed_of, darts) if bed is not None and bed.is_bull)
         took = min(took, wickets)
         verb = "took" if is_last else "bowls:"
         return VisitSummary(
             f"{prefix}{name} {verb} {took} wicket{'' if took == 1 else 's'}",
-            COLORS["accent"] if took else COLORS["dim"],
+            COLORS.accent if took else COLORS.dim,
             took,
         )
     total = total_points(darts)
@@ -129,9 +117,9 @@ def visit_summary(state: State) -> VisitSummary | None:
     verb = "made" if is_last else "bats:"
     if runs:
         text = f"{prefix}{name} {verb} {total} = {runs} run{'' if runs == 1 else 's'}"
-        return VisitSummary(text, COLORS["good"])
+        return VisitSummary(text, COLORS.good)
     return VisitSummary(
-        f"{prefix}{name} {verb} {total}, no runs (runs from {RUNS_FREE + 1})", COLORS["dim"]
+        f"{prefix}{name} {verb} {total}, no runs (runs from {RUNS_FREE + 1})", COLORS.dim
     )
 
 
@@ -194,35 +182,35 @@ class EnglishCricketScene(Scene):
     def draw_innings(
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
     ) -> None:
-        innings = int_or_none(state.get("innings"), 1)
+        innings = 1 if state.innings is None else state.innings
         batting = batting_side(state)
         left, middle, right = split(rect, 3, layout.px(16))
         layout.text(
-            surface, f"Innings {innings} of 2", left, layout.font_size(40), COLORS["text"], "left"
+            surface, f"Innings {innings} of 2", left, layout.font_size(40), COLORS.text, "left"
         )
         if batting is None:
             return
         bowling = 1 - batting
         roles = f"{side_name(state, batting)} bats  ·  {side_name(state, bowling)} bowls"
-        layout.text(surface, roles, middle, layout.font_size(34), COLORS["text"])
-        if innings == 2 and not state.get("finished"):
+        layout.text(surface, roles, middle, layout.font_size(34), COLORS.text)
+        if innings == 2 and not state.finished:
             behind = side_runs(state, bowling) - side_runs(state, batting)
             name = side_name(state, batting)
             chase = (
                 f"{name} needs {behind + 1} to lead" if behind >= 0 else f"{name} lead by {-behind}"
             )
-            layout.text(surface, chase, right, layout.font_size(30), COLORS["dim"], "right")
+            layout.text(surface, chase, right, layout.font_size(30), COLORS.dim, "right")
 
     def draw_side(
         self, surface: pygame.Surface, layout: Layout, panel: pygame.Rect, state: State, side: int
     ) -> None:
-        players = _players(state)
+        players = state.players
         team = members(state, side)
-        current = state.get("current_player")
-        finished = bool(state.get("finished"))
-        is_current = isinstance(current, int) and side_of(state, current) == side and not finished
-        colour = COLORS["panel_current"] if is_current else COLORS["panel"]
-        border = COLORS["accent"] if is_current else COLORS["line"]
+        current = state.current_player
+        finished = state.finished
+        is_current = current is not None and side_of(state, current) == side and not finished
+        colour = COLORS.panel_current if is_current else COLORS.panel
+        border = COLORS.accent if is_current else COLORS.line
         layout.panel(surface, panel, colour, border, 4 if is_current else 1.5)
         inner = panel.inflate(-layout.px(20), -layout.px(14))
         shares = (("title", 0.17), ("role", 0.13), ("runs", 0.3), ("label", 0.08))
@@ -230,37 +218,35 @@ class EnglishCricketScene(Scene):
         rows["members"].y += layout.px(6)
         rows["members"].height = max(0, rows["members"].height - layout.px(6))
         with layout.on(colour):
-            if state.get("teams"):
+            if state.teams:
                 layout.text(
                     surface,
                     side_name(state, side),
                     rows["title"],
                     layout.font_size(44),
-                    COLORS["text"],
+                    COLORS.text,
                 )
             elif team:
                 self.draw_name(surface, layout, rows["title"], state, team[0], 44)
-            self.draw_role(
-                surface, layout, rows["role"], bool(team and players[team[0]].get("batting"))
-            )
-            won = state.get("winner") in team or (
-                state.get("winner_team") is not None and state.get("winner_team") == side
+            self.draw_role(surface, layout, rows["role"], bool(team and players[team[0]].batting))
+            won = state.winner in team or (
+                state.winner_team is not None and state.winner_team == side
             )
             layout.text(
                 surface,
                 str(side_runs(state, side)),
                 rows["runs"].inflate(0, layout.px(6)),
                 layout.font_size(150),
-                COLORS["good"] if won else COLORS["text"],
+                COLORS.good if won else COLORS.text,
             )
-            layout.text(surface, "runs", rows["label"], layout.font_size(26), COLORS["dim"])
-            if state.get("teams"):
+            layout.text(surface, "runs", rows["label"], layout.font_size(26), COLORS.dim)
+            if state.teams:
                 self.draw_members(surface, layout, rows["members"], state, team)
             elif team:
-                stats = stats_of(players[team[0]])
+                stats = players[team[0]].stats
                 items = [
-                    ("wickets taken", format_value(stats.get("wickets_taken", 0))),
-                    ("darts", format_value(stats.get("darts", 0))),
+                    ("wickets taken", format_value(stats.wickets_taken or 0)),
+                    ("darts", format_value(stats.darts)),
                 ]
                 self.draw_stats(surface, layout, rows["members"], items, 22)
 
@@ -268,7 +254,7 @@ class EnglishCricketScene(Scene):
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, batting: bool
     ) -> None:
         """A BATTING (green) or BOWLING (blue) plate."""
-        fill = COLORS["good"] if batting else COLORS["info"]
+        fill = COLORS.good if batting else COLORS.info
         plate = pygame.Rect(0, rect.y, min(rect.width, rect.height * 5), rect.height)
         plate.centerx = rect.centerx
         layout.panel(surface, plate, fill)
@@ -278,7 +264,7 @@ class EnglishCricketScene(Scene):
                 "BATTING" if batting else "BOWLING",
                 plate.inflate(-layout.px(12), -layout.px(6)),
                 layout.font_size(34),
-                COLORS["background"],
+                COLORS.background,
             )
 
     def draw_members(
@@ -290,19 +276,19 @@ class EnglishCricketScene(Scene):
         team: list[int],
     ) -> None:
         """A team's players, one a row, with the runs and wickets each made."""
-        players = _players(state)
+        players = state.players
         for index, row in zip(team, split(rect, max(1, len(team)), 0, vertical=True), strict=False):
             name_rect, stat_rect = split(row, 2, layout.px(8))
             name_rect.width = round(row.width * 0.6)
             stat_rect.x = name_rect.right + layout.px(8)
             stat_rect.width = row.right - stat_rect.x
             self.draw_name(surface, layout, name_rect, state, index, 28)
-            stats = stats_of(players[index])
+            stats = players[index].stats
             text = (
-                f"{format_value(stats.get('runs', 0))} runs  ·  "
-                f"{format_value(stats.get('wickets_taken', 0))} wkts"
+                f"{format_value(stats.runs or 0)} runs  ·  "
+                f"{format_value(stats.wickets_taken or 0)} wkts"
             )
-            layout.text(surface, text, stat_rect, layout.font_size(24), COLORS["dim"], "right")
+            layout.text(surface, text, stat_rect, layout.font_size(24), COLORS.dim, "right")
 
     def draw_wickets(
         self,
@@ -314,25 +300,25 @@ class EnglishCricketScene(Scene):
     ) -> None:
         """The caption and the ten wicket boxes: fallen ones filled, the ones
         the visit on the board took in the accent colour, standing ones as stumps."""
-        wickets = max(0, min(WICKETS, int_or_none(state.get("wickets"))))
+        wickets = max(0, min(WICKETS, state.wickets or 0))
         caption = pygame.Rect(rect.x, rect.y, rect.width, round(rect.height * 0.3))
-        innings = int_or_none(state.get("innings"), 1)
+        innings = 1 if state.innings is None else state.innings
         layout.text(
             surface,
             f"Wickets {wickets}/{WICKETS}  ·  innings {innings}",
             caption,
             layout.font_size(30),
-            COLORS["dim"],
+            COLORS.dim,
         )
         fresh = summary.wickets if summary is not None else 0
         radius = layout.px(6)
         for number, box in enumerate(self.wicket_rects(layout)):
             if number < wickets - fresh:
-                pygame.draw.rect(surface, COLORS["dim"], box, border_radius=radius)
+                pygame.draw.rect(surface, COLORS.dim, box, border_radius=radius)
             elif number < wickets:
-                pygame.draw.rect(surface, COLORS["accent"], box, border_radius=radius)
+                pygame.draw.rect(surface, COLORS.accent, box, border_radius=radius)
             else:
-                pygame.draw.rect(surface, COLORS["line"], box, layout.px(2), radius)
+                pygame.draw.rect(surface, COLORS.line, box, layout.px(2), radius)
                 _stumps(surface, layout, box)
 
 
@@ -343,5 +329,5 @@ def _stumps(surface: pygame.Surface, layout: Layout, box: pygame.Rect) -> None:
         return
     width = layout.px(2)
     for x in (inner.x, inner.centerx, inner.right):
-        pygame.draw.line(surface, COLORS["faint"], (x, inner.y), (x, inner.bottom), width)
-    pygame.draw.line(surface, COLORS["faint"], (inner.x, inner.y), (inner.right, inner.y), width)
+        pygame.draw.line(surface, COLORS.faint, (x, inner.y), (x, inner.bottom), width)
+    pygame.draw.line(surface, COLORS.faint, (inner.x, inner.y), (inner.right, inner.y), width)

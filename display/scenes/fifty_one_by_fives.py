@@ -12,7 +12,6 @@ stretch.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pygame
@@ -27,7 +26,6 @@ from display.scenes.base import (
     int_or_none,
     is_winner,
     player_label,
-    stats_of,
 )
 from display.scenes.registry import register_scene
 from engine import ALL_BEDS
@@ -41,9 +39,8 @@ MAX_VISIT = DARTS_PER_VISIT * max(bed.points for bed in ALL_BEDS)
 
 
 def target_of(state: State) -> int:
-    players = state.get("players") or []
-    first = players[0] if players and isinstance(players[0], Mapping) else {}
-    return int_or_none(first.get("target")) or int_or_none(game_option(state, "target")) or FIVE
+    first = state.players[0].target_number if state.players else None
+    return first or int_or_none(game_option(state, "target")) or FIVE
 
 
 @dataclass(frozen=True)
@@ -90,16 +87,14 @@ class VisitJudgement:
 
 def judge_visit(state: State) -> VisitJudgement | None:
     """The visit in progress, judged; ``None`` when nobody is to throw."""
-    current = int_or_none(state.get("current_player"))
-    players = state.get("players") or []
-    if current is None or not 0 <= current < len(players):
+    player = state.player(state.current_player)
+    if player is None:
         return None
-    player = players[current] if isinstance(players[current], Mapping) else {}
-    darts = [bed_of(dart) for dart in state.get("visit") or []]
-    score = int_or_none(player.get("score")) or 0
+    darts = [bed_of(dart) for dart in state.visit]
+    score = player.score or 0
     total = sum(bed.points for bed in darts if bed is not None)
     target = target_of(state)
-    if state.get("finished") and state.get("winner") is not None:
+    if state.finished and state.winner is not None:
         # the winning visit stays in ``visit``: the score already has it
         score = max(0, score - total // FIVE)
     return VisitJudgement(
@@ -140,18 +135,16 @@ class FiftyOneByFivesScene(Scene):
     ) -> None:
         cards, visit = self.panel_rects(layout, rect)
         self.draw_cards(surface, layout, cards, state, self.draw_card)
-        layout.panel(surface, visit, COLORS["panel"], COLORS["line"], 1.5)
-        with layout.on(COLORS["panel"]):
+        layout.panel(surface, visit, COLORS.panel, COLORS.line, 1.5)
+        with layout.on(COLORS.panel):
             self.draw_judgement(surface, layout, visit, state)
 
     def draw_card(
         self, surface: pygame.Surface, layout: Layout, card: pygame.Rect, state: State, index: int
     ) -> None:
-        player = state["players"][index]
-        if not isinstance(player, Mapping):
-            return
+        player = state.players[index]
         target = target_of(state)
-        score = int_or_none(player.get("score")) or 0
+        score = player.score or 0
         inner = card.inflate(-layout.px(20), -layout.px(12))
         name_rect = pygame.Rect(inner.x, inner.y, inner.width, round(inner.height * 0.2))
         bar = self.bar_rect(layout, card)
@@ -172,7 +165,7 @@ class FiftyOneByFivesScene(Scene):
             format_value(score),
             big,
             layout.font_size(160),
-            COLORS["good"] if won else COLORS["text"],
+            COLORS.good if won else COLORS.text,
             "right",
         )
         layout.text(
@@ -180,38 +173,36 @@ class FiftyOneByFivesScene(Scene):
             f"/ {target}",
             small.inflate(0, -round(small.height * 0.3)),
             layout.font_size(60),
-            COLORS["dim"],
+            COLORS.dim,
             "left",
         )
         pending = 0
         judgement = judge_visit(state)
         if (
             judgement is not None
-            and not state.get("finished")
+            and not state.finished
             and self._same_side(state, index)
             and judgement.adds
         ):
             pending = judgement.adds
         self.draw_bar(surface, layout, bar, score, pending, target, won)
-        stats = stats_of(player)
+        stats = player.stats
         items = [
             ("to go", str(max(0, target - score))),
-            ("fives", format_value(stats.get("fives", 0))),
-            ("busts", format_value(stats.get("busts", 0))),
+            ("fives", format_value(stats.fives or 0)),
+            ("busts", format_value(stats.busts or 0)),
         ]
         self.draw_stats(surface, layout, stats_rect, items, 20)
 
     def _same_side(self, state: State, index: int) -> bool:
         """Player ``index`` is on the side of the player to throw."""
-        current = int_or_none(state.get("current_player"))
-        players = state.get("players") or []
-        if current is None or not 0 <= current < len(players):
+        current = state.player(state.current_player)
+        if current is None:
             return False
-        if current == index:
+        if current.index == index:
             return True
-        team = players[index].get("team") if isinstance(players[index], Mapping) else None
-        other = players[current].get("team") if isinstance(players[current], Mapping) else None
-        return team is not None and team == other
+        team = state.players[index].team
+        return team is not None and team == current.team
 
     def draw_bar(
         self,
@@ -225,7 +216,7 @@ class FiftyOneByFivesScene(Scene):
     ) -> None:
         """The score as a bar out of the target, with the visit's ``pending`` fives after it."""
         radius = layout.px(4)
-        pygame.draw.rect(surface, COLORS["panel_out"], bar, border_radius=radius)
+        pygame.draw.rect(surface, COLORS.panel_out, bar, border_radius=radius)
         share = min(1.0, max(0.0, score / target)) if target > 0 else 0.0
         done = pygame.Rect(bar.x, bar.y, round(bar.width * share), bar.height)
         if pending:
@@ -233,11 +224,11 @@ class FiftyOneByFivesScene(Scene):
             stretch = pygame.Rect(
                 done.right, bar.y, round(bar.width * after) - done.width, bar.height
             )
-            pygame.draw.rect(surface, COLORS["pending"], stretch, border_radius=radius)
+            pygame.draw.rect(surface, COLORS.pending, stretch, border_radius=radius)
         if done.width:
-            colour: Color = COLORS["good"] if won or score else COLORS["line"]
+            colour: Color = COLORS.good if won or score else COLORS.line
             pygame.draw.rect(surface, colour, done, border_radius=radius)
-        pygame.draw.rect(surface, COLORS["line"], bar, 1, radius)
+        pygame.draw.rect(surface, COLORS.line, bar, 1, radius)
 
     def draw_judgement(
         self, surface: pygame.Surface, layout: Layout, panel: pygame.Rect, state: State
@@ -246,7 +237,7 @@ class FiftyOneByFivesScene(Scene):
         judgement = judge_visit(state)
         if judgement is None:
             return
-        current = int_or_none(state.get("current_player")) or 0
+        current = state.current_player or 0
         inner = panel.inflate(-layout.px(24), -layout.px(12))
         total_col, checks_col, outcome_col = split(inner, 3, layout.px(16))
         total_col.width = round(inner.width * 0.22)
@@ -264,24 +255,24 @@ class FiftyOneByFivesScene(Scene):
             f"{player_label(state, current)}{verb}",
             caption,
             layout.font_size(26),
-            COLORS["dim"],
+            COLORS.dim,
         )
-        layout.text(surface, str(judgement.total), value, layout.font_size(110), COLORS["text"])
+        layout.text(surface, str(judgement.total), value, layout.font_size(110), COLORS.text)
 
         darts_ok = judgement.scoring == DARTS_PER_VISIT
         if judgement.missed:
-            darts_text, darts_colour = "a miss: not all scored", COLORS["bad"]
+            darts_text, darts_colour = "a miss: not all scored", COLORS.bad
         else:
             darts_text = f"{judgement.scoring} of {DARTS_PER_VISIT} darts scored"
-            darts_colour = COLORS["good"] if darts_ok else COLORS["dim"]
+            darts_colour = COLORS.good if darts_ok else COLORS.dim
         if judgement.darts == 0:
-            five_text, five_colour = "total a multiple of 5", COLORS["dim"]
+            five_text, five_colour = "total a multiple of 5", COLORS.dim
         elif judgement.divisible:
             five_text = f"{judgement.total} = {judgement.fives} x {FIVE}"
-            five_colour = COLORS["good"]
+            five_colour = COLORS.good
         else:
             five_text = f"{judgement.total} is not a multiple of {FIVE}"
-            five_colour = COLORS["bad"] if judgement.darts == DARTS_PER_VISIT else COLORS["dim"]
+            five_colour = COLORS.bad if judgement.darts == DARTS_PER_VISIT else COLORS.dim
         for (text, colour), line in zip(
             ((darts_text, darts_colour), (five_text, five_colour)),
             split(checks_col.inflate(0, -layout.px(8)), 2, layout.px(6), vertical=True),
@@ -292,9 +283,9 @@ class FiftyOneByFivesScene(Scene):
         headline, hint = split(outcome_col.inflate(0, -layout.px(8)), 2, 0, vertical=True)
         headline.height = round(outcome_col.height * 0.58)
         hint.y, hint.height = headline.bottom, outcome_col.bottom - headline.bottom
-        head, head_colour, note = self.outcome(judgement, bool(state.get("finished")))
+        head, head_colour, note = self.outcome(judgement, state.finished)
         layout.text(surface, head, headline, layout.font_size(50), head_colour, "left")
-        layout.text(surface, note, hint, layout.font_size(26), COLORS["dim"], "left")
+        layout.text(surface, note, hint, layout.font_size(26), COLORS.dim, "left")
 
     def draw_check(
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, text: str, colour: Color
@@ -315,19 +306,19 @@ class FiftyOneByFivesScene(Scene):
         )
         if finished:
             if judgement.adds and judgement.score + judgement.adds == judgement.target:
-                return f"adds {judgement.adds}", COLORS["good"], f"{judgement.target} exactly"
-            return "Game over", COLORS["dim"], ""
+                return f"adds {judgement.adds}", COLORS.good, f"{judgement.target} exactly"
+            return "Game over", COLORS.dim, ""
         if judgement.darts == 0:
-            return "3 scoring darts", COLORS["dim"], reach
+            return "3 scoring darts", COLORS.dim, reach
         if judgement.missed:
-            return "adds nothing", COLORS["bad"], "a visit with a miss never scores"
+            return "adds nothing", COLORS.bad, "a visit with a miss never scores"
         if judgement.bust:
             over = judgement.score + judgement.fives
             return (
                 f"Bust: {judgement.score} + {judgement.fives} passes {judgement.target}",
-                COLORS["bad"],
+                COLORS.bad,
                 f"{over} would be past {judgement.target}: this visit adds nothing",
             )
         if judgement.divisible:
-            return f"adds {judgement.fives} so far", COLORS["accent"], reach
-        return "adds nothing yet", COLORS["dim"], reach
+            return f"adds {judgement.fives} so far", COLORS.accent, reach
+        return "adds nothing yet", COLORS.dim, reach

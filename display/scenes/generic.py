@@ -15,10 +15,9 @@ import pygame
 
 from display.layout import COLORS, Layout, bands
 from display.scenes.base import Scene, State, format_value
+from mqtt_contract import PlayerView
 
 __all__ = ["GenericScene", "extra_items", "stat_items"]
-
-_COMMON_KEYS = frozenset({"name", "score", "team", "out", "stats"})
 
 
 def _compact(value: Any) -> str:
@@ -29,21 +28,14 @@ def _compact(value: Any) -> str:
     return format_value(value)
 
 
-def stat_items(player: Mapping[str, Any]) -> list[tuple[str, str]]:
+def stat_items(player: PlayerView) -> list[tuple[str, str]]:
     """The player's statistics as ``(label, value)`` pairs, in the state's order."""
-    stats = player.get("stats")
-    if not isinstance(stats, Mapping):
-        return []
-    return [(str(key).replace("_", " "), _compact(value)) for key, value in stats.items()]
+    return [(key.replace("_", " "), _compact(value)) for key, value in player.stats.items]
 
 
-def extra_items(player: Mapping[str, Any]) -> list[tuple[str, str]]:
+def extra_items(player: PlayerView) -> list[tuple[str, str]]:
     """The keys a game adds to its players (``opened``, ``marks``, ...)."""
-    return [
-        (str(key).replace("_", " "), _compact(value))
-        for key, value in player.items()
-        if key not in _COMMON_KEYS
-    ]
+    return [(key.replace("_", " "), _compact(value)) for key, value in player.extras]
 
 
 class GenericScene(Scene):
@@ -57,18 +49,16 @@ class GenericScene(Scene):
     def draw_card(
         self, surface: pygame.Surface, layout: Layout, card: pygame.Rect, state: State, index: int
     ) -> None:
-        player = state["players"][index]
-        if not isinstance(player, Mapping):
-            return
+        player = state.players[index]
         inner = card.inflate(-layout.px(20), -layout.px(16))
         parts = bands(inner, (("name", 0.17), ("score", 0.38)), "details")
         name_rect, score_rect, details = parts["name"], parts["score"], parts["details"]
         self.draw_name(surface, layout, name_rect, state, index)
-        out = bool(player.get("out"))
-        score_colour = COLORS["faint"] if out else COLORS["text"]
+        out = player.out
+        score_colour = COLORS.faint if out else COLORS.text
         layout.text(
             surface,
-            format_value(player.get("score")),
+            format_value(player.score),
             score_rect,
             layout.font_size(150),
             score_colour,

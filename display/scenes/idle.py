@@ -27,11 +27,11 @@ from display.scenes.base import (
     State,
     board_problem,
     board_status,
-    game_title,
+    game_name,
     short_name,
 )
 from display.scenes.credits import credits_line
-from display.scenes.remote import joining_headline, remote_of, waiting_detail
+from display.scenes.remote import joining_headline, waiting_detail
 from engine import Bed, game_class, game_ids
 
 __all__ = [
@@ -55,7 +55,6 @@ PROBLEM_LINES = 2
 PROBLEM_WIDTH = 56
 """Characters per line of the board's problem, before the text is fitted."""
 
-_AVERAGE_LABELS = {"x01": "3-dart avg", "cricket": "MPR", "cricket-shanghai": "MPR"}
 _PERIODS = {
     "day": ("Today's", "today"),
     "week": ("This week's", "this week"),
@@ -82,7 +81,7 @@ def leaderboard_pages(snapshots: Sequence[Snapshot]) -> tuple[Page, ...]:
     order given, then the records of the day when there are any."""
     pages = [
         Page(
-            f"{game_title({'game': snapshot.game})} leaderboard",
+            f"{game_name(snapshot.game)} leaderboard",
             _PERIODS[snapshot.period][1],
             snapshot,
         )
@@ -124,7 +123,7 @@ class IdleScene(Scene):
             return "Waiting for the daemon...", "No state from the MQTT broker yet"
         joining = joining_headline(state)
         if joining is not None:
-            waiting = (remote_of(state) or {}).get("waiting")
+            waiting = state.remote.waiting
             hint = waiting_detail(state) if waiting else "waiting for the host's scoreboard"
             return joining, hint
         if self.joining is not None:
@@ -172,13 +171,11 @@ class IdleScene(Scene):
             ),
             "games",
         )
-        layout.text(
-            surface, headline, parts["headline"], layout.font_size(72), COLORS["text"], "left"
-        )
-        layout.text(surface, hint, parts["hint"], layout.font_size(26), COLORS["dim"], "left")
+        layout.text(surface, headline, parts["headline"], layout.font_size(72), COLORS.text, "left")
+        layout.text(surface, hint, parts["hint"], layout.font_size(26), COLORS.dim, "left")
         credits = credits_line(state)
         if credits is not None:
-            colour = COLORS["accent"]
+            colour = COLORS.accent
             layout.text(surface, credits, parts["credits"], layout.font_size(36), colour, "left")
         self.draw_status(surface, layout, parts["status"], 36)
         self.draw_problem(surface, layout, parts["problem"])
@@ -195,14 +192,14 @@ class IdleScene(Scene):
             lines = [*lines[: PROBLEM_LINES - 1], " ".join(lines[PROBLEM_LINES - 1 :])]
         inset = rect.inflate(-layout.px(8), 0).move(layout.px(8), 0)
         for line, row in zip(lines, split(inset, PROBLEM_LINES, 0, vertical=True), strict=False):
-            layout.text(surface, line, row, layout.font_size(28), COLORS["bad"], "left")
+            layout.text(surface, line, row, layout.font_size(28), COLORS.bad, "left")
 
     def draw_games(self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> None:
         """The games one can play: a label, then the names in columns, each
         as large as a hint (the list on one line was too small to read)."""
         names = [game_class(game_id).name for game_id in game_ids()]
         label, body = bands(rect, (("label", 0.16),), "body").values()
-        layout.text(surface, "Games", label, layout.font_size(30), COLORS["accent"], "left")
+        layout.text(surface, "Games", label, layout.font_size(30), COLORS.accent, "left")
         rows = -(-len(names) // GAME_COLUMNS)
         cells = split(body, rows, 0, vertical=True)
         for column, names_in_column in enumerate(
@@ -210,7 +207,7 @@ class IdleScene(Scene):
         ):
             for name, row in zip(names_in_column, cells, strict=False):
                 cell = split(row, GAME_COLUMNS, layout.px(16))[column]
-                layout.text(surface, name, cell, layout.font_size(30), COLORS["text"], "left")
+                layout.text(surface, name, cell, layout.font_size(30), COLORS.text, "left")
 
     def draw_status(
         self, surface: pygame.Surface, layout: Layout, line: pygame.Rect, size: float
@@ -231,22 +228,20 @@ class IdleScene(Scene):
         parts = bands(
             rect, (("headline", 0.1), ("hint", 0.06), ("gap", 0.02), ("page", 0.7)), "rest"
         )
-        layout.text(
-            surface, headline, parts["headline"], layout.font_size(48), COLORS["text"], "left"
-        )
-        layout.text(surface, hint, parts["hint"], layout.font_size(22), COLORS["dim"], "left")
+        layout.text(surface, headline, parts["headline"], layout.font_size(48), COLORS.text, "left")
+        layout.text(surface, hint, parts["hint"], layout.font_size(22), COLORS.dim, "left")
         pages = leaderboard_pages(self.leaderboards)
         index = self.page_index() or 0
         page = pages[index]
-        layout.panel(surface, parts["page"], COLORS["panel"], COLORS["line"], 1.5)
-        with layout.on(COLORS["panel"]):
+        layout.panel(surface, parts["page"], COLORS.panel, COLORS.line, 1.5)
+        with layout.on(COLORS.panel):
             inner = parts["page"].inflate(-layout.px(24), -layout.px(16))
             title, body = bands(inner, (("title", 0.12),), "body").values()
             placed = layout.text(
-                surface, page.title, title, layout.font_size(36), COLORS["accent"], "left"
+                surface, page.title, title, layout.font_size(36), COLORS.accent, "left"
             )
             rest = pygame.Rect(placed.right, title.y, title.right - placed.right, title.height)
-            layout.text(surface, page.period, rest, layout.font_size(24), COLORS["dim"], "right")
+            layout.text(surface, page.period, rest, layout.font_size(24), COLORS.dim, "right")
             if page.snapshot is not None:
                 self.draw_table(surface, layout, body, page.snapshot)
             else:
@@ -261,9 +256,9 @@ class IdleScene(Scene):
         """A game's top rows: rank, player, played, won, win %, its average
         (X01's three-dart average, Cricket's MPR) when the rows have one, rating."""
         if not snapshot.rows:
-            layout.text(surface, "No games yet", rect, layout.font_size(30), COLORS["dim"])
+            layout.text(surface, "No games yet", rect, layout.font_size(30), COLORS.dim)
             return
-        average = _AVERAGE_LABELS.get(snapshot.game, "Average")
+        average = _average_label(snapshot.game)
         with_average = any(row.average is not None for row in snapshot.rows)
         header = [
             "#",
@@ -280,9 +275,9 @@ class IdleScene(Scene):
         aligns[1] = "left"
         columns = list(zip(shares, aligns, strict=True))
         lines = split(rect, 1 + MAX_ROWS, 0, vertical=True)
-        self._row(surface, layout, lines[0], header, columns, COLORS["dim"], 22)
+        self._row(surface, layout, lines[0], header, columns, COLORS.dim, 22)
         for line, row in zip(lines[1:], snapshot.rows, strict=False):
-            colour = COLORS["accent"] if row.rank == 1 else COLORS["text"]
+            colour = COLORS.accent if row.rank == 1 else COLORS.text
             self._row(surface, layout, line, _cells(row, with_average), columns, colour, 28)
 
     def draw_records(
@@ -305,9 +300,9 @@ class IdleScene(Scene):
                 record.label[:1].upper() + record.label[1:],
                 _number(record.value),
                 short_name(record.player),
-                game_title({"game": record.game}),
+                game_name(record.game),
             ]
-            self._row(surface, layout, line, cells, columns, COLORS["text"], 28)
+            self._row(surface, layout, line, cells, columns, COLORS.text, 28)
 
     def _row(
         self,
@@ -338,7 +333,7 @@ class IdleScene(Scene):
         gap = 4 * radius
         x = rect.centerx - (count - 1) * gap // 2
         for index in range(count):
-            colour = COLORS["accent"] if index == current else COLORS["faint"]
+            colour = COLORS.accent if index == current else COLORS.faint
             pygame.draw.circle(surface, colour, (x + index * gap, rect.centery), radius)
 
 
@@ -349,3 +344,9 @@ def _cells(row: SnapshotRow, with_average: bool) -> list[str]:
         cells.append("-" if row.average is None else f"{row.average:.2f}")
     cells.append(f"{row.rating:.1f}")
     return cells
+
+
+def _average_label(game: str) -> str:
+    """The table's average column: the game's own (``Game.average``), else "Average"."""
+    average = game_class(game).average if game in game_ids() else None
+    return "Average" if average is None else average.short_label

@@ -10,14 +10,14 @@ number struck through.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import pygame
 
 from display.layout import COLORS, Color, Layout, bands, split
-from display.scenes.base import Scene, State, format_value, is_winner, stats_of
+from display.scenes.base import Scene, State, format_value, is_winner
 from display.scenes.registry import register_scene
+from mqtt_contract import PlayerView
 
 __all__ = [
     "KillerScene",
@@ -37,17 +37,16 @@ def _count(value: Any) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else 0
 
 
-def lives_of(player: Any) -> int:
+def lives_of(player: PlayerView) -> int:
     """The side's lives left (0 when the state has none)."""
-    return max(0, _count(player.get("lives"))) if isinstance(player, Mapping) else 0
+    return max(0, player.lives or 0)
 
 
 def max_lives(state: State) -> int:
     """The lives every side started with: the ``lives`` option (at least the
     most lives any side has left)."""
-    options = state.get("options")
-    start = _count(options.get("lives")) if isinstance(options, Mapping) else 0
-    return max([start, *(lives_of(p) for p in state.get("players") or [])])
+    start = _count(state.option("lives"))
+    return max([start, *(lives_of(p) for p in state.players)])
 
 
 def lives_text(count: int) -> str:
@@ -93,14 +92,14 @@ def draw_lives(
     gap = layout.px(6)
     size = min(rect.height, (rect.width - gap * (total - 1)) // total)
     if size < max(MIN_HEART_PX, layout.px(MIN_HEART_PX)):
-        colour = COLORS["faint"] if faded or left == 0 else COLORS["bad"]
+        colour = COLORS.faint if faded or left == 0 else COLORS.bad
         layout.text(surface, f"{left}/{total}", rect, layout.font_size(34), colour)
         return
     row = pygame.Rect(0, rect.y, total * size + (total - 1) * gap, rect.height)
     row.centerx = rect.centerx
-    full = COLORS["faint"] if faded else COLORS["bad"]
+    full = COLORS.faint if faded else COLORS.bad
     for number, slot in enumerate(split(row, total, gap)):
-        draw_heart(surface, slot, full if number < left else COLORS["line"])
+        draw_heart(surface, slot, full if number < left else COLORS.line)
 
 
 def strike(surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> None:
@@ -109,7 +108,7 @@ def strike(surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> None:
         y = rect.centery
         pygame.draw.line(
             surface,
-            COLORS["dim"],
+            COLORS.dim,
             (rect.x - layout.px(6), y),
             (rect.right + layout.px(6), y),
             layout.px(4),
@@ -119,8 +118,7 @@ def strike(surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> None:
 @register_scene("killer")
 class KillerScene(Scene):
     def subtitle(self, state: State) -> str:
-        options = state.get("options")
-        any_ring = isinstance(options, Mapping) and bool(options.get("any_ring_kills"))
+        any_ring = bool(state.option("any_ring_kills"))
         variant = "any ring kills" if any_ring else "doubles kill"
         return f"{lives_text(max_lives(state))}  ·  {variant}"
 
@@ -137,7 +135,7 @@ class KillerScene(Scene):
         """Where ``part`` (see :meth:`card_parts`) of player ``index``'s card
         is in a window of ``layout``'s size."""
         main = self.regions(layout)["main"]
-        card = self.card_rects(layout, main, len(state.get("players") or []))[index]
+        card = self.card_rects(layout, main, len(state.players))[index]
         return self.card_parts(layout, card)[part]
 
     # ------------------------------------------------------------ drawing
@@ -150,16 +148,14 @@ class KillerScene(Scene):
     def draw_card(
         self, surface: pygame.Surface, layout: Layout, card: pygame.Rect, state: State, index: int
     ) -> None:
-        player = state["players"][index]
-        if not isinstance(player, Mapping):
-            return
+        player = state.players[index]
         parts = self.card_parts(layout, card)
-        out = bool(player.get("out"))
+        out = player.out
         self.draw_name(surface, layout, parts["name"], state, index)
-        number = player.get("number")
+        number = player.number
         won = is_winner(state, index)
-        if isinstance(number, int):
-            colour = COLORS["faint"] if out else COLORS["good"] if won else COLORS["text"]
+        if number is not None:
+            colour = COLORS.faint if out else COLORS.good if won else COLORS.text
             placed = layout.text(
                 surface,
                 str(number),
@@ -170,15 +166,15 @@ class KillerScene(Scene):
             if out:
                 strike(surface, layout, placed)
         else:
-            colour = COLORS["faint"] if out else COLORS["dim"]
+            colour = COLORS.faint if out else COLORS.dim
             layout.text(surface, "choosing", parts["number"], layout.font_size(60), colour)
         self.draw_badge(surface, layout, parts["badge"], state, player)
         draw_lives(surface, layout, parts["lives"], lives_of(player), max_lives(state), faded=out)
-        stats = stats_of(player)
+        stats = player.stats
         items = [
             ("lives", f"{lives_of(player)}/{max_lives(state)}"),
-            ("lives taken", format_value(stats.get("lives_taken", 0))),
-            ("darts", format_value(stats.get("darts", 0))),
+            ("lives taken", format_value(stats.lives_taken or 0)),
+            ("darts", format_value(stats.darts)),
         ]
         self.draw_stats(surface, layout, parts["stats"], items, 22)
 
@@ -188,29 +184,28 @@ class KillerScene(Scene):
         layout: Layout,
         rect: pygame.Rect,
         state: State,
-        player: Mapping[str, Any],
+        player: PlayerView,
     ) -> None:
         """KILLER on a red plate for a killer, OUT for a side that is out,
         else what makes the side a killer."""
-        if player.get("out"):
-            layout.text(surface, "OUT", rect, layout.font_size(40), COLORS["faint"])
+        if player.out:
+            layout.text(surface, "OUT", rect, layout.font_size(40), COLORS.faint)
             return
-        if player.get("killer"):
+        if player.killer:
             plate = pygame.Rect(0, rect.y, min(rect.width, round(rect.height * 3.4)), rect.height)
             plate.centerx = rect.centerx
-            layout.panel(surface, plate, COLORS["bad"], COLORS["text"], 2)
-            with layout.on(COLORS["bad"]):
+            layout.panel(surface, plate, COLORS.bad, COLORS.text, 2)
+            with layout.on(COLORS.bad):
                 layout.text(
                     surface,
                     "KILLER",
                     plate.inflate(-layout.px(12), -layout.px(6)),
                     layout.font_size(40),
-                    COLORS["text"],
+                    COLORS.text,
                 )
             return
-        number = player.get("number")
-        if isinstance(number, int):
-            options = state.get("options")
-            any_ring = isinstance(options, Mapping) and bool(options.get("any_ring_kills"))
+        number = player.number
+        if number is not None:
+            any_ring = bool(state.option("any_ring_kills"))
             hint = f"any {number} makes a killer" if any_ring else f"D{number} makes a killer"
-            layout.text(surface, hint, rect, layout.font_size(26), COLORS["dim"])
+            layout.text(surface, hint, rect, layout.font_size(26), COLORS.dim)

@@ -8,9 +8,6 @@ darts' points.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import pygame
 
 from display.darts import total_points
@@ -21,7 +18,6 @@ from display.scenes.base import (
     format_value,
     is_winner,
     player_label,
-    stats_of,
 )
 from display.scenes.killer import draw_lives, lives_of, lives_text, max_lives, strike
 from display.scenes.registry import register_scene
@@ -31,16 +27,12 @@ __all__ = ["LegsScene", "to_beat", "visit_total"]
 
 def to_beat(state: State) -> int | None:
     """The total the visit in progress must exceed; ``None`` before the first visit ended."""
-    for player in state.get("players") or []:
-        value = player.get("to_beat") if isinstance(player, Mapping) else None
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    return None
+    return next((p.to_beat for p in state.players if p.to_beat is not None), None)
 
 
 def visit_total(state: State) -> int:
     """The total of the visit in progress so far."""
-    return total_points(state.get("visit") or [])
+    return total_points(state.visit)
 
 
 @register_scene("legs")
@@ -71,7 +63,7 @@ class LegsScene(Scene):
         """In a window of ``layout``'s size: the cells of the score to beat
         (``to_beat``), the visit's running total (``visit``) and the verdict
         (``verdict``), each a value above its label."""
-        players = len(state.get("players") or [])
+        players = len(state.players)
         target = self.body_parts(layout, self.regions(layout)["main"], players)["target"]
         inner = target.inflate(-layout.px(24), -layout.px(12))
         beat, visit, verdict = split(inner, 3, layout.px(16))
@@ -92,7 +84,7 @@ class LegsScene(Scene):
     def card_part(self, layout: Layout, state: State, index: int, part: str) -> pygame.Rect:
         """Where ``part`` (see :meth:`card_parts`) of player ``index``'s card
         is in a window of ``layout``'s size."""
-        count = len(state.get("players") or [])
+        count = len(state.players)
         cards = self.body_parts(layout, self.regions(layout)["main"], count)["cards"]
         return self.card_parts(layout, self.card_rects(layout, cards, count)[index])[part]
 
@@ -101,24 +93,24 @@ class LegsScene(Scene):
     def draw_body(
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
     ) -> None:
-        parts = self.body_parts(layout, rect, len(state.get("players") or []))
-        layout.panel(surface, parts["target"], COLORS["panel"], COLORS["line"], 1.5)
-        with layout.on(COLORS["panel"]):
+        parts = self.body_parts(layout, rect, len(state.players))
+        layout.panel(surface, parts["target"], COLORS.panel, COLORS.line, 1.5)
+        with layout.on(COLORS.panel):
             self.draw_target(surface, layout, state)
         self.draw_cards(surface, layout, parts["cards"], state, self.draw_card)
 
     def draw_target(self, surface: pygame.Surface, layout: Layout, state: State) -> None:
         cells = self.target_cells(layout, state)
         target = to_beat(state)
-        visit = [str(dart) for dart in state.get("visit") or []]
+        visit = list(state.visit)
         total = visit_total(state)
-        finished = bool(state.get("finished"))
+        finished = state.finished
         if finished:
-            tone = COLORS["dim"]
+            tone = COLORS.dim
         elif target is None or total > target:
-            tone = COLORS["good"] if visit else COLORS["text"]
+            tone = COLORS.good if visit else COLORS.text
         else:
-            tone = COLORS["accent"] if visit else COLORS["text"]
+            tone = COLORS.accent if visit else COLORS.text
         self.draw_value(surface, layout, cells["to_beat"], format_value(target), "to beat")
         self.draw_value(
             surface,
@@ -133,7 +125,7 @@ class LegsScene(Scene):
             self.verdict(state, target, total),
             cells["verdict"],
             layout.font_size(34),
-            tone if visit and not finished else COLORS["dim"],
+            tone if visit and not finished else COLORS.dim,
         )
 
     def draw_value(
@@ -143,23 +135,23 @@ class LegsScene(Scene):
         cell: pygame.Rect,
         value: str,
         label: str,
-        colour: Color = COLORS["text"],
+        colour: Color = COLORS.text,
     ) -> None:
         value_rect, label_rect = split(cell, 2, 0, vertical=True)
         value_rect.height = round(cell.height * 0.7)
         label_rect.y, label_rect.height = value_rect.bottom, cell.bottom - value_rect.bottom
         layout.text(surface, value, value_rect, layout.font_size(110), colour)
-        layout.text(surface, label, label_rect, layout.font_size(28), COLORS["dim"])
+        layout.text(surface, label, label_rect, layout.font_size(28), COLORS.dim)
 
     def verdict(self, state: State, target: int | None, total: int) -> str:
         """What the visit in progress needs (or has done)."""
-        if state.get("finished"):
+        if state.finished:
             return "Game over"
-        current = state.get("current_player")
-        name = player_label(state, current) if isinstance(current, int) else "The thrower"
+        current = state.current_player
+        name = player_label(state, current) if current is not None else "The thrower"
         if target is None:
             return f"{name}: the first visit sets the target"
-        if not state.get("visit"):
+        if not state.visit:
             return f"{name} needs {target + 1} or more"
         if total > target:
             return f"Beaten: {total} > {target}"
@@ -168,28 +160,24 @@ class LegsScene(Scene):
     def draw_card(
         self, surface: pygame.Surface, layout: Layout, card: pygame.Rect, state: State, index: int
     ) -> None:
-        player: Any = state["players"][index]
-        if not isinstance(player, Mapping):
-            return
+        player = state.players[index]
         parts = self.card_parts(layout, card)
-        out = bool(player.get("out"))
+        out = player.out
         self.draw_name(surface, layout, parts["name"], state, index)
         left, total = lives_of(player), max_lives(state)
         draw_lives(surface, layout, parts["lives"], left, total, faded=out)
         won = is_winner(state, index)
         if out:
-            placed = layout.text(
-                surface, "OUT", parts["count"], layout.font_size(40), COLORS["faint"]
-            )
+            placed = layout.text(surface, "OUT", parts["count"], layout.font_size(40), COLORS.faint)
             strike(surface, layout, placed)
         else:
-            colour = COLORS["good"] if won else COLORS["text"]
+            colour = COLORS.good if won else COLORS.text
             layout.text(
                 surface, f"{lives_text(left)} left", parts["count"], layout.font_size(34), colour
             )
-        stats = stats_of(player)
+        stats = player.stats
         items = [
-            ("legs lost", format_value(stats.get("legs_lost", 0))),
-            ("darts", format_value(stats.get("darts", 0))),
+            ("legs lost", format_value(stats.legs_lost or 0)),
+            ("darts", format_value(stats.darts)),
         ]
         self.draw_stats(surface, layout, parts["stats"], items, 22)

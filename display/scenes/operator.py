@@ -32,10 +32,11 @@ from display.darts import bed_of
 from display.layout import COLORS, Color, Layout, grid, split
 from display.operator_link import Answer, OperatorLink
 from display.operator_pin import PIN_LENGTHS, PinGate
-from display.scenes.base import MQTT_EVENT, Scene, State, game_title
+from display.scenes.base import MQTT_EVENT, Scene, State, game_name
 from display.sound_bank import SoundBank
 from display.sprites import Sprites
 from engine import game_ids
+from mqtt_contract import CreditsView, StateView
 
 __all__ = [
     "ALL_BEDS",
@@ -133,7 +134,7 @@ def books_lines(section: Any) -> list[str]:
     games = section.get("games")
     for game, entry in games.items() if isinstance(games, Mapping) else ():
         if isinstance(entry, Mapping):
-            lines.append(f"  {game_title({'game': game})}: {_count(entry.get('played'))}")
+            lines.append(f"  {game_name(game)}: {_count(entry.get('played'))}")
     return lines
 
 
@@ -230,14 +231,12 @@ class OperatorScene(Scene):
     # ------------------------------------------------------------- state
 
     @property
-    def credits(self) -> Mapping[str, Any]:
-        """The state's ``credits`` block, or empty (a daemon without credits)."""
-        block = (self.state or {}).get("credits")
-        return block if isinstance(block, Mapping) else {}
+    def credits(self) -> CreditsView:
+        """The state's ``credits`` block (not ``present``: a daemon without credits)."""
+        return self.state.credits if self.state is not None else CreditsView()
 
     def shown_price(self) -> int:
-        price = self.credits.get("price")
-        state_price = price if isinstance(price, int) and not isinstance(price, bool) else 1
+        state_price = self.credits.price if self.credits.present else 1
         return self.price if self.price is not None else state_price
 
     def never_hit(self) -> list[str]:
@@ -362,7 +361,7 @@ class OperatorScene(Scene):
             games: list[str | None] = [None, *game_ids()]
             self.price_game = games[(games.index(self.price_game) + 1) % len(games)]
         elif key in (pygame.K_f, pygame.K_SPACE):
-            self.send({"command": "set_free_play", "on": not bool(self.credits.get("free_play"))})
+            self.send({"command": "set_free_play", "on": not self.credits.free_play})
 
     def _key_books(self, key: int) -> None:
         if key == pygame.K_r:
@@ -403,18 +402,18 @@ class OperatorScene(Scene):
 
     def draw_static(self, surface: pygame.Surface, layout: Layout) -> None:
         # The menu changes without a new state: everything is drawn in draw_animated.
-        surface.fill(COLORS["background"])
+        surface.fill(COLORS.background)
 
     def draw_animated(self, surface: pygame.Surface, layout: Layout) -> None:
-        surface.fill(COLORS["background"])
-        state = self.state or {}
-        with layout.on(COLORS["panel"]):
+        surface.fill(COLORS.background)
+        state = self.state or StateView()
+        with layout.on(COLORS.panel):
             self.draw_header(surface, layout, self.regions(layout)["header"], state)
         body = layout.rect(0.03, 0.11, 0.94, 0.72)
-        with layout.on(COLORS["background"]):
+        with layout.on(COLORS.background):
             getattr(self, f"_draw_{self.page}")(surface, layout, body)
             self._draw_footer(surface, layout)
-        with layout.on(COLORS["panel"]):
+        with layout.on(COLORS.panel):
             self.draw_notices(surface, layout)
 
     def _line(
@@ -427,7 +426,7 @@ class OperatorScene(Scene):
         colour: Color | None = None,
         align: str = "left",
     ) -> None:
-        layout.text(surface, text, rect, layout.font_size(size), colour or COLORS["text"],
+        layout.text(surface, text, rect, layout.font_size(size), colour or COLORS.text,
                     "left" if align == "left" else "center")  # fmt: skip
 
     def _draw_footer(self, surface: pygame.Surface, layout: Layout) -> None:
@@ -438,34 +437,34 @@ class OperatorScene(Scene):
             text = f"Operator account: {self.link_status}"
             if good:
                 text = f"Operator account: connected as {who or 'anonymous'}"
-            self._line(surface, layout, status, text, 24, COLORS["good" if good else "bad"])
+            self._line(surface, layout, status, text, 24, (COLORS.good if good else COLORS.bad))
         if self.message is not None and self.page != "pin":
             text, ok = self.message
             where = layout.rect(0.03, 0.79, 0.94, 0.05)
-            self._line(surface, layout, where, text, 28, COLORS["good" if ok else "bad"])
+            self._line(surface, layout, where, text, 28, (COLORS.good if ok else COLORS.bad))
         hints = layout.rect(0.03, 0.9, 0.94, 0.06)
-        self._line(surface, layout, hints, _HINTS[self.page], 24, COLORS["dim"], "center")
+        self._line(surface, layout, hints, _HINTS[self.page], 24, COLORS.dim, "center")
 
     def _draw_pin(self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> None:
         rows = split(rect, 4, layout.px(12), vertical=True)
-        self._line(surface, layout, rows[0], "Operator PIN", 48, COLORS["accent"], "center")
+        self._line(surface, layout, rows[0], "Operator PIN", 48, COLORS.accent, "center")
         box = rows[1].inflate(-rect.width // 2, 0)
-        layout.panel(surface, box, COLORS["panel"], COLORS["line"], 1.5)
-        with layout.on(COLORS["panel"]):
+        layout.panel(surface, box, COLORS.panel, COLORS.line, 1.5)
+        with layout.on(COLORS.panel):
             self._line(surface, layout, box, "*" * len(self.pin) or " ", 56, None, "center")
         if self.locked_for > 0:
             text = f"Locked: try again in {math.ceil(self.locked_for)} s"
-            self._line(surface, layout, rows[2], text, 36, COLORS["bad"], "center")
+            self._line(surface, layout, rows[2], text, 36, COLORS.bad, "center")
         elif self.pin_error:
-            self._line(surface, layout, rows[2], self.pin_error, 36, COLORS["bad"], "center")
+            self._line(surface, layout, rows[2], self.pin_error, 36, COLORS.bad, "center")
 
     def _draw_menu(self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> None:
         for index, ((_, label), cell) in enumerate(
             zip(MENU, grid(rect, len(MENU), 3, layout.px(18)), strict=True)
         ):
             lit = index == self.highlight
-            colour = COLORS["panel_current"] if lit else COLORS["panel"]
-            layout.panel(surface, cell, colour, COLORS["accent"] if lit else COLORS["line"],
+            colour = COLORS.panel_current if lit else COLORS.panel
+            layout.panel(surface, cell, colour, COLORS.accent if lit else COLORS.line,
                          4 if lit else 1.5)  # fmt: skip
             with layout.on(colour):
                 self._line(surface, layout, cell.inflate(-layout.px(24), 0),
@@ -474,30 +473,29 @@ class OperatorScene(Scene):
     def _draw_prices(self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> None:
         rows = split(rect, 5, layout.px(8), vertical=True)
         credits = self.credits
-        if not credits:
+        if not credits.present:
             self._line(surface, layout, rows[0], "The daemon's state has no credits block", 32,
-                       COLORS["bad"])  # fmt: skip
-        mode = str(credits.get("mode", "?"))
-        free = bool(credits.get("free_play"))
-        self._line(
-            surface, layout, rows[1], f"Mode: {mode}  ·  Credits: {credits.get('credits', '-')}"
-        )
+                       COLORS.bad)  # fmt: skip
+        mode = credits.mode or "?"
+        free = credits.free_play
+        held = credits.credits if credits.present else "-"
+        self._line(surface, layout, rows[1], f"Mode: {mode}  ·  Credits: {held}")
         self._line(surface, layout, rows[2], f"Free play: {'on' if free else 'off'}", 40,
-                   COLORS["good"] if free else COLORS["text"])  # fmt: skip
+                   COLORS.good if free else COLORS.text)  # fmt: skip
         pending = self.price is not None
-        game = "every game" if self.price_game is None else game_title({"game": self.price_game})
+        game = "every game" if self.price_game is None else game_name(self.price_game)
         self._line(surface, layout, rows[4], f"Price for: {game}", 32)
         price = f"Price: {self.shown_price()} credit(s) per player"
         self._line(surface, layout, rows[3], price + ("  (Enter to set)" if pending else ""), 40,
-                   COLORS["accent"] if pending else COLORS["text"])  # fmt: skip
-        if credits.get("happy_hour"):
-            self._line(surface, layout, rows[0], "Happy hour is on", 32, COLORS["good"])
+                   COLORS.accent if pending else COLORS.text)  # fmt: skip
+        if credits.happy_hour:
+            self._line(surface, layout, rows[0], "Happy hour is on", 32, COLORS.good)
 
     def _draw_books(self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> None:
         books = self.books
         if books is None:
             self._line(surface, layout, rect.inflate(0, -rect.height // 2),
-                       "No books yet: waiting for the daemon's snapshot", 32, COLORS["dim"],
+                       "No books yet: waiting for the daemon's snapshot", 32, COLORS.dim,
                        "center")  # fmt: skip
             return
         for column, (name, title) in zip(
@@ -511,13 +509,13 @@ class OperatorScene(Scene):
             lines = books_lines(books.get(name))
             count = max(len(lines) + 1, 12)
             rows = split(column, count, 0, vertical=True)
-            self._line(surface, layout, rows[0], title, 30, COLORS["accent"])
+            self._line(surface, layout, rows[0], title, 30, COLORS.accent)
             for line, row in zip(lines, rows[1:], strict=False):
                 self._line(surface, layout, row, line, 24)
 
     def _draw_reset(self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> None:
         rows = split(rect, 3, layout.px(12), vertical=True)
-        self._line(surface, layout, rows[0], "Reset the customer books?", 48, COLORS["accent"],
+        self._line(surface, layout, rows[0], "Reset the customer books?", 48, COLORS.accent,
                    "center")  # fmt: skip
         self._line(surface, layout, rows[1],
                    "The lifetime security books are kept.", 32, None, "center")  # fmt: skip
@@ -532,11 +530,11 @@ class OperatorScene(Scene):
         missing = self.never_hit()
         rows = split(text, 12, 0, vertical=True)
         self._line(surface, layout, rows[0], f"Hit: {len(self.hit)} of {len(ALL_BEDS)} beds", 32,
-                   COLORS["good"] if not missing else COLORS["text"])  # fmt: skip
+                   COLORS.good if not missing else COLORS.text)  # fmt: skip
         if not missing:
-            self._line(surface, layout, rows[1], "Every bed was hit", 32, COLORS["good"])
+            self._line(surface, layout, rows[1], "Every bed was hit", 32, COLORS.good)
             return
-        self._line(surface, layout, rows[1], f"Never hit ({len(missing)}):", 28, COLORS["bad"])
+        self._line(surface, layout, rows[1], f"Never hit ({len(missing)}):", 28, COLORS.bad)
         per_line = 8
         for index, row in enumerate(rows[2:]):
             chunk = missing[index * per_line : (index + 1) * per_line]
@@ -547,10 +545,10 @@ class OperatorScene(Scene):
         rows = split(rect, 8, layout.px(6), vertical=True)
         if self.last_button is None:
             self._line(surface, layout, rows[0], "Press each button on the board", 40,
-                       COLORS["dim"], "center")  # fmt: skip
+                       COLORS.dim, "center")  # fmt: skip
             return
         self._line(surface, layout, rows[0], f"Pressed: {self.last_button.upper()}", 48,
-                   COLORS["accent"], "center")  # fmt: skip
+                   COLORS.accent, "center")  # fmt: skip
         for (name, count), row in zip(self.buttons.items(), rows[1:], strict=False):
             self._line(surface, layout, row, f"{name.upper()}  x{count}", 32, None, "center")
 
@@ -558,17 +556,17 @@ class OperatorScene(Scene):
         rows = split(rect, 4, layout.px(12), vertical=True)
         sound = self.sound
         if sound is None:
-            self._line(surface, layout, rows[0], "No sound on this display", 40, COLORS["dim"],
+            self._line(surface, layout, rows[0], "No sound on this display", 40, COLORS.dim,
                        "center")  # fmt: skip
             return
         muted = " (muted)" if sound.muted else ""
         self._line(surface, layout, rows[0], f"Volume: {round(sound.volume * 100)}%{muted}", 48,
-                   COLORS["accent"], "center")  # fmt: skip
+                   COLORS.accent, "center")  # fmt: skip
         bar = rows[1].inflate(-rect.width // 4, -rows[1].height // 2)
-        layout.panel(surface, bar, COLORS["panel"], COLORS["line"], 1.5)
+        layout.panel(surface, bar, COLORS.panel, COLORS.line, 1.5)
         filled = pygame.Rect(bar.x, bar.y, round(bar.width * sound.volume), bar.height)
         if filled.width:
-            layout.panel(surface, filled, COLORS["faint"] if sound.muted else COLORS["good"])
+            layout.panel(surface, filled, COLORS.faint if sound.muted else COLORS.good)
 
 
 def _answer_text(answer: Answer) -> str:

@@ -8,13 +8,14 @@ cycle (tests/display/test_structure.py checks it).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
-from display.scenes.base import Scene, State
+from display.scenes.base import Scene, State, as_view
 from display.scenes.generic import GenericScene
 from display.scenes.idle import IdleScene
 from display.sprites import Sprites
+from mqtt_contract import Phase
 
 __all__ = ["register_scene", "registered_scenes", "scene_class_for", "scene_for"]
 
@@ -40,19 +41,19 @@ def registered_scenes() -> dict[str, type[Scene]]:
     return dict(_SCENES)
 
 
-def scene_class_for(state: State | None) -> type[Scene]:
+def scene_class_for(state: State | Mapping[str, Any] | None) -> type[Scene]:
     """The scene class that shows ``state``: idle without a game, the game's
     own scene, else the generic scoreboard."""
-    if not state or not state.get("game") or state.get("phase") == "idle":
+    view = as_view(state)
+    if view is None or not view.game or view.phase is Phase.IDLE or not view.players:
         return IdleScene
-    if not isinstance(state.get("players"), list) or not state["players"]:
-        return IdleScene
-    return _SCENES.get(str(state["game"]), GenericScene)
+    return _SCENES.get(view.game, GenericScene)
 
 
-def scene_for(state: State | None, sprites: Sprites | None = None) -> Scene:
+def scene_for(state: State | Mapping[str, Any] | None, sprites: Sprites | None = None) -> Scene:
     """A new scene showing ``state`` (see :func:`scene_class_for`), keeping
     its pictures in ``sprites`` (none: the shared render cache)."""
-    scene = scene_class_for(state)(sprites)
-    scene.set_state(state)
+    view = as_view(state)
+    scene = scene_class_for(view)(sprites)
+    scene.set_state(view)
     return scene

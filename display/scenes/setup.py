@@ -24,6 +24,7 @@ from display.scenes.base import MQTT_EVENT, Scene, State
 from display.scenes.credits import credits_line
 from display.setup_model import BUTTONS, SetupModel, segment_number
 from display.sprites import Sprites
+from mqtt_contract import StateView
 
 __all__ = ["SetupScene", "tile_rects"]
 
@@ -162,43 +163,43 @@ class SetupScene(Scene):
 
     def draw_static(self, surface: pygame.Surface, layout: Layout) -> None:
         # The model changes without a new state: everything is drawn in draw_animated.
-        surface.fill(COLORS["background"])
+        surface.fill(COLORS.background)
 
     def draw_animated(self, surface: pygame.Surface, layout: Layout) -> None:
-        surface.fill(COLORS["background"])
-        state = self.state or {}
-        with layout.on(COLORS["panel"]):
+        surface.fill(COLORS.background)
+        state = self.state or StateView()
+        with layout.on(COLORS.panel):
             self.draw_header(surface, layout, self.regions(layout)["header"], state)
-        with layout.on(COLORS["background"]):
+        with layout.on(COLORS.background):
             self.draw_setup(surface, layout)
-        with layout.on(COLORS["panel"]):
+        with layout.on(COLORS.panel):
             self.draw_notices(surface, layout)
 
     def draw_setup(self, surface: pygame.Surface, layout: Layout) -> None:
         """The summary bar, the step's question, the tiles and the hints."""
         model = self.model
         summary = layout.rect(0.03, 0.1, 0.94, 0.06)
-        layout.panel(surface, summary, COLORS["panel"], COLORS["line"], 1.5)
-        with layout.on(COLORS["panel"]):
+        layout.panel(surface, summary, COLORS.panel, COLORS.line, 1.5)
+        with layout.on(COLORS.panel):
             items = model.summary()
             for (what, value), cell in zip(
                 items,
                 split(summary.inflate(-layout.px(16), 0), len(items), layout.px(8)),
                 strict=True,
             ):
-                layout.text(surface, f"{what}: {value}", cell, layout.font_size(24), COLORS["text"])
+                layout.text(surface, f"{what}: {value}", cell, layout.font_size(24), COLORS.text)
         question = layout.rect(0.03, 0.17, 0.94, 0.06)
         if self.sent:
-            text, colour = "Starting the game...", COLORS["good"]
+            text, colour = "Starting the game...", COLORS.good
         elif model.error:
-            text, colour = model.error, COLORS["bad"]
+            text, colour = model.error, COLORS.bad
         else:
-            text, colour = model.title(), COLORS["accent"]
+            text, colour = model.title(), COLORS.accent
         layout.text(surface, text, question, layout.font_size(40), colour, "left")
         paying = model.player_count - (1 if model.computer is not None else 0)
         credits = credits_line(self.state, model.game, paying)
         if credits is not None:
-            layout.text(surface, credits, question, layout.font_size(28), COLORS["accent"], "right")
+            layout.text(surface, credits, question, layout.font_size(28), COLORS.accent, "right")
         if self.editing is not None:
             self.draw_names(surface, layout)
         else:
@@ -214,56 +215,50 @@ class SetupScene(Scene):
                 "1-9 or throw: pick  ·  arrows + Enter  ·  Backspace back  ·  Tab names  ·  "
                 "G/GAME game  ·  P/PLAYER +player  ·  Space/START start  ·  Esc cancel"
             )
-        layout.text(surface, hint, hints, layout.font_size(24), COLORS["dim"])
+        layout.text(surface, hint, hints, layout.font_size(24), COLORS.dim)
 
     def draw_tiles(self, surface: pygame.Surface, layout: Layout) -> None:
         choices = self.model.choices()
         for index, (choice, rect) in enumerate(zip(choices, self.tile_rects(layout), strict=True)):
             lit = index == self.model.highlight
-            colour = COLORS["panel_current"] if lit else COLORS["panel"]
-            border = (
-                COLORS["accent"] if lit else (COLORS["good"] if choice.current else COLORS["line"])
-            )
+            colour = COLORS.panel_current if lit else COLORS.panel
+            border = COLORS.accent if lit else (COLORS.good if choice.current else COLORS.line)
             layout.panel(surface, rect, colour, border, 4 if lit else 1.5)
             badge = min(rect.height // 3, rect.width // 4)
             centre = (rect.x + layout.px(12) + badge // 2, rect.y + layout.px(12) + badge // 2)
-            pygame.draw.circle(
-                surface, COLORS["accent"] if lit else COLORS["line"], centre, badge // 2
-            )
+            pygame.draw.circle(surface, COLORS.accent if lit else COLORS.line, centre, badge // 2)
             badge_rect = pygame.Rect(0, 0, badge, badge)
             badge_rect.center = centre
-            tone = COLORS["accent"] if lit else COLORS["line"]
+            tone = COLORS.accent if lit else COLORS.line
             with layout.on(tone):
                 layout.text(surface, str(index + 1), badge_rect.inflate(-badge // 4, -badge // 4),
-                            layout.font_size(40), COLORS["background"])  # fmt: skip
+                            layout.font_size(40), COLORS.background)  # fmt: skip
             inner = rect.inflate(-layout.px(24), -layout.px(12))
             label_rect = pygame.Rect(
                 inner.x, inner.y + inner.height // 4, inner.width, inner.height // 2
             )
             detail_rect = pygame.Rect(inner.x, label_rect.bottom, inner.width, inner.height // 4)
             with layout.on(colour):
-                layout.text(surface, choice.label, label_rect, layout.font_size(56), COLORS["text"])
+                layout.text(surface, choice.label, label_rect, layout.font_size(56), COLORS.text)
                 if choice.detail:
                     layout.text(
-                        surface, choice.detail, detail_rect, layout.font_size(22), COLORS["dim"]
+                        surface, choice.detail, detail_rect, layout.font_size(22), COLORS.dim
                     )
 
     def draw_names(self, surface: pygame.Surface, layout: Layout) -> None:
         count = self.model.player_count
         for index, rect in enumerate(tile_rects(layout, count)):
             lit = index == self.editing
-            colour = COLORS["panel_current"] if lit else COLORS["panel"]
+            colour = COLORS.panel_current if lit else COLORS.panel
             layout.panel(
                 surface,
                 rect,
                 colour,
-                COLORS["accent"] if lit else COLORS["line"],
+                COLORS.accent if lit else COLORS.line,
                 4 if lit else 1.5,
             )
             top, bottom = split(rect.inflate(-layout.px(16), -layout.px(12)), 2, 0, vertical=True)
             name = self.model.names[index] + ("_" if lit and int(self.clock * 2) % 2 == 0 else "")
             with layout.on(colour):
-                layout.text(
-                    surface, f"Player {index + 1}", top, layout.font_size(24), COLORS["dim"]
-                )
-                layout.text(surface, name, bottom, layout.font_size(44), COLORS["text"])
+                layout.text(surface, f"Player {index + 1}", top, layout.font_size(24), COLORS.dim)
+                layout.text(surface, name, bottom, layout.font_size(44), COLORS.text)

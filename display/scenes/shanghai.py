@@ -7,8 +7,6 @@ player with the side's total.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import pygame
 
 from display.darts import bed_of
@@ -21,7 +19,6 @@ from display.scenes.base import (
     int_or_none,
     is_winner,
     player_label,
-    stats_of,
 )
 from display.scenes.registry import register_scene
 from engine.beds import NUMBERS, RING_PREFIX
@@ -48,20 +45,18 @@ def round_targets(state: State) -> list[int]:
 
 def target_of(state: State) -> int:
     """The number the round being played scores on."""
-    players = state.get("players") or []
-    first = players[0] if players and isinstance(players[0], Mapping) else {}
-    target = int_or_none(first.get("target"))
+    target = state.players[0].target_number if state.players else None
     if target is not None:
         return target
     targets = round_targets(state)
-    return targets[min(max((int_or_none(state.get("round")) or 1) - 1, 0), len(targets) - 1)]
+    return targets[min(max((state.round or 1) - 1, 0), len(targets) - 1)]
 
 
 def rings_hit(state: State) -> set[str]:
     """The rings of the target (``S``, ``D``, ``T``) hit in the visit in progress."""
     target = target_of(state)
     hit: set[str] = set()
-    for dart in state.get("visit") or []:
+    for dart in state.visit:
         bed = bed_of(dart)
         if bed is not None and bed.number == target and bed.multiplier in SHANGHAI_RINGS:
             hit.add(RING_PREFIX[bed.multiplier])
@@ -127,8 +122,8 @@ class ShanghaiScene(Scene):
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
     ) -> None:
         panel, cards = self.panel_rects(layout, rect)
-        layout.panel(surface, panel, COLORS["panel"], COLORS["line"], 1.5)
-        with layout.on(COLORS["panel"]):
+        layout.panel(surface, panel, COLORS.panel, COLORS.line, 1.5)
+        with layout.on(COLORS.panel):
             self.draw_target(surface, layout, panel, state)
         self.draw_cards(surface, layout, cards, state, self.draw_card)
 
@@ -139,33 +134,33 @@ class ShanghaiScene(Scene):
         number, caption, boxes, strip, left = self.target_rects(layout, panel)
         label = pygame.Rect(number.x, number.y, number.width, round(number.height * 0.2))
         big = pygame.Rect(number.x, label.bottom, number.width, number.bottom - label.bottom)
-        layout.text(surface, "Target", label, layout.font_size(26), COLORS["dim"])
-        layout.text(surface, str(target), big, layout.font_size(220), COLORS["accent"])
+        layout.text(surface, "Target", label, layout.font_size(26), COLORS.dim)
+        layout.text(surface, str(target), big, layout.font_size(220), COLORS.accent)
 
         hit = rings_hit(state)
-        current = int_or_none(state.get("current_player"))
-        if state.get("result") == "shanghai":
-            text, colour = "Shanghai!", COLORS["good"]
-        elif state.get("finished"):
-            text, colour = "Game over", COLORS["dim"]
+        current = state.current_player
+        if state.result == "shanghai":
+            text, colour = "Shanghai!", COLORS.good
+        elif state.finished:
+            text, colour = "Game over", COLORS.dim
         elif current is not None:
-            verb = "'s visit" if state.get("visit") else " to throw"
+            verb = "'s visit" if state.visit else " to throw"
             text = f"{player_label(state, current)}{verb}: single, double and triple of {target}"
-            colour = COLORS["dim"]
+            colour = COLORS.dim
         else:
-            text, colour = "", COLORS["dim"]
+            text, colour = "", COLORS.dim
         layout.text(surface, text, caption, layout.font_size(26), colour, "left")
         for ring, box in zip(RINGS, boxes, strict=True):
             done = ring in hit
-            fill = COLORS["good"] if done else COLORS["panel_out"]
-            layout.panel(surface, box, fill, COLORS["good"] if done else COLORS["line"], 2)
+            fill = COLORS.good if done else COLORS.panel_out
+            layout.panel(surface, box, fill, COLORS.good if done else COLORS.line, 2)
             with layout.on(fill):
                 layout.text(
                     surface,
                     f"{ring}{target}",
                     box.inflate(-layout.px(10), -layout.px(8)),
                     layout.font_size(48),
-                    COLORS["background"] if done else COLORS["faint"],
+                    COLORS.background if done else COLORS.faint,
                 )
         self.draw_rounds(surface, layout, strip, left, state)
 
@@ -180,8 +175,8 @@ class ShanghaiScene(Scene):
         """A cell per round with its target, the round being played
         outlined, rounds done dimmed; and how many rounds are left."""
         targets = round_targets(state)
-        played = int_or_none(state.get("round")) or 1
-        finished = bool(state.get("finished"))
+        played = state.round or 1
+        finished = state.finished
         cells = split(strip.inflate(0, -layout.px(6)), len(targets), layout.px(3))
         height = max(round(min(cell.width for cell in cells) * 1.3), layout.font_size(26))
         for number, (target, cell) in enumerate(zip(targets, cells, strict=True), start=1):
@@ -189,8 +184,8 @@ class ShanghaiScene(Scene):
             is_current = number == played and not finished
             done = number < played or (finished and number <= played)
             if is_current:
-                pygame.draw.rect(surface, COLORS["accent"], cell, layout.px(2), layout.px(4))
-            colour = COLORS["accent"] if is_current else COLORS["faint"] if done else COLORS["dim"]
+                pygame.draw.rect(surface, COLORS.accent, cell, layout.px(2), layout.px(4))
+            colour = COLORS.accent if is_current else COLORS.faint if done else COLORS.dim
             layout.text(
                 surface,
                 str(target),
@@ -203,14 +198,12 @@ class ShanghaiScene(Scene):
         else:
             rounds_left = len(targets) - played + 1
             text = "last round" if rounds_left <= 1 else f"{rounds_left} rounds left"
-        layout.text(surface, text, left, layout.font_size(28), COLORS["text"], "right")
+        layout.text(surface, text, left, layout.font_size(28), COLORS.text, "right")
 
     def draw_card(
         self, surface: pygame.Surface, layout: Layout, card: pygame.Rect, state: State, index: int
     ) -> None:
-        player = state["players"][index]
-        if not isinstance(player, Mapping):
-            return
+        player = state.players[index]
         inner = card.inflate(-layout.px(20), -layout.px(12))
         parts = bands(inner, (("name", 0.22), ("score", 0.48)), "stats")
         name_rect, score_rect, stats_rect = parts["name"], parts["score"], parts["stats"]
@@ -218,14 +211,14 @@ class ShanghaiScene(Scene):
         won = is_winner(state, index)
         layout.text(
             surface,
-            format_value(player.get("score")),
+            format_value(player.score),
             score_rect,
             layout.font_size(200),
-            COLORS["good"] if won else COLORS["text"],
+            COLORS.good if won else COLORS.text,
         )
-        stats = stats_of(player)
+        stats = player.stats
         items = [
-            ("points", format_value(stats.get("points", 0))),
-            ("per visit", format_value(float(stats.get("points_per_visit", 0.0)))),
+            ("points", format_value(stats.points or 0)),
+            ("per visit", format_value(stats.points_per_visit or 0.0)),
         ]
         self.draw_stats(surface, layout, stats_rect, items, 20)

@@ -16,7 +16,7 @@ The heat map is drawn from the state's sigma alone and kept in the scene's
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
 import pygame
@@ -30,11 +30,11 @@ from display.scenes.base import (
     game_option,
     int_or_none,
     player_label,
-    stats_of,
 )
 from display.scenes.registry import register_scene
 from display.sprites import Sprites
 from engine.board_geometry import GEOMETRIES, SOFT, BoardGeometry
+from mqtt_contract import PlayerView, SkillReport
 
 __all__ = [
     "ADVICE_SCORES",
@@ -74,13 +74,10 @@ _MARK: Color = (255, 255, 255)
 _WIRE = (225, 225, 230, 150)
 
 
-def skill_of(player: Any) -> Mapping[str, Any] | None:
-    """The player's ``skill`` object, or ``None`` while they throw (or for a bad one)."""
-    skill = player.get("skill") if isinstance(player, Mapping) else None
-    if not isinstance(skill, Mapping):
-        return None
-    sigma = skill.get("sigma_mm")
-    if isinstance(sigma, bool) or not isinstance(sigma, int | float) or not 1 <= sigma <= 1000:
+def skill_of(player: PlayerView) -> SkillReport | None:
+    """The player's ``skill`` report, or ``None`` while they throw (or for a bad one)."""
+    skill = player.skill
+    if skill is None or not 1 <= skill.sigma_mm <= 1000:
         return None
     return skill
 
@@ -93,20 +90,20 @@ def outcome(state: State) -> tuple[str, str]:
     """How a finished test ended, as a headline and a detail: a practice
     (one player) is complete, with its estimate; otherwise who put most
     darts in the target, or a draw."""
-    players = [p if isinstance(p, Mapping) else {} for p in state.get("players") or []]
-    target = str(players[0].get("target") or "the target") if players else "the target"
-    if len(players) == 1 or state.get("result") == "practice-complete":
+    players = state.players
+    target = (players[0].target or "the target") if players else "the target"
+    if len(players) == 1 or state.result == "practice-complete":
         skill = skill_of(players[0]) if players else None
-        darts = int_or_none(stats_of(players[0]).get("darts")) if players else None
+        darts = players[0].stats.darts if players else None
         parts = [f"{darts} darts at {target}" if darts else ""]
         if skill is not None:
-            level = int_or_none(skill.get("level"))
-            parts.append(f"{SIGMA} {float(skill['sigma_mm']):.1f} mm")
+            level = skill.level
+            parts.append(f"{SIGMA} {skill.sigma_mm:.1f} mm")
             parts.append(f"level {level}" if level is not None else "")
         return "Practice complete", "  ·  ".join(part for part in parts if part)
-    best = max((int_or_none(p.get("score")) or 0 for p in players), default=0)
-    winner = int_or_none(state.get("winner"))
-    if winner is not None and 0 <= winner < len(players):
+    best = max((p.score or 0 for p in players), default=0)
+    winner = state.winner
+    if state.player(winner) is not None and winner is not None:
         return f"{player_label(state, winner)} wins", f"most darts in {target}: {best}"
     return "Draw", f"most darts in {target}: {best} each"
 
@@ -193,7 +190,7 @@ class SkillTestScene(Scene):
 
     def body_parts(self, layout: Layout, rect: pygame.Rect, state: State) -> dict[str, pygame.Rect]:
         """The body's ``cards`` and, once the test is over, the ``outcome`` line above them."""
-        if not state.get("finished"):
+        if not state.finished:
             return {"cards": rect}
         parts = bands(rect, (("outcome", 0.1),), "cards")
         cards = parts["cards"]
@@ -215,8 +212,8 @@ class SkillTestScene(Scene):
         """The finished test's headline (left, large) and detail (right)."""
         headline, detail = outcome(state)
         left, right = split(rect, 2, layout.px(16))
-        layout.text(surface, headline, left, layout.font_size(60), COLORS["accent"], "left")
-        layout.text(surface, detail, right, layout.font_size(34), COLORS["text"], "right")
+        layout.text(surface, headline, left, layout.font_size(60), COLORS.accent, "left")
+        layout.text(surface, detail, right, layout.font_size(34), COLORS.text, "right")
 
     def card_parts(self, layout: Layout, card: pygame.Rect) -> dict[str, pygame.Rect]:
         """A card's ``name`` line, its ``board`` square and its ``figures`` column."""
@@ -230,7 +227,7 @@ class SkillTestScene(Scene):
 
     def board_square(self, layout: Layout, state: State, index: int) -> pygame.Rect:
         """Where player ``index``'s small board (or heat map) is drawn."""
-        players = state.get("players") or []
+        players = state.players
         main = self.body_parts(layout, self.regions(layout)["main"], state)["cards"]
         cards = self.card_rects(layout, main, len(players))
         if not 0 <= index < len(cards):
@@ -240,7 +237,7 @@ class SkillTestScene(Scene):
     def draw_card(
         self, surface: pygame.Surface, layout: Layout, card: pygame.Rect, state: State, index: int
     ) -> None:
-        player = state["players"][index]
+        player = state.players[index]
         parts = self.card_parts(layout, card)
         self.draw_name(surface, layout, parts["name"], state, index, 36)
         skill = skill_of(player)
@@ -255,24 +252,22 @@ class SkillTestScene(Scene):
         layout: Layout,
         parts: Mapping[str, pygame.Rect],
         state: State,
-        player: Mapping[str, Any],
+        player: PlayerView,
     ) -> None:
         """While the player throws: the darts thrown of the total and the
         hits, beside a small board with every bed hit so far lit."""
-        stats = stats_of(player)
-        thrown = int_or_none(stats.get("darts")) or 0
+        thrown = player.stats.darts
         total = int_or_none(game_option(state, "darts")) or thrown
-        hits = int_or_none(player.get("score")) or 0
-        target = str(player.get("target") or "")
+        hits = player.score or 0
+        target = player.target or ""
         big, rest = split(parts["figures"], 2, layout.px(6), vertical=True)
-        layout.text(surface, f"{thrown}/{total}", big, layout.font_size(110), COLORS["text"])
+        layout.text(surface, f"{thrown}/{total}", big, layout.font_size(110), COLORS.text)
         items = [
             ("left", format_value(max(0, total - thrown))),
             (f"in {target}" if target else "hits", format_value(hits)),
         ]
         self.draw_stats(surface, layout, rest, items, 22)
-        beds = player.get("beds")
-        lit = [str(bed) for bed in beds] if isinstance(beds, Mapping) else []
+        lit = [bed for bed, _ in player.beds]
         square = draw_board(surface, parts["board"], self.sprites)
         draw_lit_beds(surface, square, lit, 0.25, self.sprites)
 
@@ -282,54 +277,49 @@ class SkillTestScene(Scene):
         layout: Layout,
         parts: Mapping[str, pygame.Rect],
         state: State,
-        skill: Mapping[str, Any],
+        skill: SkillReport,
     ) -> None:
         """Once the player is done: the heat map with the best aim marked, and
         sigma, its interval, the level, the best aim and checkout routes."""
         geometry = _geometry(state)
-        sigma = float(skill["sigma_mm"])
+        sigma = skill.sigma_mm
         square = draw_board(surface, parts["board"], self.sprites)
         if square.width >= 8:
             heat = _heat(self.sprites, round(sigma, 2), geometry, square.width)
             surface.blit(heat, square.topleft)
-            best = skill.get("best_aim")
-            if isinstance(best, Mapping):
-                self.mark_aim(surface, layout, square, geometry, best)
+            if skill.best_aim_mm is not None:
+                self.mark_aim(surface, layout, square, geometry, skill.best_aim_mm)
         sigma_rect, rest = split(parts["figures"], 2, layout.px(4), vertical=True)
-        interval = skill.get("interval")
+        interval = skill.interval
         band = ""
-        if isinstance(interval, Sequence) and len(interval) == 2:
+        if interval is not None:
             band = f"  ({format_value(interval[0])}-{format_value(interval[1])})"
         top, sub = split(sigma_rect, 2, 0, vertical=True)
-        layout.text(surface, f"{SIGMA} {sigma:.1f} mm", top, layout.font_size(60), COLORS["accent"])
-        level = int_or_none(skill.get("level"))
+        layout.text(surface, f"{SIGMA} {sigma:.1f} mm", top, layout.font_size(60), COLORS.accent)
+        level = skill.level
         level_text = f"level {level}" if level is not None else ""
-        layout.text(surface, f"{level_text}{band}", sub, layout.font_size(26), COLORS["dim"])
+        layout.text(surface, f"{level_text}{band}", sub, layout.font_size(26), COLORS.dim)
         lines = self.advice_lines(skill)
         for line, row in zip(
             lines, split(rest, max(1, len(lines)), 0, vertical=True), strict=False
         ):
-            layout.text(surface, line, row, layout.font_size(24), COLORS["text"], "left")
+            layout.text(surface, line, row, layout.font_size(24), COLORS.text, "left")
 
-    def advice_lines(self, skill: Mapping[str, Any]) -> list[str]:
+    def advice_lines(self, skill: SkillReport) -> list[str]:
         """The lines beside the heat map: the best aim, then the routes for
         :data:`ADVICE_SCORES`."""
         lines = []
-        best = skill.get("best_aim")
-        if isinstance(best, Mapping) and best.get("bed"):
-            average = skill.get("best_average")
+        if skill.best_aim_bed:
+            average = skill.best_average
             per_visit = f" ({format_value(average)} a visit)" if average is not None else ""
-            lines.append(f"aim {best['bed']}{per_visit}")
-        checkouts = skill.get("checkouts")
-        if isinstance(checkouts, Sequence):
-            for advice in checkouts:
-                if not isinstance(advice, Mapping) or advice.get("score") not in ADVICE_SCORES:
-                    continue
-                route = advice.get("route")
-                darts = " ".join(str(d) for d in route) if isinstance(route, Sequence) else ""
-                if not advice.get("finishes"):
-                    darts = f"{advice.get('aim', '')} first"
-                lines.append(f"{advice['score']}: {darts}")
+            lines.append(f"aim {skill.best_aim_bed}{per_visit}")
+        for advice in skill.checkouts:
+            if advice.score not in ADVICE_SCORES:
+                continue
+            darts = " ".join(advice.route)
+            if not advice.finishes:
+                darts = f"{advice.aim} first"
+            lines.append(f"{advice.score}: {darts}")
         return lines
 
     def mark_aim(
@@ -338,13 +328,10 @@ class SkillTestScene(Scene):
         layout: Layout,
         square: pygame.Rect,
         geometry: BoardGeometry,
-        aim: Mapping[str, Any],
+        aim: tuple[float, float],
     ) -> None:
-        """A ring and a cross at the aim point on the board in ``square``."""
-        x, y = aim.get("x_mm"), aim.get("y_mm")
-        if not all(isinstance(v, int | float) and not isinstance(v, bool) for v in (x, y)):
-            return
-        centre = aim_pixel(square, geometry, float(x), float(y))  # type: ignore[arg-type]
+        """A ring and a cross at the aim point (x, y mm) on the board in ``square``."""
+        centre = aim_pixel(square, geometry, *aim)
         radius = max(4, square.width // 24)
         width = max(2, layout.px(3))
         pygame.draw.circle(surface, _MARK, centre, radius, width)

@@ -10,16 +10,17 @@ the route from ``engine.checkout``. The scene keeps nothing.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import pygame
 
 from display.darts import total_points
 from display.layout import COLORS, Layout, bands, split
-from display.scenes.base import Scene, State, format_value, game_option, is_winner, stats_of
+from display.scenes.base import Scene, State, format_value, game_option, is_winner
 from display.scenes.registry import register_scene
 from engine import checkout
 from engine.game import DARTS_PER_VISIT
+from mqtt_contract import Phase
 
 __all__ = ["MAX_CHECKOUT", "X01Scene", "checkout_route"]
 
@@ -50,36 +51,36 @@ class X01Scene(Scene):
     show_visit_total = True
 
     def subtitle(self, state: State) -> str:
-        options = state.get("options")
-        if not isinstance(options, Mapping):
+        if not state.has_options:
             return ""
-        parts = [str(options.get("start", ""))]
-        if options.get("in") not in (None, "straight"):
-            parts.append(f"{options['in']} in")
-        parts.append(f"{options.get('out', 'double')} out")
-        rounds = options.get("rounds")
+        start, ring_in, out = state.option("start"), state.option("in"), state.option("out")
+        parts = ["" if start is None else str(start)]
+        if ring_in not in (None, "straight"):
+            parts.append(f"{ring_in} in")
+        parts.append(f"{'double' if out is None else out} out")
+        rounds = state.option("rounds")
         if isinstance(rounds, int) and rounds > 0:
             parts.append(f"{rounds} rounds")
         return "  ·  ".join(part for part in parts if part)
 
     def route_for(self, state: State, index: int) -> list[str] | None:
         """The checkout route to show on player ``index``'s card, or ``None``."""
-        if state.get("finished") or index != state.get("current_player"):
+        if state.finished or index != state.current_player:
             return None
-        if state.get("visit_over") is not None or state.get("phase") == "takeout":
+        if state.visit_over is not None or state.phase is Phase.TAKEOUT:
             return None
-        player = state["players"][index]
-        if not player.get("opened", True):
+        player = state.players[index]
+        if not player.opened:
             return None
-        remaining = player.get("score")
-        if not isinstance(remaining, int) or remaining > MAX_CHECKOUT:
+        remaining = player.score
+        if remaining is None or remaining > MAX_CHECKOUT:
             return None
-        if "checkout" in player:  # the engine's hint: the table, or the player's own sigma
-            hint = player.get("checkout")
-            if not isinstance(hint, list) or not 1 <= len(hint) <= DARTS_PER_VISIT:
+        if player.has_checkout:  # the engine's hint: the table, or the player's own sigma
+            hint = player.checkout
+            if hint is None or not 1 <= len(hint) <= DARTS_PER_VISIT:
                 return None
-            return [str(dart) for dart in hint]
-        darts_left = DARTS_PER_VISIT - len(state.get("visit") or [])
+            return list(hint)
+        darts_left = DARTS_PER_VISIT - len(state.visit)
         return checkout_route(remaining, darts_left, str(game_option(state, "out")))
 
     def draw_body(
@@ -90,15 +91,15 @@ class X01Scene(Scene):
     def draw_card(
         self, surface: pygame.Surface, layout: Layout, card: pygame.Rect, state: State, index: int
     ) -> None:
-        player = state["players"][index]
+        player = state.players[index]
         inner = card.inflate(-layout.px(20), -layout.px(16))
         parts = bands(inner, (("name", 0.16), ("score", 0.44), ("stats", 0.2)), "route")
         name_rect, score_rect = parts["name"], parts["score"]
         stats_rect, route_rect = parts["stats"], parts["route"]
         self.draw_name(surface, layout, name_rect, state, index)
-        score = player.get("score")
+        score = player.score
         won = is_winner(state, index)
-        colour = COLORS["good"] if won else COLORS["text"]
+        colour = COLORS.good if won else COLORS.text
         layout.text(
             surface,
             format_value(score),
@@ -106,24 +107,24 @@ class X01Scene(Scene):
             layout.font_size(240),
             colour,
         )
-        stats = stats_of(player)
+        stats = player.stats
         items = [
-            ("3-dart avg", format_value(float(stats.get("average", 0.0)))),
-            ("darts", format_value(stats.get("darts", 0))),
+            ("3-dart avg", format_value(stats.average or 0.0)),
+            ("darts", format_value(stats.darts)),
         ]
-        last = state.get("last_visit")
-        if isinstance(last, Mapping) and last.get("player") == index and last.get("darts"):
-            total = total_points(last["darts"])
-            items.append(("last", "bust" if last.get("visit_over") == "bust" else str(total)))
+        last = state.last_visit
+        if last is not None and last.player == index and last.darts:
+            total = total_points(last.darts)
+            items.append(("last", "bust" if last.visit_over == "bust" else str(total)))
         self.draw_stats(surface, layout, stats_rect, items, 26)
-        if not player.get("opened", True):
-            rule = (state.get("options") or {}).get("in", "double")
+        if not player.opened:
+            rule = state.option("in") or "double"
             layout.text(
                 surface,
                 f"needs a {rule} to open",
                 route_rect,
                 layout.font_size(26),
-                COLORS["dim"],
+                COLORS.dim,
             )
             return
         route = self.route_for(state, index)
@@ -139,18 +140,18 @@ class X01Scene(Scene):
         boxes_rect = pygame.Rect(
             inner.x, caption.bottom, inner.width, inner.bottom - caption.bottom
         )
-        layout.text(surface, "Checkout", caption, layout.font_size(26), COLORS["accent"])
+        layout.text(surface, "Checkout", caption, layout.font_size(26), COLORS.accent)
         gap = layout.px(10)
         slot = min((boxes_rect.width - 2 * gap) // 3, round(boxes_rect.height * 2.2))
         width = len(route) * slot + (len(route) - 1) * gap
         boxes_rect = pygame.Rect(0, boxes_rect.y, width, boxes_rect.height)
         boxes_rect.centerx = rect.centerx
         for dart, box in zip(route, split(boxes_rect, len(route), gap), strict=True):
-            pygame.draw.rect(surface, COLORS["accent"], box, layout.px(2), layout.px(6))
+            pygame.draw.rect(surface, COLORS.accent, box, layout.px(2), layout.px(6))
             layout.text(
                 surface,
                 dart,
                 box.inflate(-layout.px(8), -layout.px(4)),
                 layout.font_size(34),
-                COLORS["accent"],
+                COLORS.accent,
             )

@@ -9,6 +9,7 @@ from engine.beds import BULL, Bed
 from engine.game import Game, Reason
 from engine.options import Option
 from engine.registry import register
+from engine.traits import Highlight, Measure
 
 __all__ = ["LAST_NUMBER", "STARTS", "AroundTheWorld"]
 
@@ -26,6 +27,9 @@ class AroundTheWorld(Game):
     double, three for a triple), past 20 to the bull; a bull hit wins."""
 
     id = "around-the-world"
+    highlight = Highlight(
+        "fewest darts round the board", Measure.DARTS_TO_WIN, higher_is_better=False
+    )
     name = "Around the World"
     summary = "Hit the numbers in order from the start to 20, then the bull to win."
     options_spec = (

@@ -9,6 +9,7 @@ from engine.beds import Bed
 from engine.game import Game, Reason
 from engine.options import Option
 from engine.registry import register
+from engine.traits import Highlight, Measure
 
 __all__ = ["Baseball", "runs_for"]
 
@@ -31,6 +32,7 @@ class Baseball(Game):
     inning ends with one leader."""
 
     id = "baseball"
+    highlight = Highlight("most runs in an inning", Measure.BEST_VISIT_POINTS)
     name = "Baseball"
     summary = (
         "Inning n scores on number n only; most runs after 9 innings, extra innings on the bull."

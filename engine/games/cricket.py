@@ -13,6 +13,7 @@ from engine.lineup import Lineup
 from engine.options import Option
 from engine.registry import register
 from engine.schema_parts import NON_NEGATIVE_INT, NON_NEGATIVE_NUMBER, every_player
+from engine.traits import MARKS_PER_ROUND, Family, Highlight, Measure
 
 __all__ = [
     "CRICKET_TARGETS",
@@ -92,6 +93,9 @@ class MarksGame(Game):
     event did to them (:attr:`marked`), so a caller learns that a target was
     closed from the game, not by comparing two states."""
 
+    highlight = Highlight("most marks in a visit", Measure.BEST_VISIT_MARKS)
+    average = MARKS_PER_ROUND
+    family = Family.MARKS
     marks_per_visit: ClassVar[bool] = False
     """True when marks count at the end of a visit (Cricket-Shanghai), not
     dart by dart (Cricket)."""
@@ -125,6 +129,7 @@ class Cricket(MarksGame):
     bull 2). Marks beyond the third score while an opponent has the number open."""
 
     id = "cricket"
+    round_limit_option = "rounds"
     name = "Cricket"
     summary = "Close 15-20 and the bull; score on them until everyone has closed them."
     state_schema: ClassVar[dict[str, Any]] = every_player({"$ref": "#/$defs/cricket_player"})

@@ -26,6 +26,7 @@ from engine.options import Option
 from engine.registry import register
 from engine.schema_parts import NON_NEGATIVE_INT, TILE_NOTATION_PATTERN
 from engine.tiles import DOUBLE_SIX, Tile
+from engine.traits import Highlight, Measure
 
 __all__ = ["COMPUTER_SEATS", "DEALT", "DISCARDS", "DominoCribbage", "Stage"]
 
@@ -172,6 +173,7 @@ class DominoCribbage(PickingGame):
     the target wins the moment the point is scored."""
 
     id = "domino-cribbage"
+    highlight = Highlight("best hand", Measure.STAT, "best_hand")
     name = "Domino Cribbage"
     summary = "Cribbage with a double-six domino set: peg to 31, count 15s, pairs, runs; 61 wins."
     state_schema: ClassVar[dict[str, Any]] = {"$ref": "#/$defs/domino_cribbage"}

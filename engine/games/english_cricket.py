@@ -9,6 +9,7 @@ from typing import Any
 from engine.beds import Bed
 from engine.game import Game, Reason, VisitOver
 from engine.registry import register
+from engine.traits import Highlight, Measure
 
 __all__ = ["INNINGS_OVER", "RUNS_FREE", "WICKETS", "EnglishCricket"]
 
@@ -30,6 +31,7 @@ class EnglishCricket(Game):
     wickets the roles swap; after the second innings the most runs win."""
 
     id = "english-cricket"
+    highlight = Highlight("most runs", Measure.STAT, "runs")
     name = "English Cricket"
     summary = "Bat (runs above 40 a visit) and bowl (bulls take wickets); most runs win."
     options_spec = ()

@@ -9,6 +9,7 @@ from engine.beds import Bed
 from engine.game import DARTS_PER_VISIT, Game, Reason
 from engine.options import Option
 from engine.registry import register
+from engine.traits import Highlight, Measure
 
 __all__ = ["FIVE", "FiftyOneByFives"]
 
@@ -23,6 +24,7 @@ class FiftyOneByFives(Game):
     reaching it exactly wins."""
 
     id = "fifty-one-by-fives"
+    highlight = Highlight("most fives in a visit", Measure.BEST_VISIT_POINTS)
     name = "Fifty-one by Fives"
     summary = (
         "Visits of three scoring darts totalling a multiple of 5 score total/5; reach 51 exactly."

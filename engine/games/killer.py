@@ -9,11 +9,14 @@ from engine.beds import NUMBERS, Bed
 from engine.game import Game, VisitOver
 from engine.options import Option
 from engine.registry import register
+from engine.traits import Highlight, Measure
 
-__all__ = ["NUMBER_CHOSEN", "Killer"]
+__all__ = ["KILLER_KEY", "NUMBER_CHOSEN", "Killer"]
 
 NUMBER_CHOSEN = VisitOver.NUMBER_CHOSEN
 """The ``visit_over`` reason of a visit whose dart picked the side's number."""
+KILLER_KEY = "killer"
+"""The player key saying the side is a killer (its name is the game's id, too)."""
 
 
 @register
@@ -23,6 +26,7 @@ class Killer(Game):
     double takes a life, on its own double loses one. No lives left: out."""
 
     id = "killer"
+    highlight = Highlight("lives taken", Measure.STAT, "lives_taken")
     name = "Killer"
     summary = "Pick a number, hit its double to become a killer, then take the others' lives."
     options_spec = (
@@ -75,7 +79,7 @@ class Killer(Game):
             "score": self._lives[side],
             "number": self._number[side],
             "lives": self._lives[side],
-            "killer": self._killer[side],
+            KILLER_KEY: self._killer[side],
         }
 
     def _player_stats(self, player: int) -> dict[str, Any]:

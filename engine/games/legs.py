@@ -9,6 +9,7 @@ from engine.beds import Bed
 from engine.game import Game
 from engine.options import Option
 from engine.registry import register
+from engine.traits import Highlight, Measure
 
 __all__ = ["Legs"]
 
@@ -20,6 +21,7 @@ class Legs(Game):
     with no lives is out and the last side left wins."""
 
     id = "legs"
+    highlight = Highlight("highest visit", Measure.BEST_VISIT_TOTAL)
     name = "Legs"
     summary = "Beat the previous visit's total or lose a leg; the last side standing wins."
     options_spec = (Option("lives", 3, "lives (legs) each side starts with", minimum=1),)

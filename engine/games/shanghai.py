@@ -9,6 +9,7 @@ from engine.beds import NUMBERS, Bed
 from engine.game import Game, Reason
 from engine.options import Option
 from engine.registry import register
+from engine.traits import Highlight, Measure
 
 __all__ = ["SHANGHAI_RINGS", "Shanghai"]
 
@@ -24,6 +25,7 @@ class Shanghai(Game):
     round wins, a tie is a draw."""
 
     id = "shanghai"
+    highlight = Highlight("most points", Measure.STAT, "points")
     name = "Shanghai"
     summary = "Round n scores on one number only; single, double and triple in a visit wins."
     options_spec = (

@@ -24,6 +24,7 @@ from engine.schema_parts import (
     NON_NEGATIVE_NUMBER,
     every_player,
 )
+from engine.traits import Highlight, Measure
 
 __all__ = ["DARTS_THROWN", "GEOMETRY_NAMES", "SKILL_TEST_PLAYER_SCHEMA", "SkillTest", "target_bed"]
 
@@ -172,6 +173,7 @@ class SkillTest(Game):
     is a practice, not a win: it ends ``practice-complete`` with no winner."""
 
     id = "skill-test"
+    highlight = Highlight("smallest spread (mm)", Measure.STAT, "sigma_mm", higher_is_better=False)
     name = "Skill Test"
     summary = "Practice: darts at one bed measure your spread, level, best aim and finishes."
     teams_allowed = False

@@ -15,26 +15,14 @@ from engine.schema_parts import (
     NON_NEGATIVE_NUMBER,
     every_player,
 )
+from engine.traits import THREE_DART_AVERAGE, Family, Highlight, Measure
+from engine.x01_rules import ALLOWED_MULTIPLIERS, RING_RULES
 
 __all__ = [
-    "ALLOWED_MULTIPLIERS",
     "CHECKOUT_SIGMA_RANGE",
-    "RING_RULES",
     "X01",
     "parse_checkout_sigmas",
 ]
-
-RING_RULES = ("straight", "double", "master")
-
-ALLOWED_MULTIPLIERS = {
-    "straight": frozenset({0, 1, 2, 3}),
-    "double": frozenset({2}),
-    "master": frozenset({2, 3}),
-}
-"""Multipliers a dart needs to open (``in``) or finish (``out``) under each
-rule of :data:`RING_RULES`. The inner bull has multiplier 2, so it is a
-double everywhere."""
-
 
 CHECKOUT_SIGMA_RANGE = (1.0, 400.0)
 """The spreads (mm) ``checkout_sigma_mm`` takes: the throw model's narrowest
@@ -111,6 +99,11 @@ class X01(Game):
     required finishing dart wins, anything else that passes zero busts."""
 
     id = "x01"
+    highlight = Highlight("highest checkout", Measure.HIGHEST_CHECKOUT)
+    average = THREE_DART_AVERAGE
+    family = Family.COUNTDOWN
+    round_limit_option = "rounds"
+    calls_visit_points = True
     name = "X01"
     summary = "Count down from 301-1001 to exactly zero; double out by default."
     state_schema: ClassVar[dict[str, Any]] = every_player({"$ref": "#/$defs/x01_player"})
@@ -201,7 +194,7 @@ class X01(Game):
         out = str(self.options["out"])
         sigma = self._sigmas[player]
         if sigma is None:
-            from engine.checkout import checkout  # engine.checkout imports this module
+            from engine.checkout import checkout
 
             route = checkout(score, darts, out)
         else:

@@ -26,10 +26,10 @@ import numpy.typing as npt
 
 from engine.beds import Bed
 from engine.board_geometry import STEEL, BoardGeometry, bed_at
-from engine.games.x01 import ALLOWED_MULTIPLIERS, RING_RULES
 from engine.strategy import StrategyError
 from engine.strategy.aims import BEDS, aim_table, candidate_aims, clear_tables
 from engine.throw_model import Aim, Spread, SpreadLike, as_spread
+from engine.x01_rules import ALLOWED_MULTIPLIERS, RING_RULES
 
 __all__ = ["X01Plan", "X01Strategy", "candidate_aims", "clear_plans", "x01_plan"]
 

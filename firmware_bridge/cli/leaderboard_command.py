@@ -21,10 +21,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
-from engine import game_ids
+from engine import game_class, game_ids
+from engine.traits import Family
 from firmware_bridge.cli.command_support import Commands, UsageError, read_secret
 from firmware_bridge.daemon.config import Config, ConfigError, load_config
-from mqtt_contract import BrokerAddress, BrokerUrlError, parse_broker_url
+from mqtt_contract import PERIODS, BrokerAddress, BrokerUrlError, parse_broker_url
 
 if TYPE_CHECKING:
     from leaderboard.api_models import Row
@@ -41,7 +42,6 @@ __all__ = [
     "venue_map",
 ]
 
-PERIOD_CHOICES = ("day", "week", "month", "all")
 DEFAULT_HTTP = "127.0.0.1:8080"
 
 
@@ -140,8 +140,8 @@ def _number(value: float | None, digits: int = 2) -> str:
     return f"{value:.{digits}f}" if isinstance(value, float) else str(value)
 
 
-_COLUMNS: dict[str, list[tuple[str, str]]] = {
-    "x01": [
+_COLUMNS: dict[Family, list[tuple[str, str]]] = {
+    Family.COUNTDOWN: [
         ("3DA", "three_dart_average"),
         ("FIRST9", "first9_average"),
         ("CO%", "checkout_percent"),
@@ -151,7 +151,7 @@ _COLUMNS: dict[str, list[tuple[str, str]]] = {
         ("140+", "count_140"),
         ("180", "count_180"),
     ],
-    "cricket": [
+    Family.MARKS: [
         ("MPR", "mpr"),
         ("BEST-MPR", "best_game_mpr"),
         ("5M", "count_5_marks"),
@@ -164,7 +164,7 @@ _COLUMNS: dict[str, list[tuple[str, str]]] = {
 def rows_table(game: str, rows: list[Row]) -> str:
     """The text table ``show`` prints: rank, player, venue, played, won, win %,
     rating, then the game's own figures."""
-    extra = _COLUMNS.get("cricket" if game.startswith("cricket") else game, [("BEST", "highlight")])
+    extra = _COLUMNS.get(game_class(game).family, [("BEST", "highlight")])
     header = ["#", "PLAYER", "VENUE", "PLAYED", "WON", "WIN%", "RATING", *(h for h, _ in extra)]
     body = [
         [
@@ -413,8 +413,8 @@ def _serve(args: argparse.Namespace) -> int:
     base = args.base or config.mqtt.base
     share_group = args.share_group or config.leaderboard.share_group or None
     from leaderboard.database import Database, DatabaseUrlError
-    from leaderboard.mqtt_ingest import DEFAULT_CLIENT_ID
     from leaderboard.service import ServiceSettings, run_service
+    from leaderboard.service_settings import DEFAULT_CLIENT_ID
 
     db_url = _db_url(args, config)
     try:
@@ -537,7 +537,7 @@ def add_parser(commands: Commands) -> None:
     show.add_argument("--game", required=True, type=_game, help="the game id, e.g. x01")
     show.add_argument(
         "--period",
-        choices=PERIOD_CHOICES,
+        choices=PERIODS,
         default="all",
         help="day (the venue's local day), week (from Monday), month or all (default all)",
     )

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 from drivers.errors import DriverError
-from engine import EngineError
+from engine import X01, EngineError
 from firmware_bridge.cli.command_support import Commands, UsageError
 from firmware_bridge.cli.display_command import (
     KEYS_HELP,
@@ -78,7 +78,7 @@ if TYPE_CHECKING:
 
 __all__ = ["DEMO_GAME", "DEMO_SCRIPT", "LeaderboardTask", "add_parser", "join_overrides"]
 
-DEMO_GAME = SessionSetup("x01", {"start": 301}, ("Ann", "Bob"))
+DEMO_GAME = SessionSetup(X01.id, {"start": 301}, ("Ann", "Bob"))
 """Started by the daemon itself before it reads the board, so the script's
 first dart can never arrive before the game does."""
 DEMO_SCRIPT = (

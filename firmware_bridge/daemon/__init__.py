@@ -29,6 +29,7 @@ broker connection), ``board_claim`` (one daemon per board id on a broker),
 ``home_assistant`` (discovery messages, pure), ``config`` (``oche.toml``),
 ``embedded_broker`` (amqtt, for a board with no broker) and ``log_setup``.
 
-It may import :mod:`engine`, :mod:`drivers`, :mod:`mqtt_contract` and
-:mod:`credentials`; never :mod:`firmware_bridge.cli` or :mod:`display`.
+It may import :mod:`engine`, :mod:`drivers`, :mod:`mqtt_contract`,
+:mod:`mqtt_client` (the MQTT client and its backoff) and :mod:`credentials`;
+never :mod:`firmware_bridge.cli` or :mod:`display`.
 """

@@ -22,9 +22,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
+from engine import game_class, game_ids
+
 __all__ = [
     "DAYS",
     "ROUND_LIMIT_GAMES",
+    "ROUND_LIMIT_OPTIONS",
     "HappyHour",
     "PriceList",
     "active_happy_hour",
@@ -40,8 +43,12 @@ __all__ = [
 DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 """Happy-hour days, Monday first (``datetime.weekday()`` order)."""
 
-ROUND_LIMIT_GAMES = ("x01", "cricket")
-"""The games whose ``rounds`` option is a round limit ``[credits] rounds`` may set."""
+ROUND_LIMIT_OPTIONS = {
+    game: option for game in game_ids() if (option := game_class(game).round_limit_option)
+}
+"""Each game with a round limit ``[credits] rounds`` may set, and its option."""
+ROUND_LIMIT_GAMES = tuple(ROUND_LIMIT_OPTIONS)
+"""The games with a round limit ``[credits] rounds`` may set."""
 
 _CLOCK = re.compile(r"^([01]\d|2[0-3]):([0-5]\d)$")
 
@@ -174,6 +181,7 @@ def paid_options(
     limit, unless the players chose one."""
     chosen = dict(options)
     limit = rounds.get(game)
-    if limit and game in ROUND_LIMIT_GAMES and "rounds" not in chosen:
-        chosen["rounds"] = limit
+    option = ROUND_LIMIT_OPTIONS.get(game)
+    if limit and option is not None and option not in chosen:
+        chosen[option] = limit
     return chosen

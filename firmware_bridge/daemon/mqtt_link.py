@@ -43,7 +43,6 @@ import contextlib
 import dataclasses
 import json
 import logging
-import random
 import secrets
 import socket
 import ssl
@@ -54,12 +53,11 @@ from typing import Any
 
 import aiomqtt
 import paho.mqtt.client as paho
-from paho.mqtt.enums import MQTTErrorCode
-from paho.mqtt.packettypes import PacketTypes
-from paho.mqtt.properties import Properties
-from paho.mqtt.reasoncodes import ReasonCode
+from paho.mqtt.client import MQTTMessageInfo
 
 from firmware_bridge.daemon.board_claim import BoardClaim, BoardIdTaken, Verdict, broker_reachable
+from mqtt_client.backoff import Backoff
+from mqtt_client.client import Client, load_tls, new_client, payload_bytes, raise_if_cancelling
 from mqtt_contract import (
     AVAILABILITY_OFFLINE,
     AVAILABILITY_ONLINE,
@@ -74,7 +72,6 @@ __all__ = ["LinkSettings", "MqttLink", "to_json"]
 
 log = logging.getLogger(__name__)
 
-_NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
 _CORK: int = getattr(socket, "TCP_CORK", 0)
 """Linux's option to hold a socket's writes until it is cleared (0 elsewhere)."""
 
@@ -131,7 +128,7 @@ class MqttLink:
 
     BACKOFF_START = 0.5
     """Seconds before the first reconnection attempt; doubles per failure."""
-    BACKOFF_MAX = 30.0
+    BACKOFF_CAP = 30.0
     """The longest wait between attempts."""
     BACKOFF_JITTER = 0.25
     """Each wait is scaled by a random factor in 1 +- this."""
@@ -174,7 +171,10 @@ class MqttLink:
         self._on_message = on_message
         self._on_operator = on_operator
         self._subscriptions: set[str] = set()
-        self._client: aiomqtt.Client | None = None
+        self._client: Client | None = None
+        self._queued = 0
+        """Messages handed to paho since its last write: more than one, and
+        the write is corked."""
         self._acks: dict[int, asyncio.Future[bool]] = {}
         self._stop: asyncio.Event | None = None
         self._closed = False
@@ -213,11 +213,10 @@ class MqttLink:
     async def _run(self) -> None:
         self._stop = stop = asyncio.Event()
         if self._endpoint.tls and self._tls_context is None:
-            # Loading CA files blocks; a bad ca_file is a configuration error and raises.
-            self._tls_context = await asyncio.to_thread(
-                ssl.create_default_context, cafile=self.settings.ca_file
-            )
-        failures = 0
+            # A bad ca_file is a configuration error and raises.
+            self._tls_context = await load_tls(self._endpoint, self.settings.ca_file)
+        # One per outage, made when it starts: the BACKOFF_* figures as they are then.
+        backoff: Backoff | None = None
         outage_since: float | None = None
         ever_connected = False
         while not self._closed:
@@ -236,7 +235,7 @@ class MqttLink:
                     else:
                         log.info("MQTT: connected to %s", self.server)
                     ever_connected = True
-                    failures = 0
+                    backoff = None
                     outage_since = None
                     await self._serve(client)
             except aiomqtt.MqttError as exc:
@@ -259,38 +258,24 @@ class MqttLink:
                 raise
             if self._closed:
                 return
-            delay = self._backoff(failures)
-            failures += 1
+            if backoff is None:
+                backoff = Backoff(self.BACKOFF_START, self.BACKOFF_CAP, self.BACKOFF_JITTER)
             with contextlib.suppress(TimeoutError):  # asyncio.timeout: no lost cancel
-                async with asyncio.timeout(delay):
+                async with asyncio.timeout(backoff.next_delay()):
                     await stop.wait()
 
-    def _backoff(self, failures: int) -> float:
-        delay = min(self.BACKOFF_MAX, self.BACKOFF_START * 2.0**failures)
-        return delay * random.uniform(1 - self.BACKOFF_JITTER, 1 + self.BACKOFF_JITTER)
-
-    def _new_client(self, identifier: str | None = None) -> aiomqtt.Client:
+    def _new_client(self, identifier: str | None = None) -> Client:
         """The board's connection (its client id, its last will); with
         ``identifier``, a connection under that client id without a will."""
-        endpoint = self._endpoint
         will = aiomqtt.Will(self._availability_topic, AVAILABILITY_OFFLINE, qos=1, retain=True)
-        return aiomqtt.Client(
-            endpoint.host,
-            endpoint.port,
-            username=endpoint.username,
-            password=endpoint.password,
+        return new_client(
+            self._endpoint,  # the settings' account in it already
+            tls=self._tls_context,
             identifier=identifier or self.settings.client_id or None,
             will=None if identifier else will,
-            clean_session=True,
-            transport=endpoint.transport,
             timeout=self.TIMEOUT,
             keepalive=self.settings.keepalive,
-            tls_context=self._tls_context if endpoint.tls else None,
-            websocket_path=endpoint.ws_path,
             logger=logging.getLogger(f"{__name__}.paho"),
-            # Small packets at once: without this, Nagle's algorithm holds a
-            # dart's state behind the ACK of the previous packet (tens of ms).
-            socket_options=None if endpoint.transport == "websockets" else _NO_DELAY,
         )
 
     async def _check_board_id(self) -> None:
@@ -308,7 +293,7 @@ class MqttLink:
                 reachable=lambda: broker_reachable(endpoint.host, endpoint.port),
             )
 
-    async def _serve(self, client: aiomqtt.Client) -> None:
+    async def _serve(self, client: Client) -> None:
         """One connection: subscribe, announce, on_connect, then commands until it drops."""
         try:
             if self._closed:
@@ -338,20 +323,20 @@ class MqttLink:
                 raise self._taken
             await client.publish(self._availability_topic, AVAILABILITY_ONLINE, qos=1, retain=True)
             self._last_sent[self._availability_topic] = AVAILABILITY_ONLINE.encode()
-            _raise_if_cancelling()
+            raise_if_cancelling()
             self._client = client
             try:
                 await self._on_connect()
             except Exception:
                 log.exception("MQTT: on_connect failed")
-            _raise_if_cancelling()
+            raise_if_cancelling()
             async for message in client.messages:
                 handler, command_topic = self._on_command, self._command_topic
                 if self._on_operator is not None and message.topic.matches(self._operator_topic):
                     handler, command_topic = self._on_operator, self._operator_topic
                 elif not message.topic.matches(self._command_topic):
                     await self._other_message(message)
-                    _raise_if_cancelling()
+                    raise_if_cancelling()
                     continue
                 if message.retain:
                     # A retained command would run again at every (re)connect.
@@ -363,10 +348,10 @@ class MqttLink:
                     )
                     continue
                 try:
-                    await handler(_payload_bytes(message.payload))
+                    await handler(payload_bytes(message.payload))
                 except Exception:
                     log.exception("MQTT: a command handler failed")
-                _raise_if_cancelling()
+                raise_if_cancelling()
         except asyncio.CancelledError:
             # run() is being cancelled: say offline before the context manager
             # disconnects cleanly (a clean disconnect discards the last will).
@@ -381,7 +366,7 @@ class MqttLink:
             return
         try:
             await self._on_message(
-                str(message.topic), _payload_bytes(message.payload), bool(message.retain)
+                str(message.topic), payload_bytes(message.payload), bool(message.retain)
             )
         except Exception:
             log.exception("MQTT: a message handler failed (%s)", message.topic)
@@ -427,14 +412,14 @@ class MqttLink:
         except (aiomqtt.MqttError, TimeoutError) as exc:
             log.debug("MQTT: could not publish offline: %s", str(exc))
 
-    def _serve_publishes(self, client: aiomqtt.Client) -> None:
+    def _serve_publishes(self, client: Client) -> None:
         """Once connected, on the loop's thread: resolve the futures
         :meth:`publish_raw` waits on from paho's ``on_publish`` (after
         aiomqtt's own handler), and write queued packets from a plain
         ``call_soon``. aiomqtt's writer goes through ``call_soon_threadsafe``
         (paho may call it from the thread that connects), which wakes the loop
         through its self-pipe for every message."""
-        protocol = _paho(client)
+        protocol = client.paho
         chained = protocol.on_publish
         acks = self._acks
         loop = asyncio.get_running_loop()
@@ -449,7 +434,8 @@ class MqttLink:
             # writer); what the socket did not take yet waits for it to be writable.
             with contextlib.suppress(OSError, ValueError):
                 sock = protocol.socket()
-                corked = _cork(sock) if len(protocol._out_packet) > 1 else None
+                corked = _cork(sock) if self._queued > 1 else None
+                self._queued = 0
                 try:
                     protocol.loop_write()
                 finally:
@@ -471,14 +457,14 @@ class MqttLink:
         protocol.on_socket_register_write = register_write
         for guarded in self._guarded:
             protocol.message_callback_add(guarded, on_guarded)
-        _lean_pubacks(protocol)
+        client.lean_pubacks()
 
-    def _watch_instance(self, client: aiomqtt.Client) -> None:
+    def _watch_instance(self, client: Client) -> None:
         """Judge every message on the board's ``instance`` topic as it arrives
         (board_claim.py): answer, replace, or stop (BoardIdTaken, raised from
         run() after a clean disconnect: no ``offline``, the board is the
         other daemon's)."""
-        protocol = _paho(client)
+        protocol = client.paho
 
         def on_instance(_client: Any, _userdata: Any, message: paho.MQTTMessage) -> None:
             verdict, holder = self._claim.judge(bytes(message.payload), bool(message.retain))
@@ -522,6 +508,7 @@ class MqttLink:
 
     def _drop_connection(self) -> None:
         self._client = None
+        self._queued = 0
         acks, self._acks = self._acks, {}
         for waiter in acks.values():
             _settle(waiter, False)
@@ -607,9 +594,7 @@ class MqttLink:
             if self._acks.get(info.mid) is waiter:
                 del self._acks[info.mid]
 
-    def _hand_over(
-        self, topic: str, data: bytes, retain: bool, qos: int
-    ) -> paho.MQTTMessageInfo | None:
+    def _hand_over(self, topic: str, data: bytes, retain: bool, qos: int) -> MQTTMessageInfo | None:
         """Queue ``data`` in paho (which writes it on the loop's next turn);
         None when not connected or paho refused it."""
         client = self._client
@@ -617,37 +602,10 @@ class MqttLink:
             return None
         if retain and topic in self._guarded:
             self._last_sent[topic] = data
-        info = _paho(client).publish(topic, data, qos=qos, retain=retain)
-        if info.rc != paho.MQTT_ERR_SUCCESS:
-            log.debug("MQTT: publish to %s failed: %s", topic, paho.error_string(info.rc))
-            return None
+        info = client.hand_over(topic, data, qos, retain)
+        if info is not None:
+            self._queued += 1
         return info
-
-
-_PUBACK_REASON = ReasonCode(PacketTypes.PUBACK)
-_PUBACK_PROPERTIES = Properties(PacketTypes.PUBACK)  # type: ignore[no-untyped-call]
-
-
-def _lean_pubacks(protocol: paho.Client) -> None:
-    """Settle an MQTT 3.1.1 PUBACK without paho's decoding, which builds a
-    ``ReasonCode`` and a ``Properties`` (27 list lookups) for every one though
-    the packet holds only the message id: a dart's messages each get one.
-    Anything else (MQTT 5, PUBCOMP, a malformed packet) goes to paho's own."""
-    handle = getattr(protocol, "_handle_pubackcomp", None)
-    if handle is None or not hasattr(protocol, "_do_on_publish"):
-        return  # not the paho 2.x this was written against: keep its own
-
-    def handle_pubackcomp(command: str) -> MQTTErrorCode:
-        packet = protocol._in_packet["packet"]
-        if command != "PUBACK" or len(packet) != 2 or protocol.protocol == paho.MQTTv5:
-            return handle(command)  # type: ignore[no-any-return]
-        mid = int.from_bytes(packet, "big")
-        with protocol._out_message_mutex:
-            if mid in protocol._out_messages:
-                return protocol._do_on_publish(mid, _PUBACK_REASON, _PUBACK_PROPERTIES)
-        return paho.MQTT_ERR_SUCCESS
-
-    setattr(protocol, "_handle_pubackcomp", handle_pubackcomp)  # noqa: B010
 
 
 def _cork(sock: object) -> socket.socket | None:
@@ -661,32 +619,6 @@ def _cork(sock: object) -> socket.socket | None:
     return sock
 
 
-def _paho(client: aiomqtt.Client) -> paho.Client:
-    """The paho client under ``client``. aiomqtt's publish costs two tasks and a
-    timeout per message; the link hands messages to paho itself instead and
-    waits for the PUBACK with one future."""
-    return client._client
-
-
 def _settle(waiter: asyncio.Future[bool] | None, delivered: bool) -> None:
     if waiter is not None and not waiter.done():
         waiter.set_result(delivered)
-
-
-def _raise_if_cancelling() -> None:
-    """Re-raise a cancel that was swallowed: Python 3.11's ``asyncio.wait_for``
-    (which aiomqtt's connect, subscribe and publish await) returns the result
-    when its future completes as the task is cancelled (CPython gh-86296); the
-    link would then wait for messages forever and the daemon never stop (the
-    leaderboard's ingest has the same guard)."""
-    task = asyncio.current_task()
-    if task is not None and task.cancelling():
-        raise asyncio.CancelledError
-
-
-def _payload_bytes(payload: Any) -> bytes:
-    if isinstance(payload, bytes | bytearray):
-        return bytes(payload)
-    if payload is None:
-        return b""
-    return str(payload).encode("utf-8")

@@ -36,6 +36,7 @@ from paho.mqtt.client import topic_matches_sub
 
 from firmware_bridge.daemon.journal import Journal, JournalError, OutboxEntry
 from firmware_bridge.daemon.mqtt_link import MqttLink
+from mqtt_client.backoff import Backoff
 from mqtt_contract import (
     AVAILABILITY_ONLINE,
     RESULT_STORED_STATUSES,
@@ -85,7 +86,7 @@ class ResultDelivery:
         self._awaited: set[str] = set()
         self._confirmed = asyncio.Event()
         self._retry: asyncio.TimerHandle | None = None
-        self._retry_delay = self.RETRY_START_S
+        self._retry_backoff = Backoff(self.RETRY_START_S, self.RETRY_MAX_S)
 
     async def subscribe(self, link: MqttLink) -> None:
         """Deliver on ``link`` from now on, and hear the leaderboards on it."""
@@ -143,8 +144,8 @@ class ResultDelivery:
                     return  # the connection is gone: the next one starts again
                 if unconfirmed and self.online and self._retry is None:
                     loop = asyncio.get_running_loop()
-                    self._retry = loop.call_later(self._retry_delay, self._resend_later)
-                    self._retry_delay = min(self.RETRY_MAX_S, self._retry_delay * 2)
+                    delay = self._retry_backoff.next_delay()
+                    self._retry = loop.call_later(delay, self._resend_later)
 
     def _resend_later(self) -> None:
         self._retry = None
@@ -214,7 +215,7 @@ class ResultDelivery:
                 "it is not sent again",
                 result_id,
             )
-        self._retry_delay = self.RETRY_START_S
+        self._retry_backoff.reset()
         self._awaited.discard(result_id)
         if not self._awaited:
             self._confirmed.set()

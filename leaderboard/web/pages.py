@@ -152,18 +152,15 @@ def tv_boards(request: Request, hub: HubDep, venue: VenueQuery = None) -> HTMLRe
 
 
 def _charts(points: list[AveragePoint]) -> list[tuple[str, Markup]]:
-    """One SVG line chart per game: its average (X01), MPR (cricket) or highlight."""
+    """One SVG line chart per game: its average (X01's three-dart average,
+    Cricket's marks per round) or its highlight."""
     by_game: dict[str, list[tuple[float, float]]] = defaultdict(list)
     for point in points:
         by_game[point.game].append((point.at, point.value))
     charts = []
     for game, series in sorted(by_game.items()):
-        if game == "x01":
-            measure = "3-dart average"
-        elif game in ("cricket", "cricket-shanghai"):
-            measure = "marks per round"
-        else:
-            measure = "highlight"
+        average = game_class(game).average
+        measure = "highlight" if average is None else average.label
         svg = line_chart(series, title=f"{game_name(game)}: {measure}", y_label=measure)
         charts.append((game, Markup(svg)))  # line_chart escapes every label
     return charts

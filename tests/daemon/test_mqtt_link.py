@@ -5,20 +5,16 @@ broker. Subscribers in the tests are plain aiomqtt clients."""
 from __future__ import annotations
 
 import asyncio
-import gc
 import json
 import logging
 import os
-import shutil
 import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import textwrap
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import aiomqtt
@@ -29,7 +25,7 @@ from firmware_bridge.daemon.embedded_broker import EmbeddedBroker, EmbeddedBroke
 from firmware_bridge.daemon.mqtt_link import LinkSettings, MqttLink
 from mqtt_contract import parse_command, response_payload
 from tests.daemon_harness import TIMEOUT, until
-from tests.mosquitto_broker import MosquittoBroker, free_port
+from tests.mosquitto_broker import MosquittoBroker, free_port, tls_mosquitto
 from tests.paths import REPO
 
 ROOT = REPO
@@ -496,12 +492,13 @@ async def test_reconnects_when_the_broker_comes_back(
     assert sum("again after" in m for _, m in messages) == 1
 
 
-def test_backoff_doubles_to_30_s_with_jitter() -> None:
-    link = MqttLink(LinkSettings(url="mqtt://broker", base=BASE, board=BOARD), _noop, _noop_connect)
-    for failures, nominal in [(0, 0.5), (1, 1.0), (2, 2.0), (5, 16.0), (6, 30.0), (40, 30.0)]:
-        delays = [link._backoff(failures) for _ in range(200)]
-        assert all(0.75 * nominal <= d <= 1.25 * nominal for d in delays), failures
-        assert max(delays) - min(delays) > 0.2 * nominal  # jittered, not constant
+def test_the_backoff_is_half_a_second_doubling_to_30_s_jittered_by_a_quarter() -> None:
+    """The link's figures for the one Backoff (tests/mqtt_client/test_backoff.py)."""
+    assert (MqttLink.BACKOFF_START, MqttLink.BACKOFF_CAP, MqttLink.BACKOFF_JITTER) == (
+        0.5,
+        30.0,
+        0.25,
+    )
 
 
 async def test_run_twice_is_refused(mosquitto: MosquittoBroker) -> None:
@@ -556,46 +553,19 @@ def test_settings_are_checked_without_io() -> None:
 
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
 async def test_tls() -> None:
-    """mqtts:// with a CA file, against Mosquitto with a self-signed certificate.
-    Mosquitto started as root reads its key as the mosquitto user, so the
-    throwaway certificate lives in a directory everyone can read. (paho leaves
-    the socket of a failed TLS handshake to the garbage collector: collected
-    here so its ResourceWarning stays in this test.)"""
-    directory = Path(tempfile.mkdtemp(prefix="oche-tls-"))
-    try:
-        directory.chmod(0o755)
-        cert, key = directory / "cert.pem", directory / "key.pem"
-        openssl = subprocess.run(
-            ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
-             "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
-             "-keyout", str(key), "-out", str(cert)],
-            capture_output=True,
-            check=False,
-        )  # fmt: skip
-        if openssl.returncode != 0:
-            pytest.skip(f"openssl cannot make a certificate: {openssl.stderr.decode()[-200:]}")
-        cert.chmod(0o644)
-        key.chmod(0o644)
-        broker = MosquittoBroker(directory / "broker", f"certfile {cert}\nkeyfile {key}\n")
-        (directory / "broker").chmod(0o777)
-        broker.start()
-        try:
-            url = f"mqtts://127.0.0.1:{broker.port}"
-            async with running(url, ca_file=str(cert)) as harness:
-                assert await harness.link.publish("state", {"tls": True})
-            # Without the CA the certificate is not trusted: no connection.
-            untrusted = Harness(url)
-            task = asyncio.create_task(untrusted.link.run())
-            await asyncio.sleep(0.5)  # a bounded look: it must never connect
-            assert untrusted.connects == 0
-            await untrusted.link.close()
-            async with asyncio.timeout(WAIT):
-                await task
-        finally:
-            broker.stop()
-    finally:
-        shutil.rmtree(directory, ignore_errors=True)
-        gc.collect()
+    """mqtts:// with a CA file, against Mosquitto with a self-signed certificate."""
+    with tls_mosquitto() as (broker, cert):
+        url = f"mqtts://127.0.0.1:{broker.port}"
+        async with running(url, ca_file=str(cert)) as harness:
+            assert await harness.link.publish("state", {"tls": True})
+        # Without the CA the certificate is not trusted: no connection.
+        untrusted = Harness(url)
+        task = asyncio.create_task(untrusted.link.run())
+        await asyncio.sleep(0.5)  # a bounded look: it must never connect
+        assert untrusted.connects == 0
+        await untrusted.link.close()
+        async with asyncio.timeout(WAIT):
+            await task
 
 
 async def test_websockets() -> None:

@@ -17,7 +17,7 @@ from display.layout import Layout
 from display.scenes import SetupScene
 from display.setup_model import COMPUTER_NAME, SetupModel
 from engine import game_ids
-from mqtt_contract import parse_command
+from mqtt_contract import StateView, parse_command
 from tests.daemon_harness import Running, Watcher
 from tests.display.test_scenes import SIZE, pixels, render, state_of, texts
 from tests.display.test_setup import SIZES, board, walk_to_confirm
@@ -124,7 +124,9 @@ def test_the_scoreboard_marks_the_computer_and_says_it_is_throwing() -> None:
     human = with_cpu(state_of("x01", "T20 T20 T20\n", players=["Ann", "Robo"]), 1)
     assert human["current_player"] == 1
     human_turn = with_cpu(state_of("x01", "T20 T20 T20\nS1 S1 S1\n", players=["Ann", "Robo"]))
-    assert "cpu" in active_banners(human) and "cpu" not in active_banners(human_turn)
+    assert "cpu" in active_banners(StateView.from_json(human)) and "cpu" not in active_banners(
+        StateView.from_json(human_turn)
+    )
     _, layout = render(human)
     shown = texts(layout)
     assert "Robo (CPU 6) is throwing" in shown
@@ -142,13 +144,13 @@ def test_after_its_visit_the_computer_has_no_darts_to_remove() -> None:
     )
     takeout["phase"] = "takeout"
     assert takeout["last_visit"]["player"] == 1
-    assert active_banners(takeout) == ["cpu"]
+    assert active_banners(StateView.from_json(takeout)) == ["cpu"]
     _, layout = render(takeout)
     assert "Robo (CPU 6) is throwing" in texts(layout)
     assert "Remove darts" not in texts(layout)
     human = state_of("x01", "", ["S1", "S1", "S1"], players=["Ann", "Robo"])
     human["phase"] = "takeout"
-    assert active_banners(with_cpu(human, 1)) == ["takeout"]
+    assert active_banners(StateView.from_json(with_cpu(human, 1))) == ["takeout"]
 
 
 # ------------------------------------------------------------- end to end

@@ -33,7 +33,7 @@ from display.operator_pin import (
     verify_pin,
 )
 from display.scenes import MQTT_EVENT, IdleScene, X01Scene
-from display.scenes.base import game_title
+from display.scenes.base import game_name
 from display.scenes.operator import ALL_BEDS, OperatorScene, books_lines
 from display.sound_bank import SoundBank
 from display.state_feed import StateFeed
@@ -269,7 +269,7 @@ async def test_pin_entry_lockout_and_every_operator_command(
             app.handle(key(pygame.K_g))
             game = app.scene.price_game
             assert game is not None
-            assert f"Price for: {game_title({'game': game})}" in drawn(app, surface)
+            assert f"Price for: {game_name(game)}" in drawn(app, surface)
             app.handle(key(pygame.K_DOWN))
             app.handle(key(pygame.K_RETURN))
             sent = await watcher.wait_for("operator/cmd", lambda p: p.get("game") == game)

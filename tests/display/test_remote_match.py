@@ -28,7 +28,7 @@ from display.scenes import MQTT_EVENT, IdleScene, X01Scene, scene_class_for, sce
 from display.state_feed import StateFeed
 from engine import game_ids, parse_event
 from firmware_bridge.daemon.game_session import GameSession, SessionSetup
-from mqtt_contract import NOT_YOUR_TURN, TOPICS, WAITING_REMOTE
+from mqtt_contract import NOT_YOUR_TURN, TOPICS, WAITING_REMOTE, StateView
 from tests.display.test_scenes import (
     SIZE,
     SMALL,
@@ -125,7 +125,7 @@ def test_the_host_says_who_is_throwing_at_which_board() -> None:
     surface, layout = render(state)
     assert "Cy is throwing at Pub 2" in texts(layout)
     assert "darts thrown at this board do not count meanwhile" in texts(layout)
-    assert active_banners(state) == ["remote"]
+    assert active_banners(StateView.from_json(state)) == ["remote"]
     # The strip is drawn over the bottom of the scoreboard: its pixels change.
     plain = copy.deepcopy(state)
     del plain["remote"]
@@ -168,10 +168,13 @@ def test_the_banner_names_the_player_mid_visit_and_a_computer_with_its_level() -
     robo = copy.deepcopy(game)
     robo["players"][0].update(name="Robo", cpu={"level": 6, "sigma_mm": 20.0, "average": 50.0})
     at_guest = remote_state(robo, (HOST, GUEST), role="guest")
-    assert active_banners(at_guest) == ["remote"]  # no computer strip at Pub 2
+    assert active_banners(StateView.from_json(at_guest)) == ["remote"]  # no computer strip at Pub 2
     _, layout = render(at_guest)
     assert "Robo (CPU 6) is throwing at Pub 1" in texts(layout)
-    assert active_banners(remote_state(robo, (HOST, GUEST))) == ["cpu", "remote"]
+    assert active_banners(StateView.from_json(remote_state(robo, (HOST, GUEST)))) == [
+        "cpu",
+        "remote",
+    ]
 
 
 @pytest.mark.parametrize("game_id", game_ids())
@@ -195,7 +198,7 @@ def test_the_takeout_at_another_board_shows_no_remove_darts_here() -> None:
     none to remove and says where the visit is."""
     at_host = ann_and_cy(["S1", "S1", "S1"], phase="takeout")
     assert at_host["phase"] == "takeout"
-    assert active_banners(at_host) == ["takeout", "remote"]
+    assert active_banners(StateView.from_json(at_host)) == ["takeout", "remote"]
     _, layout = render(at_host)
     remove = visible(layout, "Remove darts")
     here = visible(layout, "Ann is throwing here")
@@ -203,7 +206,7 @@ def test_the_takeout_at_another_board_shows_no_remove_darts_here() -> None:
     layout_ = Layout(*SIZE)
     assert not banner_rect(layout_, "remote", 1).colliderect(banner_rect(layout_, "takeout"))
     at_guest = ann_and_cy(["S1", "S1", "S1"], phase="takeout", role="guest")
-    assert active_banners(at_guest) == ["remote"]
+    assert active_banners(StateView.from_json(at_guest)) == ["remote"]
     _, guest_layout = render(at_guest)
     assert "Remove darts" not in texts(guest_layout)
     assert "Ann is throwing at Pub 1" in texts(guest_layout)
@@ -214,7 +217,7 @@ def test_no_banner_once_the_game_is_over() -> None:
     assert state["finished"]
     finished = remote_state(state, (HOST, GUEST))
     assert finished["remote"]["throwing_at"] is None
-    assert active_banners(finished) == ["winner"]
+    assert active_banners(StateView.from_json(finished)) == ["winner"]
 
 
 # ----------------------------------------------------------------- waiting
@@ -223,7 +226,7 @@ def test_no_banner_once_the_game_is_over() -> None:
 def test_waiting_for_a_board_keeps_the_scoreboard_readable() -> None:
     state = cy_up(waiting=[GUEST], offline=[GUEST])
     assert scene_class_for(state) is X01Scene
-    assert active_banners(state) == ["waiting", "remote"]
+    assert active_banners(StateView.from_json(state)) == ["waiting", "remote"]
     surface, layout = render(state)
     waiting = visible(layout, "Waiting for Pub 2…")
     visible(layout, "Pub 2 offline")
@@ -269,7 +272,7 @@ def test_a_guest_before_the_hosts_state_is_joining_the_match() -> None:
     }
     STATE_SCHEMA.validate(state)
     assert scene_class_for(state) is IdleScene
-    assert active_banners(state) == []
+    assert active_banners(StateView.from_json(state)) == []
     _, layout = render(state)
     visible(layout, "Joining Pub 1's match…")
     visible(layout, "Pub 1 offline")

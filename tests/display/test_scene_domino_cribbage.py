@@ -34,7 +34,7 @@ from display.scenes.x01 import X01Scene
 from display.setup_model import SetupModel
 from engine import new_game, parse_event
 from engine.errors import MoveError
-from mqtt_contract import parse_command
+from mqtt_contract import StateView, parse_command
 from tests.display.test_scenes import (
     LARGE,
     SIZE,
@@ -94,7 +94,7 @@ STATES: dict[str, Callable[[], dict[str, Any]]] = {
 
 
 def parts(state: dict[str, Any], size: tuple[int, int] = SIZE) -> dict[str, pygame.Rect]:
-    return DominoCribbageScene().parts(Layout(*size), state)
+    return DominoCribbageScene().parts(Layout(*size), StateView.from_json(state))
 
 
 def texts_in(layout: Layout, rect: pygame.Rect) -> list[str]:

@@ -25,6 +25,7 @@ from display.scenes.skill_test import (
 )
 from display.sprites import Sprites
 from engine.board_geometry import SOFT
+from mqtt_contract import StateView
 from tests.display.test_scenes import (
     SIZE,
     SMALL,
@@ -61,7 +62,7 @@ def test_while_throwing_the_card_shows_progress_and_lights_the_hits() -> None:
     shown = texts(layout)
     assert "3/30" in shown and "27" in shown and "in T20" in shown
     scene = scene_for(state)
-    square = scene.board_square(layout, state, 0)
+    square = scene.board_square(layout, StateView.from_json(state), 0)
     for bed in ("T20", "S1"):  # Ann's hits are lit on her small board
         x, y = board_pixel(square, bed) or (0, 0)
         assert near(tuple(surface.get_at((x, y))), LIT), bed
@@ -81,7 +82,7 @@ def test_once_done_the_card_shows_sigma_level_advice_and_the_heat_map() -> None:
     assert any(text.startswith("40: ") for text in shown)
     assert "6/9" in shown  # Bo still throwing
     scene = scene_for(state)
-    square = scene.board_square(layout, state, 0)
+    square = scene.board_square(layout, StateView.from_json(state), 0)
     best = skill["best_aim"]
     x, y = aim_pixel(square, SOFT, best["x_mm"], best["y_mm"])  # the soft-tip board by default
     assert near(tuple(surface.get_at((x, y))), (255, 255, 255), 10)  # the aim's cross
@@ -96,7 +97,7 @@ def test_once_done_the_card_shows_sigma_level_advice_and_the_heat_map() -> None:
     ]
     assert hot
     # Bo's board is a plain board: no heat map colours there.
-    bo_square = scene.board_square(layout, state, 1)
+    bo_square = scene.board_square(layout, StateView.from_json(state), 1)
     bo = surface.subsurface(bo_square)
     assert not [
         (px, py)
@@ -123,7 +124,7 @@ def test_a_finished_practice_shows_the_estimate_not_a_winner(size: tuple[int, in
     state = skill_state(ANN_DONE.rsplit("T20 T20 S1", 1)[0], players=("Ann",))
     assert state["finished"] and state["winner"] is None
     assert state["result"] == "practice-complete"
-    assert "winner" not in active_banners(state)
+    assert "winner" not in active_banners(StateView.from_json(state))
     surface, layout = render(state, size)
     shown = texts(layout)
     assert "Practice complete" in shown
@@ -144,7 +145,7 @@ def test_a_finished_practice_shows_the_estimate_not_a_winner(size: tuple[int, in
 def test_a_finished_test_of_two_says_who_hit_the_target_most_above_the_cards() -> None:
     state = skill_state(ANN_DONE + "T20 T20 T20\n")  # Bob: six in T20 to Ann's one
     assert state["finished"] and state["winner"] == 1 and state["result"] == "darts-thrown"
-    assert "winner" not in active_banners(state)
+    assert "winner" not in active_banners(StateView.from_json(state))
     surface, layout = render(state)
     shown = texts(layout)
     assert "Bob wins" in shown and "most darts in T20: 6" in shown
@@ -170,7 +171,7 @@ def test_a_wider_thrower_gets_another_heat_map() -> None:
     assert tight["players"][0]["skill"]["sigma_mm"] < wide["players"][0]["skill"]["sigma_mm"]
     one, layout = render(tight)
     two, _ = render(wide)
-    square = scene_for(tight).board_square(layout, tight, 0)
+    square = scene_for(tight).board_square(layout, StateView.from_json(tight), 0)
     assert pygame.image.tobytes(one.subsurface(square), "RGB") != pygame.image.tobytes(
         two.subsurface(square), "RGB"
     )

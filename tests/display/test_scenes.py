@@ -36,6 +36,7 @@ from display.scenes.base import NOTICE_SECONDS, Scene
 from display.scenes.x01 import checkout_route
 from engine import game_class, game_ids, new_game, parse_event
 from engine.game_log import replay_log
+from mqtt_contract import StateView
 
 SIZE = (1280, 720)
 SMALL = (800, 480)
@@ -303,8 +304,8 @@ def test_cricket_mark_region_changes_when_a_mark_is_added() -> None:
     after_state = state_of("cricket", CRICKET_LOG, ["S18"])
     assert after_state["players"][0]["marks"]["18"] == 1
     layout = Layout(*SIZE)
-    cell = CricketScene().cell_rect(layout, before_state, 0, "18")
-    other = CricketScene().cell_rect(layout, before_state, 1, "18")
+    cell = CricketScene().cell_rect(layout, StateView.from_json(before_state), 0, "18")
+    other = CricketScene().cell_rect(layout, StateView.from_json(before_state), 1, "18")
     before, _ = render(before_state)
     after, _ = render(after_state)
     assert pixels(before, cell) != pixels(after, cell)
@@ -318,10 +319,14 @@ def test_cricket_marks_are_drawn_as_slash_cross_and_circled_cross() -> None:
     for darts in (["S17"], ["D17"], ["T17"]):
         state = state_of("cricket", CRICKET_LOG, darts)
         surface, _ = render(state)
-        cells.append(pixels(surface, CricketScene().cell_rect(layout, state, 0, "17")))
+        cells.append(
+            pixels(surface, CricketScene().cell_rect(layout, StateView.from_json(state), 0, "17"))
+        )
     empty_state = state_of("cricket", CRICKET_LOG)
     empty, _ = render(empty_state)
-    blank = pixels(empty, CricketScene().cell_rect(layout, empty_state, 0, "17"))
+    blank = pixels(
+        empty, CricketScene().cell_rect(layout, StateView.from_json(empty_state), 0, "17")
+    )
     assert len({*cells, blank}) == 4
 
 
@@ -341,12 +346,12 @@ def test_shanghai_shows_what_the_visit_will_fill_then_fills_it() -> None:
     assert ann["marks"]["18"] == 0 and ann["marks_after_visit"]["18"] == 2
     assert ended["players"][0]["marks"]["18"] == 2
     layout = Layout(*SIZE)
-    cell = CricketShanghaiScene().cell_rect(layout, start, 0, "18")
+    cell = CricketShanghaiScene().cell_rect(layout, StateView.from_json(start), 0, "18")
     images = [pixels(render(state)[0], cell) for state in (start, during, ended)]
     assert images[0] != images[1] != images[2]
     assert images[0] != images[2]
     # 17 is untouched by the visit: its boxes look the same throughout.
-    cell_17 = CricketShanghaiScene().cell_rect(layout, start, 0, "17")
+    cell_17 = CricketShanghaiScene().cell_rect(layout, StateView.from_json(start), 0, "17")
     assert pixels(render(start)[0], cell_17) == pixels(render(during)[0], cell_17)
     _, shown = render(during)
     assert "6/21" in texts(shown)
@@ -408,7 +413,7 @@ def test_a_board_set_up_wrongly_gets_the_board_strip_with_the_diagnosis() -> Non
     assert "Board set up wrongly" in texts(layout) and wrong in texts(layout)
     assert "Pub board: set up wrongly" in texts(layout)
     state["board"]["problem"] = None  # read again: the strip goes
-    assert "board" not in active_banners(state)
+    assert "board" not in active_banners(StateView.from_json(state))
 
 
 @pytest.mark.parametrize("size", [SIZE, (1920, 1080)], ids=["1280x720", "1920x1080"])
@@ -445,8 +450,8 @@ def banner_changes(
     rect = banner_rect(layout, banner)
     before, _ = render(plain)
     after, _ = render(flagged, availability=availability)
-    assert banner not in active_banners(plain)
-    assert banner in active_banners(flagged, availability)
+    assert banner not in active_banners(StateView.from_json(plain))
+    assert banner in active_banners(StateView.from_json(flagged), availability)
     assert pixels(before, rect) != pixels(after, rect), banner
 
 
@@ -470,10 +475,10 @@ def test_bust_banner_mid_visit_and_after_a_third_dart_bust() -> None:
     # A bust on the third dart: the turn has passed, last_visit says bust.
     third = state_of("x01", log, ["S20", "S20", "T20"], options={"start": 301})
     assert third["visit"] == [] and third["last_visit"]["visit_over"] == "bust"
-    assert "bust" in active_banners(third)
+    assert "bust" in active_banners(StateView.from_json(third))
     # Once the next player throws, the bust is history.
     later = state_of("x01", log, ["S20", "S20", "T20", "S1"], options={"start": 301})
-    assert "bust" not in active_banners(later)
+    assert "bust" not in active_banners(StateView.from_json(later))
 
 
 def test_winner_banner_with_match_stats() -> None:
@@ -507,7 +512,7 @@ def test_winner_banner_leaves_out_darts_and_visits_where_no_dart_was_thrown() ->
         game.end_visit()
     won = {**game.state(), "phase": "finished", "board": board()}
     assert all(p["stats"]["darts"] == p["stats"]["visits"] == 0 for p in won["players"])
-    assert "winner" in active_banners(won)
+    assert "winner" in active_banners(StateView.from_json(won))
     _, layout = render(won)
     shown = texts(layout)
     assert f"{won['players'][won['winner']]['name']} wins!" in shown
@@ -553,7 +558,9 @@ def test_journal_banner_when_it_is_full_and_after_a_salvage() -> None:
     assert "Journal repaired" in texts(layout)
     assert any(text.startswith("the journal was damaged") for text in texts(layout))
     idle = {"game": None, "phase": "idle", "board": board(), "journal": full["journal"]}
-    assert "journal" in active_banners(idle)  # no game yet: no game can be started either
+    assert "journal" in active_banners(
+        StateView.from_json(idle)
+    )  # no game yet: no game can be started either
     _, layout = render({**full, "board": board(connected=False)})
     shown = [visible(layout, text) for text in ("Journal full", "Board disconnected")]
     assert not shown[0].colliderect(shown[1])
@@ -681,8 +688,9 @@ class FakeFeed:
         self.sent: list[dict[str, Any]] = []
         self.leaderboards: tuple[Any, ...] = ()
 
-    def snapshot(self) -> tuple[dict[str, Any] | None, int, str | None, bool]:
-        return self.state, self.serial, self.availability, self.connected
+    def snapshot(self) -> tuple[StateView | None, int, str | None, bool]:
+        view = None if self.state is None else StateView.from_json(self.state)
+        return view, self.serial, self.availability, self.connected
 
     def events(self) -> list[dict[str, Any]]:
         events, self.pending = self.pending, []

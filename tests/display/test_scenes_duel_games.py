@@ -19,6 +19,7 @@ from display.scenes.english_cricket import EnglishCricketScene
 from display.scenes.killer import KillerScene
 from display.scenes.legs import LegsScene
 from display.scenes.registry import scene_class_for, scene_for
+from mqtt_contract import StateView
 from tests.display.test_scenes import (
     LARGE,
     SIZE,
@@ -146,10 +147,10 @@ def test_killer_badge_appears_after_the_own_double() -> None:
     assert "D1 makes a killer" in texts(before_layout)
     assert "D1 makes a killer" not in texts(after_layout)
     layout = Layout(*SIZE)
-    badge = KillerScene().card_part(layout, before_state, 0, "badge")
+    badge = KillerScene().card_part(layout, StateView.from_json(before_state), 0, "badge")
     assert badge.contains(visible(after_layout, "KILLER"))
     assert pixels(before, badge) != pixels(after, badge)
-    other = KillerScene().card_part(layout, before_state, 1, "badge")
+    other = KillerScene().card_part(layout, StateView.from_json(before_state), 1, "badge")
     assert pixels(before, other) == pixels(after, other)
 
 
@@ -160,8 +161,8 @@ def test_killer_a_life_goes_when_a_killer_hits_the_double() -> None:
     before, before_layout = render(killer)
     after, after_layout = render(hit)
     layout = Layout(*SIZE)
-    bob_lives = KillerScene().card_part(layout, killer, 1, "lives")
-    cy_lives = KillerScene().card_part(layout, killer, 2, "lives")
+    bob_lives = KillerScene().card_part(layout, StateView.from_json(killer), 1, "lives")
+    cy_lives = KillerScene().card_part(layout, StateView.from_json(killer), 2, "lives")
     assert pixels(before, bob_lives) != pixels(after, bob_lives)
     assert pixels(before, cy_lives) == pixels(after, cy_lives)
     assert texts(before_layout).count("3/3") == 3
@@ -181,13 +182,13 @@ def test_killer_out_player_is_greyed_and_struck() -> None:
     assert "OUT" not in texts(before_layout)
     assert nearest_name(after_layout, "OUT", THREE) == "Ann"
     layout = Layout(*SIZE)
-    number = KillerScene().card_part(layout, out, 0, "number")
+    number = KillerScene().card_part(layout, StateView.from_json(out), 0, "number")
     assert pixels(before, number) != pixels(after, number)  # greyed
     # and struck through: a line crosses the number and sticks out on both sides
     digit = on_scoreboard(after_layout, "1")
     for x in (digit.x - 2, digit.right + 1):
-        assert after.get_at((x, digit.centery))[:3] == COLORS["dim"]
-        assert before.get_at((x, digit.centery))[:3] != COLORS["dim"]
+        assert after.get_at((x, digit.centery))[:3] == COLORS.dim
+        assert before.get_at((x, digit.centery))[:3] != COLORS.dim
     assert "KILLER" not in texts(after_layout)  # an out side shows OUT, not its badge
 
 
@@ -228,9 +229,9 @@ def test_legs_running_total_against_the_score_to_beat() -> None:
     assert value_above(beaten_layout, "this visit") == "65"
     assert "Beaten: 65 > 61" in texts(beaten_layout)
     # Ahead or behind shows in the running total's colour, not only its digits.
-    assert has_colour(short, visible(short_layout, "25"), COLORS["accent"])
-    assert not has_colour(short, visible(short_layout, "25"), COLORS["good"])
-    assert has_colour(beaten, visible(beaten_layout, "65"), COLORS["good"])
+    assert has_colour(short, visible(short_layout, "25"), COLORS.accent)
+    assert not has_colour(short, visible(short_layout, "25"), COLORS.good)
+    assert has_colour(beaten, visible(beaten_layout, "65"), COLORS.good)
 
 
 def test_legs_lives_go_and_out_players_are_greyed() -> None:
@@ -241,8 +242,8 @@ def test_legs_lives_go_and_out_players_are_greyed() -> None:
     assert texts(start_layout).count("3 lives left") == 2
     assert nearest_name(lost_layout, "2 lives left", ("Ann", "Bob")) == "Ann"
     layout = Layout(*SIZE)
-    ann_lives = LegsScene().card_part(layout, start_state, 0, "lives")
-    bob_lives = LegsScene().card_part(layout, start_state, 1, "lives")
+    ann_lives = LegsScene().card_part(layout, StateView.from_json(start_state), 0, "lives")
+    bob_lives = LegsScene().card_part(layout, StateView.from_json(start_state), 1, "lives")
     assert pixels(start, ann_lives) != pixels(lost, ann_lives)
     assert pixels(start, bob_lives) == pixels(lost, bob_lives)
     # One life each, three players: Bob's 19 does not beat Ann's 20, he is out.

@@ -23,6 +23,7 @@ from display.scenes.baseball import BaseballScene
 from display.scenes.fifty_one_by_fives import FiftyOneByFivesScene
 from display.scenes.registry import scene_class_for, scene_for
 from display.scenes.shanghai import ShanghaiScene
+from mqtt_contract import StateView
 from tests.display.test_scenes import (
     LARGE,
     SIZE,
@@ -146,10 +147,10 @@ def test_baseball_runs_of_inning_three_appear_in_column_three() -> None:
     assert after["players"][0]["innings_runs"] == [6, 4, 4]
     scene = BaseballScene()
     layout = Layout(*SIZE)
-    ann_3 = scene.cell_rect(layout, before, 0, 3)
-    ann_2 = scene.cell_rect(layout, before, 0, 2)
-    bob_3 = scene.cell_rect(layout, before, 1, 3)
-    assert ann_3.width and ann_3 == scene.cell_rect(layout, after, 0, 3)
+    ann_3 = scene.cell_rect(layout, StateView.from_json(before), 0, 3)
+    ann_2 = scene.cell_rect(layout, StateView.from_json(before), 0, 2)
+    bob_3 = scene.cell_rect(layout, StateView.from_json(before), 1, 3)
+    assert ann_3.width and ann_3 == scene.cell_rect(layout, StateView.from_json(after), 0, 3)
     before_image, before_layout = render(before)
     after_image, after_layout = render(after)
     assert texts_in(before_layout, ann_3) == []
@@ -170,7 +171,7 @@ def test_baseball_runs_show_during_the_visit_and_the_inning_is_highlighted() -> 
     layout = Layout(*SIZE)
     state = baseball(("T3",))
     _, shown = render(state)
-    assert texts_in(shown, scene.cell_rect(layout, state, 0, 3)) == ["3"]
+    assert texts_in(shown, scene.cell_rect(layout, StateView.from_json(state), 0, 3)) == ["3"]
     assert "Inning 3: only the 3 scores  ·  S3 1 run, D 2, T 3" in texts(shown)
     # The heading of the inning being played is lit: it looks different in inning 2.
     inning_2 = baseball(log="S1 D1 T1\nT20 S2 DB\n")
@@ -179,7 +180,7 @@ def test_baseball_runs_show_during_the_visit_and_the_inning_is_highlighted() -> 
     image_2, layout_2 = render(inning_2)
     heading_3 = next(r for t, r in layout_3.drawn_text if t == "3")
     assert "3" in texts(layout_2)
-    column = scene.cell_rect(layout, state, 0, 3)
+    column = scene.cell_rect(layout, StateView.from_json(state), 0, 3)
     band = pygame.Rect(column.x, heading_3.y, column.width, column.bottom - heading_3.y)
     assert pixels(image_3, band) != pixels(image_2, band)
 
@@ -192,7 +193,7 @@ def test_baseball_extra_innings_get_their_own_column() -> None:
     assert state["round"] == 2 and state["players"][2]["innings_runs"] == [0, 2]
     _, layout = render(state)
     assert "X1" in texts(layout)
-    cell = BaseballScene().cell_rect(Layout(*SIZE), state, 2, 2)
+    cell = BaseballScene().cell_rect(Layout(*SIZE), StateView.from_json(state), 2, 2)
     assert texts_in(layout, cell) == ["2"]
     assert any(t.startswith("Extra inning 1: only the bull scores") for t in texts(layout))
 
@@ -204,8 +205,8 @@ def test_baseball_team_is_one_row_with_its_members() -> None:
     assert shown.count("Red") == 1 and shown.count("Blue") == 1
     for name in EIGHT:
         assert name in shown
-    red_1 = BaseballScene().cell_rect(Layout(*SMALL), state, 0, 1)
-    blue_1 = BaseballScene().cell_rect(Layout(*SMALL), state, 1, 1)
+    red_1 = BaseballScene().cell_rect(Layout(*SMALL), StateView.from_json(state), 0, 1)
+    blue_1 = BaseballScene().cell_rect(Layout(*SMALL), StateView.from_json(state), 1, 1)
     assert texts_in(layout, red_1) == ["6"] and texts_in(layout, blue_1) == ["1"]
 
 
@@ -273,8 +274,10 @@ def test_around_the_world_highlight_moves_with_a_hit() -> None:
     before_state = around()
     after_state = around(("S3",))
     assert after_state["players"][0]["target"] == 4
-    cells = {n: scene.track_cell(layout, before_state, 0, n) for n in (2, 3, 4, 5)}
-    bob = scene.track_cell(layout, before_state, 1, 3)
+    cells = {
+        n: scene.track_cell(layout, StateView.from_json(before_state), 0, n) for n in (2, 3, 4, 5)
+    }
+    bob = scene.track_cell(layout, StateView.from_json(before_state), 1, 3)
     before, before_layout = render(before_state)
     after, after_layout = render(after_state)
     assert pixels(before, cells[3]) != pixels(after, cells[3])  # target, now done
@@ -298,7 +301,7 @@ def test_around_the_world_multi_and_start_in_the_header_and_on_the_track() -> No
     assert "start 5  ·  multi on: D +2, T +3" in texts(multi_layout)
     scene = AroundTheWorldScene()
     layout = Layout(*SIZE)
-    one = scene.track_cell(layout, plain_state, 0, 1)
+    one = scene.track_cell(layout, StateView.from_json(plain_state), 0, 1)
     assert pixels(plain, one) != pixels(multi, one)  # the start, or off the course
     course = "S15 S16 S17\nM\nS18 S19 S20\nM\n"
     on_bull_state = around(log=course, options={"start": 15})
@@ -308,7 +311,7 @@ def test_around_the_world_multi_and_start_in_the_header_and_on_the_track() -> No
     _, won_layout = render(won_state)
     on_bull, won = scene_only(on_bull_state), scene_only(won_state)
     assert "next Bull" in texts(on_bull_layout) and "won" in texts(won_layout)
-    bull = scene.track_cell(layout, plain_state, 0, 25)
+    bull = scene.track_cell(layout, StateView.from_json(plain_state), 0, 25)
     assert texts_in(on_bull_layout, bull) == ["Bull"]
     assert pixels(on_bull, bull) != pixels(won, bull)  # the target, then done
 

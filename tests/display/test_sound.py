@@ -55,7 +55,7 @@ from display.sound_bank import (
 )
 from engine import new_game, parse_event
 from firmware_bridge.daemon.game_session import GameSession, SessionSetup
-from mqtt_contract import EVENT_TYPES, TOPICS
+from mqtt_contract import EVENT_TYPES, TOPICS, StateView
 from tests.paths import REPO
 
 PEAK_LIMIT = 10 ** (-1 / 20) * 32768  # -1 dBFS in 16-bit samples
@@ -81,6 +81,11 @@ class Step:
         found = [e for e in self.events if e["type"] == kind]
         assert len(found) == 1, f"{self.token}: {kind} in {[e['type'] for e in self.events]}"
         return found[0]
+
+    @property
+    def view(self) -> StateView:
+        """The state after, parsed as the display parses it."""
+        return StateView.from_json(self.after)
 
     def cues(self) -> list[str]:
         return [cue for e in self.events for cue in cues_for(e)]
@@ -435,25 +440,25 @@ def test_collapse_batches() -> None:
 )
 def test_caller_visit_totals(tokens: str, words: str) -> None:
     step = last("x01", tokens)  # 501: nobody is on a finish after one visit
-    assert caller_text(step.event("visit_end"), step.after) == words
+    assert caller_text(step.event("visit_end"), step.view) == words
 
 
 def test_caller_require() -> None:
     step = last("x01", "T20 T20 T20", X01_301)
-    assert caller_text(step.event("visit_end"), step.after) == (
+    assert caller_text(step.event("visit_end"), step.view) == (
         "one hundred and eighty, you require one hundred and twenty-one"
     )
     ann_on_121 = "T20 T20 T20 NEXT S1 S1 S1 NEXT "
     step = last("x01", ann_on_121 + "T20 S19 S10", X01_301)
     assert step.after["players"][0]["score"] == 32
-    assert caller_text(step.event("visit_end"), step.after) == "eighty-nine, you require thirty-two"
+    assert caller_text(step.event("visit_end"), step.view) == "eighty-nine, you require thirty-two"
     step = last("x01", ann_on_121 + "T20 T19 M", X01_301)
-    assert caller_text(step.event("visit_end"), step.after) == (
+    assert caller_text(step.event("visit_end"), step.view) == (
         "one hundred and seventeen, you require four"
     )
     step = last("x01", "T20 T20 D11", X01_301)  # 159 left: no three-dart finish
     assert step.after["players"][0]["score"] == 159
-    assert caller_text(step.event("visit_end"), step.after) == "one hundred and forty-two"
+    assert caller_text(step.event("visit_end"), step.view) == "one hundred and forty-two"
 
 
 def test_caller_require_respects_out() -> None:
@@ -470,7 +475,7 @@ def test_caller_require_respects_out() -> None:
     def left_on(score: int, out: str) -> str | None:
         state = new_game("x01", ["Ann", "Bob"], {"out": out}).state()
         state["players"][0]["score"] = score
-        return caller_text(visit, state)
+        return caller_text(visit, StateView.from_json(state))
 
     assert left_on(170, "double") == "thirty, you require one hundred and seventy"
     assert left_on(169, "double") == "thirty"
@@ -486,15 +491,15 @@ def test_caller_require_respects_out() -> None:
 def test_caller_other_events() -> None:
     steps = play("x01", X01_WIN, X01_301)
     win = steps[-1]
-    assert caller_text(win.event("winner"), win.after) == "game shot"
-    assert caller_text(win.event("visit_end"), win.after) is None  # "game shot" says it
-    assert caller_text(win.event("game_over"), win.after) is None
+    assert caller_text(win.event("winner"), win.view) == "game shot"
+    assert caller_text(win.event("visit_end"), win.view) is None  # "game shot" says it
+    assert caller_text(win.event("game_over"), win.view) is None
     bust = last("x01", "T20 T20 T20 NEXT S1 S1 S1 NEXT T20 T20 S5", X01_301)
-    assert caller_text(bust.event("visit_end"), bust.after) is None  # "bust" was said
-    assert caller_text({"type": "bust", "player": 0}, bust.after) == "bust"
+    assert caller_text(bust.event("visit_end"), bust.view) is None  # "bust" was said
+    assert caller_text({"type": "bust", "player": 0}, bust.view) == "bust"
     cricket = last("cricket", "T20 T20 T20")
-    assert caller_text(cricket.event("visit_end"), cricket.after) is None
-    assert caller_text(cricket.event("dart"), cricket.after) is None
+    assert caller_text(cricket.event("visit_end"), cricket.view) is None
+    assert caller_text(cricket.event("dart"), cricket.view) is None
     assert caller_text({"type": "visit_end", "total": 60}, None) is None  # no game: not X01
     assert caller_text({"type": "visit_end", "total": 60, "game": "x01"}, None) == "sixty"
 
@@ -813,7 +818,7 @@ def test_caller_speaks_in_the_background(tmp_path: Path, monkeypatch: pytest.Mon
         assert not caller.say("bust")  # still speaking: skipped
         wait_until_quiet(caller)
         step = last("x01", "S20 S5 S1")
-        assert caller.announce(step.event("visit_end"), step.after)
+        assert caller.announce(step.event("visit_end"), step.view)
         wait_until_quiet(caller)
         assert not caller.say(None) and not caller.say("")
         assert caller.say("game shot")

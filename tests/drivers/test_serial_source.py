@@ -47,8 +47,8 @@ from drivers.protocol import (
     encode_frame,
 )
 from drivers.serial_source import SerialSource
-from drivers.source import Backoff
 from engine import Bed
+from mqtt_client.backoff import Backoff
 from tests.drivers.pty_board import FakeBoard
 from tests.drivers.pty_firmware import FirmwareOnPty
 from tests.firmware.mcu import main as firmware_main
@@ -183,7 +183,7 @@ def test_the_constructor_does_no_io_and_has_the_documented_defaults() -> None:
     assert source.protocol == "oche"
     assert isinstance(source.decoder, BoardDecoder)
     assert source.decoder.matrix is None
-    assert (source.backoff.first, source.backoff.limit) == (0.2, 5.0)
+    assert (source.backoff.start, source.backoff.cap, source.backoff.jitter) == (0.2, 5.0, 0)
     assert not source.connected
 
 
@@ -490,7 +490,7 @@ async def test_a_silent_board_replugged_again_and_again_is_back_at_the_first_ret
             board.unplug()
             await events.next_of(DisconnectedEvent)
             await connect(board, events)
-            assert backoff.delays == [backoff.first] * cycle  # one wait, the shortest
+            assert backoff.delays == [backoff.start] * cycle  # one wait, the shortest
     assert len(events.of(ConnectedEvent)) == 5
     assert len(events.of(DisconnectedEvent)) == 4
     assert source.decoder.counts == {}

@@ -21,9 +21,9 @@ from drivers.board_events import (
 from drivers.errors import DriverError
 from drivers.matrix_map import parse_map
 from drivers.protocol import Hit, encode_frame
-from drivers.source import Backoff
 from drivers.usb_source import UsbSource
 from engine import Bed
+from mqtt_client.backoff import Backoff
 from tests.drivers.fake_usb_backend import FakeUsbBackend
 
 VID, PID = 0x2E8A, 0x000A

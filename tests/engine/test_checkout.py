@@ -21,7 +21,7 @@ from engine.checkout import (
     checkout,
     checkout_text,
 )
-from engine.games.x01 import RING_RULES
+from engine.x01_rules import RING_RULES
 from tests.paths import REPO
 
 OUT_MULTIPLIERS = {"straight": {0, 1, 2, 3}, "double": {2}, "master": {2, 3}}

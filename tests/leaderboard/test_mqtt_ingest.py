@@ -19,7 +19,8 @@ from jsonschema import Draft202012Validator
 from sqlalchemy import event
 
 from leaderboard.database import Database
-from leaderboard.mqtt_ingest import DEFAULT_CLIENT_ID, result_subscription, session_client_id
+from leaderboard.mqtt_ingest import result_subscription, session_client_id
+from leaderboard.service_settings import DEFAULT_CLIENT_ID
 from leaderboard.venues import VenueMap
 from mqtt_contract import LEADERBOARD_TOPIC
 from tests.leaderboard.mqtt_harness import (

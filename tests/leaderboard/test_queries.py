@@ -16,6 +16,7 @@ from leaderboard.database import Database
 from leaderboard.scoring import score_result
 from leaderboard.store import ingest
 from leaderboard.venues import VenueMap
+from mqtt_contract import PERIODS
 from tests.leaderboard.conftest import X01_MOVES, as_payload
 from tests.leaderboard.result_documents import PLAYED_GAMES, result_document, simulated_document
 
@@ -77,14 +78,17 @@ def test_a_table_sums_the_figures_of_every_game_in_sql(database: Database) -> No
         store(database, document)
     lines = [line for d in documents for line in score_result(d).players if line.name == "Ann"]
     (ann,) = [row for row in table(database, "x01") if row.player == "Ann"]
-    points, darts = sum(line.points for line in lines), sum(line.darts for line in lines)
+    points, darts = (
+        sum(int(line.figures["points"] or 0) for line in lines),
+        sum(line.darts for line in lines),
+    )
     assert ann.played == 2
     assert ann.three_dart_average == round(points / darts * 3, 2)
-    checkouts = sum(line.checkouts for line in lines)
-    checkout_darts = sum(line.checkout_darts for line in lines)
+    checkouts = sum(int(line.figures["checkouts"] or 0) for line in lines)
+    checkout_darts = sum(int(line.figures["checkout_darts"] or 0) for line in lines)
     assert ann.checkout_percent == round(checkouts / checkout_darts * 100, 2)
-    assert ann.count_100 == sum(line.count_100 for line in lines)
-    assert ann.best_leg_darts == min(line.leg_darts or 99 for line in lines)
+    assert ann.count_100 == sum(int(line.figures["count_100"] or 0) for line in lines)
+    assert ann.best_leg_darts == min(line.figures["leg_darts"] or 99 for line in lines)
 
 
 def test_rank_follows_the_rating_and_the_loser_is_below(database: Database) -> None:
@@ -103,9 +107,9 @@ def test_cricket_rows_have_marks_per_round(database: Database) -> None:
     ann = table(database, "cricket")[0]
     assert isinstance(ann, CricketRow)
     line = score_result(PLAYED_GAMES["cricket"]()).players[0]
-    assert ann.mpr == round(line.marks / line.darts * 3, 2)
+    assert ann.mpr == round(int(line.figures["marks"] or 0) / line.darts * 3, 2)
     assert ann.best_game_mpr == ann.mpr
-    assert ann.count_9_marks == line.count_9_marks
+    assert ann.count_9_marks == line.figures["count_9_marks"]
 
 
 @pytest.mark.parametrize("game", sorted(set(PLAYED_GAMES) - {"x01", "cricket"}))
@@ -144,7 +148,7 @@ def test_week_starts_on_monday_and_month_on_the_first(database: Database) -> Non
     store(database, x01(finished_at=at("2026-02-28T12:00")))  # last month
     played = {
         period: sum(row.played for row in table(database, "x01", period) if row.player == "Ann")
-        for period in queries.PERIODS
+        for period in PERIODS
     }
     assert played == {"day": 0, "week": 1, "month": 2, "all": 3}
     assert table(database, "x01", "day") == []

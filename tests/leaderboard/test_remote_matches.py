@@ -17,11 +17,11 @@ from sqlalchemy import func, select, text
 
 from leaderboard import queries
 from leaderboard.database import Database
+from leaderboard.figures import LINE_FIGURES, Aggregate
 from leaderboard.live_hub import LiveHub
 from leaderboard.models import Player, Rating, Rejected, Result, ResultPlayer, Venue
 from leaderboard.scoring import score_result
 from leaderboard.store import ingest
-from leaderboard.totals import SUMS
 from leaderboard.venues import VenueMap
 from leaderboard.web.app import create_app
 from tests.leaderboard.conftest import X01_MOVES, as_payload
@@ -243,7 +243,7 @@ def test_upgrading_keeps_earlier_results_without_a_match_or_boards(
 ) -> None:
     db = Database(sqlite_or_postgres_url)
     db.migrate("0002")
-    figures = [name for name in SUMS if name != "darts"]
+    figures = [str(f.column) for f in LINE_FIGURES if f.aggregate is Aggregate.SUM]
     with db.write_session() as session:  # ids from the sequences, as ingest's would be
         session.execute(text("INSERT INTO venues (name, timezone) VALUES ('home', 'UTC')"))
         session.execute(

@@ -16,11 +16,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import ALL_BEDS, game_ids
-from engine.games.x01 import RING_RULES
+from engine import ALL_BEDS, game_class, game_ids
+from engine.x01_rules import RING_RULES
 from firmware_bridge.daemon.game_session import GameSession, SessionSetup
+from leaderboard.figures import LINE_FIGURES, Aggregate
 from leaderboard.scoring import (
-    HIGHLIGHTS,
     MAX_LOG_BOUNCES,
     MAX_LOG_UNDOS,
     PlayerLine,
@@ -62,6 +62,13 @@ def rejected(document: Any) -> str:
 # ------------------------------------------------------------------ golden
 
 
+def line_figures(**given: int | None) -> dict[str, int | None]:
+    """A line's figures: ``given``, and 0 (a best: None) for every other one."""
+    empty = {str(f.column): 0 if f.aggregate is Aggregate.SUM else None for f in LINE_FIGURES}
+    assert set(given) <= set(empty)
+    return {**empty, **given}
+
+
 def test_an_x01_game_with_a_180_a_bust_and_a_100_checkout() -> None:
     scored = score_result(x01_document())
     assert (scored.game, scored.result, scored.winner) == ("x01", "checkout", 0)
@@ -82,16 +89,18 @@ def test_an_x01_game_with_a_180_a_bust_and_a_100_checkout() -> None:
         placement=1,
         darts=10,  # 3 + 3 + 2 (the bust: its two darts count) + 2
         highlight=100.0,
-        points=301,
-        first9_points=201,  # 180 + 21 + 0 (the bust)
-        first9_darts=8,
-        checkout_darts=2,  # at 40 in the bust (second T20) and at 40 before D20
-        checkouts=1,
-        highest_checkout=100,
-        leg_darts=10,
-        count_100=1,
-        count_140=0,
-        count_180=1,
+        figures=line_figures(
+            points=301,
+            first9_points=201,  # 180 + 21 + 0 (the bust)
+            first9_darts=8,
+            checkout_darts=2,  # at 40 in the bust (second T20) and at 40 before D20
+            checkouts=1,
+            highest_checkout=100,
+            leg_darts=10,
+            count_100=1,
+            count_140=0,
+            count_180=1,
+        ),
     )
     assert bob == PlayerLine(
         index=1,
@@ -102,10 +111,12 @@ def test_an_x01_game_with_a_180_a_bust_and_a_100_checkout() -> None:
         placement=2,
         darts=9,
         highlight=None,
-        points=246,
-        first9_points=246,
-        first9_darts=9,
-        count_140=1,  # 171
+        figures=line_figures(
+            points=246,
+            first9_points=246,
+            first9_darts=9,
+            count_140=1,  # 171
+        ),
     )
     assert scored.visits == (
         VisitLine(0, ("T20", "T20", "T20"), 180, 0, False, 121),
@@ -124,8 +135,13 @@ def test_checkout_darts_follow_the_out_rule() -> None:
         result_document("x01", moves, options={"start": 301, "out": "master"})
     ).players[0]
     # 61 has no one-dart finish, 57 has (T19) under master out: one checkout dart.
-    assert (master.checkout_darts, master.checkouts, master.highest_checkout) == (1, 1, 121)
-    assert master.leg_darts == 6
+    figures = master.figures
+    assert (figures["checkout_darts"], figures["checkouts"], figures["highest_checkout"]) == (
+        1,
+        1,
+        121,
+    )
+    assert figures["leg_darts"] == 6
     document = result_document(
         "x01", [*moves, "M M M"], options={"start": 301, "out": "double"}, finished=False
     )
@@ -159,9 +175,7 @@ def test_a_cricket_game_counts_scoring_marks_and_not_dead_ones() -> None:
         placement=1,
         darts=10,
         highlight=9.0,  # her best visit: 9 marks
-        marks=25,
-        count_7_marks=2,
-        count_9_marks=1,
+        figures=line_figures(marks=25, count_7_marks=2, count_9_marks=1),
     )  # and X01's figures stay empty
     assert bob == PlayerLine(
         index=1,
@@ -172,8 +186,7 @@ def test_a_cricket_game_counts_scoring_marks_and_not_dead_ones() -> None:
         placement=2,
         darts=9,
         highlight=5.0,
-        marks=9,
-        count_5_marks=1,
+        figures=line_figures(marks=9, count_5_marks=1),
     )
     assert [(v.player, v.points, v.marks, v.score_after) for v in scored.visits] == [
         (0, 60, 7, 60),
@@ -197,8 +210,8 @@ def test_cut_throat_cricket_credits_the_points_a_visit_gives_away() -> None:
     first = scored.visits[0]
     assert (first.player, first.marks, first.points, first.score_after) == (0, 4, 20, 0)
     ann, bob = scored.players
-    assert (ann.score, ann.marks, ann.placement) == (0, 22, 1)
-    assert (bob.score, bob.marks, bob.placement) == (20, 0, 2)
+    assert (ann.score, ann.figures["marks"], ann.placement) == (0, 22, 1)
+    assert (bob.score, bob.figures["marks"], bob.placement) == (20, 0, 2)
 
 
 def test_team_members_share_the_side_s_placement_and_the_thrower_owns_the_checkout() -> None:
@@ -213,9 +226,10 @@ def test_team_members_share_the_side_s_placement_and_the_thrower_owns_the_checko
     assert [p.team for p in (ann, bob, cy, dee)] == [0, 1, 0, 1]
     assert [p.placement for p in (ann, bob, cy, dee)] == [1, 2, 1, 2]
     assert [p.won for p in (ann, bob, cy, dee)] == [True, False, True, False]
-    assert (ann.points, cy.points) == (180, 121)
-    assert (ann.checkouts, cy.checkouts, cy.highest_checkout) == (0, 1, 121)
-    assert cy.leg_darts is None  # a team's leg is no one player's best leg
+    assert (ann.figures["points"], cy.figures["points"]) == (180, 121)
+    assert (ann.figures["checkouts"], cy.figures["checkouts"]) == (0, 1)
+    assert cy.figures["highest_checkout"] == 121
+    assert cy.figures["leg_darts"] is None  # a team's leg is no one player's best leg
     assert (dee.darts, dee.score) == (0, 301)
 
 
@@ -381,7 +395,7 @@ def test_a_log_full_of_undos_is_refused_unplayed() -> None:
 def test_a_few_undos_replay_like_oche_replay() -> None:
     document = x01_document()
     document["log"] = "T20 T20 S1 UNDO T20\n" + document["log"].split("\n", 1)[1]
-    assert score_result(document).players[0].points == 301
+    assert score_result(document).players[0].figures["points"] == 301
 
 
 def test_a_bounced_out_checkout_is_re_scored_as_the_miss_it_was() -> None:
@@ -395,10 +409,16 @@ def test_a_bounced_out_checkout_is_re_scored_as_the_miss_it_was() -> None:
     scored = score_result(document)
     assert (scored.result, scored.winner) == ("checkout", 0)
     ann = scored.players[0]
-    assert (ann.darts, ann.points, ann.leg_darts, ann.checkouts) == (7, 301, 7, 1)
-    assert ann.highest_checkout == 40
+    figures = ann.figures
+    assert (ann.darts, figures["points"], figures["leg_darts"], figures["checkouts"]) == (
+        7,
+        301,
+        7,
+        1,
+    )
+    assert figures["highest_checkout"] == 40
     # At 40 with the bounced D20 and again with the D20 that won: two checkout darts.
-    assert ann.checkout_darts == 2
+    assert figures["checkout_darts"] == 2
     assert scored.visits[2] == VisitLine(0, ("T20", "T7", "M"), 81, 0, False, 40)
 
 
@@ -423,8 +443,7 @@ def test_the_error_carries_the_result_id_and_the_document_is_left_as_it_was() ->
 # ------------------------------------------------------------- every game
 
 
-def test_every_registered_game_has_a_highlight_and_a_played_game() -> None:
-    assert set(HIGHLIGHTS) == set(game_ids())
+def test_every_registered_game_has_a_played_game() -> None:
     assert set(PLAYED_GAMES) == set(game_ids())
 
 
@@ -435,7 +454,7 @@ def test_every_game_scores_from_its_log(game: str) -> None:
     assert scored.game == game and scored.winner == 0
     winner = scored.players[0]
     assert (winner.won, winner.placement) == (True, 1)
-    assert winner.highlight is not None, HIGHLIGHTS[game]
+    assert winner.highlight is not None, game_class(game).highlight
     assert all(p.placement > 1 and not p.won for p in scored.players[1:])
     if game == "domino-cribbage":  # a dart picks a tile: darts are picks
         picks = [v.player for v in scored.visits if v.darts != ("NEXT",)]
@@ -455,9 +474,9 @@ def test_whole_simulated_games_agree_with_the_daemon_s_own_stats(game: str) -> N
             stats = published["stats"]
             assert line.darts == stats["darts"]
             if game == "x01":
-                assert line.points == stats["points"]
+                assert line.figures["points"] == stats["points"]
             else:
-                assert line.marks == stats["marks"]
+                assert line.figures["marks"] == stats["marks"]
 
 
 # -------------------------------------------------------------- hypothesis
@@ -504,11 +523,13 @@ def test_x01_points_add_up_to_the_start_minus_the_final_score(document: dict[str
     for line in scored.players:
         sides.setdefault(line.index if line.team is None else line.team, []).append(line)
     for members in sides.values():
-        assert sum(m.points for m in members) == start - members[0].score
+        assert sum(int(m.figures["points"] or 0) for m in members) == start - members[0].score
     for line in scored.players:
         own = [v for v in scored.visits if v.player == line.index]
-        assert sum(v.points for v in own) == line.points
-        assert line.first9_darts <= line.darts and line.first9_points <= line.points
+        assert sum(v.points for v in own) == line.figures["points"]
+        figures = line.figures
+        assert int(figures["first9_darts"] or 0) <= line.darts
+        assert int(figures["first9_points"] or 0) <= int(figures["points"] or 0)
         assert all(0 <= v.points <= 180 for v in own)
         assert all(v.points == 0 for v in own if v.bust)
         assert line.darts == document["players"][line.index]["stats"]["darts"]
@@ -537,14 +558,21 @@ async def test_a_result_a_running_daemon_published_scores(
     scored = score_result(document)
     assert scored.result_id == document["result_id"] and scored.board == "board1"
     ann, bob = scored.players
-    assert (ann.won, ann.points, ann.darts, ann.highest_checkout, ann.count_180) == (
+    figures = ann.figures
+    assert (
+        ann.won,
+        figures["points"],
+        ann.darts,
+        figures["highest_checkout"],
+        figures["count_180"],
+    ) == (
         True,
         301,
         6,
         121,
         1,
     )
-    assert (bob.won, bob.points, bob.darts) == (False, 3, 3)
+    assert (bob.won, bob.figures["points"], bob.darts) == (False, 3, 3)
     # The documents the other tests score are the same, but for id and times.
     made = result_document(
         "x01", ["T20 T20 T20", "S1 S1 S1", "T20 T11 D14"], options={"start": 301}

@@ -16,9 +16,9 @@ from sqlalchemy import func, select, text
 
 from leaderboard import queries
 from leaderboard.database import Database, DatabaseUrlError, default_url, head_revision
+from leaderboard.figures import LINE_FIGURES, Aggregate
 from leaderboard.models import Player, Rating, Rejected, Result, ResultPlayer
 from leaderboard.store import MAX_RESULT_BYTES, ingest, ingest_many
-from leaderboard.totals import SUMS
 from leaderboard.venues import VenueMap
 from tests.leaderboard.conftest import X01_MOVES, as_payload
 from tests.leaderboard.result_documents import result_document
@@ -130,7 +130,7 @@ def test_upgrading_a_database_keeps_its_results_and_counts_their_totals(
                 "(1, 'old', 'b', 1, 'x01', '{}', 'checkout', 0, 0, '[]', '{}')"
             )
         )
-        figures = [name for name in SUMS if name != "darts"]
+        figures = [str(f.column) for f in LINE_FIGURES if f.aggregate is Aggregate.SUM]
         session.execute(
             text(
                 "INSERT INTO result_players (result_pk, player_id, seat, name, game, venue_id, "

@@ -1,0 +1,179 @@
+"""The one way Oche builds an MQTT client (aiomqtt 2.x over paho-mqtt 2.x):
+:func:`new_client` from a :class:`mqtt_contract.BrokerAddress`, an account
+and a TLS context (:func:`load_tls`), as :class:`Client`, which adds what
+aiomqtt keeps to itself and the daemon and the leaderboard need:
+
+- :meth:`Client.hand_over`: a message handed to paho and no wait (no task,
+  no future; at QoS 1 paho still keeps it until its PUBACK), the daemon's
+  fire-and-forget publish and the leaderboard's ``result/stored``;
+- manual acknowledgement (``new_client(..., manual_ack=True)`` and
+  :meth:`Client.ack`): a QoS 1 message's PUBACK goes out when the caller
+  says, after it stored the message, not when paho hands it over;
+- :meth:`Client.lean_pubacks`: an MQTT 3.1.1 PUBACK settled without paho's
+  decoding (the daemon's: every message of every dart gets a PUBACK);
+- :attr:`Client.paho`: the paho client itself, for its public callbacks
+  (``on_publish``, ``message_callback_add``, ``on_socket_register_write``).
+
+aiomqtt 2.x keeps its paho client in ``_client``, an attribute of the class
+this one extends; that is why aiomqtt is pinned below 3 in pyproject.toml.
+:meth:`Client.lean_pubacks` is the one place that reaches into paho's own
+members: ``benchmarks/latency.py`` shows it matters (docs/benchmarks.md), so
+it stays, paho-mqtt is pinned to the 2.x versions it was checked against,
+and it keeps paho's own handling when those members are not there.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import ssl
+from typing import Any
+
+import aiomqtt
+import paho.mqtt.client as paho
+from paho.mqtt.client import MQTTMessageInfo
+from paho.mqtt.enums import MQTTErrorCode
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
+from paho.mqtt.reasoncodes import ReasonCode
+
+from mqtt_contract import BrokerAddress
+
+__all__ = ["Client", "load_tls", "new_client", "payload_bytes", "raise_if_cancelling"]
+
+log = logging.getLogger(__name__)
+
+_NO_DELAY = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
+"""Small packets at once: without it, Nagle's algorithm holds a dart's state
+behind the ACK of the previous packet (tens of ms)."""
+
+_PUBACK_REASON = ReasonCode(PacketTypes.PUBACK)
+_PUBACK_PROPERTIES = Properties(PacketTypes.PUBACK)  # type: ignore[no-untyped-call]
+
+
+class Client(aiomqtt.Client):
+    """aiomqtt's client with its paho client in reach; see the module docstring."""
+
+    @property
+    def paho(self) -> paho.Client:
+        """The paho client under this one (its public API only)."""
+        return self._client
+
+    def hand_over(
+        self, topic: str, payload: bytes, qos: int, retain: bool
+    ) -> MQTTMessageInfo | None:
+        """Queue ``payload`` in paho, which writes it on the loop's next turn;
+        None when paho refused it (not connected, its queue full)."""
+        info = self._client.publish(topic, payload, qos=qos, retain=retain)
+        if info.rc != paho.MQTT_ERR_SUCCESS:
+            log.debug("MQTT: publish to %s failed: %s", topic, paho.error_string(info.rc))
+            return None
+        return info
+
+    def lean_pubacks(self) -> None:
+        """Settle an MQTT 3.1.1 PUBACK without paho's decoding, which builds a
+        ``ReasonCode`` and a ``Properties`` (27 list lookups; 40-50 us here) for
+        every one though the packet holds only the message id. Anything else
+        (MQTT 5, PUBCOMP, a malformed packet) goes to paho's own handler, as
+        everything does with a paho that lacks the members this reads."""
+        protocol = self._client
+        handle = getattr(protocol, "_handle_pubackcomp", None)
+        if handle is None or not hasattr(protocol, "_do_on_publish"):
+            return  # not the paho 2.x this was written against: keep its own
+
+        def handle_pubackcomp(command: str) -> MQTTErrorCode:
+            packet = protocol._in_packet["packet"]
+            if command != "PUBACK" or len(packet) != 2 or protocol.protocol == paho.MQTTv5:
+                return handle(command)  # type: ignore[no-any-return]
+            mid = int.from_bytes(packet, "big")
+            with protocol._out_message_mutex:
+                if mid in protocol._out_messages:
+                    return protocol._do_on_publish(mid, _PUBACK_REASON, _PUBACK_PROPERTIES)
+            return paho.MQTT_ERR_SUCCESS
+
+        setattr(protocol, "_handle_pubackcomp", handle_pubackcomp)  # noqa: B010
+
+    def ack(self, mid: int, qos: int) -> bool:
+        """Acknowledge the message ``mid`` received at ``qos`` (a client made
+        with ``manual_ack``); QoS 0 needs none. False when it was not sent."""
+        if qos == 0:
+            return True
+        rc = self._client.ack(mid, qos)
+        if rc != paho.MQTT_ERR_SUCCESS:
+            log.debug("MQTT: PUBACK %d not sent: %s", mid, paho.error_string(rc))
+            return False
+        return True
+
+
+async def load_tls(address: BrokerAddress, ca_file: str | None = None) -> ssl.SSLContext | None:
+    """The TLS context for ``address`` (None for a plain one): verified
+    against ``ca_file``, or the system's CAs. Loaded in a thread (reading CA
+    files blocks); an unreadable ``ca_file`` raises (a configuration error)."""
+    if not address.tls:
+        return None
+    return await asyncio.to_thread(ssl.create_default_context, cafile=ca_file)
+
+
+def new_client(
+    address: BrokerAddress,
+    *,
+    tls: ssl.SSLContext | None,
+    username: str | None = None,
+    password: str | None = None,
+    identifier: str | None = None,
+    will: aiomqtt.Will | None = None,
+    clean_session: bool = True,
+    keepalive: int = 60,
+    timeout: float = 10.0,
+    manual_ack: bool = False,
+    logger: logging.Logger | None = None,
+) -> Client:
+    """A client of the broker at ``address``. ``username`` (with
+    ``password``), when given, takes the place of the URL's account; ``tls``
+    is :func:`load_tls`'s context (a TLS address needs one). ``identifier``
+    None lets the broker choose. ``manual_ack``: no PUBACK until
+    :meth:`Client.ack`. Builds only; ``async with`` connects. TCP_NODELAY is
+    set on a TCP connection."""
+    if address.tls and tls is None:
+        raise ValueError(f"{address.url} is a TLS broker: load_tls() its context first")
+    if username is None:
+        username, password = address.username, address.password
+    client = Client(
+        address.host,
+        address.port,
+        username=username,
+        password=password,
+        identifier=identifier,
+        will=will,
+        clean_session=clean_session,
+        transport=address.transport,
+        timeout=timeout,
+        keepalive=keepalive,
+        tls_context=tls if address.tls else None,
+        websocket_path=address.ws_path,
+        logger=logger,
+        socket_options=None if address.transport == "websockets" else _NO_DELAY,
+    )
+    if manual_ack:
+        client.paho.manual_ack_set(True)
+    return client
+
+
+def payload_bytes(payload: Any) -> bytes:
+    """A received message's payload as bytes (aiomqtt types it loosely)."""
+    if isinstance(payload, bytes | bytearray):
+        return bytes(payload)
+    if payload is None:
+        return b""
+    return str(payload).encode("utf-8")
+
+
+def raise_if_cancelling() -> None:
+    """Re-raise a cancel that was swallowed: Python 3.11's ``asyncio.wait_for``
+    (which aiomqtt's connect, subscribe and publish await) returns the result
+    when its future completes as the task is cancelled (CPython gh-86296); a
+    client would then serve on and never stop. Call it after each of those."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError

@@ -1,0 +1,108 @@
+"""The one client builder against a real Mosquitto: plain and TLS
+connections, the fire-and-forget hand-over, and the manual PUBACK that the
+leaderboard sends only after its commit (an unacknowledged message comes
+again on the next connection of the session; an acknowledged one does not)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+import aiomqtt
+import pytest
+
+from mqtt_client.client import Client, load_tls, new_client, payload_bytes
+from mqtt_contract import parse_broker_url
+from tests.daemon_harness import TIMEOUT
+from tests.mosquitto_broker import MosquittoBroker, tls_mosquitto
+
+TOPIC = "test/mqtt-client"
+
+
+async def next_message(client: aiomqtt.Client) -> aiomqtt.Message:
+    async with asyncio.timeout(TIMEOUT):
+        async for message in client.messages:
+            return message
+    raise AssertionError("disconnected")
+
+
+@asynccontextmanager
+async def session(url: str, identifier: str) -> AsyncIterator[Client]:
+    """A persistent session with manual acknowledgement, subscribed to TOPIC."""
+    client = new_client(
+        parse_broker_url(url),
+        tls=None,
+        identifier=identifier,
+        clean_session=False,
+        manual_ack=True,
+    )
+    async with client:
+        await client.subscribe(TOPIC, qos=1)
+        yield client
+
+
+async def test_a_message_handed_over_arrives(mosquitto: MosquittoBroker) -> None:
+    address = parse_broker_url(mosquitto.url)
+    async with new_client(address, tls=None) as listener, new_client(address, tls=None) as sender:
+        await listener.subscribe(TOPIC, qos=1)
+        info = sender.hand_over(TOPIC, b"fire and forget", qos=1, retain=False)
+        assert info is not None
+        assert payload_bytes((await next_message(listener)).payload) == b"fire and forget"
+
+
+async def test_a_message_not_acknowledged_comes_again_and_an_acknowledged_one_does_not(
+    mosquitto: MosquittoBroker,
+) -> None:
+    address = parse_broker_url(mosquitto.url)
+    async with session(mosquitto.url, "manual-ack-test"):
+        pass  # the session exists: the broker keeps its messages from now on
+    async with new_client(address, tls=None) as sender:
+        await sender.publish(TOPIC, b"first", qos=1)
+    async with session(mosquitto.url, "manual-ack-test") as receiver:
+        first = await next_message(receiver)
+        assert first.payload == b"first"  # received, not acknowledged
+    async with session(mosquitto.url, "manual-ack-test") as receiver:
+        again = await next_message(receiver)
+        assert again.payload == b"first"  # delivered again
+        assert receiver.ack(again.mid, again.qos)
+        async with new_client(address, tls=None) as sender:
+            await sender.publish(TOPIC, b"marker", qos=1)
+        marker = await next_message(receiver)
+        assert marker.payload == b"marker"
+        assert receiver.ack(marker.mid, marker.qos)
+    async with session(mosquitto.url, "manual-ack-test") as receiver:
+        async with new_client(address, tls=None) as sender:
+            await sender.publish(TOPIC, b"second marker", qos=1)
+        # What the broker still held for the session would come before this.
+        assert (await next_message(receiver)).payload == b"second marker"
+
+
+async def test_qos_0_needs_no_acknowledgement(mosquitto: MosquittoBroker) -> None:
+    async with session(mosquitto.url, "qos0") as receiver:
+        assert receiver.ack(1, 0)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
+async def test_tls_with_the_brokers_ca() -> None:
+    with tls_mosquitto() as (broker, cert):
+        address = parse_broker_url(f"mqtts://127.0.0.1:{broker.port}")
+        with pytest.raises(ValueError, match="TLS"):
+            new_client(address, tls=None)
+        tls = await load_tls(address, str(cert))
+        assert tls is not None
+        async with new_client(address, tls=tls) as client:
+            await client.subscribe(TOPIC, qos=1)
+            await client.publish(TOPIC, b"over TLS", qos=1)
+            assert (await next_message(client)).payload == b"over TLS"
+        # The system's CAs do not know the throwaway certificate.
+        untrusted = new_client(address, tls=await load_tls(address), timeout=5)
+        with pytest.raises(aiomqtt.MqttError):
+            async with untrusted:
+                pass
+
+
+async def test_a_plain_address_needs_no_tls() -> None:
+    assert await load_tls(parse_broker_url("mqtt://broker"), "/nonexistent/ca.pem") is None
+    with pytest.raises(FileNotFoundError):
+        await load_tls(parse_broker_url("mqtts://broker"), "/nonexistent/ca.pem")
