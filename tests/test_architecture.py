@@ -142,7 +142,6 @@ def test_no_module_is_over_900_lines() -> None:
     assert [str(f) for f in code_metrics.long_modules(900)] == []
 
 
-@pytest.mark.xfail(strict=True, reason=NOT_YET)
 def test_no_modules_import_each_other_around_a_loop() -> None:
     assert code_metrics.import_cycles() == []
 
