@@ -1,16 +1,36 @@
 """The daemon for one board: board events in, a journaled game out over MQTT.
 
-What lives here: ``board_daemon`` (the :class:`Daemon` that ties it together),
-``game_session`` (visits, takeout, NEXT/MISS/UNDO), ``journal`` (the SQLite
-journal: one connection, a store each for the games, the results outbox,
-remote matches, the credit ledger with the books' running totals, and the
-operator's settings), ``books`` (the books summed from those),
-``mqtt_link`` (the broker connection),
-``board_claim`` (one daemon per board id on a broker), ``home_assistant``
-(discovery), ``config`` (``oche.toml``), ``embedded_broker``
-(amqtt, for a board with no broker) and ``log_setup``.
+A small core and its extensions, on a typed bus (zigbee2mqtt's shape).
 
-It may import :mod:`engine`, :mod:`drivers`, :mod:`mqtt_contract` and
-:mod:`mqtt_client` (the MQTT client and its backoff); never :mod:`firmware_bridge.cli` or
-:mod:`display`.
+The core: ``board_daemon`` (the :class:`Daemon` that builds it all and runs
+it; the state), ``board_game`` (the session, start, apply and journal,
+resume, abandon, the result, the takeout timer), ``board_input`` (the
+board's events), ``game_commands`` (``cmd`` and the game buttons),
+``publisher`` (the outgoing queue), ``core_events`` (the bus and its typed
+events, never published) and ``extension_context`` (all an extension sees of
+the core, and the ``Extension`` base class).
+
+The extensions, one a file, each built with its ``ExtensionContext`` alone
+and doing no I/O in its constructor: ``extensions.coin_op`` (credits, prices,
+books), ``extensions.operator_commands`` (``operator/cmd``; it is given the
+coin-op's), ``extensions.ha_discovery`` (Home Assistant discovery),
+``extensions.bot_players`` (computer players), ``extensions.takeout_watch``
+(a takeout sensor), ``remote_host`` and ``remote_guest`` (a remote match).
+An extension may import ``extension_context``, ``core_events`` and the
+modules beside the core listed below, never ``board_daemon`` nor another
+extension (but the operator commands the coin-op).
+
+Beside them: ``game_session`` (visits, takeout, NEXT/MISS/UNDO), ``journal``
+(the SQLite journal: one connection, a store each for the games, the results
+outbox, remote matches, the credit ledger with the books' running totals, and
+the operator's settings), ``journal_health``, ``journal_salvage``,
+``result_delivery``, ``clock_sync``, ``bots`` (a computer player's darts),
+``credits`` and ``books`` (a coin-op's rules, pure), ``mqtt_link`` (the
+broker connection), ``board_claim`` (one daemon per board id on a broker),
+``home_assistant`` (discovery messages, pure), ``config`` (``oche.toml``),
+``embedded_broker`` (amqtt, for a board with no broker) and ``log_setup``.
+
+It may import :mod:`engine`, :mod:`drivers`, :mod:`mqtt_contract`,
+:mod:`mqtt_client` (the MQTT client and its backoff) and :mod:`credentials`;
+never :mod:`firmware_bridge.cli` or :mod:`display`.
 """

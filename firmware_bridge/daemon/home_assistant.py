@@ -3,7 +3,8 @@ messages that make a board a device with its sensors (game, current player,
 last dart, phase, the journal's health, one score per player; a coin-operated
 board's credits and the day's coins while it charges for games), and the
 removals that clear the score sensors a smaller game no longer has and the
-credits sensors of a board on free play. Pure: :class:`Daemon` publishes them.
+credits sensors of a board on free play. Pure: the discovery extension
+(:mod:`firmware_bridge.daemon.extensions.ha_discovery`) publishes them.
 See docs/mqtt.md (Home Assistant)."""
 
 from __future__ import annotations

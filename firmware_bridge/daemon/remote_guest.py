@@ -1,7 +1,7 @@
 """The guest's side of a remote match (docs/remote.md): the game runs at the host.
 
 :class:`RemoteGuest` belongs to one :class:`~firmware_bridge.daemon.board_daemon.Daemon`
-and is asked by it at fixed points (the hooks below). It accepts invitations
+and hears its events on the bus (the hooks below). It accepts invitations
 from the hosts ``[remote] allow`` names (and refuses others, saying why),
 journals and forwards this board's hits, buttons and ``dart``/``miss``/
 ``next``/``undo`` commands with a sequence number (sent again until the host
@@ -24,21 +24,27 @@ import contextlib
 import json
 import logging
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, assert_never
+from typing import Any, assert_never
 
+from drivers.board_events import HitEvent, TakeoutEvent
 from engine import Bed, EngineError, NotationError, PickingGame, new_game
+from firmware_bridge.daemon import core_events
+from firmware_bridge.daemon.extension_context import Extension, ExtensionContext
 from firmware_bridge.daemon.game_session import Refusal
 from firmware_bridge.daemon.journal import GuestAction, GuestMatch, JournalError
 from mqtt_contract import (
     AVAILABILITY_OFFLINE,
     AVAILABILITY_ONLINE,
     GUEST_MESSAGE_TYPES,
+    PHASES,
     REMOTE_TOPIC,
+    WAITING_REMOTE,
     ActionMessage,
     BoardAddress,
     BoardEntry,
     EndMessage,
     EndReason,
+    ErrorReported,
     Ignored,
     JoinedMessage,
     JoinMessage,
@@ -47,15 +53,13 @@ from mqtt_contract import (
     RefusedMessage,
     RemoteAction,
     RemoteMessageError,
+    TakeoutSensed,
     host_allowed,
     invitation_filters,
     parse_remote_message,
     remote_payload,
     remote_topic,
 )
-
-if TYPE_CHECKING:
-    from firmware_bridge.daemon.board_daemon import Daemon
 
 __all__ = ["TAKEOUT", "RemoteGuest", "final_result"]
 
@@ -107,11 +111,16 @@ class _Match:
         return [self.host.topic(name) for name in HOST_TOPICS]
 
 
-class RemoteGuest:
-    """The remote match this board is a guest in, if any."""
+class RemoteGuest(Extension):
+    """The remote match this board is a guest in, if any. ``daemon`` is the
+    core's context (:class:`ExtensionContext`), the hooks below hear its events."""
 
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: ExtensionContext) -> None:
         self.daemon = daemon
+        daemon.subscribe(core_events.BoardInputReceived, self._board_input)
+        daemon.subscribe(core_events.CommandReceived, self._command)
+        daemon.subscribe(core_events.TakeoutWatchAsked, lambda _: self._watch())
+        daemon.subscribe(core_events.StateBuilt, self._mirror, order=1)  # replaces the state
         self._match: _Match | None = None
         self._wake = asyncio.Event()
 
@@ -133,6 +142,57 @@ class RemoteGuest:
         return BoardAddress(self.daemon.config.mqtt.base, self.daemon.board_id)
 
     # ----------------------------------------------------------- hooks
+
+    def opened(self) -> None:
+        self.resume()
+
+    def _board_input(self, received: core_events.BoardInputReceived) -> bool | None:
+        """While :attr:`active`, this board's hits and sensed takeout are the match's."""
+        if not self.active:
+            return None
+        event, now = received.event, received.at
+        if isinstance(event, HitEvent) and event.segment is not None:
+            self.hit(event.segment, now)
+            return True
+        if isinstance(event, TakeoutEvent):
+            ended = False
+            try:
+                if self.in_takeout:
+                    self.action("next", None, now)
+                    ended = True
+            except Refusal as refusal:
+                self.daemon.publish_event(ErrorReported(now, "refused", str(refusal)))
+            self.daemon.publish_event(TakeoutSensed(now, ended))
+            return True
+        return None
+
+    def _command(self, received: core_events.CommandReceived) -> bool | None:
+        """While :attr:`active`, the game commands and buttons go to the host;
+        ``end_game`` leaves the match; the others are refused."""
+        if not self.active:
+            return None
+        name, now = received.name, received.at
+        if name in core_events.GAME_BUTTONS or name == "dart":
+            self.action(name, received.args.get("segment"), now)
+        elif name == "end_game":
+            self.leave(now)
+        else:
+            raise Refusal(
+                f"this board is playing a remote match: {name} is for its host; "
+                "end_game leaves the match"
+            )
+        return True
+
+    def _watch(self) -> bool | None:
+        """While :attr:`active`, the takeout sensor watches in the local takeout."""
+        return self.in_takeout if self.active else None
+
+    def _mirror(self, built: core_events.StateBuilt) -> None:
+        """While :attr:`active`, the state is the host's, with this board's own journal."""
+        if self.active:
+            mirrored = {**self.state(built.state), "journal": built.state["journal"]}
+            built.state.clear()
+            built.state.update(mirrored)
 
     def resume(self) -> None:
         """At start-up: bring back the match this board was in from the journal."""
@@ -165,13 +225,13 @@ class RemoteGuest:
         assert match is not None
         if match.takeout_since is not None:
             self.daemon.journal.games.note_ignored(None, bed.notation, TAKEOUT, now)
-            self.daemon._publish_event(Ignored(now, bed.notation, TAKEOUT))
+            self.daemon.publish_event(Ignored(now, bed.notation, TAKEOUT))
             return
         try:
             self._forward(match, RemoteAction.HIT, bed.notation, now)
         except Refusal as refusal:
             log.error("remote match %s: hit %s lost: %s", match.id, bed.notation, refusal)
-            self.daemon._publish_event(Ignored(now, bed.notation, str(refusal)))
+            self.daemon.publish_event(Ignored(now, bed.notation, str(refusal)))
 
     def action(self, name: str, segment: str | None, now: float) -> None:
         """A button or command while :attr:`active` (``dart``, ``miss``,
@@ -211,7 +271,7 @@ class RemoteGuest:
         if match.host_state is None:
             return {
                 "game": None,
-                "phase": Phase.WAITING_REMOTE.value,
+                "phase": WAITING_REMOTE,
                 "board": state["board"],
                 "remote": {
                     "match": match.id,
@@ -225,7 +285,7 @@ class RemoteGuest:
         mirrored = {**match.host_state, "board": state["board"]}
         remote = {**match.host_state["remote"], "role": "guest"}
         if match.host_online is False:
-            mirrored["phase"] = Phase.WAITING_REMOTE.value
+            mirrored["phase"] = WAITING_REMOTE
             waiting = [board for board in remote.get("waiting") or [] if board != host]
             remote["waiting"] = [host, *waiting]
         mirrored["remote"] = remote
@@ -248,7 +308,7 @@ class RemoteGuest:
             return
         for topic in match.topics():
             await link.subscribe(topic)
-        async with self.daemon._lock:
+        async with self.daemon.lock:
             if self._match is match:
                 self._send_joined(match, self.daemon.clock())
                 self._resend(match, "reconnected")
@@ -260,7 +320,7 @@ class RemoteGuest:
         if match is not None and topic in match.topics():
             name = topic.rpartition("/")[2]
             try:
-                async with self.daemon._lock:
+                async with self.daemon.lock:
                     await self._from_host(match, name, payload)
             except (JournalError, ValueError) as error:
                 log.warning("remote match %s: %s from the host ignored: %s", match.id, name, error)
@@ -301,7 +361,7 @@ class RemoteGuest:
                     await self._wake.wait()
             if self._wake.is_set():
                 continue
-            async with self.daemon._lock:
+            async with self.daemon.lock:
                 self._tick(self.daemon.clock())
 
     # ------------------------------------------------------- invitations
@@ -320,7 +380,7 @@ class RemoteGuest:
             log.warning("remote channel: a join from this board itself: ignored")
             return
         replaced: _Match | None = None
-        async with self.daemon._lock:
+        async with self.daemon.lock:
             match = self._match
             if match is not None and match.id == message.match and match.host == sender:
                 log.info("remote match %s: %s asks for a resync; joined again", match.id, sender)
@@ -357,10 +417,10 @@ class RemoteGuest:
         if link is not None:
             for topic in match.topics():
                 await link.subscribe(topic)
-        async with self.daemon._lock:
+        async with self.daemon.lock:
             if self._match is match:
                 self._send_joined(match, self.daemon.clock())
-        self.daemon._publish_state()
+        self.daemon.request_state()
 
     def _refusal(self, sender: BoardAddress, message: JoinMessage) -> str | None:
         """Why this board does not join ``sender``'s match, or ``None``."""
@@ -372,7 +432,7 @@ class RemoteGuest:
                 f"this board is playing {match.host}'s match {match.id}; "
                 "end_game there or here first"
             )
-        if self.daemon.remote_host.active:
+        if any(self.daemon.emit(core_events.HostingAsked())):
             return "this board is hosting a remote match; end_game on it first"
         if not any(player.board == own for player in message.players):
             return f"no player of the match throws at {own}"
@@ -419,7 +479,7 @@ class RemoteGuest:
 
     async def _on_end(self, sender: BoardAddress, message: EndMessage) -> None:
         """The host ended the match: close it here, the board is idle again."""
-        async with self.daemon._lock:
+        async with self.daemon.lock:
             match = self._match
             if match is None or match.id != message.match or match.host != sender:
                 log.info(
@@ -440,8 +500,8 @@ class RemoteGuest:
         self.daemon.journal.remote.guest_close(match.id, status, now, reason, result)
         if self._match is match:
             self._match = None
-        self.daemon._background(self._unsubscribe(match))
-        self.daemon._publish_state()
+        self.daemon.background(self._unsubscribe(match))
+        self.daemon.request_state()
         self._wake.set()
 
     async def _unsubscribe(self, match: _Match) -> None:
@@ -468,7 +528,7 @@ class RemoteGuest:
             if online != match.host_online:
                 log.info("remote match %s: the host %s is %s", match.id, match.host, text)
                 match.host_online = online
-                self.daemon._publish_state()
+                self.daemon.request_state()
             return
         if not payload:
             return  # a retained message cleared
@@ -479,13 +539,13 @@ class RemoteGuest:
         if not isinstance(document, dict):
             raise ValueError(f"not a JSON object but {type(document).__name__}")
         if name == "event":
-            self.daemon._publish("event", document)
+            self.daemon.publish("event", document)
         else:
             self._host_state(match, document)
 
     def _host_state(self, match: _Match, state: dict[str, Any]) -> None:
-        if state.get("phase") not in tuple(Phase):
-            raise ValueError(f"phase {state.get('phase')!r} is not one of {', '.join(Phase)}")
+        if state.get("phase") not in PHASES:
+            raise ValueError(f"phase {state.get('phase')!r} is not one of {', '.join(PHASES)}")
         if not isinstance(state.get("board"), dict) or "game" not in state:
             raise ValueError("not a board's state: it has no game or no board")
         remote = state.get("remote")
@@ -505,7 +565,7 @@ class RemoteGuest:
             self.daemon.journal.remote.guest_taken(match.id, applied)
         if match.taken >= match.forwarded:  # the state shows all this board has sent
             self._reckon(match, state, remote)
-        self.daemon._publish_state()
+        self.daemon.request_state()
         self._wake.set()
 
     def _journal_result(self, match: _Match, result: dict[str, Any] | None) -> None:
@@ -526,7 +586,7 @@ class RemoteGuest:
         """Local takeout as the host's up-to-date state says it is."""
         ours = remote.get("throwing_at") == str(self.own)
         phase = state.get("phase")
-        if phase == Phase.WAITING_REMOTE:
+        if phase == WAITING_REMOTE:
             return
         if ours and phase == Phase.TAKEOUT.value:
             if match.takeout_since is None:

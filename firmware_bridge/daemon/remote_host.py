@@ -1,7 +1,7 @@
 """The host's side of a remote match (docs/remote.md): the game runs here.
 
 :class:`RemoteHost` belongs to one :class:`~firmware_bridge.daemon.board_daemon.Daemon`
-and is asked by it at fixed points (the hooks below). It invites the guest
+and hears its events on the bus (the hooks below). It invites the guest
 boards (``join`` on ``{base}/{host}/remote/{guest}``), follows their
 availability, takes their forwarded actions exactly once (``remote_taken``,
 journaled with what the action did), enforces turns (``not-your-turn``),
@@ -23,11 +23,14 @@ from typing import TYPE_CHECKING, Any, assert_never
 
 from drivers.board_decoder import ErrorLimiter
 from engine import Bed, EngineError, Event
+from firmware_bridge.daemon import core_events
+from firmware_bridge.daemon.extension_context import Extension, ExtensionContext
 from firmware_bridge.daemon.game_session import Refusal
 from firmware_bridge.daemon.journal import JournalError
 from mqtt_contract import (
     AVAILABILITY_ONLINE,
     REMOTE_TOPIC,
+    WAITING_REMOTE,
     ActionMessage,
     BoardAddress,
     BoardEntry,
@@ -39,7 +42,6 @@ from mqtt_contract import (
     LeaveMessage,
     MatchPlayer,
     MatchRecord,
-    Phase,
     RefusalReason,
     RefusedMessage,
     RemoteAction,
@@ -52,7 +54,6 @@ from mqtt_contract import (
 )
 
 if TYPE_CHECKING:
-    from firmware_bridge.daemon.board_daemon import Daemon
     from firmware_bridge.daemon.game_session import GameSession, SessionSetup
     from firmware_bridge.daemon.journal import JournalGame
 
@@ -106,11 +107,13 @@ class _Match:
         return self.boards.get(player, own)
 
 
-class RemoteHost:
-    """The remote match this board hosts, if any."""
+class RemoteHost(Extension):
+    """The remote match this board hosts, if any. ``daemon`` is the core's
+    context (:class:`ExtensionContext`), the hooks below hear its events."""
 
-    def __init__(self, daemon: Daemon) -> None:
+    def __init__(self, daemon: ExtensionContext) -> None:
         self.daemon = daemon
+        self._subscribe(daemon)
         self.match: _Match | None = None
         self._online: dict[str, bool] = {}
         """The last availability seen on each guest availability topic followed."""
@@ -137,6 +140,31 @@ class RemoteHost:
         return match
 
     # ----------------------------------------------------------- hooks
+
+    def _subscribe(self, context: ExtensionContext) -> None:
+        """The core's events each hook below answers."""
+        context.subscribe(
+            core_events.RemoteMatchAsked, lambda e: self.start(e.setup, dict(e.boards), e.at)
+        )
+        context.subscribe(core_events.RematchAsked, lambda _: self.rematch())
+        context.subscribe(core_events.GameStarted, lambda e: self.started(e.row, e.remote, e.at))
+        context.subscribe(core_events.GameResumed, lambda e: self.resumed(e.journaled))
+        context.subscribe(core_events.GameAbandoned, lambda e: self.ended(e.reason, e.at))
+        context.subscribe(core_events.InputPlanned, self._planned)
+        context.subscribe(core_events.MatchPausedAsked, lambda _: self.paused)
+        context.subscribe(core_events.HostingAsked, lambda _: self.active)
+        context.subscribe(core_events.TakeoutTimerAsked, lambda _: self.takeout_here())
+        context.subscribe(core_events.OwnTakeoutAsked, lambda _: self.takeout_here())
+        context.subscribe(core_events.StateBuilt, lambda e: self.state(e.state))
+        context.subscribe(core_events.ResultBuilt, lambda e: self.result(e.result))
+
+    def _planned(self, planned: core_events.InputPlanned) -> None:
+        """This board's own input refused in a remote match (not its turn,
+        waiting): a hit is ignored with the refusal's reason."""
+        refusal = self.refusal(planned.action)
+        if refusal is not None:
+            hit = planned.action is RemoteAction.HIT
+            raise Refusal(refusal.reason.value if hit else str(refusal))
 
     def start(
         self, setup: SessionSetup, boards: dict[str, str], now: float
@@ -282,7 +310,7 @@ class RemoteHost:
             "waiting": [str(guest.address) for guest in waiting],
         }
         if waiting:
-            state["phase"] = Phase.WAITING_REMOTE.value
+            state["phase"] = WAITING_REMOTE
         return state
 
     def result(self, result: dict[str, Any]) -> dict[str, Any]:
@@ -305,7 +333,7 @@ class RemoteHost:
         own = self.own
         await link.subscribe(remote_topic(own.base, "+", own.board))
         await self._sync_subscriptions()
-        async with self.daemon._lock:
+        async with self.daemon.lock:
             match = self._current()
             if match is not None:
                 self._invite_all(match, self.daemon.clock())
@@ -313,9 +341,9 @@ class RemoteHost:
     async def on_message(self, topic: str, payload: bytes, retain: bool) -> bool:
         """A message on a topic the host subscribed to; True when it was the host's."""
         if topic.endswith(_AVAILABILITY) and topic in self._followed:
-            async with self.daemon._lock:
+            async with self.daemon.lock:
                 self._availability(topic, payload, self.daemon.clock())
-            self.daemon._publish_state()
+            self.daemon.request_state()
             return True
         own = self.own
         found = REMOTE_TOPIC.match(topic)
@@ -335,9 +363,9 @@ class RemoteHost:
             return True
         if message.type.from_host:
             return False  # said to this board as a guest: not the host's
-        async with self.daemon._lock:
+        async with self.daemon.lock:
             self._message(sender, message, self.daemon.clock())
-        self.daemon._publish_state()
+        self.daemon.request_state()
         return True
 
     async def run(self) -> None:
@@ -359,14 +387,14 @@ class RemoteHost:
                     await self._wake.wait()
             if self._wake.is_set() or timeout is None:
                 continue
-            async with self.daemon._lock:
+            async with self.daemon.lock:
                 now = clock()
                 match = self._current()
                 if match is not None:
                     for guest in self._unanswered():
                         self._invite(match, guest, now)
                 self._check_timeout(now)
-            self.daemon._publish_state()
+            self.daemon.request_state()
 
     def _unanswered(self) -> list[_Guest]:
         """The current match's guests that have not joined (yet, or since they came back)."""
@@ -459,7 +487,7 @@ class RemoteHost:
     def _follow(self) -> None:
         """Follow the availability of the current match's guests (in the background)."""
         with contextlib.suppress(RuntimeError):  # no loop: on_connect subscribes
-            self.daemon._background(self._sync_subscriptions())
+            self.daemon.background(self._sync_subscriptions())
 
     async def _sync_subscriptions(self) -> None:
         link = self.daemon.link
@@ -511,8 +539,7 @@ class RemoteHost:
             elif guest.away_since is None:
                 guest.away_since = now
         self._wake.set()
-        self.daemon._deadline_moved()
-        self.daemon._bot_schedule(now)
+        self.daemon.emit(core_events.PresenceChanged(now))
 
     def _waiting(self, match: _Match) -> list[_Guest]:
         """The guests the match waits for (none once its game is over)."""
@@ -539,8 +566,8 @@ class RemoteHost:
         message = f"{late} stayed away longer than {limit:g} s: the remote match is abandoned"
         log.warning("remote match %s: %s", match.id, message)
         self._end_match(EndReason.REMOTE_TIMEOUT, now)
-        self.daemon._abandon(now, "remote-timeout")
-        self.daemon._publish_event(ErrorReported(now, "remote-timeout", message))
+        self.daemon.abandon(now, "remote-timeout")
+        self.daemon.publish_event(ErrorReported(now, "remote-timeout", message))
 
     # ------------------------------------------------------------ messages
 
@@ -573,7 +600,7 @@ class RemoteHost:
             case LeaveMessage():
                 log.info("remote match %s: %s left", match.id, guest.address)
                 self._end_match(EndReason.LEFT, now, skip=guest.address.board)
-                self.daemon._abandon(now, "left")
+                self.daemon.abandon(now, "left")
             case ActionMessage():
                 self._action(match, guest, message, now)
             case JoinMessage() | EndMessage():
@@ -597,7 +624,7 @@ class RemoteHost:
             return
         log.warning("%s%s", logged, held)
         if event is not None:
-            self.daemon._publish_event(ErrorReported(now, "remote-refused", event + held))
+            self.daemon.publish_event(ErrorReported(now, "remote-refused", event + held))
 
     def _stray(self, sender: str, message: RemoteMessage, now: float, member: bool) -> None:
         """A message from a board not in the match, or for another match: dropped."""
@@ -654,7 +681,7 @@ class RemoteHost:
             if refused is None:
                 try:
                     planned, source = _plan(session, action, segment, now), action.source
-                    daemon._apply(planned, source, taken)
+                    daemon.apply(planned, source, taken)
                 except JournalError:
                     raise
                 except (Refusal, EngineError) as refusal:
@@ -663,10 +690,10 @@ class RemoteHost:
                 text = str(refused)
                 reason = refused.reason.value if isinstance(refused, RemoteRefusal) else text
                 if segment is not None:
-                    daemon._ignored(segment, reason, now, taken)
+                    daemon.ignore(segment, reason, now, taken)
                 else:
                     daemon.journal.remote.note_taken(row, board, seq)
-                    daemon._publish_event(
+                    daemon.publish_event(
                         ErrorReported(now, "refused", f"{action} from {board}: {text}")
                     )
         except JournalError as error:  # not taken: the guest sends it again

@@ -19,8 +19,9 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from drivers.protocol import Released, Stuck
-from firmware_bridge.daemon.board_daemon import COMMAND_HANDLERS, GAME_BUTTONS, Daemon
+from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.config import parse_config
+from firmware_bridge.daemon.game_commands import COMMAND_NAMES, GAME_BUTTONS
 from firmware_bridge.daemon.game_session import SessionSetup
 from firmware_bridge.daemon.journal import Journal
 from firmware_bridge.daemon.mqtt_link import MqttLink, to_json
@@ -189,6 +190,24 @@ async def test_hostile_commands_get_one_line_answers_and_change_nothing(
     assert (state["options"]["start"], scores(state)) == (301, [301])
 
 
+DAEMON_CLASSES = (
+    "Daemon.",
+    "MqttLink.",
+    "BoardGame.",
+    "BoardInput.",
+    "GameCommands.",
+    "Publisher.",
+    "CoinOp.",
+    "OperatorCommands.",
+    "HomeAssistantDiscovery.",
+    "BotPlayers.",
+    "TakeoutWatch.",
+    "RemoteHost.",
+    "RemoteGuest.",
+)
+"""The classes of the daemon's core and extensions, as a task's coroutine names them."""
+
+
 def darts_thrown(state: dict[str, Any]) -> int:
     return sum(player["stats"]["darts"] for player in state.get("players") or [])
 
@@ -224,7 +243,7 @@ async def test_a_burst_of_dart_commands_publishes_every_state_in_order_without_a
         await watcher.state_where(lambda s: darts_thrown(s) == 50 and s["phase"] == "throwing")
     finally:
         loop.set_task_factory(None)
-    ours = [name for name in created if name.startswith(("Daemon.", "MqttLink."))]
+    ours = [name for name in created if name.startswith(DAEMON_CLASSES)]
     assert ours == [], f"{len(ours)} daemon tasks for {commands} commands: {sorted(set(ours))}"
     counts = [darts_thrown(state) for state in watcher.of("state") if state.get("game")]
     assert counts == sorted(counts) and counts[-1] == 50
@@ -240,9 +259,9 @@ def test_a_result_is_encoded_once_in_the_form_it_is_published(tmp_path: Path) ->
         config_text(tmp_path, "mqtt://127.0.0.1:9", tmp_path / "tty"), "result.toml"
     )
     daemon = Daemon(config)
-    daemon.started_at = 0.0
-    session = daemon._new_session(SessionSetup("x01", {}, ["Zoë", "Bob"]))
-    payload = daemon._finish_record(session, 1.0).payload
+    daemon.game.started_at = 0.0
+    session = daemon.game.new_session(SessionSetup("x01", {}, ["Zoë", "Bob"]))
+    payload = daemon.game.finish_record(session, 1.0).payload
     assert payload == to_json(json.loads(payload))
     assert '"Zoë"' in payload
 
@@ -636,5 +655,5 @@ async def test_domino_cribbage_on_the_board_picks_tiles_and_refuses_bad_moves(
 
 
 def test_every_command_has_one_handler_and_the_game_buttons_are_commands() -> None:
-    assert set(COMMAND_HANDLERS) == set(COMMANDS)
+    assert set(COMMAND_NAMES) == set(COMMANDS)
     assert set(GAME_BUTTONS) <= set(COMMANDS)

@@ -627,7 +627,7 @@ async def test_the_takeout_timer_runs_only_for_visits_thrown_at_the_host(
             state = await watcher.state_where(lambda s: s.get("phase") == "takeout")
             assert remote_of(state)["throwing_at"] == PUB2
             # Cy's takeout is pub2's: no timer here, its own NEXT ends it.
-            assert daemon.daemon._takeout_deadline() is None
+            assert daemon.daemon.game.takeout_deadline() is None
             await guest.act(match, 4, "hit", "T20")  # pulling darts out
             event = await watcher.wait_for("event", lambda e: e.get("segment") == "T20")
             assert event["reason"].startswith("takeout")

@@ -3,7 +3,7 @@
 A game is played through the daemon's own :class:`GameSession` (the board's
 planning: a visit's unthrown darts become misses at NEXT, takeout after the
 third dart or a bust) and its result is built by the daemon's own
-``Daemon._finish_record``, so the document, ``log`` included, is exactly what
+``BoardGame.finish_record``, so the document, ``log`` included, is exactly what
 ``{base}/{board}/result`` carries. :data:`PLAYED_GAMES` has a short finished
 game of every registered game; :func:`simulated_document` plays a whole X01 or
 Cricket game with a seeded, fallible thrower (for volume)."""
@@ -122,15 +122,15 @@ def result_document(
     if finished and not session.game.is_finished:
         raise AssertionError(f"the moves do not finish the {game} game: {moves!r}")
     daemon = _daemon(board)
-    daemon.started_at = started_at
+    daemon.game.started_at = started_at
     if cpu:
         players_of = {
             name: CpuPlayer(level, sigma_mm=60.0 - 5 * level, average=10.0 * level)
             for name, level in cpu.items()
         }
-        daemon.bots = Bots(game, players_of, next(iter(GEOMETRIES.values())), seed=1)
+        daemon.game.bots = Bots(game, players_of, next(iter(GEOMETRIES.values())), seed=1)
     at = finished_at if finished_at is not None else started_at + 60.0 * (1 + len(moves))
-    document: dict[str, Any] = json.loads(daemon._finish_record(session, at).payload)
+    document: dict[str, Any] = json.loads(daemon.game.finish_record(session, at).payload)
     if revision_of is not None:
         document["game_key"] = revision_of.get("game_key") or revision_of["result_id"]
         document["revision"] = int(revision_of.get("revision", 1)) + 1

@@ -1,0 +1,70 @@
+"""The operator-commands extension: ``operator/cmd`` in, ``operator/cmd/response`` out.
+
+Each operator command (``mqtt_contract.OPERATOR_COMMANDS``) is parsed here,
+run under the lock against the coin-op extension's credits and settings (the
+one extension it is given), and answered; a command the journal refuses is
+answered with why.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from firmware_bridge.daemon.extension_context import Extension, ExtensionContext
+from firmware_bridge.daemon.extensions.coin_op import CoinOp
+from firmware_bridge.daemon.game_session import Refusal
+from firmware_bridge.daemon.journal import JournalError
+from mqtt_contract import CommandError, parse_operator_command, response_payload, topic
+
+__all__ = ["OperatorCommands"]
+
+
+class OperatorCommands(Extension):
+    """Runs the operator's commands. No I/O in the constructor."""
+
+    def __init__(self, context: ExtensionContext, coin_op: CoinOp) -> None:
+        self._context = context
+        self._coin_op = coin_op
+        self._topic = topic(context.config.mqtt.base, context.board_id, "operator/cmd")
+        self._handlers: dict[str, Callable[[dict[str, Any], float], None]] = {
+            "add_credits": self._add_credits,
+            "set_free_play": self._set_free_play,
+            "reset_books": self._reset_books,
+            "set_price": self._set_price,
+        }
+
+    async def on_message(self, topic: str, payload: bytes, retain: bool) -> bool:
+        """One ``operator/cmd`` payload: run it and answer on ``operator/cmd/response``."""
+        if topic != self._topic:
+            return False
+        context = self._context
+        command_id: str | int | None = None
+        name = "command"
+        try:
+            command = parse_operator_command(payload)
+            command_id, name = command.id, command.name
+            async with context.lock:
+                self._handlers[command.name](command.args, context.clock())
+            response = response_payload(command_id, True)
+        except JournalError as error:
+            message = context.not_journaled(f"operator {name}", error, context.clock())
+            response = response_payload(command_id, False, message)
+        except (CommandError, Refusal, ValueError) as error:
+            command_id = getattr(error, "id", command_id)
+            response = response_payload(command_id, False, str(error))
+        context.publish("operator/cmd/response", response)
+        context.request_state()
+        return True
+
+    def _add_credits(self, args: dict[str, Any], now: float) -> None:
+        self._coin_op.add_credits(args["count"], args.get("reason"), now)
+
+    def _set_free_play(self, args: dict[str, Any], now: float) -> None:
+        self._coin_op.set_free_play(bool(args["on"]), now)
+
+    def _reset_books(self, args: dict[str, Any], now: float) -> None:
+        self._coin_op.reset_books(args.get("reason"), now)
+
+    def _set_price(self, args: dict[str, Any], now: float) -> None:
+        self._coin_op.set_price(args.get("game"), args["price"], now)
