@@ -58,6 +58,7 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable, Coroutine
+from functools import partial
 from typing import Any
 
 from drivers.board_decoder import DIAGNOSES
@@ -136,6 +137,7 @@ from firmware_bridge.daemon.journal import (
 from firmware_bridge.daemon.journal_health import RETRY_S, JournalHealth
 from firmware_bridge.daemon.journal_salvage import salvage_in_place
 from firmware_bridge.daemon.mqtt_link import LinkSettings, MqttLink, to_json
+from firmware_bridge.daemon.off_loop import OffLoop
 from firmware_bridge.daemon.remote_guest import RemoteGuest
 from firmware_bridge.daemon.remote_host import RemoteHost
 from firmware_bridge.daemon.result_delivery import ResultDelivery
@@ -208,6 +210,8 @@ class Daemon:
         self._finish_watched: tuple[GameSession, int] | None = None
         """The finished game (its session, its events applied) whose takeout was seen."""
         self._lock = asyncio.Lock()
+        self.off_loop = OffLoop(self._lock, self._publish_state)
+        """Slow solves (a skill test's report) done off the loop, then published."""
         self._outgoing: deque[tuple[str, dict[str, Any] | None]] = deque()
         self._flush_due = False
         self._state_queued = False
@@ -453,7 +457,8 @@ class Daemon:
             return {**self.remote_guest.state(idle), "journal": journal}
         if self.session is None:
             return idle
-        state = {**self.session.state(), "board": board, "credits": credits, "journal": journal}
+        state = {**self.off_loop.state(self.session.state), "board": board, "credits": credits}
+        state["journal"] = journal
         if self.bots is not None:
             for player in state["players"]:
                 cpu = self.bots.players.get(player["name"])
@@ -856,7 +861,8 @@ class Daemon:
             finish = None
             if finished:
                 synced = self._dates(now, self.started_at)
-                finish = self._finish_record(session, now, row=row, clock_synced=synced)
+                build = partial(self._finish_record, session, now, row=row, clock_synced=synced)
+                finish = self.off_loop.finish(session, build, partial(self._finished, row))
             self.journal.record(
                 row,
                 applied,
@@ -875,9 +881,15 @@ class Daemon:
             if isinstance(caused, Dart):
                 caused = dataclasses.replace(caused, source=source)
             self._publish_event(caused)
-        if finished:
+        if finish is not None:
             self.results.deliver()
             self._publish_books()
+
+    def _finished(self, row: int, finish: Finish) -> None:
+        """A finish held back for its solves (:mod:`firmware_bridge.daemon.off_loop`): journaled."""
+        self.journal.record(row, [], finish=finish)
+        self.results.deliver()
+        self._publish_books()
 
     def _deadline_moved(self) -> None:
         """Wake the ticker only when the takeout deadline it sleeps until has
@@ -955,6 +967,8 @@ class Daemon:
                     resolve_bots, args["game"], args["cpu"], self._geometry
                 )
                 args = {**args, "cpu": bots}
+            if command.name in ("new_game", "rematch"):
+                await self.off_loop.settled()  # the game won before is journaled first
             async with self._lock:
                 self._command(command.name, args)
             response = response_payload(command_id, True)
@@ -1143,7 +1157,7 @@ class Daemon:
                     self._apply(session.plan_next(), "cpu")
             return
         applied = session.applied
-        bed = await asyncio.to_thread(bots.throw, session.game.state(), applied)
+        bed = await asyncio.to_thread(bots.throw, self.off_loop.state(session.game.state), applied)
         async with self._lock:
             if self.session is not session or session.applied != applied:
                 return  # an undo, a new game: that change scheduled the bot again
@@ -1208,7 +1222,7 @@ class Daemon:
                 setup.game,
                 dict(session.game.options),
                 list(session.game.lineup.players),
-                session.game.state()["teams"],
+                self.off_loop.state(session.game.state)["teams"],
             )
         )
         self._background(self._publish_discovery())
