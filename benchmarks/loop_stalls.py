@@ -154,13 +154,13 @@ def thrown(count: int, player: int | None = None) -> Callable[[Any], bool]:
 
 
 async def skill_test_finish(workdir: Path, port: int, watch: StallWatch) -> dict[str, float]:
-    async with daemon(workdir, port) as (_, board), client(port) as mqtt:
-        await subscribed(mqtt, "board1", "state", "cmd/response")
+    async with daemon(workdir, port, "skill") as (_, board), client(port) as mqtt:
+        await subscribed(mqtt, "skill", "state", "cmd/response")
         players = ["Ann"]
         await command(
-            mqtt, "board1", {"command": "new_game", "game": "skill-test", "players": players}
+            mqtt, "skill", {"command": "new_game", "game": "skill-test", "players": players}
         )
-        state = "oche/board1/state"
+        state = "oche/skill/state"
         for number, notation in enumerate(SKILL_DARTS[:-1], start=1):
             board.hit(Bed.parse(notation))
             await receive(
@@ -194,14 +194,14 @@ async def skill_test_finish(workdir: Path, port: int, watch: StallWatch) -> dict
 
 async def checkout_spread(workdir: Path, port: int, watch: StallWatch) -> dict[str, float]:
     extra = "[bot]\ndart_interval_s = 0.05\ntakeout_s = 0.05\n"
-    async with daemon(workdir, port, extra=extra) as _, client(port) as mqtt:
-        await subscribed(mqtt, "board1", "state", "cmd/response")
-        state = "oche/board1/state"
+    async with daemon(workdir, port, "spread", extra) as _, client(port) as mqtt:
+        await subscribed(mqtt, "spread", "state", "cmd/response")
+        state = "oche/spread/state"
         watch.reset()
         start = time.perf_counter()
         await command(
             mqtt,
-            "board1",
+            "spread",
             {
                 "command": "new_game",
                 "game": "x01",
@@ -210,8 +210,8 @@ async def checkout_spread(workdir: Path, port: int, watch: StallWatch) -> dict[s
             },
         )
         for segment in ("T20", "T20", "T19"):  # 124 left: a hint for Ann's spread
-            await command(mqtt, "board1", {"command": "dart", "segment": segment})
-        await command(mqtt, "board1", {"command": "next"})
+            await command(mqtt, "spread", {"command": "dart", "segment": segment})
+        await command(mqtt, "spread", {"command": "next"})
         done_at, _ = await receive(
             mqtt,
             state,
@@ -287,7 +287,7 @@ def fill_books_journal(path: Path, games: int) -> None:
         at = 1_700_000_000.0
         for number in range(games):
             journal.start_game(
-                "x01", {"start": 501}, ["Ann", "Bo"], None, "board1", at + number * 600
+                "x01", {"start": 501}, ["Ann", "Bo"], None, "books", at + number * 600
             )
     finally:
         journal.close()
@@ -297,16 +297,16 @@ async def books_coin(workdir: Path, port: int, games: int, watch: StallWatch) ->
     workdir.mkdir(parents=True, exist_ok=True)
     await asyncio.to_thread(fill_books_journal, workdir / "journal.sqlite3", games)
     async with (
-        daemon(workdir, port, extra='[credits]\nmode = "coin"\n') as (_, board),
+        daemon(workdir, port, "books", '[credits]\nmode = "coin"\n') as (_, board),
         client(port) as mqtt,
     ):
-        await mqtt.subscribe("oche/board1/books", qos=1)
-        await subscribed(mqtt, "board1", "state")
+        await mqtt.subscribe("oche/books/books", qos=1)
+        await subscribed(mqtt, "books", "state")
         watch.reset()
         start = time.perf_counter()
         board.send(Coin(board.seq, 1, 1, "BE4C0001"))
         at, _ = await receive(
-            mqtt, "oche/board1/books", on(lambda b: bool(b.get("credits"))), "books", TIMEOUT
+            mqtt, "oche/books/books", on(lambda b: bool(b.get("credits"))), "books", TIMEOUT
         )
         return {"books_ms": (at - start) * 1000, "stall_ms": watch.worst_ms}
 
