@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from functools import partial
 from typing import Any, ClassVar
 
 from engine.beds import DB, Bed
@@ -249,12 +250,7 @@ class SkillTest(Game):
         target, geometry = self._target, str(self.options["geometry"])
         hits = tuple(self._beds[player].elements())  # as they are now: solved maybe later
         beds = tuple(sorted((bed.notation, n) for bed, n in self._beds[player].items()))
-
-        def report() -> dict[str, Any]:
-            from engine.skill_report import skill_report  # numpy: only once a test is done
-
-            return skill_report(target, hits, geometry)
-
+        report = partial(_report, target, hits, geometry)
         found = solved(("skill-report", target, beds, geometry), report)
         return None if found is None else copy.deepcopy(found)
 
@@ -275,6 +271,13 @@ class SkillTest(Game):
                 "level": skill["level"],
             }
         return stats
+
+
+def _report(target: Bed, hits: tuple[Bed, ...], geometry: str) -> dict[str, Any]:
+    """The report for ``hits`` (a slow solve, :mod:`engine.solves`)."""
+    from engine.skill_report import skill_report  # numpy: only once a test is done
+
+    return skill_report(target, hits, geometry)
 
 
 def _bed_order(bed: Bed) -> tuple[int, int]:

@@ -5,7 +5,10 @@ a ``checkout_sigma_mm`` hint are slow solves (:mod:`engine.solves`). The
 daemon builds every state through :meth:`OffLoop.state`: a solve not done yet
 is left out (the state's ``skill`` or ``checkout`` is ``null``), solved here
 in a worker thread, one at a time, and the state published again once the
-queue is empty, so no dart, command or heartbeat waits for it.
+queue is empty, so no dart, command or heartbeat waits for it. The thread
+shares the engine's caches (a spread's plan is solved once for its hints and
+its bot); while it solves, the GIL is handed back to the loop more often
+(:data:`SOLVING_SWITCH_INTERVAL_S`).
 
 A game won by a dart whose result needs a solve (a skill test's report is
 in its result's ``stats``) is held back: the dart is journaled and published
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import sys
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import TypeVar
@@ -29,11 +33,35 @@ from engine.solves import Solve, deferring, solve
 from firmware_bridge.daemon.game_session import GameSession
 from firmware_bridge.daemon.journal import Finish, JournalError
 
-__all__ = ["OffLoop"]
+__all__ = ["SOLVING_SWITCH_INTERVAL_S", "OffLoop"]
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
+
+SOLVING_SWITCH_INTERVAL_S = 0.0005
+"""The interpreter's thread switch interval while a solve runs (5 ms
+otherwise): the loop waits that long for the GIL each time it takes it back
+from the solving thread (after a commit's fsync, a socket write), so a
+dart's few waits add up; at 0.5 ms the loop's largest stall halves
+(docs/benchmarks.md) and the solve takes no longer."""
+
+
+_switch = {"solving": 0, "interval": sys.getswitchinterval()}
+"""The workers solving now (of every daemon in this process), and the
+switch interval to restore when none is."""
+
+
+def _switching(change: int) -> None:
+    """A worker starts (+1) or stops (-1) solving: the short switch interval
+    holds while any does."""
+    if _switch["solving"] == 0:
+        _switch["interval"] = sys.getswitchinterval()
+    _switch["solving"] += change
+    solving = _switch["solving"] > 0
+    sys.setswitchinterval(
+        min(_switch["interval"], SOLVING_SWITCH_INTERVAL_S) if solving else _switch["interval"]
+    )
 
 
 @dataclass(frozen=True)
@@ -103,6 +131,7 @@ class OffLoop:
     async def _work(self) -> None:
         """Solve the queue one at a time in a thread, then journal the held
         finishes and publish the state again."""
+        _switching(+1)
         try:
             while self._queued:
                 key, wanted = next(iter(self._queued.items()))
@@ -118,6 +147,7 @@ class OffLoop:
                     self._record_held()
             self._publish_state()
         finally:
+            _switching(-1)
             self._worker = None
         if self._queued or self._held:  # more came while the last ones were recorded
             self._queue([], force=True)
