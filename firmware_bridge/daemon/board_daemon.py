@@ -210,7 +210,7 @@ class Daemon:
         self._finish_watched: tuple[GameSession, int] | None = None
         """The finished game (its session, its events applied) whose takeout was seen."""
         self._lock = asyncio.Lock()
-        self.off_loop = OffLoop(self._lock, self._publish_state)
+        self.off_loop = OffLoop(self._lock, self._publish_state, lambda: self.session)
         """Slow solves (a skill test's report) done off the loop, then published."""
         self._outgoing: deque[tuple[str, dict[str, Any] | None]] = deque()
         self._flush_due = False

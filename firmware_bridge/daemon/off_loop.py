@@ -79,9 +79,18 @@ class OffLoop:
     them, solved in a worker thread, then the state published again (and held
     finishes journaled under ``lock``, the daemon's one lock for changes)."""
 
-    def __init__(self, lock: asyncio.Lock, publish_state: Callable[[], None]) -> None:
+    def __init__(
+        self,
+        lock: asyncio.Lock,
+        publish_state: Callable[[], None],
+        session: Callable[[], GameSession | None],
+    ) -> None:
         self._lock = lock
         self._publish_state = publish_state
+        self._session = session
+        """The daemon's game now: a held finish stands while it is that game's
+        (or the game was put away, won, by ``end_game``), not once the game
+        was rebuilt from the journal (the input that won it was refused)."""
         self._queued: dict[Hashable, Solve] = {}
         self._failed: set[Hashable] = set()
         self._held: list[_HeldFinish] = []
@@ -154,9 +163,13 @@ class OffLoop:
 
     def _record_held(self) -> None:
         """Journal each held finish whose game is still as it was won (an undo
-        or a bounce-out since: it is dropped; that input decided anew)."""
+        or a bounce-out since, or a refused write that rebuilt the game: it is
+        dropped; that input decided anew)."""
         held, self._held = self._held, []
         for finish in held:
+            current = self._session()
+            if current is not None and current is not finish.session:
+                continue  # rebuilt: the winning dart was not journaled
             if finish.session.applied != finish.applied or not finish.session.game.is_finished:
                 continue
             with deferring() as pending:
