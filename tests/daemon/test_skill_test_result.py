@@ -144,3 +144,42 @@ async def test_darts_and_commands_are_answered_while_a_report_is_solved(
     ).state()
     assert [p["skill"] for p in final["players"]] == [p["skill"] for p in expected["players"]]
     assert [p["stats"] for p in result["players"]] == [p["stats"] for p in expected["players"]]
+
+
+@pytest.mark.slow  # numpy and an X01 plan, as above
+async def test_a_board_stopped_while_its_report_is_solved_records_the_result_on_restart(
+    tmp_path: Path, mosquitto: MosquittoBroker, watcher: Watcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import engine.skill_report
+
+    go = threading.Event()
+    report = engine.skill_report.skill_report
+
+    def held_report(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        go.wait(TIMEOUT)
+        return report(*args, **kwargs)
+
+    monkeypatch.setattr(engine.skill_report, "skill_report", held_report)
+    command = {
+        "command": "new_game",
+        "game": "skill-test",
+        "players": ["Ann"],
+        "options": {"darts": 3, "target": "D9"},  # hits no other test solves
+    }
+    async with Running(tmp_path, mosquitto) as running:
+        await watcher.state_where(lambda s: s["board"]["connected"])
+        assert (await watcher.command(command))["ok"] is True
+        await throw(running.board, "D9", "S9", "S12")
+        done = await watcher.state_where(lambda s: s.get("finished") is True)
+        assert done["players"][0]["skill"] is None  # the board stops before its report
+    go.set()
+    assert not watcher.of("result")
+    async with Running(tmp_path, mosquitto):  # the won game's finish is journaled now
+        result = await watcher.wait_for("result", lambda p: isinstance(p, dict))
+        final = await watcher.state_where(reported)
+    expected = replay_log(
+        new_game("skill-test", ["Ann"], {"darts": 3, "target": "D9"}), "D9 S9 S12\n"
+    ).state()
+    assert final["players"][0]["skill"] == expected["players"][0]["skill"]
+    assert result["players"][0]["stats"] == expected["players"][0]["stats"]
+    assert result["result"] == "practice-complete"
