@@ -36,17 +36,20 @@ def planned_route(
     visit_start: int | None = None,
     out: str = "double",
     geometry: BoardGeometry = STEEL,
+    *,
+    plan: X01Plan | None = None,
 ) -> tuple[Bed, ...] | None:
     """The plan's darts from ``remaining`` with ``darts_left`` (1-3) darts left
     in a visit that began at ``visit_start`` (``remaining`` when ``None``),
     each dart in the bed under its aim, up to the finish, a dart that would
     bust, or the visit's end. ``None`` when the visit cannot finish (it began
     above :data:`PLAN_START`, or nothing is left). The route may stop short of
-    zero: then the plan sets up the next visit rather than trying to finish."""
+    zero: then the plan sets up the next visit rather than trying to finish.
+    ``plan``: the plan for these rules when the caller holds it already."""
     start = remaining if visit_start is None else visit_start
     if not 1 <= remaining <= start <= PLAN_START or not 1 <= darts_left <= _DARTS:
         return None
-    plan = plan_for(sigma_mm, out, geometry)
+    plan = plan if plan is not None else plan_for(sigma_mm, out, geometry)
     finishing = ALLOWED_MULTIPLIERS[out]
     route: list[Bed] = []
     left = remaining

@@ -105,3 +105,12 @@ def test_the_leaderboard_benchmark_runs() -> None:
 def test_the_remote_benchmark_runs() -> None:
     out = bench("remote", "--samples", "5", "--gap-ms", "0")
     assert "bare bridged round trip, p99" in out and "guest hit -> host state" in out
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(mosquitto_binary() is None, reason="needs a mosquitto binary")
+def test_the_loop_stalls_benchmark_runs() -> None:
+    out = bench("loop_stalls", "--darts", "6", "--books-games", "5")
+    assert "skill test: last dart -> finished state" in out and "idle, largest stall" in out
+    for scenario in ("skill-test finish", "checkout spread", "remote undo", "books, coin"):
+        assert f"{scenario}" in out and "largest stall" in out

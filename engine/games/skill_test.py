@@ -3,14 +3,18 @@ bed; at the end the state shows their throw spread sigma, level, best aim and
 the checkout routes that suit them (docs/games/skill-test.md).
 
 The estimate needs numpy (:mod:`engine.skill_report`). This module does not
-import it: :meth:`SkillTest._side_state` imports the report module the first
+import it: :meth:`SkillTest._skill` imports the report module the first
 time a player's darts are all thrown, so ``import engine`` and a daemon that
-never plays a skill test load no numpy.
+never plays a skill test load no numpy. The report is a slow solve
+(:mod:`engine.solves`): a state built while deferring has ``skill: null``
+(and no estimate in ``stats``) until it is solved.
 """
 
 from __future__ import annotations
 
+import copy
 from collections import Counter
+from functools import partial
 from typing import Any, ClassVar
 
 from engine.beds import DB, Bed
@@ -24,6 +28,7 @@ from engine.schema_parts import (
     NON_NEGATIVE_NUMBER,
     every_player,
 )
+from engine.solves import solved
 from engine.traits import Highlight, Measure
 
 __all__ = ["DARTS_THROWN", "GEOMETRY_NAMES", "SKILL_TEST_PLAYER_SCHEMA", "SkillTest", "target_bed"]
@@ -226,6 +231,10 @@ class SkillTest(Game):
                 return side
         return current  # not reached: the game ends when every side is done
 
+    def score(self, player: int) -> int:
+        """Darts in the target (read without building the side's report)."""
+        return self._hits[player]
+
     def _side_state(self, side: int) -> dict[str, Any]:
         player = self._sides[side][0]  # no teams: one player a side
         beds = self._beds[player]
@@ -237,12 +246,15 @@ class SkillTest(Game):
             "skill": self._skill(player) if self._done[side] else None,
         }
 
-    def _skill(self, player: int) -> dict[str, Any]:
-        from engine.skill_report import skill_report  # numpy: only once a test is done
-
-        return skill_report(
-            self._target, self._beds[player].elements(), str(self.options["geometry"])
-        )
+    def _skill(self, player: int) -> dict[str, Any] | None:
+        """The player's report; ``None`` while it is being solved elsewhere
+        (a state built in :func:`engine.solves.deferring`)."""
+        target, geometry = self._target, str(self.options["geometry"])
+        hits = tuple(self._beds[player].elements())  # as they are now: solved maybe later
+        beds = tuple(sorted((bed.notation, n) for bed, n in self._beds[player].items()))
+        report = partial(_report, target, hits, geometry)
+        found = solved(("skill-report", target, beds, geometry), report)
+        return None if found is None else copy.deepcopy(found)
 
     def _player_stats(self, player: int) -> dict[str, Any]:
         """Hits and hit rate; once the player is done also the estimate's
@@ -251,8 +263,8 @@ class SkillTest(Game):
         darts = self._darts[player]
         hits = self._hits[player]
         stats: dict[str, Any] = {"hits": hits, "hit_rate": round(hits / darts, 2) if darts else 0.0}
-        if self._done[self._side_of[player]]:
-            skill = self._skill(player)
+        skill = self._skill(player) if self._done[self._side_of[player]] else None
+        if skill is not None:
             low, high = skill["interval"]
             stats |= {
                 "sigma_mm": skill["sigma_mm"],
@@ -261,6 +273,13 @@ class SkillTest(Game):
                 "level": skill["level"],
             }
         return stats
+
+
+def _report(target: Bed, hits: tuple[Bed, ...], geometry: str) -> dict[str, Any]:
+    """The report for ``hits`` (a slow solve, :mod:`engine.solves`)."""
+    from engine.skill_report import skill_report  # numpy: only once a test is done
+
+    return skill_report(target, hits, geometry)
 
 
 def _bed_order(bed: Bed) -> tuple[int, int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, ClassVar
 
 from engine.beds import Bed
@@ -15,6 +16,7 @@ from engine.schema_parts import (
     NON_NEGATIVE_NUMBER,
     every_player,
 )
+from engine.solves import solved
 from engine.traits import THREE_DART_AVERAGE, Family, Highlight, Measure
 from engine.x01_rules import ALLOWED_MULTIPLIERS, RING_RULES
 
@@ -198,10 +200,13 @@ class X01(Game):
 
             route = checkout(score, darts, out)
         else:
+            plan = solved(("checkout-plan", sigma, out), partial(_checkout_plan, sigma, out))
+            if plan is None:
+                return None  # being solved elsewhere (a state built in engine.solves.deferring)
             from engine.checkout_plan import planned_route  # numpy: only with a sigma
 
             start = score + self._visit_points if current else score
-            planned = planned_route(sigma, score, darts, start, out)
+            planned = planned_route(sigma, score, darts, start, out, plan=plan)
             finished = planned is not None and sum(bed.points for bed in planned) == score
             route = planned if finished else None
         return [bed.notation for bed in route] if route else None
@@ -215,3 +220,11 @@ class X01(Game):
             "points_per_dart": ppd,
             "average": round(3 * points / darts, 2) if darts else 0.0,
         }
+
+
+def _checkout_plan(sigma_mm: float, out: str) -> Any:
+    """The X01 plan (``engine.strategy.x01.X01Plan``, not imported here: numpy)
+    the checkout hints for ``sigma_mm`` come from: a slow solve."""
+    from engine.checkout_plan import plan_for  # numpy: only with a sigma
+
+    return plan_for(sigma_mm, out)

@@ -283,7 +283,8 @@ class Daemon:
             board["clock_synced"] = False
         journal = self.journal_health.state()
         session = self.game.session
-        game = {"game": None, "phase": Phase.IDLE.value} if session is None else session.state()
+        idle = {"game": None, "phase": Phase.IDLE.value}
+        game = idle if session is None else self.game.off_loop.state(session.state)
         state = {**game, "board": board, "credits": None, "journal": journal}
         self.bus.emit(core_events.StateBuilt(state))
         return state

@@ -24,6 +24,7 @@ import json
 import logging
 import uuid
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from engine import BOUNCE, UNDO, Bounce, EngineError, Event, Undo, parse_event
@@ -42,6 +43,7 @@ from firmware_bridge.daemon.journal import (
 )
 from firmware_bridge.daemon.journal_health import RETRY_S, JournalHealth
 from firmware_bridge.daemon.mqtt_link import to_json
+from firmware_bridge.daemon.off_loop import OffLoop
 from firmware_bridge.daemon.publisher import Publisher
 from firmware_bridge.daemon.result_delivery import ResultDelivery
 from mqtt_contract import (
@@ -88,6 +90,8 @@ class BoardGame:
         self.publisher = publisher
         self.lock = asyncio.Lock()
         """Held by every change of the game (and of what extensions keep beside it)."""
+        self.off_loop = OffLoop(self.lock, publisher.request_state, lambda: self.session)
+        """Slow solves (a skill test's report) done off the loop, then published."""
         self.session: GameSession | None = None
         self.game_row: int | None = None
         self.started_at: float | None = None
@@ -144,7 +148,7 @@ class BoardGame:
                 now,
                 setup.game,
                 tuple(session.game.lineup.players),
-                event_teams(session.game.state()["teams"]),
+                event_teams(self.off_loop.state(session.game.state)["teams"]),
                 options=dict(session.game.options),
             )
         )
@@ -264,7 +268,8 @@ class BoardGame:
             finish = None
             if finished:
                 synced = self._dates(now, self.started_at)
-                finish = self.finish_record(session, now, row=row, clock_synced=synced)
+                build = partial(self.finish_record, session, now, row=row, clock_synced=synced)
+                finish = self.off_loop.finish(session, build, partial(self._finished, row))
             self.journal.games.record(
                 row,
                 applied,
@@ -283,9 +288,15 @@ class BoardGame:
             if isinstance(caused, Dart):
                 caused = dataclasses.replace(caused, source=source)
             self.publisher.publish_event(caused)
-        if finished:
+        if finish is not None:
             self.results.deliver()
             self.bus.emit(core_events.GameFinished(row, now))
+
+    def _finished(self, row: int, finish: Finish) -> None:
+        """A finish held back for its solves (:mod:`firmware_bridge.daemon.off_loop`): journaled."""
+        self.journal.games.record(row, [], finish=finish)
+        self.results.deliver()
+        self.bus.emit(core_events.GameFinished(row, self.clock()))
 
     def refuse(self, action: RemoteAction, now: float) -> None:
         """Ask the extensions whether this board's own ``action`` may be taken

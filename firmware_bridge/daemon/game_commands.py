@@ -72,6 +72,8 @@ class GameCommands:
                 geometry = GEOMETRIES[game.config.bot.geometry]
                 bots = await asyncio.to_thread(resolve_bots, args["game"], args["cpu"], geometry)
                 args = {**args, "cpu": bots}
+            if command.name in ("new_game", "rematch"):
+                await game.off_loop.settled()  # the game won before is journaled first
             async with game.lock:
                 self.command(command.name, args, game.clock())
             response = response_payload(command_id, True)

@@ -24,7 +24,10 @@ from display.scenes.skill_test import (
     heat_colours,
 )
 from display.sprites import Sprites
+from engine import new_game
 from engine.board_geometry import SOFT
+from engine.game_log import replay_log
+from engine.solves import deferring
 from mqtt_contract import StateView
 from tests.display.test_scenes import (
     SIZE,
@@ -205,6 +208,21 @@ def test_a_broken_skill_object_draws_as_still_throwing() -> None:
     layout = Layout(*SIZE)
     scene_for(state).draw(surface, layout)
     assert "9/9" in texts(layout)
+
+
+def test_a_finished_test_whose_reports_are_being_worked_out_shows_the_darts() -> None:
+    """The daemon's first finished state, its reports not solved yet
+    (``skill: null``: :mod:`engine.solves`), draws each card's darts, all
+    thrown, and the outcome line; the report comes in the next state."""
+    engine_game = new_game("skill-test", ["Ann", "Bob"], {"darts": 3, "target": "D3"})
+    with deferring():  # as the daemon builds it: nothing waits for a solve
+        state = replay_log(engine_game, "D3 S3 S17\nD3 D3 M\n").state()
+    state["phase"] = "finished"
+    assert state["finished"] and [p["skill"] for p in state["players"]] == [None, None]
+    _, layout = render(state)
+    shown = texts(layout)
+    assert shown.count("3/3") == 2 and "Bob wins" in shown
+    assert not [text for text in shown if text.startswith(SIGMA)]
 
 
 def test_x01_shows_the_state_s_checkout_hint() -> None:
