@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Generator
 from typing import Any
 
+import anyio.lowlevel
 import uvicorn
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
@@ -66,6 +67,9 @@ async def run_service(settings: ServiceSettings) -> None:
     try:
         log.info("serving %s (database %s)", http_url(settings), _shown(settings.db_url))
         await _migrate(database)
+        # Starlette's streams load anyio's asyncio backend on first use: load it
+        # now, so a first stream met with no file descriptor left can still answer.
+        await anyio.lowlevel.checkpoint()
         config = uvicorn.Config(
             app,
             log_level="warning",
