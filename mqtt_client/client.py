@@ -38,6 +38,7 @@ from paho.mqtt.packettypes import PacketTypes
 from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 
+from mqtt_client.late_acks import quiet_late_acks
 from mqtt_contract import BrokerAddress
 
 __all__ = ["Client", "load_tls", "new_client", "payload_bytes", "raise_if_cancelling"]
@@ -152,7 +153,7 @@ def new_client(
         keepalive=keepalive,
         tls_context=tls if address.tls else None,
         websocket_path=address.ws_path,
-        logger=logger,
+        logger=quiet_late_acks(logger or logging.getLogger("mqtt")),
         socket_options=None if address.transport == "websockets" else _NO_DELAY,
     )
     if manual_ack:

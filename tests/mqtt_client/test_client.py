@@ -6,6 +6,7 @@ again on the next connection of the session; an acknowledged one does not)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -106,3 +107,20 @@ async def test_a_plain_address_needs_no_tls() -> None:
     assert await load_tls(parse_broker_url("mqtt://broker"), "/nonexistent/ca.pem") is None
     with pytest.raises(FileNotFoundError):
         await load_tls(parse_broker_url("mqtts://broker"), "/nonexistent/ca.pem")
+
+
+async def test_a_subscribe_given_up_is_acknowledged_without_an_error_line(
+    mosquitto: MosquittoBroker, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A subscribe that times out (or is cancelled at shutdown) is still
+    acknowledged by the broker: that late SUBACK is a DEBUG line, not an
+    ERROR with a traceback in the daemon's log."""
+    caplog.set_level(logging.DEBUG)
+    client = new_client(parse_broker_url(mosquitto.url), tls=None)
+    async with client:
+        with pytest.raises(aiomqtt.MqttError):
+            await client.subscribe(TOPIC, qos=1, timeout=0)
+        async with asyncio.timeout(TIMEOUT):
+            while not any(r.name == "mqtt_client.late_acks" for r in caplog.records):
+                await asyncio.sleep(0.05)
+    assert [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR] == []
