@@ -210,12 +210,10 @@ _REMOTE_STATE: dict[str, Any] = {
 }
 
 
-def cpu_label(name: str, cpu: Any) -> str:
-    """How a screen names a player: ``Robo (CPU 6)`` for a computer player
-    (``cpu`` is its state's ``cpu`` object), the plain name otherwise."""
-    if isinstance(cpu, dict) and isinstance(cpu.get("level"), int):
-        return f"{name} (CPU {cpu['level']})"
-    return name
+def cpu_label(name: str, level: int | None) -> str:
+    """How every screen names a player: ``Robo (CPU 6)`` for a computer player
+    of that ``level``, the plain name for a person (``None``)."""
+    return name if level is None else f"{name} (CPU {level})"
 
 
 def state_topic_schema() -> dict[str, Any]:

@@ -36,7 +36,15 @@ from display.leaderboards import Snapshot
 from display.sprites import SHARED_SPRITES, Sprites
 from engine import EngineError, game_class
 from engine.lineup import MAX_NAME_LENGTH
-from mqtt_contract import NOT_YOUR_TURN, WAITING_REMOTE, BoardView, Phase, PlayerView, StateView
+from mqtt_contract import (
+    NOT_YOUR_TURN,
+    WAITING_REMOTE,
+    BoardView,
+    Phase,
+    PlayerView,
+    StateView,
+    cpu_label,
+)
 
 __all__ = [
     "MQTT_EVENT",
@@ -138,8 +146,7 @@ def short_name(name: object) -> str:
 
 def cpu_name(name: str, player: PlayerView) -> str:
     """``name`` marked ``(CPU 6)`` for a computer player, as is for a person."""
-    level = player.cpu.level if player.cpu is not None else None
-    return name if level is None else f"{name} (CPU {level})"
+    return cpu_label(name, player.cpu.level if player.cpu is not None else None)
 
 
 def player_label(state: State, index: int) -> str:

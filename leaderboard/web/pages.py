@@ -55,7 +55,7 @@ def when(at: float | None) -> str:
 def player_label(name: str, cpu_level: int | None) -> str:
     """How a page names a player: ``Robo (CPU 5)`` for a computer player (as
     the board's screen does), the name for a person."""
-    return cpu_label(name, {"level": cpu_level})
+    return cpu_label(name, cpu_level)
 
 
 def player_labels(result: ResultSummary) -> list[str]:

@@ -144,7 +144,7 @@ def test_the_schemas_take_what_the_parser_takes() -> None:
 
 
 def test_screens_name_a_computer_player_by_its_level() -> None:
-    assert cpu_label("Robo", {"level": 6, "sigma_mm": 19.0, "average": 65.0}) == "Robo (CPU 6)"
+    assert cpu_label("Robo", 6) == "Robo (CPU 6)"
     assert cpu_label("Ann", None) == "Ann"
 
 
