@@ -137,7 +137,6 @@ def test_no_class_of_the_bridge_is_over_400_lines() -> None:
     assert [str(f) for f in code_metrics.long_classes(400, "firmware_bridge")] == []
 
 
-@pytest.mark.xfail(strict=True, reason=NOT_YET)
 def test_no_module_is_over_900_lines() -> None:
     assert [str(f) for f in code_metrics.long_modules(900)] == []
 

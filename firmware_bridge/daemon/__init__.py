@@ -27,7 +27,9 @@ the operator's settings), ``journal_health``, ``journal_salvage``,
 ``result_delivery``, ``clock_sync``, ``bots`` (a computer player's darts),
 ``credits`` and ``books`` (a coin-op's rules, pure), ``mqtt_link`` (the
 broker connection), ``board_claim`` (one daemon per board id on a broker),
-``home_assistant`` (discovery messages, pure), ``config`` (``oche.toml``),
+``home_assistant`` (discovery messages, pure), ``config`` (``oche.toml``, a
+package: ``sections`` the dataclasses, ``parsing`` and its checks, ``loading``
+the search path; its names imported from ``config`` itself),
 ``embedded_broker`` (amqtt, for a board with no broker) and ``log_setup``.
 
 It may import :mod:`engine`, :mod:`drivers`, :mod:`mqtt_contract`,
