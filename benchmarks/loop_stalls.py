@@ -23,10 +23,10 @@ scenarios, the machine's own noise.
   one broker, x01 1001 for Ann at the host and Cy at the guest, ``--darts``
   S1s thrown, then the guest's ``undo`` of its last dart; from the undo to
   the host's state with it undone.
-- **books** (hook for the journal's books, issue #22): a coin-operated board
-  whose journal holds ``--books-games`` games; from a coin to its ``books``
-  snapshot. :func:`fill_books_journal` makes that journal with the journal's
-  API: a faster or different filler replaces it there.
+- **books**: a coin-operated board whose journal holds a year's
+  ``--books-games`` finished, paid-for games (``benchmarks.year``'s
+  journal, the books' running totals summed); from a coin to its ``books``
+  snapshot, which reads those totals and adds the coin's credit line to them.
 
 Goal: every largest stall <= 20 ms; last dart -> finished state <= 100 ms.
 Run from the checkout: ``python -m benchmarks.loop_stalls [--darts N]``.
@@ -56,13 +56,13 @@ from benchmarks.latency import (
     receive,
     write_config,
 )
+from benchmarks.year import build_journal
 from drivers.protocol import Coin
 from engine import Bed
 from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.config import parse_config
-from firmware_bridge.daemon.journal import Journal
 
-__all__ = ["StallWatch", "fill_books_journal", "main"]
+__all__ = ["StallWatch", "main"]
 
 WATCH_PERIOD_S = 0.001
 TARGET_STALL_MS = 20.0
@@ -273,29 +273,12 @@ async def remote_undo(workdir: Path, port: int, darts: int, watch: StallWatch) -
         }
 
 
-# ------------------------------------------------------------ books (hook)
-
-
-def fill_books_journal(path: Path, games: int) -> None:
-    """HOOK (issue #22, the journal's books): a coin board's journal with
-    ``games`` games started, each ending the one before. Made with the
-    journal's own API, one transaction a game; the journal's benchmark may
-    replace this with its own year's journal."""
-    journal = Journal(path)
-    journal.open()
-    try:
-        at = 1_700_000_000.0
-        for number in range(games):
-            journal.games.start_game(
-                "x01", {"start": 501}, ["Ann", "Bo"], None, "books", at + number * 600
-            )
-    finally:
-        journal.close()
+# ------------------------------------------------------------ books
 
 
 async def books_coin(workdir: Path, port: int, games: int, watch: StallWatch) -> dict[str, float]:
     workdir.mkdir(parents=True, exist_ok=True)
-    await asyncio.to_thread(fill_books_journal, workdir / "journal.sqlite3", games)
+    await asyncio.to_thread(build_journal, workdir / "journal.sqlite3", games, "books")
     async with (
         daemon(workdir, port, "books", '[credits]\nmode = "coin"\n') as (_, board),
         client(port) as mqtt,
