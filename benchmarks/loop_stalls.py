@@ -7,8 +7,9 @@ a temporary directory. A watch task asks to wake every
 :data:`WATCH_PERIOD_S`; how late it wakes is how long the loop was held by
 something else (a dart's commit, a state's JSON, a solve left on the loop).
 Each scenario's largest stall is the latest wake-up from its first input to
-its last answer; **idle** is the same watch over a quiet second before the
-scenarios, the machine's own noise.
+its last answer; **idle** is the same watch over ``--idle-s`` quiet seconds
+(3: as long as the skill test's cold solve) before the scenarios, the
+machine's own noise, the floor the targets are read against.
 
 - **skill-test finish**: one player throws a skill test's darts (30 at T20,
   the option's default) on the board; the clock runs from the last dart's
@@ -310,9 +311,12 @@ async def run(args: argparse.Namespace) -> None:
             async with StallWatch() as watch:
                 await asyncio.sleep(0.2)
                 watch.reset()
-                await asyncio.sleep(1.0)
+                await asyncio.sleep(args.idle_s)
                 rows.append(
-                    ("idle, largest stall", f"{watch.worst_ms:.1f} ms (the machine's noise)")
+                    (
+                        f"idle {args.idle_s:g} s, largest stall",
+                        f"{watch.worst_ms:.1f} ms (the machine's noise)",
+                    )
                 )
                 skill = await skill_test_finish(work / "skill", port, watch)
                 spread = await checkout_spread(work / "spread", port, watch)
@@ -360,6 +364,12 @@ def main() -> None:
     parser.add_argument("--darts", type=int, default=600, help="darts before the remote undo")
     parser.add_argument(
         "--books-games", type=int, default=20_000, help="games in the coin board's journal"
+    )
+    parser.add_argument(
+        "--idle-s",
+        type=float,
+        default=3.0,
+        help="seconds of the idle watch (the noise floor; as long as a cold solve)",
     )
     args = parser.parse_args()
     if args.darts < 1 or args.books_games < 0:
