@@ -58,6 +58,7 @@ bench: $(STAMP) mosquitto postgres
 	$(BIN)/python -m benchmarks.bots
 	$(BIN)/python -m benchmarks.latency
 	$(BIN)/python -m benchmarks.year
+	$(BIN)/python -m benchmarks.loop_stalls
 	$(BIN)/python -m benchmarks.remote
 	$(BIN)/python -m benchmarks.leaderboard
 

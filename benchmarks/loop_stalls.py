@@ -7,8 +7,9 @@ a temporary directory. A watch task asks to wake every
 :data:`WATCH_PERIOD_S`; how late it wakes is how long the loop was held by
 something else (a dart's commit, a state's JSON, a solve left on the loop).
 Each scenario's largest stall is the latest wake-up from its first input to
-its last answer; **idle** is the same watch over a quiet second before the
-scenarios, the machine's own noise.
+its last answer; **idle** is the same watch over ``--idle-s`` quiet seconds
+(3: as long as the skill test's cold solve) before the scenarios, the
+machine's own noise, the floor the targets are read against.
 
 - **skill-test finish**: one player throws a skill test's darts (30 at T20,
   the option's default) on the board; the clock runs from the last dart's
@@ -23,10 +24,10 @@ scenarios, the machine's own noise.
   one broker, x01 1001 for Ann at the host and Cy at the guest, ``--darts``
   S1s thrown, then the guest's ``undo`` of its last dart; from the undo to
   the host's state with it undone.
-- **books** (hook for the journal's books, issue #22): a coin-operated board
-  whose journal holds ``--books-games`` games; from a coin to its ``books``
-  snapshot. :func:`fill_books_journal` makes that journal with the journal's
-  API: a faster or different filler replaces it there.
+- **books**: a coin-operated board whose journal holds a year's
+  ``--books-games`` finished, paid-for games (``benchmarks.year``'s
+  journal, the books' running totals summed); from a coin to its ``books``
+  snapshot, which reads those totals and adds the coin's credit line to them.
 
 Goal: every largest stall <= 20 ms; last dart -> finished state <= 100 ms.
 Run from the checkout: ``python -m benchmarks.loop_stalls [--darts N]``.
@@ -56,13 +57,13 @@ from benchmarks.latency import (
     receive,
     write_config,
 )
+from benchmarks.year import build_journal
 from drivers.protocol import Coin
 from engine import Bed
 from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.config import parse_config
-from firmware_bridge.daemon.journal import Journal
 
-__all__ = ["StallWatch", "fill_books_journal", "main"]
+__all__ = ["StallWatch", "main"]
 
 WATCH_PERIOD_S = 0.001
 TARGET_STALL_MS = 20.0
@@ -273,29 +274,12 @@ async def remote_undo(workdir: Path, port: int, darts: int, watch: StallWatch) -
         }
 
 
-# ------------------------------------------------------------ books (hook)
-
-
-def fill_books_journal(path: Path, games: int) -> None:
-    """HOOK (issue #22, the journal's books): a coin board's journal with
-    ``games`` games started, each ending the one before. Made with the
-    journal's own API, one transaction a game; the journal's benchmark may
-    replace this with its own year's journal."""
-    journal = Journal(path)
-    journal.open()
-    try:
-        at = 1_700_000_000.0
-        for number in range(games):
-            journal.games.start_game(
-                "x01", {"start": 501}, ["Ann", "Bo"], None, "books", at + number * 600
-            )
-    finally:
-        journal.close()
+# ------------------------------------------------------------ books
 
 
 async def books_coin(workdir: Path, port: int, games: int, watch: StallWatch) -> dict[str, float]:
     workdir.mkdir(parents=True, exist_ok=True)
-    await asyncio.to_thread(fill_books_journal, workdir / "journal.sqlite3", games)
+    await asyncio.to_thread(build_journal, workdir / "journal.sqlite3", games, "books")
     async with (
         daemon(workdir, port, "books", '[credits]\nmode = "coin"\n') as (_, board),
         client(port) as mqtt,
@@ -327,9 +311,12 @@ async def run(args: argparse.Namespace) -> None:
             async with StallWatch() as watch:
                 await asyncio.sleep(0.2)
                 watch.reset()
-                await asyncio.sleep(1.0)
+                await asyncio.sleep(args.idle_s)
                 rows.append(
-                    ("idle, largest stall", f"{watch.worst_ms:.1f} ms (the machine's noise)")
+                    (
+                        f"idle {args.idle_s:g} s, largest stall",
+                        f"{watch.worst_ms:.1f} ms (the machine's noise)",
+                    )
                 )
                 skill = await skill_test_finish(work / "skill", port, watch)
                 spread = await checkout_spread(work / "spread", port, watch)
@@ -377,6 +364,12 @@ def main() -> None:
     parser.add_argument("--darts", type=int, default=600, help="darts before the remote undo")
     parser.add_argument(
         "--books-games", type=int, default=20_000, help="games in the coin board's journal"
+    )
+    parser.add_argument(
+        "--idle-s",
+        type=float,
+        default=3.0,
+        help="seconds of the idle watch (the noise floor; as long as a cold solve)",
     )
     args = parser.parse_args()
     if args.darts < 1 or args.books_games < 0:

@@ -26,7 +26,8 @@ as the kernel counts in 10 ms ticks).
   the median wall time and the CPU time.
 
 The full journal is written straight into SQLite (the daemon's schema, one
-transaction), which takes a few seconds; the game is a real X01 501 game
+transaction, the books' running totals summed at its end), which takes a
+few seconds; the game is a real X01 501 game
 (replayed by the engine here once). Run from the checkout:
 ``python -m benchmarks.year [--games N]``; figures in docs/benchmarks.md.
 """
@@ -61,6 +62,7 @@ from benchmarks.latency import (
 from engine import new_game, parse_event
 from firmware_bridge.daemon.books import books
 from firmware_bridge.daemon.journal import Journal
+from firmware_bridge.daemon.journal.totals import rebuild_books
 
 __all__ = ["build_journal", "game_tokens", "main"]
 
@@ -92,8 +94,10 @@ def game_tokens() -> list[str]:
 
 def build_journal(path: Path, games: int, board: str = BOARD) -> int:
     """A journal at ``path`` with ``games`` finished, paid-for games of
-    ``board`` over the year before now, their results stored; returns the
-    darts written."""
+    ``board`` over the year before now, their results stored and the books'
+    running totals summed from them (as the schema's migration does); returns
+    the darts written. The one year's journal of the benchmarks
+    (``benchmarks.loop_stalls`` builds its books board's with it)."""
     with Journal(path):  # the daemon's schema
         pass
     tokens = game_tokens()
@@ -141,6 +145,7 @@ def build_journal(path: Path, games: int, board: str = BOARD) -> int:
                 " stored_at) VALUES (?, ?, '{}', ?, ?, ?)",
                 (result_id, row, finished, finished, finished),
             )
+        rebuild_books(connection)  # written behind the stores' backs: the running totals summed
         connection.execute("COMMIT")
     finally:
         connection.close()

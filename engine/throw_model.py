@@ -172,7 +172,7 @@ def bed_indices(xs: npt.ArrayLike, ys: npt.ArrayLike, geometry: BoardGeometry = 
         (r > g.treble_inner) & (r <= g.treble_outer), 3, np.where(r > g.double_inner, 2, 1)
     )
     # BOARD_BEDS: singles 0-19, doubles 20-39, trebles 40-59, SB 60, DB 61.
-    ring_base = np.choose(multiplier - 1, [0, 20, 40])
+    ring_base = (multiplier - 1) * 20  # np.choose's equal: it holds the GIL long on a raster
     index: IntArray = (ring_base + number - 1).astype(np.int64)
     index = np.where(r <= g.outer_bull, 60, index)
     index = np.where(r <= g.inner_bull, 61, index)

@@ -110,7 +110,7 @@ def test_the_remote_benchmark_runs() -> None:
 @pytest.mark.slow
 @pytest.mark.skipif(mosquitto_binary() is None, reason="needs a mosquitto binary")
 def test_the_loop_stalls_benchmark_runs() -> None:
-    out = bench("loop_stalls", "--darts", "6", "--books-games", "5")
-    assert "skill test: last dart -> finished state" in out and "idle, largest stall" in out
+    out = bench("loop_stalls", "--darts", "6", "--books-games", "5", "--idle-s", "0.2")
+    assert "skill test: last dart -> finished state" in out and "idle 0.2 s, largest stall" in out
     for scenario in ("skill-test finish", "checkout spread", "remote undo", "books, coin"):
         assert f"{scenario}" in out and "largest stall" in out

@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ from typing import Any
 import pytest
 
 from engine import parse_event
+from engine.games import x01 as x01_game
 from firmware_bridge.daemon.bots import Bots
 from firmware_bridge.daemon.game_session import GameSession, SessionSetup
 from firmware_bridge.daemon.journal import Journal, JournalGame
@@ -221,6 +223,34 @@ async def test_undo_takes_back_a_computer_dart_and_it_throws_again(
     journaled = journal_game(tmp_path)
     assert journaled.events[3:5] == ["NEXT", "UNDO"] or journaled.events[3] == "UNDO"
     assert len(assert_every_bot_dart_follows_from_the_journal(journaled)) == 4
+
+
+async def test_a_spread_hint_is_solved_off_the_loop_while_the_computer_aims(
+    monkeypatch: pytest.MonkeyPatch, paced: Running, watcher: Watcher
+) -> None:
+    """The state a computer player aims by leaves Ann's spread hint to the
+    off-loop worker: the X01 plan behind it is never solved on the loop."""
+    solved_on: list[threading.Thread] = []
+    plan = x01_game._checkout_plan
+
+    def recorded(sigma_mm: float, out: str) -> Any:
+        solved_on.append(threading.current_thread())
+        return plan(sigma_mm, out)
+
+    monkeypatch.setattr(x01_game, "_checkout_plan", recorded)
+    players = ["Ann", {"name": "Robo", "cpu": 5}]
+    options = {"start": 301, "checkout_sigma_mm": "13.7,none"}  # a spread no other test solves
+    response = await watcher.command(
+        {"command": "new_game", "game": "x01", "players": players, "options": options}
+    )
+    assert response["ok"], response
+    for segment in ("T20", "T20", "T19"):  # 124 left: Ann's hint needs the plan
+        assert (await watcher.command({"command": "dart", "segment": segment}))["ok"]
+    assert (await watcher.command({"command": "next"}))["ok"]
+    await watcher.state_where(
+        lambda s: s["current_player"] == 0 and s["players"][0]["checkout"] is not None
+    )
+    assert solved_on and threading.main_thread() not in solved_on
 
 
 async def test_a_rematch_keeps_the_computer_player_with_a_new_seed(

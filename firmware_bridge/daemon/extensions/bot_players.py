@@ -17,6 +17,7 @@ import contextlib
 import logging
 
 from engine import EngineError
+from engine.solves import deferring
 from firmware_bridge.daemon import core_events
 from firmware_bridge.daemon.extension_context import Extension, ExtensionContext
 from firmware_bridge.daemon.game_session import Refusal
@@ -166,7 +167,9 @@ class BotPlayers(Extension):
                     context.apply(session.plan_next(), "cpu")
             return
         applied = session.applied
-        bed = await asyncio.to_thread(bots.throw, session.game.state(), applied)
+        with deferring():  # the hints' solves (a spread's plan) are the off-loop worker's
+            state = session.game.state()
+        bed = await asyncio.to_thread(bots.throw, state, applied)
         async with context.lock:
             if context.session is not session or session.applied != applied:
                 return  # an undo, a new game: that change scheduled the bot again
