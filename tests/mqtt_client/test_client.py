@@ -11,8 +11,9 @@ from contextlib import asynccontextmanager
 
 import aiomqtt
 import pytest
+from paho.mqtt.properties import Properties
 
-from mqtt_client.client import Client, load_tls, new_client, payload_bytes
+from mqtt_client.client import Client, LeanPubacks, load_tls, new_client, payload_bytes
 from mqtt_contract import parse_broker_url
 from tests.daemon_harness import TIMEOUT
 from tests.mosquitto_broker import MosquittoBroker, tls_mosquitto
@@ -106,3 +107,28 @@ async def test_a_plain_address_needs_no_tls() -> None:
     assert await load_tls(parse_broker_url("mqtt://broker"), "/nonexistent/ca.pem") is None
     with pytest.raises(FileNotFoundError):
         await load_tls(parse_broker_url("mqtts://broker"), "/nonexistent/ca.pem")
+
+
+async def test_lean_pubacks_settle_each_publish_without_paho_decoding(
+    mosquitto: MosquittoBroker, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After lean_pubacks() the paho client is a LeanPubacks (no state added),
+    its QoS 1 publishes are still confirmed one by one through on_publish,
+    and no PUBACK builds paho's Properties."""
+    async with new_client(parse_broker_url(mosquitto.url), tls=None) as client:
+        client.lean_pubacks()
+        assert type(client.paho) is LeanPubacks
+        built: list[object] = []
+        real_init = Properties.__init__
+
+        def counting_init(self: Properties, packet_type: int) -> None:
+            built.append(packet_type)
+            real_init(self, packet_type)  # type: ignore[no-untyped-call]
+
+        monkeypatch.setattr(Properties, "__init__", counting_init)
+        for n in range(5):
+            await client.publish(TOPIC, f"{n}".encode(), qos=1)  # waits for its PUBACK
+        monkeypatch.undo()
+        assert built == []
+        client.lean_pubacks()  # idempotent
+        assert type(client.paho) is LeanPubacks
