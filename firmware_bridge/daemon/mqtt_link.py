@@ -23,6 +23,14 @@ copy after a partition) is replaced by the latest. The broker
 publishes the last will (``offline``, retained) if the daemon dies without
 saying goodbye; :meth:`MqttLink.close` says it explicitly.
 
+The link is the connection and its reconnect loop; it gives each connection
+to its parts, one thing each: :class:`~firmware_bridge.daemon.mqtt_inbox.Inbox`
+(commands and subscribed messages to their handlers, the added filters),
+:class:`~firmware_bridge.daemon.mqtt_outgoing.OutgoingQueue` (hand-over, the
+corked writes, the PUBACK waits) and
+:class:`~firmware_bridge.daemon.mqtt_outgoing.OwnRetained` (the board's
+retained state and availability kept its own).
+
 Publishing never raises for a lost connection. Two ways, both handing the
 message to paho at once, at the topic's QoS: :meth:`MqttLink.send` returns
 as soon as paho has it (fire-and-forget; at QoS 1 paho still keeps it until
@@ -55,9 +63,10 @@ import paho.mqtt.client as paho
 from paho.mqtt.client import MQTTMessageInfo
 
 from firmware_bridge.daemon.board_claim import BoardClaim, BoardIdTaken, Verdict, broker_reachable
+from firmware_bridge.daemon.mqtt_inbox import Inbox
 from firmware_bridge.daemon.mqtt_outgoing import OutgoingQueue, OwnRetained
 from mqtt_client.backoff import Backoff
-from mqtt_client.client import Client, load_tls, new_client, payload_bytes, raise_if_cancelling
+from mqtt_client.client import Client, load_tls, new_client, raise_if_cancelling
 from mqtt_contract import (
     AVAILABILITY_OFFLINE,
     AVAILABILITY_ONLINE,
@@ -151,8 +160,6 @@ class MqttLink:
         # Checked and built once: publish() runs for every message.
         self._topics = {name: topic(settings.base, settings.board, name) for name in TOPICS}
         self._availability_topic = self._topics["availability"]
-        self._command_topic = self._topics["cmd"]
-        self._operator_topic = self._topics["operator/cmd"]
         self._own = OwnRetained(
             (self._topics["state"], self._availability_topic),
             lambda topic, latest: self._hand_over(topic, latest, True, 1) is not None,
@@ -163,11 +170,10 @@ class MqttLink:
         self._taken: BoardIdTaken | None = None
         if settings.keepalive < 1:
             raise ValueError(f"keepalive must be at least 1 s, got {settings.keepalive}")
-        self._on_command = on_command
         self._on_connect = on_connect
-        self._on_message = on_message
-        self._on_operator = on_operator
-        self._subscriptions: set[str] = set()
+        self._inbox = Inbox(
+            self._topics["cmd"], self._topics["operator/cmd"], on_command, on_operator, on_message
+        )
         self._client: Client | None = None
         self._outgoing = OutgoingQueue()
         self._stop: asyncio.Event | None = None
@@ -305,11 +311,10 @@ class MqttLink:
             # link's own echoes cost no PUBACK back.
             await client.subscribe(
                 [
-                    (self._command_topic, 1),
-                    *([(self._operator_topic, 1)] if self._on_operator is not None else []),
+                    *self._inbox.command_filters(),
                     *((guarded, 0) for guarded in self._own.topics),
                     (self._instance_topic, 0),
-                    *((extra, 1) for extra in sorted(self._subscriptions)),
+                    *self._inbox.added_filters(),
                 ]
             )
             # The broker sends the retained instance before this PUBACK: a daemon
@@ -327,26 +332,7 @@ class MqttLink:
                 log.exception("MQTT: on_connect failed")
             raise_if_cancelling()
             async for message in client.messages:
-                handler, command_topic = self._on_command, self._command_topic
-                if self._on_operator is not None and message.topic.matches(self._operator_topic):
-                    handler, command_topic = self._on_operator, self._operator_topic
-                elif not message.topic.matches(self._command_topic):
-                    await self._other_message(message)
-                    raise_if_cancelling()
-                    continue
-                if message.retain:
-                    # A retained command would run again at every (re)connect.
-                    log.warning(
-                        "MQTT: ignored a retained command on %s (a command is never retained;"
-                        " clear it with: mosquitto_pub -r -n -t %s)",
-                        command_topic,
-                        command_topic,
-                    )
-                    continue
-                try:
-                    await handler(payload_bytes(message.payload))
-                except Exception:
-                    log.exception("MQTT: a command handler failed")
+                await self._inbox.deliver(message)
                 raise_if_cancelling()
         except asyncio.CancelledError:
             # run() is being cancelled: say offline before the context manager
@@ -356,47 +342,20 @@ class MqttLink:
                 await self._goodbye(client)
             raise
 
-    async def _other_message(self, message: aiomqtt.Message) -> None:
-        """A message on one of :meth:`subscribe`'s filters, to ``on_message``."""
-        if self._on_message is None:
-            return
-        try:
-            await self._on_message(
-                str(message.topic), payload_bytes(message.payload), bool(message.retain)
-            )
-        except Exception:
-            log.exception("MQTT: a message handler failed (%s)", message.topic)
-
     async def subscribe(self, topic_filter: str) -> None:
         """Receive ``topic_filter``'s messages (QoS 1) in ``on_message(topic,
         payload, retain)``, now if connected and again after every reconnect.
         Idempotent."""
-        if topic_filter in self._subscriptions:
-            return
-        self._subscriptions.add(topic_filter)
-        client = self._client
-        if client is not None:
-            try:
-                await client.subscribe(topic_filter, qos=1)
-            except aiomqtt.MqttError as error:  # the reconnect subscribes again
-                log.debug("MQTT: subscribe to %s failed: %s", topic_filter, str(error))
+        await self._inbox.subscribe(self._client, topic_filter)
 
     async def unsubscribe(self, topic_filter: str) -> None:
         """Stop receiving ``topic_filter`` (not after the next reconnect either)."""
-        if topic_filter not in self._subscriptions:
-            return
-        self._subscriptions.discard(topic_filter)
-        client = self._client
-        if client is not None:
-            try:
-                await client.unsubscribe(topic_filter)
-            except aiomqtt.MqttError as error:
-                log.debug("MQTT: unsubscribe from %s failed: %s", topic_filter, str(error))
+        await self._inbox.unsubscribe(self._client, topic_filter)
 
     @property
     def subscriptions(self) -> frozenset[str]:
         """The filters :meth:`subscribe` added, besides the board's own ``cmd``."""
-        return frozenset(self._subscriptions)
+        return self._inbox.added
 
     async def _goodbye(self, client: aiomqtt.Client) -> None:
         """Publish availability offline on ``client``; best effort, bounded in time."""
