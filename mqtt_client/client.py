@@ -10,16 +10,18 @@ aiomqtt keeps to itself and the daemon and the leaderboard need:
   :meth:`Client.ack`): a QoS 1 message's PUBACK goes out when the caller
   says, after it stored the message, not when paho hands it over;
 - :meth:`Client.lean_pubacks`: an MQTT 3.1.1 PUBACK settled without paho's
-  decoding (the daemon's: every message of every dart gets a PUBACK);
+  decoding (the daemon's: every message of every dart gets a PUBACK), by
+  :class:`LeanPubacks`, a subclass of paho's client;
 - :attr:`Client.paho`: the paho client itself, for its public callbacks
   (``on_publish``, ``message_callback_add``, ``on_socket_register_write``).
 
 aiomqtt 2.x keeps its paho client in ``_client``, an attribute of the class
 this one extends; that is why aiomqtt is pinned below 3 in pyproject.toml.
-:meth:`Client.lean_pubacks` is the one place that reaches into paho's own
-members: ``benchmarks/latency.py`` shows it matters (docs/benchmarks.md), so
-it stays, paho-mqtt is pinned to the 2.x versions it was checked against,
-and it keeps paho's own handling when those members are not there.
+Nothing here reaches into another object's private members. :class:`LeanPubacks`
+overrides one of paho's private methods and reads its own inherited state:
+``benchmarks/latency.py`` shows it matters (docs/benchmarks.md), so it stays,
+paho-mqtt is pinned to the 2.x versions it was checked against, and a paho
+without those members keeps its own handling.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import asyncio
 import logging
 import socket
 import ssl
-from typing import Any
+from typing import Any, Literal
 
 import aiomqtt
 import paho.mqtt.client as paho
@@ -41,7 +43,14 @@ from paho.mqtt.reasoncodes import ReasonCode
 from mqtt_client.late_acks import quiet_late_acks
 from mqtt_contract import BrokerAddress
 
-__all__ = ["Client", "load_tls", "new_client", "payload_bytes", "raise_if_cancelling"]
+__all__ = [
+    "Client",
+    "LeanPubacks",
+    "load_tls",
+    "new_client",
+    "payload_bytes",
+    "raise_if_cancelling",
+]
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +60,31 @@ behind the ACK of the previous packet (tens of ms)."""
 
 _PUBACK_REASON = ReasonCode(PacketTypes.PUBACK)
 _PUBACK_PROPERTIES = Properties(PacketTypes.PUBACK)  # type: ignore[no-untyped-call]
+
+
+_LEAN_READS = ("_handle_pubackcomp", "_in_packet", "_out_message_mutex", "_out_messages")
+"""paho's own members :class:`LeanPubacks` overrides or reads on itself."""
+
+
+class LeanPubacks(paho.Client):
+    """paho's client, settling an MQTT 3.1.1 PUBACK without paho's decoding,
+    which builds a ``ReasonCode`` and a ``Properties`` (27 list lookups;
+    40-50 us here) for every one though the packet holds only the message id
+    (docs/benchmarks.md: about a sixth of the daemon's CPU per dart). It
+    overrides paho's ``_handle_pubackcomp`` and works on its own inherited
+    state only; since those are paho's private names, paho-mqtt is pinned to
+    the versions it was checked against (pyproject.toml). Anything else (MQTT
+    5, PUBCOMP, a malformed packet) goes to paho's own handler."""
+
+    def _handle_pubackcomp(self, cmd: Literal["PUBACK", "PUBCOMP"]) -> MQTTErrorCode:
+        packet = self._in_packet["packet"]
+        if cmd != "PUBACK" or len(packet) != 2 or self._protocol == paho.MQTTv5:
+            return super()._handle_pubackcomp(cmd)
+        mid = int.from_bytes(packet, "big")
+        with self._out_message_mutex:
+            if mid in self._out_messages:
+                return self._do_on_publish(mid, _PUBACK_REASON, _PUBACK_PROPERTIES)
+        return paho.MQTT_ERR_SUCCESS
 
 
 class Client(aiomqtt.Client):
@@ -73,27 +107,15 @@ class Client(aiomqtt.Client):
         return info
 
     def lean_pubacks(self) -> None:
-        """Settle an MQTT 3.1.1 PUBACK without paho's decoding, which builds a
-        ``ReasonCode`` and a ``Properties`` (27 list lookups; 40-50 us here) for
-        every one though the packet holds only the message id. Anything else
-        (MQTT 5, PUBCOMP, a malformed packet) goes to paho's own handler, as
-        everything does with a paho that lacks the members this reads."""
+        """From now on settle an MQTT 3.1.1 PUBACK the lean way
+        (:class:`LeanPubacks`). aiomqtt builds its paho client itself, with no
+        hook for a subclass, so this one changes the class of that client
+        (Python's ``__class__`` assignment: :class:`LeanPubacks` adds no state
+        to paho's ``Client``, so the object stays what it was). A paho that is
+        not the 2.x this was written against keeps its own handling."""
         protocol = self._client
-        handle = getattr(protocol, "_handle_pubackcomp", None)
-        if handle is None or not hasattr(protocol, "_do_on_publish"):
-            return  # not the paho 2.x this was written against: keep its own
-
-        def handle_pubackcomp(command: str) -> MQTTErrorCode:
-            packet = protocol._in_packet["packet"]
-            if command != "PUBACK" or len(packet) != 2 or protocol.protocol == paho.MQTTv5:
-                return handle(command)  # type: ignore[no-any-return]
-            mid = int.from_bytes(packet, "big")
-            with protocol._out_message_mutex:
-                if mid in protocol._out_messages:
-                    return protocol._do_on_publish(mid, _PUBACK_REASON, _PUBACK_PROPERTIES)
-            return paho.MQTT_ERR_SUCCESS
-
-        setattr(protocol, "_handle_pubackcomp", handle_pubackcomp)  # noqa: B010
+        if type(protocol) is paho.Client and all(hasattr(protocol, m) for m in _LEAN_READS):
+            protocol.__class__ = LeanPubacks
 
     def ack(self, mid: int, qos: int) -> bool:
         """Acknowledge the message ``mid`` received at ``qos`` (a client made

@@ -127,7 +127,6 @@ def test_the_firmware_imports_nothing_of_the_host() -> None:
 NOT_YET = "the house issue (#22) is still moving the code there"
 
 
-@pytest.mark.xfail(strict=True, reason=NOT_YET)
 def test_no_object_reaches_into_another_objects_private_members() -> None:
     assert [str(f) for f in code_metrics.private_reaches()] == []
 

@@ -26,7 +26,8 @@ outbox, remote matches, the credit ledger with the books' running totals, and
 the operator's settings), ``journal_health``, ``journal_salvage``,
 ``result_delivery``, ``clock_sync``, ``bots`` (a computer player's darts),
 ``credits`` and ``books`` (a coin-op's rules, pure), ``mqtt_link`` (the
-broker connection), ``board_claim`` (one daemon per board id on a broker),
+broker connection; its parts ``mqtt_inbox`` and ``mqtt_outgoing``),
+``board_claim`` (one daemon per board id on a broker),
 ``home_assistant`` (discovery messages, pure), ``config`` (``oche.toml``, a
 package: ``sections`` the dataclasses, ``parsing`` and its checks, ``loading``
 the search path; its names imported from ``config`` itself),

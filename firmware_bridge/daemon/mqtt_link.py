@@ -23,6 +23,14 @@ copy after a partition) is replaced by the latest. The broker
 publishes the last will (``offline``, retained) if the daemon dies without
 saying goodbye; :meth:`MqttLink.close` says it explicitly.
 
+The link is the connection and its reconnect loop; it gives each connection
+to its parts, one thing each: :class:`~firmware_bridge.daemon.mqtt_inbox.Inbox`
+(commands and subscribed messages to their handlers, the added filters),
+:class:`~firmware_bridge.daemon.mqtt_outgoing.OutgoingQueue` (hand-over, the
+corked writes, the PUBACK waits) and
+:class:`~firmware_bridge.daemon.mqtt_outgoing.OwnRetained` (the board's
+retained state and availability kept its own).
+
 Publishing never raises for a lost connection. Two ways, both handing the
 message to paho at once, at the topic's QoS: :meth:`MqttLink.send` returns
 as soon as paho has it (fire-and-forget; at QoS 1 paho still keeps it until
@@ -44,7 +52,6 @@ import dataclasses
 import json
 import logging
 import secrets
-import socket
 import ssl
 import time
 from collections.abc import Awaitable, Callable
@@ -56,8 +63,10 @@ import paho.mqtt.client as paho
 from paho.mqtt.client import MQTTMessageInfo
 
 from firmware_bridge.daemon.board_claim import BoardClaim, BoardIdTaken, Verdict, broker_reachable
+from firmware_bridge.daemon.mqtt_inbox import Inbox
+from firmware_bridge.daemon.mqtt_outgoing import OutgoingQueue, OwnRetained
 from mqtt_client.backoff import Backoff
-from mqtt_client.client import Client, load_tls, new_client, payload_bytes, raise_if_cancelling
+from mqtt_client.client import Client, load_tls, new_client, raise_if_cancelling
 from mqtt_contract import (
     AVAILABILITY_OFFLINE,
     AVAILABILITY_ONLINE,
@@ -71,9 +80,6 @@ from mqtt_contract import (
 __all__ = ["LinkSettings", "MqttLink", "to_json"]
 
 log = logging.getLogger(__name__)
-
-_CORK: int = getattr(socket, "TCP_CORK", 0)
-"""Linux's option to hold a socket's writes until it is cleared (0 elsewhere)."""
 
 
 @dataclass(frozen=True)
@@ -154,28 +160,22 @@ class MqttLink:
         # Checked and built once: publish() runs for every message.
         self._topics = {name: topic(settings.base, settings.board, name) for name in TOPICS}
         self._availability_topic = self._topics["availability"]
-        self._command_topic = self._topics["cmd"]
-        self._operator_topic = self._topics["operator/cmd"]
-        self._guarded = (self._topics["state"], self._availability_topic)
+        self._own = OwnRetained(
+            (self._topics["state"], self._availability_topic),
+            lambda topic, latest: self._hand_over(topic, latest, True, 1) is not None,
+        )
         self._instance_topic = self._topics["instance"]
         self._claim = BoardClaim(settings.board)
         self._checked = False
         self._taken: BoardIdTaken | None = None
-        self._last_sent: dict[str, bytes] = {}
-        self._last_seen: dict[str, bytes] = {}
-        self._healing: set[str] = set()
         if settings.keepalive < 1:
             raise ValueError(f"keepalive must be at least 1 s, got {settings.keepalive}")
-        self._on_command = on_command
         self._on_connect = on_connect
-        self._on_message = on_message
-        self._on_operator = on_operator
-        self._subscriptions: set[str] = set()
+        self._inbox = Inbox(
+            self._topics["cmd"], self._topics["operator/cmd"], on_command, on_operator, on_message
+        )
         self._client: Client | None = None
-        self._queued = 0
-        """Messages handed to paho since its last write: more than one, and
-        the write is corked."""
-        self._acks: dict[int, asyncio.Future[bool]] = {}
+        self._outgoing = OutgoingQueue()
         self._stop: asyncio.Event | None = None
         self._closed = False
         self._running = False
@@ -300,7 +300,9 @@ class MqttLink:
                 # close() ran while we were connecting: leave cleanly.
                 await self._goodbye(client)
                 return
-            self._serve_publishes(client)  # before the guarded topics' retained copies come
+            # Before the guarded topics' retained copies come:
+            self._outgoing.serve(client)
+            self._own.watch(client, lambda: self.HEAL_DELAY)
             self._watch_instance(client)
             announcement = self._claim.announcement()
             # Everything subscribed (one SUBSCRIBE) before "online": a client that
@@ -309,11 +311,10 @@ class MqttLink:
             # link's own echoes cost no PUBACK back.
             await client.subscribe(
                 [
-                    (self._command_topic, 1),
-                    *([(self._operator_topic, 1)] if self._on_operator is not None else []),
-                    *((guarded, 0) for guarded in self._guarded),
+                    *self._inbox.command_filters(),
+                    *((guarded, 0) for guarded in self._own.topics),
                     (self._instance_topic, 0),
-                    *((extra, 1) for extra in sorted(self._subscriptions)),
+                    *self._inbox.added_filters(),
                 ]
             )
             # The broker sends the retained instance before this PUBACK: a daemon
@@ -322,7 +323,7 @@ class MqttLink:
             if self._taken is not None:
                 raise self._taken
             await client.publish(self._availability_topic, AVAILABILITY_ONLINE, qos=1, retain=True)
-            self._last_sent[self._availability_topic] = AVAILABILITY_ONLINE.encode()
+            self._own.sent(self._availability_topic, AVAILABILITY_ONLINE.encode())
             raise_if_cancelling()
             self._client = client
             try:
@@ -331,26 +332,7 @@ class MqttLink:
                 log.exception("MQTT: on_connect failed")
             raise_if_cancelling()
             async for message in client.messages:
-                handler, command_topic = self._on_command, self._command_topic
-                if self._on_operator is not None and message.topic.matches(self._operator_topic):
-                    handler, command_topic = self._on_operator, self._operator_topic
-                elif not message.topic.matches(self._command_topic):
-                    await self._other_message(message)
-                    raise_if_cancelling()
-                    continue
-                if message.retain:
-                    # A retained command would run again at every (re)connect.
-                    log.warning(
-                        "MQTT: ignored a retained command on %s (a command is never retained;"
-                        " clear it with: mosquitto_pub -r -n -t %s)",
-                        command_topic,
-                        command_topic,
-                    )
-                    continue
-                try:
-                    await handler(payload_bytes(message.payload))
-                except Exception:
-                    log.exception("MQTT: a command handler failed")
+                await self._inbox.deliver(message)
                 raise_if_cancelling()
         except asyncio.CancelledError:
             # run() is being cancelled: say offline before the context manager
@@ -360,47 +342,20 @@ class MqttLink:
                 await self._goodbye(client)
             raise
 
-    async def _other_message(self, message: aiomqtt.Message) -> None:
-        """A message on one of :meth:`subscribe`'s filters, to ``on_message``."""
-        if self._on_message is None:
-            return
-        try:
-            await self._on_message(
-                str(message.topic), payload_bytes(message.payload), bool(message.retain)
-            )
-        except Exception:
-            log.exception("MQTT: a message handler failed (%s)", message.topic)
-
     async def subscribe(self, topic_filter: str) -> None:
         """Receive ``topic_filter``'s messages (QoS 1) in ``on_message(topic,
         payload, retain)``, now if connected and again after every reconnect.
         Idempotent."""
-        if topic_filter in self._subscriptions:
-            return
-        self._subscriptions.add(topic_filter)
-        client = self._client
-        if client is not None:
-            try:
-                await client.subscribe(topic_filter, qos=1)
-            except aiomqtt.MqttError as error:  # the reconnect subscribes again
-                log.debug("MQTT: subscribe to %s failed: %s", topic_filter, str(error))
+        await self._inbox.subscribe(self._client, topic_filter)
 
     async def unsubscribe(self, topic_filter: str) -> None:
         """Stop receiving ``topic_filter`` (not after the next reconnect either)."""
-        if topic_filter not in self._subscriptions:
-            return
-        self._subscriptions.discard(topic_filter)
-        client = self._client
-        if client is not None:
-            try:
-                await client.unsubscribe(topic_filter)
-            except aiomqtt.MqttError as error:
-                log.debug("MQTT: unsubscribe from %s failed: %s", topic_filter, str(error))
+        await self._inbox.unsubscribe(self._client, topic_filter)
 
     @property
     def subscriptions(self) -> frozenset[str]:
         """The filters :meth:`subscribe` added, besides the board's own ``cmd``."""
-        return frozenset(self._subscriptions)
+        return self._inbox.added
 
     async def _goodbye(self, client: aiomqtt.Client) -> None:
         """Publish availability offline on ``client``; best effort, bounded in time."""
@@ -411,53 +366,6 @@ class MqttLink:
             )
         except (aiomqtt.MqttError, TimeoutError) as exc:
             log.debug("MQTT: could not publish offline: %s", str(exc))
-
-    def _serve_publishes(self, client: Client) -> None:
-        """Once connected, on the loop's thread: resolve the futures
-        :meth:`publish_raw` waits on from paho's ``on_publish`` (after
-        aiomqtt's own handler), and write queued packets from a plain
-        ``call_soon``. aiomqtt's writer goes through ``call_soon_threadsafe``
-        (paho may call it from the thread that connects), which wakes the loop
-        through its self-pipe for every message."""
-        protocol = client.paho
-        chained = protocol.on_publish
-        acks = self._acks
-        loop = asyncio.get_running_loop()
-
-        def on_publish(*args: Any) -> None:
-            if chained is not None:
-                chained(*args)
-            _settle(acks.pop(args[2], None), True)  # (client, userdata, mid, reason, properties)
-
-        def write() -> None:
-            # What paho wrote in full it unregisters itself (aiomqtt removes the
-            # writer); what the socket did not take yet waits for it to be writable.
-            with contextlib.suppress(OSError, ValueError):
-                sock = protocol.socket()
-                corked = _cork(sock) if self._queued > 1 else None
-                self._queued = 0
-                try:
-                    protocol.loop_write()
-                finally:
-                    if corked is not None:
-                        corked.setsockopt(socket.IPPROTO_TCP, _CORK, 0)
-                if protocol.want_write() and sock is not None and sock.fileno() >= 0:
-                    loop.add_writer(sock.fileno(), write)
-
-        def register_write(*_: Any) -> None:
-            loop.call_soon(write)
-
-        def on_guarded(_client: Any, _userdata: Any, message: paho.MQTTMessage) -> None:
-            payload = message.payload
-            self._seen(
-                message.topic, payload if isinstance(payload, bytes) else bytes(payload), loop
-            )
-
-        protocol.on_publish = on_publish
-        protocol.on_socket_register_write = register_write
-        for guarded in self._guarded:
-            protocol.message_callback_add(guarded, on_guarded)
-        client.lean_pubacks()
 
     def _watch_instance(self, client: Client) -> None:
         """Judge every message on the board's ``instance`` topic as it arrives
@@ -481,37 +389,9 @@ class MqttLink:
 
         protocol.message_callback_add(self._instance_topic, on_instance)
 
-    def _seen(self, topic: str, payload: bytes, loop: asyncio.AbstractEventLoop) -> None:
-        """A copy of the board's own retained ``state`` or ``availability`` as
-        the broker has it. Mostly the echo of the link's own publish; anything
-        else (a bridge reconnecting resends its retained copies, which after a
-        partition may be older than this board's; a cleared topic; another
-        client publishing as this board) is replaced by the link's latest,
-        :attr:`HEAL_DELAY` later, unless the link's own echo came meanwhile."""
-        self._last_seen[topic] = payload
-        if payload != self._last_sent.get(topic, payload) and topic not in self._healing:
-            self._healing.add(topic)
-            loop.call_later(self.HEAL_DELAY, self._heal, topic)
-
-    def _heal(self, topic: str) -> None:
-        self._healing.discard(topic)
-        latest = self._last_sent.get(topic)
-        if latest is None or self._last_seen.get(topic) == latest:
-            return
-        if self._hand_over(topic, latest, retain=True, qos=1) is not None:
-            log.warning(
-                "MQTT: %s held a copy that is not this board's latest (a bridge's stale "
-                "retained copy after a partition, or another client publishing as this "
-                "board); published the latest again",
-                topic,
-            )
-
     def _drop_connection(self) -> None:
         self._client = None
-        self._queued = 0
-        acks, self._acks = self._acks, {}
-        for waiter in acks.values():
-            _settle(waiter, False)
+        self._outgoing.drop()
 
     async def close(self) -> None:
         """Publish availability ``offline`` (retained), disconnect cleanly (so the
@@ -581,18 +461,7 @@ class MqttLink:
         info = self._hand_over(topic, _encode(payload), retain, qos)
         if info is None:
             return False
-        if qos == 0 or info.is_published():
-            return True
-        loop = asyncio.get_running_loop()
-        waiter: asyncio.Future[bool] = loop.create_future()
-        self._acks[info.mid] = waiter
-        timer = loop.call_later(self.TIMEOUT, _settle, waiter, False)
-        try:
-            return await waiter
-        finally:
-            timer.cancel()
-            if self._acks.get(info.mid) is waiter:
-                del self._acks[info.mid]
+        return await self._outgoing.delivered(info, qos, self.TIMEOUT)
 
     def _hand_over(self, topic: str, data: bytes, retain: bool, qos: int) -> MQTTMessageInfo | None:
         """Queue ``data`` in paho (which writes it on the loop's next turn);
@@ -600,25 +469,6 @@ class MqttLink:
         client = self._client
         if client is None:
             return None
-        if retain and topic in self._guarded:
-            self._last_sent[topic] = data
-        info = client.hand_over(topic, data, qos, retain)
-        if info is not None:
-            self._queued += 1
-        return info
-
-
-def _cork(sock: object) -> socket.socket | None:
-    """Hold ``sock``'s writes until the cork is pulled, so the packets paho
-    writes one ``send`` each (a dart's events and its state) leave as one TCP
-    segment: each segment costs the broker and the daemon a wake-up. None when
-    the socket cannot be corked (websockets, not Linux)."""
-    if _CORK == 0 or not isinstance(sock, socket.socket):
-        return None
-    sock.setsockopt(socket.IPPROTO_TCP, _CORK, 1)
-    return sock
-
-
-def _settle(waiter: asyncio.Future[bool] | None, delivered: bool) -> None:
-    if waiter is not None and not waiter.done():
-        waiter.set_result(delivered)
+        if retain:
+            self._own.sent(topic, data)
+        return self._outgoing.hand_over(client, topic, data, retain, qos)
