@@ -145,10 +145,11 @@ def test_no_modules_import_each_other_around_a_loop() -> None:
 
 
 DAEMON = REPO / "firmware_bridge" / "daemon"
+EXTENSION_PACKAGES = ("remote_host", "remote_guest")
+"""The extensions too big for one file: a package each, beside the core."""
 EXTENSIONS = [
     *sorted((DAEMON / "extensions").glob("[!_]*.py")),
-    DAEMON / "remote_host.py",
-    DAEMON / "remote_guest.py",
+    *(path for package in EXTENSION_PACKAGES for path in sorted((DAEMON / package).glob("*.py"))),
 ]
 CORE = tuple(
     f"firmware_bridge.daemon.{name}"
@@ -158,19 +159,29 @@ MAY_USE = {"operator_commands": ("coin_op",)}
 """Extensions given another extension (the operator's commands run on the coin-op's)."""
 
 
-@pytest.mark.parametrize("path", EXTENSIONS, ids=lambda path: path.stem)
+def extension_of(path: Path) -> str:
+    """The extension a module is (of): ``firmware_bridge.daemon.extensions.coin_op``,
+    ``firmware_bridge.daemon.remote_host``."""
+    if path.parent.name == "extensions":
+        return f"firmware_bridge.daemon.extensions.{path.stem}"
+    return f"firmware_bridge.daemon.{path.parent.name}"
+
+
+@pytest.mark.parametrize(
+    "path", EXTENSIONS, ids=lambda path: str(path.relative_to(DAEMON).with_suffix(""))
+)
 def test_a_daemon_extension_sees_the_core_only_through_its_context(path: Path) -> None:
+    own = extension_of(path)
+    given = MAY_USE.get(own.rpartition(".")[2], ())
     others = {
-        f"firmware_bridge.daemon.extensions.{other.stem}"
+        extension_of(other)
         for other in EXTENSIONS
-        if other.parent.name == "extensions" and other.stem not in MAY_USE.get(path.stem, ())
-    } | {"firmware_bridge.daemon.remote_host", "firmware_bridge.daemon.remote_guest"}
-    others.discard(f"firmware_bridge.daemon.extensions.{path.stem}")
-    others.discard(f"firmware_bridge.daemon.{path.stem}")
+        if extension_of(other).rpartition(".")[2] not in given
+    } - {own}
     found = [
         f"{path.relative_to(REPO)}:{line} imports {name}"
         for line, name in imported(path)
-        if allowed(name, CORE) or name in others
+        if allowed(name, CORE) or allowed(name, tuple(others))
     ]
     assert found == []
 

@@ -15,10 +15,15 @@ and doing no I/O in its constructor: ``extensions.coin_op`` (credits, prices,
 books), ``extensions.operator_commands`` (``operator/cmd``; it is given the
 coin-op's), ``extensions.ha_discovery`` (Home Assistant discovery),
 ``extensions.bot_players`` (computer players), ``extensions.takeout_watch``
-(a takeout sensor), ``remote_host`` and ``remote_guest`` (a remote match).
-An extension may import ``extension_context``, ``core_events`` and the
-modules beside the core listed below, never ``board_daemon`` nor another
-extension (but the operator commands the coin-op).
+(a takeout sensor); and, a package each as they are too big for one file,
+``remote_host`` (a remote match hosted here: its ``extension``,
+``hosted_match``, ``invitations``, ``action_intake``, ``turn_rules``,
+``state_block``, ``channel``) and ``remote_guest`` (a match another board
+hosts: its ``extension``, ``joined_match``, ``membership``,
+``action_outbox``, ``host_mirror``, ``local_takeout``). An extension may
+import ``extension_context``, ``core_events`` and the modules beside the
+core listed below, never ``board_daemon`` nor another extension (but the
+operator commands the coin-op).
 
 Beside them: ``game_session`` (visits, takeout, NEXT/MISS/UNDO), ``journal``
 (the SQLite journal: one connection, a store each for the games, the results

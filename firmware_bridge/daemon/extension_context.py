@@ -1,13 +1,14 @@
 """What the daemon's core gives each extension: a narrow context, and the base class.
 
-An extension (``firmware_bridge/daemon/extensions/``, ``remote_host``,
-``remote_guest``) sees the core only through :class:`ExtensionContext`:
-the clock and the configuration, the journal, the game as it is (read only),
-applying an input, ignoring a contact, abandoning the game, publishing an
-``event`` or another message, asking for a state publish, background work,
-the lock it must hold while it changes the game, and the bus
-(:mod:`firmware_bridge.daemon.core_events`) to hear from the core and the
-other extensions. It never holds the core itself, nor another extension.
+An extension (``firmware_bridge/daemon/extensions/``, the packages
+``remote_host`` and ``remote_guest``) sees the core only through
+:class:`ExtensionContext`: the clock and the configuration, the journal, the
+game as it is (read only), applying an input, ignoring a contact, abandoning
+the game, publishing an ``event`` or another message, asking for a state
+publish, background work, the lock it must hold while it changes the game,
+and the bus (:mod:`firmware_bridge.daemon.core_events`) to hear from the
+core and the other extensions. It never holds the core itself, nor another
+extension.
 """
 
 from __future__ import annotations

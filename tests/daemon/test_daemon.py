@@ -203,7 +203,15 @@ DAEMON_CLASSES = (
     "BotPlayers.",
     "TakeoutWatch.",
     "RemoteHost.",
+    "HostChannel.",
+    "Invitations.",
+    "ActionIntake.",
+    "TurnRules.",
+    "StateBlock.",
     "RemoteGuest.",
+    "MatchMembership.",
+    "ActionOutbox.",
+    "HostMirror.",
 )
 """The classes of the daemon's core and extensions, as a task's coroutine names them."""
 
