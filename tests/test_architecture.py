@@ -121,17 +121,13 @@ def test_the_firmware_imports_nothing_of_the_host() -> None:
 
 # The house rules of docs/architecture.md that the source alone can show
 # (tests/code_metrics.py measures them; `python -m tests.code_metrics -v` lists
-# every place). A rule the code does not keep yet is a strict xfail: the day it
-# holds, the xfail fails and its marker goes.
-
-NOT_YET = "the house issue (#22) is still moving the code there"
+# every place).
 
 
 def test_no_object_reaches_into_another_objects_private_members() -> None:
     assert [str(f) for f in code_metrics.private_reaches()] == []
 
 
-@pytest.mark.xfail(strict=True, reason=NOT_YET)
 def test_no_class_of_the_bridge_is_over_400_lines() -> None:
     assert [str(f) for f in code_metrics.long_classes(400, "firmware_bridge")] == []
 

@@ -41,7 +41,7 @@ from drivers.matrix_map import MatrixMap, dump_map
 from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.config import ConfigError, parse_config
 from mqtt_contract import TOPICS
-from tests.daemon_harness import BEDS, COLS, Running, Watcher, press, throw
+from tests.daemon_harness import BEDS, COLS, Running, Watcher, press, throw, until
 from tests.mosquitto_broker import MosquittoBroker, free_port
 
 SIZE = (1280, 720)
@@ -427,8 +427,12 @@ async def test_board_and_button_tests_on_the_real_daemon(
                 assert _near(surface.get_at(centre)[:3], LIT), lit
             centre = bed_centre(rect, "T1")
             assert centre is not None and not _near(surface.get_at(centre)[:3], LIT)
-            hits = [h for h in watcher.of("event") if h.get("type") == "hit"]
-            assert len(hits) == 5 and all(h["reason"] == "no game" for h in hits)
+
+            def hits() -> list[dict[str, Any]]:
+                return [h for h in watcher.of("event") if h.get("type") == "hit"]
+
+            await until(lambda: len(hits()) >= 5)  # the watcher is a client of its own
+            assert len(hits()) == 5 and all(h["reason"] == "no game" for h in hits())
             assert watcher.of("state")[-1]["phase"] == "idle"
             app.handle(key(pygame.K_r))
             assert "Hit: 0 of 62 beds" in drawn(app, surface)

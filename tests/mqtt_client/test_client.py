@@ -12,9 +12,8 @@ from contextlib import asynccontextmanager
 
 import aiomqtt
 import pytest
-from paho.mqtt.properties import Properties
 
-from mqtt_client.client import Client, LeanPubacks, load_tls, new_client, payload_bytes
+from mqtt_client.client import Client, load_tls, new_client, payload_bytes
 from mqtt_contract import parse_broker_url
 from tests.daemon_harness import TIMEOUT
 from tests.mosquitto_broker import MosquittoBroker, tls_mosquitto
