@@ -75,6 +75,7 @@ import aiomqtt
 
 from benchmarks.cpu_limit import CpuLimit
 from benchmarks.drivers import percentile
+from benchmarks.report import print_rows
 from drivers.matrix_map import MatrixMap, dump_map
 from drivers.protocol import SEQ_MODULO, Button, Frame, Hit, encode_frame
 from engine import ALL_BEDS, MISS, Bed
@@ -720,10 +721,7 @@ async def run(args: argparse.Namespace) -> None:
         f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, "
         f"{args.hits} hits, {args.gap_ms:g} ms between them, load {load:.2f} before the run"
     )
-    width = max(len(name) for name, _ in rows) + 2
-    print(f"{'measure':<{width}}result")
-    for name, value in rows:
-        print(f"{name:<{width}}{value}")
+    print_rows(rows)
 
 
 def main() -> None:

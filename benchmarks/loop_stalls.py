@@ -57,6 +57,7 @@ from benchmarks.latency import (
     receive,
     write_config,
 )
+from benchmarks.report import print_rows
 from benchmarks.year import build_journal
 from drivers.protocol import Coin
 from engine import Bed
@@ -353,10 +354,7 @@ async def run(args: argparse.Namespace) -> None:
         f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, "
         f"load {load:.2f} before the run, watch every {WATCH_PERIOD_S * 1000:g} ms"
     )
-    width = max(len(name) for name, _ in rows) + 2
-    print(f"{'measure':<{width}}result")
-    for name, value in rows:
-        print(f"{name:<{width}}{value}")
+    print_rows(rows)
 
 
 def main() -> None:

@@ -39,6 +39,7 @@ import aiomqtt
 
 from benchmarks.drivers import percentile
 from benchmarks.latency import NEXT_BUTTON, PtyBoard, client, launch, receive, stop, write_config
+from benchmarks.report import print_rows
 from engine import Bed
 
 __all__ = ["bare_round_trips", "main", "match_latencies"]
@@ -220,10 +221,7 @@ async def run(args: argparse.Namespace) -> None:
             ),
         ]
     rows.append((f"goal: p99 <= {TARGET_RATIO:g}x bare p99", f"<= {goal:.3f} ms"))
-    width = max(len(name) for name, _ in rows) + 2
-    print(f"{'measure':<{width}}result")
-    for name, value in rows:
-        print(f"{name:<{width}}{value}")
+    print_rows(rows)
 
 
 def main() -> None:

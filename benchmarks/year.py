@@ -59,6 +59,7 @@ from benchmarks.latency import (
     stop,
     write_config,
 )
+from benchmarks.report import print_rows
 from engine import new_game, parse_event
 from firmware_bridge.daemon.books import books
 from firmware_bridge.daemon.journal import Journal
@@ -325,10 +326,7 @@ def main() -> None:
         f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, "
         f"load {load:.2f} before the run"
     )
-    width = max(len(name) for name, _ in rows) + 2
-    print(f"{'measure':<{width}}result")
-    for name, value in rows:
-        print(f"{name:<{width}}{value}")
+    print_rows(rows)
 
 
 if __name__ == "__main__":
