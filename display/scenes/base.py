@@ -37,11 +37,10 @@ from display.sprites import SHARED_SPRITES, Sprites
 from engine import EngineError, game_class
 from engine.lineup import MAX_NAME_LENGTH
 from mqtt_contract import (
-    NOT_YOUR_TURN,
-    WAITING_REMOTE,
     BoardView,
     Phase,
     PlayerView,
+    RefusalReason,
     StateView,
     cpu_label,
 )
@@ -221,9 +220,9 @@ def int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-_REASONS = {
-    NOT_YOUR_TURN: "another board's turn",
-    WAITING_REMOTE: "the remote match is waiting",
+_REASONS: dict[str, str] = {
+    RefusalReason.NOT_YOUR_TURN: "another board's turn",
+    RefusalReason.WAITING_REMOTE: "the remote match is waiting",
 }
 """The reasons of a remote match's ignored darts, in a player's words."""
 

@@ -33,7 +33,7 @@ class Charge:
 
 @dataclass(frozen=True)
 class CoinCredit:
-    """What :meth:`Journal.record_coin` credited: the ``pulses`` counted now
+    """What :meth:`LedgerStore.record_coin` credited: the ``pulses`` counted now
     (0 for a count already journaled), their ``credits`` and happy-hour
     ``bonus``, and the ``balance`` after them."""
 

@@ -24,10 +24,10 @@ from mqtt_contract import (
     AVAILABILITY_OFFLINE,
     AVAILABILITY_ONLINE,
     PHASES,
-    WAITING_REMOTE,
     BoardAddress,
     BoardEntry,
     EndReason,
+    Phase,
 )
 
 __all__ = ["HostMirror"]
@@ -128,7 +128,7 @@ class HostMirror:
         if match.host_state is None:
             return {
                 "game": None,
-                "phase": WAITING_REMOTE,
+                "phase": Phase.WAITING_REMOTE.value,
                 "board": state["board"],
                 "remote": {
                     "match": match.id,
@@ -142,7 +142,7 @@ class HostMirror:
         mirrored = {**match.host_state, "board": state["board"]}
         remote = {**match.host_state["remote"], "role": "guest"}
         if match.host_online is False:
-            mirrored["phase"] = WAITING_REMOTE
+            mirrored["phase"] = Phase.WAITING_REMOTE.value
             waiting = [board for board in remote.get("waiting") or [] if board != host]
             remote["waiting"] = [host, *waiting]
         mirrored["remote"] = remote

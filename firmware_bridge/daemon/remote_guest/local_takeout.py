@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, assert_never
 
-from mqtt_contract import WAITING_REMOTE, Phase, RemoteAction
+from mqtt_contract import Phase, RemoteAction
 
 __all__ = ["VISIT_DARTS", "LocalTakeout"]
 
@@ -40,7 +40,7 @@ class LocalTakeout:
         """As the host's up-to-date ``state`` says it is; ``ours``: its player
         up throws at this board."""
         phase = state.get("phase")
-        if phase == WAITING_REMOTE:
+        if phase == Phase.WAITING_REMOTE:
             return
         if ours and phase == Phase.TAKEOUT.value:
             if self.since is None:

@@ -14,7 +14,7 @@ from typing import Any
 from firmware_bridge.daemon.extension_context import ExtensionContext
 from firmware_bridge.daemon.remote_host.hosted_match import HostedMatch
 from firmware_bridge.daemon.remote_host.turn_rules import TurnRules
-from mqtt_contract import WAITING_REMOTE, BoardEntry
+from mqtt_contract import BoardEntry, Phase
 
 __all__ = ["StateBlock"]
 
@@ -52,7 +52,7 @@ class StateBlock:
             "waiting": [str(guest.address) for guest in waiting],
         }
         if waiting:
-            state["phase"] = WAITING_REMOTE
+            state["phase"] = Phase.WAITING_REMOTE.value
         return state
 
     def result(self, match: HostedMatch, result: dict[str, Any]) -> dict[str, Any]:
