@@ -20,12 +20,16 @@ TOPIC_NAMES = (
     "operator/cmd",
     "operator/cmd/response",
     "books",
+    "roster",
+    "result/lines",
 )
 """The topics of one board, relative to ``{base}/{board}/``. The ``operator/``
 topics and ``books`` are the operator's alone (docs/credits.md): the deployed
 ACL lets only an operator account write the one and read the others.
 ``result/stored`` is the leaderboard service's: it says which of the board's
-results it has stored, so the board keeps each result until one has."""
+results it has stored, so the board keeps each result until one has.
+``roster`` and ``result/lines`` are the service's too: the venue's players for the
+board, and the lines of its last stored game (docs/players.md)."""
 
 MAX_TOPIC_LEVEL = 64
 """The longest base level or board id, in characters."""

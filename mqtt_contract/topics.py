@@ -12,6 +12,7 @@ from typing import Annotated, Any
 from mqtt_contract.command_payload import COMMAND_TOPIC_TEXT, RESPONSE_TOPIC, command_schema
 from mqtt_contract.event_payload import event_schema
 from mqtt_contract.json_types import JsonObject, Meta, object_schema, omitted, topic_schema
+from mqtt_contract.lobby_payload import RESULT_LINES_TOPIC, ROSTER_TOPIC
 from mqtt_contract.operator_payload import books_schema, operator_schema
 from mqtt_contract.result_payload import RESULT_STORED_TOPIC, result_schema
 from mqtt_contract.schema_parts import DRAFT
@@ -121,5 +122,7 @@ TOPICS: dict[str, TopicSpec] = {
         "operator/cmd/response", retain=False, qos=1, schema=topic_schema(*RESPONSE_TOPIC)
     ),
     "books": TopicSpec("books", retain=True, qos=1, schema=books_schema()),
+    "roster": TopicSpec("roster", retain=True, qos=1, schema=ROSTER_TOPIC),
+    "result/lines": TopicSpec("result/lines", retain=True, qos=1, schema=RESULT_LINES_TOPIC),
 }
 """Topic name -> :class:`TopicSpec`, in the order of :data:`TOPIC_NAMES`."""

@@ -71,6 +71,8 @@ def test_topic_names_and_specs() -> None:
         "availability",
         "instance",
         "books",
+        "roster",
+        "result/lines",
     ]
     assert all(TOPICS[n].qos == 1 for n in ("state", "event", "availability", "cmd/response"))
     assert TOPICS["result"].qos == 1
