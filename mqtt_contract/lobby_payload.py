@@ -61,8 +61,7 @@ def join_code_problem(code: str) -> str | None:
     if _JOIN_CODE_RE.match(code):
         return None
     return (
-        f"bad join code {code!r}: {JOIN_CODE_LENGTH} of the letters and digits "
-        f"{JOIN_CODE_ALPHABET}"
+        f"bad join code {code!r}: {JOIN_CODE_LENGTH} of the letters and digits {JOIN_CODE_ALPHABET}"
     )
 
 
@@ -144,6 +143,13 @@ class LobbyState(JsonObject):
     roster: Annotated[
         bool, Meta(description="True once the board has a copy of its venue's roster.")
     ] = False
+    card_waiting: Annotated[
+        bool,
+        Meta(
+            description="True for a while after a card the roster does not know was tapped: "
+            "a phone joining now may link it (join's link_card)."
+        ),
+    ] = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -186,9 +192,7 @@ class PlayerLine(JsonObject):
     month_average: Annotated[
         float | None, Meta(description="The player's average this month, this game included.")
     ] = None
-    rating_change: Annotated[float | None, Meta(description="The rating's ordinal change.")] = (
-        None
-    )
+    rating_change: Annotated[float | None, Meta(description="The rating's ordinal change.")] = None
     personal_best: Annotated[
         str | None, Meta(description="A personal best this game set, in words; else null.")
     ] = None
