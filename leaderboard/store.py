@@ -510,10 +510,15 @@ def _take_out(session: Session, removed: list[tuple[_Counted, str, str]]) -> set
 
 def _drop_unplayed(session: Session, player_ids: set[int]) -> None:
     """Delete the players of ``player_ids`` left without a game (theirs was
-    withdrawn or replaced by one they are not in)."""
+    withdrawn or replaced by one they are not in), but not one the roster
+    registered by hand (``registered_at``): they stay without games."""
     if player_ids:
         played = select(ResultPlayer.id).where(ResultPlayer.player_id == Player.id).exists()
-        session.execute(delete(Player).where(Player.id.in_(sorted(player_ids)), ~played))
+        session.execute(
+            delete(Player).where(
+                Player.id.in_(sorted(player_ids)), ~played, Player.registered_at.is_(None)
+            )
+        )
 
 
 def _store(
@@ -643,25 +648,28 @@ def _store_new(
     A computer player is no player, nor is a forgotten one (a failed result
     re-scored after a forget): the line has no ``player_id``, so it is in no
     table, total, rating or record."""
+    roster = _roster_players(session, new)
     spellings: dict[tuple[int, str], tuple[float, str]] = {}
     for scored, row in new:
         for line, venue in zip(scored.players, row["player_venue_ids"], strict=True):
-            if _no_player(line):
+            if _no_player(line) or (line.player_id, venue) in roster:
                 continue
             key = (venue, player_key(line.name))
             if key not in spellings or spellings[key][0] <= scored.finished_at:
                 spellings[key] = (scored.finished_at, line.name.strip())
     ids = _player_ids(session, spellings)
+
+    def owner(line: PlayerLine, venue: int) -> int | None:
+        if _no_player(line):
+            return None
+        if line.player_id is not None and (line.player_id, venue) in roster:
+            return line.player_id
+        return ids[(venue, player_key(line.name))]
+
     lines: dict[str, list[dict[str, Any]]] = {}
     for scored, row in new:
         lines[scored.result_id] = [
-            _line(
-                inserted[scored.result_id],
-                None if _no_player(line) else ids[(venue, player_key(line.name))],
-                venue,
-                scored,
-                line,
-            )
+            _line(inserted[scored.result_id], owner(line, venue), venue, scored, line)
             for line, venue in zip(scored.players, row["player_venue_ids"], strict=True)
         ]
     session.execute(
@@ -686,6 +694,27 @@ def _store_new(
                 for scored in family
             ],
         )
+
+
+def _roster_players(
+    session: Session, new: list[tuple[ScoredResult, dict[str, Any]]]
+) -> set[tuple[int, int]]:
+    """The (player id, venue id) pairs of the lines' ``player_id`` that are
+    players of that venue: those lines count for that player by id, whatever
+    the name at the board (the roster's name stays). Any other id (a player
+    forgotten or of another venue) is ignored: the line goes by its name."""
+    wanted = {
+        (line.player_id, venue)
+        for scored, row in new
+        for line, venue in zip(scored.players, row["player_venue_ids"], strict=True)
+        if line.player_id is not None and not _no_player(line)
+    }
+    if not wanted:
+        return set()
+    found = session.execute(
+        select(Player.id, Player.venue_id).where(Player.id.in_(sorted({i for i, _ in wanted})))
+    )
+    return {(ident, venue) for ident, venue in found} & wanted
 
 
 def _player_venues(scored: ScoredResult, venues: VenueMap) -> list[str]:
