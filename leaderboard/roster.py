@@ -152,12 +152,12 @@ def add(
 
 
 def entries(database: Database, venue: str | None = None) -> list[RosterEntry]:
-    """Every roster player (of ``venue``), by venue and name."""
+    """Every roster player (of ``venue``), by id (the order they came in)."""
     with database.session() as session:
         query = select(Player).join(Venue, Venue.id == Player.venue_id)
         if venue is not None:
             query = query.where(Venue.name == venue)
-        players = session.execute(query.order_by(Venue.name, Player.key, Player.id)).scalars()
+        players = session.execute(query.order_by(Player.id)).scalars()
         return [_entry(session, player) for player in players]
 
 
