@@ -4,7 +4,9 @@
 ingest does, ``show`` prints a game's table, ``rename`` and ``forget`` change
 players, ``rescore`` tries the results this service failed on again,
 ``serve`` runs the service (MQTT ingest and the HTTP app),
-``admin-password`` hashes the admin views' password for the config. The
+``admin-password`` hashes the admin views' password for the config
+(``oche players``, the roster's commands, shares this module's database and
+config helpers and its ``forget``). The
 database is ``--db URL``, else ``[leaderboard] db`` of the config, else
 ``sqlite:///$XDG_STATE_HOME/oche/leaderboard.sqlite3``; venues come from the
 config's ``[leaderboard]`` too. The leaderboard's modules (SQLAlchemy, ...)
@@ -589,7 +591,7 @@ def add_parser(commands: Commands) -> None:
     forgetting = actions.add_parser(
         "forget",
         help="delete a player's data (privacy); their games stay, the name replaced",
-        description="Delete a player's name and ratings. Their games stay for the other "
+        description="Delete a player's name, ratings and cards. Their games stay for the other "
         "players, with 'forgotten player' in place of the name (in the stored documents "
         "too, and in every result kept that does not count: rejected, failed, superseded); "
         "the ratings of those games are rebuilt. Then every game's retained snapshot is "

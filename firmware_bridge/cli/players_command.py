@@ -202,7 +202,12 @@ def add_parser(commands: Commands) -> None:
     listing.add_argument("--json", action="store_true", help="print the players as a JSON list")
     _common(listing, "only this venue's players")
 
-    card = actions.add_parser("card", help="add or remove a player's card")
+    card = actions.add_parser(
+        "card",
+        help="add or remove a player's card",
+        description="Give a player a card, or take one away; the UID is hashed with the "
+        "venue secret and never stored.",
+    )
     cards = card.add_subparsers(dest="card_command", required=True, metavar="ACTION")
     for action, text in (("add", "give the player a card"), ("remove", "take a card away")):
         one = cards.add_parser(action, help=text, description=f"{text[0].upper()}{text[1:]}.")
