@@ -36,6 +36,7 @@ class LeaderboardRow(BaseModel):
 
     rank: int
     player: str
+    player_id: int = Field(description="The player's stable id in the venue's roster.")
     venue: str
     played: int
     won: int

@@ -23,6 +23,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 __all__ = [
     "Base",
     "Player",
+    "PlayerCard",
     "PlayerRating",
     "PlayerTotal",
     "Rating",
@@ -64,8 +65,9 @@ class Venue(Base):
 
 
 class Player(Base):
-    """A name within a venue: ``key`` is the name case-folded and stripped;
-    ``name`` the most recent spelling (of the latest game, ``name_at``)."""
+    """A name within a venue, with a stable id (the roster's): ``key`` is the
+    name case-folded and stripped; ``name`` the most recent spelling (of the
+    latest game, ``name_at``, or as the roster set it)."""
 
     __tablename__ = "players"
     __table_args__ = (UniqueConstraint("venue_id", "key"),)
@@ -75,6 +77,24 @@ class Player(Base):
     key: Mapped[str] = mapped_column(String(NAME_LENGTH))
     name: Mapped[str] = mapped_column(String(NAME_LENGTH))
     name_at: Mapped[float] = mapped_column(Float)
+    registered_at: Mapped[float | None] = mapped_column(Float, default=None)
+    """When the player was added to the roster by hand (``oche players add``);
+    such a player stays without a game. None: first seen in a game (and kept
+    only while they have one)."""
+
+
+class PlayerCard(Base):
+    """A player's card as its keyed hash (``credentials.card_hash``, the
+    venue's secret): never the UID. A card belongs to one player of a venue."""
+
+    __tablename__ = "player_cards"
+    __table_args__ = (UniqueConstraint("venue_id", "card_hash"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
+    venue_id: Mapped[int] = mapped_column(ForeignKey("venues.id", ondelete="CASCADE"))
+    card_hash: Mapped[str] = mapped_column(String(64))
+    added_at: Mapped[float] = mapped_column(Float)
 
 
 class Result(Base):

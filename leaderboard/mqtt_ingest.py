@@ -4,7 +4,9 @@ results already waiting together, in one transaction) and only then
 confirmed to its board on ``{base}/{board}/result/stored`` and acknowledged
 (PUBACK), in arrival order; each board's ``state`` and ``availability``
 handed to the live hub, the snapshots published, and snapshots from any
-instance passed to the hub. The instance's own availability,
+instance passed to the hub; each known board's ``roster`` and, once its
+result is stored, ``result/lines`` (:mod:`leaderboard.board_feeds`). The
+instance's own availability,
 ``{base}/leaderboard/availability/{client id}``, is ``online`` (retained)
 while it is connected, ``offline`` (its last will) otherwise.
 
@@ -45,6 +47,7 @@ from sqlalchemy.exc import (
 )
 from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 
+from leaderboard.board_feeds import BoardFeeds
 from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub, LiveMessage
 from leaderboard.service_settings import (
@@ -176,6 +179,8 @@ class MqttIngest:
         hub: LiveHub,
         snapshots: SnapshotPublisher | None = None,
         on_stored: Callable[[IngestOutcome], None] | None = None,
+        *,
+        feeds: BoardFeeds | None = None,
     ) -> None:
         self._settings = settings
         self._client_id = session_client_id(settings.client_id, settings.share_group)
@@ -191,6 +196,7 @@ class MqttIngest:
         self._hub = hub
         self._snapshots = snapshots
         self._on_stored = on_stored
+        self._feeds = feeds
         self._client: Client | None = None
         self._connection = 0
         self._deliveries: asyncio.Queue[_Delivery] = asyncio.Queue()
@@ -205,6 +211,8 @@ class MqttIngest:
             tasks.create_task(self._store_loop())
             if self._snapshots is not None:
                 tasks.create_task(self._snapshots.run(self.publish_retained))
+            if self._feeds is not None:
+                tasks.create_task(self._feeds.run(self.publish_retained))
             tasks.create_task(self._connection_loop())
 
     async def publish_retained(self, topic: str, payload: bytes) -> bool:
@@ -303,6 +311,8 @@ class MqttIngest:
         self._client = client
         if self._snapshots is not None:
             self._snapshots.mark_all()
+        if self._feeds is not None:
+            self._feeds.connected()
         try:
             await self._messages(client)
         except asyncio.CancelledError:
@@ -356,6 +366,8 @@ class MqttIngest:
             self._snapshots.mark(outcome.summary.game)  # a new result, or a game withdrawn
         if outcome.status == "imported" and outcome.summary is not None:
             self._hub.post(LiveMessage("result", outcome.summary.model_dump(mode="json")))
+            if self._feeds is not None:
+                self._feeds.stored(outcome.summary.result_id, outcome.summary.board)
         elif outcome.status == "rejected":
             log.info(
                 "result %s rejected: %s", outcome.result_id or "(no result_id)", outcome.reason
@@ -441,6 +453,8 @@ class MqttIngest:
         board = self._board_of(topic, "state")
         if board is None:
             return
+        if self._feeds is not None:
+            self._feeds.saw_board(board)
         state: dict[str, Any] | None = None
         if payload:
             document = _json_object(payload)
@@ -454,6 +468,8 @@ class MqttIngest:
         board = self._board_of(topic, "availability")
         if board is None or not payload:
             return
+        if self._feeds is not None:
+            self._feeds.saw_board(board)
         text = payload.decode("utf-8", "replace").strip()
         if text == AVAILABILITY_ONLINE:
             self._hub.board_availability(board, self._settings.venues.venue_of(board), "online")

@@ -1,7 +1,9 @@
 """Changing players after the fact: ``rename`` merges one name into another
-(a typo, a nickname), ``forget`` deletes a player's data for privacy while
-their games stay, the name replaced, in every payload kept too (rejected,
-failed, superseded). Both rebuild the ratings they touch."""
+(a typo, a nickname), ``forget`` deletes a player's data for privacy (their
+cards too) while their games stay, the name replaced, in every payload kept
+too (rejected, failed, superseded). Both rebuild the ratings they touch.
+A player is named by name (any case) or by roster id (an ``int``); the
+roster's own commands are :mod:`leaderboard.roster`'s."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from leaderboard.database import Database
 from leaderboard.models import (
     NAME_LENGTH,
     Player,
+    PlayerCard,
     Rejected,
     Result,
     ResultPlayer,
@@ -30,7 +33,16 @@ from leaderboard.store import FORGOTTEN_NAME, lock_family, player_key
 from leaderboard.totals import recount
 from leaderboard.venues import VenueMap
 
-__all__ = ["FORGOTTEN_NAME", "Forgotten", "PlayerError", "Renamed", "forget", "rename"]
+__all__ = [
+    "FORGOTTEN_NAME",
+    "Forgotten",
+    "PlayerError",
+    "Renamed",
+    "checked_name",
+    "find_player",
+    "forget",
+    "rename",
+]
 
 
 class PlayerError(ValueError):
@@ -59,8 +71,20 @@ class Forgotten:
     kept: int = 0
 
 
-def _find(session: Session, name: str, venue: str | None) -> tuple[Player, str]:
-    """The one player called ``name`` (at ``venue``), and the venue's name."""
+def find_player(session: Session, ref: str | int, venue: str | None) -> tuple[Player, str]:
+    """The one player ``ref`` (a name, or an ``int``: the roster id; at
+    ``venue``), and the venue's name; a PlayerError says why not."""
+    if isinstance(ref, int):
+        found_id = session.execute(
+            select(Player, Venue.name)
+            .join(Venue, Venue.id == Player.venue_id)
+            .where(Player.id == ref)
+        ).first()
+        if found_id is None or (venue is not None and found_id[1] != venue):
+            where = f" at {venue}" if venue is not None else ""
+            raise PlayerError(f"no player with id {ref}{where}")
+        return found_id[0], found_id[1]
+    name = ref
     query = (
         select(Player, Venue.name)
         .join(Venue, Venue.id == Player.venue_id)
@@ -88,7 +112,8 @@ def _games_of(session: Session, player_id: int) -> list[str]:
     )
 
 
-def _checked_name(name: str) -> str:
+def checked_name(name: str) -> str:
+    """``name`` stripped; a PlayerError when it is blank, too long or has a NUL."""
     clean = name.strip()
     if not clean:
         raise PlayerError("the new name is blank")
@@ -97,13 +122,13 @@ def _checked_name(name: str) -> str:
     return clean
 
 
-def rename(database: Database, old: str, new: str, venue: str | None = None) -> Renamed:
+def rename(database: Database, old: str | int, new: str, venue: str | None = None) -> Renamed:
     """Call player ``old`` ``new`` from now on; when ``new`` is already a
-    player of that venue, ``old``'s games become theirs (and their ratings are
-    rebuilt from those games)."""
-    target = _checked_name(new)
+    player of that venue, ``old``'s games and cards become theirs (and their
+    ratings are rebuilt from those games)."""
+    target = checked_name(new)
     with database.write_session() as session:
-        player, venue_name = _find(session, old, venue)
+        player, venue_name = find_player(session, old, venue)
         games = _games_of(session, player.id)
         count = len(
             session.execute(
@@ -130,8 +155,13 @@ def rename(database: Database, old: str, new: str, venue: str | None = None) -> 
             .where(ResultPlayer.player_id == player.id)
             .values(player_id=other.id, name=target)
         )
+        session.execute(
+            update(PlayerCard).where(PlayerCard.player_id == player.id).values(player_id=other.id)
+        )
         other.name = target
         other.name_at = max(other.name_at, player.name_at)
+        registered = [at for at in (other.registered_at, player.registered_at) if at is not None]
+        other.registered_at = min(registered, default=None)
         session.delete(player)
         session.flush()
         recount(session, [other.id])
@@ -235,7 +265,7 @@ def _forget_in_kept(session: Session, player: Player, venue: str, venues: VenueM
 
 
 def forget(
-    database: Database, name: str, venue: str | None = None, venues: VenueMap | None = None
+    database: Database, name: str | int, venue: str | None = None, venues: VenueMap | None = None
 ) -> Forgotten:
     """Delete player ``name``'s data: their name and ratings. Their games stay,
     with :data:`FORGOTTEN_NAME` in their place (in stored payloads too), so
@@ -245,7 +275,7 @@ def forget(
     board to venue map; without it, every seat of the name); in a payload that
     is not a JSON document, every occurrence of the name."""
     with database.write_session() as session:
-        player, venue_name = _find(session, name, venue)
+        player, venue_name = find_player(session, name, venue)
         games = _games_of(session, player.id)
         for game in games:
             lock_family(session, game)
@@ -267,6 +297,7 @@ def forget(
             .where(ResultPlayer.player_id == player.id)
             .values(player_id=None, name=FORGOTTEN_NAME)
         )
+        session.execute(delete(PlayerCard).where(PlayerCard.player_id == player.id))
         session.execute(delete(Player).where(Player.id == player.id))
         for game in games:
             rebuild_family(session, game)

@@ -188,6 +188,7 @@ def _row(game: str, rank: int, figures: Any) -> Row:
     values: dict[str, Any] = {
         "rank": rank,
         "player": figures.name,
+        "player_id": int(figures.player_id),
         "venue": figures.venue,
         "played": played,
         "won": won,

@@ -101,6 +101,9 @@ class PlayerLine:
     result gives it (None: at the result's own board)."""
     cpu_level: int | None = None
     """A computer player's level (its ``cpu`` in the result); None for a person."""
+    player_id: int | None = None
+    """The roster id the board joined the player with (the result's
+    ``player_id``); None for a guest, a computer player, or an older board."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -697,7 +700,7 @@ def _score(document: Mapping[str, Any]) -> ScoredResult:
         winner=document["winner"],
         started_at=started_at,
         finished_at=finished_at,
-        players=_player_lines(walk, boards, _cpu_levels(document)),
+        players=_player_lines(walk, boards, _cpu_levels(document), _roster_ids(document)),
         visits=tuple(walk.visits),
         match=document.get("match"),
         revision=int(document.get("revision", 1)),
@@ -713,8 +716,28 @@ def _cpu_levels(document: Mapping[str, Any]) -> tuple[int | None, ...]:
     )
 
 
+def _roster_ids(document: Mapping[str, Any]) -> tuple[int | None, ...]:
+    """Each player's roster id (``player_id``: an integer of 1 or more, or
+    null or absent for a guest); anything else refuses the result."""
+    ids: list[int | None] = []
+    for seat, player in enumerate(document["players"]):
+        value = player.get("player_id")
+        if value is not None and (
+            not isinstance(value, int) or isinstance(value, bool) or value < 1
+        ):
+            raise RejectedResultError(
+                f"players[{seat}].player_id is {_short(repr(value))}: a roster id is an "
+                "integer of 1 or more, or null"
+            )
+        ids.append(value)
+    return tuple(ids)
+
+
 def _player_lines(
-    walk: _Walk, boards: Sequence[str | None], cpu_levels: Sequence[int | None]
+    walk: _Walk,
+    boards: Sequence[str | None],
+    cpu_levels: Sequence[int | None],
+    roster_ids: Sequence[int | None],
 ) -> tuple[PlayerLine, ...]:
     game = walk.game
     outcome = game.outcome()
@@ -743,6 +766,7 @@ def _player_lines(
                     figures={**tally.counts, **tally.bests, "leg_darts": leg_darts},
                     board=boards[player],
                     cpu_level=cpu_levels[player],
+                    player_id=None if cpu_levels[player] is not None else roster_ids[player],
                 )
             )
     lines.sort(key=lambda line: line.index)

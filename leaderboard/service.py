@@ -19,6 +19,7 @@ import uvicorn
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
+from leaderboard.board_feeds import BoardFeeds
 from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub
 from leaderboard.log_throttle import ThrottledLog
@@ -47,7 +48,9 @@ async def run_service(settings: ServiceSettings) -> None:
     database = Database(settings.db_url)
     hub = LiveHub()
     snapshots = SnapshotPublisher(database, settings.base)
-    mqtt = MqttIngest(settings, database, hub, snapshots)  # a bad URL or base: ValueError
+    feeds = BoardFeeds(database, settings.base, settings.venues)
+    # a bad URL or base: ValueError
+    mqtt = MqttIngest(settings, database, hub, snapshots, feeds=feeds)
     app = create_app(
         database,
         hub,

@@ -28,6 +28,7 @@ from sqlalchemy.orm import Session
 
 from leaderboard.api_models import ResultSummary
 from leaderboard.database import Database, upsert
+from leaderboard.line_owners import FORGOTTEN_NAME, line_owners, player_key
 from leaderboard.models import (
     NAME_LENGTH,
     Player,
@@ -62,10 +63,6 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-FORGOTTEN_NAME = "forgotten player"
-"""What a forgotten player's games show instead of their name
-(:func:`leaderboard.players.forget`); a line under it is no player's."""
-
 MAX_RESULT_BYTES = 1 << 20
 """A result payload over this many bytes is rejected unread (and kept up to
 this many bytes: every other payload that is not counted is kept whole)."""
@@ -95,11 +92,6 @@ class IngestOutcome:
     reason: str | None = None
     summary: ResultSummary | None = None
     replaced: str | None = None
-
-
-def player_key(name: str) -> str:
-    """The name a player is known by within a venue: case and surrounding spaces ignored."""
-    return name.strip().casefold()
 
 
 def lock_family(session: Session, game: str) -> None:
@@ -249,16 +241,6 @@ def _venue_upsert(dialect: str) -> Any:
 
 
 @functools.cache
-def _player_upsert(dialect: str) -> Any:
-    insert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(Player)
-    return insert.on_conflict_do_update(
-        index_elements=["venue_id", "key"],
-        set_={"name": insert.excluded.name, "name_at": insert.excluded.name_at},
-        where=(Player.name_at <= insert.excluded.name_at) & (Player.name != insert.excluded.name),
-    )
-
-
-@functools.cache
 def _result_insert(dialect: str) -> Any:
     insert = (postgresql.insert if dialect == "postgresql" else sqlite.insert)(Result)
     return insert.on_conflict_do_nothing(index_elements=["result_id"]).returning(
@@ -270,31 +252,6 @@ def venue_id(session: Session, name: str, timezone: str = "UTC") -> int:
     """The id of venue ``name``, made when it is new; its time zone set to ``timezone``."""
     session.execute(_venue_upsert(_dialect(session)), {"name": name, "timezone": timezone})
     return int(session.execute(select(Venue.id).where(Venue.name == name)).scalar_one())
-
-
-def _player_ids(
-    session: Session, spellings: dict[tuple[int, str], tuple[float, str]]
-) -> dict[tuple[int, str], int]:
-    """Each (venue id, key)'s player id, made when new; ``spellings`` gives
-    each one's latest spelling and when: the display name becomes it when it
-    is newer than the player's."""
-    if not spellings:
-        return {}
-    session.execute(
-        _player_upsert(_dialect(session)),
-        [  # one lock order for every writer
-            {"venue_id": venue, "key": key, "name": name, "name_at": at}
-            for (venue, key), (at, name) in sorted(spellings.items())
-        ],
-    )
-    ids: dict[tuple[int, str], int] = {}
-    for venue in sorted({venue for venue, _ in spellings}):
-        keys = [key for place, key in spellings if place == venue]
-        for key, ident in session.execute(
-            select(Player.key, Player.id).where(Player.venue_id == venue, Player.key.in_(keys))
-        ):
-            ids[(venue, key)] = ident
-    return ids
 
 
 def _line(
@@ -510,10 +467,15 @@ def _take_out(session: Session, removed: list[tuple[_Counted, str, str]]) -> set
 
 def _drop_unplayed(session: Session, player_ids: set[int]) -> None:
     """Delete the players of ``player_ids`` left without a game (theirs was
-    withdrawn or replaced by one they are not in)."""
+    withdrawn or replaced by one they are not in), but not one the roster
+    registered by hand (``registered_at``): they stay without games."""
     if player_ids:
         played = select(ResultPlayer.id).where(ResultPlayer.player_id == Player.id).exists()
-        session.execute(delete(Player).where(Player.id.in_(sorted(player_ids)), ~played))
+        session.execute(
+            delete(Player).where(
+                Player.id.in_(sorted(player_ids)), ~played, Player.registered_at.is_(None)
+            )
+        )
 
 
 def _store(
@@ -628,11 +590,6 @@ def _insert(
     return set(inserted)
 
 
-def _no_player(line: PlayerLine) -> bool:
-    """Whether a line is no player's: a computer's, or a forgotten player's."""
-    return line.cpu_level is not None or line.name.strip() == FORGOTTEN_NAME
-
-
 def _store_new(
     session: Session,
     new: list[tuple[ScoredResult, dict[str, Any]]],
@@ -643,26 +600,12 @@ def _store_new(
     A computer player is no player, nor is a forgotten one (a failed result
     re-scored after a forget): the line has no ``player_id``, so it is in no
     table, total, rating or record."""
-    spellings: dict[tuple[int, str], tuple[float, str]] = {}
-    for scored, row in new:
-        for line, venue in zip(scored.players, row["player_venue_ids"], strict=True):
-            if _no_player(line):
-                continue
-            key = (venue, player_key(line.name))
-            if key not in spellings or spellings[key][0] <= scored.finished_at:
-                spellings[key] = (scored.finished_at, line.name.strip())
-    ids = _player_ids(session, spellings)
+    owners = line_owners(session, [(scored, row["player_venue_ids"]) for scored, row in new])
     lines: dict[str, list[dict[str, Any]]] = {}
-    for scored, row in new:
+    for (scored, row), ids in zip(new, owners, strict=True):
         lines[scored.result_id] = [
-            _line(
-                inserted[scored.result_id],
-                None if _no_player(line) else ids[(venue, player_key(line.name))],
-                venue,
-                scored,
-                line,
-            )
-            for line, venue in zip(scored.players, row["player_venue_ids"], strict=True)
+            _line(inserted[scored.result_id], owner, venue, scored, line)
+            for line, venue, owner in zip(scored.players, row["player_venue_ids"], ids, strict=True)
         ]
     session.execute(
         sa_insert(_table(ResultPlayer)), [line for group in lines.values() for line in group]

@@ -4,7 +4,9 @@
 ingest does, ``show`` prints a game's table, ``rename`` and ``forget`` change
 players, ``rescore`` tries the results this service failed on again,
 ``serve`` runs the service (MQTT ingest and the HTTP app),
-``admin-password`` hashes the admin views' password for the config. The
+``admin-password`` hashes the admin views' password for the config
+(``oche players``, the roster's commands, shares this module's database and
+config helpers and its ``forget``). The
 database is ``--db URL``, else ``[leaderboard] db`` of the config, else
 ``sqlite:///$XDG_STATE_HOME/oche/leaderboard.sqlite3``; venues come from the
 config's ``[leaderboard]`` too. The leaderboard's modules (SQLAlchemy, ...)
@@ -35,8 +37,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "add_parser",
+    "broker_settings",
+    "cli_config",
+    "db_url",
+    "forget_and_republish",
     "import_lines",
+    "open_database",
     "parse_http_address",
+    "republish",
     "rescore_text",
     "rows_table",
     "venue_map",
@@ -45,7 +53,8 @@ __all__ = [
 DEFAULT_HTTP = "127.0.0.1:8080"
 
 
-def _config(args: argparse.Namespace) -> Config:
+def cli_config(args: argparse.Namespace) -> Config:
+    """The config of ``--config`` (else the search path's); its error a UsageError."""
     try:
         return load_config(args.config)
     except ConfigError as error:
@@ -67,14 +76,15 @@ def venue_map(config: Config) -> VenueMap:
     )
 
 
-def _db_url(args: argparse.Namespace, config: Config) -> str:
+def db_url(args: argparse.Namespace, config: Config) -> str:
+    """``--db``, else ``[leaderboard] db``, else the default SQLite file."""
     from leaderboard.database import default_url
 
     return str(args.db or config.leaderboard.db or default_url())
 
 
 @contextmanager
-def _database(url: str, create: bool = False) -> Iterator[Database]:
+def open_database(url: str, create: bool = False) -> Iterator[Database]:
     """The database at ``url``, migrated; a bad URL or an unreachable server
     is a usage error naming it. Unless ``create`` (``import``), a SQLite file
     that is not there is one too: a mistyped path must not become an empty
@@ -127,8 +137,8 @@ def import_lines(database: Database, lines: Iterator[bytes], venues: VenueMap) -
 
 def _import(args: argparse.Namespace) -> int:
     logging.getLogger("leaderboard.store").setLevel(logging.WARNING)  # the summary says it all
-    config = _config(args)
-    with _database(_db_url(args, config), create=True) as database:
+    config = cli_config(args)
+    with open_database(db_url(args, config), create=True) as database:
         summary = import_lines(database, _read_lines(args.file), venue_map(config))
     sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
     return 0
@@ -200,8 +210,8 @@ def _show(args: argparse.Namespace) -> int:
     limit = DEFAULT_TABLE_LIMIT if args.limit is None else args.limit
     if limit > MAX_TABLE_LIMIT:
         raise UsageError(f"--limit {limit} is over {MAX_TABLE_LIMIT} rows; page with --offset")
-    config = _config(args)
-    with _database(_db_url(args, config)) as database, database.session() as session:
+    config = cli_config(args)
+    with open_database(db_url(args, config)) as database, database.session() as session:
         venues = venue_names(session)
         if args.venue is not None and args.venue not in venues:
             known = ", ".join(map(repr, venues)) or "none yet"
@@ -225,8 +235,8 @@ def _show(args: argparse.Namespace) -> int:
 def _rename(args: argparse.Namespace) -> int:
     from leaderboard.players import PlayerError, rename
 
-    config = _config(args)
-    with _database(_db_url(args, config)) as database:
+    config = cli_config(args)
+    with open_database(db_url(args, config)) as database:
         try:
             outcome = rename(database, args.old, args.new, args.venue)
         except PlayerError as error:
@@ -241,13 +251,21 @@ def _rename(args: argparse.Namespace) -> int:
 
 
 def _forget(args: argparse.Namespace) -> int:
+    return forget_and_republish(args, args.name, "oche leaderboard")
+
+
+def forget_and_republish(args: argparse.Namespace, ref: str | int, command: str) -> int:
+    """Forget the player ``ref`` (a name or a roster id; ``oche leaderboard
+    forget`` and ``oche players forget``), say what went, and publish every
+    retained snapshot again so none shows the name (``command`` says who
+    writes a problem on stderr). The player's cards go with the name."""
     from leaderboard.players import FORGOTTEN_NAME, PlayerError, forget
 
-    config = _config(args)
-    settings = _broker_settings(args, config)
-    with _database(settings.db_url) as database:
+    config = cli_config(args)
+    settings = broker_settings(args, config)
+    with open_database(settings.db_url) as database:
         try:
-            outcome = forget(database, args.name, args.venue, venue_map(config))
+            outcome = forget(database, ref, args.venue, venue_map(config))
         except PlayerError as error:
             raise UsageError(str(error)) from None
         kept = ""
@@ -256,25 +274,26 @@ def _forget(args: argparse.Namespace) -> int:
                 f"; the name is gone from {outcome.kept} result{'s' if outcome.kept != 1 else ''}"
             )
             kept += " not counted (rejected, failed or superseded)"
+        who = ref.strip() if isinstance(ref, str) else f"player {ref}"
         sys.stdout.write(
-            f"forgot {args.name.strip()!r} at {outcome.venue}: their name and ratings are "
+            f"forgot {who!r} at {outcome.venue}: their name and ratings are "
             f"deleted; {outcome.games} {'game stays' if outcome.games == 1 else 'games stay'} as "
             f"{FORGOTTEN_NAME!r}{kept}\n"
         )
         sys.stdout.flush()
-        problem = _republish(database, settings)
+        problem = republish(database, settings)
     if problem is None:
         sys.stdout.write(f"the retained snapshots are published again on {settings.mqtt_url}\n")
     else:
         sys.stderr.write(
-            f"oche leaderboard: the retained snapshots on {settings.mqtt_url} may still show "
+            f"{command}: the retained snapshots on {settings.mqtt_url} may still show "
             f"the name: {problem}; `oche leaderboard serve` publishes them again when it "
             "(re)connects\n"
         )
     return 0
 
 
-def _broker_settings(args: argparse.Namespace, config: Config) -> ServiceSettings:
+def broker_settings(args: argparse.Namespace, config: Config) -> ServiceSettings:
     """The database and broker a command that publishes snapshots uses, as
     ``serve`` takes them: ``--mqtt`` (else the config's ``mqtt.url``) and its
     account, ``--base`` (else ``mqtt.base``)."""
@@ -287,7 +306,7 @@ def _broker_settings(args: argparse.Namespace, config: Config) -> ServiceSetting
         raise UsageError(f"--mqtt {mqtt_url!r}: {error.problem}") from None
     username, password = _credentials(address, config)
     return ServiceSettings(
-        db_url=_db_url(args, config),
+        db_url=db_url(args, config),
         mqtt_url=address.url,
         base=args.base or config.mqtt.base,
         mqtt_username=username,
@@ -296,7 +315,7 @@ def _broker_settings(args: argparse.Namespace, config: Config) -> ServiceSetting
     )
 
 
-def _republish(database: Database, settings: ServiceSettings) -> str | None:
+def republish(database: Database, settings: ServiceSettings) -> str | None:
     """Publish every game's retained snapshot again; why not, or None."""
     import asyncio
 
@@ -316,8 +335,8 @@ def _rescore(args: argparse.Namespace) -> int:
     from leaderboard.store import rescore
 
     logging.getLogger("leaderboard.store").setLevel(logging.CRITICAL)  # the summary says it all
-    config = _config(args)
-    with _database(_db_url(args, config)) as database:
+    config = cli_config(args)
+    with open_database(db_url(args, config)) as database:
         summary = rescore(database, venue_map(config))
     if args.json:
         sys.stdout.write(json.dumps(summary, ensure_ascii=False) + "\n")
@@ -395,7 +414,7 @@ def _credentials(address: BrokerAddress, config: Config) -> tuple[str | None, st
 def _serve(args: argparse.Namespace) -> int:
     import asyncio
 
-    config = _config(args)
+    config = cli_config(args)
     host, port = parse_http_address(args.http)
     if args.client_id is not None and (
         not args.client_id or any(ord(c) < 33 or ord(c) == 127 for c in args.client_id)
@@ -416,13 +435,13 @@ def _serve(args: argparse.Namespace) -> int:
     from leaderboard.service import ServiceSettings, run_service
     from leaderboard.service_settings import DEFAULT_CLIENT_ID
 
-    db_url = _db_url(args, config)
+    database_url = db_url(args, config)
     try:
-        Database(db_url)
+        Database(database_url)
     except DatabaseUrlError as error:
         raise UsageError(f"--db: {error}") from None
     settings = ServiceSettings(
-        db_url=db_url,
+        db_url=database_url,
         mqtt_url=mqtt_url,
         base=base,
         http_host=host,
@@ -572,7 +591,7 @@ def add_parser(commands: Commands) -> None:
     forgetting = actions.add_parser(
         "forget",
         help="delete a player's data (privacy); their games stay, the name replaced",
-        description="Delete a player's name and ratings. Their games stay for the other "
+        description="Delete a player's name, ratings and cards. Their games stay for the other "
         "players, with 'forgotten player' in place of the name (in the stored documents "
         "too, and in every result kept that does not count: rejected, failed, superseded); "
         "the ratings of those games are rebuilt. Then every game's retained snapshot is "

@@ -46,6 +46,7 @@ COMMAND_MODULES = (
     "udev",
     "cribbage",
     "leaderboard",
+    "players",
     "bot",
     "skill",
     "operator",

@@ -372,7 +372,7 @@ def test_games_json_describes_the_options() -> None:
 
 
 COMMANDS = ["replay", "games", "play", "run", "display", "history", "export", "journal", "books",
-            "monitor", "calibrate", "firmware", "udev", "cribbage", "leaderboard", "bot",
+            "monitor", "calibrate", "firmware", "udev", "cribbage", "leaderboard", "players", "bot",
             "skill", "operator"]  # fmt: skip
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import aiomqtt
 
+from leaderboard.board_feeds import BoardFeeds
 from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub, LiveMessage
 from leaderboard.mqtt_ingest import MqttIngest
@@ -105,6 +106,7 @@ async def running_ingest(
     venues: VenueMap | None = None,
     snapshots: bool = False,
     base: str = "oche",
+    feeds: BoardFeeds | None = None,
 ) -> AsyncIterator[Ingesting]:
     """The MQTT side in this loop, connected and subscribed, until the block ends."""
     settings = ServiceSettings(
@@ -118,7 +120,7 @@ async def running_ingest(
     hub = LiveHub()
     publisher = SnapshotPublisher(database, settings.base) if snapshots else None
     outcomes: list[IngestOutcome] = []
-    ingest = MqttIngest(settings, database, hub, publisher, outcomes.append)
+    ingest = MqttIngest(settings, database, hub, publisher, outcomes.append, feeds=feeds)
     running = Ingesting(ingest, hub, outcomes)
 
     async def listen() -> None:
