@@ -6,7 +6,9 @@ Inputs (:meth:`SetupScene.process_event`): digits 1-9 pick a tile, the
 arrows move the highlight, Enter confirms it, Backspace goes back, ``g`` and
 ``p`` are the GAME and PLAYER buttons, Space is START, Tab edits the players'
 names (type, Tab for the next, Enter to finish). A click or a touch on a tile
-picks it. The daemon's MQTT events arrive as :data:`MQTT_EVENT`: ``button``
+picks it. In the Players step (a daemon with a lobby) a pick sends ``join``
+or ``leave`` at once, and PLAYER (``p``) turns the page. The daemon's MQTT
+events arrive as :data:`MQTT_EVENT`: ``button``
 events (game, player, start, next) and ``hit`` events (a dart in any bed of
 number n picks tile n). A command the model returns is put in
 :attr:`SetupScene.outbox` for the app to send.
@@ -25,6 +27,7 @@ from display.scenes.credits import credits_line
 from display.setup_model import BUTTONS, SetupModel, segment_number
 from display.sprites import Sprites
 from mqtt_contract import StateView
+from mqtt_contract.lobby_payload import LobbyState
 
 __all__ = ["SetupScene", "tile_rects"]
 
@@ -71,10 +74,14 @@ class SetupScene(Scene):
         """The current step's tiles in ``layout``."""
         return tile_rects(layout, len(self.model.choices()))
 
+    def set_lobby(self, lobby: LobbyState | None) -> None:
+        super().set_lobby(lobby)
+        self.model.set_lobby(lobby)
+
     def _result(self, command: dict[str, Any] | None) -> None:
         if command is not None:
             self.outbox.append(command)
-            self.sent = True
+            self.sent = self.sent or command.get("command") == "new_game"
 
     def process_event(self, event: pygame.event.Event) -> pygame.event.Event | None:
         if event.type == MQTT_EVENT:
@@ -209,6 +216,11 @@ class SetupScene(Scene):
             hint = (
                 "Type a name  ·  Tab next player  ·  Backspace delete  ·  "
                 "Enter done  ·  Esc cancel setup"
+            )
+        elif model.step == "lobby":
+            hint = (
+                "1-9 or throw: join or leave  ·  P/PLAYER next page  ·  arrows + Enter  ·  "
+                "Backspace back  ·  Space/START start  ·  Esc cancel"
             )
         else:
             hint = (
