@@ -431,7 +431,7 @@ def _winner_text(
             )
             if line is not None:
                 layout.text(surface, line_text(line), below.inflate(-layout.px(16), 0),
-                            layout.font_size(24), COLORS.good, "left")  # fmt: skip
+                            layout.font_size(28), COLORS.good, "left")  # fmt: skip
         won = is_winner(state, index)
         colour = COLORS.accent if won else COLORS.text
         stats = dict(player.stats.items)
