@@ -37,15 +37,18 @@ HOW_JOINED = {
 def draw_join_code(
     surface: pygame.Surface, layout: Layout, rect: pygame.Rect, lobby: LobbyState, sprites: Sprites
 ) -> QrGeometry | None:
-    """``Scan to join``, the QR code of the lobby's ``join_url`` and the join
-    code in text beside it, in ``rect``; returns where the code went."""
+    """``Scan to join`` (``Scan to link the card you tapped`` while an unknown
+    card waits to be linked from a phone), the QR code of the lobby's
+    ``join_url`` and the join code in text beside it, in ``rect``; returns
+    where the code went."""
     url = lobby.join_url
     if not url:
         return None
     layout.panel(surface, rect, COLORS.panel, COLORS.line, 1.5)
     title, code_rect, words = join_code_rects(layout, rect)
     with layout.on(COLORS.panel):
-        layout.text(surface, "Scan to join", title, layout.font_size(36), COLORS.accent)
+        words_above = "Scan to link the card you tapped" if lobby.card_waiting else "Scan to join"
+        layout.text(surface, words_above, title, layout.font_size(36), COLORS.accent)
         code = lobby.join_code or ""
         if code:
             layout.text(surface, f"Code {code}", words, layout.font_size(40), COLORS.text)

@@ -140,6 +140,14 @@ def test_the_qr_code_reads_back_to_the_join_url_with_the_code_beside_it() -> Non
     assert geometry.square.width == geometry.module * (geometry.count + 2 * QUIET_ZONE)
 
 
+def test_an_unknown_card_waiting_asks_to_scan_to_link_it() -> None:
+    state = idle()
+    state["lobby"]["card_waiting"] = True
+    _, layout = draw(idle_scene(state))
+    visible(layout, "Scan to link the card you tapped")
+    assert "Scan to join" not in texts(layout)
+
+
 def test_without_a_lobby_or_a_web_page_the_attract_screen_is_as_before() -> None:
     plain = {"game": None, "phase": "idle", "board": board()}
     _, before = draw(idle_scene(plain))
