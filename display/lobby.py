@@ -25,6 +25,7 @@ from mqtt_contract.lobby_payload import JoinedBy, LobbyPlayer, LobbyState, Playe
 __all__ = [
     "CARD_IN_GAME",
     "CARD_UNKNOWN",
+    "MAX_LINES_BYTES",
     "Announcement",
     "AnnouncementKind",
     "announcement_for",
@@ -39,6 +40,10 @@ __all__ = [
     "parse_lines",
     "parse_lobby",
 ]
+
+MAX_LINES_BYTES = 64 * 1024
+"""The largest ``result/lines`` payload read (eight players' lines take a few hundred
+bytes): anything on the broker may publish there, so no client fills the display's memory."""
 
 CARD_UNKNOWN = "Card not registered: ask at the bar, or scan the code"
 """What the display says for a card the roster does not know (``card_refused``, ``unknown``)."""
@@ -95,6 +100,8 @@ def parse_lines(data: bytes) -> ResultLines | None:
     not the leaderboard's lines (not JSON, a field of the wrong type)."""
     if not data:
         return None
+    if len(data) > MAX_LINES_BYTES:
+        raise PayloadError(f"$: {len(data)} bytes, more than {MAX_LINES_BYTES}")
     try:
         document = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError, RecursionError) as error:

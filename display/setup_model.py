@@ -58,6 +58,7 @@ from mqtt_contract.lobby_payload import LobbyState
 __all__ = [
     "BUTTONS",
     "INT_STEPS",
+    "MAX_NAME",
     "PAGE_SIZE",
     "STEPS",
     "Choice",
@@ -495,6 +496,13 @@ class SetupModel:
         if name == "next":
             return self.confirm()
         return None
+
+    def join_by_name(self, name: str) -> dict[str, Any] | None:
+        """The ``join`` command for a name typed in the Players step (at most
+        :data:`MAX_NAME` characters; a name the roster knows joins as that
+        player, the daemon's to find), or ``None`` for an empty one."""
+        name = " ".join(name.split())[:MAX_NAME]
+        return {"command": "join", "player": {"name": name}} if name else None
 
     def next_page(self) -> None:
         """The ``lobby`` step's next page of players (the last wraps to the first)."""

@@ -7,7 +7,8 @@ arrows move the highlight, Enter confirms it, Backspace goes back, ``g`` and
 ``p`` are the GAME and PLAYER buttons, Space is START, Tab edits the players'
 names (type, Tab for the next, Enter to finish). A click or a touch on a tile
 picks it. In the Players step (a daemon with a lobby) a pick sends ``join``
-or ``leave`` at once, and PLAYER (``p``) turns the page. The daemon's MQTT
+or ``leave`` at once, PLAYER (``p``) turns the page, and Tab types a name
+to join (Enter sends it, Esc stops typing). The daemon's MQTT
 events arrive as :data:`MQTT_EVENT`: ``button``
 events (game, player, start, next) and ``hit`` events (a dart in any bed of
 number n picks tile n). A command the model returns is put in
@@ -24,7 +25,7 @@ import pygame
 from display.layout import COLORS, Layout, grid, split
 from display.scenes.base import MQTT_EVENT, Scene, State
 from display.scenes.credits import credits_line
-from display.setup_model import BUTTONS, SetupModel, segment_number
+from display.setup_model import BUTTONS, MAX_NAME, SetupModel, segment_number
 from display.sprites import Sprites
 from mqtt_contract import StateView
 from mqtt_contract.lobby_payload import LobbyState
@@ -64,6 +65,8 @@ class SetupScene(Scene):
         self.model = model or SetupModel()
         self.editing: int | None = None
         """The player whose name is being typed, or ``None``."""
+        self.typed: str | None = None
+        """The name being typed to join the lobby (the Players step's Tab), or ``None``."""
         self.size: tuple[int, int] = (1280, 720)
         """The window's size, to find the tile under a click (the app keeps it current)."""
         self.sent = False
@@ -113,6 +116,8 @@ class SetupScene(Scene):
         key = event.key
         if self.editing is not None:
             return self._typing(event)
+        if self.typed is not None:
+            return self._typing_join(event)
         if key in _DIGITS:
             self._result(self.model.select(_DIGITS[key]))
         elif key in _ARROWS_NEXT:
@@ -129,10 +134,29 @@ class SetupScene(Scene):
             self.model.press("player")
         elif key == pygame.K_SPACE:
             self._result(self.model.press("start"))
+        elif key == pygame.K_TAB and self.model.step == "lobby":
+            self.typed = ""
         elif key == pygame.K_TAB:
             self.editing = 0
         else:
             return event
+        return None
+
+    def _typing_join(self, event: pygame.event.Event) -> pygame.event.Event | None:
+        """A key while a name to join is typed: Enter sends ``join``, Esc stops."""
+        typed = self.typed or ""
+        key = event.key
+        if key == pygame.K_ESCAPE:
+            self.typed = None
+        elif key in _ENTER:
+            self.typed = None
+            self._result(self.model.join_by_name(typed))
+        elif key == pygame.K_BACKSPACE:
+            self.typed = typed[:-1]
+        else:
+            text = getattr(event, "unicode", "")
+            if text and text.isprintable() and len(typed) < MAX_NAME:
+                self.typed = typed + text
         return None
 
     def _typing(self, event: pygame.event.Event) -> pygame.event.Event | None:
@@ -196,7 +220,10 @@ class SetupScene(Scene):
             ):
                 layout.text(surface, f"{what}: {value}", cell, layout.font_size(24), COLORS.text)
         question = layout.rect(0.03, 0.17, 0.94, 0.06)
-        if self.sent:
+        if self.typed is not None:
+            cursor = "_" if int(self.clock * 2) % 2 == 0 else ""
+            text, colour = f"Type a name to join: {self.typed}{cursor}", COLORS.text
+        elif self.sent:
             text, colour = "Starting the game...", COLORS.good
         elif model.error:
             text, colour = model.error, COLORS.bad
@@ -217,10 +244,12 @@ class SetupScene(Scene):
                 "Type a name  ·  Tab next player  ·  Backspace delete  ·  "
                 "Enter done  ·  Esc cancel setup"
             )
+        elif self.typed is not None:
+            hint = "Type a name  ·  Backspace delete  ·  Enter joins  ·  Esc stop typing"
         elif model.step == "lobby":
             hint = (
-                "1-9 or throw: join or leave  ·  P/PLAYER next page  ·  arrows + Enter  ·  "
-                "Backspace back  ·  Space/START start  ·  Esc cancel"
+                "1-9 or throw: join or leave  ·  P/PLAYER next page  ·  Tab type a name  ·  "
+                "arrows + Enter  ·  Backspace back  ·  Space/START start  ·  Esc cancel"
             )
         else:
             hint = (

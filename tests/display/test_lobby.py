@@ -25,9 +25,11 @@ from display.layout import Layout
 from display.lobby import (
     CARD_IN_GAME,
     CARD_UNKNOWN,
+    MAX_LINES_BYTES,
     guest_name,
     line_text,
     lines_for,
+    parse_lines,
     parse_lobby,
 )
 from display.qr import QUIET_ZONE, qr_geometry
@@ -75,6 +77,10 @@ def idle(
 ANN = lobby_player("Ann", "card", 12, average=48.234)
 BOB = lobby_player("Bob", "phone", 7)
 REGULARS = [suggestion(name, n) for name, n in (("Ann", 12), ("Bob", 7), ("Cy", 3), ("Dee", 4))]
+
+
+def key(code: int, text: str = "") -> pygame.event.Event:
+    return pygame.event.Event(pygame.KEYDOWN, key=code, mod=0, unicode=text, scancode=0)
 
 
 def mqtt(payload: dict[str, Any]) -> pygame.event.Event:
@@ -267,6 +273,25 @@ def test_a_joined_player_is_marked_and_picking_them_again_leaves() -> None:
     assert guest_name(["Guest 1", "guest 2"]) == "Guest 3"
 
 
+def test_tab_types_a_name_to_join_and_enter_sends_it() -> None:
+    scene = SetupScene(at_players(idle(suggestions=REGULARS)))
+    scene.set_lobby(scene.model.lobby)
+    scene.process_event(key(pygame.K_TAB))
+    for letter in "Zoe  K":
+        scene.process_event(key(0, letter))
+    scene.process_event(key(pygame.K_BACKSPACE))
+    _, layout = draw(scene)
+    assert any(text.startswith("Type a name to join: Zoe") for text in texts(layout))
+    assert scene.outbox == []  # letters are the name's, not picks
+    scene.process_event(key(pygame.K_RETURN))
+    assert scene.outbox == [{"command": "join", "player": {"name": "Zoe"}}]
+    scene.process_event(key(pygame.K_TAB))
+    scene.process_event(key(pygame.K_ESCAPE))  # stops typing, stays in the setup
+    scene.process_event(key(pygame.K_RETURN))
+    assert scene.typed is None and len(scene.outbox) == 2  # Enter: the highlighted tile
+    assert scene.model.join_by_name("   ") is None
+
+
 def test_the_buttons_turn_the_pages_of_a_long_list() -> None:
     names = [f"Player{n:02}" for n in range(1, 15)]
     model = at_players(idle(suggestions=[suggestion(n, i) for i, n in enumerate(names, 1)]))
@@ -425,7 +450,7 @@ def test_a_dart_in_number_n_sends_join_for_player_n_over_the_broker(
         assert app.scene.model.choices()[3].current  # the state says Dee joined
         _, layout = draw(app.scene, SMALL)
         visible(layout, "Dee joined")
-        app.handle(pygame.event.Event(pygame.KEYDOWN, key=pygame.K_SPACE, mod=0, unicode=" "))
+        app.handle(key(pygame.K_SPACE, " "))
         start = commands.next()
         assert start["command"] == "new_game" and "players" not in start
 
@@ -490,6 +515,9 @@ def test_the_feed_keeps_the_lines_of_the_finished_game_only(
         publish(mosquitto, ("oche/board1/state", x01_state(darts=["T20"]), True))
         wait_until(lambda: feed.lines is None)  # a game runs: the last game's lines go
         assert any("result lines ignored" in r.getMessage() for r in caplog.records)
+        huge = json.dumps({**lines(), "pad": "x" * MAX_LINES_BYTES}).encode()
+        with pytest.raises(ValueError, match="more than"):
+            parse_lines(huge)
         publish(mosquitto, ("oche/board1/result/lines", lines(), True))  # late, during a game
         publish(mosquitto, ("oche/board1/state", finished, True))
         serial = feed.state_serial
