@@ -41,6 +41,7 @@ from display.banners import draw_banners
 from display.cues import collapse, cues_for
 from display.layout import Layout
 from display.leaderboards import Snapshot
+from display.lobby import parse_lobby
 from display.operator_link import OperatorLink
 from display.operator_pin import PinGate
 from display.scenes import (
@@ -56,7 +57,8 @@ from display.scenes.operator import OPERATOR_BUTTON, OperatorScene
 from display.sound_bank import Caller, SoundBank
 from display.sprites import Sprites
 from display.state_feed import StateFeed
-from mqtt_contract import Phase, StateView
+from mqtt_contract import PayloadError, Phase, StateView
+from mqtt_contract.lobby_payload import LobbyState, ResultLines
 
 __all__ = [
     "DEFAULT_SIZE",
@@ -179,23 +181,34 @@ def render_state(
     sprites: Sprites | None = None,
     leaderboards: tuple[Snapshot, ...] = (),
     joining: str | None = None,
+    lobby: LobbyState | None = None,
+    lines: ResultLines | None = None,
 ) -> pygame.Surface:
     """The frame the display shows for ``state`` (an MQTT state payload, or
     or its parsed view, ``None`` before one arrived) in a ``size`` window, at animation time
     ``clock``, with the daemon ``availability`` (``online``, ``offline`` or
-    ``no-broker``), the ``leaderboards`` snapshots (the attract screen's) and
-    the host the board waits to join (``oche play --join``), if any.
+    ``no-broker``), the ``leaderboards`` snapshots (the attract screen's),
+    the host the board waits to join (``oche play --join``), if any, the
+    state's ``lobby`` (read from a state payload when not given) and the
+    leaderboard's after-game ``lines``.
     Reads ``state`` only. Pass ``layout`` to see where text went, ``sprites``
     for a render cache of the caller's (none: the shared one, display/sprites.py)."""
     surface = pygame.Surface(size)
     layout = layout or Layout(*size)
+    if lobby is None and isinstance(state, Mapping):
+        try:
+            lobby = parse_lobby(state)
+        except PayloadError:
+            lobby = None  # shown as a daemon without a lobby
     state = as_view(state)
     scene = scene_for(state, sprites)
     scene.leaderboards = leaderboards
     scene.joining = joining
+    scene.set_lobby(lobby)
+    scene.lines = lines
     scene.clock = clock
     scene.draw(surface, layout)
-    draw_banners(surface, layout, state, availability, clock)
+    draw_banners(surface, layout, state, availability, clock, lines)
     return surface
 
 
@@ -255,6 +268,7 @@ class DisplayApp:
         """Show the game setup screen."""
         scene = SetupScene(sprites=self.sprites)
         scene.set_state(self.scene.state)
+        scene.set_lobby(self.scene.lobby)
         scene.size = self._window_size()
         self.scene = scene
 
@@ -400,6 +414,8 @@ class DisplayApp:
             self.scene.set_state(state)
         self.scene.leaderboards = self.feed.leaderboards
         self.scene.joining = self.joining
+        self.scene.set_lobby(self.feed.lobby)
+        self.scene.lines = self.feed.lines
         events = self.feed.events()
         for payload in events:
             if not self.in_operator and _is_button(payload, OPERATOR_BUTTON):
@@ -440,7 +456,7 @@ class DisplayApp:
         static = self._static_picture(surface, layout)
         surface.blit(static, (0, 0))
         self.scene.draw_animated(surface, layout)
-        draw_banners(surface, layout, state, availability, self.scene.clock)
+        draw_banners(surface, layout, state, availability, self.scene.clock, self.scene.lines)
 
     def _static_picture(self, surface: pygame.Surface, layout: Layout) -> pygame.Surface:
         cached = self._static
@@ -539,7 +555,8 @@ def run_display(
             )
             return EXIT_NO_STATE
         _, _, availability, connected = feed.snapshot()
-        surface = render_state(state, size, _availability(availability, connected))
+        available = _availability(availability, connected)
+        surface = render_state(state, size, available, lobby=feed.lobby, lines=feed.lines)
         screenshot = Path(os.fspath(screenshot))
         if screenshot.parent and not screenshot.parent.exists():
             screenshot.parent.mkdir(parents=True, exist_ok=True)

@@ -43,6 +43,7 @@ import math
 import pygame
 
 from display.layout import COLORS, Color, Layout, split
+from display.lobby import line_text, lines_for
 from display.scenes.base import board_problem, format_value, is_winner, player_label
 from display.scenes.registry import scene_class_for
 from display.scenes.remote import (
@@ -54,6 +55,7 @@ from display.scenes.remote import (
 )
 from engine import Reason
 from mqtt_contract import Phase, PlayerView, StateView
+from mqtt_contract.lobby_payload import PlayerLine, ResultLines
 
 __all__ = ["BANNERS", "active_banners", "banner_rect", "cpu_thrower", "draw_banners"]
 
@@ -189,8 +191,11 @@ def draw_banners(
     state: State | None,
     availability: str = "online",
     clock: float = 0.0,
+    lines: ResultLines | None = None,
 ) -> list[tuple[str, pygame.Rect]]:
-    """Draw every banner that applies over ``surface``; returns ``(banner, rect)``."""
+    """Draw every banner that applies over ``surface``; returns ``(banner,
+    rect)``. The winner's panel shows the leaderboard's ``lines`` of the game
+    under each player's row, when they are this game's."""
     drawn: list[tuple[str, pygame.Rect]] = []
     active = active_banners(state, availability)
     strips = [banner for banner in ("offline", "board", "journal") if banner in active]
@@ -201,7 +206,7 @@ def draw_banners(
             stacked = len(bottom)
         rect = banner_rect(layout, banner, stacked)
         if banner == "winner":
-            _winner(surface, layout, rect, state or StateView())
+            _winner(surface, layout, rect, state or StateView(), lines_for(state, lines))
         elif banner == "bust":
             _bust(surface, layout, rect, state or StateView(), clock)
         elif banner == "takeout":
@@ -341,15 +346,26 @@ def _bust_text(
         layout.text(surface, detail, detail_rect, layout.font_size(36), COLORS.text)
 
 
-def _winner(surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State) -> None:
+def _winner(
+    surface: pygame.Surface,
+    layout: Layout,
+    rect: pygame.Rect,
+    state: State,
+    lines: dict[int, PlayerLine],
+) -> None:
     surface.fill((150, 150, 156), special_flags=pygame.BLEND_MULT)
     players = state.players
-    needed = layout.px(130 + 50 + 10 + 64 * (len(players) + 1) + 2 * 28)
+    row = _LINE_ROW if lines else 64
+    needed = layout.px(130 + 50 + 10 + 64 + row * len(players) + 2 * 28)
     if needed < rect.height:
         rect = pygame.Rect(rect.x, rect.centery - needed // 2, rect.width, needed)
     layout.panel(surface, rect, COLORS.panel, COLORS.accent, 5)
     with layout.on(COLORS.panel):
-        _winner_text(surface, layout, rect, state, players)
+        _winner_text(surface, layout, rect, state, players, lines)
+
+
+_LINE_ROW = 96
+"""A player's row in the winner's panel with the leaderboard's line under it (design px)."""
 
 
 def _winner_text(
@@ -358,6 +374,7 @@ def _winner_text(
     rect: pygame.Rect,
     state: State,
     players: tuple[PlayerView, ...],
+    lines: dict[int, PlayerLine],
 ) -> None:
     inner = rect.inflate(-layout.px(40), -layout.px(28))
     team = state.team(state.winner_team)
@@ -383,10 +400,13 @@ def _winner_text(
     )
     stat_keys = _stat_columns(players)
     headers = ["", "score", *(_STAT_LABELS.get(key, key.replace("_", " ")) for key in stat_keys)]
-    row_height = min(table.height // (len(players) + 1), layout.px(64))
-    rows = [
-        pygame.Rect(table.x, table.y + i * row_height, table.width, row_height)
-        for i in range(len(players) + 1)
+    head_row = min(table.height // (len(players) + 1), layout.px(64))
+    player_row = head_row
+    if lines:
+        player_row = min((table.height - head_row) // max(1, len(players)), layout.px(_LINE_ROW))
+    rows = [pygame.Rect(table.x, table.y, table.width, head_row)] + [
+        pygame.Rect(table.x, table.y + head_row + i * player_row, table.width, player_row)
+        for i in range(len(players))
     ]
     widths = [0.34] + [0.66 / (len(headers) - 1)] * (len(headers) - 1)
 
@@ -402,6 +422,16 @@ def _winner_text(
     for text, cell in zip(headers, cells(rows[0]), strict=True):
         layout.text(surface, text, cell, layout.font_size(26), COLORS.dim, "right")
     for index, (player, row) in enumerate(zip(players, rows[1:], strict=False)):
+        line = lines.get(index)
+        if lines:
+            top = round(row.height * 0.62)
+            row, below = (
+                pygame.Rect(row.x, row.y, row.width, top),
+                pygame.Rect(row.x, row.y + top, row.width, row.height - top),
+            )
+            if line is not None:
+                layout.text(surface, line_text(line), below.inflate(-layout.px(16), 0),
+                            layout.font_size(28), COLORS.good, "left")  # fmt: skip
         won = is_winner(state, index)
         colour = COLORS.accent if won else COLORS.text
         stats = dict(player.stats.items)

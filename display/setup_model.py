@@ -10,6 +10,20 @@ so a dart in any bed of number n (single, double or treble) picks choice n
 GAME goes to the game step or on to the next game, PLAYER adds a player
 (8 wraps to 1), NEXT confirms the highlighted choice and START sends.
 
+With a daemon that holds a lobby (the state's ``lobby``, docs/players.md)
+the number of players gives way to the ``lobby`` step, **Players**: the
+lobby's suggestions (the venue's regulars, then the last players at this
+board) and whoever joined already, as a numbered list, :data:`PAGE_SIZE` a
+page (PLAYER turns the page), then "Guest" and "Done". Picking a player
+returns a ``join`` command (``{"id": n}`` for a roster player, else
+``{"name": ...}``), picking one who joined returns ``leave``, "Guest" joins
+the next free ``Guest n``; the lobby itself is the daemon's, so what the
+list shows as joined is what the state says. "Done" goes on to the last
+look with the lobby's players, or, with nobody in the lobby, to the number
+of players as before. The game then starts with ``new_game`` without
+``players`` (the daemon takes the lobby's, with their player ids), or with
+the players' names when teams or a computer opponent are chosen.
+
 The last look also offers a computer opponent: the ``computer`` step lists
 levels 1-10 (a dart in bed n picks level n) and "None"; with a level, the
 last player is the computer (``{"name": "Computer", "cpu": n}`` in the
@@ -34,25 +48,34 @@ from dataclasses import dataclass
 from typing import Any
 
 from display.darts import bed_of
+from display.lobby import guest_name, in_lobby, lobby_names, name_key
 from engine import EngineError, Option, OptionValue, PickingGame, game_class, game_ids, new_game
 from engine.beds import NUMBERS
 from engine.bot_targets import LEVELS, TARGET_AVERAGES
 from engine.lineup import MAX_PLAYERS
+from mqtt_contract.lobby_payload import LobbyState
 
 __all__ = [
     "BUTTONS",
     "INT_STEPS",
+    "MAX_NAME",
+    "PAGE_SIZE",
     "STEPS",
     "Choice",
+    "Pick",
     "SetupModel",
     "offered_options",
     "option_values",
     "segment_number",
 ]
 
-STEPS = ("game", "options", "players", "confirm", "computer")
-"""The steps of a setup, in order (``computer`` is reached from ``confirm``
-and goes back to it)."""
+STEPS = ("game", "options", "lobby", "players", "confirm", "computer")
+"""The steps of a setup, in order (``lobby`` only with a daemon that holds a
+lobby, ``players`` without one or with an empty lobby; ``computer`` is
+reached from ``confirm`` and goes back to it)."""
+
+PAGE_SIZE = 6
+"""Players a page of the ``lobby`` step lists (then "Guest" and "Done": eight tiles)."""
 
 COMPUTER_NAME = "Computer"
 """The computer player's name, unless its seat was given a name."""
@@ -75,6 +98,20 @@ class Choice:
     label: str
     detail: str = ""
     current: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """A player the ``lobby`` step offers: a suggestion, or one who joined."""
+
+    name: str
+    player_id: int | None
+    regular: bool
+    joined: bool
+
+    def ref(self) -> dict[str, object]:
+        """The player as ``join`` and ``leave`` name one: by roster id, else by name."""
+        return {"id": self.player_id} if self.player_id is not None else {"name": self.name}
 
 
 def segment_number(segment: object) -> int | None:
@@ -137,6 +174,10 @@ class SetupModel:
         self.teams = False
         self.computer: int | None = None
         """The computer opponent's level (it is the last player), or ``None``."""
+        self.lobby: LobbyState | None = None
+        """The daemon's lobby (the state's), ``None`` for a daemon without one."""
+        self.page = 0
+        """The page of the ``lobby`` step's list."""
         self.error: str | None = None
         self._reset_options()
 
@@ -164,8 +205,58 @@ class SetupModel:
 
     @property
     def computer_allowed(self) -> bool:
-        """A computer opponent is possible: two or more players, in a game thrown at the board."""
-        return self.player_count >= 2 and not issubclass(game_class(self.game), PickingGame)
+        """A computer opponent is possible: two or more players (with the
+        lobby's players: one or more, the computer joins them), in a game
+        thrown at the board."""
+        if issubclass(game_class(self.game), PickingGame):
+            return False
+        if self.from_lobby:
+            return len(self.lobby_players()) < MAX_PLAYERS
+        return self.player_count >= 2
+
+    @property
+    def from_lobby(self) -> bool:
+        """The players are the lobby's: the daemon holds one, and someone joined it."""
+        return bool(self.lobby_players())
+
+    def lobby_players(self) -> tuple[str, ...]:
+        """The names of the players in the daemon's lobby, in the order they joined."""
+        return lobby_names(self.lobby, MAX_PLAYERS)
+
+    def picks(self) -> tuple[Pick, ...]:
+        """Whom the ``lobby`` step lists: the lobby's suggestions, then the
+        players who joined without being among them (a guest, a phone's new name)."""
+        lobby = self.lobby
+        if lobby is None:
+            return ()
+        picks = [
+            Pick(s.name, s.player_id, s.regular, in_lobby(lobby, s.name, s.player_id) is not None)
+            for s in lobby.suggestions
+        ]
+        shown = {(p.player_id, name_key(p.name)) for p in picks}
+        ids = {p.player_id for p in picks if p.player_id is not None}
+        for player in lobby.players:
+            known = player.player_id in ids or (player.player_id, name_key(player.name)) in shown
+            if not known:
+                picks.append(Pick(player.name, player.player_id, False, True))
+        return tuple(picks)
+
+    @property
+    def pages(self) -> int:
+        """How many pages the ``lobby`` step's list takes (at least one)."""
+        return max(1, -(-len(self.picks()) // PAGE_SIZE))
+
+    def page_picks(self) -> tuple[Pick, ...]:
+        """The players on the ``lobby`` step's current page."""
+        page = min(self.page, self.pages - 1)
+        return self.picks()[page * PAGE_SIZE : (page + 1) * PAGE_SIZE]
+
+    def set_lobby(self, lobby: LobbyState | None) -> None:
+        """The daemon's lobby as the latest state has it: the players follow it."""
+        self.lobby = lobby
+        if self.step == "lobby" and lobby is None:
+            self._go("players")  # the daemon went (or is an older one)
+        self._fit_lineup()
 
     @property
     def computer_level(self) -> int | None:
@@ -173,8 +264,12 @@ class SetupModel:
         return self.computer if self.computer_allowed else None
 
     def players(self) -> list[str]:
-        """The names of the players, in order (an empty name is the default;
-        the computer's seat defaults to "Computer")."""
+        """The names of the players, in order: the lobby's (and the computer
+        after them), or those typed (an empty name is the default; the
+        computer's seat defaults to "Computer")."""
+        if self.from_lobby:
+            joined = list(self.lobby_players())
+            return [*joined, COMPUTER_NAME] if self.computer_level is not None else joined
         names = [self.names[i].strip() or f"Player {i + 1}" for i in range(self.player_count)]
         last = self.player_count - 1
         if self.computer_level is not None and names[last] == f"Player {last + 1}":
@@ -197,6 +292,9 @@ class SetupModel:
             return f"{option.name.capitalize()}: {option.help}" if option else "Options"
         if self.step == "players":
             return "How many players?"
+        if self.step == "lobby":
+            pages = f" (page {min(self.page, self.pages - 1) + 1} of {self.pages})"
+            return "Players: throw at your number" + (pages if self.pages > 1 else "")
         if self.step == "computer":
             return "Play against the computer: which level?"
         return "Ready? Start the game"
@@ -230,6 +328,8 @@ class SetupModel:
                 )
                 for n in range(1, MAX_PLAYERS + 1)
             ]
+        if self.step == "lobby":
+            return self._lobby_choices()
         if self.step == "computer":
             return [
                 Choice(f"Level {n}", f"average {average:g}", n == self.computer)
@@ -256,7 +356,10 @@ class SetupModel:
         """The choices so far as ``(what, value)`` pairs, for the summary bar."""
         items = [("Game", game_class(self.game).name)]
         items += [(name, value_text(value)) for name, value in self.options.items()]
-        items.append(("Players", str(self.player_count)))
+        if self.from_lobby:
+            items.append(("Players", ", ".join(self.players())))
+        else:
+            items.append(("Players", str(self.player_count)))
         if self.teams and self.teams_allowed:
             items.append(("Teams", "2"))
         if self.computer_level is not None:
@@ -279,7 +382,9 @@ class SetupModel:
             if self.games[index] != self.game:
                 self.game = self.games[index]
                 self._reset_options()
-            self._go("options" if self.spec else "players")
+            self._go("options" if self.spec else self._players_step())
+        elif self.step == "lobby":
+            return self._pick_player(index)
         elif self.step == "options":
             option = self.current_option
             if option is not None:
@@ -288,7 +393,7 @@ class SetupModel:
                 self.option_index += 1
                 self.highlight = self._chosen_index()
             else:
-                self._go("players")
+                self._go(self._players_step())
         elif self.step == "players":
             if not self.count_allowed(index + 1):
                 self.error = f"{game_class(self.game).name} is for {self._rule()}"
@@ -306,7 +411,7 @@ class SetupModel:
                 self.teams = not self.teams and self.teams_allowed
                 self._fit_lineup()
             elif index == 2:
-                self._go("players")
+                self._go(self._players_step())
             elif not self.computer_allowed:
                 self.error = (
                     f"{game_class(self.game).name} has no computer opponent here"
@@ -341,8 +446,14 @@ class SetupModel:
             self.option_index -= 1
             self.highlight = self._chosen_index()
             return True
-        if self.step == "players" and self.spec:
-            self._go("options", len(self.spec) - 1)
+        if self.step == "lobby" or (self.step == "players" and self.lobby is None):
+            if self.spec:
+                self._go("options", len(self.spec) - 1)
+            else:
+                self._go("game")
+            return True
+        if self.step == "players" or (self.step == "confirm" and self.from_lobby):
+            self._go("lobby" if self.lobby is not None else "players")
             return True
         if self.step == "computer":
             self._go("confirm")
@@ -366,6 +477,9 @@ class SetupModel:
                     self.game = self.games[self.highlight]
                     self._reset_options()
             return None
+        if name == "player" and self.step == "lobby":
+            self.next_page()
+            return None
         if name == "player":
             count = self.player_count
             for _ in range(MAX_PLAYERS):
@@ -382,6 +496,18 @@ class SetupModel:
         if name == "next":
             return self.confirm()
         return None
+
+    def join_by_name(self, name: str) -> dict[str, Any] | None:
+        """The ``join`` command for a name typed in the Players step (at most
+        :data:`MAX_NAME` characters; a name the roster knows joins as that
+        player, the daemon's to find), or ``None`` for an empty one."""
+        name = " ".join(name.split())[:MAX_NAME]
+        return {"command": "join", "player": {"name": name}} if name else None
+
+    def next_page(self) -> None:
+        """The ``lobby`` step's next page of players (the last wraps to the first)."""
+        self.page = (min(self.page, self.pages - 1) + 1) % self.pages
+        self.highlight = 0
 
     def set_name(self, index: int, text: str) -> None:
         """Name player ``index`` (0-based); at most :data:`MAX_NAME` characters.
@@ -404,8 +530,10 @@ class SetupModel:
         """The ``new_game`` command (docs/mqtt.md) for the choices made:
         ``game``, every offered option's value, the players (the last one a
         computer player ``{"name", "cpu": level}`` with a computer opponent) and,
-        with teams, the two teams. Checked with ``engine.new_game``: raises
-        :class:`engine.EngineError` when the engine would refuse it."""
+        with teams, the two teams; with the lobby's players alone, no
+        ``players`` (the daemon takes its lobby's, with their ids). Checked
+        with ``engine.new_game``: raises :class:`engine.EngineError` when the
+        engine would refuse it."""
         players = self.players()
         options = {
             option.name: self.options.get(option.name, option.default) for option in self.spec
@@ -413,12 +541,11 @@ class SetupModel:
         teams = self.team_members()
         new_game(self.game, players, options, teams or None)
         level = self.computer_level
-        command: dict[str, Any] = {
-            "command": "new_game",
-            "game": self.game,
-            "options": options,
-            "players": [*players[:-1], {"name": players[-1], "cpu": level}] if level else players,
-        }
+        command: dict[str, Any] = {"command": "new_game", "game": self.game, "options": options}
+        if not (self.from_lobby and level is None and not teams):
+            command["players"] = (
+                [*players[:-1], {"name": players[-1], "cpu": level}] if level else players
+            )
         if teams:
             command["teams"] = teams
         return command
@@ -431,6 +558,38 @@ class SetupModel:
         self.option_index = 0
         self._fit_lineup()
 
+    def _players_step(self) -> str:
+        """Who plays: the lobby's Players step with a daemon that holds one, else how many."""
+        return "lobby" if self.lobby is not None else "players"
+
+    def _lobby_choices(self) -> list[Choice]:
+        picks = self.page_picks()
+        choices = [
+            Choice(
+                pick.name,
+                "joined: again to leave"
+                if pick.joined
+                else ("regular" if pick.regular else "played here lately"),
+                pick.joined,
+            )
+            for pick in picks
+        ]
+        joined = self.lobby_players()
+        guest = guest_name(joined)
+        done = f"{len(joined)} joined: {', '.join(joined)}" if joined else "then how many players"
+        return [*choices, Choice("Guest", f"joins as {guest}"), Choice("Done", done)]
+
+    def _pick_player(self, index: int) -> dict[str, Any] | None:
+        """Tile ``index`` of the Players step: a player joins or leaves, a guest joins, or done."""
+        picks = self.page_picks()
+        if index < len(picks):
+            pick = picks[index]
+            return {"command": "leave" if pick.joined else "join", "player": pick.ref()}
+        if index == len(picks):
+            return {"command": "join", "player": {"name": guest_name(self.lobby_players())}}
+        self._go("confirm" if self.from_lobby else "players")
+        return None
+
     def _takes(self, count: int, teams: bool) -> bool:
         return game_class(self.game).takes_lineup(count, 2 if teams else 0)
 
@@ -440,8 +599,12 @@ class SetupModel:
     def _fit_lineup(self) -> None:
         """Keep the player count and teams to what the game takes: the
         smallest count it takes when the current one does not, no teams when
-        it refuses them, and two teams when only teams fit the count."""
-        if not self.count_allowed(self.player_count):
+        it refuses them, and two teams when only teams fit the count. With
+        the lobby's players the count is theirs (and the computer's): a count
+        the game does not take is the engine's to refuse at the start."""
+        if self.from_lobby:
+            self.player_count = len(self.players())
+        elif not self.count_allowed(self.player_count):
             self.player_count = next(n for n in range(1, MAX_PLAYERS + 1) if self.count_allowed(n))
         if self.teams and not self.teams_allowed:
             self.teams = False
@@ -454,6 +617,8 @@ class SetupModel:
         self.highlight = self._chosen_index()
 
     def _chosen_index(self) -> int:
+        if self.step == "lobby":  # Done once someone joined: NEXT goes on
+            return len(self.choices()) - 1 if self.from_lobby else 0
         for index, choice in enumerate(self.choices()):
             if choice.current:
                 return index

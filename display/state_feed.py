@@ -29,6 +29,14 @@ one would otherwise vanish without a trace (a tile the hand does not have,
 display's own, which the scenes turn into a notice as they do the daemon's
 events. Other clients' answers are ignored.
 
+The state's ``lobby`` (the players who joined the next game, the join code)
+is parsed once too, into :attr:`StateFeed.lobby` (``None`` for a daemon
+without one; a malformed one is logged once and read as ``None``). The
+leaderboard's after-game lines, retained on ``{base}/{board}/result/lines``,
+are :attr:`StateFeed.lines`: kept when they arrive while no game runs, and
+forgotten once a state shows a game running again (they were the last
+game's), so the game-over panel never shows another game's lines.
+
 It also subscribes to every game's leaderboard snapshot,
 ``{base}/leaderboard/+`` (retained, published by the leaderboard service):
 :attr:`StateFeed.leaderboards` holds the latest valid one of each game
@@ -57,13 +65,17 @@ import aiomqtt
 
 from display.background_loop import BackgroundMqtt
 from display.leaderboards import Snapshot, SnapshotError, parse_snapshot, snapshot_game
+from display.lobby import parse_lines, parse_lobby
 from mqtt_contract import (
+    PayloadError,
+    Phase,
     StateView,
     check_base,
     check_board_id,
     leaderboard_topic,
     parse_broker_url,
 )
+from mqtt_contract.lobby_payload import LobbyState, ResultLines
 
 __all__ = ["StateFeed"]
 
@@ -72,7 +84,9 @@ log = logging.getLogger(__name__)
 _MAX_EVENTS = 256
 _MAX_PENDING = 256
 """How many sent commands the feed remembers while their answers are due."""
-_SUBSCRIPTIONS = ("availability", "state", "event", "cmd/response")
+_SUBSCRIPTIONS = ("availability", "state", "event", "cmd/response", "result/lines")
+_RUNNING = (Phase.THROWING, Phase.TAKEOUT, Phase.WAITING_REMOTE)
+"""The phases of a game on: the last game's lines are stale then."""
 MAX_GAMES = 64
 """Leaderboard snapshots kept at most (the engine has a dozen games): more
 games' snapshots are ignored, so no client can fill the display's memory."""
@@ -106,6 +120,9 @@ class StateFeed(BackgroundMqtt):
         self._changed = threading.Condition(self._lock)
         self._state: dict[str, Any] | None = None
         self._view: StateView | None = None
+        self._lobby: LobbyState | None = None
+        self._lobby_problem: str | None = None
+        self._lines: ResultLines | None = None
         self._serial = 0
         self._availability: str | None = None
         self._leaderboards: dict[str, Snapshot] = {}
@@ -130,6 +147,18 @@ class StateFeed(BackgroundMqtt):
         """The latest state parsed into its typed view, or ``None`` before the first one."""
         with self._lock:
             return self._view
+
+    @property
+    def lobby(self) -> LobbyState | None:
+        """The latest state's ``lobby``, or ``None`` (none yet, a daemon without one)."""
+        with self._lock:
+            return self._lobby
+
+    @property
+    def lines(self) -> ResultLines | None:
+        """The leaderboard's lines of the board's last finished game, or ``None``."""
+        with self._lock:
+            return self._lines
 
     @property
     def state_serial(self) -> int:
@@ -260,6 +289,9 @@ class StateFeed(BackgroundMqtt):
             if game is not None:
                 self._take_snapshot(topic, game, data)
             return
+        if topic == self.topics["result/lines"]:
+            self._take_lines(topic, data)
+            return
         text = data.decode("utf-8", "replace")
         if topic == self.topics["availability"]:
             with self._changed:
@@ -275,14 +307,43 @@ class StateFeed(BackgroundMqtt):
             return
         is_state = topic == self.topics["state"]
         view = StateView.from_json(payload) if is_state else None  # parsed once, off the UI
+        lobby = self._read_lobby(topic, payload) if is_state else None
         with self._changed:
-            if is_state:
-                self._state, self._view = payload, view
+            if view is not None:
+                self._state, self._view, self._lobby = payload, view, lobby
                 self._serial += 1
+                if view.phase in _RUNNING:
+                    self._lines = None  # the last game's: this one has not finished
             elif topic == self.topics["event"]:
                 self._events.append(payload)
             elif topic == self.topics["cmd/response"]:
                 self._answer(payload)
+            self._changed.notify_all()
+
+    def _read_lobby(self, topic: str, payload: dict[str, Any]) -> LobbyState | None:
+        """The state's lobby; a malformed one is logged (once until it changes) and read as none."""
+        try:
+            lobby, problem = parse_lobby(payload), None
+        except PayloadError as error:
+            lobby, problem = None, str(error)
+        if problem is not None and problem != self._lobby_problem:
+            log.warning("%s: lobby ignored: %s", topic, problem)
+        self._lobby_problem = problem
+        return lobby
+
+    def _take_lines(self, topic: str, data: bytes) -> None:
+        """Keep the after-game lines that arrive while no game runs; an empty
+        message takes them away, one the display cannot read is ignored with a log line."""
+        try:
+            lines = parse_lines(data)
+        except PayloadError as error:
+            log.warning("%s: result lines ignored: %s", topic, error)
+            return
+        with self._changed:
+            view = self._view
+            if lines is not None and view is not None and view.phase in _RUNNING:
+                return  # a game runs: these are the last game's
+            self._lines = lines
             self._changed.notify_all()
 
     def _take_snapshot(self, topic: str, game: str, data: bytes) -> None:

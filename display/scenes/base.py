@@ -33,6 +33,7 @@ from display.dartboard import draw_board, draw_lit_beds
 from display.darts import total_points
 from display.layout import COLORS, Color, Layout, grid, split
 from display.leaderboards import Snapshot
+from display.lobby import Announcement, AnnouncementKind, announcement_for
 from display.sprites import SHARED_SPRITES, Sprites
 from engine import EngineError, game_class
 from engine.lineup import MAX_NAME_LENGTH
@@ -44,8 +45,10 @@ from mqtt_contract import (
     StateView,
     cpu_label,
 )
+from mqtt_contract.lobby_payload import LobbyState, ResultLines
 
 __all__ = [
+    "ANNOUNCEMENT_SECONDS",
     "MQTT_EVENT",
     "NOTICE_SECONDS",
     "SETUP_HINT",
@@ -79,6 +82,16 @@ SETUP_HINT = "Press GAME or any key to set up a game"
 
 NOTICE_SECONDS = 3.0
 """How long a notice (a contact not scored, an error, a refused command) stays on screen."""
+
+ANNOUNCEMENT_SECONDS = 4.0
+"""How long a lobby's announcement (a player joined, a card refused) stays on screen."""
+ANNOUNCEMENT_SLIDE = 0.25
+"""How long an announcement takes to slide in from the top."""
+_ANNOUNCEMENT_COLOURS = {
+    AnnouncementKind.JOINED: COLORS.here,
+    AnnouncementKind.LEFT: COLORS.stale,
+    AnnouncementKind.REFUSED: COLORS.bad,
+}
 
 
 def can_set_up(state: StateView | None) -> bool:
@@ -278,6 +291,13 @@ class Scene:
         self.joining: str | None = None
         """The host this board waits to join (``oche play --join HOST``), as
         given: the attract screen says so; the app sets it every frame."""
+        self.lobby: LobbyState | None = None
+        """The state's ``lobby`` (``None``: a daemon without one); set with :meth:`set_lobby`."""
+        self.lines: ResultLines | None = None
+        """The leaderboard's lines of the board's last stored result (the game-over
+        panel shows them); the app sets them every frame."""
+        self.announcements: list[tuple[float, Announcement]] = []
+        """The lobby's recent announcements, ``(time, announcement)``: drawn as a banner."""
 
     # ----------------------------------------------------------- the loop
 
@@ -285,6 +305,10 @@ class Scene:
         """Show ``state`` from now on (the app calls this when a new state
         arrives; a state document is parsed into its view here)."""
         self.state = as_view(state)
+
+    def set_lobby(self, lobby: LobbyState | None) -> None:
+        """Show ``lobby`` (the state's, parsed by the feed) from now on."""
+        self.lobby = lobby
 
     def process_event(self, event: pygame.event.Event) -> pygame.event.Event | None:
         """Take a pygame event; return it to pass it on, ``None`` when used up."""
@@ -295,12 +319,19 @@ class Scene:
                 if text is not None:
                     self.notices = [*self.notices[-2:], (self.clock, text)]
                     return None
+                announcement = announcement_for(payload)
+                if announcement is not None:
+                    self.announcements = [*self.announcements[-2:], (self.clock, announcement)]
+                    return None
         return event
 
     def update(self, dt: float) -> None:
         """Advance the animation clock by ``dt`` seconds; forget old notices."""
         self.clock += max(0.0, dt)
         self.notices = [n for n in self.notices if self.clock - n[0] < NOTICE_SECONDS]
+        self.announcements = [
+            a for a in self.announcements if self.clock - a[0] < ANNOUNCEMENT_SECONDS
+        ]
 
     def draw(self, surface: pygame.Surface, layout: Layout | None = None) -> None:
         """Draw the whole scene on ``surface``; changes nothing but its pixels.
@@ -450,7 +481,9 @@ class Scene:
             layout.text(surface, total, rows[3], layout.font_size(34), colour)
 
     def draw_notices(self, surface: pygame.Surface, layout: Layout) -> None:
-        """The recent notices, newest at the bottom, above the banners' strip."""
+        """The recent notices, newest at the bottom, above the banners'
+        strip, and the lobby's announcements at the top."""
+        self.draw_announcements(surface, layout)
         live = [text for at, text in self.notices if 0 <= self.clock - at < NOTICE_SECONDS]
         height = layout.px(44)
         bottom = layout.height - layout.px(110)
@@ -466,6 +499,52 @@ class Scene:
                 layout.font_size(26),
                 COLORS.text,
             )
+
+    def draw_announcements(self, surface: pygame.Surface, layout: Layout) -> None:
+        """The lobby's live announcements under the header, newest first, each
+        sliding down into place as it arrives (``Ann joined with their card``,
+        a card refused)."""
+        live = [
+            (at, item)
+            for at, item in self.announcements
+            if 0 <= self.clock - at < ANNOUNCEMENT_SECONDS
+        ]
+        height = layout.px(84)
+        top = layout.px(96)
+        for offset, (at, item) in enumerate(reversed(live)):
+            slide = min(1.0, (self.clock - at) / ANNOUNCEMENT_SLIDE)
+            rect = layout.rect(0.18, 0, 0.64, 0)
+            rect.height = height
+            rect.y = top + offset * (height + layout.px(8)) - round((1 - slide) * height)
+            colour = _ANNOUNCEMENT_COLOURS[item.kind]
+            layout.panel(surface, rect, colour, COLORS.text, 2)
+            inner = rect.inflate(-layout.px(28), -layout.px(10))
+            with layout.on(colour):
+                if item.detail:
+                    text_rect, detail_rect = split(inner, 2, layout.px(12))
+                    text_rect.width = round(inner.width * 0.72)
+                    detail_rect.x, detail_rect.width = (
+                        text_rect.right,
+                        inner.right - text_rect.right,
+                    )
+                    layout.text(
+                        surface,
+                        item.detail,
+                        detail_rect,
+                        layout.font_size(30),
+                        COLORS.text,
+                        "right",
+                    )
+                else:
+                    text_rect = inner
+                layout.text(
+                    surface,
+                    item.text,
+                    text_rect,
+                    layout.font_size(40),
+                    COLORS.text,
+                    "left" if item.detail else "center",
+                )
 
     # ------------------------------------------------------ player cards
 

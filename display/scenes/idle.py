@@ -8,6 +8,11 @@ With leaderboard snapshots from MQTT (the leaderboard service's retained
 ``{base}/leaderboard/{game}``), it is a bar board's attract mode: beside the
 board it turns through each game's top 10 and the day's records, one page
 every :data:`PAGE_SECONDS`, in place of the list of games.
+
+With the state's ``lobby`` it is the lobby too: the QR code of its
+``join_url`` and the join code take the board's place, and once players have
+joined the next game their list takes the place of the games (or of the
+leaderboard pages).
 """
 
 from __future__ import annotations
@@ -31,8 +36,10 @@ from display.scenes.base import (
     short_name,
 )
 from display.scenes.credits import credits_line
+from display.scenes.lobby_view import draw_join_code, draw_lobby_players
 from display.scenes.remote import joining_headline, waiting_detail
 from engine import Bed, game_class, game_ids
+from mqtt_contract.lobby_payload import LobbyState
 
 __all__ = [
     "GAME_COLUMNS",
@@ -111,8 +118,19 @@ class IdleScene(Scene):
         return int(self.clock // PAGE_SECONDS) % pages if pages else None
 
     def static_key(self) -> Hashable:
-        key = (self.page_index(), self.leaderboards) if self.leaderboards else None
+        pages = (self.page_index(), self.leaderboards) if self.leaderboards else None
+        key: Hashable = pages if self.lobby is None else (pages, self.lobby)
         return key if self.joining is None else (key, self.joining)
+
+    @property
+    def shows_join_code(self) -> bool:
+        """The QR code of the lobby's join link takes the board's place."""
+        return self.lobby is not None and bool(self.lobby.join_url) and self.joining is None
+
+    @property
+    def shows_players(self) -> bool:
+        """The lobby's players take the place of the games or the leaderboards."""
+        return self.lobby is not None and bool(self.lobby.players)
 
     def headline(self) -> tuple[str, str]:
         """The headline and the hint under it: waiting for the daemon, a
@@ -142,18 +160,26 @@ class IdleScene(Scene):
 
     def draw_animated(self, surface: pygame.Surface, layout: Layout) -> None:
         board_rect, _ = self.board_and_text(layout, self.regions(layout)["main"])
-        step = int(self.clock * SECTORS_PER_SECOND) % len(BOARD_ORDER)
-        number = BOARD_ORDER[step]
-        sector = tuple(Bed(number, multiplier).notation for multiplier in (1, 3, 2))
-        draw_lit_beds(surface, board_rect, sector, self.clock, self.sprites)
+        if not self.shows_join_code:
+            step = int(self.clock * SECTORS_PER_SECOND) % len(BOARD_ORDER)
+            number = BOARD_ORDER[step]
+            sector = tuple(Bed(number, multiplier).notation for multiplier in (1, 3, 2))
+            draw_lit_beds(surface, board_rect, sector, self.clock, self.sprites)
         super().draw_animated(surface, layout)
 
     def draw_body(
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
     ) -> None:
         board_rect, text_rect = self.board_and_text(layout, rect)
-        draw_board(surface, board_rect, self.sprites)
+        if self.shows_join_code and self.lobby is not None:
+            with layout.on(COLORS.panel):
+                draw_join_code(surface, layout, board_rect, self.lobby, self.sprites)
+        else:
+            draw_board(surface, board_rect, self.sprites)
         headline, hint = self.headline()
+        if self.shows_players and self.lobby is not None:
+            self.draw_lobby(surface, layout, text_rect, headline, hint, self.lobby)
+            return
         if self.leaderboards:
             credits = credits_line(state)
             hint = hint if credits is None else f"{credits}  ·  {hint}"
@@ -180,6 +206,25 @@ class IdleScene(Scene):
         self.draw_status(surface, layout, parts["status"], 36)
         self.draw_problem(surface, layout, parts["problem"])
         self.draw_games(surface, layout, parts["games"])
+
+    def draw_lobby(
+        self,
+        surface: pygame.Surface,
+        layout: Layout,
+        rect: pygame.Rect,
+        headline: str,
+        hint: str,
+        lobby: LobbyState,
+    ) -> None:
+        """The headline and hint, small, the players who joined the next game,
+        and the board's status."""
+        parts = bands(
+            rect, (("headline", 0.1), ("hint", 0.06), ("gap", 0.02), ("players", 0.72)), "status"
+        )
+        layout.text(surface, headline, parts["headline"], layout.font_size(48), COLORS.text, "left")
+        layout.text(surface, hint, parts["hint"], layout.font_size(22), COLORS.dim, "left")
+        draw_lobby_players(surface, layout, parts["players"], lobby)
+        self.draw_status(surface, layout, parts["status"], 28)
 
     def draw_problem(self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> None:
         """What is wrong with the board (the state's ``board.problem``), on up

@@ -6,7 +6,10 @@ Inputs (:meth:`SetupScene.process_event`): digits 1-9 pick a tile, the
 arrows move the highlight, Enter confirms it, Backspace goes back, ``g`` and
 ``p`` are the GAME and PLAYER buttons, Space is START, Tab edits the players'
 names (type, Tab for the next, Enter to finish). A click or a touch on a tile
-picks it. The daemon's MQTT events arrive as :data:`MQTT_EVENT`: ``button``
+picks it. In the Players step (a daemon with a lobby) a pick sends ``join``
+or ``leave`` at once, PLAYER (``p``) turns the page, and Tab types a name
+to join (Enter sends it, Esc stops typing). The daemon's MQTT
+events arrive as :data:`MQTT_EVENT`: ``button``
 events (game, player, start, next) and ``hit`` events (a dart in any bed of
 number n picks tile n). A command the model returns is put in
 :attr:`SetupScene.outbox` for the app to send.
@@ -22,9 +25,10 @@ import pygame
 from display.layout import COLORS, Layout, grid, split
 from display.scenes.base import MQTT_EVENT, Scene, State
 from display.scenes.credits import credits_line
-from display.setup_model import BUTTONS, SetupModel, segment_number
+from display.setup_model import BUTTONS, MAX_NAME, SetupModel, segment_number
 from display.sprites import Sprites
 from mqtt_contract import StateView
+from mqtt_contract.lobby_payload import LobbyState
 
 __all__ = ["SetupScene", "tile_rects"]
 
@@ -61,6 +65,8 @@ class SetupScene(Scene):
         self.model = model or SetupModel()
         self.editing: int | None = None
         """The player whose name is being typed, or ``None``."""
+        self.typed: str | None = None
+        """The name being typed to join the lobby (the Players step's Tab), or ``None``."""
         self.size: tuple[int, int] = (1280, 720)
         """The window's size, to find the tile under a click (the app keeps it current)."""
         self.sent = False
@@ -71,10 +77,14 @@ class SetupScene(Scene):
         """The current step's tiles in ``layout``."""
         return tile_rects(layout, len(self.model.choices()))
 
+    def set_lobby(self, lobby: LobbyState | None) -> None:
+        super().set_lobby(lobby)
+        self.model.set_lobby(lobby)
+
     def _result(self, command: dict[str, Any] | None) -> None:
         if command is not None:
             self.outbox.append(command)
-            self.sent = True
+            self.sent = self.sent or command.get("command") == "new_game"
 
     def process_event(self, event: pygame.event.Event) -> pygame.event.Event | None:
         if event.type == MQTT_EVENT:
@@ -106,6 +116,8 @@ class SetupScene(Scene):
         key = event.key
         if self.editing is not None:
             return self._typing(event)
+        if self.typed is not None:
+            return self._typing_join(event)
         if key in _DIGITS:
             self._result(self.model.select(_DIGITS[key]))
         elif key in _ARROWS_NEXT:
@@ -122,10 +134,29 @@ class SetupScene(Scene):
             self.model.press("player")
         elif key == pygame.K_SPACE:
             self._result(self.model.press("start"))
+        elif key == pygame.K_TAB and self.model.step == "lobby":
+            self.typed = ""
         elif key == pygame.K_TAB:
             self.editing = 0
         else:
             return event
+        return None
+
+    def _typing_join(self, event: pygame.event.Event) -> pygame.event.Event | None:
+        """A key while a name to join is typed: Enter sends ``join``, Esc stops."""
+        typed = self.typed or ""
+        key = event.key
+        if key == pygame.K_ESCAPE:
+            self.typed = None
+        elif key in _ENTER:
+            self.typed = None
+            self._result(self.model.join_by_name(typed))
+        elif key == pygame.K_BACKSPACE:
+            self.typed = typed[:-1]
+        else:
+            text = getattr(event, "unicode", "")
+            if text and text.isprintable() and len(typed) < MAX_NAME:
+                self.typed = typed + text
         return None
 
     def _typing(self, event: pygame.event.Event) -> pygame.event.Event | None:
@@ -189,7 +220,10 @@ class SetupScene(Scene):
             ):
                 layout.text(surface, f"{what}: {value}", cell, layout.font_size(24), COLORS.text)
         question = layout.rect(0.03, 0.17, 0.94, 0.06)
-        if self.sent:
+        if self.typed is not None:
+            cursor = "_" if int(self.clock * 2) % 2 == 0 else ""
+            text, colour = f"Type a name to join: {self.typed}{cursor}", COLORS.text
+        elif self.sent:
             text, colour = "Starting the game...", COLORS.good
         elif model.error:
             text, colour = model.error, COLORS.bad
@@ -209,6 +243,13 @@ class SetupScene(Scene):
             hint = (
                 "Type a name  ·  Tab next player  ·  Backspace delete  ·  "
                 "Enter done  ·  Esc cancel setup"
+            )
+        elif self.typed is not None:
+            hint = "Type a name  ·  Backspace delete  ·  Enter joins  ·  Esc stop typing"
+        elif model.step == "lobby":
+            hint = (
+                "1-9 or throw: join or leave  ·  P/PLAYER next page  ·  Tab type a name  ·  "
+                "arrows + Enter  ·  Backspace back  ·  Space/START start  ·  Esc cancel"
             )
         else:
             hint = (

@@ -22,6 +22,7 @@ from display.app import render_state
 from display.banners import active_banners, banner_rect
 from display.dartboard import BOARD_ORDER, LIT, bed_centre, draw_dartboard
 from display.layout import Layout
+from display.lobby import parse_lobby
 from display.scenes import (
     MQTT_EVENT,
     CricketScene,
@@ -37,6 +38,7 @@ from display.scenes.x01 import checkout_route
 from engine import game_class, game_ids, new_game, parse_event
 from engine.game_log import replay_log
 from mqtt_contract import StateView
+from mqtt_contract.lobby_payload import LobbyState, ResultLines
 
 SIZE = (1280, 720)
 SMALL = (800, 480)
@@ -687,6 +689,12 @@ class FakeFeed:
         self.pending: list[dict[str, Any]] = []
         self.sent: list[dict[str, Any]] = []
         self.leaderboards: tuple[Any, ...] = ()
+        self.lines: ResultLines | None = None
+
+    @property
+    def lobby(self) -> LobbyState | None:
+        """The state's lobby, as the feed parses it."""
+        return None if self.state is None else parse_lobby(self.state)
 
     def snapshot(self) -> tuple[StateView | None, int, str | None, bool]:
         view = None if self.state is None else StateView.from_json(self.state)
