@@ -43,6 +43,7 @@ class Commands(Protocol):
 
 EXTRAS = {
     "pygame": "display",
+    "segno": "display",
     "usb": "usb",
     "libusb_package": "usb",
     "bleak": "ble",
