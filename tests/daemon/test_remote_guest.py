@@ -655,6 +655,28 @@ async def test_a_guest_restart_resumes_the_match_and_resends_with_the_same_seqs(
         assert host.actions()[-1] == (3, "hit", "S9")
 
 
+async def test_a_journaled_match_with_a_bad_player_board_is_ended_at_start_up(
+    tmp_path: Path, mosquitto: MosquittoBroker, seen: Watcher, caplog: pytest.LogCaptureFixture
+) -> None:
+    journal = tmp_path / "journal.sqlite3"
+    with Journal(journal) as opened:
+        players = [{"name": "Cy", "board": GUEST}, {"name": "Ann", "board": "oche/a b"}]
+        opened.remote.guest_join("m-bad", HOST, "pub2", "x01", {"start": 301}, players, 1.0)
+    guest = guest_running(tmp_path, mosquitto)
+    with caplog.at_level(logging.ERROR):
+        await guest.start()
+    try:
+        state = await seen.state_where(lambda s: s["phase"] == "idle")
+        assert "remote" not in state
+        assert journal_rows(journal, "SELECT status, end_reason FROM guest_matches") == [
+            ("ended", "ended")
+        ]
+        assert any("remote match m-bad: bad board 'oche/a b'" in r.message for r in caplog.records)
+    finally:
+        await guest.stop()
+        guest.board.close()
+
+
 @pytest.mark.slow
 async def test_hits_while_the_broker_is_down_reach_the_host_once_it_is_back(
     tmp_path: Path, mosquitto: MosquittoBroker, seen: Watcher, monkeypatch: pytest.MonkeyPatch
