@@ -1,16 +1,20 @@
 """The leaderboard API's JSON, as pydantic models: what ``/api/...`` returns,
 what ``oche leaderboard show --json`` prints and what the pages render. The
-queries build these; the routers and templates only pass them on."""
+queries build these; the routers and templates only pass them on. The rows'
+figures are made from :data:`leaderboard.figures.FIGURES` (:data:`ROW_MODELS`)."""
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, create_model
 
+from engine.traits import Family
+from leaderboard.figures import row_figures
 from mqtt_contract import Period
 
 __all__ = [
+    "ROW_MODELS",
     "AveragePoint",
     "CricketRow",
     "LeaderboardRow",
@@ -45,26 +49,35 @@ class LeaderboardRow(BaseModel):
     highlight: float | None = None
 
 
-class X01Row(LeaderboardRow):
-    three_dart_average: float | None
-    first9_average: float | None
-    checkout_percent: float | None
-    highest_checkout: int | None
-    best_leg_darts: int | None
-    count_100: int
-    count_140: int
-    count_180: int
+def _row_model(name: str, family: Family) -> type[LeaderboardRow]:
+    """The row model of a family of games: :class:`LeaderboardRow` and a field
+    for each of its figures (:func:`row_figures`, in the table's order); a count
+    is an int, a best or a ratio None until there is one (every field required)."""
+    fields: dict[str, Any] = {
+        figure.name: (figure.value_type | None if figure.nullable else figure.value_type, ...)
+        for figure in row_figures(family)
+    }
+    return create_model(name, __base__=LeaderboardRow, __module__=__name__, **fields)
 
 
-class CricketRow(LeaderboardRow):
-    mpr: float | None
-    best_game_mpr: float | None
-    count_5_marks: int
-    count_7_marks: int
-    count_9_marks: int
+X01Row = _row_model("X01Row", Family.COUNTDOWN)
+CricketRow = _row_model("CricketRow", Family.MARKS)
 
+ROW_MODELS: dict[Family, type[LeaderboardRow]] = {
+    Family.COUNTDOWN: X01Row,
+    Family.MARKS: CricketRow,
+    Family.PLAIN: LeaderboardRow,
+}
+"""The row model of each family of games."""
 
-Row = X01Row | CricketRow | LeaderboardRow
+if TYPE_CHECKING:
+    Row: TypeAlias = LeaderboardRow
+    """To a type checker every row is a :class:`LeaderboardRow` (the figures are
+    made at import, read by name)."""
+else:
+    Row = X01Row | CricketRow | LeaderboardRow
+    """A row of any family: the union pydantic validates, serialises and
+    writes into the OpenAPI document (``anyOf``)."""
 
 
 class PlayerGameStats(BaseModel):

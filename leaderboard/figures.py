@@ -1,10 +1,11 @@
 """The leaderboard's statistics in one table, :data:`FIGURES`: each figure's
 name, how the tables aggregate it and which games' rows show it. It makes the
-replay's tally (:mod:`leaderboard.scoring`), the ``result_players`` row a
-result stores, the kept totals and the period tables' sums
-(:mod:`leaderboard.totals`) and the API rows (:mod:`leaderboard.queries`).
-A new statistic is a line here, its columns in :mod:`leaderboard.models` and
-the row model, and a migration (docs/leaderboard.md, "Adding a statistic")."""
+replay's tally (:mod:`leaderboard.scoring`), the columns of ``result_players``
+(a player's figures in one result) and ``player_totals`` (the kept totals) in
+:mod:`leaderboard.models`, the totals and the period tables' sums
+(:mod:`leaderboard.totals`) and the API's row models (:mod:`leaderboard.api_models`).
+A new statistic is a line here and a migration adding its columns
+(docs/leaderboard.md, "Where a game's and a statistic's knowledge lives")."""
 
 from __future__ import annotations
 
@@ -69,6 +70,17 @@ class Figure:
     def column(self) -> str | None:
         """The ``result_players`` column, None when a result stores none."""
         return self.name if self.line == "" else self.line
+
+    @property
+    def value_type(self) -> type[int] | type[float]:
+        """What its values are: a ratio (or a best of one) a float, else an int."""
+        return float if self.ratio is not None else int
+
+    @property
+    def nullable(self) -> bool:
+        """Whether it may have no value: a count is 0 until something counts,
+        a best or a ratio None until there is one."""
+        return self.aggregate is not Aggregate.SUM
 
 
 _X01 = Family.COUNTDOWN

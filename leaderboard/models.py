@@ -1,10 +1,13 @@
 """The leaderboard's tables as typed SQLAlchemy models. Every figure a ranking
 needs is a real numeric column of ``result_players`` (with the result's game,
-venue and time copied beside it), so tables aggregate in SQL on one index."""
+venue and time copied beside it), so tables aggregate in SQL on one index.
+The figure columns of ``result_players`` and ``player_totals`` are made from
+:data:`leaderboard.figures.FIGURES` (:class:`LineFigures`, :class:`TotalFigures`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from sqlalchemy import (
     JSON,
@@ -18,10 +21,19 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.orm import (
+    DeclarativeBase,
+    InstrumentedAttribute,
+    Mapped,
+    MappedColumn,
+    mapped_column,
+)
+
+from leaderboard.figures import LINE_FIGURES, TOTAL_FIGURES, Figure
 
 __all__ = [
     "Base",
+    "LineFigures",
     "Player",
     "PlayerCard",
     "PlayerRating",
@@ -31,6 +43,7 @@ __all__ = [
     "Result",
     "ResultPlayer",
     "Superseded",
+    "TotalFigures",
     "Venue",
 ]
 
@@ -133,7 +146,53 @@ class Result(Base):
     """1 for a game's first result, one more each time it was finished again."""
 
 
-class ResultPlayer(Base):
+def _figure_column(figure: Figure, default: int | None) -> MappedColumn[Any]:
+    """A figure's column: an Integer or a Float, NULL allowed for a best (a
+    count is NOT NULL, ``default`` its value when an insert gives none)."""
+    sql_type = Float if figure.value_type is float else Integer
+    return mapped_column(sql_type, nullable=figure.nullable, default=default)
+
+
+class _Figures:
+    """A model whose figure columns are made from :data:`leaderboard.figures.FIGURES`:
+    a mixin made with ``columns`` (by figure name) adds them to each model that
+    inherits it (declarative copies a mixin's columns); :meth:`figure` reads one."""
+
+    figure_columns: ClassVar[frozenset[str]] = frozenset()
+    """The names of the figure columns."""
+
+    def __init_subclass__(
+        cls, columns: Mapping[str, MappedColumn[Any]] | None = None, **kwargs: Any
+    ) -> None:
+        super().__init_subclass__(**kwargs)
+        if columns is not None:
+            for name, column in columns.items():
+                setattr(cls, name, column)
+            cls.figure_columns = frozenset(columns)
+
+    @classmethod
+    def figure(cls, name: str) -> InstrumentedAttribute[Any]:
+        """The column of the figure ``name`` (a KeyError names what is not one)."""
+        if name not in cls.figure_columns:
+            raise KeyError(f"{name!r} is not a figure column of {cls.__name__}")
+        column: InstrumentedAttribute[Any] = getattr(cls, name)
+        return column
+
+
+class LineFigures(
+    _Figures,
+    columns={str(f.column): _figure_column(f, None if f.nullable else 0) for f in LINE_FIGURES},
+):
+    """The figures a result stores for each player (:data:`LINE_FIGURES`), one
+    column each in ``result_players``: a count 0 unless the insert gives one, a best NULL."""
+
+
+class TotalFigures(_Figures, columns={f.name: _figure_column(f, None) for f in TOTAL_FIGURES}):
+    """The figures a player's kept totals hold (:data:`TOTAL_FIGURES`), one
+    column each in ``player_totals``."""
+
+
+class ResultPlayer(LineFigures, Base):
     """One player's figures in one result (``scoring.PlayerLine``). ``player_id``
     is null for a computer player, and once the player was forgotten; ``name``
     is the spelling played under."""
@@ -163,27 +222,13 @@ class ResultPlayer(Base):
     placement: Mapped[int] = mapped_column(Integer)
     darts: Mapped[int] = mapped_column(Integer)
     highlight: Mapped[float | None] = mapped_column(Float)
-    points: Mapped[int] = mapped_column(Integer, default=0)
-    first9_points: Mapped[int] = mapped_column(Integer, default=0)
-    first9_darts: Mapped[int] = mapped_column(Integer, default=0)
-    checkout_darts: Mapped[int] = mapped_column(Integer, default=0)
-    checkouts: Mapped[int] = mapped_column(Integer, default=0)
-    highest_checkout: Mapped[int | None] = mapped_column(Integer)
-    leg_darts: Mapped[int | None] = mapped_column(Integer)
-    count_100: Mapped[int] = mapped_column(Integer, default=0)
-    count_140: Mapped[int] = mapped_column(Integer, default=0)
-    count_180: Mapped[int] = mapped_column(Integer, default=0)
-    marks: Mapped[int] = mapped_column(Integer, default=0)
-    count_5_marks: Mapped[int] = mapped_column(Integer, default=0)
-    count_7_marks: Mapped[int] = mapped_column(Integer, default=0)
-    count_9_marks: Mapped[int] = mapped_column(Integer, default=0)
     cpu_level: Mapped[int | None] = mapped_column(Integer, default=None)
     """A computer player's level (the result's ``cpu``): such a line has no
     ``player_id``, so it is in no table, rating or record. None for a person
     (and for every line stored before migration 0005)."""
 
 
-class PlayerTotal(Base):
+class PlayerTotal(TotalFigures, Base):
     """A player's all-time figures in one game: the sums, bests and worsts of
     their ``result_players`` rows, kept up to date by each stored result, so
     the all-time table reads one row a player instead of adding up every game."""
@@ -197,22 +242,7 @@ class PlayerTotal(Base):
     played: Mapped[int] = mapped_column(Integer)
     won: Mapped[int] = mapped_column(Integer)
     highlight: Mapped[float | None] = mapped_column(Float)
-    points: Mapped[int] = mapped_column(Integer)
     darts: Mapped[int] = mapped_column(Integer)
-    first9_points: Mapped[int] = mapped_column(Integer)
-    first9_darts: Mapped[int] = mapped_column(Integer)
-    checkouts: Mapped[int] = mapped_column(Integer)
-    checkout_darts: Mapped[int] = mapped_column(Integer)
-    highest_checkout: Mapped[int | None] = mapped_column(Integer)
-    best_leg_darts: Mapped[int | None] = mapped_column(Integer)
-    count_100: Mapped[int] = mapped_column(Integer)
-    count_140: Mapped[int] = mapped_column(Integer)
-    count_180: Mapped[int] = mapped_column(Integer)
-    marks: Mapped[int] = mapped_column(Integer)
-    best_game_mpr: Mapped[float | None] = mapped_column(Float)
-    count_5_marks: Mapped[int] = mapped_column(Integer)
-    count_7_marks: Mapped[int] = mapped_column(Integer)
-    count_9_marks: Mapped[int] = mapped_column(Integer)
 
 
 class Rejected(Base):

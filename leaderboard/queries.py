@@ -25,11 +25,9 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 
 from engine import X01, game_class, game_ids
-from engine.traits import Family
 from leaderboard.api_models import (
+    ROW_MODELS,
     AveragePoint,
-    CricketRow,
-    LeaderboardRow,
     Period,
     PlayerCard,
     PlayerGameStats,
@@ -42,7 +40,6 @@ from leaderboard.api_models import (
     ResultSummary,
     Row,
     VisitBreakdown,
-    X01Row,
 )
 from leaderboard.figures import Aggregate, Figure, row_figures
 from leaderboard.models import (
@@ -157,14 +154,6 @@ def _per(top: int | None, bottom: int | None, scale: float) -> float | None:
     return round(top * scale / bottom, 2) if top is not None and bottom else None
 
 
-_ROW_MODELS: dict[Family, type[Row]] = {
-    Family.COUNTDOWN: X01Row,
-    Family.MARKS: CricketRow,
-    Family.PLAIN: LeaderboardRow,
-}
-"""The row model of each family of games: what it adds is :func:`row_figures`."""
-
-
 def _value(figure: Figure, figures: Any) -> float | int | None:
     """A row's value of ``figure`` from the aggregates: a ratio worked out, a
     count (0 when none), a best as kept (a best ratio to two places)."""
@@ -197,7 +186,7 @@ def _row(game: str, rank: int, figures: Any) -> Row:
         "highlight": figures.highlight,
     }
     values.update((figure.name, _value(figure, figures)) for figure in row_figures(family))
-    return _ROW_MODELS[family].model_construct(**values)
+    return ROW_MODELS[family].model_construct(**values)
 
 
 def _ranked(
@@ -540,19 +529,20 @@ def _record(
 def _most_180s(session: Session, condition: ColumnElement[bool] | None) -> RecordEntry | None:
     """Who threw the most 180s in the period, with their latest such game."""
     figures = PlayerFigures
-    where = [figures.game == X01.id, figures.count_180 > 0, figures.cpu_level.is_(None)]
+    count_180 = figures.figure("count_180")
+    where = [figures.game == X01.id, count_180 > 0, figures.cpu_level.is_(None)]
     if condition is not None:
         where.append(condition)
     who = func.coalesce(figures.player_id, -figures.id)
     totals = session.execute(
         select(
             who.label("who"),
-            func.sum(figures.count_180).label("total"),
+            func.sum(count_180).label("total"),
             func.max(figures.finished_at).label("at"),
         )
         .where(*where)
         .group_by(who)
-        .order_by(func.sum(figures.count_180).desc(), func.max(figures.finished_at))
+        .order_by(func.sum(count_180).desc(), func.max(figures.finished_at))
         .limit(1)
     ).first()
     if totals is None:
@@ -605,9 +595,11 @@ def records(
         period=period,
         venue=venue,
         highest_checkout=_record(
-            session, X01.id, "highest checkout", figures.highest_checkout, True, condition
+            session, X01.id, "highest checkout", figures.figure("highest_checkout"), True, condition
         ),
-        best_leg=_record(session, X01.id, "best leg", figures.leg_darts, False, condition),
+        best_leg=_record(
+            session, X01.id, "best leg", figures.figure("leg_darts"), False, condition
+        ),
         most_180s=_most_180s(session, condition),
         highlights=highlights,
     )

@@ -1,6 +1,7 @@
 """A remote match's protocol as types (docs/remote.md): what a guest forwards
 (:class:`RemoteAction`, with what each does to the game), why the host does
-not take an action now (:class:`RemoteRefusal`), why a match ended
+not take an action now (:class:`RemoteRefusal`), why a guest does not join
+(:class:`JoinRefusal`), why a match ended
 (:class:`EndReason`), the match record the host journals (:class:`MatchRecord`),
 the boards of the state's ``remote`` block (:class:`BoardEntry`) and each
 channel message (:data:`RemoteMessage`, one frozen type per ``type``;
@@ -27,6 +28,8 @@ __all__ = [
     "EndMessage",
     "EndReason",
     "JoinMessage",
+    "JoinRefusal",
+    "JoinRefusalReason",
     "JoinedMessage",
     "LeaveMessage",
     "MatchPlayer",
@@ -126,6 +129,19 @@ class RefusalReason(StrEnum):
     WAITING_REMOTE = WAITING_REMOTE
     """The match waits for a board that is offline or has not joined."""
 
+    @classmethod
+    def of(cls, text: str) -> RefusalReason | None:
+        """The remote reason an ignored input's ``reason`` gives: exactly a
+        token (what an ignored hit carries) or a :class:`RemoteRefusal`'s text;
+        None for any other reason (takeout, no game, ...)."""
+        for reason in cls:
+            if text == reason.value:
+                return reason
+        try:
+            return RemoteRefusal.parse(text).reason
+        except ValueError:
+            return None
+
 
 @dataclass(frozen=True)
 class RemoteRefusal:
@@ -147,6 +163,69 @@ class RemoteRefusal:
             if colon and token == reason.value:
                 return cls(reason, detail)
         raise ValueError(f"{text!r} is no remote refusal: none of {', '.join(RefusalReason)}")
+
+
+class JoinRefusalReason(StrEnum):
+    """Why a guest does not join a host's match (a ``refused`` message): the
+    reason a guest decides by; the message carries it in words
+    (:attr:`words`, :class:`JoinRefusal`)."""
+
+    NOT_ALLOWED = "not-allowed"
+    """The host is not in the guest's ``[remote] allow`` (detail: the host)."""
+    IN_ANOTHER_MATCH = "in-another-match"
+    """The guest plays another host's match (detail: ``{host}'s match {id}``)."""
+    HOSTING = "hosting"
+    """The guest hosts a remote match of its own (no detail)."""
+    NO_PLAYER_HERE = "no-player-here"
+    """No player of the match throws at the guest (detail: the guest)."""
+    MATCH_OVER = "match-over"
+    """The match is over on the guest (detail: ``{id} is {status}``)."""
+
+    @property
+    def words(self) -> str:
+        """The refusal's words, with ``{detail}`` where its detail goes: what
+        the ``refused`` message's ``reason`` has always said."""
+        match self:
+            case JoinRefusalReason.NOT_ALLOWED:
+                return "{detail} is not in [remote] allow"
+            case JoinRefusalReason.IN_ANOTHER_MATCH:
+                return "this board is playing {detail}; end_game there or here first"
+            case JoinRefusalReason.HOSTING:
+                return "this board is hosting a remote match; end_game on it first"
+            case JoinRefusalReason.NO_PLAYER_HERE:
+                return "no player of the match throws at {detail}"
+            case JoinRefusalReason.MATCH_OVER:
+                return "match {detail} on this board"
+            case _:
+                assert_never(self)
+
+
+@dataclass(frozen=True)
+class JoinRefusal:
+    """A guest does not join: ``reason`` and ``detail`` (what the reason's words
+    name, ``oche/pub9``; "" for a reason that names nothing). Its text, the
+    ``refused`` message's ``reason``, is the reason's words with the detail in."""
+
+    reason: JoinRefusalReason
+    detail: str = ""
+
+    def __str__(self) -> str:
+        return self.reason.words.replace("{detail}", self.detail)
+
+    @classmethod
+    def parse(cls, text: str) -> JoinRefusal:
+        """The refusal written ``text`` (``str`` of one); a ValueError when it is
+        none of the reasons' words (another guest's own words)."""
+        for reason in JoinRefusalReason:
+            before, marker, after = reason.words.partition("{detail}")
+            if not marker:
+                if text == before:
+                    return cls(reason)
+                continue
+            fits = len(text) >= len(before) + len(after)
+            if fits and text.startswith(before) and text.endswith(after):
+                return cls(reason, text[len(before) : len(text) - len(after)])
+        raise ValueError(f"{text!r} is none of the words of {', '.join(JoinRefusalReason)}")
 
 
 class EndReason(StrEnum):
@@ -280,6 +359,19 @@ class MatchPlayer:
     def to_json(self) -> dict[str, str]:
         return {"name": self.name, "board": str(self.board)}
 
+    @classmethod
+    def from_json(cls, document: object, default_base: str) -> MatchPlayer:
+        """A player as :meth:`to_json` wrote it (a guest's journaled match); a
+        bare board id is on ``default_base``. A ValueError says what is wrong."""
+        if not isinstance(document, Mapping):
+            raise ValueError(f"a match player is an object, not {document!r}")
+        name, board = document.get("name"), document.get("board")
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"a match player's name is a string, not {name!r}")
+        if not isinstance(board, str):
+            raise ValueError(f"player {name}: the board is base/board, not {board!r}")
+        return cls(name, BoardAddress.parse(board, default_base))
+
 
 @dataclass(frozen=True)
 class JoinMessage:
@@ -341,12 +433,26 @@ class JoinedMessage:
 
 @dataclass(frozen=True)
 class RefusedMessage:
-    """Guest -> host: it will not join, and why (in words)."""
+    """Guest -> host: it will not join, and why (in words: an Oche guest's are a
+    :class:`JoinRefusal`'s, :meth:`of`; the host takes any words)."""
 
     match: str
     at: float
     reason: str
     type: ClassVar[MessageType] = MessageType.REFUSED
+
+    @classmethod
+    def of(cls, match: str, at: float, refusal: JoinRefusal) -> RefusedMessage:
+        """The message refusing ``match`` for ``refusal``."""
+        return cls(match, at, str(refusal))
+
+    @property
+    def refusal(self) -> JoinRefusal | None:
+        """The typed refusal its words are, None for words of another kind."""
+        try:
+            return JoinRefusal.parse(self.reason)
+        except ValueError:
+            return None
 
     def to_json(self) -> dict[str, Any]:
         return {**_envelope(self), "reason": self.reason}

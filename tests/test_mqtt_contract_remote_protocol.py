@@ -27,6 +27,8 @@ from mqtt_contract import (
     EndReason,
     JoinedMessage,
     JoinMessage,
+    JoinRefusal,
+    JoinRefusalReason,
     LeaveMessage,
     MatchPlayer,
     MatchRecord,
@@ -125,6 +127,78 @@ def test_a_refusal_round_trips_through_its_text(reason: RefusalReason, detail: s
 def test_other_text_is_no_remote_refusal(text: str) -> None:
     with pytest.raises(ValueError, match="no remote refusal"):
         RemoteRefusal.parse(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["not-your-turn", "waiting-remote", "not-your-turn: Cy is throwing at Pub 2"],
+)
+def test_an_ignored_input_s_remote_reason_is_read_typed(text: str) -> None:
+    assert RefusalReason.of(text) is RefusalReason(text.partition(":")[0])
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["takeout: contacts while removing darts are not scored", "no game", "not-your-turn:x", ""],
+)
+def test_another_reason_of_an_ignored_input_is_no_remote_reason(text: str) -> None:
+    assert RefusalReason.of(text) is None
+
+
+def _old_refusal_words(reason: JoinRefusalReason) -> tuple[JoinRefusal, str]:
+    """A guest's refusal and the words its old code wrote for it (the f-strings
+    of ``membership._refusal`` before the refusals were typed), for host
+    ``oche/pub9``, this board ``oche/pub2``, its match ``m7`` of ``oche/pub1``."""
+    sender, own, host, match, status = "oche/pub9", "oche/pub2", "oche/pub1", "m7", "finished"
+    match reason:
+        case JoinRefusalReason.NOT_ALLOWED:
+            return JoinRefusal(reason, sender), f"{sender} is not in [remote] allow"
+        case JoinRefusalReason.IN_ANOTHER_MATCH:
+            old = f"this board is playing {host}'s match {match}; end_game there or here first"
+            return JoinRefusal(reason, f"{host}'s match {match}"), old
+        case JoinRefusalReason.HOSTING:
+            return JoinRefusal(reason), "this board is hosting a remote match; end_game on it first"
+        case JoinRefusalReason.NO_PLAYER_HERE:
+            return JoinRefusal(reason, own), f"no player of the match throws at {own}"
+        case JoinRefusalReason.MATCH_OVER:
+            old = f"match {match} is {status} on this board"
+            return JoinRefusal(reason, f"{match} is {status}"), old
+    raise AssertionError(reason)
+
+
+@pytest.mark.parametrize("reason", list(JoinRefusalReason))
+def test_a_join_refusal_is_sent_in_the_words_guests_have_always_sent(
+    reason: JoinRefusalReason,
+) -> None:
+    refusal, old = _old_refusal_words(reason)
+    assert str(refusal) == old
+    message = RefusedMessage.of("m1", 1, refusal)
+    assert json.dumps(remote_payload(message)) == (
+        '{"type": "refused", "match": "m1", "at": 1.0, "reason": ' + json.dumps(old) + "}"
+    )
+    again = parse_remote_message(json.dumps(remote_payload(message)).encode(), "oche")
+    assert isinstance(again, RefusedMessage) and again.refusal == refusal
+    assert JoinRefusal.parse(old) == refusal
+
+
+_details = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789 /'._-", min_size=1)
+
+
+@given(st.sampled_from(list(JoinRefusalReason)), _details)
+def test_a_join_refusal_round_trips_through_its_words(
+    reason: JoinRefusalReason, detail: str
+) -> None:
+    refusal = JoinRefusal(reason, detail if "{detail}" in reason.words else "")
+    assert JoinRefusal.parse(str(refusal)) == refusal
+
+
+@pytest.mark.parametrize(
+    "words", ["I would rather not", "this board is hosting a remote match", "oche/pub9 is busy"]
+)
+def test_other_words_of_a_guest_are_no_typed_refusal(words: str) -> None:
+    assert RefusedMessage("m1", 1, words).refusal is None
+    with pytest.raises(ValueError, match="none of the words"):
+        JoinRefusal.parse(words)
 
 
 def test_the_end_reasons_are_the_enum() -> None:
@@ -237,6 +311,33 @@ def test_a_bad_board_entry_says_what_is_wrong(change: dict[str, Any], problem: s
         BoardEntry.from_json([_GOOD])
 
 
+# ------------------------------------------------------------- match players
+
+
+@given(st.builds(MatchPlayer, _names.map(str.strip).filter(bool), _addresses))
+def test_a_match_player_round_trips_through_its_journaled_json(player: MatchPlayer) -> None:
+    assert MatchPlayer.from_json(json.loads(json.dumps(player.to_json())), "elsewhere") == player
+
+
+def test_a_journaled_player_s_bare_board_is_on_the_default_base() -> None:
+    player = MatchPlayer.from_json({"name": "Cy", "board": "pub2"}, "league")
+    assert player == MatchPlayer("Cy", BoardAddress("league", "pub2"))
+
+
+@pytest.mark.parametrize(
+    ("document", "problem"),
+    [
+        (["Cy", "oche/pub2"], "is an object"),
+        ({"name": "", "board": "oche/pub2"}, "name is a string"),
+        ({"name": "Cy"}, "Cy: the board is base/board"),
+        ({"name": "Cy", "board": "oche/a b"}, "bad board"),
+    ],
+)
+def test_a_bad_journaled_player_says_what_is_wrong(document: object, problem: str) -> None:
+    with pytest.raises(ValueError, match=problem):
+        MatchPlayer.from_json(document, "oche")
+
+
 # ------------------------------------------------------------------ messages
 
 _segments = st.sampled_from(["T20", "S5", "DB", "SB", "M", "D16"])
@@ -320,6 +421,11 @@ def test_a_payload_is_what_the_wire_has_always_carried_byte_for_byte() -> None:
     )
     assert json.dumps(remote_payload(LeaveMessage("m1", 1))) == (
         '{"type": "leave", "match": "m1", "at": 1.0}'
+    )
+    refused = RefusedMessage.of("m1", 1, JoinRefusal(JoinRefusalReason.NOT_ALLOWED, "oche/pub9"))
+    assert json.dumps(remote_payload(refused)) == (
+        '{"type": "refused", "match": "m1", "at": 1.0, '
+        '"reason": "oche/pub9 is not in [remote] allow"}'
     )
 
 

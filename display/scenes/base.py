@@ -233,18 +233,28 @@ def int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-_REASONS: dict[str, str] = {
+_REASONS: dict[RefusalReason, str] = {
     RefusalReason.NOT_YOUR_TURN: "another board's turn",
     RefusalReason.WAITING_REMOTE: "the remote match is waiting",
 }
 """The reasons of a remote match's ignored darts, in a player's words."""
 
 
+def _ignored_reason(text: str) -> str:
+    """An ignored hit's ``reason`` for its notice: a remote match's in words
+    (the contract's :meth:`RefusalReason.of`), another's up to its first colon
+    (``takeout: contacts while removing darts are not scored``: ``takeout``)."""
+    remote = RefusalReason.of(text)
+    if remote is not None:
+        return _REASONS[remote]
+    headline, _, _ = text.partition(":")
+    return headline
+
+
 def _notice_for(payload: Mapping[str, Any]) -> str | None:
     kind = payload.get("type")
     if kind == "hit" and payload.get("scored") is False:
-        reason = str(payload.get("reason") or "not scored").split(":")[0]
-        reason = _REASONS.get(reason, reason)
+        reason = _ignored_reason(str(payload.get("reason") or "not scored"))
         return f"{payload.get('segment', '?')} not scored: {reason}"
     if kind == "error":
         return f"Board error: {payload.get('message') or payload.get('kind') or '?'}"

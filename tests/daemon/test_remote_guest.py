@@ -26,7 +26,13 @@ from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.game_session import GameSession, Refusal, SessionSetup
 from firmware_bridge.daemon.journal import Journal
 from firmware_bridge.daemon.mqtt_link import MqttLink
-from mqtt_contract import TOPICS, parse_remote_message
+from mqtt_contract import (
+    TOPICS,
+    JoinRefusal,
+    JoinRefusalReason,
+    RefusedMessage,
+    parse_remote_message,
+)
 from tests.daemon_harness import TIMEOUT, Running, Watcher, press, throw, until
 from tests.mosquitto_broker import MosquittoBroker
 
@@ -311,6 +317,13 @@ async def playing(guest: Running, host: ScriptedHost, seen: Watcher) -> dict[str
     )
 
 
+def refusal_of(refused: dict[str, Any]) -> JoinRefusal | None:
+    """A ``refused`` message's typed refusal, read as a host reads it."""
+    message = parse_remote_message(json.dumps(refused).encode(), "oche")
+    assert isinstance(message, RefusedMessage)
+    return message.refusal
+
+
 def cy(state: dict[str, Any]) -> dict[str, Any]:
     return next(p for p in state["players"] if p["name"] == "Cy")
 
@@ -368,6 +381,11 @@ async def test_an_allowed_host_is_joined_and_its_state_and_events_mirrored(
         }
         rows = journal_rows(tmp_path / "journal.sqlite3", "SELECT host, status FROM guest_matches")
         assert rows == [(HOST, "playing")]
+        # The players journaled as they always were: the join's, as JSON text.
+        players = journal_rows(tmp_path / "journal.sqlite3", "SELECT players FROM guest_matches")
+        assert players == [
+            (f'[{{"name": "Cy", "board": "{GUEST}"}}, {{"name": "Ann", "board": "{HOST}"}}]',)
+        ]
 
         # The host's state, with the guest's own board and role.
         await host.publish_state()
@@ -422,6 +440,18 @@ async def test_a_host_not_allowed_is_refused_saying_why(
         refused = await invited(guest, stranger)
     assert refused["type"] == "refused"
     assert refused["reason"] == "oche/pub9 is not in [remote] allow"
+    assert refusal_of(refused) == JoinRefusal(JoinRefusalReason.NOT_ALLOWED, "oche/pub9")
+    assert seen.of("state")[-1]["phase"] == "idle"
+    assert journal_rows(tmp_path / "journal.sqlite3", "SELECT * FROM guest_matches") == []
+
+
+async def test_a_match_with_no_player_at_this_board_is_refused_saying_why(
+    guest: Running, seen: Watcher, mosquitto: MosquittoBroker, tmp_path: Path
+) -> None:
+    async with ScriptedHost(mosquitto, players=(("Ann", HOST), ("Bo", "oche/pub7"))) as host:
+        refused = await invited(guest, host)
+    assert refused["reason"] == f"no player of the match throws at {GUEST}"
+    assert refusal_of(refused) == JoinRefusal(JoinRefusalReason.NO_PLAYER_HERE, GUEST)
     assert seen.of("state")[-1]["phase"] == "idle"
     assert journal_rows(tmp_path / "journal.sqlite3", "SELECT * FROM guest_matches") == []
 
@@ -442,6 +472,9 @@ async def test_another_host_is_refused_while_this_board_plays_a_match(
             assert refused["reason"] == (
                 f"this board is playing oche/pub1's match {host.match}; "
                 "end_game there or here first"
+            )
+            assert refusal_of(refused) == JoinRefusal(
+                JoinRefusalReason.IN_ANOTHER_MATCH, f"oche/pub1's match {host.match}"
             )
             state = await seen.state_where(lambda s: s.get("game") == "x01")
             assert state["remote"]["host"] == HOST
@@ -620,6 +653,28 @@ async def test_a_guest_restart_resumes_the_match_and_resends_with_the_same_seqs(
         await throw(guest.board, "S9")
         await until(lambda: 3 in host.seqs())
         assert host.actions()[-1] == (3, "hit", "S9")
+
+
+async def test_a_journaled_match_with_a_bad_player_board_is_ended_at_start_up(
+    tmp_path: Path, mosquitto: MosquittoBroker, seen: Watcher, caplog: pytest.LogCaptureFixture
+) -> None:
+    journal = tmp_path / "journal.sqlite3"
+    with Journal(journal) as opened:
+        players = [{"name": "Cy", "board": GUEST}, {"name": "Ann", "board": "oche/a b"}]
+        opened.remote.guest_join("m-bad", HOST, "pub2", "x01", {"start": 301}, players, 1.0)
+    guest = guest_running(tmp_path, mosquitto)
+    with caplog.at_level(logging.ERROR):
+        await guest.start()
+    try:
+        state = await seen.state_where(lambda s: s["phase"] == "idle")
+        assert "remote" not in state
+        assert journal_rows(journal, "SELECT status, end_reason FROM guest_matches") == [
+            ("ended", "ended")
+        ]
+        assert any("remote match m-bad: bad board 'oche/a b'" in r.message for r in caplog.records)
+    finally:
+        await guest.stop()
+        guest.board.close()
 
 
 @pytest.mark.slow

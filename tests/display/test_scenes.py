@@ -662,6 +662,26 @@ def test_notices_from_events_show_for_a_few_seconds() -> None:
     assert not any("not scored" in text for text in texts(layout))
 
 
+@pytest.mark.parametrize(
+    ("reason", "words"),
+    [
+        ("not-your-turn", "another board's turn"),
+        ("not-your-turn: Cy is throwing at Pub 2", "another board's turn"),
+        ("waiting-remote", "the remote match is waiting"),
+        ("waiting-remote: the match waits for Pub 2", "the remote match is waiting"),
+        ("cpu-turn", "cpu-turn"),
+        ("no game", "no game"),
+    ],
+)
+def test_an_ignored_hit_s_notice_gives_its_reason_in_words(reason: str, words: str) -> None:
+    scene: Scene = scene_for(x01_state())
+    payload = {"type": "hit", "at": 1.0, "segment": "S5", "scored": False, "reason": reason}
+    scene.process_event(pygame.event.Event(MQTT_EVENT, payload=payload))
+    layout = Layout(*SIZE)
+    scene.draw(pygame.Surface(SIZE), layout)
+    assert f"S5 not scored: {words}" in texts(layout)
+
+
 def test_a_refused_command_of_the_display_is_a_notice() -> None:
     """The feed hands the display's refused commands over as ``refused``
     payloads (display/state_feed.py); every scene shows them as notices."""

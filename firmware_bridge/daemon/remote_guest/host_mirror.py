@@ -153,11 +153,7 @@ class HostMirror:
         own, host = self.own, match.host
         boards = [
             host,
-            *dict.fromkeys(
-                address
-                for address in (BoardAddress.parse(p["board"], own.base) for p in match.players)
-                if address != host
-            ),
+            *dict.fromkeys(p.board for p in match.players if p.board != host),
         ]
         listed = []
         for board in boards:

@@ -14,7 +14,7 @@ from typing import Any
 from engine import EngineError, PickingGame, new_game
 from firmware_bridge.daemon.journal import GuestMatch
 from firmware_bridge.daemon.remote_guest.local_takeout import LocalTakeout
-from mqtt_contract import BoardAddress
+from mqtt_contract import BoardAddress, MatchPlayer
 
 __all__ = ["HOST_TOPICS", "JoinedMatch", "final_result", "joined_match"]
 
@@ -31,7 +31,8 @@ class JoinedMatch:
     host_name: str
     game: str
     options: dict[str, Any]
-    players: list[dict[str, str]]
+    players: tuple[MatchPlayer, ...]
+    """Every player of the match and the board they throw at, in order."""
     forwarded: int
     """The highest seq journaled (and sent, or to be sent)."""
     taken: int
@@ -64,10 +65,12 @@ def joined_match(
     journaled: GuestMatch, host: BoardAddress, host_name: str | None = None
 ) -> JoinedMatch:
     """The match of the journal's row; its takeout is reckoned in visits
-    unless the game is played by picking (or cannot be built here)."""
+    unless the game is played by picking (or cannot be built here). A
+    ValueError says what is wrong with a journaled player."""
+    players = tuple(MatchPlayer.from_json(p, host.base) for p in journaled.players)
     try:
         picking = isinstance(
-            new_game(journaled.game, [p["name"] for p in journaled.players], journaled.options),
+            new_game(journaled.game, [p.name for p in players], journaled.options),
             PickingGame,
         )
     except (EngineError, ValueError, TypeError, KeyError):
@@ -78,7 +81,7 @@ def joined_match(
         host_name=host_name or host.board,
         game=journaled.game,
         options=journaled.options,
-        players=journaled.players,
+        players=players,
         forwarded=journaled.forwarded,
         taken=journaled.taken,
         takeout=LocalTakeout(visits=not picking),

@@ -2,9 +2,10 @@
 
 :class:`MatchMembership` keeps the match this board joined (:attr:`match`):
 it accepts an invitation (``join``) from a host ``[remote] allow`` names and
-refuses the others, saying why, answers a resync, brings the match back from
-the journal at start-up, and closes it (``guest_matches``: ``finished`` or
-``ended``) when the host ends it, moves on, or this board leaves.
+refuses the others, saying why (a :class:`~mqtt_contract.JoinRefusal`), answers
+a resync, brings the match back from the journal at start-up, and closes it
+(``guest_matches``: ``finished`` or ``ended``) when the host ends it, moves on,
+or this board leaves.
 """
 
 from __future__ import annotations
@@ -25,6 +26,8 @@ from mqtt_contract import (
     EndMessage,
     EndReason,
     JoinMessage,
+    JoinRefusal,
+    JoinRefusalReason,
     LeaveMessage,
     RefusedMessage,
     host_allowed,
@@ -60,6 +63,7 @@ class MatchMembership:
             return
         try:
             host = BoardAddress.parse(journaled.host, self.own.base)
+            match = joined_match(journaled, host)
         except ValueError as error:
             log.error("remote match %s: %s; it is ended", journaled.match, error)
             status = "ended" if journaled.result is None else "finished"
@@ -67,7 +71,7 @@ class MatchMembership:
                 journaled.match, status, self.context.clock(), "ended", journaled.result
             )
             return
-        self.match = joined_match(journaled, host)
+        self.match = match
         self.match.seen_state = True  # the host's state before this restart was of the match
         log.info(
             "resumed remote match %s hosted by %s (%d actions forwarded, %d taken)",
@@ -110,12 +114,13 @@ class MatchMembership:
                     self.outbox.send(sender, LeaveMessage(message.match, now))
                     return
                 if over is not None:
-                    reason = f"match {message.match} is {over.status} on this board"
+                    detail = f"{message.match} is {over.status}"
+                    reason = JoinRefusal(JoinRefusalReason.MATCH_OVER, detail)
             if reason is not None:
                 log.info(
                     "remote match %s: refused %s's invitation: %s", message.match, sender, reason
                 )
-                self.outbox.send(sender, RefusedMessage(message.match, now, reason))
+                self.outbox.send(sender, RefusedMessage.of(message.match, now, reason))
                 return
             if match is not None:  # the same host started another game over its match
                 log.info(
@@ -135,20 +140,18 @@ class MatchMembership:
                 self.outbox.send_joined(match, self.context.clock())
         self.context.request_state()
 
-    def _refusal(self, sender: BoardAddress, message: JoinMessage) -> str | None:
+    def _refusal(self, sender: BoardAddress, message: JoinMessage) -> JoinRefusal | None:
         """Why this board does not join ``sender``'s match, or ``None``."""
         own, match = self.own, self.match
         if not host_allowed(sender, self.context.config.remote.allow, own.base):
-            return f"{sender} is not in [remote] allow"
+            return JoinRefusal(JoinRefusalReason.NOT_ALLOWED, str(sender))
         if match is not None and match.host != sender:
-            return (
-                f"this board is playing {match.host}'s match {match.id}; "
-                "end_game there or here first"
-            )
+            detail = f"{match.host}'s match {match.id}"
+            return JoinRefusal(JoinRefusalReason.IN_ANOTHER_MATCH, detail)
         if any(self.context.emit(core_events.HostingAsked())):
-            return "this board is hosting a remote match; end_game on it first"
+            return JoinRefusal(JoinRefusalReason.HOSTING)
         if not any(player.board == own for player in message.players):
-            return f"no player of the match throws at {own}"
+            return JoinRefusal(JoinRefusalReason.NO_PLAYER_HERE, str(own))
         return None
 
     def _accept(self, sender: BoardAddress, message: JoinMessage, now: float) -> JoinedMatch:
@@ -162,7 +165,7 @@ class MatchMembership:
         assert journaled is not None
         match = joined_match(journaled, sender, message.host_name)
         self.match = match
-        names = ", ".join(f"{p['name']}@{p['board']}" for p in players)
+        names = ", ".join(f"{p.name}@{p.board}" for p in match.players)
         log.info(
             "remote match %s: joined %s's %s as a guest (%s)", match.id, sender, match.game, names
         )
