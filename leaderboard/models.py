@@ -178,6 +178,11 @@ class _Figures:
         column: InstrumentedAttribute[Any] = getattr(cls, name)
         return column
 
+    def figure_value(self, name: str) -> Any:
+        """This row's value of the figure ``name`` (a KeyError names what is not one)."""
+        type(self).figure(name)
+        return getattr(self, name)
+
 
 class LineFigures(
     _Figures,

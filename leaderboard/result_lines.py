@@ -82,12 +82,13 @@ def _personal_best(
         ).one()
         if best[0] and best[1] is not None and average > round(float(best[1]), 2):
             return f"personal best {trait.label}: {average:.2f}"
-    if line.highest_checkout is not None:
+    checkout: int | None = line.figure_value("highest_checkout")
+    if checkout is not None:
         best_checkout = session.execute(
             select(func.count(), func.max(earlier.c.highest_checkout))
         ).one()
-        if best_checkout[0] and line.highest_checkout > (best_checkout[1] or 0):
-            return f"personal best checkout: {line.highest_checkout}"
+        if best_checkout[0] and checkout > (best_checkout[1] or 0):
+            return f"personal best checkout: {checkout}"
     return None
 
 
