@@ -24,7 +24,6 @@ import socket
 from collections.abc import Callable
 from typing import Any
 
-import paho.mqtt.client as paho
 from paho.mqtt.client import MQTTMessageInfo
 
 from mqtt_client.client import Client
@@ -109,7 +108,7 @@ class OutgoingQueue:
         protocol.on_socket_register_write = register_write
         protocol.on_socket_unregister_write = unregister_write
         self._write = write
-        client.lean_pubacks()
+        client.lean_paho()
 
     def hold(self) -> None:
         """Hold paho's writes until :meth:`release`: a burst of messages
@@ -182,18 +181,18 @@ class OwnRetained:
         """Judge each copy of the guarded topics ``client`` receives (it
         subscribes to them); a foreign one is replaced ``delay()`` seconds later."""
         loop = asyncio.get_running_loop()
-
-        def on_guarded(_client: Any, _userdata: Any, message: paho.MQTTMessage) -> None:
-            payload = message.payload
-            self._seen(
-                message.topic,
-                payload if isinstance(payload, bytes) else bytes(payload),
-                loop,
-                delay(),
-            )
-
         for guarded in self.topics:
-            client.paho.message_callback_add(guarded, on_guarded)
+            client.lean_messages(guarded, self._judge(guarded, loop, delay))
+
+    def _judge(
+        self, topic: str, loop: asyncio.AbstractEventLoop, delay: Callable[[], float]
+    ) -> Callable[[bytes], None]:
+        """The handler of the copies of ``topic`` the client receives (their payloads)."""
+
+        def seen(payload: bytes) -> None:
+            self._seen(topic, payload, loop, delay())
+
+        return seen
 
     def _seen(
         self, topic: str, payload: bytes, loop: asyncio.AbstractEventLoop, delay: float
