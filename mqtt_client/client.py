@@ -18,7 +18,9 @@ aiomqtt keeps to itself and the daemon and the leaderboard need:
   (``on_publish``, ``message_callback_add``, ``on_socket_register_write``).
 
 aiomqtt 2.x keeps its paho client in ``_client``, an attribute of the class
-this one extends; that is why aiomqtt is pinned below 3 in pyproject.toml.
+this one extends, and its publishes' waiters in ``_pending_publishes``, which
+:meth:`Client._on_publish` settles; that is why aiomqtt is pinned below 3 in
+pyproject.toml.
 Nothing here reaches into another object's private members. :class:`LeanPaho`
 overrides two of paho's private methods and reads its own inherited state:
 ``benchmarks/latency.py`` shows it matters (docs/benchmarks.md), so it stays,
@@ -144,6 +146,22 @@ class Client(aiomqtt.Client):
     def paho(self) -> paho.Client:
         """The paho client under this one (its public API only)."""
         return self._client
+
+    def _on_publish(
+        self,
+        client: Any,  # paho's client ("paho" here names the property below)
+        userdata: Any,
+        mid: int,
+        reason_code: ReasonCode,
+        properties: Properties,
+    ) -> None:
+        """aiomqtt's own ``on_publish`` (it wakes a ``publish`` waiting for
+        ``mid``), without the ``KeyError`` aiomqtt raises and swallows for
+        every message nobody waits for: each of the daemon's states and
+        events, handed over with :meth:`hand_over`."""
+        waiting = self._pending_publishes.pop(mid, None)
+        if waiting is not None:
+            waiting.set()
 
     def hand_over(
         self, topic: str, payload: bytes, qos: int, retain: bool

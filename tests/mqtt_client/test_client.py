@@ -131,6 +131,27 @@ async def test_lean_messages_reach_their_handler_and_the_rest_takes_pahos_way(
         assert before == [b"through paho"]
 
 
+async def test_pubacks_wake_the_publishes_waiting_and_pass_the_handed_over(
+    mosquitto: MosquittoBroker,
+) -> None:
+    """Client settles aiomqtt's waiting publishes itself (no KeyError raised and
+    swallowed for each message handed over, which nobody waits for): an awaited
+    publish among handed-over ones returns once acknowledged, and none is left
+    waiting."""
+    address = parse_broker_url(mosquitto.url)
+    async with new_client(address, tls=None) as sender:
+        infos = [sender.hand_over(TOPIC, b"handed over", qos=1, retain=False) for _ in range(3)]
+        async with asyncio.timeout(TIMEOUT):
+            await sender.publish(TOPIC, b"awaited", qos=1)
+        later = sender.hand_over(TOPIC, b"handed over", qos=1, retain=False)
+        assert later is not None
+        async with asyncio.timeout(TIMEOUT):
+            while not later.is_published():  # the PUBACKs come in order
+                await asyncio.sleep(0.01)
+        assert all(info is not None and info.is_published() for info in infos)
+        assert sender._pending_publishes == {}
+
+
 async def test_qos_0_needs_no_acknowledgement(mosquitto: MosquittoBroker) -> None:
     async with session(mosquitto.url, "qos0") as receiver:
         assert receiver.ack(1, 0)
