@@ -43,6 +43,12 @@ benchmark's MQTT clients set TCP_NODELAY, as the daemon does.
   Pi-class budget; ``benchmarks/cpu_limit.py`` says how, the table which
   way this machine allowed); the broker is not limited. ``--cpu-share 0``
   leaves it out.
+- **instructions** (``--instructions``): the darts again (no floor), a third
+  daemon under valgrind's callgrind counting the instructions it runs in user
+  space over the darts only (``callgrind_control`` switches the count on and
+  off around them): a figure the machine's load does not move, unlike CPU
+  time on a shared machine (the system calls' kernel work is not in it). About
+  thirty times slower; needs valgrind.
 
 Self-contained (only the product's own packages, aiomqtt and a ``mosquitto``
 binary), so changes to the test helpers do not move its figures.
@@ -258,10 +264,13 @@ def oche_binary() -> str:
     return found
 
 
-def launch(config: Path, log: Path, profile: Path | None = None) -> subprocess.Popen[bytes]:
-    """``oche run``; under cProfile, writing its statistics to ``profile`` on exit.
-    Its bytecode is cached beside the config (see the module docstring)."""
-    command = [oche_binary(), "run", "--config", str(config)]
+def launch(
+    config: Path, log: Path, profile: Path | None = None, under: tuple[str, ...] = ()
+) -> subprocess.Popen[bytes]:
+    """``oche run``; under cProfile, writing its statistics to ``profile`` on
+    exit; ``under`` runs it under another command (callgrind). Its bytecode is
+    cached beside the config (see the module docstring)."""
+    command = [*under, oche_binary(), "run", "--config", str(config)]
     if profile is not None:
         command = [sys.executable, "-m", "cProfile", "-o", str(profile), *command]
     environment = {
@@ -434,6 +443,45 @@ class Floor:
         return self.cpu_ms / max(len(self.commit), 1)
 
 
+class Instructions:
+    """The instructions a daemon runs in user space between :meth:`start` and
+    :meth:`stop`, counted by valgrind's callgrind (see the module docstring)."""
+
+    def __init__(self, out: Path) -> None:
+        self.out = out
+        self.total = 0
+
+    @staticmethod
+    def available() -> bool:
+        """Whether valgrind and its ``callgrind_control`` are installed."""
+        return (
+            shutil.which("valgrind") is not None and shutil.which("callgrind_control") is not None
+        )
+
+    def under(self) -> tuple[str, ...]:
+        """The command the daemon runs under: callgrind, counting nothing yet."""
+        return (
+            "valgrind",
+            "--tool=callgrind",
+            "--instr-atstart=no",
+            f"--callgrind-out-file={self.out}",
+        )
+
+    def start(self, pid: int) -> None:
+        subprocess.run(["callgrind_control", "-i", "on", str(pid)], check=True, capture_output=True)
+
+    def stop(self, pid: int) -> None:
+        """Stop counting and read the count from callgrind's dump."""
+        subprocess.run(
+            ["callgrind_control", "-i", "off", str(pid)], check=True, capture_output=True
+        )
+        subprocess.run(["callgrind_control", "-d", str(pid)], check=True, capture_output=True)
+        for dump in sorted(self.out.parent.glob(f"{self.out.name}.*")):  # the dumps: out.1, ...
+            for line in dump.read_text("utf-8", "replace").splitlines():
+                if line.startswith("totals:"):
+                    self.total += int(line.split()[1])
+
+
 def prepare_journal(path: Path, count: int) -> None:
     """An unfinished cricket game of ``count`` darts with a NEXT after each visit,
     as the daemon journals them."""
@@ -513,14 +561,18 @@ async def hit_to_state(
     port: int,
     hits: int,
     gap_s: float,
-    floor: Floor,
+    floor: Floor | None,
     profile: Path | None = None,
     idle_s: float = IDLE_S,
     limit: CpuLimit | None = None,
+    instructions: Instructions | None = None,
 ) -> HitResults:
     """The hit -> state latencies, each dart followed by one sample of the
-    floor, then (``idle_s`` > 0) the idle CPU and memory of the same daemon;
-    with ``limit``, the daemon is limited from its launch."""
+    floor (none without ``floor``), then (``idle_s`` > 0) the idle CPU and
+    memory of the same daemon; with ``limit``, the daemon is limited from its
+    launch; with ``instructions``, it runs under callgrind, which counts the
+    darts' instructions."""
+    wait = TIMEOUT if instructions is None else 60.0  # callgrind: about 30x slower
     workdir.mkdir()
     board = PtyBoard(workdir / "oche-board")
     results = HitResults()
@@ -530,12 +582,12 @@ async def hit_to_state(
         async with client(port) as watch:
             await watch.publish(STATE_TOPIC, b"", qos=1, retain=True)  # the start-up runs' state
             await watch.subscribe(STATE_TOPIC, qos=1)
-            process = launch(config, log, profile)
+            process = launch(config, log, profile, instructions.under() if instructions else ())
             if limit is not None:
                 limit.add(process.pid)
             try:
                 await receive(
-                    watch, STATE_TOPIC, lambda s: s["board"]["connected"], "board connected"
+                    watch, STATE_TOPIC, lambda s: s["board"]["connected"], "board connected", wait
                 )
                 command = {"command": "new_game", "game": "cricket", "players": PLAYERS}
                 await watch.publish(COMMAND_TOPIC, json.dumps(command).encode(), qos=1)
@@ -544,8 +596,11 @@ async def hit_to_state(
                     STATE_TOPIC,
                     lambda s: s["game"] == "cricket" and s["phase"] == "throwing" and darts(s) == 0,
                     "for the new game",
+                    wait,
                 )
                 user_before, system_before = cpu_times(process.pid)
+                if instructions is not None:
+                    instructions.start(process.pid)
                 for thrown in range(hits):
                     await asyncio.sleep(gap_s)
                     start = time.perf_counter()
@@ -555,6 +610,7 @@ async def hit_to_state(
                         STATE_TOPIC,
                         more_darts_than(thrown),
                         f"for dart {thrown + 1}",
+                        wait,
                     )
                     results.latencies.append((arrived - start) * 1000)
                     if darts(state) != thrown + 1:
@@ -566,11 +622,15 @@ async def hit_to_state(
                             STATE_TOPIC,
                             lambda s: s["phase"] == "throwing",
                             f"after NEXT (dart {thrown + 1})",
+                            wait,
                         )
                     elif state["phase"] != "throwing":
                         raise RuntimeError(f"dart {thrown + 1}: phase {state['phase']}")
                     board.drain()
-                    await floor.sample()
+                    if floor is not None:
+                        await floor.sample()
+                if instructions is not None:
+                    instructions.stop(process.pid)
                 user, system = cpu_times(process.pid)
                 results.cpu_per_dart_ms = (
                     (user + system - user_before - system_before) / hits * 1000
@@ -624,6 +684,7 @@ async def run(args: argparse.Namespace) -> None:
     gap_s = args.gap_ms / 1000
     load = os.getloadavg()[0]  # other work on the machine moves the tail
     limited: tuple[HitResults, Floor] | None = None
+    instructions: Instructions | None = None
     limit = CpuLimit.best(args.cpu_share, f"oche-latency-{os.getpid()}")
     try:
         with tempfile.TemporaryDirectory(prefix="oche-latency-") as temporary:
@@ -641,6 +702,12 @@ async def run(args: argparse.Namespace) -> None:
                             workdir / "hits-q", port, args.hits, gap_s, quarter, None, 0, limit
                         )
                     limited = darts_q, quarter
+                if args.instructions:
+                    instructions = Instructions(workdir / "callgrind.out")
+                    await hit_to_state(
+                        workdir / "hits-i", port, args.instructions_hits, gap_s, None, None, 0,
+                        None, instructions,
+                    )  # fmt: skip
     finally:
         limit.close()
     pty, commit, bare = floor.pty, floor.commit, floor.bare
@@ -717,6 +784,15 @@ async def run(args: argparse.Namespace) -> None:
     if limited is not None:
         rows.append((f"{args.cpu_share:g} of one core, by", limit.how))
         rows.extend(dart_rows(*limited, prefix=f"{args.cpu_share:g} core: "))
+    if instructions is not None:
+        inputs = args.instructions_hits + args.instructions_hits // 3  # a NEXT every third dart
+        rows.append(
+            (
+                f"daemon instructions per input (callgrind, {args.instructions_hits} darts "
+                "and their NEXTs)",
+                f"{instructions.total / inputs:,.0f}",
+            )
+        )
     print(
         f"python {platform.python_version()} on {platform.machine()}, {os.cpu_count()} cores, "
         f"{args.hits} hits, {args.gap_ms:g} ms between them, load {load:.2f} before the run"
@@ -746,6 +822,19 @@ def main() -> None:
         "of one core (0: not)",
     )
     parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="count the daemon's instructions per input under valgrind's callgrind "
+        "(a third daemon; slow)",
+    )
+    parser.add_argument(
+        "--instructions-hits",
+        type=int,
+        default=300,
+        metavar="N",
+        help="darts thrown under callgrind (default 300)",
+    )
+    parser.add_argument(
         "--profile",
         type=Path,
         metavar="FILE",
@@ -757,6 +846,8 @@ def main() -> None:
         parser.error(
             "--hits and --starts must be at least 1, --idle-s more than 0, --cpu-share from 0 to 1"
         )
+    if args.instructions and not Instructions.available():
+        parser.error("--instructions needs valgrind (callgrind_control beside it)")
     asyncio.run(run(args))
 
 

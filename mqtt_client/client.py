@@ -9,16 +9,20 @@ aiomqtt keeps to itself and the daemon and the leaderboard need:
 - manual acknowledgement (``new_client(..., manual_ack=True)`` and
   :meth:`Client.ack`): a QoS 1 message's PUBACK goes out when the caller
   says, after it stored the message, not when paho hands it over;
-- :meth:`Client.lean_pubacks`: an MQTT 3.1.1 PUBACK settled without paho's
-  decoding (the daemon's: every message of every dart gets a PUBACK), by
-  :class:`LeanPubacks`, a subclass of paho's client;
+- :meth:`Client.lean_paho`: an MQTT 3.1.1 PUBACK settled without paho's
+  decoding (the daemon's: every message of every dart gets a PUBACK), and
+  :meth:`Client.lean_messages`' QoS 0 messages (the echo of the daemon's own
+  state, one a dart) handed over without paho's ``MQTTMessage``, by
+  :class:`LeanPaho`, a subclass of paho's client;
 - :attr:`Client.paho`: the paho client itself, for its public callbacks
   (``on_publish``, ``message_callback_add``, ``on_socket_register_write``).
 
 aiomqtt 2.x keeps its paho client in ``_client``, an attribute of the class
-this one extends; that is why aiomqtt is pinned below 3 in pyproject.toml.
-Nothing here reaches into another object's private members. :class:`LeanPubacks`
-overrides one of paho's private methods and reads its own inherited state:
+this one extends, and its publishes' waiters in ``_pending_publishes``, which
+:meth:`Client._on_publish` settles; that is why aiomqtt is pinned below 3 in
+pyproject.toml.
+Nothing here reaches into another object's private members. :class:`LeanPaho`
+overrides two of paho's private methods and reads its own inherited state:
 ``benchmarks/latency.py`` shows it matters (docs/benchmarks.md), so it stays,
 paho-mqtt is pinned to the 2.x versions it was checked against, and a paho
 without those members keeps its own handling.
@@ -30,6 +34,7 @@ import asyncio
 import logging
 import socket
 import ssl
+from collections.abc import Callable
 from typing import Any, Literal
 
 import aiomqtt
@@ -45,7 +50,7 @@ from mqtt_contract import BrokerAddress
 
 __all__ = [
     "Client",
-    "LeanPubacks",
+    "LeanPaho",
     "load_tls",
     "new_client",
     "payload_bytes",
@@ -62,19 +67,49 @@ _PUBACK_REASON = ReasonCode(PacketTypes.PUBACK)
 _PUBACK_PROPERTIES = Properties(PacketTypes.PUBACK)  # type: ignore[no-untyped-call]
 
 
-_LEAN_READS = ("_handle_pubackcomp", "_in_packet", "_out_message_mutex", "_out_messages")
-"""paho's own members :class:`LeanPubacks` overrides or reads on itself."""
+_LEAN_READS = (
+    "_handle_pubackcomp",
+    "_handle_publish",
+    "_in_packet",
+    "_out_message_mutex",
+    "_out_messages",
+    "_protocol",
+)
+"""paho's own members :class:`LeanPaho` overrides or reads on itself."""
+
+_QOS_BITS = 0x06
+"""The QoS bits of a PUBLISH packet's first byte."""
 
 
-class LeanPubacks(paho.Client):
-    """paho's client, settling an MQTT 3.1.1 PUBACK without paho's decoding,
-    which builds a ``ReasonCode`` and a ``Properties`` (27 list lookups;
-    40-50 us here) for every one though the packet holds only the message id
-    (docs/benchmarks.md: about a sixth of the daemon's CPU per dart). It
-    overrides paho's ``_handle_pubackcomp`` and works on its own inherited
-    state only; since those are paho's private names, paho-mqtt is pinned to
-    the versions it was checked against (pyproject.toml). Anything else (MQTT
-    5, PUBCOMP, a malformed packet) goes to paho's own handler."""
+class LeanPaho(paho.Client):
+    """paho's client with lean paths for the daemon's two most frequent
+    packets in (docs/benchmarks.md), everything else left to paho:
+
+    - a PUBACK (MQTT 3.1.1) is settled without paho's decoding, which builds
+      a ``ReasonCode`` and a ``Properties`` (27 list lookups) for every one
+      though the packet holds only the message id;
+    - a QoS 0 PUBLISH on a topic given to :meth:`lean_messages` (the
+      board's own retained state, whose echo comes back after every state
+      the daemon sends) goes to its handler as the payload's bytes, without
+      paho's ``MQTTMessage`` (and its ``MQTTMessageInfo`` with a
+      ``threading.Condition``), debug line and topic matcher: about a tenth
+      of the daemon's instructions a dart.
+
+    It overrides paho's ``_handle_pubackcomp`` and ``_handle_publish`` and
+    works on its own inherited state only; since those are paho's private
+    names, paho-mqtt is pinned to the versions it was checked against
+    (pyproject.toml). Anything else (MQTT 5, PUBCOMP, QoS 1 and 2, another
+    topic, a malformed packet) goes to paho's own handler."""
+
+    _lean_topics: dict[bytes, Callable[[bytes], None]] | None = None
+    """:meth:`lean_messages`' topics (UTF-8) and their handlers, once it is called."""
+
+    def lean_messages(self, topic: str, handler: Callable[[bytes], None]) -> None:
+        """From now on hand each QoS 0 message on exactly ``topic`` (no
+        wildcard) to ``handler`` with its payload."""
+        if self._lean_topics is None:
+            self._lean_topics = {}
+        self._lean_topics[topic.encode("utf-8")] = handler
 
     def _handle_pubackcomp(self, cmd: Literal["PUBACK", "PUBCOMP"]) -> MQTTErrorCode:
         packet = self._in_packet["packet"]
@@ -86,6 +121,23 @@ class LeanPubacks(paho.Client):
                 return self._do_on_publish(mid, _PUBACK_REASON, _PUBACK_PROPERTIES)
         return paho.MQTT_ERR_SUCCESS
 
+    def _handle_publish(self) -> MQTTErrorCode:
+        lean = self._lean_topics
+        packet = self._in_packet["packet"]
+        if (
+            lean is not None
+            and self._in_packet["command"] & _QOS_BITS == 0
+            and self._protocol != paho.MQTTv5
+            and len(packet) >= 2
+        ):
+            # A QoS 0 PUBLISH: the topic's length (2 bytes), the topic, the payload.
+            end = 2 + int.from_bytes(packet[:2], "big")
+            handler = lean.get(bytes(packet[2:end])) if end <= len(packet) else None
+            if handler is not None:
+                handler(bytes(packet[end:]))
+                return paho.MQTT_ERR_SUCCESS
+        return super()._handle_publish()
+
 
 class Client(aiomqtt.Client):
     """aiomqtt's client with its paho client in reach; see the module docstring."""
@@ -94,6 +146,22 @@ class Client(aiomqtt.Client):
     def paho(self) -> paho.Client:
         """The paho client under this one (its public API only)."""
         return self._client
+
+    def _on_publish(
+        self,
+        client: Any,  # paho's client ("paho" here names the property below)
+        userdata: Any,
+        mid: int,
+        reason_code: ReasonCode,
+        properties: Properties,
+    ) -> None:
+        """aiomqtt's own ``on_publish`` (it wakes a ``publish`` waiting for
+        ``mid``), without the ``KeyError`` aiomqtt raises and swallows for
+        every message nobody waits for: each of the daemon's states and
+        events, handed over with :meth:`hand_over`."""
+        waiting = self._pending_publishes.pop(mid, None)
+        if waiting is not None:
+            waiting.set()
 
     def hand_over(
         self, topic: str, payload: bytes, qos: int, retain: bool
@@ -106,16 +174,31 @@ class Client(aiomqtt.Client):
             return None
         return info
 
-    def lean_pubacks(self) -> None:
-        """From now on settle an MQTT 3.1.1 PUBACK the lean way
-        (:class:`LeanPubacks`). aiomqtt builds its paho client itself, with no
-        hook for a subclass, so this one changes the class of that client
-        (Python's ``__class__`` assignment: :class:`LeanPubacks` adds no state
-        to paho's ``Client``, so the object stays what it was). A paho that is
-        not the 2.x this was written against keeps its own handling."""
+    def lean_paho(self) -> None:
+        """From now on take PUBACKs and the messages given to
+        :meth:`lean_messages` the lean way (:class:`LeanPaho`). aiomqtt builds
+        its paho client itself, with no hook for a subclass, so this one
+        changes the class of that client (Python's ``__class__`` assignment:
+        :class:`LeanPaho` keeps paho's ``Client`` layout, so the object stays
+        what it was). A paho that is not the 2.x this was written against
+        keeps its own handling."""
         protocol = self._client
         if type(protocol) is paho.Client and all(hasattr(protocol, m) for m in _LEAN_READS):
-            protocol.__class__ = LeanPubacks
+            protocol.__class__ = LeanPaho
+
+    def lean_messages(self, topic: str, handler: Callable[[bytes], None]) -> None:
+        """Hand each QoS 0 message on exactly ``topic`` to ``handler`` with
+        its payload: lean (:meth:`LeanPaho.lean_messages`) after
+        :meth:`lean_paho`, else through paho's ``message_callback_add``."""
+        protocol = self._client
+        if isinstance(protocol, LeanPaho):
+            protocol.lean_messages(topic, handler)
+            return
+
+        def on_message(_client: Any, _userdata: Any, message: paho.MQTTMessage) -> None:
+            handler(payload_bytes(message.payload))
+
+        protocol.message_callback_add(topic, on_message)
 
     def ack(self, mid: int, qos: int) -> bool:
         """Acknowledge the message ``mid`` received at ``qos`` (a client made

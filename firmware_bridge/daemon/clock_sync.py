@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -116,13 +117,36 @@ def kernel_synchronised() -> bool | None:
     return state != _TIME_ERROR and not timex.status & _STA_UNSYNC
 
 
+_RUN = Path("/run")
+
+_ASKED_EVERY_S = 1.0
+"""How long :func:`ntp_synchronised`'s answer for this machine is kept: the
+daemon asks with every state it builds (every dart), and the answer is a few
+file checks and a system call that change once a boot."""
+
+_asked: tuple[float, bool | None] | None = None
+"""When this machine's answer was last worked out (``time.monotonic()``), and what it was."""
+
+
 def ntp_synchronised(
-    run: Path = Path("/run"), kernel: Callable[[], bool | None] = kernel_synchronised
+    run: Path = _RUN, kernel: Callable[[], bool | None] = kernel_synchronised
 ) -> bool | None:
     """Whether this machine's NTP client has synchronised the clock; ``None``
     when no NTP client runs here (nothing would ever say so) or none can
-    tell. ``run`` is where the clients keep their runtime files."""
-    if not any(os.path.exists(run / marker) for marker in NTP_CLIENT_MARKERS):
+    tell. ``run`` is where the clients keep their runtime files. This
+    machine's answer (the defaults) is worked out at most once a second."""
+    global _asked
+    if run is not _RUN or kernel is not kernel_synchronised:
+        return _ntp_answer(run, kernel)
+    now = time.monotonic()
+    if _asked is None or not 0 <= now - _asked[0] < _ASKED_EVERY_S:
+        _asked = (now, _ntp_answer(run, kernel))
+    return _asked[1]
+
+
+def _ntp_answer(run: Path, kernel: Callable[[], bool | None]) -> bool | None:
+    """:func:`ntp_synchronised`, worked out now."""
+    if not any(os.path.exists(os.path.join(run, marker)) for marker in NTP_CLIENT_MARKERS):
         return None
     said = kernel()
     if said is not None:

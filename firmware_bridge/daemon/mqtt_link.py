@@ -113,10 +113,15 @@ def _endpoint(settings: LinkSettings) -> BrokerAddress:
     return dataclasses.replace(address, username=settings.username, password=settings.password)
 
 
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""``json.dumps(payload, ensure_ascii=False, separators=(",", ":"))``, its
+encoder made once rather than for every message."""
+
+
 def to_json(payload: dict[str, Any]) -> str:
     """The JSON text a dict is published as: compact, non-ASCII kept. A payload
     kept as text (a result in the journal's outbox) is published as it is."""
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+    return _JSON.encode(payload)
 
 
 def _encode(payload: dict[str, Any] | str | bytes) -> bytes:
@@ -427,6 +432,16 @@ class MqttLink:
         return (
             self._hand_over(self._topics[name], _encode(payload), spec.retain, spec.qos) is not None
         )
+
+    def hold_writes(self) -> None:
+        """Hold what :meth:`send` hands over until :meth:`write_held`, which
+        writes it on the same turn of the loop: a burst (a dart's events and
+        its state) is written at once, not on a turn of its own."""
+        self._outgoing.hold()
+
+    def write_held(self) -> None:
+        """Write what was handed over since :meth:`hold_writes`, now."""
+        self._outgoing.release()
 
     def send_raw(
         self, topic: str, payload: dict[str, Any] | str | bytes, retain: bool = False, qos: int = 1

@@ -24,7 +24,6 @@ import socket
 from collections.abc import Callable
 from typing import Any
 
-import paho.mqtt.client as paho
 from paho.mqtt.client import MQTTMessageInfo
 
 from mqtt_client.client import Client
@@ -46,18 +45,27 @@ class OutgoingQueue:
         """Messages handed to paho since its last write: more than one, and
         the write is corked."""
         self._acks: dict[int, asyncio.Future[bool]] = {}
+        self._write: Callable[[], None] | None = None
+        """Writes what paho holds (the connection's), once :meth:`serve` ran."""
+        self._holding = False
+        """Inside :meth:`hold` ... :meth:`release`: paho's writes wait for the release."""
+        self._write_wanted = False
+        """paho asked for a write while held."""
 
     def serve(self, client: Client) -> None:
         """Once connected, on the loop's thread: resolve the futures
         :meth:`delivered` waits on from paho's ``on_publish`` (after
         aiomqtt's own handler), and write queued packets from a plain
-        ``call_soon``. aiomqtt's writer goes through ``call_soon_threadsafe``
-        (paho may call it from the thread that connects), which wakes the loop
-        through its self-pipe for every message."""
+        ``call_soon`` (or at :meth:`release`). aiomqtt's writer goes through
+        ``call_soon_threadsafe`` (paho may call it from the thread that
+        connects), which wakes the loop through its self-pipe for every
+        message; and it removes the socket's writer every time paho wrote
+        everything, which this one does only when it added one."""
         protocol = client.paho
         chained = protocol.on_publish
         acks = self._acks
         loop = asyncio.get_running_loop()
+        writer_set = True  # aiomqtt may have added one while connecting
 
         def on_publish(*args: Any) -> None:
             if chained is not None:
@@ -65,9 +73,10 @@ class OutgoingQueue:
             _settle(acks.pop(args[2], None), True)  # (client, userdata, mid, reason, properties)
 
         def write() -> None:
-            # What paho wrote in full it unregisters itself (aiomqtt removes the
-            # writer); what the socket did not take yet waits for it to be writable.
-            with contextlib.suppress(OSError, ValueError):
+            # What paho wrote in full it unregisters itself (unregister_write);
+            # what the socket did not take yet waits for it to be writable.
+            nonlocal writer_set
+            try:
                 sock = protocol.socket()
                 corked = _cork(sock) if self._queued > 1 else None
                 self._queued = 0
@@ -78,13 +87,41 @@ class OutgoingQueue:
                         corked.setsockopt(socket.IPPROTO_TCP, _CORK, 0)
                 if protocol.want_write() and sock is not None and sock.fileno() >= 0:
                     loop.add_writer(sock.fileno(), write)
+                    writer_set = True
+            except (OSError, ValueError):
+                pass
 
         def register_write(*_: Any) -> None:
-            loop.call_soon(write)
+            if self._holding:
+                self._write_wanted = True
+            else:
+                loop.call_soon(write)
+
+        def unregister_write(_client: Any, _userdata: Any, sock: Any) -> None:
+            nonlocal writer_set
+            if writer_set:
+                writer_set = False
+                with contextlib.suppress(OSError, ValueError):
+                    loop.remove_writer(sock.fileno())
 
         protocol.on_publish = on_publish
         protocol.on_socket_register_write = register_write
-        client.lean_pubacks()
+        protocol.on_socket_unregister_write = unregister_write
+        self._write = write
+        client.lean_paho()
+
+    def hold(self) -> None:
+        """Hold paho's writes until :meth:`release`: a burst of messages
+        handed over then is written on this turn of the loop, not the next."""
+        self._holding = True
+
+    def release(self) -> None:
+        """Write what was handed over since :meth:`hold`, now."""
+        self._holding = False
+        if self._write_wanted:
+            self._write_wanted = False
+            if self._write is not None:
+                self._write()
 
     def hand_over(
         self, client: Client, topic: str, data: bytes, retain: bool, qos: int
@@ -116,6 +153,8 @@ class OutgoingQueue:
     def drop(self) -> None:
         """The connection is gone: every publish still waiting gets False."""
         self._queued = 0
+        self._write = None
+        self._write_wanted = False
         acks, self._acks = self._acks, {}
         for waiter in acks.values():
             _settle(waiter, False)
@@ -142,18 +181,18 @@ class OwnRetained:
         """Judge each copy of the guarded topics ``client`` receives (it
         subscribes to them); a foreign one is replaced ``delay()`` seconds later."""
         loop = asyncio.get_running_loop()
-
-        def on_guarded(_client: Any, _userdata: Any, message: paho.MQTTMessage) -> None:
-            payload = message.payload
-            self._seen(
-                message.topic,
-                payload if isinstance(payload, bytes) else bytes(payload),
-                loop,
-                delay(),
-            )
-
         for guarded in self.topics:
-            client.paho.message_callback_add(guarded, on_guarded)
+            client.lean_messages(guarded, self._judge(guarded, loop, delay))
+
+    def _judge(
+        self, topic: str, loop: asyncio.AbstractEventLoop, delay: Callable[[], float]
+    ) -> Callable[[bytes], None]:
+        """The handler of the copies of ``topic`` the client receives (their payloads)."""
+
+        def seen(payload: bytes) -> None:
+            self._seen(topic, payload, loop, delay())
+
+        return seen
 
     def _seen(
         self, topic: str, payload: bytes, loop: asyncio.AbstractEventLoop, delay: float

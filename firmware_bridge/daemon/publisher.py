@@ -59,21 +59,29 @@ class Publisher:
 
     def _flush(self) -> None:
         """Send the queued messages in order (a dart's events, then its state),
-        each handed to paho and left to it: fire-and-forget at QoS 1, no task
-        and no wait for a PUBACK per message (only results wait, in
+        each handed to paho and left to it, all written together once handed
+        over: fire-and-forget at QoS 1, no task and no wait for a PUBACK per
+        message (only results wait, in
         :class:`~firmware_bridge.daemon.result_delivery.ResultDelivery`).
         While the broker is away they are dropped: the retained state is
         republished on reconnect."""
         self._flush_due = False
         outgoing = self._outgoing
-        while outgoing:
-            name, payload = outgoing.popleft()
-            if name == "state":
-                self._state_queued = False
-            if self.link is None or not self.link.connected:
-                continue
-            try:
-                self.link.send(name, self._state() if payload is None else payload)
-            except Exception:
-                log.exception("could not publish on %s", name)
+        link = self.link
+        if link is not None:
+            link.hold_writes()  # the burst is written at the end, on this turn
+        try:
+            while outgoing:
+                name, payload = outgoing.popleft()
+                if name == "state":
+                    self._state_queued = False
+                if link is None or not link.connected:
+                    continue
+                try:
+                    link.send(name, self._state() if payload is None else payload)
+                except Exception:
+                    log.exception("could not publish on %s", name)
+        finally:
+            if link is not None:
+                link.write_held()
         self._sent()

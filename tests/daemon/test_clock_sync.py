@@ -71,3 +71,28 @@ def test_a_time_before_the_floor_or_after_the_bound_is_no_date(
     assert not clock_synced(LATEST_TIMESTAMP)
     monkeypatch.setattr(clock_sync, "ntp_synchronised", lambda: False)
     assert not clock_synced(time.time())  # plausible, but NTP has not answered yet
+
+
+def test_this_machines_answer_is_worked_out_at_most_once_a_second(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The daemon asks with every state it builds (every dart): the file checks
+    and the system call behind the answer run once a second at most."""
+    worked_out: list[bool | None] = []
+    answers = iter([True, False])
+
+    def answer(run: Path, kernel: object) -> bool | None:
+        worked_out.append(next(answers))
+        return worked_out[-1]
+
+    now = [1_000.0]
+    monkeypatch.setattr(clock_sync, "_ntp_answer", answer)
+    monkeypatch.setattr(clock_sync, "_asked", None)
+    monkeypatch.setattr(clock_sync.time, "monotonic", lambda: now[0])
+    assert ntp_synchronised() is True
+    now[0] += 0.9
+    assert ntp_synchronised() is True  # kept
+    assert worked_out == [True]
+    now[0] += 0.2
+    assert ntp_synchronised() is False  # a second later: asked again
+    assert worked_out == [True, False]

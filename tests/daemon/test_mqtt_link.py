@@ -384,6 +384,26 @@ async def test_send_hands_messages_over_in_order_and_returns_at_once(
     assert harness.link.send("state", {"n": 50}) is False  # closed: dropped
 
 
+async def test_held_writes_go_out_at_the_release_on_the_same_turn(
+    mosquitto: MosquittoBroker,
+) -> None:
+    """The publisher hands a dart's burst over between hold_writes() and
+    write_held(): nothing is written before the release, and the release
+    writes it all at once, before the loop turns again (the write costs no
+    turn of its own); the messages arrive in order."""
+    async with running(mosquitto.url) as harness, subscribed(mosquitto.port, STATE) as live:
+        client = harness.link._client
+        assert client is not None
+        harness.link.hold_writes()
+        assert all(harness.link.send("state", {"n": n}) for n in range(3))
+        assert client.paho.want_write()  # handed over, not written
+        harness.link.write_held()
+        assert not client.paho.want_write()  # written, and the loop has not turned
+        assert [json.loads(text(await live.next(STATE)))["n"] for _ in range(3)] == [0, 1, 2]
+        assert harness.link.send("state", {"n": 3})  # not held: written on the next turn
+        assert json.loads(text(await live.next(STATE)))["n"] == 3
+
+
 async def test_a_puback_is_settled_without_paho_decoding_properties(
     mosquitto: MosquittoBroker, monkeypatch: pytest.MonkeyPatch
 ) -> None:
