@@ -138,6 +138,7 @@ class Lobby(Extension):
         waiting = self._card_waiting(now)
         if args.get("link_card") and waiting is not None and entrant.player_id is not None:
             self.book.link_card(entrant.player_id, waiting)
+            self._keep_roster()
             self._waiting_card = None
             received.reply["card"] = waiting
             log.info("a card was linked to %s (player %d)", entrant.name, entrant.player_id)
@@ -275,11 +276,17 @@ class Lobby(Extension):
             known = self.book.roster_player(player.player_id) if player.player_id else None
             if known is not None and known.average != player.average:
                 self.book.players[index] = replace(player, average=known.average)
-        settings, board = self._context.journal.settings, self._context.board_id
-        settings.keep_lobby_value(board, "roster", roster.to_json(), self._context.clock())
+        self._keep_roster()
         self._keep()
         log.info("roster of %s: %d players", roster.venue, len(roster.players))
         self._context.request_state()
+
+    def _keep_roster(self) -> None:
+        """Journal the roster copy (a card works while the service is down)."""
+        if self.book.roster is not None:
+            self._context.journal.settings.keep_lobby_value(
+                self._context.board_id, "roster", self.book.roster.to_json(), self._context.clock()
+            )
 
     def _keep(self) -> None:
         """Journal the lobby (its players, join code and recent players)."""
