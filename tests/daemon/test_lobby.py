@@ -23,7 +23,7 @@ from drivers.source import BoardSource
 from firmware_bridge.daemon.board_daemon import Daemon
 from mqtt_contract import TOPICS
 from mqtt_contract.lobby_payload import RosterMessage, RosterPlayer
-from tests.daemon_harness import QUIET, Running, Watcher, until
+from tests.daemon_harness import QUIET, TIMEOUT, Running, Watcher, until
 from tests.mosquitto_broker import MosquittoBroker
 
 SECRET = "lobby-test-secret-0123456789"
@@ -240,7 +240,8 @@ async def test_a_game_naming_its_players_gets_the_lobbys_ids_across_a_restart(
         await ok(watcher, {"command": "next"})
         # Robo throws its visit; then it is Ann's turn again.
         await watcher.state_where(
-            lambda s: s["current_player"] == 0 and s["visit"] == [] and s["phase"] == "throwing"
+            lambda s: s["current_player"] == 0 and s["visit"] == [] and s["phase"] == "throwing",
+            timeout=TIMEOUT * 3,  # a computer player's visit on a busy machine
         )
         for segment in ("T20", "T20", "S1"):
             await ok(watcher, {"command": "dart", "segment": segment})

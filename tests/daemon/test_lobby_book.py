@@ -3,10 +3,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from drivers.board_events import CardTapped
 from firmware_bridge.daemon.game_session import Refusal
+from firmware_bridge.daemon.journal import Journal
 from firmware_bridge.daemon.lobby_book import LobbyBook, name_key, new_join_code
 from mqtt_contract.lobby_payload import (
     JOIN_CODE_LENGTH,
@@ -113,3 +116,15 @@ def test_a_card_tap_never_shows_its_uid() -> None:
         assert "04A21B" not in shown.replace(":", "")
         assert "5C6D" not in shown and "6D80" in shown
     assert tap.uid == "04:A2:1B:3F:5C:6D:80"  # the reader's text, for the hash
+
+
+def test_the_journal_keeps_the_lobbys_values_apart_from_the_operators(tmp_path: Path) -> None:
+    with Journal(tmp_path / "journal.sqlite3") as journal:
+        settings = journal.settings
+        settings.set_operator_setting("b1", "price", 2, 1.0)
+        settings.keep_lobby_value("b1", "players", {"players": []}, 2.0)
+        settings.keep_lobby_value("b1", "players", {"players": [], "join_code": None}, 3.0)
+        assert settings.operator_settings("b1") == {"price": 2}
+        assert settings.lobby_value("b1", "players") == {"players": [], "join_code": None}
+        assert settings.lobby_value("b1", "roster") is None
+        assert settings.lobby_value("b2", "players") is None
