@@ -23,6 +23,7 @@ from drivers.source import BoardSource
 from firmware_bridge.daemon.board_daemon import Daemon
 from mqtt_contract import TOPICS
 from mqtt_contract.lobby_payload import RosterMessage, RosterPlayer
+from tests.daemon.test_journal_faults import SmallFileSystem, sd_card
 from tests.daemon_harness import QUIET, TIMEOUT, Running, Watcher, until
 from tests.mosquitto_broker import MosquittoBroker
 
@@ -33,6 +34,7 @@ ANN_UID = "04:A2:1B:3F:5C:6D:80"
 STRANGER_UID = "0499887766554433"
 """A card no roster knows."""
 OPTIONS = {"start": 301, "out": "straight"}
+__all__ = ["sd_card"]  # the full SD card's fixture, used here too
 
 
 class TapSource(BoardSource):
@@ -460,3 +462,24 @@ async def test_a_restart_keeps_the_lobby_and_the_roster_copy(
     await watcher.state_where(lambda s: names(s) == ["Cy", "Ann Lee"])
     await ok(watcher, {"command": "join", "player": {"id": 14}})
     await watcher.state_where(lambda s: names(s) == ["Cy", "Ann Lee", "Bob"])
+
+
+@pytest.mark.slow
+async def test_a_join_the_journal_refuses_changes_nothing(
+    tmp_path: Path, sd_card: SmallFileSystem, mosquitto: MosquittoBroker, watcher: Watcher
+) -> None:
+    journal = f'journal.path="{sd_card.path / "journal.sqlite3"}"'
+    async with Running(tmp_path, mosquitto, [journal]):
+        await connected(watcher)
+        await ok(watcher, {"command": "join", "player": {"name": "Ann"}})
+        await watcher.state_where(lambda s: names(s) == ["Ann"])
+        sd_card.fill()
+        error = await refused(watcher, {"command": "join", "player": {"name": "Bob"}})
+        assert "journal" in error, error
+        state = await watcher.state_where(lambda s: s["journal"]["status"] != "ok")
+        assert names(state) == ["Ann"]
+        sd_card.free()
+        await watcher.state_where(lambda s: s["journal"]["status"] == "ok", timeout=TIMEOUT * 2)
+        await ok(watcher, {"command": "join", "player": {"name": "Bob"}})
+        state = await watcher.state_where(lambda s: names(s) == ["Ann", "Bob"])
+        assert [e["player"]["name"] for e in events(watcher, "joined")] == ["Ann", "Bob"]

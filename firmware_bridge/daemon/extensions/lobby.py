@@ -17,8 +17,10 @@ rules themselves are :mod:`firmware_bridge.daemon.lobby_book`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
+from collections.abc import Iterator
 from dataclasses import replace
 
 from credentials.card_hash import CardUidError, card_hash
@@ -26,6 +28,7 @@ from drivers.board_events import CardTapped
 from firmware_bridge.daemon import core_events
 from firmware_bridge.daemon.extension_context import Extension, ExtensionContext
 from firmware_bridge.daemon.game_session import Refusal
+from firmware_bridge.daemon.journal import JournalError
 from firmware_bridge.daemon.lobby_book import LobbyBook, new_join_code
 from mqtt_contract import CardRefused, ErrorReported, PlayerJoined, PlayerLeft, topic
 from mqtt_contract.lobby_commands import LOBBY_COMMANDS
@@ -120,13 +123,30 @@ class Lobby(Extension):
     def _command(self, received: core_events.CommandReceived) -> bool | None:
         if received.name not in LOBBY_COMMANDS:
             return None
+        with self._as_it_was_unless_journaled():
+            self._run(received)
+        return True
+
+    @contextlib.contextmanager
+    def _as_it_was_unless_journaled(self) -> Iterator[None]:
+        """A change the journal refuses is undone: the lobby and the roster
+        copy stay as the journal has them (the JournalError goes on)."""
+        players, roster = list(self.book.players), self.book.roster
+        try:
+            yield
+        except JournalError:
+            self.book.players, self.book.roster = players, roster
+            raise
+
+    def _run(self, received: core_events.CommandReceived) -> None:
+        """``join`` or ``leave``."""
         args, now = received.args, received.at
         ref: PlayerRef = args["player"]
         if received.name == "leave":
             left = self.book.remove(ref)
             self._keep()
             self._context.publish_event(PlayerLeft(now, left))
-            return True
+            return
         code = args.get("code")
         if code is not None and code != self.book.join_code:
             raise Refusal(EXPIRED_CODE)
@@ -145,7 +165,6 @@ class Lobby(Extension):
         self._keep()
         if added:
             self._context.publish_event(PlayerJoined(now, entrant))
-        return True
 
     def _players(self) -> tuple[str, ...] | None:
         """``new_game`` without players: the lobby's, in the order they joined."""
@@ -160,7 +179,8 @@ class Lobby(Extension):
         """A card tap is the lobby's, always: it joins a player or says why not."""
         if not isinstance(received.event, CardTapped):
             return None
-        self.tapped(received.event, received.at)
+        with self._as_it_was_unless_journaled():
+            self.tapped(received.event, received.at)
         return True
 
     def tapped(self, tap: CardTapped, now: float) -> None:
@@ -242,10 +262,13 @@ class Lobby(Extension):
         if self._context.config.lobby.web_url:
             self.book.join_code = new_join_code()
         self._waiting_card = None
-        self._keep()
-        self._context.journal.settings.keep_lobby_value(
-            self._context.board_id, "game_ids", ids, started.at
-        )
+        try:
+            self._keep()
+            self._context.journal.settings.keep_lobby_value(
+                self._context.board_id, "game_ids", ids, started.at
+            )
+        except JournalError as error:  # the game is journaled: it starts all the same
+            log.error("the lobby was not journaled as the game started: %s", error)
 
     def _result(self, built: core_events.ResultBuilt) -> None:
         """Each result player's roster id: null for a guest or a computer player."""
