@@ -13,6 +13,7 @@ __all__ = [
     "BatteryEvent",
     "BoardEvent",
     "ButtonEvent",
+    "CardTapped",
     "CoinEvent",
     "ConnectedEvent",
     "DisconnectedEvent",
@@ -139,3 +140,26 @@ class BatteryEvent(BoardEvent):
 
     type = "battery"
     percent: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardTapped(BoardEvent):
+    """A player card was tapped on a reader. ``uid`` is a credential: its
+    repr, str and JSON show only its last four digits (``masked``)."""
+
+    type = "card"
+    uid: str
+
+    @property
+    def masked(self) -> str:
+        """The UID as a person may see it: all but its last four digits hidden."""
+        digits = "".join(c for c in self.uid if c not in " :-.").upper()
+        return "\u2022" * 4 + digits[-4:]
+
+    def __repr__(self) -> str:
+        return f"CardTapped(uid={self.masked!r})"
+
+    __str__ = __repr__
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.type, "uid": self.masked}

@@ -16,6 +16,7 @@ from mqtt_contract.json_types import (
     required_keys,
     tagged_union_schema,
 )
+from mqtt_contract.lobby_payload import CARD_HASH_PATTERN, JOIN_CODE_PATTERN, PlayerRef
 from mqtt_contract.schema_parts import BED_ANY_CASE
 from mqtt_contract.state_payload import CPU_AVERAGES
 from mqtt_contract.topic_names import MAX_COMMAND_BYTES
@@ -92,9 +93,6 @@ class NewGame(CommandBase):
     """Start a game."""
 
     command: ClassVar[str] = "new_game"
-    json_extra: ClassVar[Mapping[str, Any]] = {
-        "anyOf": [{"required": ["players"]}, {"required": ["teams"]}]
-    }
     game: Annotated[str, Meta(description="A game id: x01, cricket, ...", min_length=1)] = field(
         kw_only=True
     )
@@ -108,7 +106,8 @@ class NewGame(CommandBase):
             description='1-8 players, in order: a name (or {"name": ...}), a computer '
             'player {"name": ..., "cpu": LEVEL} or {"name": ..., "cpu": {"average": AVERAGE}}, '
             'or a player at another board {"name": ..., "board": BOARD} (docs/remote.md). '
-            "Required unless teams is given."
+            "Without players and teams: the lobby's players, in the order they joined "
+            "(docs/players.md); refused when the lobby is empty."
         ),
     ] = omitted()
     teams: Annotated[
@@ -176,6 +175,56 @@ class BounceOut(CommandBase):
     command: ClassVar[str] = "bounce"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LobbyPlayerRef(JsonObject):
+    """``join``'s and ``leave``'s player as the schema says it (the parser
+    reads it into a :class:`~mqtt_contract.lobby_payload.PlayerRef`)."""
+
+    json_closed: ClassVar[bool] = True
+    json_description: ClassVar[str | None] = PlayerRef.json_description
+    json_extra: ClassVar[Mapping[str, Any]] = {
+        "oneOf": [{"required": ["name"]}, {"required": ["id"]}]
+    }
+    name: Name | None = omitted()
+    id: Annotated[int | None, Meta(minimum=1, description="A roster id.")] = omitted()
+
+    def __post_init__(self) -> None:
+        if (self.name is None) == (self.id is None):
+            raise ValueError('a player has exactly one of "name" and "id"')
+
+
+@dataclass(frozen=True, slots=True)
+class Join(CommandBase):
+    """A player joins the board's lobby for its next game (docs/players.md)."""
+
+    command: ClassVar[str] = "join"
+    json_extra: ClassVar[Mapping[str, Any]] = {"dependentRequired": {"link_card": ["code"]}}
+    player: LobbyPlayerRef = field(kw_only=True)
+    code: Annotated[
+        str | None,
+        Meta(
+            description="The board's join code (a phone's join, relayed by the leaderboard "
+            "service): refused unless it is the board's current one.",
+            pattern=JOIN_CODE_PATTERN,
+        ),
+    ] = omitted()
+    link_card: Annotated[
+        bool | None,
+        Meta(
+            description="With code: link the card last tapped on this board and not known "
+            "(within 120 s) to the player; the response carries its hash as card."
+        ),
+    ] = omitted()
+
+
+@dataclass(frozen=True, slots=True)
+class Leave(CommandBase):
+    """A player leaves the board's lobby."""
+
+    command: ClassVar[str] = "leave"
+    player: LobbyPlayerRef = field(kw_only=True)
+
+
 COMMAND_CLASSES: tuple[type[CommandBase], ...] = (
     NewGame,
     Next,
@@ -185,6 +234,8 @@ COMMAND_CLASSES: tuple[type[CommandBase], ...] = (
     EndGame,
     Rematch,
     BounceOut,
+    Join,
+    Leave,
 )
 """One class per command a board takes on ``{base}/{board}/cmd``."""
 
@@ -233,6 +284,14 @@ class CommandResponse(JsonObject):
     ]
     ok: bool
     error: Annotated[str | None, Meta(description="Why the command was refused, or null when ok.")]
+    card: Annotated[
+        str | None,
+        Meta(
+            description="Only on a join with link_card that linked a card: the card as "
+            "its keyed hash (never the UID).",
+            pattern=CARD_HASH_PATTERN,
+        ),
+    ] = omitted()
 
     def __post_init__(self) -> None:
         # What json_extra says, for a response built or read here.

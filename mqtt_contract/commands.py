@@ -21,6 +21,7 @@ from mqtt_contract.command_payload import (
     CommandResponse,
 )
 from mqtt_contract.event_payload import OPERATOR_COMMANDS
+from mqtt_contract.lobby_commands import LOBBY_COMMANDS, check_lobby_command
 from mqtt_contract.operator_payload import OPERATOR_ARGUMENTS, OPERATOR_REQUIRED
 from mqtt_contract.state_payload import CPU_AVERAGES
 from mqtt_contract.topic_names import MAX_COMMAND_BYTES, MAX_COMMAND_DEPTH, BoardAddress
@@ -38,14 +39,17 @@ class CommandError(ValueError):
 @dataclass(frozen=True)
 class Command:
     """A checked command. ``args`` holds the command's arguments (none for most):
-    ``new_game`` always has ``game`` and ``players`` (names only, worked out
+    ``new_game`` always has ``game`` and, unless the lobby's players are to
+    play (neither given), ``players`` (names only, worked out
     from ``teams`` when not given; ``teams`` too holds names only) and
     ``options``, ``teams`` when given, and ``cpu`` (stripped name ->
     ``{"level": n}`` or ``{"average": x}``) when a player is a computer player,
     and ``boards`` (stripped name -> the board as given, ``pub2`` or
     ``base/pub2``) when a player throws at another board (a remote match,
     docs/remote.md); ``dart`` has
-    ``segment`` in canonical notation."""
+    ``segment`` in canonical notation; ``join`` and ``leave`` have ``player``
+    (a :class:`~mqtt_contract.lobby_payload.PlayerRef`), ``join`` also
+    ``code`` (or ``None``) and ``link_card``."""
 
     id: str | int | None
     name: str
@@ -165,6 +169,8 @@ def parse_command(payload: bytes, operator_topic: str = "{base}/{board}/operator
             arguments = _check_new_game(arguments)
         elif name == "dart":
             arguments = check_dart(arguments)
+        elif name in LOBBY_COMMANDS:
+            arguments = check_lobby_command(name, arguments)
     except ValueError as exc:
         raise fail(f"{name}: {exc}") from None
     return Command(command_id, name, arguments)
@@ -377,7 +383,7 @@ def _check_new_game(arguments: dict[str, Any]) -> dict[str, Any]:
         if len(players) > MAX_PLAYERS:
             raise ValueError(f'"teams" name {len(players)} players; the limit is {MAX_PLAYERS}')
     else:
-        raise ValueError('needs "players" (1 to 8 names) or "teams"')
+        return dict(arguments)  # the lobby's players (the daemon asks its lobby)
     checked = {**arguments, "players": players}
     if teams is not None:
         checked["teams"] = teams
@@ -409,9 +415,9 @@ def check_dart(arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 def response_payload(
-    command_id: str | int | None, ok: bool, error: str | None = None
+    command_id: str | int | None, ok: bool, error: str | None = None, card: str | None = None
 ) -> dict[str, Any]:
     """The ``cmd/response`` payload ``{"id", "ok", "error"}``
     (:class:`~mqtt_contract.CommandResponse`): ``error`` is null when ok and
-    required (non-empty) when not."""
-    return CommandResponse(command_id, ok, error).to_json()
+    required (non-empty) when not; ``card``, a join's linked card hash, only when given."""
+    return CommandResponse(command_id, ok, error, card).to_json()

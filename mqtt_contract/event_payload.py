@@ -20,10 +20,12 @@ from mqtt_contract.json_types import (
     omitted,
     tagged_union_schema,
 )
+from mqtt_contract.lobby_payload import LobbyPlayer
 from mqtt_contract.schema_parts import LATEST_TIMESTAMP
 from mqtt_contract.state_payload import DART_SOURCES
 
 __all__ = [
+    "CARD_REFUSALS",
     "CREDIT_SOURCES",
     "EVENT_CLASSES",
     "EVENT_TYPES",
@@ -34,6 +36,7 @@ __all__ = [
     "Bounce",
     "Bust",
     "ButtonPressed",
+    "CardRefused",
     "CreditsChanged",
     "DaemonEvent",
     "Dart",
@@ -44,6 +47,8 @@ __all__ = [
     "Ignored",
     "Index",
     "PlayerChange",
+    "PlayerJoined",
+    "PlayerLeft",
     "Points",
     "Released",
     "Stuck",
@@ -60,6 +65,10 @@ __all__ = [
 
 CREDIT_SOURCES = ("coin", "remote", "happy-hour", "free-play", "game")
 """Where a credit change comes from (a line of the books, a ``credits`` event)."""
+
+CARD_REFUSALS = ("unknown", "in-game", "no-secret")
+"""Why a card tap joined nobody: the roster does not know the card, a game is
+on (cards join between games), or the board has no ``[cards] secret``."""
 
 OPERATOR_COMMANDS = ("add_credits", "set_free_play", "reset_books", "set_price")
 """The commands on ``{base}/{board}/operator/cmd`` (docs/credits.md); refused on ``cmd``."""
@@ -347,6 +356,32 @@ class BatteryLevel(DaemonEvent):
     percent: Annotated[int, Meta(minimum=0, maximum=100)]
 
 
+@dataclass(frozen=True, slots=True)
+class PlayerJoined(DaemonEvent):
+    """A player joined the board's lobby for its next game (docs/players.md)."""
+
+    type: ClassVar[str] = "joined"
+    player: LobbyPlayer
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerLeft(DaemonEvent):
+    """A player left the board's lobby."""
+
+    type: ClassVar[str] = "left"
+    player: LobbyPlayer
+
+
+@dataclass(frozen=True, slots=True)
+class CardRefused(DaemonEvent):
+    """A card tapped on the board's reader joined nobody; ``message`` is what
+    the display shows. Never the card's UID."""
+
+    type: ClassVar[str] = "card_refused"
+    reason: Annotated[str, Meta(enum=CARD_REFUSALS)]
+    message: Annotated[str, Meta(min_length=1)]
+
+
 EVENT_CLASSES: tuple[type[DaemonEvent], ...] = (
     GameStarted,
     Dart,
@@ -369,6 +404,9 @@ EVENT_CLASSES: tuple[type[DaemonEvent], ...] = (
     Bounce,
     TakeoutSensed,
     BatteryLevel,
+    PlayerJoined,
+    PlayerLeft,
+    CardRefused,
 )
 """One class per event ``type``, in the order docs/mqtt.md lists them."""
 

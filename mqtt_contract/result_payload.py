@@ -39,6 +39,13 @@ def result_schema() -> dict[str, Any]:
                 "description": "Only on a computer player: its level, spread and average "
                 "(leaderboards rank people only).",
             },
+            "player_id": {
+                "description": "The player's id in the venue's roster (docs/players.md): "
+                "the leaderboard counts the game for that player whatever the name; null "
+                "for a guest or a computer player. Absent: a board older than the lobby.",
+                "type": ["integer", "null"],
+                "minimum": 1,
+            },
         },
         "required": ["name", "score"],
     }

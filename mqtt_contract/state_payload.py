@@ -1,5 +1,5 @@
 """The ``state`` topic's payload schema: the engine's state plus the board,
-the phase, credits, the journal, computer players and remote matches.
+the phase, credits, the journal, computer players, remote matches and the lobby.
 """
 
 from __future__ import annotations
@@ -9,6 +9,8 @@ from typing import Any
 
 from engine.bot_targets import LEVELS, TARGET_AVERAGES
 from engine.state_schema import STATE_SCHEMA
+from mqtt_contract.json_types import object_schema
+from mqtt_contract.lobby_payload import LobbyState
 from mqtt_contract.schema_parts import DRAFT, INDEX
 from mqtt_contract.topic_names import (
     BOARD_STATUSES,
@@ -276,6 +278,11 @@ def state_topic_schema() -> dict[str, Any]:
     body["properties"]["credits"] = _CREDITS_STATE
     body["properties"]["journal"] = _JOURNAL_STATE
     defs = copy.deepcopy(STATE_SCHEMA["$defs"])
+    body["properties"]["lobby"] = {
+        **object_schema(LobbyState, defs),
+        "description": "Added by the daemon (docs/players.md), in every phase: the players "
+        "who joined the board's next game, its join code and page, whom to suggest.",
+    }
     defs["player"]["properties"]["cpu"] = CPU_STATE
     defs["player"]["properties"]["board"] = _PLAYER_BOARD
     return {"$schema": DRAFT, **body, "$defs": defs}

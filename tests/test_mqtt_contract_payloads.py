@@ -163,7 +163,11 @@ def test_subtopic() -> None:
 # ------------------------------------------------------------ valid commands
 
 
-@pytest.mark.parametrize("name", [c for c in COMMANDS if c not in ("new_game", "dart")])
+WITH_ARGUMENTS = ("new_game", "dart", "join", "leave")
+"""The commands that take arguments."""
+
+
+@pytest.mark.parametrize("name", [c for c in COMMANDS if c not in WITH_ARGUMENTS])
 def test_commands_without_arguments(name: str) -> None:
     assert parse_command(cmd({"command": name})) == Command(None, name, {})
     assert parse_command(cmd({"command": name, "id": 7})) == Command(7, name, {})
@@ -348,7 +352,7 @@ def test_unknown_command_lists_the_valid_ones() -> None:
     assert error.id == "r1"
 
 
-@pytest.mark.parametrize("name", [c for c in COMMANDS if c not in ("new_game", "dart")])
+@pytest.mark.parametrize("name", [c for c in COMMANDS if c not in WITH_ARGUMENTS])
 def test_unknown_key_for_command_without_arguments(name: str) -> None:
     error = refused(cmd({"command": name, "id": 1, "force": True}))
     assert "'force'" in str(error)
@@ -366,7 +370,7 @@ BAD_NEW_GAMES: list[tuple[dict[str, Any], str | None]] = [
     ({}, "needs 'game'"),
     ({"game": 3, "players": ["A"]}, '"game" must be a string'),
     ({"game": " ", "players": ["A"]}, '"game" is empty'),
-    ({"game": "x01"}, 'needs "players"'),
+    ({"game": "x01"}, None),  # the lobby's players (the daemon refuses an empty lobby)
     ({"game": "x01", "players": []}, "1 to 8 names, got 0"),
     ({"game": "x01", "players": [f"P{i}" for i in range(9)]}, "1 to 8 names, got 9"),
     ({"game": "x01", "players": "Ann"}, '"players" must be a list'),
@@ -434,6 +438,10 @@ def test_command_schema_agrees_with_the_parser() -> None:
         {"command": "dart", "segment": "t20"},
         {"command": "new_game", "game": "x01", "players": ["A"]},
         {"command": "new_game", "game": "x01", "teams": {"R": ["A"], "B": ["C"]}},
+        {"command": "new_game", "game": "x01"},
+        {"command": "join", "player": {"name": "Ann"}},
+        {"command": "join", "player": {"id": 3}, "code": "K7PQ2M", "link_card": True},
+        {"command": "leave", "player": {"id": 3}},
     ]
     for document in good:
         parse_command(cmd(document))
@@ -441,8 +449,14 @@ def test_command_schema_agrees_with_the_parser() -> None:
     bad = [
         {"command": "next", "force": 1},
         {"command": "reboot"},
-        {"command": "new_game", "game": "x01"},
         {"command": "new_game", "players": ["A"]},
+        {"command": "join"},
+        {"command": "join", "player": {}},
+        {"command": "join", "player": {"name": "Ann", "id": 3}},
+        {"command": "join", "player": {"id": 0}},
+        {"command": "join", "player": {"name": "Ann"}, "link_card": True},
+        {"command": "join", "player": {"name": "Ann"}, "code": "K7PQ2"},
+        {"command": "leave", "player": {"name": "Ann", "x": 1}},
         {"command": "new_game", "game": "x01", "players": [f"P{i}" for i in range(9)]},
         {"command": "dart", "segment": "T21"},
         {"command": "dart"},
@@ -513,6 +527,19 @@ EVENT_EXAMPLES: dict[str, dict[str, Any]] = {
     "board_connected": {"source": "serial:/dev/ttyACM0"},
     "board_disconnected": {"source": "serial:/dev/ttyACM0", "reason": "unplugged"},
     "error": {"kind": "crc", "message": "bad frame"},
+    "joined": {
+        "player": {
+            "name": "Ann",
+            "player_id": 12,
+            "joined_by": "card",
+            "joined_at": 1767225600.0,
+            "average": None,
+        }
+    },
+    "left": {
+        "player": {"name": "Guest 1", "player_id": None, "joined_by": "name", "joined_at": 1.0}
+    },
+    "card_refused": {"reason": "unknown", "message": "Card not registered"},
 }
 
 

@@ -151,6 +151,9 @@ CMD_EXAMPLES = [
     },
     {"command": "dart", "id": "a", "segment": " t20 "},
     {"command": "bounce"},
+    {"command": "join", "id": 4, "player": {"name": "Ann"}},
+    {"command": "join", "player": {"id": 12}, "code": "K7PQ2M", "link_card": True},
+    {"command": "leave", "player": {"id": 12}},
 ]
 
 

@@ -13,8 +13,10 @@ Ctrl-C.
 ``--leaderboard`` also runs the leaderboard service (``leaderboard.service``)
 on the daemon's event loop, on the same broker: every finished game is stored
 (``[leaderboard] db``, else the default SQLite file; the demo's goes to a
-throwaway one) and the stats pages are served on ``--http`` (127.0.0.1:8080).
-Without a screen, the command then keeps serving them until interrupted.
+throwaway one) and the stats pages are served on ``--http`` (127.0.0.1:8080),
+which become the lobby's join page unless ``[lobby] web_url`` names another
+(:func:`with_lobby_page`). Without a screen, the command then keeps serving
+them until interrupted.
 
 ``--join HOST`` plays this board as a guest of HOST's remote matches
 (docs/remote.md): HOST (``pub1`` or ``base/pub1``) is added to ``[remote]
@@ -76,7 +78,14 @@ from mqtt_contract import BoardAddress, host_allowed
 if TYPE_CHECKING:
     from leaderboard.service import ServiceSettings
 
-__all__ = ["DEMO_GAME", "DEMO_SCRIPT", "LeaderboardTask", "add_parser", "join_overrides"]
+__all__ = [
+    "DEMO_GAME",
+    "DEMO_SCRIPT",
+    "LeaderboardTask",
+    "add_parser",
+    "join_overrides",
+    "with_lobby_page",
+]
 
 DEMO_GAME = SessionSetup(X01.id, {"start": 301}, ("Ann", "Bob"))
 """Started by the daemon itself before it reads the board, so the script's
@@ -332,6 +341,21 @@ def _until_stopped(daemon: DaemonThread, leaderboard: LeaderboardTask | None, sa
     raise UsageError(f"the daemon stopped: {daemon.error or 'without an error'}")
 
 
+def with_lobby_page(config: Config, http: str) -> Config:
+    """``config`` with ``[lobby] web_url`` on the in-process service's pages
+    at ``http`` (``HOST:PORT``), unless it names one itself: the lobby's join
+    code and QR code then open this service's join page. A wildcard host is
+    named by this machine's name, which a phone on the network can reach."""
+    if config.lobby.web_url:
+        return config
+    host, port = parse_http_address(http)
+    if host in ("0.0.0.0", "::", ""):
+        host = socket.gethostname()
+    shown = f"[{host}]" if ":" in host else host
+    lobby = dataclasses.replace(config.lobby, web_url=f"http://{shown}:{port}")
+    return dataclasses.replace(config, lobby=lobby)
+
+
 def _daemon_failed(daemon: DaemonThread, config: Config) -> UsageError:
     """Why the daemon published no state, in one line."""
     error = daemon.error
@@ -410,6 +434,7 @@ def _play(args: argparse.Namespace) -> int:
 
     if args.leaderboard:  # its extra is checked before anything starts
         importlib.import_module("leaderboard.service")
+        config = with_lobby_page(config, args.http or DEFAULT_HTTP)
 
     daemon = DaemonThread(Daemon(config, first_game=DEMO_GAME if args.demo else None))
     daemon.start()

@@ -11,8 +11,8 @@ them all. The core and its extensions speak over the typed bus of
 another extension (the operator commands alone are given the coin-op's).
 
 The extensions: the coin-op's credits and books, the operator's commands,
-Home Assistant discovery, the computer players, the takeout sensor's watch
-(``firmware_bridge/daemon/extensions/``), and a remote match's host and guest
+Home Assistant discovery, the computer players, the takeout sensor's watch,
+the lobby (``firmware_bridge/daemon/extensions/``), and a remote match's host and guest
 (:mod:`~firmware_bridge.daemon.remote_host`,
 :mod:`~firmware_bridge.daemon.remote_guest`).
 
@@ -52,6 +52,7 @@ from firmware_bridge.daemon.extension_context import Extension, ExtensionContext
 from firmware_bridge.daemon.extensions.bot_players import BotPlayers
 from firmware_bridge.daemon.extensions.coin_op import CoinOp
 from firmware_bridge.daemon.extensions.ha_discovery import HomeAssistantDiscovery
+from firmware_bridge.daemon.extensions.lobby import Lobby
 from firmware_bridge.daemon.extensions.operator_commands import OperatorCommands
 from firmware_bridge.daemon.extensions.takeout_watch import TakeoutWatch
 from firmware_bridge.daemon.game_commands import GameCommands
@@ -123,6 +124,8 @@ class Daemon:
         self.remote_host = RemoteHost(context)
         """The remote match this board hosts (docs/remote.md)."""
         self.coin_op = CoinOp(context)
+        self.lobby = Lobby(context)
+        """The players who joined the board's next game (docs/players.md)."""
         self.extensions: tuple[Extension, ...] = (
             self.remote_guest,
             self.remote_host,
@@ -131,6 +134,7 @@ class Daemon:
             HomeAssistantDiscovery(context),
             BotPlayers(context),
             TakeoutWatch(context),
+            self.lobby,
         )
         self._start_refusal: str | None = None
         """Why ``first_game`` did not start, until it is published."""

@@ -5,8 +5,8 @@ unless an extension takes it first (a remote guest forwards it) or refuses
 it (a remote match's turns, a computer player's visit: the hit is ignored
 with the refusal's reason). A game button runs its command; a sensed takeout
 and a coin go to the extensions that know them (the takeout watch, the
-coin-op). The board's own status (connected, stuck cells, a diagnosed
-problem) is kept here for the state's ``board`` block.
+coin-op), and a card tap to the lobby (never scored). The board's own
+status (connected, stuck cells, a diagnosed problem) is kept here for the state's ``board`` block.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from drivers.board_events import (
     BatteryEvent,
     BoardEvent,
     ButtonEvent,
+    CardTapped,
     CoinEvent,
     ConnectedEvent,
     DisconnectedEvent,
@@ -101,7 +102,7 @@ class BoardInput:
             publish(ButtonPressed(now, event.button))
             if event.button in GAME_BUTTONS:
                 self._commands.press(event.button, now)
-        elif isinstance(event, TakeoutEvent | CoinEvent):
+        elif isinstance(event, TakeoutEvent | CoinEvent | CardTapped):
             self._game.bus.first(core_events.BoardInputReceived(event, now))
         elif isinstance(event, ConnectedEvent):
             self.connected, self.problem = True, None
@@ -154,4 +155,6 @@ def _input_name(event: BoardEvent) -> str:
         return "the takeout"
     if isinstance(event, CoinEvent):
         return f"a coin on input {event.input}"
+    if isinstance(event, CardTapped):
+        return "a card"
     return "a board input"

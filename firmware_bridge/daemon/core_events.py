@@ -20,7 +20,7 @@ carry the payload being built: their handlers add their part to it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from drivers.board_events import BoardEvent
@@ -50,6 +50,7 @@ __all__ = [
     "InputPlanned",
     "MatchPausedAsked",
     "OwnTakeoutAsked",
+    "PlayersAsked",
     "PresenceChanged",
     "RematchAsked",
     "RemoteMatchAsked",
@@ -199,10 +200,21 @@ GAME_BUTTONS = ("next", "undo", "miss", "bounce")
 @dataclass(frozen=True)
 class CommandReceived(CoreEvent[bool]):
     """A game command (``cmd``) or a game button as its command: ``True``
-    when a handler took it (a remote guest forwards it, or refuses it)."""
+    when a handler took it (a remote guest forwards it, or refuses it; the
+    lobby runs ``join`` and ``leave``). ``reply`` is what the handler adds to
+    the command's response (a join's linked ``card``)."""
 
     name: str
     args: Mapping[str, Any]
+    at: float
+    reply: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class PlayersAsked(CoreEvent[tuple[str, ...]]):
+    """``new_game`` named no players: the lobby answers its players' names in
+    the order they joined, or raises ``Refusal`` when it is empty."""
+
     at: float
 
 

@@ -37,7 +37,11 @@ __all__ = ["COMMAND_NAMES", "GAME_BUTTONS", "GameCommands"]
 log = logging.getLogger(__name__)
 
 COMMAND_NAMES = ("new_game", "rematch", "end_game", "dart", "next", "undo", "miss", "bounce")
-"""The commands :class:`GameCommands` handles (``mqtt_contract.COMMANDS``)."""
+"""The commands :class:`GameCommands` handles (``mqtt_contract.COMMANDS``; the
+lobby's ``join`` and ``leave`` are its extension's, taken on ``CommandReceived``)."""
+
+EMPTY_LOBBY = "no players: name them in new_game's players, or join them to the lobby first (join)"
+"""Why a ``new_game`` without players that no lobby answered is refused."""
 
 
 class GameCommands:
@@ -75,8 +79,8 @@ class GameCommands:
             if command.name in ("new_game", "rematch"):
                 await game.off_loop.settled()  # the game won before is journaled first
             async with game.lock:
-                self.command(command.name, args, game.clock())
-            response = response_payload(command_id, True)
+                reply = self.command(command.name, args, game.clock())
+            response = response_payload(command_id, True, card=reply.get("card"))
         except JournalError as error:
             message = game.not_journaled(what, error, game.clock())
             response = response_payload(command_id, False, message)
@@ -91,11 +95,13 @@ class GameCommands:
         config = self._game.config
         return topic(config.mqtt.base, config.board.id, "operator/cmd")
 
-    def command(self, name: str, args: dict[str, Any], now: float) -> None:
-        """Run the command ``name``, unless an extension takes it."""
-        if self._game.bus.first(core_events.CommandReceived(name, args, now)):
-            return
-        self._handlers[name](args, now)
+    def command(self, name: str, args: dict[str, Any], now: float) -> dict[str, Any]:
+        """Run the command ``name``, unless an extension takes it; what the
+        extension added to the response (see ``CommandReceived.reply``)."""
+        received = core_events.CommandReceived(name, args, now)
+        if not self._game.bus.first(received):
+            self._handlers[name](args, now)
+        return received.reply
 
     def press(self, name: str, now: float) -> None:
         """A game button (:data:`GAME_BUTTONS`) pressed on the board: its
@@ -111,9 +117,12 @@ class GameCommands:
     # ------------------------------------------------------------- handlers
 
     def _new_game(self, args: dict[str, Any], now: float) -> None:
-        setup = SessionSetup(
-            args["game"], args.get("options") or {}, args["players"], args.get("teams")
-        )
+        players = args.get("players")
+        if players is None:  # the lobby's players
+            players = self._game.bus.first(core_events.PlayersAsked(now))
+            if not players:
+                raise Refusal(EMPTY_LOBBY)
+        setup = SessionSetup(args["game"], args.get("options") or {}, players, args.get("teams"))
         cpu = args.get("cpu")
         bots = None
         if isinstance(cpu, Bots):

@@ -8,6 +8,7 @@ import os
 import queue
 import re
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -21,6 +22,8 @@ import pytest
 from paho.mqtt.publish import single
 
 from engine import new_game
+from firmware_bridge.cli.play_command import with_lobby_page
+from firmware_bridge.daemon.config import parse_config
 from tests.mosquitto_broker import MosquittoBroker, free_port
 
 OCHE = Path(sys.executable).parent / "oche"
@@ -409,3 +412,15 @@ def test_play_help_documents_join() -> None:
     )
     assert result.returncode == 0
     assert "--join HOST" in result.stdout and "[remote] allow" in result.stdout
+
+
+def test_play_leaderboard_makes_its_pages_the_lobbys_join_page() -> None:
+    """With --leaderboard, the lobby's join code opens the in-process service's
+    page; a configured [lobby] web_url stays; a wildcard host is this machine's name."""
+    config = parse_config("", "test.toml")
+    assert with_lobby_page(config, "127.0.0.1:8080").lobby.web_url == "http://127.0.0.1:8080"
+    assert with_lobby_page(config, "[::1]:9000").lobby.web_url == "http://[::1]:9000"
+    wildcard = with_lobby_page(config, "0.0.0.0:8080").lobby.web_url
+    assert wildcard == f"http://{socket.gethostname()}:8080"
+    own = parse_config('[lobby]\nweb_url = "http://pub.local:8080"', "test.toml")
+    assert with_lobby_page(own, "127.0.0.1:8080").lobby.web_url == "http://pub.local:8080"

@@ -592,7 +592,7 @@ def test_unknown_sections_and_keys_get_suggestions() -> None:
         'boards: unknown section; did you mean "board"?',
         'homeassistent: unknown section; did you mean "homeassistant"?',
         "weather: unknown section; the sections are board, mqtt, visit, bot, journal, "
-        "homeassistant, display, leaderboard, remote, credits, operator, log",
+        "homeassistant, display, leaderboard, remote, credits, operator, lobby, cards, log",
         'board.protocl: unknown key; did you mean "protocol"?',
         "board.url: unknown key in [board]; did you mean mqtt.url?",
         "board.colour: unknown key; the keys of [board] are id, name, driver, port, baudrate, "
@@ -895,3 +895,31 @@ def test_leaderboard_mistakes_are_named() -> None:
         'leaderboard.timezones: venue "The Crown": "Nowhere/Town" is not a time zone: use an '
         "IANA name such as Europe/London",
     ]
+
+
+def test_the_lobby_and_cards_sections_load_and_their_mistakes_are_named() -> None:
+    text = """
+[lobby]
+web_url = "http://pub.local:8080/"
+
+[cards]
+reader = "evdev:/dev/input/by-id/usb-reader-event-kbd"
+secret = "a-venue-secret-of-24-chars"
+test_card = "04:a2:1b:3f"
+"""
+    config = parse_config(text, "test.toml")
+    assert (
+        config.lobby.join_url("board1", "K7PQ2M") == "http://pub.local:8080/join/board1?code=K7PQ2M"
+    )
+    assert config.cards.reader.startswith("evdev:") and config.cards.test_card == "04:a2:1b:3f"
+    assert parse_config("", "test.toml").lobby.web_url == ""
+    for url in ("pub.local:8080", "ftp://pub.local", "http://", "http://pub.local/?x=1"):
+        error = the_error(f'[lobby]\nweb_url = "{url}"')
+        assert error.startswith("lobby.web_url: ") and "base URL" in error, error
+    assert "not a card reader" in the_error('[cards]\nreader = "usb"')
+    assert "not a card reader" in the_error('[cards]\nreader = "evdev:"')
+    short = "tooshort-secret"  # 15 characters
+    error = the_error(f'[cards]\nsecret = "{short}"')
+    assert error.startswith("cards.secret: ") and "at least 16 characters" in error
+    assert short not in error  # a secret is never shown
+    assert "4 to 40 hex digits" in the_error('[cards]\ntest_card = "not-a-card"')

@@ -1,4 +1,4 @@
-"""The twelve sections of ``oche.toml``, one frozen dataclass each with its
+"""The fourteen sections of ``oche.toml``, one frozen dataclass each with its
 defaults, and :class:`Config`, the whole of them; :data:`SECTIONS` names them
 in the order they are documented and checked."""
 
@@ -25,12 +25,14 @@ __all__ = [
     "USB_REPORTS",
     "BoardConfig",
     "BotConfig",
+    "CardsConfig",
     "Config",
     "CreditsConfig",
     "DisplayConfig",
     "HomeAssistantConfig",
     "JournalConfig",
     "LeaderboardConfig",
+    "LobbyConfig",
     "LogConfig",
     "MqttConfig",
     "OperatorConfig",
@@ -279,6 +281,32 @@ class RemoteConfig:
 
 
 @dataclass(frozen=True)
+class LobbyConfig:
+    """``[lobby]``: the players who join a board's next game (docs/players.md)."""
+
+    web_url: str = ""
+    """The venue page's base URL (``http://pub.local:8080``): a phone joins at
+    ``{web_url}/join/{board}?code=...``; ``""``: no join code, no phone joins."""
+
+    def join_url(self, board: str, code: str) -> str:
+        """The page a phone opens to join ``board``'s lobby with ``code``."""
+        return f"{self.web_url.rstrip('/')}/join/{board}?code={code}"
+
+
+@dataclass(frozen=True)
+class CardsConfig:
+    """``[cards]``: player cards (docs/players.md): the reader, and the venue
+    secret a card's UID is hashed with (never kept in clear)."""
+
+    reader: str = "none"
+    """``none``, ``evdev:PATH`` (a keyboard-wedge reader), ``pcsc`` or ``pcsc:NAME``."""
+    secret: str = ""
+    """The venue secret (16 characters or more; ``oche cards secret``); ``""``: no card joins."""
+    test_card: str = "C0FFEE01"
+    """The UID the keyboard source's card key taps."""
+
+
+@dataclass(frozen=True)
 class LogConfig:
     """``[log]``: how much the daemon logs (``--log-level`` wins)."""
 
@@ -300,6 +328,8 @@ class Config:
     remote: RemoteConfig = field(default_factory=RemoteConfig)
     credits: CreditsConfig = field(default_factory=CreditsConfig)
     operator: OperatorConfig = field(default_factory=OperatorConfig)
+    lobby: LobbyConfig = field(default_factory=LobbyConfig)
+    cards: CardsConfig = field(default_factory=CardsConfig)
     log: LogConfig = field(default_factory=LogConfig)
     source: str = "defaults"
 
@@ -323,6 +353,8 @@ SECTIONS: dict[str, type[Any]] = {
     "remote": RemoteConfig,
     "credits": CreditsConfig,
     "operator": OperatorConfig,
+    "lobby": LobbyConfig,
+    "cards": CardsConfig,
     "log": LogConfig,
 }
 """The config file's sections, in the order they are documented and checked."""

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from credentials.card_hash import MIN_SECRET_LENGTH, CardUidError, normalize_uid
 from credentials.secret_hash import SECRET_HASH_FORM
 from drivers.board_decoder import PROTOCOLS
 from drivers.errors import DriverError
@@ -168,6 +169,47 @@ def _url(value: str) -> str | None:
 
 
 _PORT = _in_range(1, 65535)
+
+
+def _web_url(value: str) -> str | None:
+    """The venue page's base URL: http(s), a host, no query or fragment."""
+    if not value:
+        return None
+    scheme, _, rest = value.partition("://")
+    host = rest.split("/", 1)[0]
+    if scheme not in ("http", "https") or not host or "?" in rest or "#" in rest:
+        return (
+            f"{show_value(value)} is not a web page's base URL; "
+            'write it as "http://HOST[:PORT][/PATH]" (e.g. "http://pub.local:8080")'
+        )
+    return None
+
+
+def _card_reader(value: str) -> str | None:
+    kind, colon, where = value.partition(":")
+    if value in ("none", "pcsc") or (kind in ("evdev", "pcsc") and colon and where):
+        return None
+    choices = '"none", "evdev:PATH", "pcsc" or "pcsc:NAME"'
+    return f"{show_value(value)} is not a card reader; use {choices}"
+
+
+def _card_secret(value: str) -> str | None:
+    """The venue secret: never shown in the message."""
+    if value and len(value) < MIN_SECRET_LENGTH:
+        return (
+            f"the card secret must be at least {MIN_SECRET_LENGTH} characters "
+            "(oche cards secret prints a new one)"
+        )
+    return None
+
+
+def _card_uid(value: str) -> str | None:
+    try:
+        normalize_uid(value)
+    except CardUidError as error:
+        return str(error)
+    return None
+
 
 _DATABASE_SCHEMES = ("sqlite:///", "postgresql://", "postgresql+psycopg://", "postgres://")
 
@@ -336,6 +378,8 @@ CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
         "timezone": lambda value: _time_zone(value) if value else None,
     },
     "operator": {"pin_hash": _pin_hash, "password_file": _existing_file},
+    "lobby": {"web_url": _web_url},
+    "cards": {"reader": _card_reader, "secret": _card_secret, "test_card": _card_uid},
     "log": {"level": _log_level},
 }
 """Per-key checks of well-typed values: each returns the problem or ``None``."""

@@ -1,4 +1,6 @@
-"""What the operator set at a board (prices, free play): the store :attr:`Journal.settings`."""
+"""What the operator set at a board (prices, free play), and what the lobby
+keeps of a board (its players, its copy of the roster: keys under
+``lobby.``): the store :attr:`Journal.settings`."""
 
 from __future__ import annotations
 
@@ -7,11 +9,14 @@ from typing import Any
 
 from firmware_bridge.daemon.journal.database import Database
 
-__all__ = ["SettingsStore"]
+__all__ = ["LOBBY_PREFIX", "SettingsStore"]
+
+LOBBY_PREFIX = "lobby."
+"""The keys the lobby keeps (``lobby.players``, ``lobby.roster``, ...): not the operator's."""
 
 
 class SettingsStore:
-    """The operator's settings of every board (``operator_settings``)."""
+    """The operator's settings of every board, and the lobby's keys (``operator_settings``)."""
 
     def __init__(self, db: Database) -> None:
         self._db = db
@@ -33,11 +38,12 @@ class SettingsStore:
             )
 
     def operator_settings(self, board: str) -> dict[str, Any]:
-        """What the operator set at ``board``: key -> value."""
+        """What the operator set at ``board``: key -> value (not the lobby's keys)."""
         with self._db.reading() as connection:
             rows = connection.execute(
-                "SELECT key, value FROM operator_settings WHERE board = ? ORDER BY key",
-                (str(board),),
+                "SELECT key, value FROM operator_settings WHERE board = ? AND key NOT LIKE ? "
+                "ORDER BY key",
+                (str(board), LOBBY_PREFIX + "%"),
             ).fetchall()
         settings: dict[str, Any] = {}
         for key, value in rows:
@@ -46,3 +52,22 @@ class SettingsStore:
             except ValueError:
                 continue  # a damaged setting is as if unset
         return settings
+
+    def lobby_value(self, board: str, key: str) -> Any:
+        """What the lobby kept at ``board`` as ``lobby.<key>`` (decoded JSON),
+        or ``None`` when nothing (or something unreadable) is kept."""
+        with self._db.reading() as connection:
+            row = connection.execute(
+                "SELECT value FROM operator_settings WHERE board = ? AND key = ?",
+                (str(board), LOBBY_PREFIX + key),
+            ).fetchone()
+        if row is None:
+            return None
+        try:
+            return json.loads(row[0])
+        except ValueError:
+            return None  # a damaged value is as if unset
+
+    def keep_lobby_value(self, board: str, key: str, value: Any, at: float) -> None:
+        """Keep ``value`` (JSON) as the lobby's ``lobby.<key>`` at ``board``."""
+        self.set_operator_setting(board, LOBBY_PREFIX + key, value, at)
