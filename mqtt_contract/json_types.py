@@ -13,6 +13,7 @@ but the standard library.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import enum
 import math
@@ -64,12 +65,19 @@ class Meta:
     unique_items: bool = False
     min_properties: int | None = None
     enum: tuple[Any, ...] | None = None
+    exclusive_minimum: float | None = None
+    given: Mapping[str, Any] | None = None
+    """The value's whole schema as the engine writes it (a part of the game
+    state, which the engine describes), with ``given_defs`` its definitions:
+    the schema says it once, there; decoding checks only the Python type."""
+    given_defs: Mapping[str, Any] | None = None
 
     def keywords(self) -> dict[str, Any]:
         """These constraints as JSON Schema keywords (description first)."""
         pairs = {
             "description": self.description,
             "minimum": self.minimum,
+            "exclusiveMinimum": self.exclusive_minimum,
             "maximum": self.maximum,
             "minLength": self.min_length,
             "maxLength": self.max_length,
@@ -91,6 +99,8 @@ class Meta:
         if _is_number(value):
             if self.minimum is not None and value < self.minimum:
                 return f"{value!r} is less than the minimum of {_plain(self.minimum)}"
+            if self.exclusive_minimum is not None and value <= self.exclusive_minimum:
+                return f"{value!r} is not more than {_plain(self.exclusive_minimum)}"
             if self.maximum is not None and value > self.maximum:
                 return f"{value!r} is more than the maximum of {_plain(self.maximum)}"
         if isinstance(value, str):
@@ -222,6 +232,11 @@ def schema_of(hint: Any, defs: dict[str, Any] | None = None) -> dict[str, Any]:
     """The JSON Schema of a type hint; a class with a ``json_def`` name goes
     into ``defs`` (the document's ``$defs``) and is referred to."""
     inner, metas = _strip(hint)
+    given = next((meta for meta in metas if meta.given is not None), None)
+    if given is not None:
+        if defs is not None:
+            defs.update(copy.deepcopy(dict(given.given_defs or {})))
+        return copy.deepcopy(dict(given.given or {}))
     schema = _bare_schema(inner, defs)
     for meta in metas:
         keywords = meta.keywords()

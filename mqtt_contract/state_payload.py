@@ -5,10 +5,12 @@ the phase, credits, the journal, computer players and remote matches.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from dataclasses import dataclass
+from typing import Annotated, Any, ClassVar
 
 from engine.bot_targets import LEVELS, TARGET_AVERAGES
 from engine.state_schema import STATE_SCHEMA
+from mqtt_contract.json_types import JsonObject, Meta, object_schema
 from mqtt_contract.schema_parts import DRAFT, INDEX
 from mqtt_contract.topic_names import (
     BOARD_STATUSES,
@@ -83,18 +85,22 @@ DART_SOURCES = ("board", "manual", "cpu")
 it (a ``dart`` or ``miss`` command, the MISS button, the misses NEXT fills in);
 or the daemon threw it for a computer player."""
 
-CPU_STATE: dict[str, Any] = {
-    "description": "Only on a computer player (added by the daemon, not the engine): "
-    "its level, the throw spread it throws with and the three-dart average that spread "
-    "gives at T20.",
-    "type": "object",
-    "properties": {
-        "level": {"type": "integer", "minimum": LEVELS[0], "maximum": LEVELS[-1]},
-        "sigma_mm": {"type": "number", "exclusiveMinimum": 0},
-        "average": {"type": "number", "minimum": 0},
-    },
-    "required": ["level", "sigma_mm", "average"],
-}
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CpuState(JsonObject):
+    """A computer player's ``cpu`` in the state and in a result."""
+
+    json_description: ClassVar[str | None] = (
+        "Only on a computer player (added by the daemon, not the engine): its level, the "
+        "throw spread it throws with and the three-dart average that spread gives at T20."
+    )
+    level: Annotated[int, Meta(minimum=LEVELS[0], maximum=LEVELS[-1])]
+    sigma_mm: Annotated[float, Meta(exclusive_minimum=0)]
+    average: Annotated[float, Meta(minimum=0)]
+
+
+CPU_STATE: dict[str, Any] = object_schema(CpuState)
+""":class:`CpuState`'s schema, for the state's players (still written out below)."""
 
 
 _CREDITS_STATE: dict[str, Any] = {

@@ -192,12 +192,17 @@ def shape(value: Any) -> Any:
     return value
 
 
+NAME_EDGES = [" " + "N" * 24 + " ", "N" * 25, "A\x01B"]
+"""Names on the edge of what a board takes: padded to 26, 25 long, a control character."""
+
 JSON_VALUES = st.recursive(
     st.none()
     | st.booleans()
     | st.integers(-3, 130)
     | st.floats(-1.0, 5e9, allow_nan=False)
-    | st.sampled_from(["", " ", "x", "T20", "t20", "S21", "coin", "day", "all", "stored", "20"]),
+    | st.sampled_from(
+        ["", " ", "x", "T20", "t20", "S21", "coin", "day", "all", "stored", "20", *NAME_EDGES]
+    ),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner),
     max_leaves=6,
 )

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from drivers.board_events import BoardEvent
 from firmware_bridge.daemon.journal import Charge
-from mqtt_contract import RemoteAction
+from mqtt_contract import GameCommand, RemoteAction
 
 if TYPE_CHECKING:
     from firmware_bridge.daemon.bots import Bots
@@ -201,9 +201,13 @@ class CommandReceived(CoreEvent[bool]):
     """A game command (``cmd``) or a game button as its command: ``True``
     when a handler took it (a remote guest forwards it, or refuses it)."""
 
-    name: str
-    args: Mapping[str, Any]
+    command: GameCommand
     at: float
+
+    @property
+    def name(self) -> str:
+        """The command's name, for logs and refusals."""
+        return self.command.name
 
 
 @dataclass(frozen=True)
