@@ -30,11 +30,21 @@ CLI all import it and it imports none of them (only ``engine``). One module per
 part: ``topic_names`` (levels, board ids, bases, phases), ``broker`` (URLs),
 ``json_types`` (a typed payload's schema, ``from_json`` and ``to_json``, read
 from its type hints), ``schema_parts``, one ``*_payload`` module per topic (its
-types, or its schema where it is not typed yet: state, result, operator/cmd,
-books), ``topics`` (the map), ``commands`` (parsing), ``remote`` (a remote
+types, or its schema where it is not typed yet: the state's, built on the
+engine's), ``topics`` (the map), ``commands`` (parsing a ``cmd`` payload into
+its typed command, a :data:`GameCommand`, and an ``operator/cmd`` one into an
+:data:`OperatorCommand`), ``remote`` (a remote
 match's messages), ``remote_protocol`` (its actions, refusals, match record
 and board entries as types), ``state_views`` (a state payload parsed once into
 the typed views clients read). Import every public name from here.
+
+Adding a command: one class in ``command_payload`` (or ``operator_payload``
+for the operator's), subclassing ``CommandBase`` with its name and its
+arguments as annotated fields, added to ``COMMAND_CLASSES`` and the
+``GameCommand`` union; its schema, its argument list and docs/mqtt.md
+(``python -m tests.mqtt_doc``) follow from the class, ``commands`` checks
+what the schema cannot say, and mypy then names every ``match`` on
+``GameCommand`` (``assert_never``) that must handle it.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ from engine.lineup import MAX_PLAYERS
 from engine.state_schema import STATE_SCHEMA
 from mqtt_contract.event_payload import Timestamp
 from mqtt_contract.json_types import JsonObject, Meta, object_schema, omitted
-from mqtt_contract.state_payload import CpuState
+from mqtt_contract.state_payload import CpuView
 
 NullableIndex = Annotated[int | None, Meta(minimum=0)]
 """An index into the result's players or teams, or null."""
@@ -38,7 +38,7 @@ class ResultPlayer(JsonObject):
         Meta(description="Only in a remote match: where the player threw, base/board."),
     ] = omitted()
     cpu: Annotated[
-        CpuState | None,
+        CpuView | None,
         Meta(
             description="Only on a computer player: its level, spread and average "
             "(leaderboards rank people only)."

@@ -11,7 +11,12 @@ match, computer players). Clients then read attributes, never string keys.
 Parsing is lenient the way a scoreboard must be: a key that is missing or of
 the wrong type (an older or a newer daemon's state, a hand-made one in a
 test) reads as its default (``None``, ``0``, empty), never as an error, so
-a display shows what it can of any state. Each part is always present (a
+a display shows what it can of any state. The daemon's blocks (``board``,
+``journal``, ``credits``, ``remote``, a player's ``cpu``) are the contract's
+typed classes (``state_payload``), which are their schema too, read by
+``json_types``' lenient :meth:`~mqtt_contract.JsonObject.read`; the game's
+parts, which the engine's schema describes, are read here by hand, the same
+way, until the engine's state is typed. Each part is always present (a
 game's part holds its defaults in another game's state), so a reader needs
 no ``None`` checks for the parts themselves. The keys a game adds that no
 view names stay readable, in order, as ``extras`` (the generic scoreboard
@@ -28,6 +33,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.games.killer import KILLER_KEY
+from mqtt_contract.state_payload import (
+    BoardView,
+    CpuView,
+    CreditsView,
+    JournalView,
+    RemoteBoard,
+    RemoteView,
+)
 from mqtt_contract.topic_names import Phase
 
 __all__ = [
@@ -102,156 +115,6 @@ def _counts(value: Any) -> tuple[tuple[str, int], ...]:
 
 
 # -------------------------------------------------------------- the parts
-
-
-@dataclass(frozen=True)
-class BoardView:
-    """The physical board (``board``), added by the daemon."""
-
-    present: bool = False
-    """The state has a ``board`` object at all."""
-    id: str | None = None
-    name: str | None = None
-    connected: bool | None = None
-    """Whether the daemon can talk to the board; ``None``: the state does not say."""
-    status: str | None = None
-    stuck_cells: tuple[tuple[int, ...], ...] = ()
-    problem: str | None = None
-
-    @classmethod
-    def from_json(cls, data: Any) -> BoardView:
-        if not isinstance(data, Mapping):
-            return cls()
-        return cls(
-            present=True,
-            id=_text(data.get("id")),
-            name=_text(data.get("name")),
-            connected=None if data.get("connected") is None else bool(data["connected"]),
-            status=_text(data.get("status")),
-            stuck_cells=tuple(_ints(cell) for cell in _list(data.get("stuck_cells"))),
-            problem=_text(data.get("problem")),
-        )
-
-
-@dataclass(frozen=True)
-class JournalView:
-    """Whether the daemon's journal takes writes (``journal``)."""
-
-    present: bool = False
-    status: str | None = None
-    message: str | None = None
-    salvaged: str | None = None
-
-    @classmethod
-    def from_json(cls, data: Any) -> JournalView:
-        if not isinstance(data, Mapping):
-            return cls()
-        return cls(
-            present=True,
-            status=_text(data.get("status")),
-            message=_text(data.get("message")),
-            salvaged=_text(data.get("salvaged")),
-        )
-
-
-@dataclass(frozen=True)
-class CreditsView:
-    """Free play, or the credits a coin-operated board holds (``credits``)."""
-
-    present: bool = False
-    mode: str | None = None
-    free_play: bool = False
-    credits: int = 0
-    price: int = 0
-    happy_hour: bool = False
-    game_prices: tuple[tuple[str, int], ...] = ()
-    """Credits per player for the games priced on their own, in order."""
-    player_prices: tuple[tuple[str, int], ...] = ()
-    """Credits per player by the number of paying players (``"3"``), in order."""
-    coins_today: int | None = None
-
-    @classmethod
-    def from_json(cls, data: Any) -> CreditsView:
-        if not isinstance(data, Mapping):
-            return cls()
-        return cls(
-            present=True,
-            mode=_text(data.get("mode")),
-            free_play=bool(data.get("free_play")),
-            credits=_int(data.get("credits")) or 0,
-            price=_int(data.get("price")) or 0,
-            happy_hour=bool(data.get("happy_hour")),
-            game_prices=_counts(data.get("game_prices")),
-            player_prices=_counts(data.get("player_prices")),
-            coins_today=_int(data.get("coins_today")),
-        )
-
-
-@dataclass(frozen=True)
-class RemoteBoard:
-    """One board of a remote match."""
-
-    board: str = ""
-    name: str = ""
-    online: bool | None = None
-    """``None``: the host does not say."""
-    joined: bool | None = None
-
-
-@dataclass(frozen=True)
-class RemoteView:
-    """The remote match this board is in (``remote``), if any."""
-
-    present: bool = False
-    match: str | None = None
-    role: str | None = None
-    host: str | None = None
-    throwing_at: str | None = None
-    boards: tuple[RemoteBoard, ...] = ()
-    waiting: tuple[str, ...] = ()
-
-    @classmethod
-    def from_json(cls, data: Any) -> RemoteView:
-        if not isinstance(data, Mapping):
-            return cls()
-        boards = tuple(
-            RemoteBoard(
-                board=entry["board"],
-                name=str(entry.get("name") or ""),
-                online=None if entry.get("online") is None else bool(entry["online"]),
-                joined=None if entry.get("joined") is None else bool(entry["joined"]),
-            )
-            for entry in _list(data.get("boards"))
-            if isinstance(entry, Mapping) and isinstance(entry.get("board"), str)
-        )
-        return cls(
-            present=True,
-            match=_text(data.get("match")),
-            role=_text(data.get("role")),
-            host=_text(data.get("host")),
-            throwing_at=_text(data.get("throwing_at")),
-            boards=boards,
-            waiting=_strings(data.get("waiting")),
-        )
-
-
-@dataclass(frozen=True)
-class CpuView:
-    """A computer player's ``cpu``: its level and what it throws like."""
-
-    level: int | None = None
-    sigma_mm: float | None = None
-    average: float | None = None
-
-    @classmethod
-    def from_json(cls, data: Any) -> CpuView | None:
-        if not isinstance(data, Mapping):
-            return None
-        return cls(
-            level=_int(data.get("level")),
-            sigma_mm=_number(data.get("sigma_mm")),
-            average=_number(data.get("average")),
-        )
 
 
 @dataclass(frozen=True)
@@ -424,7 +287,7 @@ class PlayerView:
             team=_int(player.get("team")),
             out=bool(player.get("out")),
             stats=StatsView.from_json(player.get("stats")),
-            cpu=CpuView.from_json(player.get("cpu")),
+            cpu=CpuView.read(player["cpu"]) if isinstance(player.get("cpu"), Mapping) else None,
             board=_text(player.get("board")),
             extras=tuple(
                 (str(key), value) for key, value in player.items() if key not in _COMMON_PLAYER_KEYS
@@ -662,10 +525,10 @@ class StateView:
             winner=_int(document.get("winner")),
             winner_team=_int(document.get("winner_team")),
             result=None if document.get("result") is None else str(document.get("result")),
-            board=BoardView.from_json(document.get("board")),
-            journal=JournalView.from_json(document.get("journal")),
-            credits=CreditsView.from_json(document.get("credits")),
-            remote=RemoteView.from_json(document.get("remote")),
+            board=BoardView.read(document.get("board")),
+            journal=JournalView.read(document.get("journal")),
+            credits=CreditsView.read(document.get("credits")),
+            remote=RemoteView.read(document.get("remote")),
             hand=_int(document.get("hand")),
             cribbage=CribbageTable.from_json(document),
             innings=_int(document.get("innings")),

@@ -160,3 +160,26 @@ def test_a_parsed_new_game_is_its_own_payload() -> None:
     assert command.to_json() == document
     assert CMD.is_valid(command.to_json())
     assert command.cpu == {"B": {"average": 50.0}} and command.boards == {"C": "pub2"}
+
+
+def without_enum_types(schema: Any) -> Any:
+    """``schema`` without the ``"type": "string"`` the generator writes beside
+    an ``enum`` of strings (the hand-written blocks had the ``enum`` alone)."""
+    if isinstance(schema, dict):
+        plain = {key: without_enum_types(value) for key, value in schema.items()}
+        strings = all(isinstance(value, str) for value in plain.get("enum", [None]))
+        if strings and plain.get("type") == "string":
+            del plain["type"]
+        return plain
+    if isinstance(schema, list):
+        return [without_enum_types(item) for item in schema]
+    return schema
+
+
+def test_the_daemons_state_blocks_are_the_hand_written_ones() -> None:
+    state = TOPICS["state"].schema
+    generated = {key: state["properties"][key] for key in ("board", "credits", "journal", "remote")}
+    player = state["$defs"]["player"]["properties"]
+    generated["player cpu"] = player["cpu"]
+    generated["player board"] = player["board"]
+    assert without_enum_types(generated) == HANDWRITTEN["state blocks"]
