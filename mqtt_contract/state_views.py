@@ -30,9 +30,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.games.killer import KILLER_KEY
+from mqtt_contract.json_types import JsonObject
 from mqtt_contract.state_payload import (
     BoardView,
     CpuView,
@@ -109,6 +110,14 @@ def _ints(value: Any) -> tuple[int, ...]:
     return tuple(item for item in (_int(v) for v in _list(value)) if item is not None)
 
 
+V = TypeVar("V", bound=JsonObject)
+
+
+def _views(view: type[V], value: Any) -> tuple[V, ...]:
+    """An array's objects, each read leniently as ``view`` (other items skipped)."""
+    return tuple(view.read(item) for item in _list(value) if isinstance(item, Mapping))
+
+
 def _counts(value: Any) -> tuple[tuple[str, int], ...]:
     """An object of counts (marks, beds) as ``(key, count)`` pairs, in order."""
     return tuple((str(key), _int(count) or 0) for key, count in _map(value).items())
@@ -162,8 +171,8 @@ class StatsView:
         )
 
 
-@dataclass(frozen=True)
-class CheckoutAdvice:
+@dataclass(frozen=True, slots=True)
+class CheckoutAdvice(JsonObject):
     """A skill report's advice for one finish."""
 
     score: int | None = None
@@ -207,12 +216,7 @@ class SkillReport:
             best_aim_mm=best_mm,
             best_average=_number(data.get("best_average")),
             checkouts=tuple(
-                CheckoutAdvice(
-                    score=_int(advice.get("score")),
-                    aim=str(advice.get("aim", "")),
-                    route=_strings(advice.get("route")),
-                    finishes=bool(advice.get("finishes")),
-                )
+                CheckoutAdvice.read(advice)
                 for advice in _list(data.get("checkouts"))
                 if isinstance(advice, Mapping)
             ),
@@ -323,16 +327,16 @@ class PlayerView:
         return dict(self.marks).get(target, 0)
 
 
-@dataclass(frozen=True)
-class TeamView:
+@dataclass(frozen=True, slots=True)
+class TeamView(JsonObject):
     """A team: its name and its players' indices, in throwing order."""
 
     name: str = ""
     players: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True)
-class LastVisit:
+@dataclass(frozen=True, slots=True)
+class LastVisit(JsonObject):
     """The visit that ended last."""
 
     player: int | None = None
@@ -340,8 +344,8 @@ class LastVisit:
     visit_over: str | None = None
 
 
-@dataclass(frozen=True)
-class CribbageScoring:
+@dataclass(frozen=True, slots=True)
+class CribbageScoring(JsonObject):
     """A line of a Domino Cribbage score sheet: who scored, how much, why."""
 
     player: int | None = None
@@ -363,16 +367,16 @@ class CountedTiles:
     runs: int | None = None
 
 
-@dataclass(frozen=True)
-class TilePlay:
+@dataclass(frozen=True, slots=True)
+class TilePlay(JsonObject):
     """A tile on the count: who laid it."""
 
     player: int | None = None
     tile: str = ""
 
 
-@dataclass(frozen=True)
-class CribbagePlay:
+@dataclass(frozen=True, slots=True)
+class CribbagePlay(JsonObject):
     """A tile played, with the points it pegged."""
 
     player: int | None = None
@@ -406,31 +410,10 @@ class CribbageTable:
             starter=_text(state.get("starter")),
             crib=_strings(state.get("crib")),
             count=_int(state.get("count")) or 0,
-            count_tiles=tuple(
-                TilePlay(player=_int(t.get("player")), tile=str(t.get("tile")))
-                for t in _list(state.get("count_tiles"))
-                if isinstance(t, Mapping)
-            ),
-            played=tuple(
-                CribbagePlay(
-                    player=_int(p.get("player")),
-                    tile=str(p.get("tile")),
-                    points=_int(p.get("points")) or 0,
-                    count=_int(p.get("count")),
-                )
-                for p in _list(state.get("played"))
-                if isinstance(p, Mapping)
-            ),
+            count_tiles=_views(TilePlay, state.get("count_tiles")),
+            played=_views(CribbagePlay, state.get("played")),
             to_discard=_int(state.get("to_discard")) or 0,
-            scoring=tuple(
-                CribbageScoring(
-                    player=_int(line.get("player")),
-                    points=_int(line.get("points")),
-                    reason=None if line.get("reason") is None else str(line["reason"]),
-                )
-                for line in _list(state.get("scoring"))
-                if isinstance(line, Mapping)
-            ),
+            scoring=_views(CribbageScoring, state.get("scoring")),
             counts=tuple(
                 CountedTiles(
                     player=_int(c.get("player")),
@@ -502,25 +485,14 @@ class StateView:
                 PlayerView.from_json(index, player)
                 for index, player in enumerate(_list(document.get("players")))
             ),
-            teams=tuple(
-                TeamView(name=str(_map(t).get("name", "")), players=_ints(_map(t).get("players")))
-                for t in teams
-            )
-            if isinstance(teams, list)
-            else None,
+            teams=_views(TeamView, teams) if isinstance(teams, list) else None,
             current_player=_int(document.get("current_player")),
             round=_int(document.get("round")),
             visit=_strings(document.get("visit")),
             visit_over=None
             if document.get("visit_over") is None
             else str(document.get("visit_over")),
-            last_visit=LastVisit(
-                player=_int(last.get("player")),
-                darts=_strings(last.get("darts")),
-                visit_over=None if last.get("visit_over") is None else str(last["visit_over"]),
-            )
-            if isinstance(last, Mapping)
-            else None,
+            last_visit=LastVisit.read(last) if isinstance(last, Mapping) else None,
             finished=bool(document.get("finished")),
             winner=_int(document.get("winner")),
             winner_team=_int(document.get("winner_team")),
