@@ -30,11 +30,21 @@ CLI all import it and it imports none of them (only ``engine``). One module per
 part: ``topic_names`` (levels, board ids, bases, phases), ``broker`` (URLs),
 ``json_types`` (a typed payload's schema, ``from_json`` and ``to_json``, read
 from its type hints), ``schema_parts``, one ``*_payload`` module per topic (its
-types, or its schema where it is not typed yet: state, result, operator/cmd,
-books), ``topics`` (the map), ``commands`` (parsing), ``remote`` (a remote
+types, or its schema where it is not typed yet: the state's, built on the
+engine's), ``topics`` (the map), ``commands`` (parsing a ``cmd`` payload into
+its typed command, a :data:`GameCommand`, and an ``operator/cmd`` one into an
+:data:`OperatorCommand`), ``remote`` (a remote
 match's messages), ``remote_protocol`` (its actions, refusals, match record
 and board entries as types), ``state_views`` (a state payload parsed once into
 the typed views clients read). Import every public name from here.
+
+Adding a command: one class in ``command_payload`` (or ``operator_payload``
+for the operator's), subclassing ``CommandBase`` with its name and its
+arguments as annotated fields, added to ``COMMAND_CLASSES`` and the
+``GameCommand`` union; its schema, its argument list and docs/mqtt.md
+(``python -m tests.mqtt_doc``) follow from the class, ``commands`` checks
+what the schema cannot say, and mypy then names every ``match`` on
+``GameCommand`` (``assert_never``) that must handle it.
 """
 
 from __future__ import annotations
@@ -49,6 +59,7 @@ from mqtt_contract.command_payload import (
     CpuAverage,
     CpuPlayer,
     EndGame,
+    GameCommand,
     Join,
     Leave,
     LocalPlayer,
@@ -61,7 +72,6 @@ from mqtt_contract.command_payload import (
     Undo,
 )
 from mqtt_contract.commands import (
-    Command,
     CommandError,
     parse_command,
     parse_operator_command,
@@ -116,6 +126,16 @@ from mqtt_contract.leaderboard_payload import (
     X01Figures,
     leaderboard_availability_topic,
     leaderboard_topic,
+)
+from mqtt_contract.operator_payload import (
+    OPERATOR_CLASSES,
+    AddCredits,
+    Books,
+    BooksSnapshot,
+    OperatorCommand,
+    ResetBooks,
+    SetFreePlay,
+    SetPrice,
 )
 from mqtt_contract.remote import (
     END_REASONS,
@@ -234,6 +254,7 @@ __all__ = [
     "MAX_REMOTE_BYTES",
     "MAX_TOPIC_LEVEL",
     "NOT_YOUR_TURN",
+    "OPERATOR_CLASSES",
     "OPERATOR_COMMANDS",
     "PERIODS",
     "PHASES",
@@ -247,12 +268,15 @@ __all__ = [
     "TOPIC_NAMES",
     "WAITING_REMOTE",
     "ActionMessage",
+    "AddCredits",
     "BatteryLevel",
     "BoardAddress",
     "BoardConnected",
     "BoardDisconnected",
     "BoardEntry",
     "BoardView",
+    "Books",
+    "BooksSnapshot",
     "Bounce",
     "BounceOut",
     "BrokerAddress",
@@ -261,7 +285,6 @@ __all__ = [
     "ButtonPressed",
     "CardRefused",
     "CheckoutAdvice",
-    "Command",
     "CommandBase",
     "CommandError",
     "CommandResponse",
@@ -284,6 +307,7 @@ __all__ = [
     "EndReason",
     "ErrorReported",
     "EventTeam",
+    "GameCommand",
     "GameOver",
     "GameStarted",
     "Ignored",
@@ -308,6 +332,7 @@ __all__ = [
     "Miss",
     "NewGame",
     "Next",
+    "OperatorCommand",
     "PayloadError",
     "Period",
     "Phase",
@@ -328,7 +353,10 @@ __all__ = [
     "RemotePlayer",
     "RemoteRefusal",
     "RemoteView",
+    "ResetBooks",
     "ResultStored",
+    "SetFreePlay",
+    "SetPrice",
     "SkillReport",
     "StateView",
     "StatsView",

@@ -1,10 +1,20 @@
-"""The ``cmd`` and ``cmd/response`` schemas: each command and its arguments."""
+"""The ``cmd`` and ``cmd/response`` payloads: one frozen class per command,
+which is both the ``cmd`` schema (generated from its type hints) and what
+:func:`~mqtt_contract.parse_command` returns.
+
+Adding a command: a :class:`CommandBase` subclass here (its ``command`` name,
+its arguments as annotated fields), listed in :data:`COMMAND_CLASSES` and in
+the :data:`GameCommand` union; the parser (``commands.py``) checks its
+arguments where they need more than the schema says, and every caller's
+``match`` on :data:`GameCommand` (``assert_never``) then names the places
+that must handle it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Annotated, Any, ClassVar
+from typing import Annotated, Any, ClassVar, TypeAlias
 
 from engine.bot_targets import LEVELS
 from engine.lineup import MAX_NAME_LENGTH, MAX_PLAYERS
@@ -21,12 +31,18 @@ from mqtt_contract.schema_parts import BED_ANY_CASE
 from mqtt_contract.state_payload import CPU_AVERAGES
 from mqtt_contract.topic_names import MAX_COMMAND_BYTES
 
+_NAME_CHARACTER = r"[^\x00-\x1f\x7f-\x9f]"
+_NAME_END = r"[^\s\x00-\x1f\x7f-\x9f]"
+NAME_PATTERN = rf"^\s*{_NAME_END}({_NAME_CHARACTER}{{0,{MAX_NAME_LENGTH - 2}}}{_NAME_END})?\s*$"
+"""What ``engine.lineup.check_name`` takes: 1 to MAX_NAME_LENGTH characters
+once stripped of the white space around them (which a name may carry), none a
+control character."""
+
 Name = Annotated[
     str,
     Meta(
-        description=f"Up to {MAX_NAME_LENGTH} characters, no control characters.",
-        pattern=r"\S",
-        max_length=MAX_NAME_LENGTH,
+        description=f"Up to {MAX_NAME_LENGTH} characters once stripped, no control characters.",
+        pattern=NAME_PATTERN,
     ),
 ]
 """A player's or a team's name as a command gives it."""
@@ -87,13 +103,18 @@ class CommandBase(JsonObject):
         str | int | None, Meta(description="Chosen by the sender; echoed in the response.")
     ] = omitted()
 
+    @property
+    def name(self) -> str:
+        """The command's name (``new_game``, ``dart``, ...), for logs and replies."""
+        return self.command
+
 
 @dataclass(frozen=True, slots=True)
 class NewGame(CommandBase):
     """Start a game."""
 
     command: ClassVar[str] = "new_game"
-    game: Annotated[str, Meta(description="A game id: x01, cricket, ...", min_length=1)] = field(
+    game: Annotated[str, Meta(description="A game id: x01, cricket, ...", pattern=r"\S")] = field(
         kw_only=True
     )
     options: Annotated[
@@ -117,6 +138,56 @@ class NewGame(CommandBase):
             min_properties=2,
         ),
     ] = omitted()
+
+    @property
+    def team_names(self) -> dict[str, tuple[str, ...]] | None:
+        """Each team's members' names as given, in throwing order; ``None`` without teams."""
+        if self.teams is None:
+            return None
+        return {team: tuple(map(entry_name, roster)) for team, roster in self.teams.items()}
+
+    @property
+    def player_names(self) -> tuple[str, ...]:
+        """The players' names as given, in throwing order: ``players``, or
+        each team's first, then each team's second, ... when only ``teams`` is given."""
+        if self.players is not None:
+            return tuple(map(entry_name, self.players))
+        rosters = list((self.team_names or {}).values())
+        longest = max(map(len, rosters), default=0)
+        return tuple(roster[i] for i in range(longest) for roster in rosters if i < len(roster))
+
+    def _entries(self) -> list[PlayerEntry]:
+        teams = [entry for roster in (self.teams or {}).values() for entry in roster]
+        return [*teams, *(self.players or ())]
+
+    @property
+    def cpu(self) -> dict[str, dict[str, float]]:
+        """Each computer player's stripped name -> ``{"level": n}`` or
+        ``{"average": x}`` (what ``resolve_bots`` reads); empty without one."""
+        return {
+            entry.name.strip(): (
+                {"average": entry.cpu.average}
+                if isinstance(entry.cpu, CpuAverage)
+                else {"level": entry.cpu}
+            )
+            for entry in self._entries()
+            if isinstance(entry, CpuPlayer)
+        }
+
+    @property
+    def boards(self) -> dict[str, str]:
+        """Each player at another board (stripped name) -> that board as given,
+        stripped (``pub2`` or ``base/pub2``); empty for a game on this board alone."""
+        return {
+            entry.name.strip(): entry.board.strip()
+            for entry in self._entries()
+            if isinstance(entry, RemotePlayer)
+        }
+
+
+def entry_name(entry: PlayerEntry) -> str:
+    """A ``new_game`` player's name as given, whichever form the player takes."""
+    return entry if isinstance(entry, str) else entry.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,31 +246,13 @@ class BounceOut(CommandBase):
     command: ClassVar[str] = "bounce"
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class LobbyPlayerRef(JsonObject):
-    """``join``'s and ``leave``'s player as the schema says it (the parser
-    reads it into a :class:`~mqtt_contract.lobby_payload.PlayerRef`)."""
-
-    json_closed: ClassVar[bool] = True
-    json_description: ClassVar[str | None] = PlayerRef.json_description
-    json_extra: ClassVar[Mapping[str, Any]] = {
-        "oneOf": [{"required": ["name"]}, {"required": ["id"]}]
-    }
-    name: Name | None = omitted()
-    id: Annotated[int | None, Meta(minimum=1, description="A roster id.")] = omitted()
-
-    def __post_init__(self) -> None:
-        if (self.name is None) == (self.id is None):
-            raise ValueError('a player has exactly one of "name" and "id"')
-
-
 @dataclass(frozen=True, slots=True)
 class Join(CommandBase):
     """A player joins the board's lobby for its next game (docs/players.md)."""
 
     command: ClassVar[str] = "join"
     json_extra: ClassVar[Mapping[str, Any]] = {"dependentRequired": {"link_card": ["code"]}}
-    player: LobbyPlayerRef = field(kw_only=True)
+    player: PlayerRef = field(kw_only=True)
     code: Annotated[
         str | None,
         Meta(
@@ -222,7 +275,7 @@ class Leave(CommandBase):
     """A player leaves the board's lobby."""
 
     command: ClassVar[str] = "leave"
-    player: LobbyPlayerRef = field(kw_only=True)
+    player: PlayerRef = field(kw_only=True)
 
 
 COMMAND_CLASSES: tuple[type[CommandBase], ...] = (
@@ -238,6 +291,12 @@ COMMAND_CLASSES: tuple[type[CommandBase], ...] = (
     Leave,
 )
 """One class per command a board takes on ``{base}/{board}/cmd``."""
+
+GameCommand: TypeAlias = (
+    NewGame | Next | Undo | Miss | ThrowDart | EndGame | Rematch | BounceOut | Join | Leave
+)
+"""A command :func:`~mqtt_contract.parse_command` read: ``match`` on it (with
+``assert_never``) so that a new command names every place to handle it."""
 
 COMMANDS: tuple[str, ...] = tuple(cls.command for cls in COMMAND_CLASSES)
 """The commands a board takes on ``{base}/{board}/cmd``."""

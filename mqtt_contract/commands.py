@@ -1,13 +1,17 @@
-"""Command parsing: a ``cmd`` or ``operator/cmd`` payload read into a
-:class:`Command`, or a :class:`CommandError` that names what was wrong.
+"""Command parsing: a ``cmd`` payload read into its typed command (a
+:data:`~mqtt_contract.GameCommand`: ``NewGame``, ``ThrowDart``, ``Next``, ...)
+and an ``operator/cmd`` one into an :data:`~mqtt_contract.OperatorCommand`,
+or a :class:`CommandError` that names what was wrong. The classes, and so the
+schemas, are ``command_payload``'s and ``operator_payload``'s; the checks here
+say in words what a schema says in keywords (and what it cannot: a team
+roster's total, a board's address).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from engine import Bed, NotationError
@@ -16,13 +20,24 @@ from engine.errors import LineupError
 from engine.lineup import MAX_PLAYERS, check_name
 from mqtt_contract.command_payload import (
     COMMAND_ARGUMENTS,
+    COMMAND_CLASSES,
     COMMANDS,
     REQUIRED_ARGUMENTS,
     CommandResponse,
+    GameCommand,
 )
 from mqtt_contract.event_payload import OPERATOR_COMMANDS
+from mqtt_contract.json_types import PayloadError
 from mqtt_contract.lobby_commands import LOBBY_COMMANDS, check_lobby_command
-from mqtt_contract.operator_payload import OPERATOR_ARGUMENTS, OPERATOR_REQUIRED
+from mqtt_contract.operator_payload import (
+    OPERATOR_ARGUMENTS,
+    OPERATOR_REQUIRED,
+    AddCredits,
+    OperatorCommand,
+    ResetBooks,
+    SetFreePlay,
+    SetPrice,
+)
 from mqtt_contract.state_payload import CPU_AVERAGES
 from mqtt_contract.topic_names import MAX_COMMAND_BYTES, MAX_COMMAND_DEPTH, BoardAddress
 
@@ -34,26 +49,6 @@ class CommandError(ValueError):
     def __init__(self, message: str, id: str | int | None = None) -> None:
         super().__init__(message)
         self.id = id
-
-
-@dataclass(frozen=True)
-class Command:
-    """A checked command. ``args`` holds the command's arguments (none for most):
-    ``new_game`` always has ``game`` and, unless the lobby's players are to
-    play (neither given), ``players`` (names only, worked out
-    from ``teams`` when not given; ``teams`` too holds names only) and
-    ``options``, ``teams`` when given, and ``cpu`` (stripped name ->
-    ``{"level": n}`` or ``{"average": x}``) when a player is a computer player,
-    and ``boards`` (stripped name -> the board as given, ``pub2`` or
-    ``base/pub2``) when a player throws at another board (a remote match,
-    docs/remote.md); ``dart`` has
-    ``segment`` in canonical notation; ``join`` and ``leave`` have ``player``
-    (a :class:`~mqtt_contract.lobby_payload.PlayerRef`), ``join`` also
-    ``code`` (or ``None``) and ``link_card``."""
-
-    id: str | int | None
-    name: str
-    args: dict[str, Any]
 
 
 def json_type(value: Any) -> str:
@@ -139,9 +134,17 @@ def _command_document(payload: bytes) -> tuple[dict[str, Any], str | int | None]
     return document, command_id
 
 
-def parse_command(payload: bytes, operator_topic: str = "{base}/{board}/operator/cmd") -> Command:
-    """Read and check one ``cmd`` payload; a :class:`CommandError` says what is
-    wrong. An operator command is refused, naming ``operator_topic``."""
+_COMMAND_CLASSES = {cls.command: cls for cls in COMMAND_CLASSES}
+
+
+def parse_command(
+    payload: bytes, operator_topic: str = "{base}/{board}/operator/cmd"
+) -> GameCommand:
+    """Read and check one ``cmd`` payload into its command; a
+    :class:`CommandError` says what is wrong. An operator command is refused,
+    naming ``operator_topic``. A ``dart``'s segment comes in canonical
+    notation; a ``new_game``'s players, teams, computer players and boards
+    are read from it by attribute (``NewGame.player_names``, ``cpu``, ...)."""
     document, command_id = _command_document(payload)
 
     def fail(message: str) -> CommandError:
@@ -163,17 +166,19 @@ def parse_command(payload: bytes, operator_topic: str = "{base}/{board}/operator
     if problem is not None:
         raise fail(problem)
 
-    arguments = {key: document[key] for key in allowed if key in document}
+    checked = {key: document[key] for key in ("command", "id", *allowed) if key in document}
     try:
         if name == "new_game":
-            arguments = _check_new_game(arguments)
+            _check_new_game(checked)
         elif name == "dart":
-            arguments = check_dart(arguments)
+            checked.update(check_dart(checked))
         elif name in LOBBY_COMMANDS:
-            arguments = check_lobby_command(name, arguments)
-    except ValueError as exc:
+            checked.update(check_lobby_command(name, checked))
+        command = _COMMAND_CLASSES[name].from_json(checked)
+    except (ValueError, PayloadError) as exc:  # a PayloadError: the checks above missed it
         raise fail(f"{name}: {exc}") from None
-    return Command(command_id, name, arguments)
+    assert isinstance(command, GameCommand)
+    return command
 
 
 def _keys_problem(
@@ -192,12 +197,11 @@ def _keys_problem(
     return None
 
 
-def parse_operator_command(payload: bytes) -> Command:
+def parse_operator_command(payload: bytes) -> OperatorCommand:
     """Read and check one ``operator/cmd`` payload (docs/credits.md); a
-    :class:`CommandError` says what is wrong. ``add_credits`` has ``count``
-    (1 to 10000) and ``reason`` (or ``None``); ``set_free_play`` has ``on``;
-    ``reset_books`` has ``reason``; ``set_price`` has ``price`` (0 to 1000,
-    or ``None`` to return to the config's) and ``game`` (or ``None``)."""
+    :class:`CommandError` says what is wrong. A ``reason`` comes stripped
+    (``None`` when blank or absent); ``set_price``'s ``game`` stripped and
+    lower case (``None``: every game)."""
     document, command_id = _command_document(payload)
 
     def fail(message: str) -> CommandError:
@@ -213,40 +217,40 @@ def parse_operator_command(payload: bytes) -> Command:
         raise fail(f"{name} is a players' command: it goes on cmd, not operator/cmd")
     if name not in OPERATOR_COMMANDS:
         raise fail(f"unknown operator command {name!r}; operator commands: {valid}")
-    allowed = OPERATOR_ARGUMENTS.get(name, {})
-    problem = _keys_problem(document, name, allowed, OPERATOR_REQUIRED.get(name, ()))
+    allowed = OPERATOR_ARGUMENTS[name]
+    problem = _keys_problem(document, name, allowed, OPERATOR_REQUIRED[name])
     if problem is not None:
         raise fail(problem)
-    args: dict[str, Any] = {}
     if name == "add_credits":
         count = document["count"]
         if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 10000:
             raise fail(f'add_credits: "count" must be an integer from 1 to 10000, got {count!r}')
-        args["count"] = count
-    if name in ("add_credits", "reset_books"):
-        reason = document.get("reason")
-        if reason is not None and (not isinstance(reason, str) or len(reason) > 200):
-            raise fail(f'{name}: "reason" must be a string of at most 200 characters')
-        args["reason"] = reason.strip() or None if isinstance(reason, str) else None
+        return AddCredits(id=command_id, count=count, reason=_reason(document, fail))
+    if name == "reset_books":
+        return ResetBooks(id=command_id, reason=_reason(document, fail))
     if name == "set_free_play":
         on = document["on"]
         if not isinstance(on, bool):
             raise fail(f'set_free_play: "on" must be true or false, got {json_type(on)}')
-        args["on"] = on
-    if name == "set_price":
-        price = document["price"]
-        if price is not None and (
-            isinstance(price, bool) or not isinstance(price, int) or not 0 <= price <= 1000
-        ):
-            raise fail(
-                f'set_price: "price" must be an integer from 0 to 1000 or null, got {price!r}'
-            )
-        game = document.get("game")
-        if game is not None and (not isinstance(game, str) or not game.strip()):
-            raise fail(f'set_price: "game" must be a game id, got {game!r}')
-        args["price"] = price
-        args["game"] = None if game is None else game.strip().lower()
-    return Command(command_id, name, args)
+        return SetFreePlay(id=command_id, on=on)
+    assert name == SetPrice.command, name
+    price = document["price"]
+    if price is not None and (
+        isinstance(price, bool) or not isinstance(price, int) or not 0 <= price <= 1000
+    ):
+        raise fail(f'set_price: "price" must be an integer from 0 to 1000 or null, got {price!r}')
+    game = document.get("game")
+    if game is not None and (not isinstance(game, str) or not game.strip()):
+        raise fail(f'set_price: "game" must be a game id, got {game!r}')
+    return SetPrice(id=command_id, price=price, game=None if game is None else game.strip().lower())
+
+
+def _reason(document: dict[str, Any], fail: Callable[[str], CommandError]) -> str | None:
+    """An operator command's ``reason``, stripped (``None`` when blank or absent)."""
+    reason = document.get("reason")
+    if reason is not None and (not isinstance(reason, str) or len(reason) > 200):
+        raise fail(f'{document["command"]}: "reason" must be a string of at most 200 characters')
+    return reason.strip() or None if isinstance(reason, str) else None
 
 
 _PLAYER_FORMS = (
@@ -348,7 +352,8 @@ def checked_name(name: str, what: str) -> str:
         raise ValueError(str(error)) from None
 
 
-def _check_new_game(arguments: dict[str, Any]) -> dict[str, Any]:
+def _check_new_game(arguments: dict[str, Any]) -> None:
+    """What ``new_game``'s arguments must be, in words; a ValueError says what is not."""
     game = arguments["game"]
     if not isinstance(game, str):
         raise ValueError(f'"game" must be a string, got {json_type(game)}')
@@ -383,15 +388,7 @@ def _check_new_game(arguments: dict[str, Any]) -> dict[str, Any]:
         if len(players) > MAX_PLAYERS:
             raise ValueError(f'"teams" name {len(players)} players; the limit is {MAX_PLAYERS}')
     else:
-        return dict(arguments)  # the lobby's players (the daemon asks its lobby)
-    checked = {**arguments, "players": players}
-    if teams is not None:
-        checked["teams"] = teams
-    if cpu:
-        checked["cpu"] = cpu
-    if boards:
-        checked["boards"] = boards
-    return checked
+        return  # no players: the lobby's play (the daemon asks its lobby)
 
 
 def _interleave(teams: dict[str, list[str]]) -> list[str]:

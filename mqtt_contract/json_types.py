@@ -9,10 +9,20 @@ pattern, a length) rides on the type as ``typing.Annotated`` metadata
 one made with :func:`omitted` is left out of the payload while ``None`` (so
 ``None`` in its type means "absent", not ``null``). Pure: no I/O, and nothing
 but the standard library.
+
+Two ways to read a document, one mechanism: :meth:`JsonObject.from_json`
+is strict (a :class:`PayloadError` names what does not fit); the lenient
+:meth:`JsonObject.read` (a scoreboard's: a state from an older or a newer
+daemon still draws) reads what fits its type, a missing key or one of the
+wrong type as its default, skips keys it does not know and array items it
+cannot read, and checks no bound. A field made with :func:`required` is one
+the schema requires but ``read`` can go without; one with :data:`PRESENT`
+metadata says whether the object was there at all.
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import enum
 import math
@@ -25,6 +35,7 @@ from typing import Annotated, Any, ClassVar, Literal, Self, TypeVar, Union
 __all__ = [
     "FIXED",
     "OMITTED",
+    "PRESENT",
     "JsonObject",
     "Meta",
     "PayloadError",
@@ -33,6 +44,7 @@ __all__ = [
     "object_schema",
     "omitted",
     "renamed",
+    "required",
     "required_keys",
     "schema_of",
     "tagged_union_schema",
@@ -46,6 +58,8 @@ _FIXED = "json_fixed"
 _KEY = "json_key"
 _NULL = "json_null"
 _FLAT = "json_flat"
+_REQUIRED = "json_required"
+_PRESENT = "json_present"
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -64,12 +78,19 @@ class Meta:
     unique_items: bool = False
     min_properties: int | None = None
     enum: tuple[Any, ...] | None = None
+    exclusive_minimum: float | None = None
+    given: Mapping[str, Any] | None = None
+    """The value's whole schema as the engine writes it (a part of the game
+    state, which the engine describes), with ``given_defs`` its definitions:
+    the schema says it once, there; decoding checks only the Python type."""
+    given_defs: Mapping[str, Any] | None = None
 
     def keywords(self) -> dict[str, Any]:
         """These constraints as JSON Schema keywords (description first)."""
         pairs = {
             "description": self.description,
             "minimum": self.minimum,
+            "exclusiveMinimum": self.exclusive_minimum,
             "maximum": self.maximum,
             "minLength": self.min_length,
             "maxLength": self.max_length,
@@ -91,6 +112,8 @@ class Meta:
         if _is_number(value):
             if self.minimum is not None and value < self.minimum:
                 return f"{value!r} is less than the minimum of {_plain(self.minimum)}"
+            if self.exclusive_minimum is not None and value <= self.exclusive_minimum:
+                return f"{value!r} is not more than {_plain(self.exclusive_minimum)}"
             if self.maximum is not None and value > self.maximum:
                 return f"{value!r} is more than the maximum of {_plain(self.maximum)}"
         if isinstance(value, str):
@@ -136,6 +159,18 @@ FIXED: Mapping[str, Any] = {_FIXED: True}
 """The metadata of a field every document carries with its one value (a
 ``Literal``): ``field(default=False, kw_only=True, metadata=FIXED)``, keyword
 only so it need not be passed (a plain ``field`` call, so type checkers see it)."""
+
+
+PRESENT: Mapping[str, Any] = {_PRESENT: True}
+"""The metadata of a ``present: bool = field(default=False, metadata=PRESENT)``
+field: no key of the document, true when the object was read at all."""
+
+
+def required(default: Any = None, *, null: bool = False) -> Any:
+    """A key the schema requires that :meth:`JsonObject.read` may find
+    missing (then ``default``); ``None`` in its type means "not read", so the
+    schema allows no null unless ``null``."""
+    return dataclasses.field(default=default, metadata={_REQUIRED: True, _NULL: null})
 
 
 def flattened() -> Any:
@@ -222,6 +257,11 @@ def schema_of(hint: Any, defs: dict[str, Any] | None = None) -> dict[str, Any]:
     """The JSON Schema of a type hint; a class with a ``json_def`` name goes
     into ``defs`` (the document's ``$defs``) and is referred to."""
     inner, metas = _strip(hint)
+    given = next((meta for meta in metas if meta.given is not None), None)
+    if given is not None:
+        if defs is not None:
+            defs.update(copy.deepcopy(dict(given.given_defs or {})))
+        return copy.deepcopy(dict(given.given or {}))
     schema = _bare_schema(inner, defs)
     for meta in metas:
         keywords = meta.keywords()
@@ -314,6 +354,7 @@ def _fields(cls: type[JsonObject]) -> list[tuple[dataclasses.Field[Any], str, An
         table = [
             (field, field.metadata.get(_KEY, field.name), hints[field.name])
             for field in dataclasses.fields(cls)  # type: ignore[arg-type]
+            if not field.metadata.get(_PRESENT)
         ]
         _FIELD_TABLES[cls] = table
     return table
@@ -323,7 +364,7 @@ def _is_required(field: dataclasses.Field[Any]) -> bool:
     has_default = (
         field.default is not dataclasses.MISSING or field.default_factory is not dataclasses.MISSING
     )
-    return not has_default or bool(field.metadata.get(_FIXED))
+    return not has_default or bool(field.metadata.get(_FIXED) or field.metadata.get(_REQUIRED))
 
 
 def required_keys(cls: type[JsonObject]) -> list[str]:
@@ -334,9 +375,17 @@ def required_keys(cls: type[JsonObject]) -> list[str]:
 def _field_schema(
     field: dataclasses.Field[Any], hint: Any, defs: dict[str, Any] | None
 ) -> dict[str, Any]:
-    if field.metadata.get(_OMITTED) and not field.metadata.get(_NULL):
+    if _absent_as_none(field):
         hint = _without_none(hint)
     return schema_of(hint, defs)
+
+
+def _absent_as_none(field: dataclasses.Field[Any]) -> bool:
+    """``None`` in the field's type means its key is absent, not null."""
+    return bool(
+        (field.metadata.get(_OMITTED) or field.metadata.get(_REQUIRED))
+        and not field.metadata.get(_NULL)
+    )
 
 
 def object_schema(
@@ -522,6 +571,50 @@ def _decode_array(hint: Any, value: Any, path: str) -> tuple[Any, ...]:
     return tuple(decode(item_hint, item, f"{path}[{i}]") for i, item in enumerate(value))
 
 
+_UNREAD = object()
+"""What :func:`_read` gives for a value that does not fit (its default is kept)."""
+
+
+def _read(hint: Any, value: Any) -> Any:
+    """``value`` read leniently as ``hint``: objects by :meth:`JsonObject.read`,
+    arrays and maps without the items that do not fit, no bound checked;
+    :data:`_UNREAD` when it does not fit at all."""
+    inner, _ = _strip(hint)
+    if _is_object_class(inner):
+        return inner.read(value) if isinstance(value, dict) else _UNREAD
+    members = _union_members(inner)
+    if members is not None:
+        for member in sorted(members, key=lambda member: member is type(None)):
+            result = _read(member, value)
+            if result is not _UNREAD:
+                return result
+        return _UNREAD
+    origin = typing.get_origin(inner)
+    arguments = typing.get_args(inner)
+    if origin in (tuple, Sequence, list):
+        if not isinstance(value, list):
+            return _UNREAD
+        if origin is tuple and arguments and arguments[-1] is not Ellipsis:
+            if len(value) != len(arguments):
+                return _UNREAD
+            items = [
+                _read(item_hint, item) for item_hint, item in zip(arguments, value, strict=True)
+            ]
+            return _UNREAD if any(item is _UNREAD for item in items) else tuple(items)
+        item_hint = arguments[0] if arguments else Any
+        return tuple(item for item in (_read(item_hint, v) for v in value) if item is not _UNREAD)
+    if origin in (dict, Mapping) or inner in (dict, Mapping):
+        if not isinstance(value, dict):
+            return _UNREAD
+        value_hint = arguments[1] if arguments else Any
+        read = {str(key): _read(value_hint, item) for key, item in value.items()}
+        return {key: item for key, item in read.items() if item is not _UNREAD}
+    try:
+        return _decode_bare(inner, value, "$")
+    except PayloadError:
+        return _UNREAD
+
+
 def _same(value: Any, default: Any) -> bool:
     return type(value) is type(default) and value == default
 
@@ -611,13 +704,44 @@ class JsonObject:
                 if _is_required(field):
                     raise _fail(path, f"missing {key!r}")
                 continue
-            if field.metadata.get(_OMITTED) and not field.metadata.get(_NULL):
+            if _absent_as_none(field):
                 hint = _without_none(hint)
             values[field.name] = decode(hint, document[key], where)
         try:
-            return cls(**values)
+            return cls(**values, **cls._present())
         except ValueError as error:
             raise _fail(path, str(error)) from None
+
+    @classmethod
+    def _present(cls) -> dict[str, bool]:
+        """The :data:`PRESENT` fields, each true (the object was read)."""
+        return {
+            field.name: True
+            for field in dataclasses.fields(cls)  # type: ignore[arg-type]
+            if field.metadata.get(_PRESENT)
+        }
+
+    @classmethod
+    def read(cls, document: Any) -> Self:
+        """A document read leniently (a scoreboard's reading, see the module's
+        docstring): never an error; not an object, the class's defaults."""
+        if not isinstance(document, dict):
+            return cls()
+        values: dict[str, Any] = {}
+        for field, key, hint in _fields(cls):
+            if field.metadata.get(_FLAT):
+                group = _without_none(hint)
+                if any(key in document for key in group.json_keys()):
+                    values[field.name] = group.read(document)
+                continue
+            if key in document:
+                value = _read(hint, document[key])
+                if value is not _UNREAD:
+                    values[field.name] = value
+        try:
+            return cls(**values, **cls._present())
+        except ValueError:
+            return cls()
 
     def to_json(self) -> dict[str, Any]:
         """The payload: the tag, then each field in order (an omitted one only

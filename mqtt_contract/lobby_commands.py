@@ -48,10 +48,11 @@ def check_player_ref(value: Any, what: str = '"player"') -> PlayerRef:
 
 
 def check_lobby_command(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """``join``'s or ``leave``'s arguments checked: ``player`` as a
-    :class:`PlayerRef`; for ``join`` also ``code`` (a join code, or ``None``)
-    and ``link_card`` (``False`` unless given, and then only with a code)."""
-    checked: dict[str, Any] = {"player": check_player_ref(arguments["player"])}
+    """``join``'s or ``leave``'s arguments checked, in words (a ValueError says
+    what is wrong): ``player`` a :class:`PlayerRef` (its name stripped, as the
+    returned ``player`` has it); for ``join`` also ``code`` (a join code) and
+    ``link_card`` (true or false, and only with a code)."""
+    checked: dict[str, Any] = {"player": check_player_ref(arguments["player"]).to_json()}
     if name == "leave":
         return checked
     code = arguments.get("code")
@@ -66,6 +67,4 @@ def check_lobby_command(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         raise ValueError(f'"link_card" must be true or false, got {json_type(link_card)}')
     if "link_card" in arguments and code is None:
         raise ValueError('"link_card" needs "code": a card is linked from the join page')
-    checked["code"] = code
-    checked["link_card"] = link_card
     return checked

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Any, ClassVar
@@ -87,8 +88,16 @@ class PlayerRef(JsonObject):
         "(a roster player). Exactly one of the two."
     )
 
+    json_closed: ClassVar[bool] = True
+    json_extra: ClassVar[Mapping[str, Any]] = {
+        "oneOf": [{"required": ["name"]}, {"required": ["id"]}]
+    }
     name: Name | None = omitted()
     id: PlayerId | None = omitted()
+
+    def __post_init__(self) -> None:
+        if (self.name is None) == (self.id is None):
+            raise ValueError('a player has exactly one of "name" and "id"')
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -4,7 +4,6 @@ leaderboard stores it (:func:`result_document`), and its answer.
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -16,110 +15,125 @@ from engine.lineup import MAX_PLAYERS
 from engine.state_schema import STATE_SCHEMA
 from mqtt_contract.event_payload import Timestamp
 from mqtt_contract.json_types import JsonObject, Meta, object_schema, omitted
-from mqtt_contract.schema_parts import DRAFT, TIMESTAMP
-from mqtt_contract.state_payload import CPU_STATE
+from mqtt_contract.state_payload import CpuView
 
-NULLABLE_INDEX: dict[str, Any] = {"type": ["integer", "null"], "minimum": 0}
+NullableIndex = Annotated[int | None, Meta(minimum=0)]
+"""An index into the result's players or teams, or null."""
 
 
-def result_schema() -> dict[str, Any]:
-    player = {
-        "type": "object",
-        "properties": {
-            "name": {"type": "string", "minLength": 1},
-            "team": {"description": "Index into teams, or null.", **NULLABLE_INDEX},
-            "score": {"description": "The side's final score.", "type": "integer"},
-            "stats": {"description": "As in the state (docs/state.md).", "type": "object"},
-            "board": {
-                "description": "Only in a remote match: where the player threw, base/board.",
-                "type": "string",
-            },
-            "cpu": {
-                **CPU_STATE,
-                "description": "Only on a computer player: its level, spread and average "
-                "(leaderboards rank people only).",
-            },
-            "player_id": {
-                "description": "The player's id in the venue's roster (docs/players.md): "
-                "the leaderboard counts the game for that player whatever the name; null "
-                "for a guest or a computer player. Absent: a board older than the lobby.",
-                "type": ["integer", "null"],
-                "minimum": 1,
-            },
-        },
-        "required": ["name", "score"],
-    }
-    return {
-        "$schema": DRAFT,
-        "title": "Oche result topic",
-        "description": "A finished game, for leaderboards. Delivered at least once: the same "
-        "result may arrive again (after a reconnect or a restart of the daemon); dedupe by "
-        "result_id.",
-        "type": "object",
-        "properties": {
-            "result_id": {
-                "description": "Unique per finished game; the same on every redelivery.",
-                "type": "string",
-                "minLength": 1,
-            },
-            "board": {"description": "The board id.", "type": "string"},
-            "game": {"description": "The game id.", "type": "string", "minLength": 1},
-            "options": {"description": "The game's options, defaults filled in.", "type": "object"},
-            "players": {
-                "type": "array",
-                "items": player,
-                "minItems": 1,
-                "maxItems": MAX_PLAYERS,
-            },
-            "teams": STATE_SCHEMA["properties"]["teams"],
-            "winner": {"description": "Winning player index, null for a draw.", **NULLABLE_INDEX},
-            "winner_name": {"type": ["string", "null"]},
-            "winner_team": NULLABLE_INDEX,
-            "result": {
-                "description": "How the game ended: checkout, closed-all, round-limit, ...",
-                "type": "string",
-            },
-            "started_at": {
-                **TIMESTAMP,
-                "description": "Unix time in seconds (float), before 2100; null when unknown.",
-                "type": ["number", "null"],
-            },
-            "finished_at": TIMESTAMP,
-            "log": {"description": "The game log (oche replay reads it).", "type": "string"},
-            "match": {
-                "description": "Only in a remote match: its id (docs/remote.md).",
-                "type": "string",
-            },
-            "game_key": {
-                "description": "The game this result is of, the same in every revision (the "
-                "result_id of its first). Absent: the result_id.",
-                "type": "string",
-                "minLength": 1,
-            },
-            "revision": {
-                "description": "1 for a game's first result; one more each time the game is "
-                "reopened by an undo and finished again or abandoned. A consumer keeps only "
-                "the highest revision of each game_key. Absent: 1.",
-                "type": "integer",
-                "minimum": 1,
-            },
-            "withdrawn": {
-                "description": "True: the game of game_key no longer counts (it was reopened "
-                "after this revision's previous result and then abandoned); the rest of the "
-                "document is that previous result's.",
-                "type": "boolean",
-            },
-            "clock_synced": {
-                "description": "False when the board's clock was not synchronised (a board "
-                "without a real-time clock before NTP answered): started_at and finished_at "
-                "are then not dates, and a leaderboard dates the game by its arrival. "
-                "Absent: true.",
-                "type": "boolean",
-            },
-        },
-        "required": ["result_id", "board", "game", "players", "winner", "result", "finished_at"],
-        "$defs": {"team": copy.deepcopy(STATE_SCHEMA["$defs"]["team"])},
-    }
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResultPlayer(JsonObject):
+    """One player of a finished game, as the leaderboard stores it."""
+
+    name: Annotated[str, Meta(min_length=1)]
+    team: Annotated[NullableIndex, Meta(description="Index into teams, or null.")] = omitted(
+        null=True
+    )
+    score: Annotated[int, Meta(description="The side's final score.")]
+    stats: Annotated[
+        Mapping[str, Any] | None, Meta(description="As in the state (docs/state.md).")
+    ] = omitted()
+    board: Annotated[
+        str | None,
+        Meta(description="Only in a remote match: where the player threw, base/board."),
+    ] = omitted()
+    cpu: Annotated[
+        CpuView | None,
+        Meta(
+            description="Only on a computer player: its level, spread and average "
+            "(leaderboards rank people only)."
+        ),
+    ] = omitted()
+    player_id: Annotated[
+        int | None,
+        Meta(
+            minimum=1,
+            description="The player's id in the venue's roster (docs/players.md): the "
+            "leaderboard counts the game for that player whatever the name; null for a guest "
+            "or a computer player. Absent: a board older than the lobby.",
+        ),
+    ] = omitted(null=True)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResultDocument(JsonObject):
+    """A finished game's ``result`` payload (:func:`result_document` builds one)."""
+
+    result_id: Annotated[
+        str,
+        Meta(description="Unique per finished game; the same on every redelivery.", min_length=1),
+    ]
+    board: Annotated[str, Meta(description="The board id.")]
+    game: Annotated[str, Meta(description="The game id.", min_length=1)]
+    options: Annotated[
+        Mapping[str, Any] | None, Meta(description="The game's options, defaults filled in.")
+    ] = omitted()
+    players: Annotated[tuple[ResultPlayer, ...], Meta(min_items=1, max_items=MAX_PLAYERS)]
+    teams: Annotated[
+        Any,
+        Meta(
+            given=STATE_SCHEMA["properties"]["teams"],
+            given_defs={"team": STATE_SCHEMA["$defs"]["team"]},
+        ),
+    ] = omitted(null=True)
+    winner: Annotated[NullableIndex, Meta(description="Winning player index, null for a draw.")]
+    winner_name: str | None = omitted(null=True)
+    winner_team: NullableIndex = omitted(null=True)
+    result: Annotated[
+        str, Meta(description="How the game ended: checkout, closed-all, round-limit, ...")
+    ]
+    started_at: Annotated[
+        Timestamp | None,
+        Meta(description="Unix time in seconds (float), before 2100; null when unknown."),
+    ] = omitted(null=True)
+    finished_at: Timestamp
+    log: Annotated[str | None, Meta(description="The game log (oche replay reads it).")] = omitted()
+    match: Annotated[
+        str | None, Meta(description="Only in a remote match: its id (docs/remote.md).")
+    ] = omitted()
+    game_key: Annotated[
+        str | None,
+        Meta(
+            description="The game this result is of, the same in every revision (the "
+            "result_id of its first). Absent: the result_id.",
+            min_length=1,
+        ),
+    ] = omitted()
+    revision: Annotated[
+        int | None,
+        Meta(
+            description="1 for a game's first result; one more each time the game is "
+            "reopened by an undo and finished again or abandoned. A consumer keeps only "
+            "the highest revision of each game_key. Absent: 1.",
+            minimum=1,
+        ),
+    ] = omitted()
+    withdrawn: Annotated[
+        bool | None,
+        Meta(
+            description="True: the game of game_key no longer counts (it was reopened "
+            "after this revision's previous result and then abandoned); the rest of the "
+            "document is that previous result's."
+        ),
+    ] = omitted()
+    clock_synced: Annotated[
+        bool | None,
+        Meta(
+            description="False when the board's clock was not synchronised (a board "
+            "without a real-time clock before NTP answered): started_at and finished_at "
+            "are then not dates, and a leaderboard dates the game by its arrival. "
+            "Absent: true."
+        ),
+    ] = omitted()
+
+
+RESULT_TOPIC = (
+    "Oche result topic",
+    "A finished game, for leaderboards. Delivered at least once: the same result may arrive "
+    "again (after a reconnect or a restart of the daemon); dedupe by result_id.",
+    lambda defs: object_schema(ResultDocument, defs),
+)
+"""The ``result`` topic's title, description and schema body."""
 
 
 RESULT_STORED_STATUSES = ("stored", "duplicate", "superseded", "rejected")

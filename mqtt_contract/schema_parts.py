@@ -1,5 +1,5 @@
 """The pieces every payload schema is built of: the draft, an index, a bed,
-a timestamp (bounded before 2100), a command id.
+a timestamp (bounded before 2100), a bed in any case.
 """
 
 from __future__ import annotations
@@ -20,9 +20,5 @@ TIMESTAMP: dict[str, Any] = {
     "type": "number",
     "minimum": 0,
     "maximum": LATEST_TIMESTAMP,
-}
-COMMAND_ID: dict[str, Any] = {
-    "description": "Chosen by the sender; echoed in the response.",
-    "type": ["string", "integer"],
 }
 BED_ANY_CASE = r"^\s*([SsDdTt]([1-9]|1[0-9]|20)|[Ss][Bb]|[Dd][Bb]|[Mm])\s*$"  # what Bed.parse reads

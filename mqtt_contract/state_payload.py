@@ -5,13 +5,23 @@ the phase, credits, the journal, computer players, remote matches and the lobby.
 from __future__ import annotations
 
 import copy
-from typing import Any
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any, ClassVar
 
 from engine.bot_targets import LEVELS, TARGET_AVERAGES
 from engine.state_schema import STATE_SCHEMA
-from mqtt_contract.json_types import object_schema
+from mqtt_contract.json_types import (
+    PRESENT,
+    JsonObject,
+    Meta,
+    object_schema,
+    omitted,
+    required,
+    schema_of,
+)
 from mqtt_contract.lobby_payload import LobbyState
-from mqtt_contract.schema_parts import DRAFT, INDEX
+from mqtt_contract.schema_parts import DRAFT
 from mqtt_contract.topic_names import (
     BOARD_STATUSES,
     JOURNAL_STATUSES,
@@ -29,51 +39,62 @@ def _state_body() -> dict[str, Any]:
     return body
 
 
-_BOARD: dict[str, Any] = {
-    "description": "The physical board.",
-    "type": "object",
-    "properties": {
-        "id": {"description": "The board id, as in the topics.", "type": "string"},
-        "name": {"description": "A display name.", "type": "string"},
-        "connected": {"description": "The daemon can talk to the board.", "type": "boolean"},
-        "status": {
-            "description": "connected; disconnected; or stuck (connected, with stuck cells "
+Index = Annotated[int, Meta(minimum=0)]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BoardView(JsonObject):
+    """The physical board (``board``), added by the daemon: its schema, and
+    what a client reads of it (:meth:`~JsonObject.read`)."""
+
+    json_description: ClassVar[str | None] = "The physical board."
+    json_extra: ClassVar[Mapping[str, Any]] = {
+        "allOf": [
+            {
+                "if": {"properties": {"status": {"const": "disconnected"}}, "required": ["status"]},
+                "then": {"properties": {"connected": {"const": False}}},
+                "else": {"properties": {"connected": {"const": True}}},
+            }
+        ]
+    }
+
+    present: bool = field(default=False, metadata=PRESENT)
+    """The state has a ``board`` object at all."""
+    id: Annotated[str | None, Meta(description="The board id, as in the topics.")] = required()
+    name: Annotated[str | None, Meta(description="A display name.")] = required()
+    connected: Annotated[bool | None, Meta(description="The daemon can talk to the board.")] = (
+        required()
+    )
+    """Whether the daemon can talk to the board; ``None``: the state does not say."""
+    status: Annotated[
+        str | None,
+        Meta(
+            description="connected; disconnected; or stuck (connected, with stuck cells "
             "masked until they are released).",
-            "enum": [*BOARD_STATUSES],
-        },
-        "stuck_cells": {
-            "description": "Matrix cells [row, col] stuck closed and masked.",
-            "type": "array",
-            "items": {
-                "type": "array",
-                "prefixItems": [INDEX, INDEX],
-                "minItems": 2,
-                "maxItems": 2,
-            },
-        },
-        "clock_synced": {
-            "description": "False when the board's clock is not synchronised (its results "
-            "then say so, docs/mqtt.md). Absent: true.",
-            "type": "boolean",
-        },
-        "problem": {
-            "description": "What is wrong with the board, in words, or null: while it is "
+            enum=BOARD_STATUSES,
+        ),
+    ] = required()
+    stuck_cells: Annotated[
+        tuple[tuple[Index, Index], ...],
+        Meta(description="Matrix cells [row, col] stuck closed and masked."),
+    ] = required(())
+    clock_synced: Annotated[
+        bool | None,
+        Meta(
+            description="False when the board's clock is not synchronised (its results "
+            "then say so, docs/mqtt.md). Absent: true."
+        ),
+    ] = omitted()
+    problem: Annotated[
+        str | None,
+        Meta(
+            description="What is wrong with the board, in words, or null: while it is "
             "disconnected, why (its port and the reason: '/dev/oche-board: cannot open: No "
             "such file or directory: is the board plugged in?'); while connected, what its "
             "bytes say is set up wrongly (a wrong-protocol or wrong-speed diagnosis, "
-            "docs/drivers.md), until the board is read again. Absent from older daemons.",
-            "type": ["string", "null"],
-        },
-    },
-    "required": ["id", "name", "connected", "status", "stuck_cells"],
-    "allOf": [
-        {
-            "if": {"properties": {"status": {"const": "disconnected"}}, "required": ["status"]},
-            "then": {"properties": {"connected": {"const": False}}},
-            "else": {"properties": {"connected": {"const": True}}},
-        }
-    ],
-}
+            "docs/drivers.md), until the board is read again. Absent from older daemons."
+        ),
+    ] = omitted(null=True)
 
 
 CPU_AVERAGES = (TARGET_AVERAGES[0], TARGET_AVERAGES[-1])
@@ -85,131 +106,166 @@ DART_SOURCES = ("board", "manual", "cpu")
 it (a ``dart`` or ``miss`` command, the MISS button, the misses NEXT fills in);
 or the daemon threw it for a computer player."""
 
-CPU_STATE: dict[str, Any] = {
-    "description": "Only on a computer player (added by the daemon, not the engine): "
-    "its level, the throw spread it throws with and the three-dart average that spread "
-    "gives at T20.",
-    "type": "object",
-    "properties": {
-        "level": {"type": "integer", "minimum": LEVELS[0], "maximum": LEVELS[-1]},
-        "sigma_mm": {"type": "number", "exclusiveMinimum": 0},
-        "average": {"type": "number", "minimum": 0},
-    },
-    "required": ["level", "sigma_mm", "average"],
-}
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CpuView(JsonObject):
+    """A computer player's ``cpu`` (in the state and in a result): its level
+    and what it throws like."""
+
+    json_description: ClassVar[str | None] = (
+        "Only on a computer player (added by the daemon, not the engine): its level, the "
+        "throw spread it throws with and the three-dart average that spread gives at T20."
+    )
+    level: Annotated[int | None, Meta(minimum=LEVELS[0], maximum=LEVELS[-1])] = required()
+    sigma_mm: Annotated[float | None, Meta(exclusive_minimum=0)] = required()
+    average: Annotated[float | None, Meta(minimum=0)] = required()
 
 
-_CREDITS_STATE: dict[str, Any] = {
-    "description": "Added by the daemon (docs/credits.md): free play, or the credits a "
-    "coin-operated board holds and what a game costs.",
-    "type": "object",
-    "properties": {
-        "mode": {"enum": ["free", "coin"]},
-        "free_play": {"description": "Every game is free now.", "type": "boolean"},
-        "credits": {"description": "Credits held.", **INDEX},
-        "price": {"description": "Credits per player for a game now.", **INDEX},
-        "happy_hour": {"description": "A happy-hour window is on.", "type": "boolean"},
-        "game_prices": {
-            "description": "Coin mode, not free play: credits per player now for the games "
-            "whose price is their own (game id -> credits); others cost player_prices or price.",
-            "type": "object",
-            "additionalProperties": INDEX,
-        },
-        "player_prices": {
-            "description": "Coin mode, not free play: credits per player now by the number "
-            'of paying players ("3" -> credits), for games without a price of their own.',
-            "type": "object",
-            "additionalProperties": INDEX,
-        },
-        "coins_today": {
-            "description": "Mode coin: coin pulses since the local midnight ([credits] timezone).",
-            **INDEX,
-        },
-    },
-    "required": ["mode", "free_play", "credits", "price"],
-}
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CreditsView(JsonObject):
+    """Free play, or the credits a coin-operated board holds (``credits``)."""
 
-_JOURNAL_STATE: dict[str, Any] = {
-    "description": "Added by the daemon (docs/journal.md): whether its journal takes "
-    "writes. The daemon counts nothing it cannot journal: while status is not ok every "
-    "dart, button and command is refused (each with an error event) until it writes again.",
-    "type": "object",
-    "properties": {
-        "status": {
-            "description": "ok; full (the journal's file system is full); failing (another "
+    json_description: ClassVar[str | None] = (
+        "Added by the daemon (docs/credits.md): free play, or the credits a coin-operated "
+        "board holds and what a game costs."
+    )
+
+    present: bool = field(default=False, metadata=PRESENT)
+    mode: Annotated[str | None, Meta(enum=("free", "coin"))] = required()
+    free_play: Annotated[bool, Meta(description="Every game is free now.")] = required(False)
+    credits: Annotated[Index, Meta(description="Credits held.")] = required(0)
+    price: Annotated[Index, Meta(description="Credits per player for a game now.")] = required(0)
+    happy_hour: Annotated[bool, Meta(description="A happy-hour window is on.")] = omitted(
+        default=False
+    )
+    game_prices: Annotated[
+        Mapping[str, Index] | None,
+        Meta(
+            description="Coin mode, not free play: credits per player now for the games "
+            "whose price is their own (game id -> credits); others cost player_prices or price."
+        ),
+    ] = omitted()
+    """Credits per player for the games priced on their own, ``None`` without any."""
+    player_prices: Annotated[
+        Mapping[str, Index] | None,
+        Meta(
+            description="Coin mode, not free play: credits per player now by the number "
+            'of paying players ("3" -> credits), for games without a price of their own.'
+        ),
+    ] = omitted()
+    """Credits per player by the number of paying players (``"3"``), ``None`` without any."""
+    coins_today: Annotated[
+        Index | None,
+        Meta(description="Mode coin: coin pulses since the local midnight ([credits] timezone)."),
+    ] = omitted()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class JournalView(JsonObject):
+    """Whether the daemon's journal takes writes (``journal``)."""
+
+    json_description: ClassVar[str | None] = (
+        "Added by the daemon (docs/journal.md): whether its journal takes writes. The daemon "
+        "counts nothing it cannot journal: while status is not ok every dart, button and "
+        "command is refused (each with an error event) until it writes again."
+    )
+    json_extra: ClassVar[Mapping[str, Any]] = {
+        "allOf": [
+            {
+                "if": {"properties": {"status": {"const": "ok"}}, "required": ["status"]},
+                "then": {"properties": {"message": {"type": "null"}}},
+                "else": {"properties": {"message": {"type": "string", "minLength": 1}}},
+            }
+        ]
+    }
+
+    present: bool = field(default=False, metadata=PRESENT)
+    status: Annotated[
+        str | None,
+        Meta(
+            description="ok; full (the journal's file system is full); failing (another "
             "write failure: a failing or read-only disk, a file damaged since the start).",
-            "enum": [*JOURNAL_STATUSES],
-        },
-        "message": {
-            "description": "While status is not ok, the line a screen shows, e.g. "
-            '"the journal is full: darts are not counted"; null while it is ok.',
-            "type": ["string", "null"],
-        },
-        "salvaged": {
-            "description": "After a start that found the journal damaged, until the next "
+            enum=JOURNAL_STATUSES,
+        ),
+    ] = required()
+    message: Annotated[
+        str | None,
+        Meta(
+            description="While status is not ok, the line a screen shows, e.g. "
+            '"the journal is full: darts are not counted"; null while it is ok.'
+        ),
+    ] = required(null=True)
+    salvaged: Annotated[
+        str | None,
+        Meta(
+            description="After a start that found the journal damaged, until the next "
             "game starts: the line a screen shows (where the damaged file was set aside, "
-            "what was salvaged, whether the game in progress was lost); null otherwise.",
-            "type": ["string", "null"],
-        },
-    },
-    "required": ["status", "message", "salvaged"],
-    "allOf": [
-        {
-            "if": {"properties": {"status": {"const": "ok"}}, "required": ["status"]},
-            "then": {"properties": {"message": {"type": "null"}}},
-            "else": {"properties": {"message": {"type": "string", "minLength": 1}}},
-        }
-    ],
-}
+            "what was salvaged, whether the game in progress was lost); null otherwise."
+        ),
+    ] = required(null=True)
 
-_PLAYER_BOARD: dict[str, Any] = {
-    "description": "Only in a remote match (added by the daemon): the board the player "
-    "throws at, as base/board.",
-    "type": "string",
-}
 
-_REMOTE_STATE: dict[str, Any] = {
-    "description": "Only while this board is in a remote match (docs/remote.md): the "
-    "match, the boards in it and where the player who is up throws. A guest publishes the "
-    "host's state with its own board and role.",
-    "type": "object",
-    "properties": {
-        "match": {"type": "string", "pattern": f"^{MATCH_ID_PATTERN}$"},
-        "role": {"description": "This board's part in it.", "enum": ["host", "guest"]},
-        "host": {"description": "The host, as base/board.", "type": "string"},
-        "throwing_at": {
-            "description": "The board of the player whose visit is on, as base/board; "
-            "null when no visit is (the game is over, or the guest has no state yet).",
-            "type": ["string", "null"],
-        },
-        "boards": {
-            "description": "Every board of the match, the host first.",
-            "type": "array",
-            "items": {
-                "type": "object",
-                "properties": {
-                    "board": {"description": "base/board.", "type": "string"},
-                    "name": {"description": "Its display name.", "type": "string"},
-                    "online": {"type": "boolean"},
-                    "joined": {"type": "boolean"},
-                    "applied": {
-                        "description": "The highest forwarded action (seq) of this board "
-                        "the host has taken, applied or ignored; 0 for the host.",
-                        **INDEX,
-                    },
-                },
-                "required": ["board", "name", "online", "joined", "applied"],
-            },
-        },
-        "waiting": {
-            "description": "The boards the match waits for (offline, or not joined yet), "
-            "as base/board; the phase is waiting-remote while this is not empty.",
-            "type": "array",
-            "items": {"type": "string"},
-        },
-    },
-    "required": ["match", "role", "host", "throwing_at", "boards", "waiting"],
-}
+PlayerBoard = Annotated[
+    str,
+    Meta(
+        description="Only in a remote match (added by the daemon): the board the player "
+        "throws at, as base/board."
+    ),
+]
+"""A player's ``board`` in a remote match."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RemoteBoard(JsonObject):
+    """One board of a remote match."""
+
+    board: Annotated[str, Meta(description="base/board.")] = required("")
+    name: Annotated[str, Meta(description="Its display name.")] = required("")
+    online: bool | None = required()
+    """``None``: the host does not say."""
+    joined: bool | None = required()
+    applied: Annotated[
+        Index | None,
+        Meta(
+            description="The highest forwarded action (seq) of this board the host has "
+            "taken, applied or ignored; 0 for the host."
+        ),
+    ] = required()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RemoteView(JsonObject):
+    """The remote match this board is in (``remote``), if any."""
+
+    json_description: ClassVar[str | None] = (
+        "Only while this board is in a remote match (docs/remote.md): the match, the boards "
+        "in it and where the player who is up throws. A guest publishes the host's state "
+        "with its own board and role."
+    )
+
+    present: bool = field(default=False, metadata=PRESENT)
+    match: Annotated[str | None, Meta(pattern=f"^{MATCH_ID_PATTERN}$")] = required()
+    role: Annotated[
+        str | None, Meta(description="This board's part in it.", enum=("host", "guest"))
+    ] = required()
+    host: Annotated[str | None, Meta(description="The host, as base/board.")] = required()
+    throwing_at: Annotated[
+        str | None,
+        Meta(
+            description="The board of the player whose visit is on, as base/board; "
+            "null when no visit is (the game is over, or the guest has no state yet)."
+        ),
+    ] = required(null=True)
+    boards: Annotated[
+        tuple[RemoteBoard, ...], Meta(description="Every board of the match, the host first.")
+    ] = required(())
+    waiting: Annotated[
+        tuple[str, ...],
+        Meta(
+            description="The boards the match waits for (offline, or not joined yet), "
+            "as base/board; the phase is waiting-remote while this is not empty."
+        ),
+    ] = required(())
 
 
 def cpu_label(name: str, level: int | None) -> str:
@@ -232,7 +288,7 @@ def state_topic_schema() -> dict[str, Any]:
     body["properties"] = {
         **body["properties"],
         "game": game,
-        "board": _BOARD,
+        "board": object_schema(BoardView),
         "phase": {
             "description": "idle (no game), throwing, takeout (darts being removed), "
             "finished, or waiting-remote (a remote match waits for a board; game is null "
@@ -274,15 +330,15 @@ def state_topic_schema() -> dict[str, Any]:
         },
         *body["allOf"],
     ]
-    body["properties"]["remote"] = _REMOTE_STATE
-    body["properties"]["credits"] = _CREDITS_STATE
-    body["properties"]["journal"] = _JOURNAL_STATE
+    body["properties"]["remote"] = object_schema(RemoteView)
+    body["properties"]["credits"] = object_schema(CreditsView)
+    body["properties"]["journal"] = object_schema(JournalView)
     defs = copy.deepcopy(STATE_SCHEMA["$defs"])
     body["properties"]["lobby"] = {
         **object_schema(LobbyState, defs),
         "description": "Added by the daemon (docs/players.md), in every phase: the players "
         "who joined the board's next game, its join code and page, whom to suggest.",
     }
-    defs["player"]["properties"]["cpu"] = CPU_STATE
-    defs["player"]["properties"]["board"] = _PLAYER_BOARD
+    defs["player"]["properties"]["cpu"] = object_schema(CpuView)
+    defs["player"]["properties"]["board"] = schema_of(PlayerBoard)
     return {"$schema": DRAFT, **body, "$defs": defs}

@@ -11,7 +11,12 @@ match, computer players). Clients then read attributes, never string keys.
 Parsing is lenient the way a scoreboard must be: a key that is missing or of
 the wrong type (an older or a newer daemon's state, a hand-made one in a
 test) reads as its default (``None``, ``0``, empty), never as an error, so
-a display shows what it can of any state. Each part is always present (a
+a display shows what it can of any state. The daemon's blocks (``board``,
+``journal``, ``credits``, ``remote``, a player's ``cpu``) are the contract's
+typed classes (``state_payload``), which are their schema too, read by
+``json_types``' lenient :meth:`~mqtt_contract.JsonObject.read`; the game's
+parts, which the engine's schema describes, are read here by hand, the same
+way, until the engine's state is typed. Each part is always present (a
 game's part holds its defaults in another game's state), so a reader needs
 no ``None`` checks for the parts themselves. The keys a game adds that no
 view names stay readable, in order, as ``extras`` (the generic scoreboard
@@ -25,9 +30,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.games.killer import KILLER_KEY
+from mqtt_contract.json_types import JsonObject
+from mqtt_contract.state_payload import (
+    BoardView,
+    CpuView,
+    CreditsView,
+    JournalView,
+    RemoteBoard,
+    RemoteView,
+)
 from mqtt_contract.topic_names import Phase
 
 __all__ = [
@@ -96,162 +110,20 @@ def _ints(value: Any) -> tuple[int, ...]:
     return tuple(item for item in (_int(v) for v in _list(value)) if item is not None)
 
 
+V = TypeVar("V", bound=JsonObject)
+
+
+def _views(view: type[V], value: Any) -> tuple[V, ...]:
+    """An array's objects, each read leniently as ``view`` (other items skipped)."""
+    return tuple(view.read(item) for item in _list(value) if isinstance(item, Mapping))
+
+
 def _counts(value: Any) -> tuple[tuple[str, int], ...]:
     """An object of counts (marks, beds) as ``(key, count)`` pairs, in order."""
     return tuple((str(key), _int(count) or 0) for key, count in _map(value).items())
 
 
 # -------------------------------------------------------------- the parts
-
-
-@dataclass(frozen=True)
-class BoardView:
-    """The physical board (``board``), added by the daemon."""
-
-    present: bool = False
-    """The state has a ``board`` object at all."""
-    id: str | None = None
-    name: str | None = None
-    connected: bool | None = None
-    """Whether the daemon can talk to the board; ``None``: the state does not say."""
-    status: str | None = None
-    stuck_cells: tuple[tuple[int, ...], ...] = ()
-    problem: str | None = None
-
-    @classmethod
-    def from_json(cls, data: Any) -> BoardView:
-        if not isinstance(data, Mapping):
-            return cls()
-        return cls(
-            present=True,
-            id=_text(data.get("id")),
-            name=_text(data.get("name")),
-            connected=None if data.get("connected") is None else bool(data["connected"]),
-            status=_text(data.get("status")),
-            stuck_cells=tuple(_ints(cell) for cell in _list(data.get("stuck_cells"))),
-            problem=_text(data.get("problem")),
-        )
-
-
-@dataclass(frozen=True)
-class JournalView:
-    """Whether the daemon's journal takes writes (``journal``)."""
-
-    present: bool = False
-    status: str | None = None
-    message: str | None = None
-    salvaged: str | None = None
-
-    @classmethod
-    def from_json(cls, data: Any) -> JournalView:
-        if not isinstance(data, Mapping):
-            return cls()
-        return cls(
-            present=True,
-            status=_text(data.get("status")),
-            message=_text(data.get("message")),
-            salvaged=_text(data.get("salvaged")),
-        )
-
-
-@dataclass(frozen=True)
-class CreditsView:
-    """Free play, or the credits a coin-operated board holds (``credits``)."""
-
-    present: bool = False
-    mode: str | None = None
-    free_play: bool = False
-    credits: int = 0
-    price: int = 0
-    happy_hour: bool = False
-    game_prices: tuple[tuple[str, int], ...] = ()
-    """Credits per player for the games priced on their own, in order."""
-    player_prices: tuple[tuple[str, int], ...] = ()
-    """Credits per player by the number of paying players (``"3"``), in order."""
-    coins_today: int | None = None
-
-    @classmethod
-    def from_json(cls, data: Any) -> CreditsView:
-        if not isinstance(data, Mapping):
-            return cls()
-        return cls(
-            present=True,
-            mode=_text(data.get("mode")),
-            free_play=bool(data.get("free_play")),
-            credits=_int(data.get("credits")) or 0,
-            price=_int(data.get("price")) or 0,
-            happy_hour=bool(data.get("happy_hour")),
-            game_prices=_counts(data.get("game_prices")),
-            player_prices=_counts(data.get("player_prices")),
-            coins_today=_int(data.get("coins_today")),
-        )
-
-
-@dataclass(frozen=True)
-class RemoteBoard:
-    """One board of a remote match."""
-
-    board: str = ""
-    name: str = ""
-    online: bool | None = None
-    """``None``: the host does not say."""
-    joined: bool | None = None
-
-
-@dataclass(frozen=True)
-class RemoteView:
-    """The remote match this board is in (``remote``), if any."""
-
-    present: bool = False
-    match: str | None = None
-    role: str | None = None
-    host: str | None = None
-    throwing_at: str | None = None
-    boards: tuple[RemoteBoard, ...] = ()
-    waiting: tuple[str, ...] = ()
-
-    @classmethod
-    def from_json(cls, data: Any) -> RemoteView:
-        if not isinstance(data, Mapping):
-            return cls()
-        boards = tuple(
-            RemoteBoard(
-                board=entry["board"],
-                name=str(entry.get("name") or ""),
-                online=None if entry.get("online") is None else bool(entry["online"]),
-                joined=None if entry.get("joined") is None else bool(entry["joined"]),
-            )
-            for entry in _list(data.get("boards"))
-            if isinstance(entry, Mapping) and isinstance(entry.get("board"), str)
-        )
-        return cls(
-            present=True,
-            match=_text(data.get("match")),
-            role=_text(data.get("role")),
-            host=_text(data.get("host")),
-            throwing_at=_text(data.get("throwing_at")),
-            boards=boards,
-            waiting=_strings(data.get("waiting")),
-        )
-
-
-@dataclass(frozen=True)
-class CpuView:
-    """A computer player's ``cpu``: its level and what it throws like."""
-
-    level: int | None = None
-    sigma_mm: float | None = None
-    average: float | None = None
-
-    @classmethod
-    def from_json(cls, data: Any) -> CpuView | None:
-        if not isinstance(data, Mapping):
-            return None
-        return cls(
-            level=_int(data.get("level")),
-            sigma_mm=_number(data.get("sigma_mm")),
-            average=_number(data.get("average")),
-        )
 
 
 @dataclass(frozen=True)
@@ -299,8 +171,8 @@ class StatsView:
         )
 
 
-@dataclass(frozen=True)
-class CheckoutAdvice:
+@dataclass(frozen=True, slots=True)
+class CheckoutAdvice(JsonObject):
     """A skill report's advice for one finish."""
 
     score: int | None = None
@@ -344,12 +216,7 @@ class SkillReport:
             best_aim_mm=best_mm,
             best_average=_number(data.get("best_average")),
             checkouts=tuple(
-                CheckoutAdvice(
-                    score=_int(advice.get("score")),
-                    aim=str(advice.get("aim", "")),
-                    route=_strings(advice.get("route")),
-                    finishes=bool(advice.get("finishes")),
-                )
+                CheckoutAdvice.read(advice)
                 for advice in _list(data.get("checkouts"))
                 if isinstance(advice, Mapping)
             ),
@@ -424,7 +291,7 @@ class PlayerView:
             team=_int(player.get("team")),
             out=bool(player.get("out")),
             stats=StatsView.from_json(player.get("stats")),
-            cpu=CpuView.from_json(player.get("cpu")),
+            cpu=CpuView.read(player["cpu"]) if isinstance(player.get("cpu"), Mapping) else None,
             board=_text(player.get("board")),
             extras=tuple(
                 (str(key), value) for key, value in player.items() if key not in _COMMON_PLAYER_KEYS
@@ -460,16 +327,16 @@ class PlayerView:
         return dict(self.marks).get(target, 0)
 
 
-@dataclass(frozen=True)
-class TeamView:
+@dataclass(frozen=True, slots=True)
+class TeamView(JsonObject):
     """A team: its name and its players' indices, in throwing order."""
 
     name: str = ""
     players: tuple[int, ...] = ()
 
 
-@dataclass(frozen=True)
-class LastVisit:
+@dataclass(frozen=True, slots=True)
+class LastVisit(JsonObject):
     """The visit that ended last."""
 
     player: int | None = None
@@ -477,8 +344,8 @@ class LastVisit:
     visit_over: str | None = None
 
 
-@dataclass(frozen=True)
-class CribbageScoring:
+@dataclass(frozen=True, slots=True)
+class CribbageScoring(JsonObject):
     """A line of a Domino Cribbage score sheet: who scored, how much, why."""
 
     player: int | None = None
@@ -500,16 +367,16 @@ class CountedTiles:
     runs: int | None = None
 
 
-@dataclass(frozen=True)
-class TilePlay:
+@dataclass(frozen=True, slots=True)
+class TilePlay(JsonObject):
     """A tile on the count: who laid it."""
 
     player: int | None = None
     tile: str = ""
 
 
-@dataclass(frozen=True)
-class CribbagePlay:
+@dataclass(frozen=True, slots=True)
+class CribbagePlay(JsonObject):
     """A tile played, with the points it pegged."""
 
     player: int | None = None
@@ -543,31 +410,10 @@ class CribbageTable:
             starter=_text(state.get("starter")),
             crib=_strings(state.get("crib")),
             count=_int(state.get("count")) or 0,
-            count_tiles=tuple(
-                TilePlay(player=_int(t.get("player")), tile=str(t.get("tile")))
-                for t in _list(state.get("count_tiles"))
-                if isinstance(t, Mapping)
-            ),
-            played=tuple(
-                CribbagePlay(
-                    player=_int(p.get("player")),
-                    tile=str(p.get("tile")),
-                    points=_int(p.get("points")) or 0,
-                    count=_int(p.get("count")),
-                )
-                for p in _list(state.get("played"))
-                if isinstance(p, Mapping)
-            ),
+            count_tiles=_views(TilePlay, state.get("count_tiles")),
+            played=_views(CribbagePlay, state.get("played")),
             to_discard=_int(state.get("to_discard")) or 0,
-            scoring=tuple(
-                CribbageScoring(
-                    player=_int(line.get("player")),
-                    points=_int(line.get("points")),
-                    reason=None if line.get("reason") is None else str(line["reason"]),
-                )
-                for line in _list(state.get("scoring"))
-                if isinstance(line, Mapping)
-            ),
+            scoring=_views(CribbageScoring, state.get("scoring")),
             counts=tuple(
                 CountedTiles(
                     player=_int(c.get("player")),
@@ -639,33 +485,22 @@ class StateView:
                 PlayerView.from_json(index, player)
                 for index, player in enumerate(_list(document.get("players")))
             ),
-            teams=tuple(
-                TeamView(name=str(_map(t).get("name", "")), players=_ints(_map(t).get("players")))
-                for t in teams
-            )
-            if isinstance(teams, list)
-            else None,
+            teams=_views(TeamView, teams) if isinstance(teams, list) else None,
             current_player=_int(document.get("current_player")),
             round=_int(document.get("round")),
             visit=_strings(document.get("visit")),
             visit_over=None
             if document.get("visit_over") is None
             else str(document.get("visit_over")),
-            last_visit=LastVisit(
-                player=_int(last.get("player")),
-                darts=_strings(last.get("darts")),
-                visit_over=None if last.get("visit_over") is None else str(last["visit_over"]),
-            )
-            if isinstance(last, Mapping)
-            else None,
+            last_visit=LastVisit.read(last) if isinstance(last, Mapping) else None,
             finished=bool(document.get("finished")),
             winner=_int(document.get("winner")),
             winner_team=_int(document.get("winner_team")),
             result=None if document.get("result") is None else str(document.get("result")),
-            board=BoardView.from_json(document.get("board")),
-            journal=JournalView.from_json(document.get("journal")),
-            credits=CreditsView.from_json(document.get("credits")),
-            remote=RemoteView.from_json(document.get("remote")),
+            board=BoardView.read(document.get("board")),
+            journal=JournalView.read(document.get("journal")),
+            credits=CreditsView.read(document.get("credits")),
+            remote=RemoteView.read(document.get("remote")),
             hand=_int(document.get("hand")),
             cribbage=CribbageTable.from_json(document),
             innings=_int(document.get("innings")),

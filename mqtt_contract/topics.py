@@ -13,8 +13,8 @@ from mqtt_contract.command_payload import COMMAND_TOPIC_TEXT, RESPONSE_TOPIC, co
 from mqtt_contract.event_payload import event_schema
 from mqtt_contract.json_types import JsonObject, Meta, object_schema, omitted, topic_schema
 from mqtt_contract.lobby_payload import RESULT_LINES_TOPIC, ROSTER_TOPIC
-from mqtt_contract.operator_payload import books_schema, operator_schema
-from mqtt_contract.result_payload import RESULT_STORED_TOPIC, result_schema
+from mqtt_contract.operator_payload import BOOKS_TOPIC, OPERATOR_TOPIC
+from mqtt_contract.result_payload import RESULT_STORED_TOPIC, RESULT_TOPIC
 from mqtt_contract.schema_parts import DRAFT
 from mqtt_contract.state_payload import state_topic_schema
 from mqtt_contract.topic_names import AVAILABILITY_OFFLINE, AVAILABILITY_ONLINE
@@ -113,15 +113,17 @@ TOPICS: dict[str, TopicSpec] = {
     "cmd/response": TopicSpec(
         "cmd/response", retain=False, qos=1, schema=topic_schema(*RESPONSE_TOPIC)
     ),
-    "result": TopicSpec("result", retain=False, qos=1, schema=result_schema()),
+    "result": TopicSpec("result", retain=False, qos=1, schema=topic_schema(*RESULT_TOPIC)),
     "result/stored": TopicSpec(
         "result/stored", retain=False, qos=1, schema=topic_schema(*RESULT_STORED_TOPIC)
     ),
-    "operator/cmd": TopicSpec("operator/cmd", retain=False, qos=1, schema=operator_schema()),
+    "operator/cmd": TopicSpec(
+        "operator/cmd", retain=False, qos=1, schema=topic_schema(*OPERATOR_TOPIC)
+    ),
     "operator/cmd/response": TopicSpec(
         "operator/cmd/response", retain=False, qos=1, schema=topic_schema(*RESPONSE_TOPIC)
     ),
-    "books": TopicSpec("books", retain=True, qos=1, schema=books_schema()),
+    "books": TopicSpec("books", retain=True, qos=1, schema=topic_schema(*BOOKS_TOPIC)),
     "roster": TopicSpec("roster", retain=True, qos=1, schema=ROSTER_TOPIC),
     "result/lines": TopicSpec("result/lines", retain=True, qos=1, schema=RESULT_LINES_TOPIC),
 }

@@ -15,6 +15,7 @@ from engine import new_game
 from engine.events import parse_event
 from firmware_bridge.daemon.home_assistant import discovery_messages, discovery_removals
 from mqtt_contract import (
+    COMMAND_CLASSES,
     COMMAND_TOPIC,
     COMMANDS,
     EVENT_TYPES,
@@ -26,8 +27,9 @@ from mqtt_contract import (
     REMOTE_TOPIC_SPEC,
     TOPIC_NAMES,
     TOPICS,
-    Command,
     CommandError,
+    NewGame,
+    ThrowDart,
     check_board_id,
     check_subtopic,
     leaderboard_topic,
@@ -35,6 +37,7 @@ from mqtt_contract import (
     response_payload,
     topic,
 )
+from tests.mqtt_doc import regenerated
 from tests.paths import REPO
 
 ROOT = REPO
@@ -169,9 +172,11 @@ WITH_ARGUMENTS = ("new_game", "dart", "join", "leave")
 
 @pytest.mark.parametrize("name", [c for c in COMMANDS if c not in WITH_ARGUMENTS])
 def test_commands_without_arguments(name: str) -> None:
-    assert parse_command(cmd({"command": name})) == Command(None, name, {})
-    assert parse_command(cmd({"command": name, "id": 7})) == Command(7, name, {})
-    assert parse_command(cmd({"command": name, "id": "abc"})) == Command("abc", name, {})
+    kind = {cls.command: cls for cls in COMMAND_CLASSES}[name]
+    assert parse_command(cmd({"command": name})) == kind()
+    assert parse_command(cmd({"command": name, "id": 7})) == kind(id=7)
+    assert parse_command(cmd({"command": name, "id": "abc"})) == kind(id="abc")
+    assert parse_command(cmd({"command": name})).name == name
 
 
 def test_new_game_with_players() -> None:
@@ -186,26 +191,28 @@ def test_new_game_with_players() -> None:
             }
         )
     )
-    assert command == Command(
-        "g1",
-        "new_game",
-        {"game": "x01", "options": {"start": 301, "out": "double"}, "players": ["Ann", "Bob"]},
+    assert command == NewGame(
+        id="g1", game="x01", options={"start": 301, "out": "double"}, players=("Ann", "Bob")
     )
+    assert isinstance(command, NewGame)
+    assert command.player_names == ("Ann", "Bob")
+    assert command.team_names is None and command.cpu == {} and command.boards == {}
 
 
 def test_new_game_minimal_and_eight_players() -> None:
     names = [f"P{i}" for i in range(8)]
     command = parse_command(cmd({"command": "new_game", "game": "cricket", "players": names}))
-    assert command.args == {"game": "cricket", "players": names}
+    assert command == NewGame(game="cricket", players=tuple(names))
 
 
 def test_new_game_players_come_from_teams_in_throwing_order() -> None:
     teams = {"Red": ["Ann", "Cy"], "Blue": ["Bob", "Dee", "Eve"]}
     command = parse_command(cmd({"command": "new_game", "game": "x01", "teams": teams}))
-    assert command.args["players"] == ["Ann", "Bob", "Cy", "Dee", "Eve"]
-    assert command.args["teams"] == teams
+    assert isinstance(command, NewGame)
+    assert command.player_names == ("Ann", "Bob", "Cy", "Dee", "Eve")
+    assert command.team_names == {team: tuple(names) for team, names in teams.items()}
     # The engine takes them as they are.
-    game = new_game("x01", command.args["players"], None, command.args["teams"])
+    game = new_game("x01", command.player_names, None, command.team_names)
     assert [t["name"] for t in game.state()["teams"]] == ["Red", "Blue"]
 
 
@@ -214,7 +221,8 @@ def test_new_game_players_and_teams_both_given() -> None:
     command = parse_command(
         cmd({"command": "new_game", "game": "x01", "players": ["Bob", "Ann"], "teams": teams})
     )
-    assert command.args["players"] == ["Bob", "Ann"]
+    assert isinstance(command, NewGame)
+    assert command.player_names == ("Bob", "Ann")
 
 
 @pytest.mark.parametrize(
@@ -222,8 +230,8 @@ def test_new_game_players_and_teams_both_given() -> None:
     [("T20", "T20"), ("t20", "T20"), (" sb ", "SB"), ("m", "M"), ("DB", "DB")],
 )
 def test_dart(given: str, canonical: str) -> None:
-    assert parse_command(cmd({"command": "dart", "segment": given, "id": 3})) == Command(
-        3, "dart", {"segment": canonical}
+    assert parse_command(cmd({"command": "dart", "segment": given, "id": 3})) == ThrowDart(
+        id=3, segment=canonical
     )
 
 
@@ -276,7 +284,8 @@ def test_deeply_nested_json_is_refused_in_one_line(payload: bytes) -> None:
 
 def test_nesting_a_command_needs_is_taken() -> None:
     nested = {"command": "new_game", "game": "x01", "teams": {"Red": ["Ann"], "Blue": ["Bob"]}}
-    assert parse_command(cmd(nested)).args["players"] == ["Ann", "Bob"]
+    command = parse_command(cmd(nested))
+    assert isinstance(command, NewGame) and command.player_names == ("Ann", "Bob")
 
 
 @pytest.mark.parametrize(
@@ -832,6 +841,8 @@ def doc_schemas() -> dict[str, Any]:
 
 
 def test_doc_prints_every_schema_exactly() -> None:
+    """``python -m tests.mqtt_doc`` prints them; run it after a contract change."""
+    assert regenerated(DOC.read_text("utf-8")) == DOC.read_text("utf-8")
     schemas = doc_schemas()
     assert set(schemas) == {*TOPIC_NAMES, LEADERBOARD_LEVEL, REMOTE_LEVEL}
     for name in TOPIC_NAMES:

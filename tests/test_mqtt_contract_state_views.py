@@ -144,7 +144,7 @@ def assert_view(document: Mapping[str, Any]) -> StateView:
             credits["credits"],
             credits["price"],
         )
-        assert dict(view.credits.game_prices) == credits.get("game_prices", {})
+        assert dict(view.credits.game_prices or {}) == credits.get("game_prices", {})
     remote = document.get("remote")
     assert view.remote.present is isinstance(remote, Mapping)
     if isinstance(remote, Mapping):
@@ -258,7 +258,7 @@ def test_the_daemons_additions_parse() -> None:
     view = assert_view(document)
     assert view.phase is Phase.THROWING
     assert view.board.stuck_cells == ((1, 2),)
-    assert view.credits.player_prices == (("3", 1),)
+    assert view.credits.player_prices == {"3": 1}
     assert view.credits.coins_today == 5 and view.credits.happy_hour
     cpu = view.players[1].cpu
     assert cpu is not None and (cpu.level, cpu.sigma_mm, cpu.average) == (6, 20.0, 50.0)

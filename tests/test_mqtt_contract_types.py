@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar
 
 import pytest
@@ -20,20 +20,31 @@ from mqtt_contract import (
     LEADERBOARD_LEVEL,
     LEADERBOARD_TOPIC,
     TOPICS,
+    BoardView,
     CommandError,
     CommandResponse,
+    CreditsView,
     DaemonEvent,
     Dart,
     InstanceMessage,
+    JournalView,
     JsonObject,
     LeaderboardSnapshot,
     Meta,
     PayloadError,
+    RemoteView,
     ResultStored,
     parse_command,
     parse_event_payload,
 )
-from mqtt_contract.json_types import flattened, omitted, schema_of
+from mqtt_contract.json_types import (
+    PRESENT,
+    flattened,
+    object_schema,
+    omitted,
+    required,
+    schema_of,
+)
 from tests.paths import REPO
 
 READERS: dict[str, Callable[[Any], JsonObject]] = {
@@ -195,12 +206,17 @@ def shape(value: Any) -> Any:
     return value
 
 
+NAME_EDGES = [" " + "N" * 24 + " ", "N" * 25, "A\x01B"]
+"""Names on the edge of what a board takes: padded to 26, 25 long, a control character."""
+
 JSON_VALUES = st.recursive(
     st.none()
     | st.booleans()
     | st.integers(-3, 130)
     | st.floats(-1.0, 5e9, allow_nan=False)
-    | st.sampled_from(["", " ", "x", "T20", "t20", "S21", "coin", "day", "all", "stored", "20"]),
+    | st.sampled_from(
+        ["", " ", "x", "T20", "t20", "S21", "coin", "day", "all", "stored", "20", *NAME_EDGES]
+    ),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner),
     max_leaves=6,
 )
@@ -312,3 +328,99 @@ def test_from_json_names_what_is_wrong(document: Any, problem: str) -> None:
     assert not Draft202012Validator(Sample.schema()).is_valid(document)
     with pytest.raises(PayloadError, match=problem):
         Sample.from_json(document)
+
+
+# ------------------------------------------------------------ lenient reading
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Seat(JsonObject):
+    json_closed: ClassVar[bool] = True
+    present: bool = field(default=False, metadata=PRESENT)
+    name: Annotated[str | None, Meta(min_length=2)] = required()
+    level: Annotated[int, Meta(minimum=1)] = required(1)
+    cells: tuple[tuple[int, int], ...] = required(())
+    tags: Mapping[str, int] | None = omitted()
+    seat: Sample | None = omitted()
+
+
+def test_a_required_field_is_in_the_schema_and_read_goes_without_it() -> None:
+    schema = Seat.schema()
+    assert schema["required"] == ["name", "level", "cells"]
+    assert schema["properties"]["name"] == {"type": "string", "minLength": 2}
+    assert "present" not in schema["properties"]
+    with pytest.raises(PayloadError, match="missing 'name'"):
+        Seat.from_json({"level": 1, "cells": []})
+    assert Seat.read({}) == Seat(present=True)
+    assert Seat.read("not an object") == Seat() and not Seat().present
+
+
+def test_read_keeps_what_fits_and_defaults_the_rest() -> None:
+    document = {
+        "name": "A",  # shorter than the schema's bound: read checks no bound
+        "level": "high",  # the wrong type: the default
+        "cells": [[1, 2], [3], "x", [4, 5]],  # the items that fit
+        "tags": {"a": 1, "b": "two"},
+        "seat": {"name": "Ann", "score": 3},
+        "unknown": 1,  # skipped, though the class is closed
+    }
+    seat = Seat.read(document)
+    assert seat == Seat(
+        present=True,
+        name="A",
+        level=1,
+        cells=((1, 2), (4, 5)),
+        tags={"a": 1},
+        seat=Sample("Ann", 3),
+    )
+    with pytest.raises(PayloadError):
+        Seat.from_json(document)
+
+
+STATE_BLOCKS: dict[str, type[JsonObject]] = {
+    "board": BoardView,
+    "credits": CreditsView,
+    "journal": JournalView,
+    "remote": RemoteView,
+}
+"""The daemon's blocks of a state, each read by its class."""
+STATE_EXAMPLES = [
+    {**document, **more}
+    for document in examples("state")
+    for more in (
+        {},
+        {
+            "credits": {"mode": "coin", "free_play": False, "credits": 3, "price": 1},
+            "journal": {"status": "ok", "message": None, "salvaged": None},
+            "remote": {
+                "match": "m1",
+                "role": "host",
+                "host": "oche/pub",
+                "throwing_at": None,
+                "boards": [
+                    {
+                        "board": "oche/pub",
+                        "name": "Pub",
+                        "online": True,
+                        "joined": True,
+                        "applied": 0,
+                    }
+                ],
+                "waiting": [],
+            },
+        },
+    )
+]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_state_block_reads_leniently_and_as_from_json_when_valid(data: st.DataObject) -> None:
+    document = data.draw(mutated("state", STATE_EXAMPLES))
+    assume(isinstance(document, dict))
+    for key, view in STATE_BLOCKS.items():
+        block = document.get(key)
+        lenient = view.read(block)  # never an error
+        assert lenient.present is isinstance(block, dict)
+        if isinstance(block, dict) and Draft202012Validator(object_schema(view)).is_valid(block):
+            assert lenient == view.from_json(block), (key, block)

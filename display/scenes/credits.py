@@ -25,10 +25,10 @@ def price_per_player(block: CreditsView, game: str | None, players: int) -> int:
     """Credits per player for ``game`` with ``players`` paying players, as the
     daemon charges them now: the game's own price, else the price for that
     many players, else the board's price (happy hour already applied)."""
-    games = dict(block.game_prices)
+    games = dict(block.game_prices or {})
     if game is not None and game in games:
         return games[game]
-    by_count = dict(block.player_prices)
+    by_count = dict(block.player_prices or {})
     if str(players) in by_count:
         return by_count[str(players)]
     return block.price

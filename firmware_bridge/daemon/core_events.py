@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, cast
 
 from drivers.board_events import BoardEvent
 from firmware_bridge.daemon.journal import Charge
-from mqtt_contract import RemoteAction
+from mqtt_contract import GameCommand, RemoteAction
 
 if TYPE_CHECKING:
     from firmware_bridge.daemon.bots import Bots
@@ -204,10 +204,14 @@ class CommandReceived(CoreEvent[bool]):
     lobby runs ``join`` and ``leave``). ``reply`` is what the handler adds to
     the command's response (a join's linked ``card``)."""
 
-    name: str
-    args: Mapping[str, Any]
+    command: GameCommand
     at: float
     reply: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def name(self) -> str:
+        """The command's name, for logs and refusals."""
+        return self.command.name
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """The core's game commands: ``cmd`` messages and the board's game buttons.
 
-Each command (``mqtt_contract.COMMANDS``) has one handler here; the board's
-NEXT, UNDO, MISS and BOUNCE buttons use the same handlers. Before a handler
+Each command (``mqtt_contract.GameCommand``, one class per command) has one
+handler here, chosen by a ``match`` on its type; the board's NEXT, UNDO, MISS
+and BOUNCE buttons are the same commands (:data:`BUTTON_COMMANDS`). Before a handler
 runs, an extension may take the command (a remote guest forwards it to its
 host: :class:`~firmware_bridge.daemon.core_events.CommandReceived`), and a
 board's own input may be refused (a remote match's turns, a computer
@@ -12,8 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
-from typing import Any
+from typing import Any, assert_never
 
 from engine import Bed, EngineError, NotationError
 from engine.board_geometry import GEOMETRIES
@@ -24,15 +24,26 @@ from firmware_bridge.daemon.core_events import GAME_BUTTONS
 from firmware_bridge.daemon.game_session import Refusal, SessionSetup
 from firmware_bridge.daemon.journal import JournalError
 from mqtt_contract import (
+    BounceOut,
     CommandError,
+    EndGame,
     ErrorReported,
+    GameCommand,
+    Join,
+    Leave,
+    Miss,
+    NewGame,
+    Next,
+    Rematch,
     RemoteAction,
+    ThrowDart,
+    Undo,
     parse_command,
     response_payload,
     topic,
 )
 
-__all__ = ["COMMAND_NAMES", "GAME_BUTTONS", "GameCommands"]
+__all__ = ["BUTTON_COMMANDS", "COMMAND_NAMES", "GAME_BUTTONS", "GameCommands"]
 
 log = logging.getLogger(__name__)
 
@@ -43,23 +54,21 @@ lobby's ``join`` and ``leave`` are its extension's, taken on ``CommandReceived``
 EMPTY_LOBBY = "no players: name them in new_game's players, or join them to the lobby first (join)"
 """Why a ``new_game`` without players that no lobby answered is refused."""
 
+BUTTON_COMMANDS: dict[str, GameCommand] = {
+    "next": Next(),
+    "undo": Undo(),
+    "miss": Miss(),
+    "bounce": BounceOut(),
+}
+"""The board's game buttons (:data:`GAME_BUTTONS`), as the commands they are."""
+assert tuple(BUTTON_COMMANDS) == GAME_BUTTONS
+
 
 class GameCommands:
     """Runs the game commands against :class:`BoardGame`. No I/O in the constructor."""
 
     def __init__(self, game: BoardGame) -> None:
         self._game = game
-        self._handlers: dict[str, Callable[[dict[str, Any], float], None]] = {
-            "new_game": self._new_game,
-            "rematch": self._rematch,
-            "end_game": self._end_game,
-            "dart": self._dart,
-            "next": self._next,
-            "undo": self._undo,
-            "miss": self._miss,
-            "bounce": self._bounce,
-        }
-        assert tuple(self._handlers) == COMMAND_NAMES
 
     async def on_command(self, payload: bytes) -> None:
         """One ``cmd`` payload: run it and answer on ``cmd/response``."""
@@ -69,17 +78,16 @@ class GameCommands:
         try:
             command = parse_command(payload, self._operator_topic)
             command_id = command.id
-            args = command.args
-            what = " ".join([command.name, *([args["segment"]] if "segment" in args else [])])
-            if command.name == "new_game" and args.get("cpu"):
+            what = f"dart {command.segment}" if isinstance(command, ThrowDart) else command.name
+            bots = None
+            if isinstance(command, NewGame) and command.cpu:
                 # Solving a spread from an average takes a moment: not on the loop.
                 geometry = GEOMETRIES[game.config.bot.geometry]
-                bots = await asyncio.to_thread(resolve_bots, args["game"], args["cpu"], geometry)
-                args = {**args, "cpu": bots}
-            if command.name in ("new_game", "rematch"):
+                bots = await asyncio.to_thread(resolve_bots, command.game, command.cpu, geometry)
+            if isinstance(command, NewGame | Rematch):
                 await game.off_loop.settled()  # the game won before is journaled first
             async with game.lock:
-                reply = self.command(command.name, args, game.clock())
+                reply = self.command(command, game.clock(), bots)
             response = response_payload(command_id, True, card=reply.get("card"))
         except JournalError as error:
             message = game.not_journaled(what, error, game.clock())
@@ -95,48 +103,77 @@ class GameCommands:
         config = self._game.config
         return topic(config.mqtt.base, config.board.id, "operator/cmd")
 
-    def command(self, name: str, args: dict[str, Any], now: float) -> dict[str, Any]:
-        """Run the command ``name``, unless an extension takes it; what the
-        extension added to the response (see ``CommandReceived.reply``)."""
-        received = core_events.CommandReceived(name, args, now)
+    def command(self, command: GameCommand, now: float, bots: Bots | None = None) -> dict[str, Any]:
+        """Run ``command`` (a ``new_game``'s computer players already resolved
+        into ``bots``, or resolved here), unless an extension takes it; what
+        the extension added to the response (see ``CommandReceived.reply``)."""
+        received = core_events.CommandReceived(command, now)
         if not self._game.bus.first(received):
-            self._handlers[name](args, now)
+            self._run(command, now, bots)
         return received.reply
+
+    def _run(self, command: GameCommand, now: float, bots: Bots | None = None) -> None:
+        """Run ``command`` on this board's game (no extension took it)."""
+        match command:
+            case NewGame():
+                self._new_game(command, now, bots)
+            case Rematch():
+                self._rematch(now)
+            case EndGame():
+                self._end_game(now)
+            case ThrowDart():
+                self._dart(command.segment, now)
+            case Next():
+                self._next(now)
+            case Undo():
+                self._undo(now)
+            case Miss():
+                self._miss(now)
+            case BounceOut():
+                self._bounce(now)
+            case Join() | Leave():
+                raise Refusal(f"{command.name}: this board has no lobby")
+            case _:
+                assert_never(command)
 
     def press(self, name: str, now: float) -> None:
         """A game button (:data:`GAME_BUTTONS`) pressed on the board: its
         command, a refusal published as an ``error`` event."""
+        command = BUTTON_COMMANDS[name]
         try:
-            if self._game.bus.first(core_events.CommandReceived(name, {}, now)):
+            if self._game.bus.first(core_events.CommandReceived(command, now)):
                 return
             if self._game.session is not None:
-                self._handlers[name]({}, now)
+                self._run(command, now)
         except (Refusal, EngineError) as refusal:
             self._game.publisher.publish_event(ErrorReported(now, "refused", str(refusal)))
 
     # ------------------------------------------------------------- handlers
 
-    def _new_game(self, args: dict[str, Any], now: float) -> None:
-        players = args.get("players")
-        if players is None:  # the lobby's players
-            players = self._game.bus.first(core_events.PlayersAsked(now))
+    def _new_game(self, command: NewGame, now: float, bots: Bots | None) -> None:
+        players = list(command.player_names)
+        if not players:  # the lobby's players
+            players = list(self._game.bus.first(core_events.PlayersAsked(now)) or ())
             if not players:
                 raise Refusal(EMPTY_LOBBY)
-        setup = SessionSetup(args["game"], args.get("options") or {}, players, args.get("teams"))
-        cpu = args.get("cpu")
-        bots = None
-        if isinstance(cpu, Bots):
-            bots = cpu
-        elif cpu:
+        setup = SessionSetup(
+            command.game,
+            dict(command.options or {}),
+            players,
+            None
+            if command.team_names is None
+            else {team: list(names) for team, names in command.team_names.items()},
+        )
+        if bots is None and command.cpu:
             geometry = GEOMETRIES[self._game.config.bot.geometry]
-            bots = resolve_bots(setup.game, cpu, geometry)  # ValueError: refused
+            bots = resolve_bots(setup.game, command.cpu, geometry)  # ValueError: refused
         remote = None
-        if args.get("boards"):
-            asked = core_events.RemoteMatchAsked(setup, args["boards"], now)
+        if command.boards:
+            asked = core_events.RemoteMatchAsked(setup, command.boards, now)
             remote = self._game.bus.first(asked)
         self._game.start(setup, now, bots, remote)
 
-    def _rematch(self, args: dict[str, Any], now: float) -> None:
+    def _rematch(self, now: float) -> None:
         game = self._game
         if game.last_setup is None:
             raise Refusal("no game to rematch yet")
@@ -144,37 +181,37 @@ class GameCommands:
         remote = game.bus.first(core_events.RematchAsked(now))
         game.start(game.last_setup, now, bots, remote)
 
-    def _end_game(self, args: dict[str, Any], now: float) -> None:
+    def _end_game(self, now: float) -> None:
         if self._game.session is None or self._game.game_row is None:
             raise Refusal("no game is running")
         self._game.abandon(now, "ended")
 
-    def _dart(self, args: dict[str, Any], now: float) -> None:
+    def _dart(self, segment: str, now: float) -> None:
         session = self._game.current()
         try:
-            bed = Bed.parse(args["segment"])
+            bed = Bed.parse(segment)
         except NotationError as error:
             raise Refusal(f"segment {error}") from None
         self._game.refuse(RemoteAction.DART, now)
         self._game.apply(session.plan_manual_dart(bed), "manual")
 
-    def _next(self, args: dict[str, Any], now: float) -> None:
+    def _next(self, now: float) -> None:
         session = self._game.current()
         self._game.refuse(RemoteAction.NEXT, now)
         self._game.apply(session.plan_next(), "manual")
 
-    def _undo(self, args: dict[str, Any], now: float) -> None:
+    def _undo(self, now: float) -> None:
         session = self._game.current()
         self._game.refuse(RemoteAction.UNDO, now)
         self._game.apply(session.plan_undo(), "manual")
 
-    def _bounce(self, args: dict[str, Any], now: float) -> None:
+    def _bounce(self, now: float) -> None:
         """BOUNCE (button or command): the visit's last dart bounced out."""
         session = self._game.current()
         self._game.refuse(RemoteAction.BOUNCE, now)
         self._game.apply(session.plan_bounce(), "manual")
 
-    def _miss(self, args: dict[str, Any], now: float) -> None:
+    def _miss(self, now: float) -> None:
         session = self._game.current()
         self._game.refuse(RemoteAction.MISS, now)
         self._game.apply(session.plan_miss(), "manual")

@@ -19,7 +19,7 @@ from engine.bot_levels import level
 from firmware_bridge.daemon.bots import Bots, resolve_bots
 from firmware_bridge.daemon.journal import SCHEMA_VERSION, Journal
 from firmware_bridge.daemon.journal import schema as journal_schema
-from mqtt_contract import TOPICS, CommandError, cpu_label, parse_command
+from mqtt_contract import TOPICS, CommandError, NewGame, cpu_label, parse_command
 
 T0 = 1_700_000_000.0
 
@@ -30,6 +30,13 @@ def new_game_command(players: Any, **more: Any) -> bytes:
     ).encode()
 
 
+def started(payload: bytes) -> NewGame:
+    """The ``new_game`` command ``payload`` parses into."""
+    command = parse_command(payload)
+    assert isinstance(command, NewGame), command
+    return command
+
+
 def refusal(players: Any, **more: Any) -> str:
     with pytest.raises(CommandError) as caught:
         parse_command(new_game_command(players, **more))
@@ -38,24 +45,24 @@ def refusal(players: Any, **more: Any) -> str:
 
 
 def test_new_game_takes_computer_players_by_level_or_average() -> None:
-    command = parse_command(
+    command = started(
         new_game_command(
             ["Ann", {"name": " Robo ", "cpu": 6}, {"name": "Tin", "cpu": {"average": 55}}]
         )
     )
-    assert command.args["players"] == ["Ann", " Robo ", "Tin"]  # names as given
-    assert command.args["cpu"] == {"Robo": {"level": 6}, "Tin": {"average": 55.0}}
-    plain = parse_command(new_game_command(["Ann", "Bob"]))
-    assert "cpu" not in plain.args
+    assert command.player_names == ("Ann", " Robo ", "Tin")  # names as given
+    assert command.cpu == {"Robo": {"level": 6}, "Tin": {"average": 55.0}}
+    plain = started(new_game_command(["Ann", "Bob"]))
+    assert plain.cpu == {}
     teams_command = {
         "command": "new_game",
         "game": "x01",
         "teams": {"Red": ["Ann", {"name": "Robo", "cpu": 2}], "Blue": ["Bob", "Cy"]},
     }
-    teams = parse_command(json.dumps(teams_command).encode())
-    assert teams.args["teams"] == {"Red": ["Ann", "Robo"], "Blue": ["Bob", "Cy"]}
-    assert teams.args["players"] == ["Ann", "Bob", "Robo", "Cy"]
-    assert teams.args["cpu"] == {"Robo": {"level": 2}}
+    teams = started(json.dumps(teams_command).encode())
+    assert teams.team_names == {"Red": ("Ann", "Robo"), "Blue": ("Bob", "Cy")}
+    assert teams.player_names == ("Ann", "Bob", "Robo", "Cy")
+    assert teams.cpu == {"Robo": {"level": 2}}
 
 
 @pytest.mark.parametrize(
@@ -86,15 +93,15 @@ def test_a_bad_computer_player_is_refused_saying_what_is_wrong(player: Any, comp
 
 def test_a_player_object_with_only_a_name_is_a_player_at_this_board() -> None:
     """docs/remote.md: "Ann" and {"name": "Ann"} are the same player."""
-    command = parse_command(new_game_command([{"name": "Ann"}, "Bob"]))
-    assert command.args["players"] == ["Ann", "Bob"]
-    assert "cpu" not in command.args and "boards" not in command.args
-    teams = parse_command(
+    command = started(new_game_command([{"name": "Ann"}, "Bob"]))
+    assert command.player_names == ("Ann", "Bob")
+    assert command.cpu == {} and command.boards == {}
+    teams = started(
         json.dumps(
             {"command": "new_game", "game": "x01", "teams": {"A": [{"name": "Ann"}], "B": ["Bob"]}}
         ).encode()
     )
-    assert teams.args["teams"] == {"A": ["Ann"], "B": ["Bob"]}
+    assert teams.team_names == {"A": ("Ann",), "B": ("Bob",)}
 
 
 FORMS = (

@@ -8,6 +8,7 @@ from firmware_bridge.daemon.core_events import (
     MatchPausedAsked,
     StateBuilt,
 )
+from mqtt_contract import Next
 
 
 def test_handlers_run_by_order_then_as_subscribed_and_their_answers_come_back() -> None:
@@ -40,6 +41,6 @@ def test_first_stops_at_the_handler_that_takes_the_event() -> None:
 
     for handler in (declines, takes, never):
         bus.subscribe(CommandReceived, handler)
-    assert bus.first(CommandReceived("next", {}, 0.0)) is True
+    assert bus.first(CommandReceived(Next(), 0.0)) is True
     assert called == ["declines", "takes"]
-    assert EventBus().first(CommandReceived("next", {}, 0.0)) is None
+    assert EventBus().first(CommandReceived(Next(), 0.0)) is None

@@ -17,7 +17,7 @@ from display.layout import Layout
 from display.scenes import SetupScene
 from display.setup_model import COMPUTER_NAME, SetupModel
 from engine import game_ids
-from mqtt_contract import StateView, parse_command
+from mqtt_contract import NewGame, StateView, parse_command
 from tests.daemon_harness import Running, Watcher
 from tests.display.test_scenes import SIZE, pixels, render, state_of, texts
 from tests.display.test_setup import SIZES, board, walk_to_confirm
@@ -30,6 +30,13 @@ def with_cpu(state: dict[str, Any], index: int = 1, cpu: dict[str, Any] = CPU_6)
     """``state`` as the daemon publishes it when player ``index`` is a computer player."""
     state["players"][index]["cpu"] = dict(cpu)
     return state
+
+
+def computer_players(command: dict[str, Any]) -> dict[str, dict[str, float]]:
+    """The computer players the daemon reads from the setup's ``new_game``."""
+    parsed = parse_command(json.dumps(command).encode())
+    assert isinstance(parsed, NewGame), parsed
+    return parsed.cpu
 
 
 def set_up(game: str = "x01") -> SetupModel:
@@ -58,8 +65,7 @@ def test_the_setup_offers_a_computer_opponent_with_a_level() -> None:
     command = model.start()
     assert command is not None
     assert command["players"] == ["Player 1", {"name": COMPUTER_NAME, "cpu": 6}]
-    parsed = parse_command(json.dumps(command).encode())
-    assert parsed.args["cpu"] == {COMPUTER_NAME: {"level": 6}}
+    assert computer_players(command) == {COMPUTER_NAME: {"level": 6}}
     # Back out: None takes the computer away again.
     model.select(4)
     assert model.back() and model.step == "confirm"
@@ -81,7 +87,7 @@ def test_a_named_seat_keeps_its_name_and_teams_take_the_computer() -> None:
     assert command is not None
     assert command["players"][3] == {"name": "Robo", "cpu": 9}
     assert command["teams"] == {"Team 1": ["Player 1", "Player 3"], "Team 2": ["Player 2", "Robo"]}
-    assert parse_command(json.dumps(command).encode()).args["cpu"] == {"Robo": {"level": 9}}
+    assert computer_players(command) == {"Robo": {"level": 9}}
 
 
 def test_a_game_played_by_picking_offers_no_computer_opponent() -> None:
@@ -99,7 +105,7 @@ def test_every_dart_game_starts_with_a_computer_opponent(game: str) -> None:
     model.select(3)
     command = model.start()
     assert command is not None, model.error
-    assert parse_command(json.dumps(command).encode()).args["cpu"] == {COMPUTER_NAME: {"level": 3}}
+    assert computer_players(command) == {COMPUTER_NAME: {"level": 3}}
 
 
 @pytest.mark.parametrize("size", SIZES)

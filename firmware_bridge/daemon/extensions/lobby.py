@@ -30,9 +30,8 @@ from firmware_bridge.daemon.extension_context import Extension, ExtensionContext
 from firmware_bridge.daemon.game_session import Refusal
 from firmware_bridge.daemon.journal import JournalError
 from firmware_bridge.daemon.lobby_book import LobbyBook, new_join_code
-from mqtt_contract import CardRefused, ErrorReported, PlayerJoined, PlayerLeft, topic
-from mqtt_contract.lobby_commands import LOBBY_COMMANDS
-from mqtt_contract.lobby_payload import JoinedBy, LobbyState, PlayerRef, RosterMessage
+from mqtt_contract import CardRefused, ErrorReported, Join, Leave, PlayerJoined, PlayerLeft, topic
+from mqtt_contract.lobby_payload import JoinedBy, LobbyState, RosterMessage
 
 __all__ = ["CARD_WAIT_S", "UNKNOWN_CARD", "Lobby"]
 
@@ -121,10 +120,11 @@ class Lobby(Extension):
     # ------------------------------------------------------------ commands
 
     def _command(self, received: core_events.CommandReceived) -> bool | None:
-        if received.name not in LOBBY_COMMANDS:
+        command = received.command
+        if not isinstance(command, Join | Leave):
             return None
         with self._as_it_was_unless_journaled():
-            self._run(received)
+            self._run(command, received)
         return True
 
     @contextlib.contextmanager
@@ -138,16 +138,16 @@ class Lobby(Extension):
             self.book.players, self.book.roster = players, roster
             raise
 
-    def _run(self, received: core_events.CommandReceived) -> None:
+    def _run(self, command: Join | Leave, received: core_events.CommandReceived) -> None:
         """``join`` or ``leave``."""
-        args, now = received.args, received.at
-        ref: PlayerRef = args["player"]
-        if received.name == "leave":
+        now = received.at
+        ref = command.player
+        if isinstance(command, Leave):
             left = self.book.remove(ref)
             self._keep()
             self._context.publish_event(PlayerLeft(now, left))
             return
-        code = args.get("code")
+        code = command.code
         if code is not None and code != self.book.join_code:
             raise Refusal(EXPIRED_CODE)
         joined_by = (
@@ -156,7 +156,7 @@ class Lobby(Extension):
         entrant = self.book.entrant(ref, joined_by, now)
         added = self.book.add(entrant)
         waiting = self._card_waiting(now)
-        if args.get("link_card") and waiting is not None and entrant.player_id is not None:
+        if command.link_card and waiting is not None and entrant.player_id is not None:
             self.book.link_card(entrant.player_id, waiting)
             self._keep_roster()
             self._waiting_card = None

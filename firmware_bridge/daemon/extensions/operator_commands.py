@@ -8,14 +8,23 @@ answered with why.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from typing import assert_never
 
 from firmware_bridge.daemon.extension_context import Extension, ExtensionContext
 from firmware_bridge.daemon.extensions.coin_op import CoinOp
 from firmware_bridge.daemon.game_session import Refusal
 from firmware_bridge.daemon.journal import JournalError
-from mqtt_contract import CommandError, parse_operator_command, response_payload, topic
+from mqtt_contract import (
+    AddCredits,
+    CommandError,
+    OperatorCommand,
+    ResetBooks,
+    SetFreePlay,
+    SetPrice,
+    parse_operator_command,
+    response_payload,
+    topic,
+)
 
 __all__ = ["OperatorCommands"]
 
@@ -27,12 +36,6 @@ class OperatorCommands(Extension):
         self._context = context
         self._coin_op = coin_op
         self._topic = topic(context.config.mqtt.base, context.board_id, "operator/cmd")
-        self._handlers: dict[str, Callable[[dict[str, Any], float], None]] = {
-            "add_credits": self._add_credits,
-            "set_free_play": self._set_free_play,
-            "reset_books": self._reset_books,
-            "set_price": self._set_price,
-        }
 
     async def on_message(self, topic: str, payload: bytes, retain: bool) -> bool:
         """One ``operator/cmd`` payload: run it and answer on ``operator/cmd/response``."""
@@ -45,7 +48,7 @@ class OperatorCommands(Extension):
             command = parse_operator_command(payload)
             command_id, name = command.id, command.name
             async with context.lock:
-                self._handlers[command.name](command.args, context.clock())
+                self._run(command, context.clock())
             response = response_payload(command_id, True)
         except JournalError as error:
             message = context.not_journaled(f"operator {name}", error, context.clock())
@@ -57,14 +60,16 @@ class OperatorCommands(Extension):
         context.request_state()
         return True
 
-    def _add_credits(self, args: dict[str, Any], now: float) -> None:
-        self._coin_op.add_credits(args["count"], args.get("reason"), now)
-
-    def _set_free_play(self, args: dict[str, Any], now: float) -> None:
-        self._coin_op.set_free_play(bool(args["on"]), now)
-
-    def _reset_books(self, args: dict[str, Any], now: float) -> None:
-        self._coin_op.reset_books(args.get("reason"), now)
-
-    def _set_price(self, args: dict[str, Any], now: float) -> None:
-        self._coin_op.set_price(args.get("game"), args["price"], now)
+    def _run(self, command: OperatorCommand, now: float) -> None:
+        coin_op = self._coin_op
+        match command:
+            case AddCredits():
+                coin_op.add_credits(command.count, command.reason, now)
+            case SetFreePlay():
+                coin_op.set_free_play(command.on, now)
+            case ResetBooks():
+                coin_op.reset_books(command.reason, now)
+            case SetPrice():
+                coin_op.set_price(command.game, command.price, now)
+            case _:
+                assert_never(command)

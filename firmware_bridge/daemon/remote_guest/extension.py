@@ -32,16 +32,26 @@ from mqtt_contract import (
     REMOTE_TOPIC,
     ActionMessage,
     BoardAddress,
+    BounceOut,
+    EndGame,
     EndMessage,
     ErrorReported,
     Ignored,
+    Join,
     JoinedMessage,
     JoinMessage,
+    Leave,
     LeaveMessage,
+    Miss,
+    NewGame,
+    Next,
     RefusedMessage,
+    Rematch,
     RemoteAction,
     RemoteMessageError,
     TakeoutSensed,
+    ThrowDart,
+    Undo,
     invitation_filters,
     parse_remote_message,
     remote_topic,
@@ -124,16 +134,23 @@ class RemoteGuest(Extension):
         ``end_game`` leaves the match; the others are refused."""
         if not self.active:
             return None
-        name, now = received.name, received.at
-        if name in core_events.GAME_BUTTONS or name == "dart":
-            self.action(name, received.args.get("segment"), now)
-        elif name == "end_game":
-            self.leave(now)
-        else:
-            raise Refusal(
-                f"this board is playing a remote match: {name} is for its host; "
-                "end_game leaves the match"
-            )
+        command, now = received.command, received.at
+        match command:
+            case ThrowDart():
+                self.action(command.name, command.segment, now)
+            case Next() | Undo() | Miss() | BounceOut():
+                self.action(command.name, None, now)
+            case EndGame():
+                self.leave(now)
+            case NewGame() | Rematch():
+                raise Refusal(
+                    f"this board is playing a remote match: {command.name} is for its host; "
+                    "end_game leaves the match"
+                )
+            case Join() | Leave():
+                return None  # the lobby's, for this board's next game
+            case _:
+                assert_never(command)
         return True
 
     def _watch(self) -> bool | None:
