@@ -1,4 +1,4 @@
-"""The daemon's one config file: TOML, twelve sections, every setting has a default.
+"""The daemon's one config file: TOML, thirteen sections, every setting has a default.
 
 Three tables sit inside sections: ``[board.firmware]``, the firmware settings
 (docs/protocol.md#settings) the daemon sends a serial board at each connect,
@@ -17,7 +17,7 @@ expanded. ``docs/config.md`` documents every key.
 
 The modules, each importing only those above it: ``errors`` (``ConfigError``,
 the problem list and how a value is worded in a message), ``files`` (the XDG
-directories, password files), ``sections`` (the twelve sections' dataclasses,
+directories, password files), ``sections`` (the thirteen sections' dataclasses,
 ``Config`` and ``SECTIONS``), ``schema`` (each key's type, the path keys, what
 an unknown key or section is told), ``toml_values`` (TOML syntax errors, a
 value checked against its key's type, a ``--set`` value read), ``overrides``
@@ -38,6 +38,7 @@ from firmware_bridge.daemon.config.sections import (
     USB_REPORTS,
     BoardConfig,
     BotConfig,
+    CardsConfig,
     Config,
     CreditsConfig,
     DisplayConfig,
@@ -56,6 +57,7 @@ __all__ = [
     "USB_REPORTS",
     "BoardConfig",
     "BotConfig",
+    "CardsConfig",
     "Config",
     "ConfigError",
     "CreditsConfig",

@@ -1,4 +1,4 @@
-"""The twelve sections of ``oche.toml``, one frozen dataclass each with its
+"""The thirteen sections of ``oche.toml``, one frozen dataclass each with its
 defaults, and :class:`Config`, the whole of them; :data:`SECTIONS` names them
 in the order they are documented and checked."""
 
@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from drivers.card_readers import DEFAULT_TEST_CARD, CardReaderSpec, parse_card_reader
+from drivers.errors import DriverError
 from drivers.factory import BoardSpec
 from drivers.protocol import NO_FIRMWARE_SETTINGS, FirmwareSettings
 from firmware_bridge.daemon.config.errors import ConfigError, show_value
@@ -25,6 +27,7 @@ __all__ = [
     "USB_REPORTS",
     "BoardConfig",
     "BotConfig",
+    "CardsConfig",
     "Config",
     "CreditsConfig",
     "DisplayConfig",
@@ -279,6 +282,27 @@ class RemoteConfig:
 
 
 @dataclass(frozen=True)
+class CardsConfig:
+    """``[cards]``: player cards (docs/players.md): the card reader, the venue
+    secret a tapped card is hashed with, and the keyboard source's test card."""
+
+    reader: str = "none"
+    """``none``, ``evdev:PATH`` (a reader that types like a keyboard), ``pcsc`` or ``pcsc:NAME``."""
+    secret: str = field(default="", repr=False)
+    """The venue's card secret (``oche cards secret`` makes one), shared with the
+    leaderboard; empty: taps are refused. Never shown in a message or a repr."""
+    test_card: str = DEFAULT_TEST_CARD
+    """The UID the keyboard source's ``card`` key taps."""
+
+    def reader_spec(self) -> CardReaderSpec:
+        """The parsed ``reader`` for ``drivers.card_readers.open_card_reader``."""
+        try:
+            return parse_card_reader(self.reader)
+        except DriverError as problem:
+            raise ConfigError(f"cards.reader: {problem}") from None
+
+
+@dataclass(frozen=True)
 class LogConfig:
     """``[log]``: how much the daemon logs (``--log-level`` wins)."""
 
@@ -300,6 +324,7 @@ class Config:
     remote: RemoteConfig = field(default_factory=RemoteConfig)
     credits: CreditsConfig = field(default_factory=CreditsConfig)
     operator: OperatorConfig = field(default_factory=OperatorConfig)
+    cards: CardsConfig = field(default_factory=CardsConfig)
     log: LogConfig = field(default_factory=LogConfig)
     source: str = "defaults"
 
@@ -323,6 +348,7 @@ SECTIONS: dict[str, type[Any]] = {
     "remote": RemoteConfig,
     "credits": CreditsConfig,
     "operator": OperatorConfig,
+    "cards": CardsConfig,
     "log": LogConfig,
 }
 """The config file's sections, in the order they are documented and checked."""

@@ -10,14 +10,17 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from credentials.card_hash import MIN_SECRET_LENGTH
 from credentials.secret_hash import SECRET_HASH_FORM
 from drivers.board_decoder import PROTOCOLS
+from drivers.board_events import CARD_UID
+from drivers.card_readers import parse_card_reader
 from drivers.errors import DriverError
 from drivers.factory import BLE_ADDRESS, DRIVERS, check_sensors
 from engine.board_geometry import GEOMETRIES
 from engine.lineup import MAX_PLAYERS
 from engine.registry import game_ids
-from firmware_bridge.daemon.config.errors import either, show_value, suggest
+from firmware_bridge.daemon.config.errors import SECRET_PROBLEMS, either, show_value, suggest
 from firmware_bridge.daemon.config.sections import USB_ID, USB_REPORTS
 from firmware_bridge.daemon.credits import ROUND_LIMIT_GAMES
 from firmware_bridge.daemon.log_setup import LOG_LEVELS
@@ -270,6 +273,31 @@ def _round_limits(rounds: dict[str, int]) -> str | None:
     return None
 
 
+def _card_reader(value: str) -> str | None:
+    try:
+        parse_card_reader(value)
+    except DriverError as problem:
+        return str(problem)
+    return None
+
+
+def _card_secret(value: str) -> str | None:
+    """Never shows the value: only which rule it breaks."""
+    if not value:
+        return None
+    if len(value) < MIN_SECRET_LENGTH:
+        return SECRET_PROBLEMS[0]
+    if not value.isprintable() or any(character.isspace() for character in value):
+        return SECRET_PROBLEMS[1]
+    return None
+
+
+def _test_card(value: str) -> str | None:
+    if CARD_UID.fullmatch(value):
+        return None
+    return "is not a card UID: write 4 to 40 hex digits, such as C0FFEE01"
+
+
 CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
     "board": {
         "id": board_id_problem,
@@ -336,6 +364,7 @@ CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
         "timezone": lambda value: _time_zone(value) if value else None,
     },
     "operator": {"pin_hash": _pin_hash, "password_file": _existing_file},
+    "cards": {"reader": _card_reader, "secret": _card_secret, "test_card": _test_card},
     "log": {"level": _log_level},
 }
 """Per-key checks of well-typed values: each returns the problem or ``None``."""
