@@ -170,7 +170,7 @@ class KeyboardWedgeReader(ReconnectingSource):
             device.close()
             if error.errno == errno.EBUSY:
                 raise _Unavailable(
-                    f"{path} is grabbed by another program: stop it (oche cards monitor?)"
+                    f"{path} is grabbed by another program (oche run, oche cards monitor?)"
                 ) from None
             raise _Unavailable(f"{path} cannot be grabbed: {error.strerror or error}") from None
         return device
