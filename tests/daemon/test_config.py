@@ -592,7 +592,7 @@ def test_unknown_sections_and_keys_get_suggestions() -> None:
         'boards: unknown section; did you mean "board"?',
         'homeassistent: unknown section; did you mean "homeassistant"?',
         "weather: unknown section; the sections are board, mqtt, visit, bot, journal, "
-        "homeassistant, display, leaderboard, remote, credits, operator, log",
+        "homeassistant, display, leaderboard, remote, credits, operator, cards, log",
         'board.protocl: unknown key; did you mean "protocol"?',
         "board.url: unknown key in [board]; did you mean mqtt.url?",
         "board.colour: unknown key; the keys of [board] are id, name, driver, port, baudrate, "
