@@ -116,14 +116,22 @@ class PcscReader(ReconnectingSource):
                 )
             reader = matching[0]
             log.info("%s: reading %s", self.source_id, reader)
-            connected()
-            return self._watch_reader(stop, context, reader, tapped)
+            return self._watch_reader(stop, context, reader, connected, tapped)
         finally:
             api.SCardReleaseContext(context)
 
     def _watch_reader(
-        self, stop: threading.Event, context: int, reader: str, tapped: Callable[[str], None]
+        self,
+        stop: threading.Event,
+        context: int,
+        reader: str,
+        connected: Callable[[], None],
+        tapped: Callable[[str], None],
     ) -> str:
+        """Watch ``reader``: its first status is the baseline (a card already
+        on it is no tap; then it is connected), and each card put on it after
+        that a tap. The high word of a status counts the reader's card events
+        (pcsc-lite), so a card swapped between two polls is a tap too."""
         api = self._scard
         known = api.SCARD_STATE_UNAWARE
         first = True
@@ -140,12 +148,15 @@ class PcscReader(ReconnectingSource):
                 event_state & api.SCARD_STATE_MUTE
             )
             was_present = bool(known & api.SCARD_STATE_PRESENT)
+            swapped = (event_state >> 16) != (known >> 16)
             known = event_state & ~api.SCARD_STATE_CHANGED
-            if present and not was_present and not first:
+            if first:
+                first = False
+                connected()
+            elif present and (swapped or not was_present):
                 uid = self._read_uid(context, reader)
                 if uid is not None:
                     tapped(uid)
-            first = False
         return "closed"
 
     def _read_uid(self, context: int, reader: str) -> str | None:
