@@ -21,6 +21,7 @@ from firmware_bridge.cli.cards_command import monitor_taps
 from firmware_bridge.cli.main import main
 from firmware_bridge.daemon.config import parse_config
 from mqtt_client.backoff import Backoff
+from tests.cli.test_udev_command import find_rule, rules_of, value
 from tests.drivers.fake_evdev import FakeInputDevices
 
 OCHE = Path(sys.executable).parent / "oche"
@@ -136,3 +137,15 @@ def test_monitor_says_when_pcscd_is_not_running(tmp_path: Path) -> None:
         if monitor.poll() is None:
             monitor.kill()
             monitor.wait(TIMEOUT)
+
+
+def test_the_card_reader_rules_parse_and_open_the_reader_to_the_input_group() -> None:
+    text = (Path(__file__).parents[2] / "udev" / "71-oche-card-reader.rules").read_text("utf-8")
+    rules = rules_of(text)
+    assert rules, "no rule"
+    for rule in rules:
+        assert value(rule, "SUBSYSTEM") == "input" and value(rule, "KERNEL") == "event*"
+        assert value(rule, "SYMLINK", op="+=") == "oche-card-reader"
+        assert value(rule, "GROUP", op="=") == "input" and value(rule, "MODE", op="=") == "0660"
+        assert value(rule, "TAG", op="+=") == "uaccess"
+    find_rule(rules, "input", "ffff", "0035")

@@ -125,3 +125,32 @@ async def test_an_unclaimed_tap_and_a_failing_reader_stop_nothing(
         await asyncio.gather(task, return_exceptions=True)
     assert "\u2022\u2022\u2022\u20225C80" in caplog.text  # the masked form is what is logged
     no_uid_anywhere(caplog, watcher, SECRET_UID)
+
+
+async def test_the_configured_reader_runs_beside_the_board(
+    tmp_path: Path,
+    mosquitto: MosquittoBroker,
+    watcher: Watcher,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """``[cards] reader`` alone: the daemon opens it (real evdev, a reader
+    not plugged in) and says why it cannot read it, and the board plays on."""
+    missing = tmp_path / "by-id" / "usb-Card_Reader-event-kbd"
+    board = FakeBoard(tmp_path / "oche-board")
+    extra = f'[cards]\nreader = "evdev:{missing}"\n'
+    config = parse_config(
+        config_text(tmp_path, mosquitto.url, board.link, extra=extra), "test.toml"
+    )
+    daemon = Daemon(config)
+    task = asyncio.create_task(daemon.run())
+    try:
+        await watcher.state_where(lambda s: s["board"]["connected"])
+        await until(lambda: f"{missing} does not exist: is the reader plugged in?" in caplog.text)
+        await watcher.command({"command": "new_game", "game": "x01", "players": ["Ann"]})
+        await throw(board, "T20")
+        state = await watcher.state_where(lambda s: s.get("visit") == ["T20"])
+        assert state["board"]["problem"] is None
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        board.close()
