@@ -17,6 +17,7 @@ reported once and tried again with ``board_backoff``'s delays.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import threading
 from collections.abc import Callable
@@ -64,10 +65,12 @@ class PcscReader(ReconnectingSource):
         stop = threading.Event()
 
         def tapped(uid: str) -> None:
-            loop.call_soon_threadsafe(self._tapped, uid)
+            with contextlib.suppress(RuntimeError):  # the loop closed under a late worker
+                loop.call_soon_threadsafe(self._tapped, uid)
 
         def connected() -> None:
-            loop.call_soon_threadsafe(self._connected)
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._connected)
 
         worker = asyncio.ensure_future(asyncio.to_thread(self._watch, stop, connected, tapped))
         try:
