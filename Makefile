@@ -7,9 +7,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint typecheck unit bench clean mosquitto chromium postgres
+.PHONY: demo test lint typecheck unit bench clean mosquitto chromium postgres pcsc-build-deps
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml | pcsc-build-deps
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[all,test]'
@@ -37,6 +37,12 @@ SUDO := $(if $(filter 0,$(shell id -u)),,sudo)
 mosquitto:
 	@command -v mosquitto >/dev/null || test -x /usr/sbin/mosquitto || \
 		{ $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq mosquitto; }
+
+# The cards extra's pyscard has no Linux wheel: pip builds it with swig against
+# pcsc-lite's headers; install Debian's when they are missing.
+pcsc-build-deps:
+	@{ command -v swig >/dev/null && test -f /usr/include/PCSC/winscard.h; } || \
+		{ $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq swig libpcsclite-dev; }
 
 # The leaderboard's page tests drive Debian's chromium through Playwright
 # (executable_path: Playwright downloads no browser); install it when missing,

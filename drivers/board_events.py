@@ -1,8 +1,10 @@
 """What every board source yields: hits, buttons, stuck and released cells,
-connection changes and errors, each with a JSON form (``oche monitor`` prints it)."""
+connection changes and errors, and a card reader's taps, each with a JSON
+form (``oche monitor`` prints it)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -10,6 +12,7 @@ from engine import Bed
 
 __all__ = [
     "BUTTON_NAMES",
+    "CARD_UID",
     "BatteryEvent",
     "BoardEvent",
     "ButtonEvent",
@@ -22,6 +25,7 @@ __all__ = [
     "ReleasedEvent",
     "StuckEvent",
     "TakeoutEvent",
+    "masked_card",
 ]
 
 BUTTON_NAMES = ("next", "undo", "miss", "game", "player", "start", "bounce")
@@ -142,19 +146,33 @@ class BatteryEvent(BoardEvent):
     percent: int
 
 
+_UID_SEPARATORS = re.compile(r"[\s:\-.]")
+
+CARD_UID = re.compile(r"[0-9A-Fa-f]{2}([:-]?[0-9A-Fa-f]{2}){1,19}|[0-9A-Fa-f]{4,40}")
+"""A card's UID as a script or the keyboard source writes it: hex digits,
+bytes optionally separated by ``:`` or ``-`` (``credentials.card_hash`` reads the same)."""
+
+
+def masked_card(uid: str) -> str:
+    """``uid`` with all but its last four digits hidden (``••••3F2A``): how a
+    tap is shown anywhere but a ``--show-uid`` terminal. The same form as
+    ``credentials.card_hash.masked_uid``, which drivers may not import."""
+    return "\u2022" * 4 + _UID_SEPARATORS.sub("", uid).upper()[-4:]
+
+
 @dataclass(frozen=True, slots=True)
 class CardTapped(BoardEvent):
-    """A player card was tapped on a reader. ``uid`` is a credential: its
-    repr, str and JSON show only its last four digits (``masked``)."""
+    """A player card was read (a card reader, ``card:UID`` in a simulated
+    script, the keyboard source's card key). ``uid`` is a credential: its
+    ``repr``, ``str`` and JSON form show only its last four digits."""
 
     type = "card"
     uid: str
 
     @property
     def masked(self) -> str:
-        """The UID as a person may see it: all but its last four digits hidden."""
-        digits = "".join(c for c in self.uid if c not in " :-.").upper()
-        return "\u2022" * 4 + digits[-4:]
+        """The UID as a person may see it (:func:`masked_card`)."""
+        return masked_card(self.uid)
 
     def __repr__(self) -> str:
         return f"CardTapped(uid={self.masked!r})"
@@ -162,4 +180,4 @@ class CardTapped(BoardEvent):
     __str__ = __repr__
 
     def to_json(self) -> dict[str, Any]:
-        return {"type": self.type, "uid": self.masked}
+        return {"type": self.type, "card": masked_card(self.uid)}

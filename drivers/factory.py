@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 from drivers.board_decoder import PROTOCOLS
+from drivers.card_readers import DEFAULT_TEST_CARD
 from drivers.matrix_map import MatrixMap, load_map
 from drivers.protocol import NO_FIRMWARE_SETTINGS, FirmwareSettings
 from drivers.source import BoardSource
@@ -132,9 +133,12 @@ class BoardSpec:
             )
 
 
-def open_board(spec: BoardSpec, matrix: MatrixMap | None = None) -> BoardSource:
+def open_board(
+    spec: BoardSpec, matrix: MatrixMap | None = None, test_card: str = DEFAULT_TEST_CARD
+) -> BoardSource:
     """A source for ``spec`` (not started yet). The matrix map is loaded from
-    ``spec.map_path`` unless one is given."""
+    ``spec.map_path`` unless one is given; ``test_card`` is the card the
+    keyboard source's ``card`` key taps (``[cards] test_card``)."""
     spec.check()
     if matrix is None and spec.map_path:
         matrix = load_map(spec.map_path)
@@ -178,4 +182,4 @@ def open_board(spec: BoardSpec, matrix: MatrixMap | None = None) -> BoardSource:
         return GranboardSource(spec.ble_address, spec.ble_name, matrix)
     from drivers.keyboard import KeyboardSource
 
-    return KeyboardSource()
+    return KeyboardSource(test_card=test_card)

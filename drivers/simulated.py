@@ -2,8 +2,10 @@
 
 A script is a string of tokens: dart notation (``T20``, ``SB``, ``M``),
 ``button:NAME`` for a board button, ``coin:N`` for one pulse of coin input
-``N`` (1 or 2), and ``+SECONDS`` to wait (``+1.5``). Every dart, button or
-coin also waits the source's ``delay`` first.
+``N`` (1 or 2), ``card:UID`` for a player card tapped on a reader (4 to 40
+hex digits, ``:`` or ``-`` between bytes allowed), and ``+SECONDS`` to wait
+(``+1.5``). Every dart, button, coin or card also waits the source's
+``delay`` first. A bad card token's error never repeats the UID.
 """
 
 from __future__ import annotations
@@ -11,7 +13,15 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass
 
-from drivers.board_events import BoardEvent, ButtonEvent, CoinEvent, ConnectedEvent, HitEvent
+from drivers.board_events import (
+    CARD_UID,
+    BoardEvent,
+    ButtonEvent,
+    CardTapped,
+    CoinEvent,
+    ConnectedEvent,
+    HitEvent,
+)
 from drivers.errors import DriverError
 from drivers.matrix_map import MatrixMap
 from drivers.protocol import MAX_COIN_INPUT
@@ -22,7 +32,7 @@ __all__ = ["ScriptError", "ScriptStep", "SimulatedSource", "parse_script"]
 
 
 class ScriptError(DriverError):
-    """A simulated-board script token that is not a dart, button, coin or pause."""
+    """A simulated-board script token that is not a dart, button, coin, card or pause."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +70,14 @@ def parse_script(
             if not (number.isascii() and number.isdigit() and 1 <= int(number) <= MAX_COIN_INPUT):
                 raise ScriptError(f"{token!r}: a coin is coin:N, N from 1 to {MAX_COIN_INPUT}")
             steps.append(ScriptStep(delay, CoinEvent(int(number))))
+        elif token.lower().startswith("card:"):
+            uid = token[len("card:") :]
+            if not CARD_UID.fullmatch(uid):
+                raise ScriptError(
+                    f"a card token ({len(uid)} characters after card:) is card:UID, "
+                    "4 to 40 hex digits such as card:04A21B3F"
+                )
+            steps.append(ScriptStep(delay, CardTapped(uid)))
         elif token.lower().startswith("button:") and len(token) > len("button:"):
             steps.append(ScriptStep(delay, ButtonEvent(token[len("button:") :].lower())))
         else:
@@ -67,7 +85,8 @@ def parse_script(
                 bed = Bed.parse(token)
             except NotationError as error:
                 raise ScriptError(
-                    f"{token!r}: not a dart, button:NAME, coin:N or +SECONDS ({error.reason})"
+                    f"{token!r}: not a dart, button:NAME, coin:N, card:UID or +SECONDS "
+                    f"({error.reason})"
                 ) from None
             steps.append(ScriptStep(delay, HitEvent(bed, *_cell_of(bed, matrix))))
     return steps

@@ -41,7 +41,17 @@ def test_keywords_and_classifiers() -> None:
 def test_the_extras_hold_what_the_daemon_does_not_need() -> None:
     meta = metadata.metadata("oche")
     extras = set(meta.get_all("Provides-Extra") or [])
-    assert {"display", "usb", "ble", "broker", "firmware", "leaderboard", "all", "test"} <= extras
+    assert {
+        "display",
+        "usb",
+        "ble",
+        "broker",
+        "firmware",
+        "leaderboard",
+        "cards",
+        "all",
+        "test",
+    } <= extras
     assert set(EXTRAS.values()) <= extras
     core = [req for req in meta.get_all("Requires-Dist") or [] if "extra ==" not in req]
     names = {re.split(r"[<>=;\[ ]", req, maxsplit=1)[0].lower() for req in core}
@@ -54,8 +64,9 @@ def test_the_extras_hold_what_the_daemon_does_not_need() -> None:
         "tomli-w",
         "numpy",
     }
-    assert 'oche[ble,broker,display,firmware,leaderboard,usb]; extra == "all"' in meta.get_all(
-        "Requires-Dist"
+    assert (
+        'oche[ble,broker,cards,display,firmware,leaderboard,usb]; extra == "all"'
+        in meta.get_all("Requires-Dist")
     )
 
 

@@ -55,6 +55,8 @@ EXTRAS = {
     "fastapi": "leaderboard",
     "uvicorn": "leaderboard",
     "openskill": "leaderboard",
+    "evdev": "cards",
+    "smartcard": "cards",
 }
 """The top-level modules of Oche's optional extras (pyproject.toml), by the
 extra that installs them: a Pi running only the daemon needs none of them."""

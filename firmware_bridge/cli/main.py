@@ -50,6 +50,7 @@ COMMAND_MODULES = (
     "bot",
     "skill",
     "operator",
+    "cards",
 )
 """The commands with a module of their own (``firmware_bridge.cli.<name>_command``),
 in the order ``oche --help`` lists them. Only the module of the command given

@@ -38,6 +38,7 @@ import time
 from collections.abc import Callable, Coroutine
 from typing import Any
 
+from drivers.card_readers import open_card_reader
 from drivers.factory import open_board
 from drivers.source import BoardSource
 from firmware_bridge.daemon import core_events
@@ -78,7 +79,9 @@ class Daemon:
     ``first_game`` is started before the board is read unless a journaled game
     resumes (``oche play --demo`` uses it so no dart can beat the game's start),
     priced as ``new_game`` is. ``clock_synced`` says whether a time read from
-    ``clock`` is a date (see :func:`firmware_bridge.daemon.clock_sync.clock_synced`)."""
+    ``clock`` is a date (see :func:`firmware_bridge.daemon.clock_sync.clock_synced`).
+    ``card_reader`` reads player cards beside the board; by default the one
+    ``[cards] reader`` names (none unless set)."""
 
     def __init__(
         self,
@@ -87,6 +90,7 @@ class Daemon:
         source: BoardSource | None = None,
         first_game: SessionSetup | None = None,
         clock_synced: Callable[[float], bool] = clock_synced,
+        card_reader: BoardSource | None = None,
     ) -> None:
         self.config = config
         self._first_game = first_game
@@ -113,6 +117,7 @@ class Daemon:
         self.commands = GameCommands(self.game)
         self.inputs = BoardInput(self.game, self.commands)
         self._source = source
+        self._card_reader = card_reader
         self._tasks: set[asyncio.Task[None]] = set()
         self.broker: EmbeddedBroker | None = None
         self.context = ExtensionContext(self.game, self._background)
@@ -151,6 +156,8 @@ class Daemon:
     async def run(self) -> None:
         if not self.config.mqtt.url:
             EmbeddedBroker.require()  # a missing oche[broker] stops us before anything starts
+        # So does a card reader's missing oche[cards]; once open, its failures stop nothing.
+        card_reader = self._card_reader or open_card_reader(self.config.cards.reader_spec())
         self._log_start_up()
         self._open_journal()
         try:
@@ -193,12 +200,16 @@ class Daemon:
             )
             self.publisher.link = link
             await self.results.subscribe(link)
-            source = self._source or open_board(self.config.board.spec())
+            source = self._source or open_board(
+                self.config.board.spec(), test_card=self.config.cards.test_card
+            )
             self.context.board = source
             try:
                 async with asyncio.TaskGroup() as tasks:
                     tasks.create_task(link.run())
                     tasks.create_task(self.inputs.read(source))
+                    if card_reader is not None:
+                        tasks.create_task(self.inputs.read_cards(card_reader))
                     tasks.create_task(self.game.ticker())
                     for extension in self.extensions:
                         tasks.create_task(self._outlive_the_journal(extension.run))
@@ -210,6 +221,8 @@ class Daemon:
                 for extension in self.extensions:
                     extension.close()
                 await source.close()
+                if card_reader is not None:
+                    await card_reader.close()
                 await link.close()
         finally:
             self.results.close()

@@ -3,14 +3,18 @@
 A hit is scored by :class:`~firmware_bridge.daemon.board_game.BoardGame`
 unless an extension takes it first (a remote guest forwards it) or refuses
 it (a remote match's turns, a computer player's visit: the hit is ignored
-with the refusal's reason). A game button runs its command; a sensed takeout
-and a coin go to the extensions that know them (the takeout watch, the
-coin-op), and a card tap to the lobby (never scored). The board's own
-status (connected, stuck cells, a diagnosed problem) is kept here for the state's ``board`` block.
+with the refusal's reason). A game button runs its command; a sensed takeout,
+a coin and a player card go to the extensions that know them (the takeout
+watch, the coin-op, the lobby). A card reader is a source of its own beside
+the board (:meth:`BoardInput.read_cards`): its taps take the same path, its
+connection is not the board's, and its failing stops nothing else. The
+board's own status (connected, stuck cells, a diagnosed
+problem) is kept here for the state's ``board`` block.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from drivers.board_decoder import DIAGNOSES
@@ -47,6 +51,8 @@ from mqtt_contract import (
 
 __all__ = ["BoardInput"]
 
+log = logging.getLogger(__name__)
+
 _UNDERSTOOD = (HitEvent, ButtonEvent, TakeoutEvent, CoinEvent, StuckEvent, ReleasedEvent)
 """Board events that show the board is read as it should be (they end a
 diagnosed ``board.problem``)."""
@@ -82,14 +88,30 @@ class BoardInput:
 
     async def read(self, source: BoardSource) -> None:
         """Take the board's events until it closes, each as a whole under the lock."""
-        game = self._game
         async for event in source:
-            async with game.lock:
-                try:
-                    self._event(event)
-                except JournalError as error:  # refused as a whole: nothing of it counted
-                    game.not_journaled(_input_name(event), error, game.clock())
-            game.publisher.request_state()
+            await self._take(event)
+
+    async def read_cards(self, reader: BoardSource) -> None:
+        """Take a card reader's taps until it closes, as the board's own input.
+        Its connection changes are the reader's (it logs them), not the board's;
+        a tap that fails is logged and the reader and the board read on."""
+        async for event in reader:
+            if not isinstance(event, CardTapped):
+                continue
+            try:
+                await self._take(event)
+            except Exception:  # a card's failure is never the board's
+                log.exception("%s could not be taken; the board reads on", event)
+
+    async def _take(self, event: BoardEvent) -> None:
+        """One event, as a whole under the lock; the state follows."""
+        game = self._game
+        async with game.lock:
+            try:
+                self._event(event)
+            except JournalError as error:  # refused as a whole: nothing of it counted
+                game.not_journaled(_input_name(event), error, game.clock())
+        game.publisher.request_state()
 
     def _event(self, event: BoardEvent) -> None:
         now = self._game.clock()
@@ -102,8 +124,11 @@ class BoardInput:
             publish(ButtonPressed(now, event.button))
             if event.button in GAME_BUTTONS:
                 self._commands.press(event.button, now)
-        elif isinstance(event, TakeoutEvent | CoinEvent | CardTapped):
+        elif isinstance(event, TakeoutEvent | CoinEvent):
             self._game.bus.first(core_events.BoardInputReceived(event, now))
+        elif isinstance(event, CardTapped):
+            if not self._game.bus.first(core_events.BoardInputReceived(event, now)):
+                log.info("a card was tapped (%s); nothing on this board takes cards", event)
         elif isinstance(event, ConnectedEvent):
             self.connected, self.problem = True, None
             publish(BoardConnected(now, event.source))

@@ -185,8 +185,10 @@ class GameAbandoned(CoreEvent[None]):
 @dataclass(frozen=True)
 class BoardInputReceived(CoreEvent[bool]):
     """A board input the core does not score itself first: a hit, a game
-    button, a sensed takeout, a coin. A handler answers ``True`` when it took
-    it (a remote guest forwards it, the coin-op credits the coin)."""
+    button, a sensed takeout, a coin, a card tapped on the card reader (a
+    ``drivers.board_events.CardTapped``: the lobby takes it). A handler
+    answers ``True`` when it took it (a remote guest forwards it, the coin-op
+    credits the coin)."""
 
     event: BoardEvent
     at: float

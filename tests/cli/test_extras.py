@@ -93,6 +93,11 @@ def test_the_blocker_works(tmp_path: Path) -> None:
         pytest.param("monitor --driver granboard", "bleak", "ble", "bleak", id="monitor-granboard"),
         pytest.param("calibrate --driver granboard", "bleak", "ble", "bleak",
                      id="calibrate-granboard"),
+        pytest.param("cards monitor --reader evdev:/dev/input/event0", "evdev", "cards", "evdev",
+                     id="cards-monitor-evdev"),
+        pytest.param("run --set board.driver=simulated --set mqtt.embedded_port={port} "
+                     "--set cards.reader=pcsc", "smartcard", "cards", "smartcard",
+                     id="run-cards-pcsc"),
     ],
 )  # fmt: skip
 def test_a_missing_extra_names_what_to_install(

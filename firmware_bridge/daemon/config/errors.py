@@ -8,7 +8,31 @@ import difflib
 import json
 from collections.abc import Iterable
 
-__all__ = ["Checker", "ConfigError", "Invalid", "describe", "either", "show_value", "suggest"]
+__all__ = [
+    "SECRET_KEYS",
+    "SECRET_PROBLEMS",
+    "Checker",
+    "ConfigError",
+    "Invalid",
+    "describe",
+    "either",
+    "show_value",
+    "suggest",
+]
+
+SECRET_KEYS = frozenset({"cards.secret"})
+"""Keys whose value no message may show: a problem says what is wrong, not what is there."""
+
+SECRET_PROBLEMS = (
+    "is shorter than 16 characters: make one with `oche cards secret`",
+    "must be printable characters without spaces",
+)
+"""The problems a secret key's own check reports; any other is told as :data:`_SECRET_UNSHOWN`."""
+
+_SECRET_UNSHOWN = (
+    "expected a string of at least 16 characters (`oche cards secret` makes one); "
+    "the value is a secret, so it is not shown"
+)
 
 
 class ConfigError(ValueError):
@@ -79,5 +103,7 @@ class Checker:
         self.from_set = from_set
 
     def add(self, path: str, message: str) -> None:
+        if path in SECRET_KEYS and message not in SECRET_PROBLEMS:
+            message = _SECRET_UNSHOWN  # a type error would quote the value
         suffix = " (from --set)" if path in self.from_set else ""
         self.errors.append(f"{path}: {message}{suffix}")

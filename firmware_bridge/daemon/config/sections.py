@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from drivers.card_readers import DEFAULT_TEST_CARD, CardReaderSpec, parse_card_reader
+from drivers.errors import DriverError
 from drivers.factory import BoardSpec
 from drivers.protocol import NO_FIRMWARE_SETTINGS, FirmwareSettings
 from firmware_bridge.daemon.config.errors import ConfigError, show_value
@@ -295,15 +297,23 @@ class LobbyConfig:
 
 @dataclass(frozen=True)
 class CardsConfig:
-    """``[cards]``: player cards (docs/players.md): the reader, and the venue
-    secret a card's UID is hashed with (never kept in clear)."""
+    """``[cards]``: player cards (docs/players.md): the card reader, the venue
+    secret a tapped card is hashed with, and the keyboard source's test card."""
 
     reader: str = "none"
-    """``none``, ``evdev:PATH`` (a keyboard-wedge reader), ``pcsc`` or ``pcsc:NAME``."""
-    secret: str = ""
-    """The venue secret (16 characters or more; ``oche cards secret``); ``""``: no card joins."""
-    test_card: str = "C0FFEE01"
-    """The UID the keyboard source's card key taps."""
+    """``none``, ``evdev:PATH`` (a reader that types like a keyboard), ``pcsc`` or ``pcsc:NAME``."""
+    secret: str = field(default="", repr=False)
+    """The venue's card secret (``oche cards secret`` makes one), shared with the
+    leaderboard; empty: taps are refused. Never shown in a message or a repr."""
+    test_card: str = DEFAULT_TEST_CARD
+    """The UID the keyboard source's ``card`` key taps."""
+
+    def reader_spec(self) -> CardReaderSpec:
+        """The parsed ``reader`` for ``drivers.card_readers.open_card_reader``."""
+        try:
+            return parse_card_reader(self.reader)
+        except DriverError as problem:
+            raise ConfigError(f"cards.reader: {problem}") from None
 
 
 @dataclass(frozen=True)

@@ -10,15 +10,17 @@ from collections.abc import Callable, Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from credentials.card_hash import MIN_SECRET_LENGTH, CardUidError, normalize_uid
+from credentials.card_hash import MIN_SECRET_LENGTH
 from credentials.secret_hash import SECRET_HASH_FORM
 from drivers.board_decoder import PROTOCOLS
+from drivers.board_events import CARD_UID
+from drivers.card_readers import parse_card_reader
 from drivers.errors import DriverError
 from drivers.factory import BLE_ADDRESS, DRIVERS, check_sensors
 from engine.board_geometry import GEOMETRIES
 from engine.lineup import MAX_PLAYERS
 from engine.registry import game_ids
-from firmware_bridge.daemon.config.errors import either, show_value, suggest
+from firmware_bridge.daemon.config.errors import SECRET_PROBLEMS, either, show_value, suggest
 from firmware_bridge.daemon.config.sections import USB_ID, USB_REPORTS
 from firmware_bridge.daemon.credits import ROUND_LIMIT_GAMES
 from firmware_bridge.daemon.log_setup import LOG_LEVELS
@@ -185,32 +187,6 @@ def _web_url(value: str) -> str | None:
     return None
 
 
-def _card_reader(value: str) -> str | None:
-    kind, colon, where = value.partition(":")
-    if value in ("none", "pcsc") or (kind in ("evdev", "pcsc") and colon and where):
-        return None
-    choices = '"none", "evdev:PATH", "pcsc" or "pcsc:NAME"'
-    return f"{show_value(value)} is not a card reader; use {choices}"
-
-
-def _card_secret(value: str) -> str | None:
-    """The venue secret: never shown in the message."""
-    if value and len(value) < MIN_SECRET_LENGTH:
-        return (
-            f"the card secret must be at least {MIN_SECRET_LENGTH} characters "
-            "(oche cards secret prints a new one)"
-        )
-    return None
-
-
-def _card_uid(value: str) -> str | None:
-    try:
-        normalize_uid(value)
-    except CardUidError as error:
-        return str(error)
-    return None
-
-
 _DATABASE_SCHEMES = ("sqlite:///", "postgresql://", "postgresql+psycopg://", "postgres://")
 
 
@@ -312,6 +288,31 @@ def _round_limits(rounds: dict[str, int]) -> str | None:
     return None
 
 
+def _card_reader(value: str) -> str | None:
+    try:
+        parse_card_reader(value)
+    except DriverError as problem:
+        return str(problem)
+    return None
+
+
+def _card_secret(value: str) -> str | None:
+    """Never shows the value: only which rule it breaks."""
+    if not value:
+        return None
+    if len(value) < MIN_SECRET_LENGTH:
+        return SECRET_PROBLEMS[0]
+    if not value.isprintable() or any(character.isspace() for character in value):
+        return SECRET_PROBLEMS[1]
+    return None
+
+
+def _test_card(value: str) -> str | None:
+    if CARD_UID.fullmatch(value):
+        return None
+    return "is not a card UID: write 4 to 40 hex digits, such as C0FFEE01"
+
+
 CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
     "board": {
         "id": board_id_problem,
@@ -379,7 +380,7 @@ CHECKS: dict[str, dict[str, Callable[[Any], str | None]]] = {
     },
     "operator": {"pin_hash": _pin_hash, "password_file": _existing_file},
     "lobby": {"web_url": _web_url},
-    "cards": {"reader": _card_reader, "secret": _card_secret, "test_card": _card_uid},
+    "cards": {"reader": _card_reader, "secret": _card_secret, "test_card": _test_card},
     "log": {"level": _log_level},
 }
 """Per-key checks of well-typed values: each returns the problem or ``None``."""

@@ -187,6 +187,9 @@ class Lobby(Extension):
         """A card tapped on the board's reader: its player joins, or a ``card_refused``."""
         secret = self._context.config.cards.secret
         if not secret:
+            log.warning(
+                "a card was tapped (%s) but [cards] secret is not set: no card joins", tap.masked
+            )
             self._refuse_card("no-secret", NO_SECRET_CARD, now)
             return
         session = self._context.session
