@@ -60,6 +60,7 @@ from firmware_bridge.daemon.journal import Journal, JournalDamaged, JournalError
 from firmware_bridge.daemon.journal_health import JournalHealth
 from firmware_bridge.daemon.journal_salvage import salvage_in_place
 from firmware_bridge.daemon.mqtt_link import LinkSettings, MqttLink
+from firmware_bridge.daemon.off_loop import SolveWorker
 from firmware_bridge.daemon.publisher import Publisher
 from firmware_bridge.daemon.remote_guest import RemoteGuest
 from firmware_bridge.daemon.remote_host import RemoteHost
@@ -86,7 +87,10 @@ class Daemon:
         source: BoardSource | None = None,
         first_game: SessionSetup | None = None,
         clock_synced: Callable[[float], bool] = clock_synced,
+        solve_worker: SolveWorker | None = None,
     ) -> None:
+        """``solve_worker``: where slow solves run (:mod:`~firmware_bridge.daemon.off_loop`;
+        a process of the daemon's own unless told otherwise)."""
         self.config = config
         self._first_game = first_game
         self.clock = clock
@@ -108,6 +112,7 @@ class Daemon:
             self.results,
             self.bus,
             self.publisher,
+            solve_worker or SolveWorker(),
         )
         self.commands = GameCommands(self.game)
         self.inputs = BoardInput(self.game, self.commands)
@@ -210,6 +215,7 @@ class Daemon:
         finally:
             self.results.close()
             self.journal.close()
+            await self.game.off_loop.close()  # no solving process outlives the daemon
             if self.broker is not None:
                 await self.broker.stop()
 

@@ -10,7 +10,6 @@ player's visit: :class:`~firmware_bridge.daemon.core_events.InputPlanned`).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Callable
 from typing import Any
@@ -70,7 +69,10 @@ class GameCommands:
             if command.name == "new_game" and args.get("cpu"):
                 # Solving a spread from an average takes a moment: not on the loop.
                 geometry = GEOMETRIES[game.config.bot.geometry]
-                bots = await asyncio.to_thread(resolve_bots, args["game"], args["cpu"], geometry)
+                resolved = game.off_loop.worker.call(
+                    resolve_bots, args["game"], args["cpu"], geometry
+                )
+                bots = await resolved
                 args = {**args, "cpu": bots}
             if command.name in ("new_game", "rematch"):
                 await game.off_loop.settled()  # the game won before is journaled first

@@ -1,0 +1,164 @@
+"""The daemon's slow solves in a process of its own (``off_loop.SolveWorker``):
+the worker is another process, a skill test's finished state and then its
+report still arrive over a real Mosquitto, the worker stops with the daemon
+(even mid-solve), and without a process the solves fall back to a thread."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+import signal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from engine import new_game
+from engine.game_log import replay_log
+from firmware_bridge.daemon import off_loop
+from firmware_bridge.daemon.off_loop import SolveWorker
+from tests.daemon_harness import TIMEOUT, Running, Watcher, throw
+from tests.mosquitto_broker import MosquittoBroker
+
+
+def alive(pid: int) -> bool:
+    """Whether a process ``pid`` exists (a child not reaped yet counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+def children() -> set[int]:
+    """This process's live multiprocessing children."""
+    return {child.pid for child in multiprocessing.active_children() if child.pid is not None}
+
+
+async def gone(pid: int) -> bool:
+    """Whether ``pid`` is gone within the deadline (polled, not slept on)."""
+    async with asyncio.timeout(TIMEOUT):
+        while alive(pid) or pid in children():
+            await asyncio.sleep(0.02)
+    return True
+
+
+async def started(worker: SolveWorker) -> int:
+    """The worker's process id once it answered (it starts with the first solve)."""
+    async with asyncio.timeout(TIMEOUT):
+        while worker.pid is None:
+            await asyncio.sleep(0.02)
+    return worker.pid
+
+
+def skill_test(target: str) -> dict[str, Any]:
+    return {
+        "command": "new_game",
+        "game": "skill-test",
+        "players": ["Ann"],
+        "options": {"darts": 3, "target": target},
+    }
+
+
+async def test_the_worker_is_another_process_that_answers_and_raises() -> None:
+    worker = SolveWorker()
+    try:
+        pid = await worker.call(os.getpid)
+        assert pid == worker.pid and pid != os.getpid() and pid in children()
+        assert await worker.call(os.nice, 0) >= off_loop.NICE  # its priority lowered
+        with pytest.raises(ValueError, match="invalid literal"):
+            await worker.call(int, "twenty")  # the solve's own error, raised here
+        assert await worker.call(divmod, 60, 7) == (8, 4)
+    finally:
+        await worker.close()
+    assert await gone(pid)
+    assert worker.pid is None
+
+
+async def test_a_worker_process_that_dies_leaves_the_solves_to_a_thread(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    worker = SolveWorker()
+    try:
+        pid = await worker.call(os.getpid)
+        os.kill(pid, signal.SIGKILL)
+        with caplog.at_level(logging.WARNING, logger=off_loop.__name__):
+            assert await worker.call(os.getpid) == os.getpid()  # answered, in a thread
+        assert "the solving process stopped" in caplog.text
+    finally:
+        await worker.close()
+    assert await gone(pid)
+
+
+@pytest.mark.slow  # a cold skill report in a fresh process: seconds
+async def test_a_report_solved_in_the_worker_process_arrives_after_the_finished_state(
+    tmp_path: Path, mosquitto: MosquittoBroker, watcher: Watcher
+) -> None:
+    worker = SolveWorker()
+    async with Running(tmp_path, mosquitto, solve_worker=worker) as running:
+        await watcher.state_where(lambda s: s["board"]["connected"])
+        assert (await watcher.command(skill_test("D11")))["ok"] is True  # hits no other test's
+        await throw(running.board, "D11", "S11", "S8")
+        done = await watcher.state_where(lambda s: s.get("finished") is True)
+        final = await watcher.state_where(lambda s: s["players"][0]["skill"] is not None)
+        result = await watcher.wait_for("result", lambda p: isinstance(p, dict))
+        pid = worker.pid
+        assert pid is not None and pid != os.getpid() and pid in children()
+    assert await gone(pid)  # stopped with the daemon
+    assert done["players"][0]["skill"] is None  # the cold report was not waited for
+    expected = replay_log(
+        new_game("skill-test", ["Ann"], {"darts": 3, "target": "D11"}), "D11 S11 S8\n"
+    ).state()
+    assert final["players"][0]["skill"] == expected["players"][0]["skill"]
+    assert result["players"][0]["stats"] == expected["players"][0]["stats"]
+
+
+@pytest.mark.slow  # a cold skill report, as above
+async def test_a_daemon_stopped_mid_solve_leaves_no_worker_and_records_the_result_on_restart(
+    tmp_path: Path, mosquitto: MosquittoBroker, watcher: Watcher
+) -> None:
+    worker = SolveWorker()
+    async with Running(tmp_path, mosquitto, solve_worker=worker) as running:
+        await watcher.state_where(lambda s: s["board"]["connected"])
+        assert (await watcher.command(skill_test("D13")))["ok"] is True
+        await throw(running.board, "D13", "S13", "S4")
+        done = await watcher.state_where(lambda s: s.get("finished") is True)
+        pid = await started(worker)  # solving the cold report now: seconds
+        assert done["players"][0]["skill"] is None
+    assert await gone(pid)  # ended, not waited for
+    assert not watcher.of("result")
+    async with Running(tmp_path, mosquitto):  # the won game's finish is journaled now
+        result = await watcher.wait_for("result", lambda p: isinstance(p, dict))
+    expected = replay_log(
+        new_game("skill-test", ["Ann"], {"darts": 3, "target": "D13"}), "D13 S13 S4\n"
+    ).state()
+    assert result["players"][0]["stats"] == expected["players"][0]["stats"]
+
+
+@pytest.mark.slow  # a skill report, in a thread
+async def test_without_a_process_the_report_is_solved_in_a_thread_with_a_warning(
+    tmp_path: Path,
+    mosquitto: MosquittoBroker,
+    watcher: Watcher,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    def no_process() -> Any:
+        raise OSError("no processes here")
+
+    monkeypatch.setattr(off_loop, "_start_process", no_process)
+    worker = SolveWorker()
+    with caplog.at_level(logging.WARNING, logger=off_loop.__name__):
+        async with Running(tmp_path, mosquitto, solve_worker=worker) as running:
+            await watcher.state_where(lambda s: s["board"]["connected"])
+            assert (await watcher.command(skill_test("D17")))["ok"] is True
+            await throw(running.board, "D17", "S17", "S3")
+            final = await watcher.state_where(lambda s: s["players"][0]["skill"] is not None)
+    assert worker.pid is None
+    assert "no process for slow solves" in caplog.text and "no processes here" in caplog.text
+    expected = replay_log(
+        new_game("skill-test", ["Ann"], {"darts": 3, "target": "D17"}), "D17 S17 S3\n"
+    ).state()
+    assert final["players"][0]["skill"] == expected["players"][0]["skill"]
