@@ -145,7 +145,8 @@ def test_the_route_table_walks_every_visit_as_the_plan_does(sigma: float, out: s
     plan = plan_for(sigma, out)
     table = route_table(plan, out)
     assert pickle.loads(pickle.dumps(table)) == table and len(pickle.dumps(table)) < 40_000
-    for start in range(1, PLAN_START + 1):
+    lowest = 1 if out == "straight" else 2  # 1 left busts: no visit starts there
+    for start in range(lowest, PLAN_START + 1):
         for darts, reach in ((3, 0), (2, 60), (1, 120)):
             for remaining in range(max(1, start - reach), start + 1):
                 expected = planned_route(sigma, remaining, darts, start, out, plan=plan)
