@@ -205,7 +205,9 @@ class HasUrl(Protocol):
 class Running:
     """A daemon running in this process, reading a fake board on a pty;
     ``overrides`` are ``--set`` style (``board.protocol="dascr"``);
-    ``solve_worker``: where its slow solves run (its own process by default)."""
+    ``solve_worker``: where its slow solves run: by default a thread, so the
+    engine's caches stay warm from one test to the next (a process of its
+    own, the daemon's default, starts cold: tests/daemon/test_off_loop.py)."""
 
     def __init__(
         self,
@@ -219,7 +221,8 @@ class Running:
         self.config = parse_config(
             config_text(tmp_path, broker.url, self.board.link, **options), "test.toml", overrides
         )
-        self.daemon = Daemon(self.config, solve_worker=solve_worker)
+        worker = solve_worker or SolveWorker(process=False)
+        self.daemon = Daemon(self.config, solve_worker=worker)
         self.task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:

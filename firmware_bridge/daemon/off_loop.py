@@ -4,7 +4,8 @@ A skill test's report (1.6 s of numpy the first time), the X01 plan behind
 a ``checkout_sigma_mm`` hint and a computer player's levels and aim are slow
 solves. They run in a :class:`SolveWorker`: one worker process of the
 daemon's own (``spawn``, started the first time a solve is needed, its
-priority lowered by :data:`NICE`), so its numpy never holds the loop's GIL;
+priority lowered by :data:`NICE`, ending itself if the daemon is killed:
+:mod:`~firmware_bridge.daemon.solve_process`), so its numpy never holds the loop's GIL;
 a solve is a module-level function and plain arguments (:class:`engine.solves.Solve`)
 and its value comes back pickled. If the process cannot start (or stops),
 a warning says so and the solves run in a thread instead, as they did
@@ -43,6 +44,7 @@ from typing import Any, TypeVar
 from engine.solves import Solve, deferring, is_solved, keep
 from firmware_bridge.daemon.game_session import GameSession
 from firmware_bridge.daemon.journal import Finish, JournalError
+from firmware_bridge.daemon.solve_process import initialize
 
 __all__ = ["NICE", "SOLVING_SWITCH_INTERVAL_S", "START_TIMEOUT_S", "OffLoop", "SolveWorker"]
 
@@ -87,7 +89,10 @@ def _start_process() -> tuple[ProcessPoolExecutor, int]:
     """A one-process pool, started and answering, and its process's id (slow:
     a new interpreter; run in a thread)."""
     executor = ProcessPoolExecutor(
-        1, mp_context=multiprocessing.get_context("spawn"), initializer=os.nice, initargs=(NICE,)
+        1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=initialize,
+        initargs=(os.getpid(), NICE),
     )
     try:
         pid = executor.submit(os.getpid).result(timeout=START_TIMEOUT_S)

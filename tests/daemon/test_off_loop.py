@@ -1,7 +1,8 @@
 """The daemon's slow solves in a process of its own (``off_loop.SolveWorker``):
 the worker is another process, a skill test's finished state and then its
 report still arrive over a real Mosquitto, the worker stops with the daemon
-(even mid-solve), and without a process the solves fall back to a thread."""
+(even mid-solve), and without a process the solves fall back to a thread;
+a real ``oche run`` stopped by SIGTERM leaves no solving process behind."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import logging
 import multiprocessing
 import os
 import signal
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,17 +22,20 @@ from engine import new_game
 from engine.game_log import replay_log
 from firmware_bridge.daemon import off_loop
 from firmware_bridge.daemon.off_loop import SolveWorker
-from tests.daemon_harness import TIMEOUT, Running, Watcher, throw
+from tests.daemon_harness import TIMEOUT, Running, Watcher, config_text, throw
+from tests.drivers.pty_board import FakeBoard
 from tests.mosquitto_broker import MosquittoBroker
+
+OCHE = Path(sys.executable).parent / "oche"
 
 
 def alive(pid: int) -> bool:
-    """Whether a process ``pid`` exists (a child not reaped yet counts)."""
+    """Whether a process ``pid`` runs (a zombie, ended but not reaped, does not)."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
         return False
-    return True
+    return stat.rpartition(")")[2].split()[0] != "Z"
 
 
 def children() -> set[int]:
@@ -162,3 +168,46 @@ async def test_without_a_process_the_report_is_solved_in_a_thread_with_a_warning
         new_game("skill-test", ["Ann"], {"darts": 3, "target": "D17"}), "D17 S17 S3\n"
     ).state()
     assert final["players"][0]["skill"] == expected["players"][0]["skill"]
+
+
+def child_pids(pid: int) -> set[int]:
+    """The live children of process ``pid`` (Linux's /proc)."""
+    found: set[int] = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found |= {int(child) for child in (task / "children").read_text().split()}
+    return found
+
+
+@pytest.mark.slow  # a real `oche run` and a skill report, cold
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGKILL])
+async def test_oche_run_stopped_or_killed_leaves_no_solving_process(
+    tmp_path: Path, mosquitto: MosquittoBroker, watcher: Watcher, stop: signal.Signals
+) -> None:
+    board = FakeBoard(tmp_path / "oche-board")
+    config = tmp_path / "oche.toml"
+    config.write_text(config_text(tmp_path, mosquitto.url, board.link), "utf-8")
+    env = {k: v for k, v in os.environ.items() if k not in ("OCHE_CONFIG", "JOURNAL_STREAM")}
+    daemon = subprocess.Popen(
+        [str(OCHE), "run", "--config", str(config)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        await watcher.state_where(lambda s: s["board"]["connected"])
+        target = "D19" if stop == signal.SIGTERM else "D3"  # hits no other test's
+        assert (await watcher.command(skill_test(target)))["ok"] is True
+        await throw(board, target, "S19", "S7")
+        await watcher.state_where(lambda s: s.get("finished") is True)
+        async with asyncio.timeout(TIMEOUT):  # the solving process starts with the report
+            while not child_pids(daemon.pid):
+                await asyncio.sleep(0.02)
+        [worker] = child_pids(daemon.pid)  # one, the daemon's child
+        daemon.send_signal(stop)
+        code = daemon.wait(TIMEOUT)
+        assert code == (0 if stop == signal.SIGTERM else -stop), daemon.stderr
+    finally:
+        if daemon.poll() is None:
+            daemon.kill()
+        board.close()
+    assert await gone(worker)  # stopped with the daemon, or by itself once it was killed
