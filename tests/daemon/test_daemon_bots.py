@@ -251,6 +251,7 @@ async def test_a_spread_hint_is_solved_off_the_loop_while_the_computer_aims(
     players = ["Ann", {"name": "Robo", "cpu": 5}]
     options = {"start": 301, "checkout_sigma_mm": f"{sigma},none"}  # spreads no other test solves
     async with Running(tmp_path, mosquitto, solve_worker=worker, extra=bot_section()):
+        await watcher.wait_for("availability", lambda p: p == "online")
         response = await watcher.command(
             {"command": "new_game", "game": "x01", "players": players, "options": options}
         )
