@@ -252,15 +252,16 @@ async def test_a_spread_hint_is_solved_off_the_loop_while_the_computer_aims(
     options = {"start": 301, "checkout_sigma_mm": f"{sigma},none"}  # spreads no other test solves
     async with Running(tmp_path, mosquitto, solve_worker=worker, extra=bot_section()):
         await watcher.wait_for("availability", lambda p: p == "online")
+        cold = 4 * TIMEOUT if in_process else TIMEOUT  # a fresh process solves all of it cold
         response = await watcher.command(
-            {"command": "new_game", "game": "x01", "players": players, "options": options}
+            {"command": "new_game", "game": "x01", "players": players, "options": options}, cold
         )
         assert response["ok"], response
         for segment in ("T20", "T20", "T19"):  # 124 left: Ann's hint needs the plan
             assert (await watcher.command({"command": "dart", "segment": segment}))["ok"]
         assert (await watcher.command({"command": "next"}))["ok"]
         await watcher.state_where(
-            lambda s: s["current_player"] == 0 and s["players"][0]["checkout"] is not None
+            lambda s: s["current_player"] == 0 and s["players"][0]["checkout"] is not None, cold
         )
         if in_process:
             assert worker.pid is not None and worker.pid != os.getpid()

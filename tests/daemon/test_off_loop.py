@@ -28,6 +28,9 @@ from tests.mosquitto_broker import MosquittoBroker
 
 OCHE = Path(sys.executable).parent / "oche"
 
+COLD = 4 * TIMEOUT
+"""How long a cold solve in a fresh process may take on a loaded machine."""
+
 
 def alive(pid: int) -> bool:
     """Whether a process ``pid`` runs (a zombie, ended but not reaped, does not)."""
@@ -57,6 +60,11 @@ async def started(worker: SolveWorker) -> int:
         while worker.pid is None:
             await asyncio.sleep(0.02)
     return worker.pid
+
+
+def reported(state: dict[str, Any]) -> bool:
+    """The first player's report is in the state."""
+    return state["players"][0]["skill"] is not None
 
 
 def skill_test(target: str) -> dict[str, Any]:
@@ -108,8 +116,8 @@ async def test_a_report_solved_in_the_worker_process_arrives_after_the_finished_
         assert (await watcher.command(skill_test("D11")))["ok"] is True  # hits no other test's
         await throw(running.board, "D11", "S11", "S8")
         done = await watcher.state_where(lambda s: s.get("finished") is True)
-        final = await watcher.state_where(lambda s: s["players"][0]["skill"] is not None)
-        result = await watcher.wait_for("result", lambda p: isinstance(p, dict))
+        final = await watcher.state_where(reported, COLD)  # a fresh process: numpy and all
+        result = await watcher.wait_for("result", lambda p: isinstance(p, dict), COLD)
         pid = worker.pid
         assert pid is not None and pid != os.getpid() and pid in children()
     assert await gone(pid)  # stopped with the daemon
@@ -161,7 +169,7 @@ async def test_without_a_process_the_report_is_solved_in_a_thread_with_a_warning
             await watcher.state_where(lambda s: s["board"]["connected"])
             assert (await watcher.command(skill_test("D17")))["ok"] is True
             await throw(running.board, "D17", "S17", "S3")
-            final = await watcher.state_where(lambda s: s["players"][0]["skill"] is not None)
+            final = await watcher.state_where(reported, COLD)
     assert worker.pid is None
     assert "no process for slow solves" in caplog.text and "no processes here" in caplog.text
     expected = replay_log(
