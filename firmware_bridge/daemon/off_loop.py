@@ -52,9 +52,11 @@ log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-NICE = 10
+NICE = 5
 """How much the worker process's priority is lowered (``os.nice``): on a
-board's few cores the daemon's loop runs first, the solve in what is left."""
+board's few cores the daemon's loop runs first, the solve in what is left.
+At 10 a machine busy with other work starved it: a computer player's first
+aim (a cold X01 plan) took over 30 s at load 17, where 5 and 0 kept up."""
 
 START_TIMEOUT_S = 60.0
 """How long the worker process may take to start and answer (a Raspberry Pi
