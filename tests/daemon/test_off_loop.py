@@ -179,11 +179,19 @@ async def test_without_a_process_the_report_is_solved_in_a_thread_with_a_warning
 
 
 def child_pids(pid: int) -> set[int]:
-    """The live children of process ``pid`` (Linux's /proc)."""
+    """The live solving processes among process ``pid``'s children (Linux's
+    /proc; multiprocessing's resource tracker, a child too, left out)."""
     found: set[int] = set()
     for task in Path(f"/proc/{pid}/task").iterdir():
         found |= {int(child) for child in (task / "children").read_text().split()}
-    return found
+    return {child for child in found if b"spawn_main" in _cmdline(child)}
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except FileNotFoundError:
+        return b""
 
 
 @pytest.mark.slow  # a real `oche run` and a skill report, cold
