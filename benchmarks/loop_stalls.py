@@ -37,12 +37,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import contextlib
 import json
 import os
 import platform
+import sys
 import tempfile
+import threading
 import time
+import traceback
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
@@ -81,17 +85,27 @@ class StallWatch:
 
     def __init__(self) -> None:
         self.worst_ms = 0.0
+        self.asked_at = time.perf_counter()
+        """When the watch last asked to wake (read by :class:`StackSampler`)."""
+        self.scenario = ""
+        """The scenario being timed (from :meth:`reset` to :meth:`finished`), or ``""``."""
         self._task: asyncio.Task[None] | None = None
 
     async def _watch(self) -> None:
         while True:
-            asked = time.perf_counter()
+            asked = self.asked_at = time.perf_counter()
             await asyncio.sleep(WATCH_PERIOD_S)
             late = (time.perf_counter() - asked - WATCH_PERIOD_S) * 1000
             self.worst_ms = max(self.worst_ms, late)
 
-    def reset(self) -> None:
+    def reset(self, scenario: str = "") -> None:
         self.worst_ms = 0.0
+        self.scenario = scenario
+
+    def finished(self) -> float:
+        """The scenario's largest stall (ms); the scenario's time is over."""
+        self.scenario = ""
+        return self.worst_ms
 
     async def __aenter__(self) -> StallWatch:
         self._task = asyncio.create_task(self._watch())
@@ -101,6 +115,77 @@ class StallWatch:
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
+
+
+IDLE_FRAMES = ("thread.py:81 _worker", "threading.py:327 wait", "threading.py:331 wait")
+"""Innermost frames of a thread waiting for work: left out of the samples."""
+
+
+class StackSampler:
+    """What the other threads of this process were in while the loop was
+    held (``--sample-ms``): a thread that, every :data:`WATCH_PERIOD_S` while
+    the watch is more than ``threshold_ms`` late, notes each thread's
+    innermost frames; :meth:`report` prints the longest stalls' stacks."""
+
+    def __init__(self, watch: StallWatch, threshold_ms: float) -> None:
+        self._watch = watch
+        self._threshold_s = threshold_ms / 1000
+        self._stop = threading.Event()
+        self._stalls: list[tuple[float, str, collections.Counter[str]]] = []
+        self._thread = threading.Thread(target=self._sample, name="stack-sampler", daemon=True)
+
+    def _sample(self) -> None:
+        names: dict[int | None, str] = {}
+        stall: collections.Counter[str] = collections.Counter()
+        held_since = 0.0
+        while not self._stop.wait(WATCH_PERIOD_S / 2):
+            asked = self._watch.asked_at
+            late = time.perf_counter() - asked - WATCH_PERIOD_S
+            if asked != held_since and stall:  # the loop woke: that stall is over
+                self._keep(stall)
+                stall = collections.Counter()
+            if late < self._threshold_s or not self._watch.scenario:
+                continue
+            if not stall:
+                held_since = asked
+                stall[f"({self._watch.scenario})"] = 0
+            stall["(held ms)"] = round(late * 1000)
+            names = names or {thread.ident: thread.name for thread in threading.enumerate()}
+            for ident, frame in sys._current_frames().items():
+                if ident == threading.get_ident():
+                    continue
+                if ident not in names:
+                    names = {thread.ident: thread.name for thread in threading.enumerate()}
+                stack = traceback.extract_stack(frame)[-5:]
+                where = " < ".join(
+                    f"{Path(entry.filename).name}:{entry.lineno} {entry.name}"
+                    for entry in reversed(stack)
+                )
+                if not where.startswith(IDLE_FRAMES):
+                    stall[f"[{names.get(ident, ident)}] {where}"] += 1
+
+    def _keep(self, stall: collections.Counter[str]) -> None:
+        held = float(stall.pop("(held ms)"))
+        scenario = next(key for key in stall if key.startswith("("))
+        del stall[scenario]
+        self._stalls.append((held, scenario, stall))
+        self._stalls.sort(key=lambda kept: -kept[0])
+        del self._stalls[5:]
+
+    def report(self) -> None:
+        """The five longest stalls, each with the stacks seen most in it."""
+        for held, scenario, stall in self._stalls:
+            print(f"\n{scenario} stall of {held:.0f} ms or more; samples of each stack:")
+            for where, count in stall.most_common(8):
+                print(f"{count:4d}  {where}")
+
+    def __enter__(self) -> StackSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
 
 
 @contextlib.asynccontextmanager
@@ -174,7 +259,7 @@ async def skill_test_finish(workdir: Path, port: int, watch: StallWatch) -> dict
             if number % 3 == 0:
                 board.button(NEXT_BUTTON)
                 await receive(mqtt, state, on(lambda s: s["phase"] == "throwing"), "after NEXT")
-        watch.reset()
+        watch.reset("skill-test finish")
         start = time.perf_counter()
         board.hit(Bed.parse(SKILL_DARTS[-1]))
         finished_at, first = await receive(
@@ -190,7 +275,7 @@ async def skill_test_finish(workdir: Path, port: int, watch: StallWatch) -> dict
         return {
             "finish_ms": (finished_at - start) * 1000,
             "report_ms": (reported_at - start) * 1000,
-            "stall_ms": watch.worst_ms,
+            "stall_ms": watch.finished(),
         }
 
 
@@ -199,7 +284,7 @@ async def checkout_spread(workdir: Path, port: int, watch: StallWatch) -> dict[s
     async with daemon(workdir, port, "spread", extra) as _, client(port) as mqtt:
         await subscribed(mqtt, "spread", "state", "cmd/response")
         state = "oche/spread/state"
-        watch.reset()
+        watch.reset("checkout spread")
         start = time.perf_counter()
         await command(
             mqtt,
@@ -227,7 +312,7 @@ async def checkout_spread(workdir: Path, port: int, watch: StallWatch) -> dict[s
             "the bot's visit",
             TIMEOUT,
         )
-        return {"elapsed_ms": (done_at - start) * 1000, "stall_ms": watch.worst_ms}
+        return {"elapsed_ms": (done_at - start) * 1000, "stall_ms": watch.finished()}
 
 
 async def remote_undo(workdir: Path, port: int, darts: int, watch: StallWatch) -> dict[str, float]:
@@ -264,13 +349,13 @@ async def remote_undo(workdir: Path, port: int, darts: int, watch: StallWatch) -
         guest_board.hit(Bed.parse("S1"))
         total += 1
         await receive(mqtt, host, thrown(total), "Cy's dart", TIMEOUT)
-        watch.reset()
+        watch.reset("remote undo")
         start = time.perf_counter()
         await command(mqtt, "pub2", {"command": "undo"})
         undone_at, _ = await receive(mqtt, host, thrown(total - 1), "undone", TIMEOUT)
         return {
             "undo_ms": (undone_at - start) * 1000,
-            "stall_ms": watch.worst_ms,
+            "stall_ms": watch.finished(),
             "darts": float(total),
         }
 
@@ -287,13 +372,13 @@ async def books_coin(workdir: Path, port: int, games: int, watch: StallWatch) ->
     ):
         await mqtt.subscribe("oche/books/books", qos=1)
         await subscribed(mqtt, "books", "state")
-        watch.reset()
+        watch.reset("books")
         start = time.perf_counter()
         board.send(Coin(board.seq, 1, 1, "BE4C0001"))
         at, _ = await receive(
             mqtt, "oche/books/books", on(lambda b: bool(b.get("credits"))), "books", TIMEOUT
         )
-        return {"books_ms": (at - start) * 1000, "stall_ms": watch.worst_ms}
+        return {"books_ms": (at - start) * 1000, "stall_ms": watch.finished()}
 
 
 # ------------------------------------------------------------------ report
@@ -310,19 +395,24 @@ async def run(args: argparse.Namespace) -> None:
         work = Path(temporary)
         with mosquitto(work) as port:
             async with StallWatch() as watch:
+                sampler = StackSampler(watch, args.sample_ms) if args.sample_ms else None
+                if sampler is not None:
+                    sampler.__enter__()
                 await asyncio.sleep(0.2)
-                watch.reset()
+                watch.reset("idle")
                 await asyncio.sleep(args.idle_s)
                 rows.append(
                     (
                         f"idle {args.idle_s:g} s, largest stall",
-                        f"{watch.worst_ms:.1f} ms (the machine's noise)",
+                        f"{watch.finished():.1f} ms (the machine's noise)",
                     )
                 )
                 skill = await skill_test_finish(work / "skill", port, watch)
                 spread = await checkout_spread(work / "spread", port, watch)
                 undo = await remote_undo(work / "remote", port, args.darts, watch)
                 books = await books_coin(work / "books", port, args.books_games, watch)
+                if sampler is not None:
+                    sampler.__exit__()
     finish = skill["finish_ms"]
     rows += [
         (
@@ -355,6 +445,8 @@ async def run(args: argparse.Namespace) -> None:
         f"load {load:.2f} before the run, watch every {WATCH_PERIOD_S * 1000:g} ms"
     )
     print_rows(rows)
+    if sampler is not None:
+        sampler.report()
 
 
 def main() -> None:
@@ -368,6 +460,12 @@ def main() -> None:
         type=float,
         default=3.0,
         help="seconds of the idle watch (the noise floor; as long as a cold solve)",
+    )
+    parser.add_argument(
+        "--sample-ms",
+        type=float,
+        default=0.0,
+        help="note every thread's stack whenever the loop is this late (0: not sampled)",
     )
     args = parser.parse_args()
     if args.darts < 1 or args.books_games < 0:

@@ -4,24 +4,23 @@ landing in the bed it aims at, instead of the fixed table of
 ``engine.checkout``. For a wide sigma the plan prefers big beds: 50 is
 ``S18 D16`` rather than ``DB``.
 
-numpy (the plan) is imported here; the X01 game imports this module only
-when a ``checkout_sigma_mm`` is set, and the skill test once a player is done.
+numpy (the plan) is imported here; the skill test imports this module once
+a player is done, and the X01 game's ``checkout_sigma_mm`` hints come from
+the plan's :func:`route_table`, solved where numpy may be loaded (a daemon's
+solving process) and walked without it (``engine.checkout_routes``).
 """
 
 from __future__ import annotations
 
+import numpy as np
+import numpy.typing as npt
+
 from engine.beds import Bed
-from engine.board_geometry import STEEL, BoardGeometry
+from engine.board_geometry import STEEL, BoardGeometry, bed_at
+from engine.checkout_routes import DARTS, NO_AIM, PLAN_START, SPAN, RouteTable, walk_route
 from engine.strategy.x01 import X01Plan, x01_plan
-from engine.x01_rules import ALLOWED_MULTIPLIERS
 
-__all__ = ["PLAN_START", "plan_for", "planned_route"]
-
-PLAN_START = 170
-"""The plans used for routes go up to this score: the highest finish in one
-visit. A visit that began higher cannot finish, so it needs no route."""
-
-_DARTS = 3
+__all__ = ["PLAN_START", "plan_for", "planned_route", "route_table"]
 
 
 def plan_for(sigma_mm: float, out: str = "double", geometry: BoardGeometry = STEEL) -> X01Plan:
@@ -32,7 +31,7 @@ def plan_for(sigma_mm: float, out: str = "double", geometry: BoardGeometry = STE
 def planned_route(
     sigma_mm: float,
     remaining: int,
-    darts_left: int = _DARTS,
+    darts_left: int = DARTS,
     visit_start: int | None = None,
     out: str = "double",
     geometry: BoardGeometry = STEEL,
@@ -42,25 +41,43 @@ def planned_route(
     """The plan's darts from ``remaining`` with ``darts_left`` (1-3) darts left
     in a visit that began at ``visit_start`` (``remaining`` when ``None``),
     each dart in the bed under its aim, up to the finish, a dart that would
-    bust, or the visit's end. ``None`` when the visit cannot finish (it began
-    above :data:`PLAN_START`, or nothing is left). The route may stop short of
-    zero: then the plan sets up the next visit rather than trying to finish.
-    ``plan``: the plan for these rules when the caller holds it already."""
+    bust, or the visit's end (:func:`engine.checkout_routes.walk_route`).
+    ``None`` when the visit cannot finish (it began above :data:`PLAN_START`,
+    or nothing is left). ``plan``: the plan for these rules when the caller
+    holds it already."""
     start = remaining if visit_start is None else visit_start
-    if not 1 <= remaining <= start <= PLAN_START or not 1 <= darts_left <= _DARTS:
+    if not 1 <= remaining <= start <= PLAN_START or not 1 <= darts_left <= DARTS:
         return None
-    plan = plan if plan is not None else plan_for(sigma_mm, out, geometry)
-    finishing = ALLOWED_MULTIPLIERS[out]
-    route: list[Bed] = []
-    left = remaining
-    for darts in range(darts_left, 0, -1):
-        bed = plan.aim(left, darts, start).bed
-        after = left - bed.points
-        busts = after < 0 or (after == 1 and out != "straight")
-        if busts or (after == 0 and bed.multiplier not in finishing) or bed.is_miss:
-            break
-        route.append(bed)
-        left = after
-        if left == 0:
-            break
-    return tuple(route)
+    chosen = plan if plan is not None else plan_for(sigma_mm, out, geometry)
+    return walk_route(
+        lambda score, darts, begun: chosen.aim(score, darts, begun).bed,
+        remaining,
+        darts_left,
+        visit_start,
+        out,
+    )
+
+
+def route_table(plan: X01Plan, out: str) -> RouteTable:
+    """``plan``'s beds as a :class:`~engine.checkout_routes.RouteTable` (its
+    out rule ``out``): what the checkout hints need of it, without numpy."""
+    aim_beds = [bed_at(x, y, plan.geometry) for x, y in plan.aims]
+    beds = tuple(dict.fromkeys(aim_beds))
+    codes = np.array([beds.index(bed) for bed in aim_beds], dtype=np.uint8)
+    starts = np.isfinite(plan.start_values)  # no visit starts where the value is infinite
+
+    def row(policy: npt.NDArray[np.int64], darts: int) -> bytes:
+        table = codes[policy[: plan.start + 1, : SPAN[darts]]]
+        table[~starts] = NO_AIM
+        return bytes(table.astype(np.uint8).tobytes())
+
+    three = codes[plan.start_policy]
+    three[~starts] = NO_AIM
+    return RouteTable(
+        start=plan.start,
+        out=out,
+        beds=beds,
+        three=three.astype(np.uint8).tobytes(),
+        two=row(plan.policy[2], 2),
+        one=row(plan.policy[1], 1),
+    )

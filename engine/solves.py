@@ -6,9 +6,11 @@ take from a tenth of a second to seconds of numpy. A game asks for one with
 :func:`solved`: outside :func:`deferring` it is computed here and now (the
 CLI, tests and result documents get every figure); inside, a solve not yet
 done gives ``None`` (the state's ``null``) and is listed for the caller, who
-runs it with :func:`solve` off its event loop (``firmware_bridge.daemon.off_loop``)
-and builds the state again. Solves are kept by key, the oldest dropped past
-:data:`KEPT`; a dict store under the GIL, safe from a worker thread.
+computes it elsewhere (``firmware_bridge.daemon.off_loop``: in a process of
+its own, so a :class:`Solve` is a module-level function and its plain
+arguments, both picklable, never a closure), hands the value back with
+:func:`keep` and builds the state again. Solves are kept by key, the oldest
+dropped past :data:`KEPT`; a dict store under a lock, safe from a worker thread.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Any, TypeVar, cast
 
-__all__ = ["KEPT", "Solve", "deferring", "is_solved", "solve", "solved"]
+__all__ = ["KEPT", "Solve", "deferring", "is_solved", "keep", "solve", "solved"]
 
 KEPT = 64
 """The most solves kept (a skill test's reports, a few spreads' plans)."""
@@ -31,10 +33,17 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Solve:
-    """One slow computation a state needs: its key and how to compute it."""
+    """One slow computation a state needs: its key, and ``function(*args)``
+    that computes it (a module-level function and plain values: picklable,
+    so another process can compute it)."""
 
     key: Hashable
-    compute: Callable[[], Any] = field(compare=False)
+    function: Callable[..., Any] = field(compare=False)
+    args: tuple[Any, ...] = field(default=(), compare=False)
+
+    def compute(self) -> Any:
+        """The value, computed here and now (slow)."""
+        return self.function(*self.args)
 
 
 _kept: OrderedDict[Hashable, Any] = OrderedDict()
@@ -42,9 +51,10 @@ _keeping = threading.Lock()
 _deferred: ContextVar[list[Solve] | None] = ContextVar("deferred_solves", default=None)
 
 
-def solved(key: Hashable, compute: Callable[[], T]) -> T | None:
-    """``compute()``'s value, kept under ``key``. Inside :func:`deferring`, a
-    value not kept yet is ``None`` and its :class:`Solve` is listed instead."""
+def solved(key: Hashable, function: Callable[..., T], *args: Any) -> T | None:
+    """``function(*args)``'s value, kept under ``key``. Inside :func:`deferring`,
+    a value not kept yet is ``None`` and its :class:`Solve` is listed instead
+    (``function`` module-level and ``args`` plain values: picklable)."""
     with _keeping:
         if key in _kept:
             _kept.move_to_end(key)
@@ -52,9 +62,9 @@ def solved(key: Hashable, compute: Callable[[], T]) -> T | None:
     pending = _deferred.get()
     if pending is not None:
         if all(wanted.key != key for wanted in pending):
-            pending.append(Solve(key, compute))
+            pending.append(Solve(key, function, args))
         return None
-    return cast("T", solve(Solve(key, compute)))
+    return cast("T", solve(Solve(key, function, args)))
 
 
 def solve(wanted: Solve) -> Any:
@@ -64,12 +74,18 @@ def solve(wanted: Solve) -> Any:
         if wanted.key in _kept:
             return _kept[wanted.key]
     value = wanted.compute()
+    keep(wanted.key, value)
+    return value
+
+
+def keep(key: Hashable, value: Any) -> None:
+    """Keep ``value``, the solve under ``key`` computed elsewhere (another
+    process), so :func:`solved` returns it at once from now on."""
     with _keeping:
-        _kept[wanted.key] = value
-        _kept.move_to_end(wanted.key)
+        _kept[key] = value
+        _kept.move_to_end(key)
         while len(_kept) > KEPT:
             _kept.popitem(last=False)
-    return value
 
 
 def is_solved(key: Hashable) -> bool:

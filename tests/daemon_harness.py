@@ -20,6 +20,7 @@ from drivers.matrix_map import MatrixMap, dump_map
 from engine import ALL_BEDS, MISS, Bed
 from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.config import parse_config
+from firmware_bridge.daemon.off_loop import SolveWorker
 from tests.drivers.pty_board import FakeBoard
 
 COLS = 12
@@ -203,16 +204,25 @@ class HasUrl(Protocol):
 
 class Running:
     """A daemon running in this process, reading a fake board on a pty;
-    ``overrides`` are ``--set`` style (``board.protocol="dascr"``)."""
+    ``overrides`` are ``--set`` style (``board.protocol="dascr"``);
+    ``solve_worker``: where its slow solves run: by default a thread, so the
+    engine's caches stay warm from one test to the next (a process of its
+    own, the daemon's default, starts cold: tests/daemon/test_off_loop.py)."""
 
     def __init__(
-        self, tmp_path: Path, broker: HasUrl, overrides: Sequence[str] = (), **options: Any
+        self,
+        tmp_path: Path,
+        broker: HasUrl,
+        overrides: Sequence[str] = (),
+        solve_worker: SolveWorker | None = None,
+        **options: Any,
     ) -> None:
         self.board = FakeBoard(tmp_path / "oche-board")
         self.config = parse_config(
             config_text(tmp_path, broker.url, self.board.link, **options), "test.toml", overrides
         )
-        self.daemon = Daemon(self.config)
+        worker = solve_worker or SolveWorker(process=False)
+        self.daemon = Daemon(self.config, solve_worker=worker)
         self.task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
-from functools import partial
 from typing import Any, ClassVar
 
 from engine.beds import DB, Bed
@@ -252,8 +251,7 @@ class SkillTest(Game):
         target, geometry = self._target, str(self.options["geometry"])
         hits = tuple(self._beds[player].elements())  # as they are now: solved maybe later
         beds = tuple(sorted((bed.notation, n) for bed, n in self._beds[player].items()))
-        report = partial(_report, target, hits, geometry)
-        found = solved(("skill-report", target, beds, geometry), report)
+        found = solved(("skill-report", target, beds, geometry), _report, target, hits, geometry)
         return None if found is None else copy.deepcopy(found)
 
     def _player_stats(self, player: int) -> dict[str, Any]:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any, ClassVar
 
 from engine.beds import Bed
+from engine.checkout_routes import RouteTable
 from engine.errors import OptionError
 from engine.game import DARTS_PER_VISIT, Game, Reason, VisitOver
 from engine.options import Option
@@ -200,13 +200,11 @@ class X01(Game):
 
             route = checkout(score, darts, out)
         else:
-            plan = solved(("checkout-plan", sigma, out), partial(_checkout_plan, sigma, out))
-            if plan is None:
+            table = solved(("checkout-routes", sigma, out), _checkout_routes, sigma, out)
+            if table is None:
                 return None  # being solved elsewhere (a state built in engine.solves.deferring)
-            from engine.checkout_plan import planned_route  # numpy: only with a sigma
-
             start = score + self._visit_points if current else score
-            planned = planned_route(sigma, score, darts, start, out, plan=plan)
+            planned = table.route(score, darts, start)
             finished = planned is not None and sum(bed.points for bed in planned) == score
             route = planned if finished else None
         return [bed.notation for bed in route] if route else None
@@ -222,9 +220,10 @@ class X01(Game):
         }
 
 
-def _checkout_plan(sigma_mm: float, out: str) -> Any:
-    """The X01 plan (``engine.strategy.x01.X01Plan``, not imported here: numpy)
-    the checkout hints for ``sigma_mm`` come from: a slow solve."""
-    from engine.checkout_plan import plan_for  # numpy: only with a sigma
+def _checkout_routes(sigma_mm: float, out: str) -> RouteTable:
+    """The routes of the X01 plan for ``sigma_mm`` (``engine.strategy.x01``,
+    numpy: not imported here), the checkout hints' source: a slow solve,
+    whose value (plain bytes) another process may send back."""
+    from engine.checkout_plan import plan_for, route_table  # numpy: only with a sigma
 
-    return plan_for(sigma_mm, out)
+    return route_table(plan_for(sigma_mm, out), out)

@@ -29,7 +29,8 @@ Beside them: ``game_session`` (visits, takeout, NEXT/MISS/UNDO), ``journal``
 (the SQLite journal: one connection, a store each for the games, the results
 outbox, remote matches, the credit ledger with the books' running totals, and
 the operator's settings), ``journal_health``, ``journal_salvage``,
-``result_delivery``, ``clock_sync``, ``bots`` (a computer player's darts),
+``result_delivery``, ``clock_sync``, ``off_loop`` and ``solve_process`` (slow
+solves in the daemon's one worker process), ``bots`` (a computer player's darts),
 ``credits`` and ``books`` (a coin-op's rules, pure), ``mqtt_link`` (the
 broker connection; its parts ``mqtt_inbox`` and ``mqtt_outgoing``),
 ``board_claim`` (one daemon per board id on a broker),

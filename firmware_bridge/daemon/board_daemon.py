@@ -62,6 +62,7 @@ from firmware_bridge.daemon.journal import Journal, JournalDamaged, JournalError
 from firmware_bridge.daemon.journal_health import JournalHealth
 from firmware_bridge.daemon.journal_salvage import salvage_in_place
 from firmware_bridge.daemon.mqtt_link import LinkSettings, MqttLink
+from firmware_bridge.daemon.off_loop import SolveWorker
 from firmware_bridge.daemon.publisher import Publisher
 from firmware_bridge.daemon.remote_guest import RemoteGuest
 from firmware_bridge.daemon.remote_host import RemoteHost
@@ -91,7 +92,10 @@ class Daemon:
         first_game: SessionSetup | None = None,
         clock_synced: Callable[[float], bool] = clock_synced,
         card_reader: BoardSource | None = None,
+        solve_worker: SolveWorker | None = None,
     ) -> None:
+        """``solve_worker``: where slow solves run (:mod:`~firmware_bridge.daemon.off_loop`;
+        a process of the daemon's own unless told otherwise)."""
         self.config = config
         self._first_game = first_game
         self.clock = clock
@@ -113,6 +117,7 @@ class Daemon:
             self.results,
             self.bus,
             self.publisher,
+            solve_worker or SolveWorker(),
         )
         self.commands = GameCommands(self.game)
         self.inputs = BoardInput(self.game, self.commands)
@@ -227,6 +232,7 @@ class Daemon:
         finally:
             self.results.close()
             self.journal.close()
+            await self.game.off_loop.close()  # no solving process outlives the daemon
             if self.broker is not None:
                 await self.broker.stop()
 

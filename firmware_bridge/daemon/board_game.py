@@ -43,7 +43,7 @@ from firmware_bridge.daemon.journal import (
 )
 from firmware_bridge.daemon.journal_health import RETRY_S, JournalHealth
 from firmware_bridge.daemon.mqtt_link import to_json
-from firmware_bridge.daemon.off_loop import OffLoop
+from firmware_bridge.daemon.off_loop import OffLoop, SolveWorker
 from firmware_bridge.daemon.publisher import Publisher
 from firmware_bridge.daemon.result_delivery import ResultDelivery
 from mqtt_contract import (
@@ -78,6 +78,7 @@ class BoardGame:
         results: ResultDelivery,
         bus: EventBus,
         publisher: Publisher,
+        solve_worker: SolveWorker,
     ) -> None:
         self.config = config
         self.clock = clock
@@ -90,7 +91,9 @@ class BoardGame:
         self.publisher = publisher
         self.lock = asyncio.Lock()
         """Held by every change of the game (and of what extensions keep beside it)."""
-        self.off_loop = OffLoop(self.lock, publisher.request_state, lambda: self.session)
+        self.off_loop = OffLoop(
+            self.lock, publisher.request_state, lambda: self.session, solve_worker
+        )
         """Slow solves (a skill test's report) done off the loop, then published."""
         self.session: GameSession | None = None
         self.game_row: int | None = None

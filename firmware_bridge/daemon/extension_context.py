@@ -31,6 +31,7 @@ from mqtt_contract import DaemonEvent
 __all__ = ["Extension", "ExtensionContext"]
 
 A = TypeVar("A")
+T = TypeVar("T")
 E = TypeVar("E", bound=CoreEvent[Any])
 
 
@@ -116,6 +117,12 @@ class ExtensionContext:
     def request_state(self) -> None:
         """Queue a state publish (one for a burst of changes)."""
         self._game.publisher.request_state()
+
+    async def off_loop(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)``, slow (a computer player's aim), computed off the
+        loop by the daemon's solving process (``off_loop.SolveWorker``: both
+        picklable), its exceptions raised here."""
+        return await self._game.off_loop.worker.call(function, *args)
 
     def background(self, coroutine: Coroutine[Any, Any, None]) -> None:
         """Run ``coroutine`` as a task of the daemon's (kept until it is done)."""

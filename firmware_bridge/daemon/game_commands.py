@@ -11,7 +11,6 @@ player's visit: :class:`~firmware_bridge.daemon.core_events.InputPlanned`).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any, assert_never
 
@@ -83,7 +82,10 @@ class GameCommands:
             if isinstance(command, NewGame) and command.cpu:
                 # Solving a spread from an average takes a moment: not on the loop.
                 geometry = GEOMETRIES[game.config.bot.geometry]
-                bots = await asyncio.to_thread(resolve_bots, command.game, command.cpu, geometry)
+                resolved = game.off_loop.worker.call(
+                    resolve_bots, command.game, command.cpu, geometry
+                )
+                bots = await resolved
             if isinstance(command, NewGame | Rematch):
                 await game.off_loop.settled()  # the game won before is journaled first
             async with game.lock:

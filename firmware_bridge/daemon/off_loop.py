@@ -1,14 +1,21 @@
 """Slow solves kept off the daemon's event loop, attached when ready.
 
-A skill test's report (1.6 s of numpy the first time) and the X01 plan behind
-a ``checkout_sigma_mm`` hint are slow solves (:mod:`engine.solves`). The
-daemon builds every state through :meth:`OffLoop.state`: a solve not done yet
-is left out (the state's ``skill`` or ``checkout`` is ``null``), solved here
-in a worker thread, one at a time, and the state published again once the
-queue is empty, so no dart, command or heartbeat waits for it. The thread
-shares the engine's caches (a spread's plan is solved once for its hints and
-its bot); while it solves, the GIL is handed back to the loop more often
-(:data:`SOLVING_SWITCH_INTERVAL_S`).
+A skill test's report (1.6 s of numpy the first time), the X01 plan behind
+a ``checkout_sigma_mm`` hint and a computer player's levels and aim are slow
+solves. They run in a :class:`SolveWorker`: one worker process of the
+daemon's own (``spawn``, started the first time a solve is needed, its
+priority lowered by :data:`NICE`, ending itself if the daemon is killed:
+:mod:`~firmware_bridge.daemon.solve_process`), so its numpy never holds the loop's GIL;
+a solve is a module-level function and plain arguments (:class:`engine.solves.Solve`)
+and its value comes back pickled. If the process cannot start (or stops),
+a warning says so and the solves run in a thread instead, as they did
+before (a thread is also what ``SolveWorker(process=False)`` asks for).
+The daemon stops the worker as it stops (:meth:`SolveWorker.close`).
+
+The daemon builds every state through :meth:`OffLoop.state`: a solve not done
+yet is left out (the state's ``skill`` or ``checkout`` is ``null``), solved
+by the worker, one at a time, and the state published again once the queue
+is empty, so no dart, command or heartbeat waits for it.
 
 A game won by a dart whose result needs a solve (a skill test's report is
 in its result's ``stats``) is held back: the dart is journaled and published
@@ -24,36 +31,52 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
+import os
+import signal
 import sys
 from collections.abc import Callable, Hashable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
-from engine.solves import Solve, deferring, solve
+from engine.solves import Solve, deferring, is_solved, keep
 from firmware_bridge.daemon.game_session import GameSession
 from firmware_bridge.daemon.journal import Finish, JournalError
+from firmware_bridge.daemon.solve_process import initialize
 
-__all__ = ["SOLVING_SWITCH_INTERVAL_S", "OffLoop"]
+__all__ = ["NICE", "SOLVING_SWITCH_INTERVAL_S", "START_TIMEOUT_S", "OffLoop", "SolveWorker"]
 
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+NICE = 5
+"""How much the worker process's priority is lowered (``os.nice``): on a
+board's few cores the daemon's loop runs first, the solve in what is left.
+At 10 a machine busy with other work starved it: a computer player's first
+aim (a cold X01 plan) took over 30 s at load 17, where 5 and 0 kept up."""
+
+START_TIMEOUT_S = 60.0
+"""How long the worker process may take to start and answer (a Raspberry Pi
+starting a Python interpreter under load) before the thread is used instead."""
+
 SOLVING_SWITCH_INTERVAL_S = 0.0005
-"""The interpreter's thread switch interval while a solve runs (5 ms
-otherwise): the loop waits that long for the GIL each time it takes it back
-from the solving thread (after a commit's fsync, a socket write), so a
+"""The interpreter's thread switch interval while a solve runs in a thread
+(5 ms otherwise): the loop waits that long for the GIL each time it takes it
+back from the solving thread (after a commit's fsync, a socket write), so a
 dart's few waits add up; at 0.5 ms the loop's largest stall halves
 (docs/benchmarks.md) and the solve takes no longer."""
 
 
 _switch = {"solving": 0, "interval": sys.getswitchinterval()}
-"""The workers solving now (of every daemon in this process), and the
+"""The threads solving now (of every daemon in this process), and the
 switch interval to restore when none is."""
 
 
 def _switching(change: int) -> None:
-    """A worker starts (+1) or stops (-1) solving: the short switch interval
+    """A thread starts (+1) or stops (-1) solving: the short switch interval
     holds while any does."""
     if _switch["solving"] == 0:
         _switch["interval"] = sys.getswitchinterval()
@@ -62,6 +85,97 @@ def _switching(change: int) -> None:
     sys.setswitchinterval(
         min(_switch["interval"], SOLVING_SWITCH_INTERVAL_S) if solving else _switch["interval"]
     )
+
+
+def _start_process() -> tuple[ProcessPoolExecutor, int]:
+    """A one-process pool, started and answering, and its process's id (slow:
+    a new interpreter; run in a thread)."""
+    executor = ProcessPoolExecutor(
+        1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=initialize,
+        initargs=(os.getpid(), NICE),
+    )
+    try:
+        pid = executor.submit(os.getpid).result(timeout=START_TIMEOUT_S)
+    except BaseException:
+        executor.shutdown(wait=False, cancel_futures=True)
+        raise
+    return executor, pid
+
+
+class SolveWorker:
+    """Where the daemon's slow solves run: its worker process (started by the
+    first :meth:`call`), or a thread when ``process`` is false or the process
+    cannot be had. One a daemon; :meth:`close` stops it."""
+
+    def __init__(self, process: bool = True) -> None:
+        self._process = process
+        self._start: asyncio.Task[tuple[ProcessPoolExecutor, int]] | None = None
+        self._calls = 0
+        self.pid: int | None = None
+        """The worker process's id once it answered (``None``: none, threads)."""
+
+    async def call(self, function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` off the loop: in the worker process (both
+        picklable: a module-level function or a picklable object's method,
+        plain values), in a thread without one. Its exceptions are raised here."""
+        executor = await self._executor()
+        if executor is None:
+            return await self._in_thread(function, *args)
+        self._calls += 1
+        try:
+            return await asyncio.wrap_future(executor.submit(function, *args))
+        except BrokenProcessPool as error:
+            if self._start is None:  # closed meanwhile: the daemon stops
+                raise
+            log.warning("the solving process stopped (%s); solves run in a thread now", error)
+            self._process = False
+            return await self._in_thread(function, *args)
+        finally:
+            self._calls -= 1
+
+    async def _executor(self) -> ProcessPoolExecutor | None:
+        """The started pool (started now if it is not yet); ``None``: threads."""
+        if not self._process:
+            return None
+        if self._start is None:
+            self._start = asyncio.ensure_future(asyncio.to_thread(_start_process))
+        try:
+            executor, self.pid = await asyncio.shield(self._start)
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # no process to be had here: the thread will do
+            if self._process:
+                log.warning("no process for slow solves (%r); they run in a thread", error)
+                self._process = False
+            return None
+        return executor
+
+    @staticmethod
+    async def _in_thread(function: Callable[..., T], *args: Any) -> T:
+        """``function(*args)`` in a thread, the switch interval short meanwhile."""
+        _switching(+1)
+        try:
+            return await asyncio.to_thread(function, *args)
+        finally:
+            _switching(-1)
+
+    async def close(self) -> None:
+        """Stop the worker process, and wait until it is gone: a solve in
+        progress is not waited for (its process is ended), nor any queued.
+        A later :meth:`call` starts a new one."""
+        start, self._start = self._start, None
+        if start is None:
+            return
+        try:
+            executor, pid = await start
+        except Exception:  # it never started: nothing to stop
+            return
+        if self._calls:
+            os.kill(pid, signal.SIGTERM)  # our child, not reaped before shutdown joins it
+        await asyncio.to_thread(executor.shutdown, True, cancel_futures=True)
+        self.pid = None
 
 
 @dataclass(frozen=True)
@@ -76,7 +190,7 @@ class _HeldFinish:
 
 class OffLoop:
     """The daemon's slow solves: queued by the states and finishes that need
-    them, solved in a worker thread, then the state published again (and held
+    them, solved by ``worker``, then the state published again (and held
     finishes journaled under ``lock``, the daemon's one lock for changes)."""
 
     def __init__(
@@ -84,7 +198,10 @@ class OffLoop:
         lock: asyncio.Lock,
         publish_state: Callable[[], None],
         session: Callable[[], GameSession | None],
+        worker: SolveWorker,
     ) -> None:
+        self.worker = worker
+        """Where the solves run (the computer players' aim too)."""
         self._lock = lock
         self._publish_state = publish_state
         self._session = session
@@ -94,7 +211,7 @@ class OffLoop:
         self._queued: dict[Hashable, Solve] = {}
         self._failed: set[Hashable] = set()
         self._held: list[_HeldFinish] = []
-        self._worker: asyncio.Task[None] | None = None
+        self._solving: asyncio.Task[None] | None = None
         self._settled = asyncio.Event()
         self._settled.set()
 
@@ -130,22 +247,32 @@ class OffLoop:
         """Wait until no finish is held back (at once when none is)."""
         await self._settled.wait()
 
+    async def close(self) -> None:
+        """The daemon stops: the solve in progress is dropped (a held finish
+        stays unjournaled: a restart records it) and the worker stopped."""
+        solving, self._solving = self._solving, None
+        if solving is not None:
+            solving.cancel()
+            await asyncio.gather(solving, return_exceptions=True)
+        self._queued.clear()
+        await self.worker.close()
+
     def _queue(self, pending: list[Solve], force: bool = False) -> None:
         for wanted in pending:
             if wanted.key not in self._failed:
                 self._queued.setdefault(wanted.key, wanted)
-        if (self._queued or force) and self._worker is None:
-            self._worker = asyncio.get_running_loop().create_task(self._work())
+        if (self._queued or force) and self._solving is None:
+            self._solving = asyncio.get_running_loop().create_task(self._work())
 
     async def _work(self) -> None:
-        """Solve the queue one at a time in a thread, then journal the held
+        """Solve the queue one at a time in the worker, then journal the held
         finishes and publish the state again."""
-        _switching(+1)
         try:
             while self._queued:
                 key, wanted = next(iter(self._queued.items()))
                 try:
-                    await asyncio.to_thread(solve, wanted)
+                    if not is_solved(key):
+                        keep(key, await self.worker.call(wanted.function, *wanted.args))
                 except Exception:  # a bug in a solve: its part stays null, the board goes on
                     log.exception("could not solve %r; the state goes without it", key)
                     self._failed.add(key)
@@ -156,8 +283,7 @@ class OffLoop:
                     self._record_held()
             self._publish_state()
         finally:
-            _switching(-1)
-            self._worker = None
+            self._solving = None
         if self._queued or self._held:  # more came while the last ones were recorded
             self._queue([], force=True)
 

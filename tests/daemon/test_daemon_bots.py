@@ -20,10 +20,10 @@ from typing import Any
 import pytest
 
 from engine import parse_event
-from engine.games import x01 as x01_game
 from firmware_bridge.daemon.bots import Bots
 from firmware_bridge.daemon.game_session import GameSession, SessionSetup
 from firmware_bridge.daemon.journal import Journal, JournalGame
+from firmware_bridge.daemon.off_loop import SolveWorker
 from mqtt_contract import Phase
 from tests.daemon_harness import TIMEOUT, Running, Watcher, config_text, press, throw
 from tests.drivers.pty_board import FakeBoard
@@ -225,32 +225,50 @@ async def test_undo_takes_back_a_computer_dart_and_it_throws_again(
     assert len(assert_every_bot_dart_follows_from_the_journal(journaled)) == 4
 
 
+@pytest.mark.parametrize(("in_process", "sigma"), [(True, "13.7"), (False, "13.3")])
 async def test_a_spread_hint_is_solved_off_the_loop_while_the_computer_aims(
-    monkeypatch: pytest.MonkeyPatch, paced: Running, watcher: Watcher
+    tmp_path: Path,
+    mosquitto: MosquittoBroker,
+    watcher: Watcher,
+    monkeypatch: pytest.MonkeyPatch,
+    in_process: bool,
+    sigma: str,
 ) -> None:
     """The state a computer player aims by leaves Ann's spread hint to the
-    off-loop worker: the X01 plan behind it is never solved on the loop."""
-    solved_on: list[threading.Thread] = []
-    plan = x01_game._checkout_plan
+    off-loop worker: the X01 plan behind it is never solved on the loop (in
+    the solving process: never in the daemon's; in a thread: not the loop's)."""
+    import engine.checkout_plan
 
-    def recorded(sigma_mm: float, out: str) -> Any:
+    solved_on: list[threading.Thread] = []
+    plan = engine.checkout_plan.plan_for
+
+    def recorded(sigma_mm: float, out: str = "double") -> Any:
         solved_on.append(threading.current_thread())
         return plan(sigma_mm, out)
 
-    monkeypatch.setattr(x01_game, "_checkout_plan", recorded)
+    monkeypatch.setattr(engine.checkout_plan, "plan_for", recorded)
+    worker = SolveWorker(process=in_process)
     players = ["Ann", {"name": "Robo", "cpu": 5}]
-    options = {"start": 301, "checkout_sigma_mm": "13.7,none"}  # a spread no other test solves
-    response = await watcher.command(
-        {"command": "new_game", "game": "x01", "players": players, "options": options}
-    )
-    assert response["ok"], response
-    for segment in ("T20", "T20", "T19"):  # 124 left: Ann's hint needs the plan
-        assert (await watcher.command({"command": "dart", "segment": segment}))["ok"]
-    assert (await watcher.command({"command": "next"}))["ok"]
-    await watcher.state_where(
-        lambda s: s["current_player"] == 0 and s["players"][0]["checkout"] is not None
-    )
-    assert solved_on and threading.main_thread() not in solved_on
+    options = {"start": 301, "checkout_sigma_mm": f"{sigma},none"}  # spreads no other test solves
+    async with Running(tmp_path, mosquitto, solve_worker=worker, extra=bot_section()):
+        await watcher.wait_for("availability", lambda p: p == "online")
+        cold = 4 * TIMEOUT if in_process else TIMEOUT  # a fresh process solves all of it cold
+        response = await watcher.command(
+            {"command": "new_game", "game": "x01", "players": players, "options": options}, cold
+        )
+        assert response["ok"], response
+        for segment in ("T20", "T20", "T19"):  # 124 left: Ann's hint needs the plan
+            assert (await watcher.command({"command": "dart", "segment": segment}))["ok"]
+        assert (await watcher.command({"command": "next"}))["ok"]
+        await watcher.state_where(
+            lambda s: s["current_player"] == 0 and s["players"][0]["checkout"] is not None, cold
+        )
+        if in_process:
+            assert worker.pid is not None and worker.pid != os.getpid()
+            assert not solved_on  # the plan came from the solving process
+        else:
+            assert worker.pid is None
+            assert solved_on and threading.main_thread() not in solved_on
 
 
 async def test_a_rematch_keeps_the_computer_player_with_a_new_seed(

@@ -17,6 +17,7 @@ import pytest
 
 from engine import new_game
 from engine.game_log import replay_log
+from firmware_bridge.daemon.off_loop import SolveWorker
 from leaderboard.scoring import score_result
 from tests.daemon_harness import TIMEOUT, Running, Watcher, press, throw
 from tests.mosquitto_broker import MosquittoBroker
@@ -97,10 +98,18 @@ async def test_a_practice_alone_is_measured_on_the_board_s_geometry_and_won_by_n
 
 @pytest.mark.slow  # numpy and an X01 plan, as above
 async def test_darts_and_commands_are_answered_while_a_report_is_solved(
-    running: Running, watcher: Watcher, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, mosquitto: MosquittoBroker, watcher: Watcher, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The report is held until the test lets it go: what a slow board (a
     # Raspberry Pi solves one in seconds) shows while it is being worked out.
+    # Held in this process: the daemon solves in a thread (its fallback).
+    async with Running(tmp_path, mosquitto, solve_worker=SolveWorker(process=False)) as running:
+        await darts_and_commands_answered_while_a_report_is_held(running, watcher, monkeypatch)
+
+
+async def darts_and_commands_answered_while_a_report_is_held(
+    running: Running, watcher: Watcher, monkeypatch: pytest.MonkeyPatch
+) -> None:
     import engine.skill_report
 
     solving, go = threading.Event(), threading.Event()
@@ -166,7 +175,8 @@ async def test_a_board_stopped_while_its_report_is_solved_records_the_result_on_
         "players": ["Ann"],
         "options": {"darts": 3, "target": "D9"},  # hits no other test solves
     }
-    async with Running(tmp_path, mosquitto) as running:
+    # Held in this process: the daemon solves in a thread (its fallback).
+    async with Running(tmp_path, mosquitto, solve_worker=SolveWorker(process=False)) as running:
         await watcher.state_where(lambda s: s["board"]["connected"])
         assert (await watcher.command(command))["ok"] is True
         await throw(running.board, "D9", "S9", "S12")

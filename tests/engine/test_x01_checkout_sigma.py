@@ -4,6 +4,7 @@ player), and a clear error for a value it cannot use."""
 
 from __future__ import annotations
 
+import pickle
 import subprocess
 import sys
 
@@ -12,7 +13,7 @@ from jsonschema import Draft202012Validator
 
 from engine import Bed, OptionError, new_game
 from engine.checkout import checkout
-from engine.checkout_plan import PLAN_START, planned_route
+from engine.checkout_plan import PLAN_START, plan_for, planned_route, route_table
 from engine.game import Game
 from engine.game_log import replay_log
 from engine.games.x01 import CHECKOUT_SIGMA_RANGE
@@ -134,3 +135,24 @@ def test_the_default_hint_loads_no_numpy() -> None:
         "assert 'numpy' not in sys.modules\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=REPO, check=True, timeout=60)
+
+
+@pytest.mark.parametrize(("sigma", "out"), [(20.0, "double"), (9.5, "master"), (14.0, "straight")])
+def test_the_route_table_walks_every_visit_as_the_plan_does(sigma: float, out: str) -> None:
+    """The numpy-free table a daemon's loop reads the hints from (sent back
+    pickled by its solving process) gives the plan's route from every score,
+    darts left and visit start, and its unpickling loads no numpy."""
+    plan = plan_for(sigma, out)
+    table = route_table(plan, out)
+    assert pickle.loads(pickle.dumps(table)) == table and len(pickle.dumps(table)) < 40_000
+    lowest = 1 if out == "straight" else 2  # 1 left busts: no visit starts there
+    for start in range(lowest, PLAN_START + 1):
+        for darts, reach in ((3, 0), (2, 60), (1, 120)):
+            for remaining in range(max(1, start - reach), start + 1):
+                expected = planned_route(sigma, remaining, darts, start, out, plan=plan)
+                assert table.route(remaining, darts, start) == expected, (remaining, darts, start)
+    assert table.route(171, 3, 171) is None and table.route(40, 3, 60) == ()  # no such visit
+    sent = pickle.dumps(table)
+    code = f"import pickle, sys; pickle.loads({sent!r}); print('numpy' in sys.modules)"
+    loaded = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True)
+    assert loaded.stdout.strip() == "False", loaded.stderr

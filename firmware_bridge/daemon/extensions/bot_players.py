@@ -2,9 +2,10 @@
 
 A computer player's darts (:mod:`firmware_bridge.daemon.bots`) take the same
 path as a board's: the bot task waits ``[bot] dart_interval_s``, aims off the
-event loop, then plans, applies, journals and publishes the dart under the
-lock (``source: "cpu"``); after its visit it waits ``[bot] takeout_s`` and
-presses NEXT. While a computer player's visit is on, board hits are ignored
+event loop (in the daemon's solving process, :mod:`firmware_bridge.daemon.off_loop`,
+which keeps the plan it aims by), then plans, applies, journals and publishes
+the dart under the lock (``source: "cpu"``); after its visit it waits
+``[bot] takeout_s`` and presses NEXT. While a computer player's visit is on, board hits are ignored
 (reason ``cpu-turn``) and darts, misses and NEXT by hand are refused
 (:class:`~firmware_bridge.daemon.core_events.InputPlanned`). A journal that
 refuses writes makes it wait until it writes again.
@@ -169,7 +170,7 @@ class BotPlayers(Extension):
         applied = session.applied
         with deferring():  # the hints' solves (a spread's plan) are the off-loop worker's
             state = session.game.state()
-        bed = await asyncio.to_thread(bots.throw, state, applied)
+        bed = await context.off_loop(bots.throw, state, applied)  # the solving process aims
         async with context.lock:
             if context.session is not session or session.applied != applied:
                 return  # an undo, a new game: that change scheduled the bot again
