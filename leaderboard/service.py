@@ -19,6 +19,7 @@ import uvicorn
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
+from leaderboard.command_relay import CommandRelay
 from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub
 from leaderboard.log_throttle import ThrottledLog
@@ -48,6 +49,7 @@ async def run_service(settings: ServiceSettings) -> None:
     hub = LiveHub()
     snapshots = SnapshotPublisher(database, settings.base)
     mqtt = MqttIngest(settings, database, hub, snapshots)  # a bad URL or base: ValueError
+    relay = CommandRelay(settings)
     app = create_app(
         database,
         hub,
@@ -55,6 +57,7 @@ async def run_service(settings: ServiceSettings) -> None:
         admin_password_hash=settings.admin_password_hash,
         max_live_streams=settings.max_live_streams,
         max_live_streams_per_client=settings.max_live_streams_per_client,
+        relay=relay,
     )
     raise_open_file_limit()
     loop = asyncio.get_running_loop()
@@ -82,6 +85,7 @@ async def run_service(settings: ServiceSettings) -> None:
         try:
             async with asyncio.TaskGroup() as tasks:
                 tasks.create_task(mqtt.run())
+                tasks.create_task(relay.run())
                 tasks.create_task(_fail_when_done(http))
         finally:
             # Cancelled (or the MQTT side failed): let uvicorn close its
