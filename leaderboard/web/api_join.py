@@ -1,5 +1,5 @@
 """Joining a board's lobby from a phone (docs/players.md): ``GET
-/api/boards/{board}/join?code=...`` (what the join page offers: the venue's
+/api/boards/{board}/join-options?code=...`` (what the join page offers: the venue's
 players, whether a card waits to be linked) and ``POST
 /api/boards/{board}/join`` (the join itself, relayed to the board as a
 ``join`` command with the code, answered once the board answered). Both
@@ -14,15 +14,16 @@ from collections.abc import Callable
 from typing import Annotated, Any, Self
 
 from fastapi import APIRouter, Query, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictBool, model_validator
+from pydantic.json_schema import SkipJsonSchema
 
-from engine.errors import LineupError
-from engine.lineup import check_name
+from engine.lineup import MAX_NAME_LENGTH, check_name
 from leaderboard.command_relay import BoardSilentError, CommandRelay, RelayOfflineError
 from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub
-from leaderboard.phone_roster import ROSTER_NAME_LENGTH, RosterChoice, add_player, venue_players
+from leaderboard.phone_roster import RosterChoice, add_player, venue_players
 from leaderboard.venues import VenueMap
 from leaderboard.web.dependencies import HubDep, Problem, VenuesDep
 from leaderboard.web.join_checks import BadCodeLimit, JoinRefusedError, checked_board
@@ -67,12 +68,32 @@ class JoinOptions(BaseModel):
     )
 
 
+NAME_PATTERN = (
+    "^[^\\u0000-\\u001f\\u007f-\\u009f]*[^\\s\\u0000-\\u001f\\u007f-\\u009f]"
+    "[^\\u0000-\\u001f\\u007f-\\u009f]*$"
+)
+"""A name a board takes, for the OpenAPI document: not blank, no control character."""
+
+
+def _board_name(name: str | None) -> str | None:
+    """``name`` stripped, when a board can take it (:func:`engine.lineup.check_name`)."""
+    return None if name is None else check_name(name, "your name")
+
+
 class JoinPlayer(BaseModel):
     """Who joins: a venue player by ``id``, or a ``name`` (a new name becomes a roster player)."""
 
-    model_config = ConfigDict(extra="forbid")
-    id: int | None = Field(default=None, ge=1, le=2**31 - 1)
-    name: str | None = Field(default=None, min_length=1, max_length=ROSTER_NAME_LENGTH)
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={"oneOf": [{"required": ["id"]}, {"required": ["name"]}]},
+    )
+    id: Annotated[int, Field(ge=1, le=2**31 - 1)] | SkipJsonSchema[None] = None
+    name: Annotated[str | SkipJsonSchema[None], AfterValidator(_board_name)] = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_NAME_LENGTH,
+        json_schema_extra={"pattern": NAME_PATTERN},
+    )
 
     @model_validator(mode="after")
     def _exactly_one(self) -> Self:
@@ -127,12 +148,15 @@ def join_options(
 
 _REFUSALS: dict[int | str, dict[str, Any]] = {
     403: {"description": "The code is not the board's current one.", "model": Problem},
-    404: {"description": "The service has not heard of this board.", "model": Problem},
+    404: {
+        "description": "The service has not heard of this board (or the venue of this player).",
+        "model": Problem,
+    },
     429: {"description": "Too many bad codes from this address: wait.", "model": Problem},
 }
 
 
-@router.get("/boards/{board}/join", response_model=JoinOptions, responses=_REFUSALS)
+@router.get("/boards/{board}/join-options", response_model=JoinOptions, responses=_REFUSALS)
 def get_join(
     request: Request,
     hub: HubDep,
@@ -150,19 +174,16 @@ def get_join(
 def _player(
     database: Database, venue: str, venues: VenueMap, wanted: JoinPlayer
 ) -> tuple[RosterChoice, bool]:
-    """The roster player ``wanted`` names (made for a new name); a ValueError says why not."""
+    """The roster player ``wanted`` names (made for a new name); a LookupError
+    for an id the venue has not, a ValueError for a name it cannot take."""
     known = venue_players(database, venue)
     if wanted.id is not None:
         found = next((p for p in known if p.id == wanted.id), None)
         if found is None:
-            raise ValueError(f"there is no player {wanted.id} at {venue}")
+            raise LookupError(f"There is no player {wanted.id} at {venue}")
         return found, False
-    assert wanted.name is not None
-    try:
-        name = check_name(wanted.name, "your name")
-    except LineupError as error:
-        raise ValueError(str(error)) from None
-    return add_player(database, name, venue, venues)
+    assert wanted.name is not None  # checked by check_name already
+    return add_player(database, wanted.name, venue, venues)
 
 
 @router.post(
@@ -170,6 +191,7 @@ def _player(
     response_model=Joined,
     responses={
         **_REFUSALS,
+        400: {"description": "The body is not JSON.", "model": Problem},
         409: {"description": "The board refused the join (its reason).", "model": Problem},
         503: {"description": "The service is not connected to the broker.", "model": Problem},
         504: {"description": "The board did not answer within 5 s.", "model": Problem},
@@ -193,8 +215,11 @@ async def post_join(
     venue = venues.venue_of(board)
     try:
         player, made = await asyncio.to_thread(_player, database, venue, venues, body.player)
-    except ValueError as error:
-        return JSONResponse({"detail": str(error)}, 422)
+    except LookupError as missing:
+        return JSONResponse({"detail": str(missing)}, 404)
+    except ValueError as error:  # FastAPI's own 422 shape, as for a bad body
+        problem = {"type": "value_error", "loc": ("body", "player"), "msg": str(error)}
+        raise RequestValidationError([{**problem, "input": body.player.model_dump()}]) from None
     # By name, never by id: the board's copy of the roster may not have a
     # player made (or renamed) a moment ago, and a name it does not know
     # still joins (a guest whose games ingest counts for this player by name).

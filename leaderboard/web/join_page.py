@@ -1,5 +1,5 @@
 """``/join/{board}?code=...``: the page a phone opens from the board's QR
-code (docs/players.md). It renders what ``GET /api/boards/{board}/join``
+code (docs/players.md). It renders what ``GET /api/boards/{board}/join-options``
 returns (the same :func:`~leaderboard.web.api_join.join_options`): the
 venue's players to pick (a search box filters a long list), a field for a
 new name, the "link the card I just tapped" box while a card waits, and a

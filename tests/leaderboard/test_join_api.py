@@ -80,7 +80,7 @@ def wait_for_board(url: str, board: str, code: str, timeout: float = 10.0) -> ht
     """The join options once the service heard the board (its retained state)."""
     deadline = time.monotonic() + timeout
     while True:
-        response = httpx.get(f"{url}/api/boards/{board}/join", params={"code": code})
+        response = httpx.get(f"{url}/api/boards/{board}/join-options", params={"code": code})
         if response.status_code != 404 or time.monotonic() > deadline:
             return response
         time.sleep(0.05)
@@ -200,7 +200,8 @@ def test_the_board_s_own_refusal_is_a_409_with_its_reason(
         {"code": CODE, "player": {}},
         {"code": CODE, "player": {"id": 1, "name": "Ann"}},
         {"code": CODE, "player": {"name": ""}},
-        {"code": CODE, "player": {"name": "x" * 65}},
+        {"code": CODE, "player": {"name": "x" * 25}},
+        {"code": CODE, "player": {"name": "   "}},
         {"code": CODE, "player": {"id": 0}},
         {"code": CODE, "player": {"name": "Ann"}, "link_card": "yes"},
         {"player": {"name": "Ann"}},
@@ -217,16 +218,16 @@ def test_a_bad_body_is_a_422_saying_what_is_wrong(
     assert pub.commands == []
 
 
-def test_a_name_a_board_cannot_take_or_an_unknown_id_is_a_422(
+def test_a_name_a_board_cannot_take_is_a_422_and_an_unknown_id_a_404(
     service: ServiceThread, pub: LobbyPeer
 ) -> None:
     assert wait_for_board(service.url, "pub", CODE).status_code == 200
     control = join(service.url, "pub", {"code": CODE, "player": {"name": "Ann\x07"}})
     assert control.status_code == 422
-    assert "your name" in control.json()["detail"]
+    assert "your name" in control.json()["detail"][0]["msg"]
     unknown = join(service.url, "pub", {"code": CODE, "player": {"id": 99999}})
-    assert unknown.status_code == 422
-    assert unknown.json() == {"detail": "there is no player 99999 at The Crown"}
+    assert unknown.status_code == 404
+    assert unknown.json() == {"detail": "There is no player 99999 at The Crown"}
     assert pub.commands == []
 
 
@@ -289,7 +290,7 @@ def test_a_card_the_board_linked_is_stored_for_the_player(
             time.sleep(0.02)
         state = {"lobby": {"players": [], "join_code": CODE, "card_waiting": True}}
         server.call(lambda: hub.board_state("pub", "The Crown", state))
-        options = httpx.get(f"{server.url}/api/boards/pub/join", params={"code": CODE})
+        options = httpx.get(f"{server.url}/api/boards/pub/join-options", params={"code": CODE})
         assert options.json()["card_waiting"] is True
         body = {"code": CODE, "player": {"id": ann_id(roster)}, "link_card": True}
         response = join(server.url, "pub", body)
