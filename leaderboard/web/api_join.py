@@ -132,15 +132,18 @@ def refusal_response(refused: JoinRefusedError) -> JSONResponse:
     return JSONResponse({"detail": refused.detail}, status_code=refused.status, headers=headers)
 
 
-def join_options(
+async def join_options(
     request: Request, hub: LiveHub, venues: VenueMap, board: str, code: str
 ) -> JoinOptions:
-    """The options for ``board`` with ``code`` (blocking: the database); a JoinRefusedError."""
+    """The options for ``board`` with ``code``; a JoinRefusedError. The code
+    is checked on the loop (the hub and the limit are the loop's), the
+    venue's players read in a worker thread."""
     limit: BadCodeLimit = request.app.state.join_limit
     _, lobby = checked_board(hub, limit, _client(request), board, code)
     database: Database = request.app.state.database
     venue = venues.venue_of(board)
-    players = [RosterName(id=p.id, name=p.name) for p in venue_players(database, venue)]
+    choices = await asyncio.to_thread(venue_players, database, venue)
+    players = [RosterName(id=choice.id, name=choice.name) for choice in choices]
     return JoinOptions(
         board=board, venue=venue, players=players, card_waiting=lobby.get("card_waiting") is True
     )
@@ -157,7 +160,7 @@ _REFUSALS: dict[int | str, dict[str, Any]] = {
 
 
 @router.get("/boards/{board}/join-options", response_model=JoinOptions, responses=_REFUSALS)
-def get_join(
+async def get_join(
     request: Request,
     hub: HubDep,
     venues: VenuesDep,
@@ -166,7 +169,7 @@ def get_join(
 ) -> JoinOptions | JSONResponse:
     """Whom a phone holding ``board``'s join code may join as."""
     try:
-        return join_options(request, hub, venues, board, code)
+        return await join_options(request, hub, venues, board, code)
     except JoinRefusedError as refused:
         return refusal_response(refused)
 

@@ -27,7 +27,7 @@ SEARCH_FROM = 8
 
 
 @router.get("/join/{board}", response_class=HTMLResponse)
-def join_page(
+async def join_page(
     request: Request,
     hub: HubDep,
     venues: VenuesDep,
@@ -36,7 +36,7 @@ def join_page(
 ) -> HTMLResponse:
     """Pick your name (or type a new one) and join ``board``'s next game."""
     try:
-        options = join_options(request, hub, venues, board, code)
+        options = await join_options(request, hub, venues, board, code)
     except JoinRefusedError as refused:
         page = TEMPLATES.TemplateResponse(
             request, "join_refused.html", {"detail": refused.detail}, refused.status
