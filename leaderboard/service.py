@@ -19,7 +19,9 @@ import uvicorn
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
+from leaderboard import roster
 from leaderboard.board_feeds import BoardFeeds
+from leaderboard.command_relay import CommandRelay
 from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub
 from leaderboard.log_throttle import ThrottledLog
@@ -51,6 +53,7 @@ async def run_service(settings: ServiceSettings) -> None:
     feeds = BoardFeeds(database, settings.base, settings.venues)
     # a bad URL or base: ValueError
     mqtt = MqttIngest(settings, database, hub, snapshots, feeds=feeds)
+    relay = CommandRelay(settings)
     app = create_app(
         database,
         hub,
@@ -58,6 +61,8 @@ async def run_service(settings: ServiceSettings) -> None:
         admin_password_hash=settings.admin_password_hash,
         max_live_streams=settings.max_live_streams,
         max_live_streams_per_client=settings.max_live_streams_per_client,
+        relay=relay,
+        card_linker=lambda player, card: _link_card(database, player, card),
     )
     raise_open_file_limit()
     loop = asyncio.get_running_loop()
@@ -85,6 +90,7 @@ async def run_service(settings: ServiceSettings) -> None:
         try:
             async with asyncio.TaskGroup() as tasks:
                 tasks.create_task(mqtt.run())
+                tasks.create_task(relay.run())
                 tasks.create_task(_fail_when_done(http))
         finally:
             # Cancelled (or the MQTT side failed): let uvicorn close its
@@ -114,6 +120,11 @@ _OUT_OF_RESOURCES = (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM)
 
 
 _ExceptionHandler = Callable[[asyncio.AbstractEventLoop, dict[str, Any]], object]
+
+
+def _link_card(database: Database, player: int, card: str) -> None:
+    """A card a board linked from a phone's join: the player's now (blocking)."""
+    roster.add_card(database, player, card)
 
 
 def _quiet_accept_errors(loop: asyncio.AbstractEventLoop) -> _ExceptionHandler | None:

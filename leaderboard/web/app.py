@@ -14,6 +14,7 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DBAPIError
 
+from leaderboard.command_relay import CommandRelay
 from leaderboard.database import Database
 from leaderboard.live_hub import (
     DEFAULT_MAX_STREAMS,
@@ -24,15 +25,19 @@ from leaderboard.live_hub import (
 from leaderboard.log_throttle import ThrottledLog
 from leaderboard.venues import VenueMap
 from leaderboard.web import (
+    api_join,
     api_leaderboard,
     api_live,
     api_players,
     api_records,
     api_rejected,
     api_results,
+    join_page,
     pages,
 )
 from leaderboard.web.admin import AdminGuard
+from leaderboard.web.api_join import CardLinker
+from leaderboard.web.join_checks import BadCodeLimit
 from leaderboard.web.security_headers import SecurityHeaders
 
 __all__ = ["STATIC_DIR", "create_app"]
@@ -51,8 +56,12 @@ def create_app(
     admin_password_hash: str = "",
     max_live_streams: int = DEFAULT_MAX_STREAMS,
     max_live_streams_per_client: int = DEFAULT_MAX_STREAMS_PER_CLIENT,
+    relay: CommandRelay | None = None,
+    card_linker: CardLinker | None = None,
 ) -> FastAPI:
-    """The app: ``/api/...``, ``/`` (the bar's TV), ``/players/{name}``, and
+    """The app: ``/api/...``, ``/`` (the bar's TV), ``/players/{name}``,
+    ``/join/{board}`` (a phone joins a lobby through ``relay``; without one
+    the join answers 503; ``card_linker`` stores a card the board linked), and
     the admin views behind ``admin_password_hash`` (refused without one).
     A bad hash or stream limit is a ``ValueError`` saying which."""
     app = FastAPI(
@@ -69,6 +78,9 @@ def create_app(
     app.state.admin = AdminGuard(admin_password_hash)
     app.state.live_slots = StreamSlots(max_live_streams, max_live_streams_per_client)
     app.state.live_refusals = ThrottledLog(logging.getLogger(api_live.__name__))
+    app.state.relay = relay
+    app.state.card_linker = card_linker
+    app.state.join_limit = BadCodeLimit()
     for module in (
         api_leaderboard,
         api_players,
@@ -76,7 +88,9 @@ def create_app(
         api_records,
         api_rejected,
         api_live,
+        api_join,
         pages,
+        join_page,
     ):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

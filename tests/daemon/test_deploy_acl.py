@@ -474,7 +474,8 @@ def test_leaderboard_reads_what_the_service_needs_and_writes_only_snapshots(
 ) -> None:
     # oche leaderboard serve: every board's result, state and availability in,
     # the retained oche/leaderboard/<game> snapshots out (and read back, from
-    # any instance); never a board's commands or events.
+    # any instance); never a board's commands or events in. It may send a
+    # board a command (a phone's join, docs/players.md) but never speak as it.
     leaderboard = (
         connect("leaderboard1")
         .connected()
@@ -518,7 +519,7 @@ def test_leaderboard_reads_what_the_service_needs_and_writes_only_snapshots(
         "oche/leaderboard1/result",  # what a `pattern write oche/%u/result` line would allow
         "oche/board1/state",
         "oche/board1/availability",
-        "oche/board1/cmd",
+        "oche/board1/event",
         "homeassistant/status",
         "homeassistant/sensor/oche_leaderboard1/x/config",
         "leaderboard1/anything",
@@ -530,6 +531,9 @@ def test_leaderboard_reads_what_the_service_needs_and_writes_only_snapshots(
     assert_never_got(homeassistant, forged, board1, "oche/board1/state")
     assert_never_got(display1, forged, board1, "oche/board1/state")
     assert_never_got(board1, forged, display1, "oche/board1/cmd")
+    join = marker()
+    assert leaderboard.publish("oche/board1/cmd", join) in ACCEPTED  # a phone's join, relayed
+    assert board1.wait_for(join)[0] == "oche/board1/cmd"
     assert_never_got(leaderboard, [command, event], board1, "oche/board1/state")
 
     # A service that starts later gets the retained snapshot (the account is

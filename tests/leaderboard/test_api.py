@@ -144,12 +144,14 @@ def test_every_api_answer_is_typed_in_the_openapi_document(client: TestClient) -
     paths = client.get("/openapi.json").json()["paths"]
     assert {"/api/leaderboard", "/api/players/{name}", "/api/results/{result_id}"} <= set(paths)
     assert {"/api/records", "/api/rejected", "/api/live", "/api/boards"} <= set(paths)
+    assert {"/api/boards/{board}/join-options", "/api/boards/{board}/join"} <= set(paths)
     for path, operations in paths.items():
-        content = operations["get"]["responses"]["200"]["content"]
-        if path == "/api/live":
-            assert "text/event-stream" in content
-        else:
-            assert content["application/json"]["schema"], path
+        for method, operation in operations.items():
+            content = operation["responses"]["200"]["content"]
+            if path == "/api/live":
+                assert "text/event-stream" in content
+            else:
+                assert content["application/json"]["schema"], (method, path)
 
 
 def test_the_tv_page_shows_today_s_tables_with_names_escaped(client: TestClient) -> None:
