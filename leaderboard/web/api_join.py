@@ -88,12 +88,18 @@ class JoinPlayer(BaseModel):
         json_schema_extra={"oneOf": [{"required": ["id"]}, {"required": ["name"]}]},
     )
     id: Annotated[int, Field(ge=1, le=2**31 - 1)] | SkipJsonSchema[None] = None
-    name: Annotated[str | SkipJsonSchema[None], AfterValidator(_board_name)] = Field(
-        default=None,
-        min_length=1,
-        max_length=MAX_NAME_LENGTH,
-        json_schema_extra={"pattern": NAME_PATTERN},
-    )
+    name: (
+        Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=MAX_NAME_LENGTH,
+                json_schema_extra={"pattern": NAME_PATTERN},
+            ),
+            AfterValidator(_board_name),
+        ]
+        | SkipJsonSchema[None]
+    ) = None
 
     @model_validator(mode="after")
     def _exactly_one(self) -> Self:

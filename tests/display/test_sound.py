@@ -220,6 +220,23 @@ OTHER_EVENTS: list[Event] = [
     {"type": "error", "at": 1.0, "kind": "crc", "message": "frame 42: bad CRC"},
     {"type": "hit", "at": 1.0, "segment": "T20", "scored": False, "reason": "takeout"},
     {"type": "button", "at": 1.0, "button": "next"},
+    # The lobby's events show a banner (display/banners.py), no sound.
+    {
+        "type": "joined",
+        "at": 1.0,
+        "player": {"name": "Ann", "player_id": 3, "joined_by": "card", "joined_at": 1.0},
+    },
+    {
+        "type": "left",
+        "at": 1.0,
+        "player": {"name": "Ann", "player_id": None, "joined_by": "name", "joined_at": 1.0},
+    },
+    {
+        "type": "card_refused",
+        "at": 1.0,
+        "reason": "unknown",
+        "message": "Card not registered: ask at the bar, or scan the code",
+    },
     {"type": "bounce", "at": 1.0, "player": 0, "segment": "T20"},  # a correction, as undo
     {
         "type": "credits",
