@@ -324,3 +324,71 @@ async def test_a_phone_joins_the_real_board_s_lobby_and_an_expired_code_is_refus
         finally:
             await browser.close()
             await board.stop()
+
+
+@pytest.mark.skipif(chromium_path() is None, reason="chromium is not installed")
+async def test_an_unknown_card_linked_from_a_phone_joins_with_its_next_tap(
+    tmp_path: Path,
+    mosquitto: MosquittoBroker,
+    watcher: Watcher,
+    db_url: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    oche(capsys, "players", "add", "Ann", "--db", db_url, "--venue", VENUE)
+    settings = settings_for(db_url, mosquitto)
+    web_url = f"http://{settings.http_host}:{settings.http_port}"
+    board = Board(tmp_path, mosquitto, [f'lobby.web_url="{web_url}"', f'cards.secret="{SECRET}"'])
+    async with service(settings), async_playwright() as playwright:
+        await board.start()
+        browser = await playwright.chromium.launch(
+            executable_path=chromium_path(), headless=True, args=["--no-sandbox"]
+        )
+        try:
+            await watcher.state_where(
+                lambda s: "lobby" in s and s["board"]["connected"] and lobby(s)["roster"]
+            )
+            board.taps.tap(STRANGER_CARD)
+            state = await watcher.state_where(lambda s: lobby(s)["card_waiting"] is True)
+            context = await browser.new_context(viewport={"width": PHONE[0], "height": PHONE[1]})
+            page = await context.new_page()
+            deadline = time.monotonic() + TIMEOUT
+            while True:  # until the service has the state that says a card waits
+                await page.goto(lobby(state)["join_url"])
+                if await page.locator("#link-card").count() == 1:
+                    break
+                assert time.monotonic() < deadline, "the page never offered the waiting card"
+                await asyncio.sleep(0.1)
+            await page.locator("#new-name").fill("Zed")
+            await page.get_by_label("Link the card I just tapped").check()
+            await page.locator("#join-button").click()
+            state = await watcher.state_where(
+                lambda s: names(s) == ["Zed"] and not lobby(s)["card_waiting"]
+            )
+            # A name new to the board's copy joins as a guest this game (its
+            # games count for the new roster player by name); the card went to
+            # the service, which stored it for the player it made.
+            assert lobby(state)["players"][0]["joined_by"] == "phone"
+            await expect(page.locator("#outcome")).to_contain_text("You're in: Zed on board board1")
+            await context.close()
+            listed = json.loads(oche(capsys, "players", "list", "--json", "--db", db_url))
+            assert {(p["name"], p["cards"]) for p in listed} == {("Ann", 0), ("Zed", 1)}
+            zed_id = next(p["id"] for p in listed if p["name"] == "Zed")
+
+            # The service's next roster brings the card to the board's copy:
+            # once Zed has left, his card's tap joins him with his roster id.
+            await watcher.wait_for(
+                "roster",
+                lambda r: (
+                    isinstance(r, dict)
+                    and any(p["name"] == "Zed" and p["cards"] for p in r["players"])
+                ),
+            )
+            await ok(watcher, {"command": "leave", "player": {"name": "Zed"}})
+            await watcher.state_where(lambda s: names(s) == [])
+            board.taps.tap(STRANGER_CARD)
+            state = await watcher.state_where(lambda s: names(s) == ["Zed"])
+            zed = lobby(state)["players"][0]
+            assert (zed["joined_by"], zed["player_id"]) == ("card", zed_id)
+        finally:
+            await browser.close()
+            await board.stop()
