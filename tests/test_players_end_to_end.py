@@ -13,7 +13,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -132,7 +132,9 @@ def table(capsys: pytest.CaptureFixture[str], db_url: str) -> list[dict[str, Any
 
 
 async def until_table(
-    capsys: pytest.CaptureFixture[str], db_url: str, holds: Any
+    capsys: pytest.CaptureFixture[str],
+    db_url: str,
+    holds: Callable[[list[dict[str, Any]]], bool],
 ) -> list[dict[str, Any]]:
     """The x01 table once ``holds(rows)``; fails after TIMEOUT."""
     deadline = time.monotonic() + TIMEOUT
