@@ -401,6 +401,27 @@ async def test_a_card_joins_its_player_and_an_unknown_card_is_refused_and_linked
     assert card_hash(SECRET, STRANGER_UID).encode() in journal  # only its hash is kept
 
 
+async def test_a_new_name_from_a_phone_takes_the_waiting_card_for_the_service(
+    board: Board, watcher: Watcher
+) -> None:
+    """The service makes a new name a roster player and relays the join by
+    name: the board's copy does not know it yet, yet the card goes back (the
+    service stores it) and waits no more."""
+    await connected(watcher)
+    await board.publish_roster(roster(ANN))
+    await watcher.state_where(lambda s: lobby(s)["roster"] is True)
+    board.taps.tap(STRANGER_UID)
+    state = await watcher.state_where(lambda s: lobby(s)["card_waiting"] is True)
+    code = lobby(state)["join_code"]
+    response = await ok(
+        watcher, {"command": "join", "player": {"name": "Zed"}, "code": code, "link_card": True}
+    )
+    assert response["card"] == card_hash(SECRET, STRANGER_UID)
+    state = await watcher.state_where(lambda s: names(s) == ["Zed"])
+    assert lobby(state)["card_waiting"] is False
+    assert lobby(state)["players"][0]["player_id"] is None  # a guest until the next roster
+
+
 async def test_a_card_during_a_game_is_refused_and_never_scored(
     board: Board, watcher: Watcher
 ) -> None:

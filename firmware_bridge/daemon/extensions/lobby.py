@@ -156,12 +156,16 @@ class Lobby(Extension):
         entrant = self.book.entrant(ref, joined_by, now)
         added = self.book.add(entrant)
         waiting = self._card_waiting(now)
-        if command.link_card and waiting is not None and entrant.player_id is not None:
-            self.book.link_card(entrant.player_id, waiting)
-            self._keep_roster()
+        if command.link_card and waiting is not None:
+            # A name the board's copy does not know yet (the service made the
+            # player a moment ago) still takes the card: the service stores it
+            # for that player, and its next roster brings it to the copy.
+            if entrant.player_id is not None:
+                self.book.link_card(entrant.player_id, waiting)
+                self._keep_roster()
             self._waiting_card = None
             received.reply["card"] = waiting
-            log.info("a card was linked to %s (player %d)", entrant.name, entrant.player_id)
+            log.info("a card was linked to %s (player %s)", entrant.name, entrant.player_id)
         self._keep()
         if added:
             self._context.publish_event(PlayerJoined(now, entrant))
