@@ -1,5 +1,6 @@
-"""A stand-in for a board's lobby on a real Mosquitto, for the phone-join
-tests while the daemon's lobby extension is on another branch: it keeps a
+"""A stand-in for a board's lobby on a real Mosquitto, for the service's
+phone-join tests (tests/test_players_end_to_end.py drives the real daemon's
+lobby; these test the page and the API alone, fast): it keeps a
 retained ``state`` with a ``lobby`` (a join code, the players), takes
 ``join`` on ``cmd`` the way the daemon's lobby does (the code must be the
 current one; ``link_card`` hands back the waiting card's hash) and answers
