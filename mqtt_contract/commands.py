@@ -240,7 +240,7 @@ def parse_operator_command(payload: bytes) -> OperatorCommand:
     ):
         raise fail(f'set_price: "price" must be an integer from 0 to 1000 or null, got {price!r}')
     game = document.get("game")
-    if game is not None and (not isinstance(game, str) or not game.strip()):
+    if "game" in document and (not isinstance(game, str) or not game.strip()):
         raise fail(f'set_price: "game" must be a game id, got {game!r}')
     return SetPrice(id=command_id, price=price, game=None if game is None else game.strip().lower())
 
