@@ -27,7 +27,7 @@ from leaderboard.web.join_checks import BAD_CODES_PER_MINUTE, EXPIRED_CODE
 from tests.leaderboard.app_server import AppServer, ServiceThread
 from tests.leaderboard.lobby_peer import EXPIRED, WAITING_CARD, LobbyPeer, lobby_names
 from tests.leaderboard.web_seed import VENUES, seed
-from tests.mosquitto_broker import MosquittoBroker, free_port
+from tests.mosquitto_broker import MosquittoBroker
 
 pytestmark = pytest.mark.slow
 
@@ -43,30 +43,6 @@ def db_url(tmp_path: Path) -> str:
     seed(database)
     database.dispose()
     return url
-
-
-@pytest.fixture
-def roster(db_url: str) -> dict[int, str]:
-    database = Database(db_url)
-    try:
-        return {choice.id: choice.name for choice in venue_players(database, "The Crown")}
-    finally:
-        database.dispose()
-
-
-@pytest.fixture
-def service(db_url: str, mosquitto: MosquittoBroker) -> Iterator[ServiceThread]:
-    settings = ServiceSettings(
-        db_url=db_url,
-        mqtt_url=mosquitto.url,
-        http_port=free_port(),
-        venues=VENUES,
-        client_id="lb-join-test",
-    )
-    service = ServiceThread(settings)
-    service.start()
-    yield service
-    service.stop()
 
 
 @pytest.fixture

@@ -19,13 +19,12 @@ from playwright.sync_api import Browser, Page, expect
 
 from leaderboard.database import Database
 from leaderboard.phone_roster import add_player, venue_players
-from leaderboard.service import ServiceSettings
 from leaderboard.web.join_checks import EXPIRED_CODE
 from tests.browser import chromium_browser, chromium_path, watched_page
 from tests.leaderboard.app_server import ServiceThread
 from tests.leaderboard.lobby_peer import LobbyPeer, StateWatch, lobby_names
 from tests.leaderboard.web_seed import VENUES, seed
-from tests.mosquitto_broker import MosquittoBroker, free_port
+from tests.mosquitto_broker import MosquittoBroker
 
 pytestmark = [
     pytest.mark.slow,
@@ -57,30 +56,6 @@ def db_url(tmp_path: Path) -> str:
         add_player(database, name, "The Crown", VENUES)
     database.dispose()
     return url
-
-
-@pytest.fixture
-def roster(db_url: str) -> dict[int, str]:
-    database = Database(db_url)
-    try:
-        return {choice.id: choice.name for choice in venue_players(database, "The Crown")}
-    finally:
-        database.dispose()
-
-
-@pytest.fixture
-def service(db_url: str, mosquitto: MosquittoBroker) -> Iterator[ServiceThread]:
-    settings = ServiceSettings(
-        db_url=db_url,
-        mqtt_url=mosquitto.url,
-        http_port=free_port(),
-        venues=VENUES,
-        client_id="lb-join-browser",
-    )
-    service = ServiceThread(settings)
-    service.start()
-    yield service
-    service.stop()
 
 
 @pytest.fixture
