@@ -20,7 +20,7 @@ from typing import Any
 import aiomqtt
 import httpx
 import pytest
-from playwright.async_api import async_playwright, expect
+from playwright.async_api import Browser, async_playwright, expect
 
 from firmware_bridge.cli.main import main
 from leaderboard.database import Database
@@ -256,14 +256,17 @@ async def test_a_card_a_roster_id_and_a_guest_play_and_the_leaderboard_counts_th
             assert form.encode() not in leaderboard_file, form
 
 
-@pytest.mark.skipif(chromium_path() is None, reason="chromium is not installed")
-async def test_a_phone_joins_the_real_board_s_lobby_and_an_expired_code_is_refused(
+@contextlib.asynccontextmanager
+async def phone_beside_board(
     tmp_path: Path,
     mosquitto: MosquittoBroker,
     watcher: Watcher,
     db_url: str,
     capsys: pytest.CaptureFixture[str],
-) -> None:
+) -> AsyncIterator[tuple[str, Board, Browser, dict[str, Any]]]:
+    """Ann in the roster, the service, a board whose join page is the
+    service's, and chromium: ``(web_url, board, browser, state)`` once the
+    board's state has its venue's roster."""
     oche(capsys, "players", "add", "Ann", "--db", db_url, "--venue", VENUE)
     settings = settings_for(db_url, mosquitto)
     web_url = f"http://{settings.http_host}:{settings.http_port}"
@@ -277,55 +280,72 @@ async def test_a_phone_joins_the_real_board_s_lobby_and_an_expired_code_is_refus
             state = await watcher.state_where(
                 lambda s: "lobby" in s and s["board"]["connected"] and lobby(s)["roster"]
             )
-            join_url, code = lobby(state)["join_url"], lobby(state)["join_code"]
-            assert join_url == f"{web_url}/join/board1?code={code}"
-            options_url = f"{web_url}/api/boards/board1/join-options"
-            async with httpx.AsyncClient() as http:
-                deadline = time.monotonic() + TIMEOUT
-                while (await http.get(options_url, params={"code": code})).status_code != 200:
-                    assert time.monotonic() < deadline, "the service never heard the board"
-                    await asyncio.sleep(0.05)
-
-            context = await browser.new_context(viewport={"width": PHONE[0], "height": PHONE[1]})
-            page = await context.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda error: errors.append(str(error)))
-            await page.goto(join_url)
-            await expect(page.locator("h1")).to_contain_text("board1")
-            await page.get_by_label("Ann").check()
-            await page.locator("#join-button").click()
-            state = await watcher.state_where(lambda s: names(s) == ["Ann"])
-            assert lobby(state)["players"][0]["joined_by"] == "phone"
-            await expect(page.locator("#outcome")).to_have_text("You're in: Ann on board board1")
-            width = await page.evaluate("document.documentElement.scrollWidth")
-            assert width <= PHONE[0]
-
-            # A second phone opens the same link; a game starts; the code expired.
-            late = await context.new_page()
-            await late.goto(join_url)
-            await late.locator("#new-name").fill("Zed")
-            await ok(watcher, {"command": "new_game", "game": "x01"})
-            state = await watcher.state_where(lambda s: s["phase"] == "throwing")
-            assert lobby(state)["join_code"] != code
-            async with httpx.AsyncClient() as http:
-                deadline = time.monotonic() + TIMEOUT
-                while (await http.get(options_url, params={"code": code})).status_code != 403:
-                    assert time.monotonic() < deadline, "the service kept the old code"
-                    await asyncio.sleep(0.05)
-            await late.locator("#join-button").click()
-            await expect(late.locator("#outcome")).to_have_text(EXPIRED_CODE)
-            response = await late.goto(join_url)
-            assert response is not None and response.status == 403
-            await expect(late.locator("#refusal")).to_have_text(EXPIRED_CODE)
-            joins = [
-                e for e in watcher.of("event") if isinstance(e, dict) and e.get("type") == "joined"
-            ]
-            assert [e["player"]["name"] for e in joins] == ["Ann"]
-            assert errors == []
-            await context.close()
+            yield web_url, board, browser, state
         finally:
             await browser.close()
             await board.stop()
+
+
+@pytest.mark.skipif(chromium_path() is None, reason="chromium is not installed")
+async def test_a_phone_joins_the_real_board_s_lobby_and_an_expired_code_is_refused(
+    tmp_path: Path,
+    mosquitto: MosquittoBroker,
+    watcher: Watcher,
+    db_url: str,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    async with phone_beside_board(tmp_path, mosquitto, watcher, db_url, capsys) as (
+        web_url,
+        _board,
+        browser,
+        state,
+    ):
+        join_url, code = lobby(state)["join_url"], lobby(state)["join_code"]
+        assert join_url == f"{web_url}/join/board1?code={code}"
+        options_url = f"{web_url}/api/boards/board1/join-options"
+        async with httpx.AsyncClient() as http:
+            deadline = time.monotonic() + TIMEOUT
+            while (await http.get(options_url, params={"code": code})).status_code != 200:
+                assert time.monotonic() < deadline, "the service never heard the board"
+                await asyncio.sleep(0.05)
+
+        context = await browser.new_context(viewport={"width": PHONE[0], "height": PHONE[1]})
+        page = await context.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        await page.goto(join_url)
+        await expect(page.locator("h1")).to_contain_text("board1")
+        await page.get_by_label("Ann").check()
+        await page.locator("#join-button").click()
+        state = await watcher.state_where(lambda s: names(s) == ["Ann"])
+        assert lobby(state)["players"][0]["joined_by"] == "phone"
+        await expect(page.locator("#outcome")).to_have_text("You're in: Ann on board board1")
+        width = await page.evaluate("document.documentElement.scrollWidth")
+        assert width <= PHONE[0]
+
+        # A second phone opens the same link; a game starts; the code expired.
+        late = await context.new_page()
+        await late.goto(join_url)
+        await late.locator("#new-name").fill("Zed")
+        await ok(watcher, {"command": "new_game", "game": "x01"})
+        state = await watcher.state_where(lambda s: s["phase"] == "throwing")
+        assert lobby(state)["join_code"] != code
+        async with httpx.AsyncClient() as http:
+            deadline = time.monotonic() + TIMEOUT
+            while (await http.get(options_url, params={"code": code})).status_code != 403:
+                assert time.monotonic() < deadline, "the service kept the old code"
+                await asyncio.sleep(0.05)
+        await late.locator("#join-button").click()
+        await expect(late.locator("#outcome")).to_have_text(EXPIRED_CODE)
+        response = await late.goto(join_url)
+        assert response is not None and response.status == 403
+        await expect(late.locator("#refusal")).to_have_text(EXPIRED_CODE)
+        joins = [
+            e for e in watcher.of("event") if isinstance(e, dict) and e.get("type") == "joined"
+        ]
+        assert [e["player"]["name"] for e in joins] == ["Ann"]
+        assert errors == []
+        await context.close()
 
 
 @pytest.mark.skipif(chromium_path() is None, reason="chromium is not installed")
@@ -336,61 +356,50 @@ async def test_an_unknown_card_linked_from_a_phone_joins_with_its_next_tap(
     db_url: str,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    oche(capsys, "players", "add", "Ann", "--db", db_url, "--venue", VENUE)
-    settings = settings_for(db_url, mosquitto)
-    web_url = f"http://{settings.http_host}:{settings.http_port}"
-    board = Board(tmp_path, mosquitto, [f'lobby.web_url="{web_url}"', f'cards.secret="{SECRET}"'])
-    async with service(settings), async_playwright() as playwright:
-        await board.start()
-        browser = await playwright.chromium.launch(
-            executable_path=chromium_path(), headless=True, args=["--no-sandbox"]
+    async with phone_beside_board(tmp_path, mosquitto, watcher, db_url, capsys) as (
+        _,
+        board,
+        browser,
+        state,
+    ):
+        board.taps.tap(STRANGER_CARD)
+        state = await watcher.state_where(lambda s: lobby(s)["card_waiting"] is True)
+        context = await browser.new_context(viewport={"width": PHONE[0], "height": PHONE[1]})
+        page = await context.new_page()
+        deadline = time.monotonic() + TIMEOUT
+        while True:  # until the service has the state that says a card waits
+            await page.goto(lobby(state)["join_url"])
+            if await page.locator("#link-card").count() == 1:
+                break
+            assert time.monotonic() < deadline, "the page never offered the waiting card"
+            await asyncio.sleep(0.1)
+        await page.locator("#new-name").fill("Zed")
+        await page.get_by_label("Link the card I just tapped").check()
+        await page.locator("#join-button").click()
+        state = await watcher.state_where(
+            lambda s: names(s) == ["Zed"] and not lobby(s)["card_waiting"]
         )
-        try:
-            await watcher.state_where(
-                lambda s: "lobby" in s and s["board"]["connected"] and lobby(s)["roster"]
-            )
-            board.taps.tap(STRANGER_CARD)
-            state = await watcher.state_where(lambda s: lobby(s)["card_waiting"] is True)
-            context = await browser.new_context(viewport={"width": PHONE[0], "height": PHONE[1]})
-            page = await context.new_page()
-            deadline = time.monotonic() + TIMEOUT
-            while True:  # until the service has the state that says a card waits
-                await page.goto(lobby(state)["join_url"])
-                if await page.locator("#link-card").count() == 1:
-                    break
-                assert time.monotonic() < deadline, "the page never offered the waiting card"
-                await asyncio.sleep(0.1)
-            await page.locator("#new-name").fill("Zed")
-            await page.get_by_label("Link the card I just tapped").check()
-            await page.locator("#join-button").click()
-            state = await watcher.state_where(
-                lambda s: names(s) == ["Zed"] and not lobby(s)["card_waiting"]
-            )
-            # A name new to the board's copy joins as a guest this game (its
-            # games count for the new roster player by name); the card went to
-            # the service, which stored it for the player it made.
-            assert lobby(state)["players"][0]["joined_by"] == "phone"
-            await expect(page.locator("#outcome")).to_contain_text("You're in: Zed on board board1")
-            await context.close()
-            listed = json.loads(oche(capsys, "players", "list", "--json", "--db", db_url))
-            assert {(p["name"], p["cards"]) for p in listed} == {("Ann", 0), ("Zed", 1)}
-            zed_id = next(p["id"] for p in listed if p["name"] == "Zed")
+        # A name new to the board's copy joins as a guest this game (its
+        # games count for the new roster player by name); the card went to
+        # the service, which stored it for the player it made.
+        assert lobby(state)["players"][0]["joined_by"] == "phone"
+        await expect(page.locator("#outcome")).to_contain_text("You're in: Zed on board board1")
+        await context.close()
+        listed = json.loads(oche(capsys, "players", "list", "--json", "--db", db_url))
+        assert {(p["name"], p["cards"]) for p in listed} == {("Ann", 0), ("Zed", 1)}
+        zed_id = next(p["id"] for p in listed if p["name"] == "Zed")
 
-            # The service's next roster brings the card to the board's copy:
-            # once Zed has left, his card's tap joins him with his roster id.
-            await watcher.wait_for(
-                "roster",
-                lambda r: (
-                    isinstance(r, dict)
-                    and any(p["name"] == "Zed" and p["cards"] for p in r["players"])
-                ),
-            )
-            await ok(watcher, {"command": "leave", "player": {"name": "Zed"}})
-            await watcher.state_where(lambda s: names(s) == [])
-            board.taps.tap(STRANGER_CARD)
-            state = await watcher.state_where(lambda s: names(s) == ["Zed"])
-            zed = lobby(state)["players"][0]
-            assert (zed["joined_by"], zed["player_id"]) == ("card", zed_id)
-        finally:
-            await browser.close()
-            await board.stop()
+        # The service's next roster brings the card to the board's copy:
+        # once Zed has left, his card's tap joins him with his roster id.
+        await watcher.wait_for(
+            "roster",
+            lambda r: (
+                isinstance(r, dict) and any(p["name"] == "Zed" and p["cards"] for p in r["players"])
+            ),
+        )
+        await ok(watcher, {"command": "leave", "player": {"name": "Zed"}})
+        await watcher.state_where(lambda s: names(s) == [])
+        board.taps.tap(STRANGER_CARD)
+        state = await watcher.state_where(lambda s: names(s) == ["Zed"])
+        zed = lobby(state)["players"][0]
+        assert (zed["joined_by"], zed["player_id"]) == ("card", zed_id)
