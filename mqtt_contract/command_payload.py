@@ -27,6 +27,7 @@ from mqtt_contract.json_types import (
     tagged_union_schema,
 )
 from mqtt_contract.lobby_payload import CARD_HASH_PATTERN, JOIN_CODE_PATTERN, PlayerRef
+from mqtt_contract.pairing_payload import PAIRING_CODE_PATTERN, DeviceId, DeviceName
 from mqtt_contract.schema_parts import BED_ANY_CASE
 from mqtt_contract.state_payload import CPU_AVERAGES
 from mqtt_contract.topic_names import MAX_COMMAND_BYTES
@@ -278,6 +279,54 @@ class Leave(CommandBase):
     player: PlayerRef = field(kw_only=True)
 
 
+@dataclass(frozen=True, slots=True)
+class Correct(CommandBase):
+    """Replace a dart of the visit on the board with the bed it really hit (a
+    misread dart): the visit is re-scored as if thrown right (docs/mqtt.md)."""
+
+    command: ClassVar[str] = "correct"
+    dart: Annotated[
+        int,
+        Meta(
+            description="Which dart of the current visit, counted from 1.",
+            minimum=1,
+            maximum=3,
+        ),
+    ] = field(kw_only=True)
+    segment: Annotated[
+        str,
+        Meta(
+            description="The bed it really hit, in any case: S1-S20, D1-D20, T1-T20, SB, DB or M.",
+            pattern=BED_ANY_CASE,
+        ),
+    ] = field(kw_only=True)
+
+
+@dataclass(frozen=True, slots=True)
+class PairDevice(JsonObject):
+    json_closed: ClassVar[bool] = True
+    json_description: ClassVar[str | None] = "The browser being paired, as the service names it."
+    id: DeviceId
+    name: DeviceName
+
+
+@dataclass(frozen=True, slots=True)
+class Pair(CommandBase):
+    """Pair a browser to control this board (relayed by the venue's web service
+    with the code a user typed, docs/phone.md)."""
+
+    command: ClassVar[str] = "pair"
+    code: Annotated[
+        str,
+        Meta(
+            description="The board's pairing code (its display shows it): refused unless "
+            "it is the current one.",
+            pattern=PAIRING_CODE_PATTERN,
+        ),
+    ] = field(kw_only=True)
+    device: PairDevice = field(kw_only=True)
+
+
 COMMAND_CLASSES: tuple[type[CommandBase], ...] = (
     NewGame,
     Next,
@@ -289,11 +338,24 @@ COMMAND_CLASSES: tuple[type[CommandBase], ...] = (
     BounceOut,
     Join,
     Leave,
+    Correct,
+    Pair,
 )
 """One class per command a board takes on ``{base}/{board}/cmd``."""
 
 GameCommand: TypeAlias = (
-    NewGame | Next | Undo | Miss | ThrowDart | EndGame | Rematch | BounceOut | Join | Leave
+    NewGame
+    | Next
+    | Undo
+    | Miss
+    | ThrowDart
+    | EndGame
+    | Rematch
+    | BounceOut
+    | Join
+    | Leave
+    | Correct
+    | Pair
 )
 """A command :func:`~mqtt_contract.parse_command` read: ``match`` on it (with
 ``assert_never``) so that a new command names every place to handle it."""

@@ -70,7 +70,7 @@ CARD_REFUSALS = ("unknown", "in-game", "no-secret")
 """Why a card tap joined nobody: the roster does not know the card, a game is
 on (cards join between games), or the board has no ``[cards] secret``."""
 
-OPERATOR_COMMANDS = ("add_credits", "set_free_play", "reset_books", "set_price")
+OPERATOR_COMMANDS = ("add_credits", "set_free_play", "reset_books", "set_price", "unpair")
 """The commands on ``{base}/{board}/operator/cmd`` (docs/credits.md); refused on ``cmd``."""
 
 Index = Annotated[int, Meta(minimum=0)]

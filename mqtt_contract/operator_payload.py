@@ -22,6 +22,7 @@ from mqtt_contract.json_types import (
     required_keys,
     tagged_union_schema,
 )
+from mqtt_contract.pairing_payload import DEVICE_ID_PATTERN
 from mqtt_contract.schema_parts import LATEST_TIMESTAMP
 
 Reason = Annotated[str | None, Meta(description="Why (the books keep it).", max_length=200)]
@@ -74,11 +75,32 @@ class SetPrice(CommandBase):
     ] = field(default=None, kw_only=True, metadata=OMITTED)
 
 
-OPERATOR_CLASSES: tuple[type[CommandBase], ...] = (AddCredits, SetFreePlay, ResetBooks, SetPrice)
+@dataclass(frozen=True, slots=True)
+class Unpair(CommandBase):
+    """Take a paired browser's control of the board away (docs/phone.md)."""
+
+    command: ClassVar[str] = "unpair"
+    device: Annotated[
+        str | None,
+        Meta(
+            description="unpair: the device's id (the pairing topic lists them); "
+            "omitted: every paired device.",
+            pattern=DEVICE_ID_PATTERN,
+        ),
+    ] = field(default=None, kw_only=True, metadata=OMITTED)
+
+
+OPERATOR_CLASSES: tuple[type[CommandBase], ...] = (
+    AddCredits,
+    SetFreePlay,
+    ResetBooks,
+    SetPrice,
+    Unpair,
+)
 """One class per command on ``{base}/{board}/operator/cmd`` (docs/credits.md)."""
 assert tuple(cls.command for cls in OPERATOR_CLASSES) == OPERATOR_COMMANDS
 
-OperatorCommand: TypeAlias = AddCredits | SetFreePlay | ResetBooks | SetPrice
+OperatorCommand: TypeAlias = AddCredits | SetFreePlay | ResetBooks | SetPrice | Unpair
 """An operator command :func:`~mqtt_contract.parse_operator_command` read."""
 
 OPERATOR_ARGUMENTS: dict[str, tuple[str, ...]] = {

@@ -22,6 +22,7 @@ TOPIC_NAMES = (
     "books",
     "roster",
     "result/lines",
+    "pairing",
 )
 """The topics of one board, relative to ``{base}/{board}/``. The ``operator/``
 topics and ``books`` are the operator's alone (docs/credits.md): the deployed
@@ -29,7 +30,9 @@ ACL lets only an operator account write the one and read the others.
 ``result/stored`` is the leaderboard service's: it says which of the board's
 results it has stored, so the board keeps each result until one has.
 ``roster`` and ``result/lines`` are the service's too: the venue's players for the
-board, and the lines of its last stored game (docs/players.md)."""
+board, and the lines of its last stored game (docs/players.md). ``pairing`` is
+the board's code and paired devices for the web's control (docs/phone.md):
+read by its displays and the service alone."""
 
 MAX_TOPIC_LEVEL = 64
 """The longest base level or board id, in characters."""

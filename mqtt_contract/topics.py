@@ -14,6 +14,7 @@ from mqtt_contract.event_payload import event_schema
 from mqtt_contract.json_types import JsonObject, Meta, object_schema, omitted, topic_schema
 from mqtt_contract.lobby_payload import RESULT_LINES_TOPIC, ROSTER_TOPIC
 from mqtt_contract.operator_payload import BOOKS_TOPIC, OPERATOR_TOPIC
+from mqtt_contract.pairing_payload import PAIRING_TOPIC
 from mqtt_contract.result_payload import RESULT_STORED_TOPIC, RESULT_TOPIC
 from mqtt_contract.schema_parts import DRAFT
 from mqtt_contract.state_payload import state_topic_schema
@@ -126,5 +127,6 @@ TOPICS: dict[str, TopicSpec] = {
     "books": TopicSpec("books", retain=True, qos=1, schema=topic_schema(*BOOKS_TOPIC)),
     "roster": TopicSpec("roster", retain=True, qos=1, schema=ROSTER_TOPIC),
     "result/lines": TopicSpec("result/lines", retain=True, qos=1, schema=RESULT_LINES_TOPIC),
+    "pairing": TopicSpec("pairing", retain=True, qos=1, schema=PAIRING_TOPIC),
 }
 """Topic name -> :class:`TopicSpec`, in the order of :data:`TOPIC_NAMES`."""

@@ -76,6 +76,7 @@ def test_topic_names_and_specs() -> None:
         "books",
         "roster",
         "result/lines",
+        "pairing",
     ]
     assert all(TOPICS[n].qos == 1 for n in ("state", "event", "availability", "cmd/response"))
     assert TOPICS["result"].qos == 1
@@ -166,7 +167,7 @@ def test_subtopic() -> None:
 # ------------------------------------------------------------ valid commands
 
 
-WITH_ARGUMENTS = ("new_game", "dart", "join", "leave")
+WITH_ARGUMENTS = ("new_game", "dart", "join", "leave", "correct", "pair")
 """The commands that take arguments."""
 
 

@@ -21,6 +21,7 @@ from mqtt_contract import (
     ResetBooks,
     SetFreePlay,
     SetPrice,
+    Unpair,
     parse_operator_command,
     response_payload,
     topic,
@@ -71,5 +72,7 @@ class OperatorCommands(Extension):
                 coin_op.reset_books(command.reason, now)
             case SetPrice():
                 coin_op.set_price(command.game, command.price, now)
+            case Unpair():
+                raise Refusal("unpair: not built yet")  # issue 24: the pairing helper's
             case _:
                 assert_never(command)

@@ -33,6 +33,7 @@ from mqtt_contract import (
     ActionMessage,
     BoardAddress,
     BounceOut,
+    Correct,
     EndGame,
     EndMessage,
     ErrorReported,
@@ -45,6 +46,7 @@ from mqtt_contract import (
     Miss,
     NewGame,
     Next,
+    Pair,
     RefusedMessage,
     Rematch,
     RemoteAction,
@@ -147,8 +149,10 @@ class RemoteGuest(Extension):
                     f"this board is playing a remote match: {command.name} is for its host; "
                     "end_game leaves the match"
                 )
-            case Join() | Leave():
-                return None  # the lobby's, for this board's next game
+            case Join() | Leave() | Pair():
+                return None  # the lobby's and the pairing's, this board's own
+            case Correct():
+                raise Refusal("correct: not built yet")  # issue 24: the correct helper's
             case _:
                 assert_never(command)
         return True
