@@ -13,8 +13,8 @@ import numpy as np
 
 from engine import END_VISIT, PickingGame
 from engine.beds import Bed
-from engine.bot_levels import level
 from engine.board_geometry import STEEL
+from engine.bot_levels import level
 from engine.strategy import StrategyError, strategy_for
 from engine.throw_model import sample_throw
 from firmware_bridge.daemon.bots import CpuPlayer
