@@ -34,11 +34,12 @@ def played_session(
     seed: int = 7,
     options: Mapping[str, Any] | None = None,
     stop_in_takeout: bool = False,
+    teams: Mapping[str, Sequence[str]] | None = None,
 ) -> GameSession:
     """A session of ``game_id`` after about ``darts`` moves of its policy, as
     the daemon plays it (NEXT after a visit; a picking game's Go when no pick
     fits). ``stop_in_takeout`` plays on until the board is in takeout."""
-    session = GameSession(SessionSetup(game_id, dict(options or {}), list(players)))
+    session = GameSession(SessionSetup(game_id, dict(options or {}), list(players), teams))
     policy = strategy_for(game_id)
     rng = np.random.default_rng(seed)
     now = 1000.0

@@ -27,6 +27,7 @@ from leaderboard.web.board_views import (
 )
 from leaderboard.web.board_views.dartboard import BOARD_GEOMETRY
 from leaderboard.web.board_views.generic import GenericView
+from leaderboard.web.pages import board_columns
 from mqtt_contract import StateView
 from tests.goldens import iter_cases
 from tests.leaderboard.board_states import live_board_state
@@ -183,6 +184,34 @@ def test_a_game_without_a_view_gets_the_generic_one_with_every_key() -> None:
     text = tree.text
     assert "handicap" in text and "Darts Golf" in text
     assert "Ann" in text and "Bob" in text
+
+
+def test_a_team_game_names_each_player_s_team() -> None:
+    teams = {"Reds": ["Ann", "Cat"], "Blues": ["Bob", "Dan"]}
+    state = live_board_state("x01", players=("Ann", "Bob", "Cat", "Dan"), teams=teams)
+    text = scoreboard(state).text
+    assert "Ann (Reds)" in text and "Dan (Blues)" in text
+
+
+def test_a_remote_match_says_where_the_player_throws_and_whom_it_waits_for() -> None:
+    state = live_board_state("x01", board="pub")
+    boards = [
+        {"board": "oche/pub", "name": "Pub board", "online": True, "joined": True, "applied": 0},
+        {"board": "oche/club", "name": "Club", "online": False, "joined": True, "applied": 3},
+    ]
+    remote = {"match": "m1", "role": "host", "host": "oche/pub", "boards": boards}
+    state["remote"] = {**remote, "throwing_at": "oche/club", "waiting": []}
+    assert (
+        "Remote match: throwing at Club" in scoreboard(state).by_class("bv-banner-remote")[0].text
+    )
+    state["remote"] = {**remote, "throwing_at": None, "waiting": ["oche/club"]}
+    state["phase"] = "waiting-remote"
+    assert scoreboard(state).by_class("bv-banner-waiting")[0].text == "Waiting for Club"
+
+
+@pytest.mark.parametrize(("boards", "columns"), [(1, 1), (2, 2), (4, 2), (6, 3), (12, 4), (40, 6)])
+def test_the_tv_grid_is_about_as_wide_as_it_is_tall(boards: int, columns: int) -> None:
+    assert board_columns(boards) == columns
 
 
 def test_names_and_keys_are_escaped() -> None:
