@@ -10,6 +10,7 @@ API and board are driven end to end by tests/test_phone_end_to_end.py."""
 from __future__ import annotations
 
 import threading
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +34,8 @@ CODE = "428913"
 """The pairing code the stand-in board shows."""
 TOKEN = "stand-in-token-Zq3"
 """The token a pairing with :data:`CODE` gets."""
+STREAM_CHECK_SECONDS = 0.1
+"""How often an open stream checks ``streams_down`` (a keep-alive comment each time)."""
 ROSTER = ("Bob", "Cy", "Dee")
 """The venue's roster the stand-in offers."""
 
@@ -97,6 +100,8 @@ class BoardApiStandIn:
     unpaired: list[str] = field(default_factory=list)
     refuse_with: str | None = None
     revoked: bool = False
+    streams_down: bool = False
+    """While True, open live streams end and new ones get a 503 (the service went away)."""
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
     def app(self) -> FastAPI:
@@ -114,6 +119,13 @@ class BoardApiStandIn:
         with self._lock:
             return list(self.commands)
 
+    async def _stream(self) -> AsyncIterator[str]:
+        """The real live stream (every board), ended once ``streams_down``."""
+        async for chunk in live_stream(self.hub, None, STREAM_CHECK_SECONDS):
+            if self.streams_down:
+                return
+            yield chunk
+
     def _authorized(self, request: Request) -> JSONResponse | None:
         """None for this stand-in's live token, else the API's 401 or 403."""
         header = request.headers.get("authorization")
@@ -128,11 +140,11 @@ class BoardApiStandIn:
     def _router(self) -> APIRouter:
         router = APIRouter()
 
-        @router.get("/api/boards/{board}/live")
-        async def live(board: str) -> StreamingResponse:
-            return StreamingResponse(
-                live_stream(self.hub, None, 15.0), media_type="text/event-stream"
-            )
+        @router.get("/api/boards/{board}/live", response_model=None)
+        async def live(board: str) -> StreamingResponse | JSONResponse:
+            if self.streams_down:
+                return JSONResponse({"detail": "the service is restarting"}, 503)
+            return StreamingResponse(self._stream(), media_type="text/event-stream")
 
         @router.post("/api/boards/{board}/pair")
         async def pair(board: str, request: Request) -> JSONResponse:

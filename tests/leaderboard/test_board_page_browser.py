@@ -174,6 +174,24 @@ def test_the_page_shows_the_board_live_and_follows_it(
         assert watched.errors == []
 
 
+def test_a_dropped_stream_says_reconnecting_and_catches_up(
+    browser: Browser, server: AppServer, standin: BoardApiStandIn
+) -> None:
+    show(server, standin, x01_after(["T20"], 241))
+    with watched_page(browser, *PHONE) as watched:
+        page = open_board(watched, server)
+        standin.streams_down = True
+        banner = page.locator("#connection")
+        expect(banner).to_be_visible(timeout=SEEN_WITHIN_MS)
+        expect(banner).to_have_text("Reconnecting…")
+        show(server, standin, x01_after(["T20", "T20"], 181))  # thrown while away
+        standin.streams_down = False
+        expect(banner).to_be_hidden(timeout=3 * SEEN_WITHIN_MS)
+        expect(page.locator("#scoreboard")).to_contain_text("181", timeout=SEEN_WITHIN_MS)
+        # The only console lines: the browser's own, for the refused streams.
+        assert all("status of 503" in error for error in watched.errors)
+
+
 def test_the_pair_dialog_sends_the_code_and_keeps_the_token(
     browser: Browser, server: AppServer, standin: BoardApiStandIn
 ) -> None:

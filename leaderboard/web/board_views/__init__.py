@@ -112,6 +112,16 @@ def _arc_path(r_in: float, r_out: float, start: float, end: float) -> str:
     )
 
 
+def _fill(bed: Bed) -> str:
+    """A bed's colour: singles black and cream by sector, rings red and green, as on a board."""
+    if bed in (DB, SB):
+        return "#b3261e" if bed == DB else "#1f7a3a"
+    dark = SOFT.numbers.index(bed.number) % 2 == 0
+    if bed.multiplier == 1:
+        return "#1d1d1d" if dark else "#e9dfc3"
+    return "#b3261e" if dark else "#1f7a3a"
+
+
 def dartboard_svg() -> Markup:
     """STUB: each bed a focusable ``path`` with ``data-bed`` and its centre; empty markers."""
     paths = []
@@ -123,7 +133,7 @@ def dartboard_svg() -> Markup:
         paths.append(
             f'<path d="{outline}" '
             f'data-bed="{notation}" data-x="{x}" data-y="{y}" role="button" tabindex="0" '
-            f'aria-label="{words}" class="bed m{region.bed.multiplier}"></path>'
+            f'aria-label="{words}" fill="{_fill(region.bed)}" class="bed"></path>'
         )
     numbers = []
     for index, number in enumerate(SOFT.numbers):
@@ -134,7 +144,7 @@ def dartboard_svg() -> Markup:
             f'text-anchor="middle">{number}</text>'
         )
     return Markup(
-        '<svg class="dartboard" viewBox="-215 -215 430 430" role="group" '
+        '<svg class="dartboard" stroke="#777" stroke-width="0.6" viewBox="-232 -232 464 464" role="group" '
         'aria-label="Dartboard: pick the bed a dart hit">'
         f'<g class="beds">{"".join(paths)}</g>'
         f'<g class="numbers" aria-hidden="true">{"".join(numbers)}</g>'
