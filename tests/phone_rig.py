@@ -18,7 +18,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from playwright.async_api import Browser, ConsoleMessage, Locator, Page, async_playwright, expect
+from playwright.async_api import (
+    Browser,
+    ConsoleMessage,
+    Locator,
+    Page,
+    Request,
+    async_playwright,
+    expect,
+)
 
 from leaderboard.database import Database
 from leaderboard.service import ServiceSettings
@@ -63,6 +71,8 @@ class BoardPage:
     width: int
     touch: bool
     errors: list[str] = field(default_factory=list)
+    fetched: list[Request] = field(default_factory=list)
+    """Every request the page finished (its HTML, styles, scripts, icons...)."""
 
     # ---------------------------------------------------------- what it shows
 
@@ -92,6 +102,16 @@ class BoardPage:
         """How far the page is wider than the viewport (0 when it fits)."""
         width: int = await self.page.evaluate("document.documentElement.scrollWidth")
         return max(0, width - self.width)
+
+    async def weight(self) -> int:
+        """Bytes the page fetched to show itself (its live stream left out)."""
+        total = 0
+        for request in self.fetched:
+            response = await request.response()
+            kind = "" if response is None else response.headers.get("content-type", "")
+            if "event-stream" not in kind:
+                total += (await request.sizes())["responseBodySize"]
+        return total
 
     async def shows_scores(self, *expected: int) -> None:
         """Wait until the scoreboard shows every score in ``expected``."""
@@ -228,8 +248,10 @@ class PhoneRig:
 
         page.on("console", on_console)
         page.on("pageerror", lambda error: board_page.errors.append(f"page error: {error}"))
+        page.on("requestfinished", board_page.fetched.append)
         try:
             await board_page.open(self.board_url)
+            await page.wait_for_load_state("networkidle")
             yield board_page
         finally:
             await context.close()
