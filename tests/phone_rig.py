@@ -41,6 +41,7 @@ __all__ = [
     "DESKTOP",
     "PHONE",
     "TABLET",
+    "TIMEOUT_MS",
     "VENUE",
     "BoardPage",
     "PhoneRig",
@@ -88,8 +89,8 @@ class BoardPage:
         return self.page.locator(f'[data-bed="{notation}"]')
 
     def status(self) -> Locator:
-        """The aria-live line where the page says what the board answered."""
-        return self.page.locator('[role="status"], [aria-live]').filter(has_not_text="\u200b")
+        """The aria-live status line where the page says what the board answered."""
+        return self.page.locator("#status")
 
     def scoreboard(self) -> Locator:
         return self.page.locator("#scoreboard")
@@ -183,19 +184,21 @@ class BoardPage:
     async def set_up_x01(self, start: int, *guests: str) -> None:
         """The Set-up panel: X01 from ``start``, ``guests`` by typed name, Start."""
         panel = self.page.locator("#setup")
-        if not await panel.is_visible():
-            await self.press("Set up a game")
-        await panel.get_by_label(re.compile(r"^\s*game\s*$", re.I)).select_option("x01")
-        start_field = panel.get_by_label(re.compile(r"^\s*start", re.I))
+        if await panel.get_attribute("open") is None:
+            await self.tap(panel.locator("summary"))
+        await panel.get_by_label("Game", exact=True).select_option("x01")
+        start_field = panel.get_by_label("start", exact=True)
         if await start_field.evaluate("e => e.tagName") == "SELECT":
             await start_field.select_option(str(start))
         else:
             await start_field.fill(str(start))
-        for guest in guests:
-            await panel.get_by_label(re.compile("guest", re.I)).fill(guest)
-            await panel.get_by_role("button", name=re.compile("add guest", re.I)).click()
-            await expect(panel).to_contain_text(guest)
-        await panel.get_by_role("button", name=re.compile(r"^\s*start", re.I)).click()
+        guest = panel.get_by_label("Guest", exact=True)
+        for name in guests:
+            await guest.fill(name)
+            row = panel.locator(".add-row").filter(has=guest)
+            await self.tap(row.get_by_role("button", name="Add", exact=True))
+            await expect(panel.locator("#setup-players")).to_contain_text(name)
+        await self.tap(panel.get_by_role("button", name="Start", exact=True))
 
 
 @dataclass
