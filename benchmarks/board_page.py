@@ -170,7 +170,7 @@ async def page_weight(browser: Browser, url: str) -> tuple[int, dict[str, int], 
     foreign: list[str] = []
     origin = url.split("/boards/")[0]
     fetched: list[Any] = []
-    page.on("requestfinished", fetched.append)
+    page.on("requestfinished", lambda request: fetched.append(request))
     await page.goto(url, wait_until="networkidle")
     for request in fetched:
         if not request.url.startswith(origin):

@@ -45,6 +45,7 @@ __all__ = [
     "VENUE",
     "BoardPage",
     "PhoneRig",
+    "game_of",
     "phone_rig",
     "scores",
 ]
@@ -56,6 +57,12 @@ TABLET = (820, 1180)
 DESKTOP = (1920, 1080)
 TIMEOUT_MS = TIMEOUT * 1000
 """Playwright's waits, as generous as the daemon tests' (a busy 2-core box)."""
+
+
+def game_of(state: dict[str, Any]) -> dict[str, Any]:
+    """The game's own part of a state (what a control changes)."""
+    keep = ("game", "options", "players", "current_player", "round", "visit", "phase", "finished")
+    return {key: state.get(key) for key in keep}
 
 
 def scores(state: dict[str, Any]) -> list[int]:
@@ -98,6 +105,14 @@ class BoardPage:
     def button(self, name: str) -> Locator:
         """A control by its accessible name (``Next``, ``Undo``...)."""
         return self.page.get_by_role("button", name=re.compile(rf"^\s*{name}\s*$", re.I))
+
+    def unexpected_errors(self) -> list[str]:
+        """The errors logged, but for chromium's note of each control the
+        service refused (a 401/403 answer to ``/command``): refusing an
+        unpaired device is what the page is for, and chromium logs every
+        4xx response."""
+        refusal = re.compile(r"status of 40[13] .*/api/boards/[^/]+/command'")
+        return [error for error in self.errors if not refusal.search(error)]
 
     async def overflow(self) -> int:
         """How far the page is wider than the viewport (0 when it fits)."""
@@ -195,7 +210,7 @@ class BoardPage:
         guest = panel.get_by_label("Guest", exact=True)
         for name in guests:
             await guest.fill(name)
-            row = panel.locator(".add-row").filter(has=guest)
+            row = guest.locator("xpath=..")  # the guest row: its field and its Add
             await self.tap(row.get_by_role("button", name="Add", exact=True))
             await expect(panel.locator("#setup-players")).to_contain_text(name)
         await self.tap(panel.get_by_role("button", name="Start", exact=True))
@@ -226,6 +241,16 @@ class PhoneRig:
         await until(lambda: latest() is not None and holds(latest()))
         return latest()
 
+    async def state_where(self, holds: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+        """The board's latest state once it ``holds``; failing, says what the
+        state was instead."""
+        try:
+            return await self.watcher.state_where(holds)
+        except TimeoutError:
+            states = self.watcher.of("state")
+            last = game_of(states[-1]) if states else None
+            raise AssertionError(f"the board's state never changed so; it is {last}") from None
+
     def commands(self) -> list[Any]:
         """Every command sent to the board so far (``cmd``), relayed ones included."""
         return self.watcher.of("cmd")
@@ -251,7 +276,7 @@ class PhoneRig:
 
         page.on("console", on_console)
         page.on("pageerror", lambda error: board_page.errors.append(f"page error: {error}"))
-        page.on("requestfinished", board_page.fetched.append)
+        page.on("requestfinished", lambda request: board_page.fetched.append(request))
         try:
             await board_page.open(self.board_url)
             await page.wait_for_load_state("networkidle")
