@@ -62,10 +62,12 @@ async def take(folder: Path) -> list[Path]:
                         if number == 0:
                             await a_game_under_way(rig, page)
                         await page.shows_visit("T20", "S19")
+                        await page.page.evaluate("window.scrollTo(0, 0)")
                         path = folder / name
                         await page.page.screenshot(path=str(path))
-                        if page.errors:
-                            raise RuntimeError(f"the page logged errors: {page.errors}")
+                        if page.unexpected_errors():
+                            errors = page.unexpected_errors()
+                            raise RuntimeError(f"the page logged errors: {errors}")
                         saved.append(path)
         finally:
             broker.stop()
