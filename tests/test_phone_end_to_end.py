@@ -78,6 +78,16 @@ def kinds(commands: list[Any]) -> list[str]:
     return [c.get("command", "?") if isinstance(c, dict) else "?" for c in commands]
 
 
+async def board_drawn(phone: BoardPage) -> None:
+    """The drawn dartboard is coloured as a board is: T20 red, S20 black, T1
+    green, S1 cream, four colours (the views' styles reached the page)."""
+    fills = [
+        await phone.bed(bed).first.evaluate("e => getComputedStyle(e).fill")
+        for bed in ("T20", "S20", "T1", "S1")
+    ]
+    assert len(set(fills)) == 4, f"the dartboard's T20, S20, T1, S1 are drawn {fills}"
+
+
 async def pair(rig: PhoneRig, phone: BoardPage, by_link: bool) -> str:
     """Pair ``phone`` with the code the board's display shows (its QR
     link, or typed); the token the page keeps."""
@@ -184,6 +194,7 @@ async def test_a_paired_device_runs_a_301_on_the_real_board_and_others_change_no
         assert await stranger.weight() < PAGE_WEIGHT
         elsewhere = [r.url for r in stranger.fetched if not r.url.startswith(rig.web_url)]
         assert elsewhere == [], "every asset is served by the venue's own service"
+        await board_drawn(stranger)
         before, sent = in_game(rig), len(rig.commands())
 
         # Nobody paired yet: the page's controls and the API refuse.
