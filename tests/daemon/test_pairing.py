@@ -48,7 +48,7 @@ async def retained_pairing(mosquitto: MosquittoBroker) -> dict[str, Any]:
         async with asyncio.timeout(TIMEOUT):
             async for message in client.messages:
                 assert message.retain
-                payload: dict[str, Any] = json.loads(bytes(message.payload))  # type: ignore[arg-type]
+                payload: dict[str, Any] = json.loads(bytes(message.payload))
                 return payload
     raise AssertionError("no retained pairing message")
 
@@ -109,7 +109,7 @@ async def test_wrong_codes_are_refused_and_five_in_a_row_draw_a_new_code(
 ) -> None:
     async with running(tmp_path, mosquitto):
         code = (await pairing_where(watcher, lambda p: True))["code"]
-        for attempt in range(4):
+        for _ in range(4):
             response = await pair(watcher, wrong(code), ANN_PHONE)
             assert not response["ok"]
             assert response["error"].startswith("wrong pairing code"), response
