@@ -418,7 +418,8 @@ async def test_join_plays_a_whole_match_as_the_guest_of_a_real_host(
     await host.start()
     guest = await asyncio.create_subprocess_exec(
         str(OCHE), "play", "--no-web", "--join", "board1",
-        "--screenshot", str(tmp_path / "shot.png"), "--size", "800x480", "--set", "board.driver=simulated", "--set", "board.id=home2",
+        "--screenshot", str(tmp_path / "shot.png"), "--size", "800x480",
+        "--set", "board.driver=simulated", "--set", "board.id=home2",
         "--set", f"mqtt.url={mosquitto.url}",
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
     )  # fmt: skip
