@@ -625,7 +625,8 @@ def _play_headless(feed: Any, args: argparse.Namespace, render_state: Any) -> in
             break
         time.sleep(0.1)
     path = Path(args.screenshot or "oche-demo.png")
-    pygame.image.save(render_state(state, args.size, joining=args.join), str(path))
+    shot = render_state(state, args.size, joining=args.join, pairing=feed.pairing)
+    pygame.image.save(shot, str(path))
     if state and state.get("game"):
         sys.stdout.write(render_scoreboard(state))
     sys.stdout.write(f"No screen here: the scoreboard was saved to {path}\n")
