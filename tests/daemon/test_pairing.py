@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -24,12 +23,6 @@ from tests.mosquitto_broker import MosquittoBroker
 WEB = "http://pub.local:8080"
 ANN_PHONE = {"id": "dev-ann-0001", "name": "Ann's phone"}
 BAR_TABLET = {"id": "dev-bar-0002", "name": "Bar tablet"}
-
-
-@pytest.fixture
-async def watcher(mosquitto: MosquittoBroker) -> AsyncIterator[Watcher]:
-    async with Watcher(mosquitto.host, mosquitto.port) as watching:
-        yield watching
 
 
 def running(tmp_path: Path, mosquitto: MosquittoBroker) -> Running:
