@@ -90,8 +90,11 @@ class Pairing(Extension):
         try:
             device = book.pair(command.code, command.device.id, command.device.name, received.at)
         except Refusal:
-            log.warning("a pairing with a wrong code was refused (%d in a row)", book.wrong_codes)
-            self._changed()  # five in a row: a new code
+            if book.wrong_codes:
+                log.warning("a pairing was refused: wrong code (%d in a row)", book.wrong_codes)
+            else:
+                log.warning("a pairing was refused: wrong code, too many in a row: a new code")
+                self._changed()
             raise
         try:
             self._keep()
