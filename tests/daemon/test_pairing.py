@@ -17,8 +17,11 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from mqtt_contract import TOPICS
+from tests.daemon.test_journal_faults import SmallFileSystem, sd_card
 from tests.daemon_harness import TIMEOUT, Running, Watcher
 from tests.mosquitto_broker import MosquittoBroker
+
+__all__ = ["sd_card"]  # the full SD card's fixture, used here too
 
 WEB = "http://pub.local:8080"
 ANN_PHONE = {"id": "dev-ann-0001", "name": "Ann's phone"}
@@ -177,3 +180,25 @@ async def test_a_board_without_a_web_page_publishes_no_url(
         first = await pairing_where(watcher, lambda p: True)
         assert first["url"] is None
         assert pairing_problems(first) == []
+
+
+@pytest.mark.slow
+async def test_a_pairing_the_journal_refuses_pairs_no_device(
+    tmp_path: Path, sd_card: SmallFileSystem, mosquitto: MosquittoBroker, watcher: Watcher
+) -> None:
+    """Not journaled, not paired: a restart could not keep it, so the board
+    refuses it (saying why) and lists no device; once the journal writes
+    again, the new code pairs."""
+    journal = f'journal.path="{sd_card.path / "journal.sqlite3"}"'
+    async with Running(tmp_path, mosquitto, [f'lobby.web_url="{WEB}"', journal]):
+        code = (await pairing_where(watcher, lambda p: True))["code"]
+        await watcher.state_where(lambda s: "board" in s)
+        sd_card.fill()
+        refused = await pair(watcher, code, ANN_PHONE)
+        assert not refused["ok"] and "journal" in refused["error"], refused
+        spent = await pairing_where(watcher, lambda p: p["code"] != code)
+        assert spent["devices"] == []
+        sd_card.free()
+        await watcher.state_where(lambda s: s["journal"]["status"] == "ok", timeout=TIMEOUT * 2)
+        assert (await pair(watcher, spent["code"], ANN_PHONE))["ok"]
+        await pairing_where(watcher, lambda p: [d["id"] for d in p["devices"]] == [ANN_PHONE["id"]])
