@@ -431,8 +431,8 @@ class Game:
         """Dart ``dart`` (1-based) of the visit on the board (:meth:`on_board`)
         really hit ``bed``: the game is replayed with it, so the state is the
         visit thrown right. A bust or win it makes or undoes follows; what
-        came after it once the game is decided (the darts after a win it
-        makes, as a board stops at a win) is dropped; a
+        came after it is dropped once the visit stops scoring (after a bust
+        or a win it makes, as a board goes to takeout there); a
         bounce-out of that dart is gone (it hit ``bed``). The board's first
         reading is kept in :attr:`corrections`."""
         index = self._correctable(dart)
@@ -447,7 +447,7 @@ class Game:
         position = index + 1
         if position < len(events) and isinstance(events[position], Bounce):
             position += 1
-        while position < len(events) and self._outcome is None:  # none after a win
+        while position < len(events) and self._visit_live:  # none once it stops scoring
             event = events[position]
             bounced = position + 1 < len(events) and isinstance(events[position + 1], Bounce)
             if isinstance(event, Bed):

@@ -90,6 +90,12 @@ def test_a_correction_that_takes_a_win_back_reopens_the_game() -> None:
     assert game.state()["visit"] == ["S20", "S10"]
 
 
+def test_a_correction_that_busts_drops_the_darts_after_it() -> None:
+    game = play("x01", f"{TO_40} S20 S5 S1 CORRECT1=T20", players=("Ann",), start=301)
+    assert game.state()["visit"] == ["T20"]
+    assert game.visit_over is not None and game.visit_over.value == "bust"
+
+
 def test_a_correction_makes_and_takes_back_a_bust() -> None:
     game = play("x01", f"{TO_40} S20 S5 CORRECT2=T20", players=("Ann",), start=301)
     assert game.visit_over is not None and game.visit_over.value == "bust"
@@ -189,11 +195,11 @@ def _visit_start(setup: Setup, stream: list[Event]) -> tuple[list[Event], Game]:
 
 
 def _throw(game: Game, darts: list[Bed]) -> list[Bed]:
-    """Throw ``darts`` as a board does, stopping once the game is decided;
-    the darts thrown."""
+    """Throw ``darts`` as a board does, stopping once the visit stops
+    scoring (a bust, a win: the board's takeout); the darts thrown."""
     thrown: list[Bed] = []
     for bed in darts:
-        if game.is_finished or not game.accepts_darts():
+        if game.visit_over is not None or not game.accepts_darts():
             break
         game.dart(bed)
         thrown.append(bed)

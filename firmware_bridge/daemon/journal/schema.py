@@ -113,7 +113,7 @@ CREATE TABLE guest_forwarded (              -- guest: every action it forwarded,
     match   TEXT NOT NULL REFERENCES guest_matches (match),
     seq     INTEGER NOT NULL,               -- 1, 2, 3, ... within the match
     action  TEXT NOT NULL,                  -- hit, dart, miss, next, undo, bounce, correct
-    segment TEXT,                           -- for hit and dart; a correct's "2=T19"
+    segment TEXT,                           -- for hit and dart, and a correct's 2=T19
     at      REAL NOT NULL,
     PRIMARY KEY (match, seq)
 ) WITHOUT ROWID;
