@@ -32,7 +32,9 @@ X01 = SessionSetup("x01", {"start": 301}, ["Ann", "Bob"])
 EVENT_SCHEMA = Draft202012Validator(TOPICS["event"].schema)
 
 
-def play(session: GameSession, moves: Sequence[Event | str], now: float = 0.0) -> list[dict[str, Any]]:
+def play(
+    session: GameSession, moves: Sequence[Event | str], now: float = 0.0
+) -> list[dict[str, Any]]:
     events: list[dict[str, Any]] = []
     for move in moves:
         event = parse_event(move) if isinstance(move, str) else move
@@ -40,7 +42,9 @@ def play(session: GameSession, moves: Sequence[Event | str], now: float = 0.0) -
     return events
 
 
-def correct(session: GameSession, dart: int, segment: str, now: float = 1.0) -> list[dict[str, Any]]:
+def correct(
+    session: GameSession, dart: int, segment: str, now: float = 1.0
+) -> list[dict[str, Any]]:
     return play(session, session.plan_correct(dart, Bed.parse(segment)), now)
 
 
