@@ -293,16 +293,7 @@ class BoardGame:
             if isinstance(caused, Dart):
                 caused = dataclasses.replace(caused, source=source)
             elif isinstance(caused, Corrected):
-                name = session.game.lineup.players[caused.player]
-                log.info(
-                    "game %d: %s's dart %d corrected from %s to %s (%s)",
-                    row,
-                    name,
-                    caused.dart,
-                    caused.was,
-                    caused.to,
-                    source,
-                )
+                _log_correction(row, session.game.lineup.players[caused.player], caused, source)
             self.publisher.publish_event(caused)
         if finish is not None:
             self.results.deliver()
@@ -480,3 +471,16 @@ def _may_reopen(last: list[str]) -> bool:
     except EngineError:
         return False
     return isinstance(event, Undo | Bounce | Correct)
+
+
+def _log_correction(row: int, name: str, corrected: Corrected, source: str) -> None:
+    """The daemon's log line for a correction: whose dart, what it was, what it is."""
+    log.info(
+        "game %d: %s's dart %d corrected from %s to %s (%s)",
+        row,
+        name,
+        corrected.dart,
+        corrected.was,
+        corrected.to,
+        source,
+    )
