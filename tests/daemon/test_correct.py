@@ -286,6 +286,13 @@ async def test_a_corrected_checkout_is_in_the_result_the_leaderboard_scores(
         result = await watcher.wait_for("result", lambda p: isinstance(p, dict))
         assert result["log"].splitlines()[-1] == "T20 T11 D14  # dart 3 read as S14"
         assert result["winner"] == 0
+        # Corrected back, the win is taken back: the game reopens, as after an undo.
+        assert (await watcher.command({"command": "correct", "dart": 3, "segment": "S14"}))["ok"]
+        state = await watcher.state_where(lambda s: s.get("finished") is False)
+        assert (state["players"][0]["score"], state["phase"]) == (14, "takeout")
+        with Journal(tmp_path / "journal.sqlite3") as journal:
+            latest = journal.games.latest_game("board1")
+            assert latest is not None and latest.status == "playing"
     # The leaderboard re-scores the log: the corrected double is Ann's checkout.
     scored = score_result(result)
     assert scored.visits[-1].darts == ("T20", "T11", "D14")
