@@ -23,8 +23,11 @@ from leaderboard.live_hub import (
     StreamSlots,
 )
 from leaderboard.log_throttle import ThrottledLog
+from leaderboard.pairings import BoardPairings
 from leaderboard.venues import VenueMap
 from leaderboard.web import (
+    api_boards,
+    api_games,
     api_join,
     api_leaderboard,
     api_live,
@@ -58,10 +61,14 @@ def create_app(
     max_live_streams_per_client: int = DEFAULT_MAX_STREAMS_PER_CLIENT,
     relay: CommandRelay | None = None,
     card_linker: CardLinker | None = None,
+    pairings: BoardPairings | None = None,
 ) -> FastAPI:
     """The app: ``/api/...``, ``/`` (the bar's TV), ``/players/{name}``,
     ``/join/{board}`` (a phone joins a lobby through ``relay``; without one
-    the join answers 503; ``card_linker`` stores a card the board linked), and
+    the join answers 503; ``card_linker`` stores a card the board linked), a
+    board's own API ``/api/boards/{board}/...`` (pairing and control through
+    ``relay``; ``pairings`` the devices each board lists, fed by the MQTT
+    side: without it none is known and the database alone decides), and
     the admin views behind ``admin_password_hash`` (refused without one).
     A bad hash or stream limit is a ``ValueError`` saying which."""
     app = FastAPI(
@@ -81,6 +88,8 @@ def create_app(
     app.state.relay = relay
     app.state.card_linker = card_linker
     app.state.join_limit = BadCodeLimit()
+    app.state.pair_limit = BadCodeLimit()
+    app.state.pairings = pairings if pairings is not None else BoardPairings(database)
     for module in (
         api_leaderboard,
         api_players,
@@ -89,6 +98,8 @@ def create_app(
         api_rejected,
         api_live,
         api_join,
+        api_boards,
+        api_games,
         pages,
         join_page,
     ):
