@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import unicodedata
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, HTTPException, Request
@@ -35,7 +36,7 @@ from leaderboard.pairings import (
     pairing_of,
 )
 from leaderboard.phone_roster import venue_players
-from leaderboard.web.api_join import RosterName
+from leaderboard.web.api_join import NAME_PATTERN, RosterName
 from leaderboard.web.api_live import open_stream
 from leaderboard.web.dependencies import HubDep, Problem, StreamSlotsDep, VenuesDep
 from leaderboard.web.join_checks import BadCodeLimit, JoinRefusedError
@@ -77,7 +78,7 @@ class PairRequest(BaseModel):
             min_length=1,
             max_length=64,
             description="What to call this browser on the board's list of paired devices.",
-            json_schema_extra={"pattern": "^.*\\S.*$"},
+            json_schema_extra={"pattern": NAME_PATTERN},
         ),
         AfterValidator(lambda name: _device_name(name)),
     ]
@@ -85,7 +86,7 @@ class PairRequest(BaseModel):
 
 def _device_name(name: str) -> str:
     """``name`` stripped; a ValueError for a blank one or a control character."""
-    if any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in name):
+    if any(unicodedata.category(c) in ("Cc", "Cs") for c in name):
         raise ValueError("a device name has no control characters")
     clean = name.strip()
     if not clean:
@@ -206,6 +207,7 @@ async def get_board_live(
     response_model=Paired,
     responses={
         **_UNKNOWN_BOARD,
+        400: {"description": "The body is not JSON.", "model": Problem},
         403: {"description": "The board refused the code (its reason).", "model": Problem},
         429: {"description": "Too many wrong codes from this address: wait.", "model": Problem},
         **_RELAY_DOWN,

@@ -7,12 +7,15 @@ OpenAPI document at ``/openapi.json``."""
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.exception_handlers import http_exception_handler
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DBAPIError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from leaderboard.command_relay import CommandRelay
 from leaderboard.database import Database
@@ -106,6 +109,7 @@ def create_app(
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.add_exception_handler(DBAPIError, _database_unavailable)
+    app.add_exception_handler(StarletteHTTPException, _allow_every_method)
     app.add_middleware(SecurityHeaders)
     return app
 
@@ -121,3 +125,28 @@ async def _database_unavailable(request: Request, error: Exception) -> JSONRespo
         status_code=503,
         headers={"Retry-After": "5"},
     )
+
+
+def _documented_methods(app: FastAPI, path: str) -> list[str]:
+    """The methods the OpenAPI document gives the path template ``path`` matches."""
+    for template, operations in app.openapi()["paths"].items():
+        parts = [
+            "[^/]+" if part.startswith("{") and part.endswith("}") else re.escape(part)
+            for part in template.split("/")
+        ]
+        if re.fullmatch("/".join(parts), path):
+            return sorted(method.upper() for method in operations)
+    return []
+
+
+async def _allow_every_method(request: Request, error: Exception) -> Response:
+    """A 405's ``Allow`` names every method the path takes: Starlette names
+    only the first route's (``GET /api/boards/{board}/pairing``, not its
+    ``DELETE``). Any other HTTP error is FastAPI's own answer."""
+    assert isinstance(error, StarletteHTTPException)
+    if error.status_code == 405:
+        methods = _documented_methods(request.app, request.url.path)
+        if methods:
+            headers = {**(error.headers or {}), "Allow": ", ".join(methods)}
+            error = StarletteHTTPException(405, error.detail, headers=headers)
+    return await http_exception_handler(request, error)
