@@ -63,7 +63,7 @@ class BoardPeer:
 
     def publish_pairing(self, wait: bool = True) -> None:
         """The retained ``pairing`` now: the code and the devices."""
-        document = {"code": self.code, "url": None, "devices": self.devices}
+        document: dict[str, Any] = {"code": self.code, "url": None, "devices": self.devices}
         document["updated_at"] = time.time()
         self._publish("pairing", json.dumps(document).encode(), retain=True, wait=wait)
 
