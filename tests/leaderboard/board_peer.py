@@ -67,6 +67,10 @@ class BoardPeer:
         document["updated_at"] = time.time()
         self._publish("pairing", json.dumps(document).encode(), retain=True, wait=wait)
 
+    def publish_raw_pairing(self, payload: bytes) -> None:
+        """Anything on the retained ``pairing`` (b"": the topic cleared)."""
+        self._publish("pairing", payload, retain=True)
+
     def event(self, event: dict[str, Any]) -> None:
         """An ``event`` of the board (a dart thrown, say)."""
         self._publish("event", json.dumps(event).encode())

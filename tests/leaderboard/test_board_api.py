@@ -313,6 +313,27 @@ def test_a_device_the_board_unpairs_is_refused_and_its_token_deleted(
     assert command(service.url, "pub", {"command": "miss"}, other).status_code == 200
 
 
+def test_a_pairing_message_that_is_no_list_changes_nothing_and_a_cleared_one_unpairs_all(
+    service: ServiceThread, pub: BoardPeer
+) -> None:
+    token = paired(service.url, pub)
+    pub.publish_raw_pairing(b'{"code": "12"}')  # not a pairing state: ignored
+    pub.publish_raw_pairing(b"not json")
+    # A state published after them arrives after them (one publisher, one subscriber).
+    pub.publish_state({"phase": "idle", "board": {"id": "pub"}, "after": "garbage"})
+    until(
+        lambda: httpx.get(f"{service.url}/api/boards/pub").json()["state"].get("after"),
+        "the service heard the state after the unreadable pairing messages",
+    )
+    assert len(stored_pairings(service.settings.db_url)) == 1
+    assert command(service.url, "pub", {"command": "next"}, token).status_code == 200
+    pub.publish_raw_pairing(b"")  # the board cleared its topic: no device is paired
+    until(
+        lambda: command(service.url, "pub", {"command": "next"}, token).status_code == 401,
+        "a cleared pairing topic unpairs every device",
+    )
+
+
 def test_forgetting_the_token_ends_its_control(service: ServiceThread, pub: BoardPeer) -> None:
     token = paired(service.url, pub)
     forgot = httpx.delete(f"{service.url}/api/boards/pub/pairing", headers=bearer(token))
