@@ -38,6 +38,7 @@ from leaderboard.web import (
     api_records,
     api_rejected,
     api_results,
+    board_page,
     join_page,
     pages,
 )
@@ -105,6 +106,7 @@ def create_app(
         api_games,
         pages,
         join_page,
+        board_page,
     ):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
