@@ -97,6 +97,7 @@
         localStorage.setItem(tokenKey, JSON.stringify({ token: answer.token, device: answer.device }));
         showPairing();
         say("This device controls board " + board + " now", "good");
+        loadRoster(); // the venue's players are for paired devices only
         return true;
       }
       outcome.textContent = "Not paired: " + problem(answer, response);
@@ -168,12 +169,13 @@
     end_game: "End game", new_game: "New game", correct: "Correction",
   };
 
-  async function send(command) {
+  function authHeaders() {
     const paired = pairing();
-    const headers = { "Content-Type": "application/json" };
-    if (paired) {
-      headers.Authorization = "Bearer " + paired.token;
-    }
+    return paired ? { Authorization: "Bearer " + paired.token } : {};
+  }
+
+  async function send(command) {
+    const headers = Object.assign({ "Content-Type": "application/json" }, authHeaders());
     const what = sentWords[command.command] || command.command;
     say(what + "…", "waiting");
     try {
@@ -552,7 +554,7 @@
 
   async function loadRoster() {
     try {
-      const response = await fetch(api + "/roster");
+      const response = await fetch(api + "/roster", { headers: authHeaders() });
       if (!response.ok) {
         return; // no roster for this board: guests only
       }
