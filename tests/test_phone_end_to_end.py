@@ -13,14 +13,7 @@ daemon on a pty board, ``run_service``, chromium, one Mosquitto.
 The issue asks for darts on the page "within 2 s"; the tests wait for them
 with the house's generous deadline and benchmarks/board_page.py measures
 the time (docs/benchmarks.md), as every speed here is measured, never
-asserted.
-
-Known to fail on main at 4379691 (both sizes): the board page's script
-(static/board.js, ``loadRoster``) fetches ``/api/boards/{board}/roster``
-without the device's token, which the board API keeps behind it, so every
-page load logs a 401 console error (``fits`` fails). With the fetch sending
-``Authorization: Bearer`` when paired (and skipped when not), the whole
-test passes."""
+asserted."""
 
 from __future__ import annotations
 
