@@ -58,13 +58,14 @@ chromium:
 postgres:
 	@.ci/postgres
 
-bench: $(STAMP) mosquitto postgres
+bench: $(STAMP) mosquitto postgres chromium
 	$(BIN)/python -m benchmarks.engine
 	$(BIN)/python -m benchmarks.drivers
 	$(BIN)/python -m benchmarks.bots
 	$(BIN)/python -m benchmarks.latency
 	$(BIN)/python -m benchmarks.year
 	$(BIN)/python -m benchmarks.loop_stalls
+	$(BIN)/python -m benchmarks.board_page
 	$(BIN)/python -m benchmarks.remote
 	$(BIN)/python -m benchmarks.leaderboard
 

@@ -12,6 +12,7 @@ import pytest
 
 from benchmarks.engine import dart_stream, darts_per_second, game_moves
 from engine import game_ids, new_game
+from tests.browser import chromium_path
 from tests.mosquitto_broker import mosquitto_binary
 from tests.paths import REPO
 
@@ -114,3 +115,12 @@ def test_the_loop_stalls_benchmark_runs() -> None:
     assert "skill test: last dart -> finished state" in out and "idle 0.2 s, largest stall" in out
     for scenario in ("skill-test finish", "checkout spread", "remote undo", "books, coin"):
         assert f"{scenario}" in out and "largest stall" in out
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(mosquitto_binary() is None, reason="needs a mosquitto binary")
+@pytest.mark.skipif(chromium_path() is None, reason="needs chromium")
+def test_the_board_page_benchmark_runs() -> None:
+    out = bench("board_page", "--darts", "4", "--loads", "2")
+    assert "dart -> page, p99" in out and "service and page (state -> DOM)" in out
+    assert "page weight" in out and "first contentful paint, median of 2" in out
