@@ -32,6 +32,7 @@ from leaderboard.web import (
     api_records,
     api_rejected,
     api_results,
+    app_shell,
     join_page,
     pages,
 )
@@ -91,6 +92,7 @@ def create_app(
         api_join,
         pages,
         join_page,
+        app_shell,
     ):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
