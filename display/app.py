@@ -59,6 +59,7 @@ from display.sprites import Sprites
 from display.state_feed import StateFeed
 from mqtt_contract import PayloadError, Phase, StateView
 from mqtt_contract.lobby_payload import LobbyState, ResultLines
+from mqtt_contract.pairing_payload import PairingState
 
 __all__ = [
     "DEFAULT_SIZE",
@@ -183,14 +184,15 @@ def render_state(
     joining: str | None = None,
     lobby: LobbyState | None = None,
     lines: ResultLines | None = None,
+    pairing: PairingState | None = None,
 ) -> pygame.Surface:
     """The frame the display shows for ``state`` (an MQTT state payload, or
     or its parsed view, ``None`` before one arrived) in a ``size`` window, at animation time
     ``clock``, with the daemon ``availability`` (``online``, ``offline`` or
     ``no-broker``), the ``leaderboards`` snapshots (the attract screen's),
     the host the board waits to join (``oche play --join``), if any, the
-    state's ``lobby`` (read from a state payload when not given) and the
-    leaderboard's after-game ``lines``.
+    state's ``lobby`` (read from a state payload when not given), the
+    leaderboard's after-game ``lines`` and the board's ``pairing``.
     Reads ``state`` only. Pass ``layout`` to see where text went, ``sprites``
     for a render cache of the caller's (none: the shared one, display/sprites.py)."""
     surface = pygame.Surface(size)
@@ -206,6 +208,7 @@ def render_state(
     scene.joining = joining
     scene.set_lobby(lobby)
     scene.lines = lines
+    scene.pairing = pairing
     scene.clock = clock
     scene.draw(surface, layout)
     draw_banners(surface, layout, state, availability, clock, lines)
@@ -416,6 +419,7 @@ class DisplayApp:
         self.scene.joining = self.joining
         self.scene.set_lobby(self.feed.lobby)
         self.scene.lines = self.feed.lines
+        self.scene.pairing = self.feed.pairing
         events = self.feed.events()
         for payload in events:
             if not self.in_operator and _is_button(payload, OPERATOR_BUTTON):
@@ -556,7 +560,9 @@ def run_display(
             return EXIT_NO_STATE
         _, _, availability, connected = feed.snapshot()
         available = _availability(availability, connected)
-        surface = render_state(state, size, available, lobby=feed.lobby, lines=feed.lines)
+        surface = render_state(
+            state, size, available, lobby=feed.lobby, lines=feed.lines, pairing=feed.pairing
+        )
         screenshot = Path(os.fspath(screenshot))
         if screenshot.parent and not screenshot.parent.exists():
             screenshot.parent.mkdir(parents=True, exist_ok=True)

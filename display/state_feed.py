@@ -35,7 +35,9 @@ without one; a malformed one is logged once and read as ``None``). The
 leaderboard's after-game lines, retained on ``{base}/{board}/result/lines``,
 are :attr:`StateFeed.lines`: kept when they arrive while no game runs, and
 forgotten once a state shows a game running again (they were the last
-game's), so the game-over panel never shows another game's lines.
+game's), so the game-over panel never shows another game's lines. The
+board's retained ``pairing`` (its pairing code and paired devices, which the
+idle screen and the operator menu show) is :attr:`StateFeed.pairing`.
 
 It also subscribes to every game's leaderboard snapshot,
 ``{base}/leaderboard/+`` (retained, published by the leaderboard service):
@@ -76,6 +78,7 @@ from mqtt_contract import (
     parse_broker_url,
 )
 from mqtt_contract.lobby_payload import LobbyState, ResultLines
+from mqtt_contract.pairing_payload import PairingState
 
 __all__ = ["StateFeed"]
 
@@ -84,7 +87,7 @@ log = logging.getLogger(__name__)
 _MAX_EVENTS = 256
 _MAX_PENDING = 256
 """How many sent commands the feed remembers while their answers are due."""
-_SUBSCRIPTIONS = ("availability", "state", "event", "cmd/response", "result/lines")
+_SUBSCRIPTIONS = ("availability", "state", "event", "cmd/response", "result/lines", "pairing")
 _RUNNING = (Phase.THROWING, Phase.TAKEOUT, Phase.WAITING_REMOTE)
 """The phases of a game on: the last game's lines are stale then."""
 MAX_GAMES = 64
@@ -123,6 +126,7 @@ class StateFeed(BackgroundMqtt):
         self._lobby: LobbyState | None = None
         self._lobby_problem: str | None = None
         self._lines: ResultLines | None = None
+        self._pairing: PairingState | None = None
         self._serial = 0
         self._availability: str | None = None
         self._leaderboards: dict[str, Snapshot] = {}
@@ -159,6 +163,14 @@ class StateFeed(BackgroundMqtt):
         """The leaderboard's lines of the board's last finished game, or ``None``."""
         with self._lock:
             return self._lines
+
+    @property
+    def pairing(self) -> PairingState | None:
+        """The board's pairing code and paired devices (its retained
+        ``pairing``), or ``None``: none yet, or a broker that keeps it from
+        this display's account."""
+        with self._lock:
+            return self._pairing
 
     @property
     def state_serial(self) -> int:
@@ -292,6 +304,9 @@ class StateFeed(BackgroundMqtt):
         if topic == self.topics["result/lines"]:
             self._take_lines(topic, data)
             return
+        if topic == self.topics["pairing"]:
+            self._take_pairing(topic, data)
+            return
         text = data.decode("utf-8", "replace")
         if topic == self.topics["availability"]:
             with self._changed:
@@ -344,6 +359,20 @@ class StateFeed(BackgroundMqtt):
             if lines is not None and view is not None and view.phase in _RUNNING:
                 return  # a game runs: these are the last game's
             self._lines = lines
+            self._changed.notify_all()
+
+    def _take_pairing(self, topic: str, data: bytes) -> None:
+        """Keep the board's pairing; an empty message takes it away, one the
+        display cannot read is ignored with a log line (never its code)."""
+        pairing: PairingState | None = None
+        if data:
+            try:
+                pairing = PairingState.from_json(json.loads(data))
+            except (ValueError, RecursionError) as error:  # a PayloadError is a ValueError
+                log.warning("%s: pairing ignored: %s", topic, type(error).__name__)
+                return
+        with self._changed:
+            self._pairing = pairing
             self._changed.notify_all()
 
     def _take_snapshot(self, topic: str, game: str, data: bytes) -> None:

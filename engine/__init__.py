@@ -4,6 +4,7 @@ the state JSON every client shows. No I/O; imports nothing else of Oche's."""
 from engine.beds import ALL_BEDS, DB, MISS, SB, Bed
 from engine.checkout import checkout, checkout_text
 from engine.errors import (
+    CorrectionError,
     EngineError,
     GameLogError,
     GameOverError,
@@ -19,6 +20,7 @@ from engine.events import (
     END_VISIT,
     UNDO,
     Bounce,
+    Correct,
     EndVisit,
     Event,
     Undo,
@@ -44,6 +46,8 @@ __all__ = [
     "X01",
     "Bed",
     "Bounce",
+    "Correct",
+    "CorrectionError",
     "Cricket",
     "CricketShanghai",
     "EndVisit",

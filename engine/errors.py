@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 __all__ = [
+    "CorrectionError",
     "EngineError",
     "GameLogError",
     "GameOverError",
@@ -55,6 +56,10 @@ class NothingToUndoError(EngineError):
 
 class NothingToBounceError(EngineError):
     """BOUNCE asked for while there is no dart of the visit to take back."""
+
+
+class CorrectionError(EngineError):
+    """A correction asked for with no such dart on the board to correct."""
 
 
 class GameLogError(EngineError):

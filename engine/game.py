@@ -2,9 +2,10 @@
 
 A game is a deterministic function of its event log. This class runs the part
 every game shares (whose turn it is, three-dart visits, dead darts, rounds,
-eliminations, undo and bounce-outs by replay) and calls named hooks that each game overrides
-to score (``_setup``, ``_on_dart``, ``_on_visit_end``, ``_next_side``,
-``_on_round_limit``, ``_side_state``, ``_player_stats``).
+eliminations, undo, bounce-outs and corrections by replay) and calls named
+hooks that each game overrides to score (``_setup``, ``_on_dart``,
+``_on_visit_end``, ``_next_side``, ``_on_round_limit``, ``_side_state``,
+``_player_stats``).
 """
 
 from __future__ import annotations
@@ -16,8 +17,14 @@ from enum import StrEnum
 from typing import Any, ClassVar
 
 from engine.beds import MISS, Bed
-from engine.errors import GameOverError, LineupError, NothingToBounceError, NothingToUndoError
-from engine.events import BOUNCE, END_VISIT, Bounce, EndVisit, Event, Undo
+from engine.errors import (
+    CorrectionError,
+    GameOverError,
+    LineupError,
+    NothingToBounceError,
+    NothingToUndoError,
+)
+from engine.events import BOUNCE, END_VISIT, Bounce, Correct, EndVisit, Event, Undo
 from engine.lineup import MAX_PLAYERS, Lineup
 from engine.options import Option, OptionValue, resolve_options
 from engine.traits import Average, Family, Highlight
@@ -141,6 +148,7 @@ class Game:
         self._visits = [0] * players_count
         self._bounce_outs = [0] * players_count
         self._last_dart: tuple[int, Bed] | None = None
+        self._corrections: dict[int, Bed] = {}
         self._setup()
 
     @classmethod
@@ -250,6 +258,12 @@ class Game:
         return tuple(self._events)
 
     @property
+    def corrections(self) -> dict[int, Bed]:
+        """The corrected darts of :attr:`events`: each one's index there and
+        the bed the board first read it as (the audit a log's comment shows)."""
+        return dict(self._corrections)
+
+    @property
     def current_player(self) -> int:
         """Index of the player who throws the next dart."""
         return self._player
@@ -328,6 +342,8 @@ class Game:
             raise NothingToUndoError("nothing to undo: no dart has been thrown")
         if isinstance(event, Bounce) and self.bounceable() is None:
             raise NothingToBounceError(self._no_bounce_reason())
+        if isinstance(event, Correct):
+            self._correctable(event.dart)
 
     def _no_bounce_reason(self) -> str:
         """Why no dart can bounce out now, in words."""
@@ -348,6 +364,8 @@ class Game:
             self.undo()
         elif isinstance(event, Bounce):
             self.bounce()
+        elif isinstance(event, Correct):
+            self.correct(event.dart, event.bed)
         else:
             raise TypeError(f"not a game event: {event!r}")
 
@@ -385,8 +403,64 @@ class Game:
         for index in range(len(events) - 1, -1, -1):
             if isinstance(events[index], Bed):
                 self._replay(events[:index])
+                self._corrections = {at: bed for at, bed in self._corrections.items() if at < index}
                 return
         raise NothingToUndoError("nothing to undo: no dart has been thrown")
+
+    def on_board(self) -> tuple[Bed, ...]:
+        """The darts of the visit a :meth:`correct` changes: the visit of the
+        last dart thrown (in progress, just closed, or the final one), as they
+        count (a bounced-out dart as a miss); empty when no dart is thrown."""
+        if self._visit:
+            return tuple(self._visit)
+        return tuple(self._last_visit[1]) if self._last_visit is not None else ()
+
+    def _correctable(self, dart: int) -> int:
+        """The index in :attr:`events` of dart ``dart`` (1-based) of the visit
+        on the board; a :class:`CorrectionError` says why there is none."""
+        darts = len(self.on_board())
+        if not darts:
+            raise CorrectionError("no dart to correct: no dart has been thrown")
+        if not 1 <= dart <= darts:
+            thrown = f"{darts} dart" + ("" if darts == 1 else "s")
+            raise CorrectionError(f"no dart {dart} to correct: the visit has {thrown}")
+        beds = [index for index, event in enumerate(self._events) if isinstance(event, Bed)]
+        return beds[len(beds) - darts + dart - 1]
+
+    def correct(self, dart: int, bed: Bed) -> None:
+        """Dart ``dart`` (1-based) of the visit on the board (:meth:`on_board`)
+        really hit ``bed``: the game is replayed with it, so the state is the
+        visit thrown right. A bust or win it makes or undoes follows; what
+        came after it is dropped once the visit stops scoring (after a bust
+        or a win it makes, as a board goes to takeout there); a
+        bounce-out of that dart is gone (it hit ``bed``). The board's first
+        reading is kept in :attr:`corrections`."""
+        index = self._correctable(dart)
+        events, corrections = list(self._events), dict(self._corrections)
+        read_as = corrections.get(index, events[index])
+        assert isinstance(read_as, Bed)
+        kept = {at: was for at, was in corrections.items() if at < index}
+        if bed != read_as:
+            kept[index] = read_as
+        self._replay(events[:index])
+        self.dart(bed)
+        position = index + 1
+        if position < len(events) and isinstance(events[position], Bounce):
+            position += 1
+        while position < len(events) and self._visit_live:  # none once it stops scoring
+            event = events[position]
+            bounced = position + 1 < len(events) and isinstance(events[position + 1], Bounce)
+            if isinstance(event, Bed):
+                if position in corrections:
+                    kept[len(self._events)] = corrections[position]
+                if bounced:
+                    self._bounced(event)
+                else:
+                    self.dart(event)
+            elif isinstance(event, EndVisit):
+                self.end_visit()
+            position += 2 if isinstance(event, Bed) and bounced else 1
+        self._corrections = kept
 
     def bounce(self) -> None:
         """The last dart bounced out: it becomes a miss (still thrown, scoring
@@ -411,7 +485,9 @@ class Game:
     def _replay(self, events: Sequence[Event]) -> None:
         """Back to the start, then the effective ``events`` again; a dart and
         the ``BOUNCE`` after it are thrown as one bounced miss, so a bounce
-        costs no replay of its own here."""
+        costs no replay of its own here. The corrections are kept: the
+        caller trims them."""
+        corrections = self._corrections
         self._reset()
         count = len(events)
         for index, event in enumerate(events):
@@ -425,6 +501,7 @@ class Game:
                 self._bounced(event)
             else:
                 self.push(event)
+        self._corrections = corrections
 
     def state(self) -> dict[str, Any]:
         """The state JSON shared by every game (see docs/state.md)."""
@@ -535,6 +612,18 @@ class PickingGame(Game):
 
     def bounce(self) -> None:
         raise NothingToBounceError(self._no_bounce_reason())
+
+    def on_board(self) -> tuple[Bed, ...]:
+        """Nothing: a pick is no dart of a visit to correct."""
+        return ()
+
+    def _correctable(self, dart: int) -> int:
+        raise CorrectionError(
+            f"{self.name} has no visits to correct: a dart picks; UNDO takes a pick back"
+        )
+
+    def correct(self, dart: int, bed: Bed) -> None:
+        self._correctable(dart)
 
     def accepts_darts(self) -> bool:
         return self._outcome is None

@@ -3,7 +3,8 @@
 A line with fewer than three darts is a visit that ended early; ``#`` starts a
 comment; ``UNDO`` takes back the last dart, ``BOUNCE`` makes the last dart a
 bounce-out (a miss that counts as one; written right after its dart, on its
-line) and ``NEXT`` ends a visit inside a line. This is what ``oche replay``
+line), ``NEXT`` ends a visit inside a line and ``CORRECT2=T19`` replaces dart 2
+of the visit on the board (the last dart's) with the bed it really hit. This is what ``oche replay``
 reads and ``oche export`` writes, so any result can be re-scored.
 
 A log that ``oche export`` wrote starts with a header of comment lines; its
@@ -18,7 +19,7 @@ nothing and ``NEXT`` is written and read as a token of its own.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -176,10 +177,12 @@ def format_game_log(game: Game) -> str:
     """The log text of ``game``'s effective events (:attr:`Game.events`): each
     visit on its own line, a visit still in progress written as ended. A
     :class:`PickingGame` has no visits: every ``NEXT`` is written and ends a
-    line. :func:`replay_log` reads either back into the same game."""
+    line. A corrected dart is written as corrected, with a comment saying what
+    the board read (``T20 T19 S5  # dart 2 read as S19``). :func:`replay_log`
+    reads either back into the same game."""
     if isinstance(game, PickingGame):
         return _format_moves(game.events)
-    return _format_visits(game.events)
+    return _format_visits(game.events, game.corrections)
 
 
 def _format_moves(events: Iterable[Event]) -> str:
@@ -195,26 +198,34 @@ def _format_moves(events: Iterable[Event]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def _format_visits(events: Iterable[Event]) -> str:
-    lines: list[str] = []
-    visit: list[str] = []
+def _format_visits(events: Iterable[Event], corrections: Mapping[int, Bed]) -> str:
+    lines: list[tuple[list[str], list[str]]] = []  # each visit's tokens, its comments
+    visit: tuple[list[str], list[str]] = ([], [])
     darts = 0
-    for event in events:
+    for index, event in enumerate(events):
         if isinstance(event, Bed):
-            visit.append(event.notation)
+            visit[0].append(event.notation)
             darts += 1
+            if index in corrections:
+                visit[1].append(f"dart {darts} read as {corrections[index].notation}")
             if darts == DARTS_PER_VISIT:
-                lines.append(" ".join(visit))
-                visit, darts = [], 0
-        elif isinstance(event, EndVisit) and visit:
-            lines.append(" ".join(visit))
-            visit, darts = [], 0
+                lines.append(visit)
+                visit, darts = ([], []), 0
+        elif isinstance(event, EndVisit) and visit[0]:
+            lines.append(visit)
+            visit, darts = ([], []), 0
         elif isinstance(event, Bounce):
             # Right after its dart, on that dart's line (a third dart ended it).
-            if visit:
-                visit.append(str(event))
+            if visit[0]:
+                visit[0].append(str(event))
             elif lines:
-                lines[-1] += f" {event}"
-    if visit:
-        lines.append(" ".join(visit))
-    return "".join(line + "\n" for line in lines)
+                lines[-1][0].append(str(event))
+    if visit[0]:
+        lines.append(visit)
+    return "".join(_log_line(tokens, notes) for tokens, notes in lines)
+
+
+def _log_line(tokens: list[str], notes: list[str]) -> str:
+    """One visit's line: its tokens, then what was corrected as a comment."""
+    comment = f"  # {'; '.join(notes)}" if notes else ""
+    return " ".join(tokens) + comment + "\n"

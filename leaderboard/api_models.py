@@ -16,9 +16,18 @@ from mqtt_contract import Period
 __all__ = [
     "ROW_MODELS",
     "AveragePoint",
+    "CommandTaken",
+    "CpuLevel",
+    "CpuPlayers",
     "CricketRow",
+    "DeviceInfo",
+    "GameCatalogue",
+    "GameEntry",
+    "GameOptionEntry",
     "LeaderboardRow",
     "LiveBoard",
+    "Paired",
+    "PairingStatus",
     "Period",
     "PlayerCard",
     "PlayerGameStats",
@@ -202,3 +211,86 @@ class LiveBoard(BaseModel):
     venue: str
     availability: Literal["online", "offline", "unknown"]
     state: dict[str, object] | None
+
+
+class DeviceInfo(BaseModel):
+    """A browser paired to control a board: the id the service minted, the name its owner gave."""
+
+    id: str
+    name: str
+
+
+class Paired(BaseModel):
+    """A pairing the board took: the token (shown this once: the service keeps
+    its SHA-256 only) to send as ``Authorization: Bearer TOKEN``."""
+
+    token: str
+    board: str
+    device: DeviceInfo
+
+
+class PairingStatus(BaseModel):
+    """What a token is: paired to ``board`` as ``device`` since ``paired_at``."""
+
+    paired: Literal[True]
+    board: str
+    device: DeviceInfo
+    paired_at: float
+
+
+class CommandTaken(BaseModel):
+    """The board took the command."""
+
+    ok: Literal[True]
+
+
+class GameOptionEntry(BaseModel):
+    """One option of a game as a setup form offers it: ``type`` is ``bool``,
+    ``int`` or ``str`` (the type of ``default``); ``choices`` or the bounds say
+    what it takes."""
+
+    name: str
+    type: Literal["bool", "int", "str"]
+    default: bool | int | str
+    help: str
+    choices: list[bool | int | str]
+    minimum: int | None
+    maximum: int | None
+
+
+class GameEntry(BaseModel):
+    """A game a board plays, for a setup form: its options and the lineups it
+    takes (``sides_min`` to ``sides_max`` players, or teams when ``teams``)."""
+
+    id: str
+    name: str
+    summary: str
+    options: list[GameOptionEntry]
+    lineup: str = Field(description='The lineups in words: "2 to 8 players or teams".')
+    sides_min: int
+    sides_max: int
+    max_players: int
+    teams: bool
+
+
+class CpuLevel(BaseModel):
+    """A computer player's level and the three-dart average it is built for."""
+
+    level: int
+    average: float
+
+
+class CpuPlayers(BaseModel):
+    """The computer players a ``new_game`` may have: ``{"cpu": LEVEL}`` or
+    ``{"cpu": {"average": A}}`` with A from ``average_min`` to ``average_max``."""
+
+    levels: list[CpuLevel]
+    average_min: float
+    average_max: float
+
+
+class GameCatalogue(BaseModel):
+    """``GET /api/games``: every game, and the computer players."""
+
+    games: list[GameEntry]
+    cpu: CpuPlayers

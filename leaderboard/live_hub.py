@@ -1,5 +1,6 @@
-"""The service's in-process fan-out for ``/api/live``: the MQTT side posts new
-results and each board's state and availability here, and every open
+"""The service's in-process fan-out for ``/api/live`` and each board's
+``/api/boards/{board}/live``: the MQTT side posts new results, each board's
+state and availability, and its events here, and every open
 Server-Sent Events stream gets its own bounded queue. :class:`StreamSlots`
 bounds how many streams are open, in all and per client address, so a crowd
 of clients cannot use up the service's file descriptors. No I/O of its own."""
@@ -21,7 +22,9 @@ __all__ = [
     "StreamSlots",
 ]
 
-LiveKind = Literal["result", "state", "availability", "leaderboard"]
+LiveKind = Literal["result", "state", "availability", "leaderboard", "event"]
+"""``event``: a board's ``event`` payload, ``{"board", "venue", "event"}``
+(its own board's stream alone carries them)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +67,14 @@ class LiveHub:
             board=board, venue=venue, availability=availability, state=state
         )
         self.post(LiveMessage("availability", self._boards[board].model_dump()))
+
+    def board(self, board: str) -> LiveBoard | None:
+        """``board`` as last heard, or None when it was never heard."""
+        return self._boards.get(board)
+
+    def board_event(self, board: str, venue: str, event: dict[str, Any]) -> None:
+        """An ``event`` of ``board`` arrived (a dart, a correction, a takeout ...)."""
+        self.post(LiveMessage("event", {"board": board, "venue": venue, "event": event}))
 
     def post(self, message: LiveMessage) -> None:
         """Hand ``message`` to every subscriber (call on the loop's thread)."""

@@ -33,6 +33,7 @@ from leaderboard.figures import LINE_FIGURES, TOTAL_FIGURES, Figure
 
 __all__ = [
     "Base",
+    "BoardPairing",
     "LineFigures",
     "Player",
     "PlayerCard",
@@ -108,6 +109,23 @@ class PlayerCard(Base):
     venue_id: Mapped[int] = mapped_column(ForeignKey("venues.id", ondelete="CASCADE"))
     card_hash: Mapped[str] = mapped_column(String(64))
     added_at: Mapped[float] = mapped_column(Float)
+
+
+class BoardPairing(Base):
+    """A browser paired to control a board from the web (docs/leaderboard.md,
+    "Controlling a board"): its bearer token as a SHA-256 digest only (the
+    token itself is shown to the browser once), the board it controls, and
+    the device id and name the board lists on its ``pairing`` topic."""
+
+    __tablename__ = "board_pairings"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    """The token's SHA-256, hex: a token is looked up by its digest."""
+    board: Mapped[str] = mapped_column(String(NAME_LENGTH), index=True)
+    device_id: Mapped[str] = mapped_column(String(64), unique=True)
+    device_name: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[float] = mapped_column(Float)
 
 
 class Result(Base):

@@ -5,7 +5,10 @@ confirmed to its board on ``{base}/{board}/result/stored`` and acknowledged
 (PUBACK), in arrival order; each board's ``state`` and ``availability``
 handed to the live hub, the snapshots published, and snapshots from any
 instance passed to the hub; each known board's ``roster`` and, once its
-result is stored, ``result/lines`` (:mod:`leaderboard.board_feeds`). The
+result is stored, ``result/lines`` (:mod:`leaderboard.board_feeds`); each
+board's ``event`` to the hub (its own board page's stream) and its retained
+``pairing``'s devices to :class:`~leaderboard.pairings.BoardPairings`, which
+deletes the tokens of devices the board unpaired. The
 instance's own availability,
 ``{base}/leaderboard/availability/{client id}``, is ``online`` (retained)
 while it is connected, ``offline`` (its last will) otherwise.
@@ -50,6 +53,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from leaderboard.board_feeds import BoardFeeds
 from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub, LiveMessage
+from leaderboard.pairings import BoardPairings
 from leaderboard.service_settings import (
     DB_BACKOFF_CAP,
     DB_BACKOFF_JITTER,
@@ -79,6 +83,7 @@ from mqtt_contract import (
     parse_broker_url,
     topic,
 )
+from mqtt_contract.pairing_payload import PairingState
 
 __all__ = [
     "DATABASE_AWAY",
@@ -181,6 +186,7 @@ class MqttIngest:
         on_stored: Callable[[IngestOutcome], None] | None = None,
         *,
         feeds: BoardFeeds | None = None,
+        pairings: BoardPairings | None = None,
     ) -> None:
         self._settings = settings
         self._client_id = session_client_id(settings.client_id, settings.share_group)
@@ -192,11 +198,14 @@ class MqttIngest:
         self._state_filter = f"{self._base}/+/state"
         self._availability_filter = f"{self._base}/+/availability"
         self._snapshot_filter = leaderboard_topic(self._base, "+")
+        self._event_filter = f"{self._base}/+/event"
+        self._pairing_filter = f"{self._base}/+/pairing"
         self._database = database
         self._hub = hub
         self._snapshots = snapshots
         self._on_stored = on_stored
         self._feeds = feeds
+        self._pairings = pairings
         self._client: Client | None = None
         self._connection = 0
         self._deliveries: asyncio.Queue[_Delivery] = asyncio.Queue()
@@ -301,6 +310,8 @@ class MqttIngest:
                 (self._state_filter, 0),
                 (self._availability_filter, 0),
                 (self._snapshot_filter, 0),
+                (self._event_filter, 0),
+                *([(self._pairing_filter, 1)] if self._pairings is not None else []),
             ]
         )
         raise_if_cancelling()
@@ -341,6 +352,10 @@ class MqttIngest:
                 self._availability(where.value, payload)
             elif where.matches(self._snapshot_filter):
                 self._snapshot(where.value, payload)
+            elif where.matches(self._event_filter):
+                self._event(where.value, payload)
+            elif where.matches(self._pairing_filter):
+                self._pairing(where.value, payload)
 
     # -------------------------------------------------------------- results
 
@@ -477,6 +492,31 @@ class MqttIngest:
             self._hub.board_availability(board, self._settings.venues.venue_of(board), "offline")
         else:
             log.warning("MQTT: ignored availability %r on %s", text[:40], topic)
+
+    def _event(self, topic: str, payload: bytes) -> None:
+        """A board's event: to its board page's stream."""
+        board = self._board_of(topic, "event")
+        document = _json_object(payload) if payload else None
+        if board is None or document is None:
+            return
+        self._hub.board_event(board, self._settings.venues.venue_of(board), document)
+
+    def _pairing(self, topic: str, payload: bytes) -> None:
+        """A board's paired devices: the tokens of any other device of it go.
+        A cleared topic lists none; a message that is not a pairing state is
+        ignored (the devices as last heard stay)."""
+        board = self._board_of(topic, "pairing")
+        if board is None or self._pairings is None:
+            return
+        devices: list[str] = []
+        if payload:
+            try:
+                state = PairingState.from_json(json.loads(payload))
+            except ValueError as exc:  # not JSON, or not a pairing state (a PayloadError)
+                log.warning("MQTT: ignored a pairing message on %s: %s", topic, _first_line(exc))
+                return
+            devices = [device.id for device in state.devices]
+        self._pairings.heard(board, devices)
 
     def _snapshot(self, topic: str, payload: bytes) -> None:
         """A snapshot from this or another instance: the TV pages refresh."""

@@ -45,6 +45,7 @@ from mqtt_contract import TOPICS, base_problem, board_id_problem
 
 __all__ = [
     "MAX_LOG_BOUNCES",
+    "MAX_LOG_CORRECTIONS",
     "MAX_LOG_EVENTS",
     "MAX_LOG_UNDOS",
     "PlayerLine",
@@ -68,6 +69,12 @@ MAX_LOG_BOUNCES = 200
 """A log with more ``BOUNCE`` tokens than this is refused unplayed: each
 bounce-out replays the game so far, as an undo does. The daemon's logs keep
 them (a bounced dart is thrown), a few in a real game."""
+
+
+MAX_LOG_CORRECTIONS = 50
+"""A log with more correction tokens (``CORRECT2=T19``) than this is refused
+unplayed: each replays the game so far. The daemon's logs have none (a
+corrected dart is written as corrected, the board's reading in a comment)."""
 
 
 class RejectedResultError(ValueError):
@@ -535,11 +542,13 @@ def _check_log_size(log: str) -> None:
     tokens = 0
     undos = 0
     bounces = 0
+    corrections = 0
     for line in log.splitlines():
         words = line.split("#", 1)[0].split()
         tokens += len(words)
         undos += sum(1 for word in words if word.upper() == "UNDO")
         bounces += sum(1 for word in words if word.upper() == "BOUNCE")
+        corrections += sum(1 for word in words if word.upper().startswith("CORRECT"))
     if tokens > MAX_LOG_EVENTS:
         raise RejectedResultError(
             f"the log has {tokens} tokens, more than the {MAX_LOG_EVENTS} a game can have"
@@ -552,6 +561,11 @@ def _check_log_size(log: str) -> None:
     if bounces > MAX_LOG_BOUNCES:
         raise RejectedResultError(
             f"the log has {bounces} BOUNCE tokens, more than {MAX_LOG_BOUNCES} a game can have"
+        )
+    if corrections > MAX_LOG_CORRECTIONS:
+        raise RejectedResultError(
+            f"the log has {corrections} correction tokens, more than {MAX_LOG_CORRECTIONS}: "
+            "a result's log writes a corrected dart as corrected"
         )
 
 

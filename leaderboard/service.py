@@ -26,6 +26,7 @@ from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub
 from leaderboard.log_throttle import ThrottledLog
 from leaderboard.mqtt_ingest import MqttIngest
+from leaderboard.pairings import BoardPairings
 from leaderboard.service_settings import (
     DB_BACKOFF_CAP,
     DB_BACKOFF_JITTER,
@@ -52,7 +53,8 @@ async def run_service(settings: ServiceSettings) -> None:
     snapshots = SnapshotPublisher(database, settings.base)
     feeds = BoardFeeds(database, settings.base, settings.venues)
     # a bad URL or base: ValueError
-    mqtt = MqttIngest(settings, database, hub, snapshots, feeds=feeds)
+    pairings = BoardPairings(database)
+    mqtt = MqttIngest(settings, database, hub, snapshots, feeds=feeds, pairings=pairings)
     relay = CommandRelay(settings)
     app = create_app(
         database,
@@ -63,6 +65,7 @@ async def run_service(settings: ServiceSettings) -> None:
         max_live_streams_per_client=settings.max_live_streams_per_client,
         relay=relay,
         card_linker=lambda player, card: _link_card(database, player, card),
+        pairings=pairings,
     )
     raise_open_file_limit()
     loop = asyncio.get_running_loop()

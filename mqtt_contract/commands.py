@@ -37,7 +37,9 @@ from mqtt_contract.operator_payload import (
     ResetBooks,
     SetFreePlay,
     SetPrice,
+    Unpair,
 )
+from mqtt_contract.pairing_payload import device_id_problem
 from mqtt_contract.state_payload import CPU_AVERAGES
 from mqtt_contract.topic_names import MAX_COMMAND_BYTES, MAX_COMMAND_DEPTH, BoardAddress
 
@@ -233,6 +235,15 @@ def parse_operator_command(payload: bytes) -> OperatorCommand:
         if not isinstance(on, bool):
             raise fail(f'set_free_play: "on" must be true or false, got {json_type(on)}')
         return SetFreePlay(id=command_id, on=on)
+    if name == "unpair":
+        device = document.get("device")
+        if device is None:
+            return Unpair(id=command_id)
+        problem = device_id_problem(device) if isinstance(device, str) else None
+        if not isinstance(device, str) or problem is not None:
+            shown = problem or f"a device id is a string, got {json_type(device)}"
+            raise fail(f'unpair: "device": {shown}; omit it to unpair every device')
+        return Unpair(id=command_id, device=device)
     assert name == SetPrice.command, name
     price = document["price"]
     if price is not None and (

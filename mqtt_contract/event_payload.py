@@ -18,6 +18,7 @@ from mqtt_contract.json_types import (
     Meta,
     PayloadError,
     omitted,
+    renamed,
     tagged_union_schema,
 )
 from mqtt_contract.lobby_payload import LobbyPlayer
@@ -37,6 +38,7 @@ __all__ = [
     "Bust",
     "ButtonPressed",
     "CardRefused",
+    "Corrected",
     "CreditsChanged",
     "DaemonEvent",
     "Dart",
@@ -334,6 +336,25 @@ class Bounce(DaemonEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class Corrected(DaemonEvent):
+    """A ``correct`` replaced dart ``dart`` of ``player``'s visit on the board:
+    it counted as ``from``, it hit ``to``; the state after it is the visit
+    re-scored (a bust or a win it made or took back follows)."""
+
+    type: ClassVar[str] = "corrected"
+    player: Annotated[
+        Index, Meta(description="Whose visit (in takeout, the turn may have passed).")
+    ]
+    dart: Annotated[
+        int, Meta(description="Which dart of that visit, counted from 1.", minimum=1, maximum=3)
+    ]
+    was: Annotated[Bed, Meta(description="What the dart counted as (M for a bounce-out).")] = (
+        renamed("from")
+    )
+    to: Annotated[Bed, Meta(description="The bed it really hit, as it counts now.")] = renamed("to")
+
+
+@dataclass(frozen=True, slots=True)
 class TakeoutSensed(DaemonEvent):
     """A board's sensor saw the darts being taken out (a DaSCR board's
     ultrasonic sensor); ``ended_visit``: it ended the takeout, as NEXT does."""
@@ -402,6 +423,7 @@ EVENT_CLASSES: tuple[type[DaemonEvent], ...] = (
     ButtonPressed,
     CreditsChanged,
     Bounce,
+    Corrected,
     TakeoutSensed,
     BatteryLevel,
     PlayerJoined,

@@ -164,7 +164,13 @@ _REMOTE_FIELDS: dict[str, dict[str, Any]] = {
     "action": {
         "seq": {"description": "1, 2, ... per guest and match.", "type": "integer", "minimum": 1},
         "action": {"enum": [*REMOTE_ACTIONS]},
-        "segment": {"description": "For hit and dart: the bed.", **BED},
+        "segment": {"description": "For hit, dart and correct: the bed.", **BED},
+        "dart": {
+            "description": "For correct: which dart of the visit on the board, from 1.",
+            "type": "integer",
+            "minimum": 1,
+            "maximum": 3,
+        },
     },
     "leave": {},
 }
@@ -272,7 +278,8 @@ def _typed(
             return RefusedMessage(match, at, fields["reason"])
         case MessageType.ACTION:
             action = RemoteAction.parse(fields["action"])
-            return ActionMessage(match, at, fields["seq"], action, fields.get("segment"))
+            segment, dart = fields.get("segment"), fields.get("dart")
+            return ActionMessage(match, at, fields["seq"], action, segment, dart)
         case MessageType.LEAVE:
             return LeaveMessage(match, at)
         case _:
@@ -316,6 +323,12 @@ def _check_remote_fields(kind: str, fields: dict[str, Any], base: str) -> dict[s
             fields["segment"] = check_dart({"segment": fields["segment"]})["segment"]
         elif "segment" in fields:
             raise ValueError(f"a {action} has no 'segment'")
+        if action.has_dart:
+            dart = fields.get("dart")
+            if isinstance(dart, bool) or not isinstance(dart, int) or not 1 <= dart <= 3:
+                raise ValueError(f"a {action} needs 'dart', 1 to 3, got {dart!r}")
+        elif "dart" in fields:
+            raise ValueError(f"a {action} has no 'dart'")
     return fields
 
 

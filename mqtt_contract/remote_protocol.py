@@ -45,8 +45,8 @@ __all__ = [
 
 class RemoteAction(StrEnum):
     """What a guest forwards (an ``action`` message's ``action``): a hit its
-    board detected, and the ``dart``, ``miss``, ``next``, ``undo`` and
-    ``bounce`` commands and buttons."""
+    board detected, and the ``dart``, ``miss``, ``next``, ``undo``,
+    ``bounce`` and ``correct`` commands and buttons."""
 
     HIT = "hit"
     DART = "dart"
@@ -54,6 +54,7 @@ class RemoteAction(StrEnum):
     NEXT = "next"
     UNDO = "undo"
     BOUNCE = "bounce"
+    CORRECT = "correct"
 
     @classmethod
     def parse(cls, text: object) -> RemoteAction:
@@ -65,9 +66,10 @@ class RemoteAction(StrEnum):
 
     @property
     def has_segment(self) -> bool:
-        """It carries the bed hit (``segment``): a hit and a dart."""
+        """It carries the bed hit (``segment``): a hit, a dart and a
+        correction (which also names its ``dart``: :attr:`has_dart`)."""
         match self:
-            case RemoteAction.HIT | RemoteAction.DART:
+            case RemoteAction.HIT | RemoteAction.DART | RemoteAction.CORRECT:
                 return True
             case RemoteAction.MISS | RemoteAction.NEXT | RemoteAction.UNDO | RemoteAction.BOUNCE:
                 return False
@@ -75,14 +77,19 @@ class RemoteAction(StrEnum):
                 assert_never(self)
 
     @property
+    def has_dart(self) -> bool:
+        """It names a dart of the visit on the board (``dart``, from 1): a correction."""
+        return self is RemoteAction.CORRECT
+
+    @property
     def throws_dart(self) -> bool:
         """It throws a new dart of the visit (three end it): a hit, a dart, a
         miss. A bounce does not: it turns the last dart into a miss, which
-        stays thrown (engine ``Bounce``)."""
+        stays thrown (engine ``Bounce``); nor does a correction."""
         match self:
             case RemoteAction.HIT | RemoteAction.DART | RemoteAction.MISS:
                 return True
-            case RemoteAction.NEXT | RemoteAction.UNDO | RemoteAction.BOUNCE:
+            case RemoteAction.NEXT | RemoteAction.UNDO | RemoteAction.BOUNCE | RemoteAction.CORRECT:
                 return False
             case _:
                 assert_never(self)
@@ -90,10 +97,10 @@ class RemoteAction(StrEnum):
     @property
     def takes_back(self) -> bool:
         """It changes the last dart thrown (an undo takes it back, a bounce
-        makes it a miss): only the board that dart was thrown at may, whoever
-        is up now."""
+        makes it a miss) or a dart of its visit (a correction): only the board
+        that dart was thrown at may, whoever is up now."""
         match self:
-            case RemoteAction.UNDO | RemoteAction.BOUNCE:
+            case RemoteAction.UNDO | RemoteAction.BOUNCE | RemoteAction.CORRECT:
                 return True
             case RemoteAction.HIT | RemoteAction.DART | RemoteAction.MISS | RemoteAction.NEXT:
                 return False
@@ -113,6 +120,7 @@ class RemoteAction(StrEnum):
                 | RemoteAction.NEXT
                 | RemoteAction.UNDO
                 | RemoteAction.BOUNCE
+                | RemoteAction.CORRECT
             ):
                 return "manual"
             case _:
@@ -461,19 +469,23 @@ class RefusedMessage:
 @dataclass(frozen=True)
 class ActionMessage:
     """Guest -> host: one forwarded action, ``seq`` 1, 2, ... per guest and
-    match; ``segment`` exactly when the action :attr:`~RemoteAction.has_segment`."""
+    match; ``segment`` exactly when the action :attr:`~RemoteAction.has_segment`,
+    ``dart`` (1 to 3) exactly when it :attr:`~RemoteAction.has_dart`."""
 
     match: str
     at: float
     seq: int
     action: RemoteAction
     segment: str | None = None
+    dart: int | None = None
     type: ClassVar[MessageType] = MessageType.ACTION
 
     def to_json(self) -> dict[str, Any]:
         document = {**_envelope(self), "seq": self.seq, "action": self.action.value}
         if self.segment is not None:
             document["segment"] = self.segment
+        if self.dart is not None:
+            document["dart"] = self.dart
         return document
 
 

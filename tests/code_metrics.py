@@ -15,6 +15,7 @@ from pathlib import Path
 from tests.paths import REPO
 
 __all__ = [
+    "GAME_VIEW_FOLDERS",
     "PRODUCT",
     "Finding",
     "game_id_literals",
@@ -38,6 +39,13 @@ PRODUCT = (
     "leaderboard",
 )
 """The top-level packages of the product (tests and benchmarks aside)."""
+
+GAME_VIEW_FOLDERS = (
+    REPO / "display" / "scenes",
+    REPO / "leaderboard" / "web" / "board_views",
+)
+"""The clients' one view per game (the pygame scenes and the web's views),
+the only places outside ``engine/`` that may name a game id."""
 
 
 @dataclass(frozen=True)
@@ -248,12 +256,13 @@ def _docstrings(tree: ast.Module) -> set[int]:
 
 
 def game_id_literals() -> list[Finding]:
-    """String constants equal to a registered game id, outside ``engine/`` and
-    ``display/scenes/`` (docstrings aside)."""
+    """String constants equal to a registered game id, outside ``engine/``,
+    ``display/scenes/`` and the web's per-game views,
+    ``leaderboard/web/board_views/`` (docstrings aside)."""
     ids = _game_ids()
     found: list[Finding] = []
     for path in product_modules(*(p for p in PRODUCT if p != "engine")):
-        if path.is_relative_to(REPO / "display" / "scenes"):
+        if any(path.is_relative_to(folder) for folder in GAME_VIEW_FOLDERS):
             continue
         tree = _tree(path)
         docs = _docstrings(tree)

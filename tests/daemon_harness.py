@@ -141,6 +141,21 @@ class Watcher:
         )
         return response
 
+    async def operator_command(
+        self, payload: dict[str, Any], timeout: float = TIMEOUT
+    ) -> dict[str, Any]:
+        """Send an operator command (``operator/cmd``) and wait for its response (by id)."""
+        assert self._client is not None
+        command_id = payload.setdefault("id", f"op{len(self.messages)}-{id(payload)}")
+        topic = f"oche/{self.board}/operator/cmd"
+        await self._client.publish(topic, json.dumps(payload), qos=1)
+        response: dict[str, Any] = await self.wait_for(
+            "operator/cmd/response",
+            lambda p: isinstance(p, dict) and p.get("id") == command_id,
+            timeout,
+        )
+        return response
+
     async def count(self, name: str, predicate: Callable[[Any], bool], at_least: int) -> int:
         """Wait until at least ``at_least`` messages on ``name`` match ``predicate``."""
 

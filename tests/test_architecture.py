@@ -186,7 +186,9 @@ def test_no_top_level_packages_import_each_other_around_a_loop() -> None:
     assert code_metrics.package_cycles() == []
 
 
-def test_only_the_engine_and_the_scenes_name_a_game() -> None:
+def test_only_the_engine_and_the_game_views_name_a_game() -> None:
+    """A game id is named in ``engine/``, ``display/scenes/`` and
+    ``leaderboard/web/board_views/`` only: everything else reads traits."""
     assert [str(f) for f in code_metrics.game_id_literals()] == []
 
 

@@ -550,6 +550,7 @@ EVENT_EXAMPLES: dict[str, dict[str, Any]] = {
         "player": {"name": "Guest 1", "player_id": None, "joined_by": "name", "joined_at": 1.0}
     },
     "card_refused": {"reason": "unknown", "message": "Card not registered"},
+    "corrected": {"player": 0, "dart": 2, "from": "S19", "to": "T19"},
 }
 
 

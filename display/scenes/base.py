@@ -46,6 +46,7 @@ from mqtt_contract import (
     cpu_label,
 )
 from mqtt_contract.lobby_payload import LobbyState, ResultLines
+from mqtt_contract.pairing_payload import PairingState
 
 __all__ = [
     "ANNOUNCEMENT_SECONDS",
@@ -303,6 +304,9 @@ class Scene:
         given: the attract screen says so; the app sets it every frame."""
         self.lobby: LobbyState | None = None
         """The state's ``lobby`` (``None``: a daemon without one); set with :meth:`set_lobby`."""
+        self.pairing: PairingState | None = None
+        """The board's pairing code and paired devices (its retained ``pairing``):
+        the idle screen and the operator menu show them; the app sets it every frame."""
         self.lines: ResultLines | None = None
         """The leaderboard's lines of the board's last stored result (the game-over
         panel shows them); the app sets them every frame."""

@@ -13,6 +13,11 @@ With the state's ``lobby`` it is the lobby too: the QR code of its
 ``join_url`` and the join code take the board's place, and once players have
 joined the next game their list takes the place of the games (or of the
 leaderboard pages).
+
+With the board's retained ``pairing`` and a web page to open, a small strip
+under the text shows "Pair a phone", the pairing code and its QR code
+(:data:`PAIRING_STRIP` of the text's height), so a phone pairs to control the
+board from the venue's web page; a game's screens never show it.
 """
 
 from __future__ import annotations
@@ -37,6 +42,7 @@ from display.scenes.base import (
 )
 from display.scenes.credits import credits_line
 from display.scenes.lobby_view import draw_join_code, draw_lobby_players
+from display.scenes.pairing_view import draw_pairing_code
 from display.scenes.remote import joining_headline, waiting_detail
 from engine import Bed, game_class, game_ids
 from mqtt_contract.lobby_payload import LobbyState
@@ -44,6 +50,7 @@ from mqtt_contract.lobby_payload import LobbyState
 __all__ = [
     "GAME_COLUMNS",
     "PAGE_SECONDS",
+    "PAIRING_STRIP",
     "PROBLEM_LINES",
     "PROBLEM_WIDTH",
     "IdleScene",
@@ -57,6 +64,8 @@ PAGE_SECONDS = 8.0
 """How long each leaderboard page stays before the next one."""
 GAME_COLUMNS = 2
 """The columns the attract screen lists the games in."""
+PAIRING_STRIP = 0.2
+"""The share of the text column's height the pairing strip takes, at its foot."""
 PROBLEM_LINES = 2
 """The most lines the board's problem takes under its status."""
 PROBLEM_WIDTH = 56
@@ -120,7 +129,13 @@ class IdleScene(Scene):
     def static_key(self) -> Hashable:
         pages = (self.page_index(), self.leaderboards) if self.leaderboards else None
         key: Hashable = pages if self.lobby is None else (pages, self.lobby)
-        return key if self.joining is None else (key, self.joining)
+        key = key if self.joining is None else (key, self.joining)
+        return key if not self.shows_pairing else (key, self.pairing)
+
+    @property
+    def shows_pairing(self) -> bool:
+        """The pairing strip is shown: a pairing with a page to open, not while joining."""
+        return self.pairing is not None and bool(self.pairing.url) and self.joining is None
 
     @property
     def shows_join_code(self) -> bool:
@@ -171,6 +186,10 @@ class IdleScene(Scene):
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
     ) -> None:
         board_rect, text_rect = self.board_and_text(layout, rect)
+        if self.shows_pairing and self.pairing is not None:
+            parts = bands(text_rect, (("text", 1 - PAIRING_STRIP),), "pairing")
+            text_rect, strip = parts["text"], parts["pairing"].inflate(0, -layout.px(4))
+            draw_pairing_code(surface, layout, strip, self.pairing, self.sprites)
         if self.shows_join_code and self.lobby is not None:
             with layout.on(COLORS.panel):
                 draw_join_code(surface, layout, board_rect, self.lobby, self.sprites)

@@ -1,5 +1,6 @@
 """The operator menu: prices and free play, the books, the board and button
-tests, the volume (docs/display.md, docs/credits.md).
+tests, the volume, and pairing phones (docs/display.md, docs/credits.md,
+docs/phone.md).
 
 The app opens it only while no game runs (phase ``idle``): then the daemon
 scores no hit, publishes each as a ``hit`` with ``scored`` false and reason
@@ -9,7 +10,10 @@ the board's operator button, or from F12 / Ctrl+O followed by the PIN
 (:class:`display.operator_pin.PinGate`).
 
 Pages: ``pin`` (the PIN entry), ``menu`` and one per item of :data:`MENU`,
-and ``reset`` (the books' reset, confirmed). Operator commands go through an
+and ``reset`` (the books' reset, confirmed). The ``pairing`` page ("Pair a
+phone") shows the board's pairing code and its QR code, large, and the paired
+devices: Up/Down picks one (or "Unpair all" under them), Enter sends
+``unpair`` for it. Operator commands go through an
 :class:`display.operator_link.OperatorLink` made (by ``link_factory``) once
 the PIN is right and closed with the menu (:meth:`OperatorScene.close`);
 :meth:`OperatorScene.update` takes its answers, status and books into the
@@ -33,6 +37,7 @@ from display.layout import COLORS, Color, Layout, grid, split
 from display.operator_link import Answer, OperatorLink
 from display.operator_pin import PIN_LENGTHS, PinGate
 from display.scenes.base import MQTT_EVENT, Scene, State, game_name
+from display.scenes.pairing_view import draw_pairing_code
 from display.sound_bank import SoundBank
 from display.sprites import Sprites
 from engine import game_ids
@@ -42,6 +47,7 @@ __all__ = [
     "ALL_BEDS",
     "MENU",
     "OPERATOR_BUTTON",
+    "UNPAIR_ALL",
     "VOLUME_STEP",
     "OperatorScene",
     "books_lines",
@@ -57,8 +63,12 @@ MENU: tuple[tuple[str, str], ...] = (
     ("board_test", "Board test"),
     ("button_test", "Button test"),
     ("volume", "Volume"),
+    ("pairing", "Pair a phone"),
 )
-"""The menu's pages, in the order of their numbers (1-5)."""
+"""The menu's pages, in the order of their numbers (1-6)."""
+
+UNPAIR_ALL = "Unpair all"
+"""The last line of the pairing page's list: every device at once."""
 
 ALL_BEDS: tuple[str, ...] = (
     *(f"{ring}{number}" for number in range(1, 21) for ring in "SDT"),
@@ -183,6 +193,8 @@ class OperatorScene(Scene):
         self.buttons: dict[str, int] = {}
         """Button test: button -> times pressed, in the order first pressed."""
         self.last_button: str | None = None
+        self.device_choice = 0
+        """Pairing page: the paired device picked (its index; the count of them: Unpair all)."""
         self.books: dict[str, Any] | None = None
         self.link_status = "not connected"
         self.message: tuple[str, bool] | None = None
@@ -238,6 +250,11 @@ class OperatorScene(Scene):
     def shown_price(self) -> int:
         state_price = self.credits.price if self.credits.present else 1
         return self.price if self.price is not None else state_price
+
+    def paired_devices(self) -> list[tuple[str, str]]:
+        """The board's paired devices, ``(id, name)``, as its pairing topic lists them."""
+        pairing = self.pairing
+        return [] if pairing is None else [(d.id, d.name) for d in pairing.devices]
 
     def never_hit(self) -> list[str]:
         """The beds the board test has not seen hit yet, in board order."""
@@ -381,6 +398,22 @@ class OperatorScene(Scene):
     def _key_button_test(self, key: int) -> None:
         if key in (pygame.K_r, pygame.K_BACKSPACE):
             self.buttons, self.last_button = {}, None
+
+    def _key_pairing(self, key: int) -> None:
+        devices = self.paired_devices()
+        choices = len(devices) + 1  # the devices, then Unpair all
+        self.device_choice = min(self.device_choice, choices - 1)
+        if key in (pygame.K_DOWN, pygame.K_RIGHT):
+            self.device_choice = (self.device_choice + 1) % choices
+        elif key in (pygame.K_UP, pygame.K_LEFT):
+            self.device_choice = (self.device_choice - 1) % choices
+        elif key in (*_ENTER, pygame.K_u):
+            if self.device_choice < len(devices):
+                self.send({"command": "unpair", "device": devices[self.device_choice][0]})
+            elif devices:
+                self.send({"command": "unpair"})
+            else:
+                self.message = ("No phone is paired", False)
 
     def _key_volume(self, key: int) -> None:
         sound = self.sound
@@ -552,6 +585,34 @@ class OperatorScene(Scene):
         for (name, count), row in zip(self.buttons.items(), rows[1:], strict=False):
             self._line(surface, layout, row, f"{name.upper()}  x{count}", 32, None, "center")
 
+    def _draw_pairing(self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> None:
+        code_rect, text = split(rect, 2, layout.px(24))
+        code_rect.width = min(code_rect.width, code_rect.height)
+        text.x = code_rect.right + layout.px(24)
+        text.width = rect.right - text.x
+        pairing = self.pairing
+        if pairing is None:
+            self._line(surface, layout, code_rect, "No pairing from the board yet", 32,
+                       COLORS.dim, "center")  # fmt: skip
+        else:
+            draw_pairing_code(surface, layout, code_rect, pairing, self.sprites,
+                              side_by_side=False)  # fmt: skip
+        devices = self.paired_devices()
+        rows = split(text, 10, layout.px(4), vertical=True)
+        count = len(devices)
+        title = f"Paired: {count} device{'s' if count != 1 else ''}" if count else "No phone paired"
+        self._line(surface, layout, rows[0], title, 32, COLORS.accent)
+        lines = [*(name for _, name in devices[: len(rows) - 2]), UNPAIR_ALL]
+        chosen = min(self.device_choice, count)
+        for index, (line, row) in enumerate(zip(lines, rows[1:], strict=False)):
+            lit = index == chosen or (line == UNPAIR_ALL and chosen >= count)
+            colour = COLORS.panel_current if lit else COLORS.panel
+            layout.panel(surface, row, colour, COLORS.accent if lit else COLORS.line, 1.5)
+            shown = line if line == UNPAIR_ALL else f"{line}  ·  Unpair"
+            with layout.on(colour):
+                self._line(surface, layout, row.inflate(-layout.px(16), 0), shown, 28,
+                           COLORS.dim if line == UNPAIR_ALL and not count else None)  # fmt: skip
+
     def _draw_volume(self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect) -> None:
         rows = split(rect, 4, layout.px(12), vertical=True)
         sound = self.sound
@@ -577,7 +638,7 @@ def _answer_text(answer: Answer) -> str:
 
 _HINTS = {
     "pin": "Digits or throw 1-10 (10 is 0)  ·  Enter or bull: open  ·  Backspace  ·  Esc cancel",
-    "menu": "1-5, throw 1-5, or arrows + Enter  ·  Esc or OPERATOR: leave the menu",
+    "menu": "1-6, throw 1-6, or arrows + Enter  ·  Esc or OPERATOR: leave the menu",
     "prices": "Up/Down or +/-: price  ·  G: which game  ·  Enter: set it  ·  "
     "F or Space: free play on/off  ·  Esc back",
     "books": "R: reset the customer books  ·  Esc or OPERATOR: back",
@@ -585,5 +646,7 @@ _HINTS = {
     "board_test": "Throw at every bed  ·  R: start again  ·  Esc or OPERATOR: back",
     "button_test": "Press each button  ·  R: start again  ·  Esc or OPERATOR: back",
     "volume": "Up/Down or +/-: volume (plays a sound)  ·  M: mute  ·  Esc or OPERATOR: back",
+    "pairing": "Scan with a phone to pair it  ·  Up/Down: a device  ·  Enter: unpair it  ·  "
+    "Esc or OPERATOR: back",
 }
 """The keys of each page, shown at the bottom."""

@@ -20,7 +20,7 @@ from engine.beds import NUMBERS, Bed
 from engine.cribbage_computer import choose_discards, choose_play
 from engine.cribbage_scoring import THIRTY_ONE, count_hand, peg_score
 from engine.errors import GameOverError, MoveError, NothingToBounceError, NothingToUndoError
-from engine.events import END_VISIT, UNDO, Bounce, EndVisit, Event, Undo
+from engine.events import END_VISIT, UNDO, Bounce, Correct, EndVisit, Event, Undo
 from engine.game import PickingGame, Reason
 from engine.options import Option
 from engine.registry import register
@@ -247,6 +247,9 @@ class DominoCribbage(PickingGame):
         """Refuse a move the rules do not allow now, naming it; changes nothing."""
         if isinstance(event, Bounce):
             raise NothingToBounceError(self._no_bounce_reason())
+        if isinstance(event, Correct):
+            self._correctable(event.dart)  # refuses: no visits here
+            return
         if isinstance(event, Undo):
             if not self._events:
                 raise NothingToUndoError("nothing to undo: no tile has been picked")

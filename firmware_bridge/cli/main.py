@@ -237,7 +237,8 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         "replay",
         help="re-score a game log and print the final state",
         description="Replay a game log (one visit per line, darts separated by spaces, "
-        "'#' comments, UNDO takes back a dart, BOUNCE makes the last dart a bounce-out) "
+        "'#' comments, UNDO takes back a dart, BOUNCE makes the last dart a bounce-out, "
+        "CORRECT2=T19 makes dart 2 of the last visit a T19) "
         "and print the final state JSON. A log "
         "written by 'oche export' names its game, players, teams and options, so "
         "'oche export N | oche replay -' re-scores it exactly; a flag that contradicts "

@@ -10,13 +10,19 @@ saves the scoreboard (``--join``: once the host's match is over) and stops;
 with neither, the board is served, its daemon and broker running, until
 Ctrl-C.
 
-``--leaderboard`` also runs the leaderboard service (``leaderboard.service``)
-on the daemon's event loop, on the same broker: every finished game is stored
-(``[leaderboard] db``, else the default SQLite file; the demo's goes to a
-throwaway one) and the stats pages are served on ``--http`` (127.0.0.1:8080),
-which become the lobby's join page unless ``[lobby] web_url`` names another
-(:func:`with_lobby_page`). Without a screen, the command then keeps serving
-them until interrupted.
+By default it also runs the venue's web service (``leaderboard.service``) on
+the daemon's event loop, on the same broker, so a home user has the board
+page on a phone (docs/phone.md) with no extra command: every finished game is
+stored (``[leaderboard] db``, else the default SQLite file; the demo's goes to
+a throwaway one) and the pages are served on ``--http`` (0.0.0.0:8080, so a
+phone on the network reaches them), which become the lobby's join page and
+the board page of the pairing code unless ``[lobby] web_url`` names another
+(:func:`with_lobby_page`). The terminal prints the board page, the pairing
+code and a QR code of it, again whenever the code changes. A taken port or a
+missing ``oche[leaderboard]`` is a warning and play goes on without the web;
+``--no-web`` turns it off. ``--leaderboard`` asks for it outright: then it
+must start, and without a screen the command keeps serving
+the pages after a ``--demo`` or ``--screenshot`` until interrupted.
 
 ``--join HOST`` plays this board as a guest of HOST's remote matches
 (docs/remote.md): HOST (``pub1`` or ``base/pub1``) is added to ``[remote]
@@ -34,6 +40,7 @@ import contextlib
 import dataclasses
 import http.client
 import importlib
+import io
 import json
 import logging
 import shutil
@@ -61,7 +68,7 @@ from firmware_bridge.cli.display_command import (
     operator_access,
     prepare_pygame,
 )
-from firmware_bridge.cli.leaderboard_command import DEFAULT_HTTP, parse_http_address, venue_map
+from firmware_bridge.cli.leaderboard_command import parse_http_address, venue_map
 from firmware_bridge.cli.run_command import broker_error
 from firmware_bridge.cli.scoreboard_text import render_scoreboard
 from firmware_bridge.daemon.board_daemon import Daemon
@@ -74,6 +81,7 @@ from firmware_bridge.daemon.embedded_broker import (
 from firmware_bridge.daemon.game_session import SessionSetup
 from firmware_bridge.daemon.log_setup import use_config_level
 from mqtt_contract import BoardAddress, host_allowed
+from mqtt_contract.pairing_payload import PairingState
 
 if TYPE_CHECKING:
     from leaderboard.service import ServiceSettings
@@ -81,11 +89,17 @@ if TYPE_CHECKING:
 __all__ = [
     "DEMO_GAME",
     "DEMO_SCRIPT",
+    "PLAY_HTTP",
     "LeaderboardTask",
     "add_parser",
     "join_overrides",
+    "pairing_banner",
     "with_lobby_page",
 ]
+
+PLAY_HTTP = "0.0.0.0:8080"
+"""Where ``oche play`` serves the web pages unless ``--http`` says: every
+address, so a phone on the network opens the board page."""
 
 DEMO_GAME = SessionSetup(X01.id, {"start": 301}, ("Ann", "Bob"))
 """Started by the daemon itself before it reads the board, so the script's
@@ -310,7 +324,7 @@ def _leaderboard_settings(
     else:
         db = config.leaderboard.db or default_url()
     Database(db)  # a ValueError names a URL it cannot use (no I/O yet)
-    host, port = parse_http_address(args.http or DEFAULT_HTTP)
+    host, port = parse_http_address(args.http or PLAY_HTTP)
     section = config.leaderboard
     return ServiceSettings(
         db_url=db, mqtt_url=_broker_url(config, daemon), base=config.mqtt.base,
@@ -418,10 +432,12 @@ def _play(args: argparse.Namespace) -> int:
     if args.join is not None:
         allowed = ", ".join(config.remote.allow)
         log.info("a guest of %s's remote matches: [remote] allow = %s", args.join, allowed)
-    if args.http is not None and not args.leaderboard:
-        raise UsageError("--http is where --leaderboard serves its pages: add --leaderboard")
-    if args.http is not None:
-        parse_http_address(args.http)  # a bad one says so before anything starts
+    # Asked for outright, the web service must start, or play stops saying why.
+    asked = bool(args.leaderboard)
+    if args.no_web and (asked or args.http is not None):
+        raise UsageError("--no-web turns the web pages off: not with --leaderboard or --http")
+    http = args.http or PLAY_HTTP
+    parse_http_address(http)  # a bad one says so before anything starts
     try:
         operator_password = config.operator.password()
     except ConfigError as error:
@@ -432,9 +448,9 @@ def _play(args: argparse.Namespace) -> int:
     from display.app import open_app, render_state
     from display.state_feed import StateFeed
 
-    if args.leaderboard:  # its extra is checked before anything starts
-        importlib.import_module("leaderboard.service")
-        config = with_lobby_page(config, args.http or DEFAULT_HTTP)
+    web = not args.no_web and _web_can_start(http, asked)
+    if web:
+        config = with_lobby_page(config, http)
 
     daemon = DaemonThread(Daemon(config, first_game=DEMO_GAME if args.demo else None))
     daemon.start()
@@ -444,18 +460,14 @@ def _play(args: argparse.Namespace) -> int:
             raise daemon.error  # the CLI names the extra to install
         raise _daemon_failed(daemon, config)
     leaderboard: LeaderboardTask | None = None
-    if args.leaderboard:
+    if web:
         try:
-            settings = _leaderboard_settings(args, config, daemon)
-        except ValueError as error:  # the database URL
-            daemon.stop()
-            raise UsageError(f"leaderboard.db: {error}") from None
-        leaderboard = LeaderboardTask(daemon, settings)
-        try:
-            leaderboard.start()
+            leaderboard = _start_web(args, config, daemon, asked)
         except UsageError:
             daemon.stop()
             raise
+    if leaderboard is not None:
+        _print_pairing(config, daemon)
     mqtt = config.mqtt
     feed = StateFeed(
         daemon.daemon.broker.url if daemon.daemon.broker else mqtt.url,
@@ -485,7 +497,7 @@ def _play(args: argparse.Namespace) -> int:
             _until_stopped(daemon, leaderboard, _serving(config, daemon, leaderboard))
             return 0
         status = _play_headless(feed, args, render_state)
-        if leaderboard is not None:
+        if leaderboard is not None and asked:
             said = f"Leaderboard: {leaderboard.url} (Ctrl-C stops it)\n"
             _until_stopped(daemon, leaderboard, said)
         return status
@@ -496,6 +508,93 @@ def _play(args: argparse.Namespace) -> int:
         daemon.stop()
         if args.demo:  # the demo's journal was a throwaway
             shutil.rmtree(Path(config.journal.path).parent, ignore_errors=True)
+
+
+def _web_can_start(http: str, asked: bool) -> bool:
+    """Whether the web pages can be served at ``http``: its extra installed
+    and its port free. Asked for outright (``asked``), a missing extra
+    raises (the CLI names it) and a taken port is left to
+    :meth:`LeaderboardTask.start` to refuse; by default each is a warning, and
+    play goes on without the web."""
+    try:
+        importlib.import_module("leaderboard.service")
+    except ModuleNotFoundError as error:
+        if asked:
+            raise
+        log.warning(
+            "no board page: the web service needs %s (pip install 'oche[leaderboard]'); "
+            "play goes on without it",
+            error.name,
+        )
+        return False
+    host, port = parse_http_address(http)
+    if not asked and address_in_use(host, port):
+        log.warning(
+            "no board page: port %d on %s is taken (another web server?); play goes on "
+            "without the web (--http HOST:PORT picks another port, --no-web turns this off)",
+            port,
+            host,
+        )
+        return False
+    return True
+
+
+def _start_web(
+    args: argparse.Namespace, config: Config, daemon: DaemonThread, asked: bool
+) -> LeaderboardTask | None:
+    """The web service started beside the daemon; ``None`` (a warning said
+    why) when it did not and was not asked for outright, else a :class:`UsageError`."""
+    try:
+        try:
+            settings = _leaderboard_settings(args, config, daemon)
+        except ValueError as error:  # the database URL
+            raise UsageError(f"leaderboard.db: {error}") from None
+        leaderboard = LeaderboardTask(daemon, settings)
+        leaderboard.start()
+    except UsageError as error:
+        if asked:
+            raise
+        log.warning("no board page: %s; play goes on without the web", error)
+        return None
+    return leaderboard
+
+
+def pairing_banner(board_page: str, pairing: PairingState) -> str:
+    """What the terminal shows of the board page: its URL, the pairing code
+    and a QR code of the page with the code in it (a phone's camera opens it)."""
+    import segno
+
+    code = pairing.code
+    lines = [
+        f"Board page: {board_page} (a phone on this network opens it)",
+        f"Pairing code: {code[:3]} {code[3:]} (type it on the page to control the board)",
+    ]
+    if pairing.url is None:
+        return "\n".join(lines) + "\n"
+    drawn = io.StringIO()
+    segno.make_qr(pairing.url, error="m").terminal(out=drawn, compact=True)
+    return "\n".join(lines) + "\n" + drawn.getvalue()
+
+
+def _print_pairing(config: Config, daemon: DaemonThread) -> None:
+    """Print :func:`pairing_banner` now and whenever the pairing code changes."""
+    board_page = f"{config.lobby.web_url.rstrip('/')}/boards/{config.board.id}"
+    pairing = daemon.daemon.pairing
+    shown: list[str] = []
+
+    def show(state: PairingState) -> None:
+        if shown and shown[-1] == state.code:
+            return
+        shown.append(state.code)
+        sys.stdout.write(pairing_banner(board_page, state))
+        sys.stdout.flush()
+
+    def watch() -> None:
+        pairing.watch(show)
+        show(pairing.current)
+
+    with contextlib.suppress(RuntimeError):  # the daemon's loop is closed: it stopped
+        daemon.loop.call_soon_threadsafe(watch)
 
 
 def _serving(config: Config, daemon: DaemonThread, leaderboard: LeaderboardTask | None) -> str:
@@ -526,7 +625,8 @@ def _play_headless(feed: Any, args: argparse.Namespace, render_state: Any) -> in
             break
         time.sleep(0.1)
     path = Path(args.screenshot or "oche-demo.png")
-    pygame.image.save(render_state(state, args.size, joining=args.join), str(path))
+    shot = render_state(state, args.size, joining=args.join, pairing=feed.pairing)
+    pygame.image.save(shot, str(path))
     if state and state.get("game"):
         sys.stdout.write(render_scoreboard(state))
     sys.stdout.write(f"No screen here: the scoreboard was saved to {path}\n")
@@ -556,13 +656,20 @@ def add_parser(commands: Commands) -> None:
     parser.add_argument(
         "--leaderboard",
         action="store_true",
-        help="also run the leaderboard service: every game stored ([leaderboard] db), the "
-        "stats pages on --http; without a screen, served until Ctrl-C",
+        help="the web service must start (it runs by default, a warning when it cannot): "
+        "every game stored ([leaderboard] db), the board page and the stats pages on --http; "
+        "without a screen, served until Ctrl-C after --demo or --screenshot",
     )
     parser.add_argument(
         "--http",
         metavar="HOST:PORT",
-        help="with --leaderboard: where the stats pages are served (default 127.0.0.1:8080)",
+        help=f"where the web pages are served (default {PLAY_HTTP}: a phone on the network "
+        "reaches them)",
+    )
+    parser.add_argument(
+        "--no-web",
+        action="store_true",
+        help="no web service: no board page, no pairing code, no stats pages",
     )
     parser.add_argument("--config", metavar="FILE", help="the config file (TOML)")
     parser.add_argument(

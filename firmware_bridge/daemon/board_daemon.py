@@ -12,7 +12,8 @@ another extension (the operator commands alone are given the coin-op's).
 
 The extensions: the coin-op's credits and books, the operator's commands,
 Home Assistant discovery, the computer players, the takeout sensor's watch,
-the lobby (``firmware_bridge/daemon/extensions/``), and a remote match's host and guest
+the lobby, the pairing of browsers (``firmware_bridge/daemon/extensions/``),
+and a remote match's host and guest
 (:mod:`~firmware_bridge.daemon.remote_host`,
 :mod:`~firmware_bridge.daemon.remote_guest`).
 
@@ -55,6 +56,7 @@ from firmware_bridge.daemon.extensions.coin_op import CoinOp
 from firmware_bridge.daemon.extensions.ha_discovery import HomeAssistantDiscovery
 from firmware_bridge.daemon.extensions.lobby import Lobby
 from firmware_bridge.daemon.extensions.operator_commands import OperatorCommands
+from firmware_bridge.daemon.extensions.pairing import Pairing
 from firmware_bridge.daemon.extensions.takeout_watch import TakeoutWatch
 from firmware_bridge.daemon.game_commands import GameCommands
 from firmware_bridge.daemon.game_session import Refusal, SessionSetup
@@ -136,6 +138,8 @@ class Daemon:
         self.coin_op = CoinOp(context)
         self.lobby = Lobby(context)
         """The players who joined the board's next game (docs/players.md)."""
+        self.pairing = Pairing(context)
+        """The browsers paired to control the board from the web (docs/phone.md)."""
         self.extensions: tuple[Extension, ...] = (
             self.remote_guest,
             self.remote_host,
@@ -145,6 +149,7 @@ class Daemon:
             BotPlayers(context),
             TakeoutWatch(context),
             self.lobby,
+            self.pairing,
         )
         self._start_refusal: str | None = None
         """Why ``first_game`` did not start, until it is published."""

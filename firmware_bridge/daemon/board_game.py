@@ -1,7 +1,7 @@
 """The core's game: one board's session, journaled before anything is published.
 
 Every accepted input becomes engine events (a dart, ``NEXT``, ``UNDO``,
-``BOUNCE``). :meth:`BoardGame.apply` applies them, and what they decide (the
+``BOUNCE``, a correction). :meth:`BoardGame.apply` applies them, and what they decide (the
 tokens, and the game's finish with its result, or its reopening by an undo
 or a bounce-out) is committed to the journal in one transaction *before*
 anything is published, so a crash loses nothing and never splits a dart from
@@ -27,7 +27,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any
 
-from engine import BOUNCE, UNDO, Bounce, EngineError, Event, Undo, parse_event
+from engine import Bounce, Correct, EngineError, Event, Undo, parse_event
 from firmware_bridge.daemon import core_events
 from firmware_bridge.daemon.bots import Bots
 from firmware_bridge.daemon.config import Config
@@ -47,6 +47,7 @@ from firmware_bridge.daemon.off_loop import OffLoop, SolveWorker
 from firmware_bridge.daemon.publisher import Publisher
 from firmware_bridge.daemon.result_delivery import ResultDelivery
 from mqtt_contract import (
+    Corrected,
     DaemonEvent,
     Dart,
     ErrorReported,
@@ -199,7 +200,7 @@ class BoardGame:
             self.session, self.game_row, self.bots = session, latest.id, self.last_bots
             log.info("game %d (%s) is finished: its result is shown", latest.id, latest.game)
             return
-        if latest.status == "finished" and latest.events[-1:] not in ([str(UNDO)], [str(BOUNCE)]):
+        if latest.status == "finished" and not _may_reopen(latest.events[-1:]):
             # Its events do not give its finish (a salvaged journal kept the result
             # of a game whose darts were lost): the board idles until the next.
             log.warning("journal game %d: its events do not finish it; not resumed", latest.id)
@@ -252,9 +253,10 @@ class BoardGame:
         session, row = self.session, self.game_row
         assert session is not None and row is not None
         was_finished = session.game.is_finished
-        # A bounce-out of a finished game's last dart re-decides it: reopened,
-        # and finished again with the new result when it still ends the game.
-        redecided = was_finished and any(isinstance(event, Bounce) for event in planned)
+        # A bounce-out or a correction of a finished game's last visit
+        # re-decides it: reopened, and finished again with the new result when
+        # it still ends the game.
+        redecided = was_finished and any(isinstance(event, Bounce | Correct) for event in planned)
         applied: list[tuple[str, float]] = []
         events: list[DaemonEvent] = []
         now = self.clock()
@@ -285,11 +287,13 @@ class BoardGame:
             raise
         finally:
             self.deadline_moved()
-            undone = any(isinstance(event, Undo | Bounce) for event in planned)
+            undone = any(isinstance(event, Undo | Bounce | Correct) for event in planned)
             self.bus.emit(core_events.InputApplied(undone, self.clock()))
         for caused in events:
             if isinstance(caused, Dart):
                 caused = dataclasses.replace(caused, source=source)
+            elif isinstance(caused, Corrected):
+                _log_correction(row, session.game.lineup.players[caused.player], caused, source)
             self.publisher.publish_event(caused)
         if finish is not None:
             self.results.deliver()
@@ -455,3 +459,28 @@ class BoardGame:
             if refused is not None:
                 log.debug("the takeout timer's NEXT waits for the journal: %s", refused)
                 await self.wait_for_journal()
+
+
+def _may_reopen(last: list[str]) -> bool:
+    """Whether a finished game's last journaled token may have reopened it:
+    an undo, a bounce-out or a correction of its final visit."""
+    if not last:
+        return False
+    try:
+        event = parse_event(last[0])
+    except EngineError:
+        return False
+    return isinstance(event, Undo | Bounce | Correct)
+
+
+def _log_correction(row: int, name: str, corrected: Corrected, source: str) -> None:
+    """The daemon's log line for a correction: whose dart, what it was, what it is."""
+    log.info(
+        "game %d: %s's dart %d corrected from %s to %s (%s)",
+        row,
+        name,
+        corrected.dart,
+        corrected.was,
+        corrected.to,
+        source,
+    )

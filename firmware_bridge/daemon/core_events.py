@@ -59,6 +59,7 @@ __all__ = [
     "StatePublished",
     "TakeoutTimerAsked",
     "TakeoutWatchAsked",
+    "UnpairAsked",
 ]
 
 A = TypeVar("A")
@@ -214,6 +215,17 @@ class CommandReceived(CoreEvent[bool]):
     def name(self) -> str:
         """The command's name, for logs and refusals."""
         return self.command.name
+
+
+@dataclass(frozen=True)
+class UnpairAsked(CoreEvent[bool]):
+    """The operator's ``unpair`` (``operator/cmd``): the pairing extension
+    answers ``True`` once it forgot ``device`` (``None``: every paired
+    device), or raises ``Refusal`` naming a device it does not know; no
+    answer: this board pairs no devices."""
+
+    device: str | None
+    at: float
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,17 @@ __all__ = ["BUTTON_COMMANDS", "COMMAND_NAMES", "GAME_BUTTONS", "GameCommands"]
 
 log = logging.getLogger(__name__)
 
-COMMAND_NAMES = ("new_game", "rematch", "end_game", "dart", "next", "undo", "miss", "bounce")
+COMMAND_NAMES = (
+    "new_game",
+    "rematch",
+    "end_game",
+    "dart",
+    "next",
+    "undo",
+    "miss",
+    "bounce",
+    "correct",
+)
 """The commands :class:`GameCommands` handles (``mqtt_contract.COMMANDS``; the
 lobby's ``join`` and ``leave`` are its extension's, taken on ``CommandReceived``)."""
 
@@ -138,7 +148,7 @@ class GameCommands:
             case Join() | Leave():
                 raise Refusal(f"{command.name}: this board has no lobby")
             case Correct():
-                raise Refusal("correct: not built yet")  # issue 24: the correct helper's
+                self._correct(command, now)
             case Pair():
                 raise Refusal("pair: this board pairs no devices")
             case _:
@@ -218,6 +228,16 @@ class GameCommands:
         session = self._game.current()
         self._game.refuse(RemoteAction.BOUNCE, now)
         self._game.apply(session.plan_bounce(), "manual")
+
+    def _correct(self, command: Correct, now: float) -> None:
+        """CORRECT: a dart of the visit on the board really hit ``segment``."""
+        session = self._game.current()
+        try:
+            bed = Bed.parse(command.segment)
+        except NotationError as error:
+            raise Refusal(f"segment {error}") from None
+        self._game.refuse(RemoteAction.CORRECT, now)
+        self._game.apply(session.plan_correct(command.dart, bed), "manual")
 
     def _miss(self, now: float) -> None:
         session = self._game.current()

@@ -4,9 +4,10 @@ A :class:`GameSession` wraps an engine game and adds the board's *phase*:
 ``throwing`` while darts score, ``takeout`` after a visit ends (contacts made
 while pulling darts out are never scored) until NEXT or the takeout timer, and
 ``finished``. Everything it accepts is a journal event (a dart, ``NEXT``,
-``UNDO`` or ``BOUNCE``, journaled as its token); :meth:`apply` is the only way the game
-changes, live and when a journal is replayed after a crash, so the phase and
-the state come back exactly as they were. It returns typed events
+``UNDO``, ``BOUNCE`` or a correction ``CORRECT2=T19``, journaled as its
+token); :meth:`apply` is the only way the game changes, live and when a
+journal is replayed after a crash, so the phase and the state come back
+exactly as they were. It returns typed events
 (the contract's, :mod:`mqtt_contract.event_payload`) built from what the game did. No I/O:
 the clock is passed in.
 """
@@ -26,6 +27,7 @@ from engine import (
     UNDO,
     Bed,
     Bounce,
+    Correct,
     EndVisit,
     EngineError,
     Event,
@@ -43,6 +45,7 @@ from engine.games.cricket import MarksGame
 from mqtt_contract import Bounce as BouncedOut
 from mqtt_contract import (
     Bust,
+    Corrected,
     DaemonEvent,
     Dart,
     GameOver,
@@ -214,7 +217,7 @@ class VisitPlay(PlayStyle):
             return Phase.TAKEOUT
         if isinstance(event, Undo):
             return Phase.TAKEOUT if game.visit_over else Phase.THROWING
-        if isinstance(event, Bounce):  # a visit its miss closes is in takeout again
+        if isinstance(event, Bounce | Correct):  # a visit it closes is in takeout again
             return Phase.TAKEOUT if not game.visit or game.visit_over else Phase.THROWING
         return phase
 
@@ -351,6 +354,25 @@ class GameSession:
         visit on the board has no dart to take back."""
         return self.play.bounce(self.phase)
 
+    def plan_correct(self, dart: int, bed: Bed) -> list[Event]:
+        """CORRECT: dart ``dart`` (1-based) of the visit on the board (the
+        visit in progress, in takeout the visit just thrown, once finished the
+        final one) really hit ``bed``. A :class:`Refusal` says why not: no
+        visit on the board, no such dart, the dart is ``bed`` already."""
+        game = self.game
+        if self.phase == Phase.THROWING and not game.visit and game.on_board():
+            raise Refusal(
+                "no visit on the board to correct; UNDO takes back darts of an earlier visit"
+            )
+        correction = Correct(dart, bed)
+        try:
+            game.check(correction)
+        except EngineError as error:
+            raise Refusal(str(error)) from None
+        if game.on_board()[dart - 1] == bed:
+            raise Refusal(f"dart {dart} counts as {bed.notation} already: nothing to correct")
+        return [correction]
+
     def plan_undo(self) -> list[Event]:
         if not self.game.can_undo():
             raise Refusal("nothing to undo: no dart has been thrown")
@@ -399,11 +421,26 @@ class GameSession:
             events.append(BouncedOut(now, taken[0], taken[1].notation))
         elif isinstance(event, EndVisit):
             game.end_visit()
+        elif isinstance(event, Correct):
+            events += self._correct(event, before, now)
         else:
             game.dart(event)
         events += self.play.caused(event, before, now)
         events += self._settle(event, before, now)
         self.applied += 1
+        return events
+
+    def _correct(self, event: Correct, before: Before, now: float) -> list[DaemonEvent]:
+        """Apply a correction: the ``corrected`` event, and the bust it makes."""
+        game, player = self.game, self.thrower()
+        game.check(event)
+        was = game.on_board()[event.dart - 1]
+        game.correct(event.dart, event.bed)
+        events: list[DaemonEvent] = [
+            Corrected(now, player, event.dart, was.notation, event.bed.notation)
+        ]
+        if game.visit_over == VisitOver.BUST and before.over != VisitOver.BUST:
+            events.append(Bust(now, player))
         return events
 
     def thrower(self) -> int:
@@ -433,9 +470,9 @@ class GameSession:
         if game.current_player != before.player and not game.is_finished:
             events.append(PlayerChange(now, game.current_player, before.player))
         outcome = game.outcome()
-        # A bounce-out may re-decide a finished game (the last dart of a
-        # round-limited game): announce the new outcome.
-        redecided = isinstance(event, Bounce) and outcome != before.outcome
+        # A bounce-out or a correction may re-decide a finished game (the last
+        # dart of a round-limited game): announce the new outcome.
+        redecided = isinstance(event, Bounce | Correct) and outcome != before.outcome
         if outcome is not None and (not before.finished or redecided):
             if outcome.winner is not None:
                 events.append(Winner(now, outcome.winner, outcome.team))

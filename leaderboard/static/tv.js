@@ -2,6 +2,8 @@
 // /api/live (Server-Sent Events). A new result re-fetches the tables and
 // records (/tv/rankings), a board's state or availability the boards (/tv/boards):
 // both are rendered by the server, so this script never builds a table itself.
+// The boards slide shows every live board: its cards shrink until all fit, and
+// when even the smallest readable cards do not (a phone), they are paged.
 "use strict";
 
 (function () {
@@ -22,7 +24,68 @@
     const found = list.find((slide) => slide.dataset.slide === key) || list[0];
     for (const slide of list) slide.classList.toggle("active", slide === found);
     current = found.dataset.slide;
+    fitBoards();
   }
+
+  // --- the boards slide: shrink the cards to fit, page them if they cannot ---
+  const MIN_FONT_PX = 14; // the smallest card text worth showing
+  const PAGE_SECONDS = 8;
+  let pages = []; // [first, end) card indices of each page
+  let page = 0;
+
+  function boardsGrid() {
+    return slides.querySelector('.slide.active[data-slide="boards"] .boards');
+  }
+
+  function overflows(grid) {
+    return grid.scrollHeight > grid.clientHeight + 1 || grid.scrollWidth > grid.clientWidth + 1;
+  }
+
+  function showPage(grid, index) {
+    const cards = Array.from(grid.querySelectorAll("article.board"));
+    page = pages.length ? index % pages.length : 0;
+    const [first, end] = pages[page] || [0, cards.length];
+    cards.forEach((card, at) => { card.hidden = at < first || at >= end; });
+    const label = grid.parentElement.querySelector(".boards-page");
+    if (label) label.textContent = pages.length > 1 ? (page + 1) + " of " + pages.length : "";
+  }
+
+  function fitBoards() {
+    const grid = boardsGrid();
+    if (!grid) return;
+    const cards = Array.from(grid.querySelectorAll("article.board"));
+    for (const card of cards) card.hidden = false;
+    let scale = 1;
+    grid.style.setProperty("--board-scale", scale);
+    const base = parseFloat(getComputedStyle(grid).fontSize) || 16;
+    const smallest = Math.min(1, MIN_FONT_PX / base);
+    while (overflows(grid) && scale > smallest) {
+      scale = Math.max(smallest, scale * 0.92);
+      grid.style.setProperty("--board-scale", scale);
+    }
+    pages = [];
+    if (overflows(grid)) {
+      // greedy pages: as many cards as fit, in order
+      let first = 0;
+      while (first < cards.length) {
+        cards.forEach((card, at) => { card.hidden = at < first; });
+        let end = cards.length;
+        while (end > first + 1 && overflows(grid)) {
+          end -= 1;
+          cards[end].hidden = true;
+        }
+        pages.push([first, end]);
+        first = end;
+      }
+    }
+    showPage(grid, pages.length > 1 ? page : 0);
+  }
+
+  setInterval(() => {
+    const grid = boardsGrid();
+    if (grid && pages.length > 1) showPage(grid, page + 1);
+  }, PAGE_SECONDS * 1000);
+  window.addEventListener("resize", fitBoards);
 
   function next() {
     const list = allSlides();

@@ -18,11 +18,18 @@ from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from leaderboard.api_models import LiveBoard
-from leaderboard.live_hub import LiveHub, LiveMessage
+from leaderboard.live_hub import LiveHub, LiveMessage, StreamSlots
 from leaderboard.log_throttle import ThrottledLog
 from leaderboard.web.dependencies import HubDep, Problem, StreamSlotsDep, VenueQuery
 
-__all__ = ["KEEP_ALIVE_SECONDS", "RETRY_AFTER_SECONDS", "router", "sse_text"]
+__all__ = [
+    "KEEP_ALIVE_SECONDS",
+    "RETRY_AFTER_SECONDS",
+    "live_stream",
+    "open_stream",
+    "router",
+    "sse_text",
+]
 
 log = logging.getLogger(__name__)
 
@@ -60,17 +67,32 @@ def _in_venue(message: LiveMessage, venue: str | None) -> bool:
     )
 
 
-async def live_stream(hub: LiveHub, venue: str | None, keep_alive: float) -> AsyncIterator[str]:
+def _for_board(message: LiveMessage, board: str) -> bool:
+    """A message of ``board``'s own stream: its state, availability and events."""
+    return message.kind in ("state", "availability", "event") and message.data.get("board") == board
+
+
+async def live_stream(
+    hub: LiveHub, venue: str | None, keep_alive: float, board: str | None = None
+) -> AsyncIterator[str]:
     """The boards already known (one ``state`` message each, carrying their
-    availability too), then every message posted, with keep-alive comments."""
+    availability too), then every message posted, with keep-alive comments.
+    With ``board``: that board's alone, its ``event`` messages too (the
+    every-board stream leaves events out: a dart on every board is a lot)."""
     messages = hub.subscribe()
     pending: asyncio.Future[LiveMessage] = asyncio.ensure_future(anext(messages))
+
+    def wanted(message: LiveMessage) -> bool:
+        if board is not None:
+            return _for_board(message, board)
+        return message.kind != "event" and _in_venue(message, venue)
+
     try:
         await asyncio.sleep(0)  # the subscription is registered before the snapshot
         yield ": connected\n\n"
-        for board in hub.boards():
-            snapshot = LiveMessage("state", board.model_dump())
-            if _in_venue(snapshot, venue):
+        for known in hub.boards():
+            snapshot = LiveMessage("state", known.model_dump())
+            if wanted(snapshot):
                 yield sse_text(snapshot)
         while True:
             done, _ = await asyncio.wait({pending}, timeout=keep_alive)
@@ -79,7 +101,7 @@ async def live_stream(hub: LiveHub, venue: str | None, keep_alive: float) -> Asy
                 continue
             message = pending.result()
             pending = asyncio.ensure_future(anext(messages))
-            if not _in_venue(message, venue):
+            if not wanted(message):
                 continue
             try:
                 text = sse_text(message)
@@ -139,6 +161,19 @@ async def get_live(
     request: Request, hub: HubDep, slots: StreamSlotsDep, venue: VenueQuery = None
 ) -> Response:
     """Server-Sent Events for the TV page and any other live client."""
+    return open_stream(request, hub, slots, venue=venue)
+
+
+def open_stream(
+    request: Request,
+    hub: LiveHub,
+    slots: StreamSlots,
+    *,
+    venue: str | None = None,
+    board: str | None = None,
+) -> Response:
+    """A live stream (every board's, or ``board``'s alone) in one of the
+    app's slots; a 503 with ``Retry-After`` when none is free."""
     client = request.client.host if request.client else "unknown"
     refused = slots.acquire(client)
     if refused is not None:
@@ -152,7 +187,8 @@ async def get_live(
         )
     keep_alive: float = getattr(request.app.state, "keep_alive_seconds", KEEP_ALIVE_SECONDS)
     try:
-        return _SlotResponse(live_stream(hub, venue, keep_alive), lambda: slots.release(client))
+        stream = live_stream(hub, venue, keep_alive, board)
+        return _SlotResponse(stream, lambda: slots.release(client))
     except BaseException:
         slots.release(client)
         raise

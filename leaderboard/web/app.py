@@ -7,12 +7,15 @@ OpenAPI document at ``/openapi.json``."""
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
+from fastapi.exception_handlers import http_exception_handler
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DBAPIError
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from leaderboard.command_relay import CommandRelay
 from leaderboard.database import Database
@@ -23,8 +26,11 @@ from leaderboard.live_hub import (
     StreamSlots,
 )
 from leaderboard.log_throttle import ThrottledLog
+from leaderboard.pairings import BoardPairings
 from leaderboard.venues import VenueMap
 from leaderboard.web import (
+    api_boards,
+    api_games,
     api_join,
     api_leaderboard,
     api_live,
@@ -33,6 +39,7 @@ from leaderboard.web import (
     api_rejected,
     api_results,
     app_shell,
+    board_page,
     join_page,
     pages,
 )
@@ -59,10 +66,14 @@ def create_app(
     max_live_streams_per_client: int = DEFAULT_MAX_STREAMS_PER_CLIENT,
     relay: CommandRelay | None = None,
     card_linker: CardLinker | None = None,
+    pairings: BoardPairings | None = None,
 ) -> FastAPI:
     """The app: ``/api/...``, ``/`` (the bar's TV), ``/players/{name}``,
     ``/join/{board}`` (a phone joins a lobby through ``relay``; without one
-    the join answers 503; ``card_linker`` stores a card the board linked), and
+    the join answers 503; ``card_linker`` stores a card the board linked), a
+    board's own API ``/api/boards/{board}/...`` (pairing and control through
+    ``relay``; ``pairings`` the devices each board lists, fed by the MQTT
+    side: without it none is known and the database alone decides), and
     the admin views behind ``admin_password_hash`` (refused without one).
     A bad hash or stream limit is a ``ValueError`` saying which."""
     app = FastAPI(
@@ -82,6 +93,8 @@ def create_app(
     app.state.relay = relay
     app.state.card_linker = card_linker
     app.state.join_limit = BadCodeLimit()
+    app.state.pair_limit = BadCodeLimit()
+    app.state.pairings = pairings if pairings is not None else BoardPairings(database)
     for module in (
         api_leaderboard,
         api_players,
@@ -90,13 +103,17 @@ def create_app(
         api_rejected,
         api_live,
         api_join,
+        api_boards,
+        api_games,
         pages,
         join_page,
+        board_page,
         app_shell,
     ):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     app.add_exception_handler(DBAPIError, _database_unavailable)
+    app.add_exception_handler(StarletteHTTPException, _allow_every_method)
     app.add_middleware(SecurityHeaders)
     return app
 
@@ -112,3 +129,28 @@ async def _database_unavailable(request: Request, error: Exception) -> JSONRespo
         status_code=503,
         headers={"Retry-After": "5"},
     )
+
+
+def _documented_methods(app: FastAPI, path: str) -> list[str]:
+    """The methods the OpenAPI document gives the path template ``path`` matches."""
+    for template, operations in app.openapi()["paths"].items():
+        parts = [
+            "[^/]+" if part.startswith("{") and part.endswith("}") else re.escape(part)
+            for part in template.split("/")
+        ]
+        if re.fullmatch("/".join(parts), path):
+            return sorted(method.upper() for method in operations)
+    return []
+
+
+async def _allow_every_method(request: Request, error: Exception) -> Response:
+    """A 405's ``Allow`` names every method the path takes: Starlette names
+    only the first route's (``GET /api/boards/{board}/pairing``, not its
+    ``DELETE``). Any other HTTP error is FastAPI's own answer."""
+    assert isinstance(error, StarletteHTTPException)
+    if error.status_code == 405:
+        methods = _documented_methods(request.app, request.url.path)
+        if methods:
+            headers = {**(error.headers or {}), "Allow": ", ".join(methods)}
+            error = StarletteHTTPException(405, error.detail, headers=headers)
+    return await http_exception_handler(request, error)

@@ -5,6 +5,7 @@ renders what the API returns (the same query functions and models), escaped."""
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from pathlib import Path
 from typing import Annotated, Any
@@ -21,6 +22,7 @@ from leaderboard import queries
 from leaderboard.api_models import AveragePoint, LiveBoard, ResultSummary, Row
 from leaderboard.live_hub import LiveHub
 from leaderboard.web.admin import AdminDep
+from leaderboard.web.board_views import board_card_html
 from leaderboard.web.charts import line_chart
 from leaderboard.web.dates import utc_text
 from leaderboard.web.dependencies import (
@@ -32,7 +34,7 @@ from leaderboard.web.dependencies import (
 )
 from mqtt_contract import cpu_label
 
-__all__ = ["TEMPLATES", "router"]
+__all__ = ["TEMPLATES", "board_columns", "router"]
 
 TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 TV_TABLE_ROWS = 10
@@ -114,6 +116,22 @@ def _boards(hub: LiveHub, venue: str | None) -> list[LiveBoard]:
     return [board for board in hub.boards() if venue is None or board.venue == venue]
 
 
+def board_columns(count: int) -> int:
+    """The columns of the TV's boards grid for ``count`` boards: a square-ish
+    grid, wider than tall on a TV (4 boards 2 by 2, 12 boards 4 by 3), at most 6."""
+    return min(6, max(1, math.ceil(math.sqrt(count))))
+
+
+def _boards_slide(hub: LiveHub, venue: str | None) -> dict[str, Any]:
+    """What the boards slide shows: each live board's card and the grid's columns."""
+    boards = _boards(hub, venue)
+    return {
+        "boards": boards,
+        "board_cards": [board_card_html(board) for board in boards],
+        "board_columns": board_columns(len(boards)),
+    }
+
+
 @router.get("/", response_class=HTMLResponse)
 def tv_page(
     request: Request,
@@ -130,7 +148,7 @@ def tv_page(
         "venue": venue,
         "rotate": rotate,
         "slide": slide,
-        "boards": _boards(hub, venue),
+        **_boards_slide(hub, venue),
         **_rankings(session, venue),
         "recent": queries.recent_results(session, 1, venue),
         "game_names": {game: game_name(game) for game in game_ids()},
@@ -147,8 +165,7 @@ def tv_rankings(request: Request, session: SessionDep, venue: VenueQuery = None)
 @router.get("/tv/boards", response_class=HTMLResponse)
 def tv_boards(request: Request, hub: HubDep, venue: VenueQuery = None) -> HTMLResponse:
     """The TV's live-boards slide, re-fetched when a board's state changes."""
-    context = {"boards": _boards(hub, venue)}
-    return TEMPLATES.TemplateResponse(request, "tv_boards.html", context)
+    return TEMPLATES.TemplateResponse(request, "tv_boards.html", _boards_slide(hub, venue))
 
 
 def _charts(points: list[AveragePoint]) -> list[tuple[str, Markup]]:

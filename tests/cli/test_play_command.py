@@ -36,7 +36,7 @@ def test_the_demo_plays_a_game_to_its_winner_and_saves_the_scoreboard(tmp_path: 
     env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
     env["XDG_STATE_HOME"] = str(tmp_path / "state")
     env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
-    argv = [str(OCHE), "play", "--demo", "--screenshot", str(shot), "--size", "800x480"]
+    argv = [str(OCHE), "play", "--demo", "--no-web", "--screenshot", str(shot), "--size", "800x480"]
     result = subprocess.run(
         [*argv, "--set", "credits.mode=coin"],
         capture_output=True,
@@ -105,8 +105,8 @@ def play_environment(tmp_path: Path, config: str | None) -> dict[str, str]:
 def play(tmp_path: Path, *sets: str) -> subprocess.CompletedProcess[str]:
     """``oche play`` on a simulated board, off-screen, with these ``--set`` values."""
     env = play_environment(tmp_path, None)
-    argv = [str(OCHE), "play", "--screenshot", str(tmp_path / "shot.png"), "--size", "800x480"]
-    argv += ["--set", "board.driver=simulated", "--set", "board.name=Mine"]
+    argv = [str(OCHE), "play", "--no-web", "--screenshot", str(tmp_path / "shot.png")]
+    argv += ["--size", "800x480", "--set", "board.driver=simulated", "--set", "board.name=Mine"]
     for value in sets:
         argv += ["--set", value]
     return subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env, check=False)
@@ -169,7 +169,7 @@ async def test_headless_play_without_the_demo_runs_the_board_until_interrupted(
     takes commands) until Ctrl-C, and no demo screenshot is written."""
     from tests.daemon_harness import Watcher
 
-    argv = [str(OCHE), "play", "--set", "board.driver=simulated"]
+    argv = [str(OCHE), "play", "--no-web", "--set", "board.driver=simulated"]
     argv += ["--set", f"mqtt.url={mosquitto.url}"]
     process = subprocess.Popen(
         argv,
@@ -200,6 +200,96 @@ async def test_headless_play_without_the_demo_runs_the_board_until_interrupted(
         stderr = process.stderr.read() if process.stderr else ""
     assert "Traceback" not in stderr, stderr
     assert list(tmp_path.glob("*.png")) == []
+
+
+async def test_play_serves_the_board_page_by_default_and_prints_each_pairing_code(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    """No --leaderboard: the web pages are served all the same (here on a free
+    port, not 8080), and the terminal shows the board page, the pairing code
+    the board publishes and a QR code, then the new code once a phone paired."""
+    from tests.daemon_harness import Watcher
+
+    port = free_port()
+    argv = [str(OCHE), "play", "--http", f"127.0.0.1:{port}", "--set", "board.driver=simulated"]
+    argv += ["--set", f"mqtt.url={mosquitto.url}"]
+    process = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=play_environment(tmp_path, None),
+        cwd=tmp_path,
+    )
+
+    def next_code(lines: queue.Queue[str], shown: list[str]) -> str:
+        while True:
+            line = lines.get(timeout=90)
+            shown.append(line)
+            if line.startswith("Pairing code: "):
+                return line.removeprefix("Pairing code: ").split(" (")[0].replace(" ", "")
+
+    try:
+        lines, shown = lines_of(process), list[str]()
+        code = next_code(lines, shown)
+        page = f"http://127.0.0.1:{port}/boards/board1"
+        assert f"Board page: {page} (a phone on this network opens it)\n" in shown
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as response:
+            assert response.status == 200
+        async with Watcher(mosquitto.host, mosquitto.port) as watcher:
+            pairing = await watcher.wait_for("pairing", lambda p: isinstance(p, dict))
+            assert pairing["code"] == code, "the terminal shows the board's own code"
+            assert pairing["url"] == f"{page}#pair={code}"
+            qr = [lines.get(timeout=30) for _ in range(3)]
+            assert all(set(line.strip()) <= set("█▀▄ ") and line.strip() for line in qr), qr
+            device = {"id": "phone-test-01", "name": "Test phone"}
+            paired = await watcher.command({"command": "pair", "code": code, "device": device})
+            assert paired["ok"], paired
+            assert next_code(lines, shown) != code, "a new code is shown once one is used"
+        process.send_signal(signal.SIGINT)
+        assert process.wait(30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        stderr = process.stderr.read() if process.stderr else ""
+    assert "Traceback" not in stderr, stderr
+    assert code not in stderr, "the code is shown on the terminal, never logged"
+
+
+def test_play_no_web_serves_no_pages_and_shows_no_code(tmp_path: Path) -> None:
+    result = play(tmp_path)  # play() passes --no-web
+    assert result.returncode == 0, result.stderr
+    assert "Board page" not in result.stdout and "Pairing code" not in result.stdout
+    assert "leaderboard" not in result.stderr.lower(), result.stderr
+    both = subprocess.run(
+        [str(OCHE), "play", "--no-web", "--http", "127.0.0.1:8089"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=play_environment(tmp_path, None),
+        check=False,
+    )
+    assert both.returncode == 2
+    assert "--no-web turns the web pages off" in both.stderr
+
+
+def test_play_on_a_taken_web_port_warns_and_plays_on(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    """Not asked for with --leaderboard, the web is no reason to stop: a
+    taken port is a warning naming it, and the board plays."""
+    env = play_environment(tmp_path, None)
+    argv = [str(OCHE), "play", "--http", f"127.0.0.1:{mosquitto.port}"]
+    argv += ["--screenshot", str(tmp_path / "shot.png"), "--set", "board.driver=simulated"]
+    argv += ["--set", f"mqtt.url={mosquitto.url}"]
+    result = subprocess.run(argv, capture_output=True, text=True, timeout=120, env=env, check=False)
+    assert result.returncode == 0, result.stderr
+    assert f"no board page: port {mosquitto.port} on 127.0.0.1 is taken" in result.stderr
+    assert "--no-web turns this off" in result.stderr
+    assert "Board page" not in result.stdout
+    assert (tmp_path / "shot.png").exists()
+    assert "Traceback" not in result.stderr
 
 
 @pytest.mark.slow
@@ -286,8 +376,8 @@ def join(tmp_path: Path, *argv: str, config: str | None = None) -> subprocess.Co
     """``oche play ARGV`` off-screen on a simulated board, with ``config`` as
     the only config file (none: no config at all)."""
     env = play_environment(tmp_path, config)
-    command = [str(OCHE), "play", "--screenshot", str(tmp_path / "shot.png"), "--size", "800x480"]
-    command += ["--set", "board.driver=simulated", *argv]
+    command = [str(OCHE), "play", "--no-web", "--screenshot", str(tmp_path / "shot.png")]
+    command += ["--size", "800x480", "--set", "board.driver=simulated", *argv]
     return subprocess.run(
         command, capture_output=True, text=True, timeout=120, env=env, check=False
     )
@@ -327,8 +417,9 @@ async def test_join_plays_a_whole_match_as_the_guest_of_a_real_host(
     env = play_environment(tmp_path, '[remote]\nallow = ["league/*"]\n')
     await host.start()
     guest = await asyncio.create_subprocess_exec(
-        str(OCHE), "play", "--join", "board1", "--screenshot", str(tmp_path / "shot.png"),
-        "--size", "800x480", "--set", "board.driver=simulated", "--set", "board.id=home2",
+        str(OCHE), "play", "--no-web", "--join", "board1",
+        "--screenshot", str(tmp_path / "shot.png"), "--size", "800x480",
+        "--set", "board.driver=simulated", "--set", "board.id=home2",
         "--set", f"mqtt.url={mosquitto.url}",
         stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE, env=env,
     )  # fmt: skip

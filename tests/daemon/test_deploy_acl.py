@@ -1251,3 +1251,53 @@ async def test_two_homes_play_over_tls_with_accounts_and_a_third_board_changes_n
         await host.stop()
         guest.board.close()
         host.board.close()
+
+
+# --- pairing: the code is the board's, read by its display and the service ---
+
+
+@needs_mosquitto
+def test_the_pairing_code_reaches_the_boards_display_and_the_leaderboard_alone(
+    connect: Connect,
+) -> None:
+    """A board writes its retained pairing; its display (which shows the code)
+    and a leaderboard (which relays a browser's pair) read it as retained."""
+    board1 = connect("board1").connected()
+    code = marker()
+    assert board1.publish("oche/board1/pairing", code, retain=True) in ACCEPTED
+    try:
+        for account in ("display1", "leaderboard1"):
+            reader = connect(account).connected().subscribe("oche/board1/pairing")
+            topic, _, retained = reader.wait_for(code, f"the retained pairing, as {account}")
+            assert (topic, retained) == ("oche/board1/pairing", True)
+        assert board1.publish("oche/board2/pairing", marker()) == NOT_AUTHORIZED
+    finally:
+        board1.publish("oche/board1/pairing", b"", retain=True)
+
+
+@needs_mosquitto
+@pytest.mark.parametrize(
+    "account", ["display2", "board2", "operator1", "operator", "homeassistant", "leaderboard1"]
+)
+def test_no_other_account_reads_or_forges_a_boards_pairing(connect: Connect, account: str) -> None:
+    display1 = connect("display1").connected().subscribe("oche/board1/pairing")
+    board1 = connect("board1").connected()
+    other = connect(account).connected()
+    forged = marker()
+    assert other.publish("oche/board1/pairing", forged, retain=True) == NOT_AUTHORIZED
+    assert_never_got(display1, [forged], board1, "oche/board1/pairing")
+    if account == "leaderboard1":
+        return  # it reads the pairing (the test above); it only may not write it
+    other.subscribe("oche/board1/pairing", "oche/+/pairing", "oche/#")
+    code = marker()
+    assert board1.publish("oche/board1/pairing", code, retain=True) in ACCEPTED
+    try:
+        # A topic ``other`` does read, for the marker, and who writes it.
+        publisher, readable = (
+            (connect("board2").connected(), "oche/board2/state")
+            if account == "display2"
+            else (board1, "oche/board1/state")
+        )
+        assert_never_got(other, [code], publisher, readable)
+    finally:
+        board1.publish("oche/board1/pairing", b"", retain=True)

@@ -39,6 +39,7 @@ from engine import game_class, game_ids, new_game, parse_event
 from engine.game_log import replay_log
 from mqtt_contract import StateView
 from mqtt_contract.lobby_payload import LobbyState, ResultLines
+from mqtt_contract.pairing_payload import PairingState
 
 SIZE = (1280, 720)
 SMALL = (800, 480)
@@ -710,6 +711,7 @@ class FakeFeed:
         self.sent: list[dict[str, Any]] = []
         self.leaderboards: tuple[Any, ...] = ()
         self.lines: ResultLines | None = None
+        self.pairing: PairingState | None = None
 
     @property
     def lobby(self) -> LobbyState | None:

@@ -238,6 +238,7 @@ OTHER_EVENTS: list[Event] = [
         "message": "Card not registered: ask at the bar, or scan the code",
     },
     {"type": "bounce", "at": 1.0, "player": 0, "segment": "T20"},  # a correction, as undo
+    {"type": "corrected", "at": 1.0, "player": 0, "dart": 2, "from": "S19", "to": "T19"},
     {
         "type": "credits",
         "at": 1.0,

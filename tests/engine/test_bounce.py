@@ -44,7 +44,7 @@ def test_token_round_trips_in_any_case() -> None:
     assert parse_event("bounce") is BOUNCE
     assert str(BOUNCE) == "BOUNCE"
     assert isinstance(parse_event(" Bounce "), Bounce)
-    with pytest.raises(NotationError, match="NEXT, UNDO or BOUNCE"):
+    with pytest.raises(NotationError, match="NEXT, UNDO, BOUNCE"):
         parse_event("BOUNCED")
 
 

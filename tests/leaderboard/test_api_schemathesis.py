@@ -2,7 +2,10 @@
 file and a seeded PostgreSQL database: whatever parameters the schema allows
 (and some it does not), no endpoint answers 5xx, every answer (a 422 too)
 matches its documented schema, and every request the schema allows is
-taken. ``/api/live`` is left out: its stream never ends.
+taken. ``/api/live`` is left out: its stream never ends. The board API
+(``/api/boards/{board}/...``, ``/api/games``) is in: with no board heard and
+no token, a board's stream and pairing are 404s and every control a 401,
+whatever the body (tests/leaderboard/test_board_api.py drives them paired).
 
 The schema is loaded when the module is imported (schemathesis's lazy
 ``from_fixture`` does not work with pytest 9), so the app is built then; the

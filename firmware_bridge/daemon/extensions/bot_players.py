@@ -37,6 +37,7 @@ _BY_HAND = {
     RemoteAction.MISS: "a miss",
     RemoteAction.BOUNCE: "bounce-out",
     RemoteAction.NEXT: "NEXT",
+    RemoteAction.CORRECT: "correction",
 }
 """What a computer player's visit refuses by hand (how the refusal names it)."""
 
@@ -84,7 +85,7 @@ class BotPlayers(Extension):
 
     def _refuse(self, planned: core_events.InputPlanned) -> None:
         """This board's own input during a computer player's visit: a hit is
-        ignored (``cpu-turn``), a dart, miss, bounce-out or NEXT by hand refused
+        ignored (``cpu-turn``), a dart, miss, bounce-out, correction or NEXT by hand refused
         (NEXT may cut its takeout short); an undo is taken."""
         what = _BY_HAND.get(planned.action)
         if planned.action is not RemoteAction.HIT and what is None:

@@ -2,7 +2,8 @@
 
 Each operator command (``mqtt_contract.OPERATOR_COMMANDS``) is parsed here,
 run under the lock against the coin-op extension's credits and settings (the
-one extension it is given), and answered; a command the journal refuses is
+one extension it is given) or, for ``unpair``, asked of the pairing on the bus
+(``core_events.UnpairAsked``), and answered; a command the journal refuses is
 answered with why.
 """
 
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from typing import assert_never
 
+from firmware_bridge.daemon import core_events
 from firmware_bridge.daemon.extension_context import Extension, ExtensionContext
 from firmware_bridge.daemon.extensions.coin_op import CoinOp
 from firmware_bridge.daemon.game_session import Refusal
@@ -73,6 +75,7 @@ class OperatorCommands(Extension):
             case SetPrice():
                 coin_op.set_price(command.game, command.price, now)
             case Unpair():
-                raise Refusal("unpair: not built yet")  # issue 24: the pairing helper's
+                if not self._context.first(core_events.UnpairAsked(command.device, now)):
+                    raise Refusal("unpair: this board pairs no devices")
             case _:
                 assert_never(command)

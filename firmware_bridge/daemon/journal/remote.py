@@ -57,13 +57,15 @@ class GuestMatch:
 @dataclass(frozen=True)
 class GuestAction:
     """One action a guest forwarded: ``seq`` in its match, ``action``
-    (``hit``, ``dart``, ``miss``, ``next``, ``undo``), ``segment`` for a hit or a
-    dart, and when it was registered."""
+    (``hit``, ``dart``, ``miss``, ``next``, ``undo``, ``bounce``, ``correct``),
+    ``segment`` for a hit, a dart or a correction, when it was registered, and
+    for a correction the ``dart`` of the visit it names."""
 
     seq: int
     action: str
     segment: str | None
     at: float
+    dart: int | None = None
 
 
 class RemoteStore:
@@ -165,12 +167,16 @@ class RemoteStore:
                 row,
             )
 
-    def guest_forward(self, match: str, action: str, segment: str | None, at: float) -> int:
+    def guest_forward(
+        self, match: str, action: str, segment: str | None, at: float, dart: int | None = None
+    ) -> int:
         """Journal one action this board forwards in ``match`` (durably, before
         it is sent) and return its ``seq``: one more than the match's last, never
         reused. A match that is not open (ended, or finished and closed) is a
-        :class:`JournalError`; a won game still open takes an UNDO or a BOUNCE
-        that takes the win back."""
+        :class:`JournalError`; a won game still open takes an UNDO, a BOUNCE or
+        a correction that takes the win back. A correction's ``dart`` is kept
+        in the ``segment`` column before its bed (``2=T19``, as its engine token
+        ends), so the schema is unchanged."""
         at = self._db.time(at)
         with self._db.transaction() as connection:
             found = connection.execute(
@@ -186,7 +192,7 @@ class RemoteStore:
             connection.execute(
                 "INSERT INTO guest_forwarded (match, seq, action, segment, at) "
                 "VALUES (?, ?, ?, ?, ?)",
-                (str(match), seq, str(action), None if segment is None else str(segment), at),
+                (str(match), seq, str(action), _segment_column(segment, dart), at),
             )
         return seq
 
@@ -302,9 +308,7 @@ class RemoteStore:
                 (str(match), int(taken)),
             ).fetchall()
             return [
-                GuestAction(
-                    int(seq), str(action), None if segment is None else str(segment), float(at)
-                )
+                _guest_action(int(seq), str(action), segment, float(at))
                 for seq, action, segment, at in rows
             ]
 
@@ -341,3 +345,20 @@ class RemoteStore:
             )
         except (TypeError, ValueError) as error:
             raise self._db.error(f"match {match} is damaged: {error}") from None
+
+
+def _segment_column(segment: str | None, dart: int | None) -> str | None:
+    """What ``guest_forwarded.segment`` holds: the bed, after a correction's dart."""
+    if segment is None:
+        return None
+    return str(segment) if dart is None else f"{int(dart)}={segment}"
+
+
+def _guest_action(seq: int, action: str, column: str | None, at: float) -> GuestAction:
+    """A ``guest_forwarded`` row as its action (a correction's ``2=T19`` split)."""
+    if column is None:
+        return GuestAction(seq, action, None, at)
+    dart, sep, bed = str(column).partition("=")
+    if sep and dart.isdigit():
+        return GuestAction(seq, action, bed, at, int(dart))
+    return GuestAction(seq, action, str(column), at)

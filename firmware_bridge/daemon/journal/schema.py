@@ -112,8 +112,8 @@ CREATE UNIQUE INDEX guest_matches_one_playing ON guest_matches (board) WHERE sta
 CREATE TABLE guest_forwarded (              -- guest: every action it forwarded, in order
     match   TEXT NOT NULL REFERENCES guest_matches (match),
     seq     INTEGER NOT NULL,               -- 1, 2, 3, ... within the match
-    action  TEXT NOT NULL,                  -- hit, dart, miss, next, undo
-    segment TEXT,                           -- for hit and dart
+    action  TEXT NOT NULL,                  -- hit, dart, miss, next, undo, bounce, correct
+    segment TEXT,                           -- for hit and dart, and a correct's 2=T19
     at      REAL NOT NULL,
     PRIMARY KEY (match, seq)
 ) WITHOUT ROWID;

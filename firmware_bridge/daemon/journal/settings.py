@@ -1,6 +1,7 @@
-"""What the operator set at a board (prices, free play), and what the lobby
+"""What the operator set at a board (prices, free play), what the lobby
 keeps of a board (its players, its copy of the roster: keys under
-``lobby.``): the store :attr:`Journal.settings`."""
+``lobby.``) and what the pairing keeps (its code, its paired devices: keys
+under ``pairing.``): the store :attr:`Journal.settings`."""
 
 from __future__ import annotations
 
@@ -9,10 +10,13 @@ from typing import Any
 
 from firmware_bridge.daemon.journal.database import Database
 
-__all__ = ["LOBBY_PREFIX", "SettingsStore"]
+__all__ = ["LOBBY_PREFIX", "PAIRING_PREFIX", "SettingsStore"]
 
 LOBBY_PREFIX = "lobby."
 """The keys the lobby keeps (``lobby.players``, ``lobby.roster``, ...): not the operator's."""
+
+PAIRING_PREFIX = "pairing."
+"""The keys the pairing keeps (``pairing.code``, ``pairing.devices``): not the operator's."""
 
 
 class SettingsStore:
@@ -38,12 +42,13 @@ class SettingsStore:
             )
 
     def operator_settings(self, board: str) -> dict[str, Any]:
-        """What the operator set at ``board``: key -> value (not the lobby's keys)."""
+        """What the operator set at ``board``: key -> value (not the lobby's
+        nor the pairing's keys)."""
         with self._db.reading() as connection:
             rows = connection.execute(
                 "SELECT key, value FROM operator_settings WHERE board = ? AND key NOT LIKE ? "
-                "ORDER BY key",
-                (str(board), LOBBY_PREFIX + "%"),
+                "AND key NOT LIKE ? ORDER BY key",
+                (str(board), LOBBY_PREFIX + "%", PAIRING_PREFIX + "%"),
             ).fetchall()
         settings: dict[str, Any] = {}
         for key, value in rows:
@@ -56,10 +61,23 @@ class SettingsStore:
     def lobby_value(self, board: str, key: str) -> Any:
         """What the lobby kept at ``board`` as ``lobby.<key>`` (decoded JSON),
         or ``None`` when nothing (or something unreadable) is kept."""
+        return self._kept_value(board, LOBBY_PREFIX + key)
+
+    def pairing_value(self, board: str, key: str) -> Any:
+        """What the pairing kept at ``board`` as ``pairing.<key>`` (decoded
+        JSON), or ``None`` when nothing (or something unreadable) is kept."""
+        return self._kept_value(board, PAIRING_PREFIX + key)
+
+    def keep_pairing_value(self, board: str, key: str, value: Any, at: float) -> None:
+        """Keep ``value`` (JSON) as the pairing's ``pairing.<key>`` at ``board``."""
+        self.set_operator_setting(board, PAIRING_PREFIX + key, value, at)
+
+    def _kept_value(self, board: str, full_key: str) -> Any:
+        """The decoded JSON kept at ``board`` under ``full_key``, or ``None``."""
         with self._db.reading() as connection:
             row = connection.execute(
                 "SELECT value FROM operator_settings WHERE board = ? AND key = ?",
-                (str(board), LOBBY_PREFIX + key),
+                (str(board), full_key),
             ).fetchone()
         if row is None:
             return None

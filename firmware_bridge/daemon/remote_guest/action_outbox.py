@@ -46,29 +46,36 @@ class ActionOutbox:
         return BoardAddress(self.context.config.mqtt.base, self.context.board_id)
 
     def forward(
-        self, match: JoinedMatch, action: RemoteAction, segment: str | None, now: float
+        self,
+        match: JoinedMatch,
+        action: RemoteAction,
+        segment: str | None,
+        now: float,
+        dart: int | None = None,
     ) -> None:
         """Journal the action, then send it; keep the local takeout reckoning.
         A :class:`Refusal` when the journal does not take it."""
+        remote = self.context.journal.remote
         try:
-            seq = self.context.journal.remote.guest_forward(match.id, action.value, segment, now)
+            seq = remote.guest_forward(match.id, action.value, segment, now, dart)
         except JournalError as error:
             raise Refusal(str(error)) from None
         match.forwarded = seq
-        self._send_action(match, GuestAction(seq, action.value, segment, now))
+        self._send_action(match, GuestAction(seq, action.value, segment, now, dart))
         match.takeout.forwarded(action, match.throwing_at(self.own), now)
         log.info(
-            "remote match %s: forwarded #%d %s%s",
+            "remote match %s: forwarded #%d %s%s%s",
             match.id,
             seq,
             action,
+            f" dart {dart}" if dart is not None else "",
             f" {segment}" if segment else "",
         )
         self.wake.set()
 
     def _send_action(self, match: JoinedMatch, action: GuestAction) -> None:
         what = RemoteAction.parse(action.action)
-        message = ActionMessage(match.id, action.at, action.seq, what, action.segment)
+        message = ActionMessage(match.id, action.at, action.seq, what, action.segment, action.dart)
         self.send(match.host, message)
         match.sent_at[action.seq] = self.context.clock()
 

@@ -152,7 +152,7 @@ class RemoteGuest(Extension):
             case Join() | Leave() | Pair():
                 return None  # the lobby's and the pairing's, this board's own
             case Correct():
-                raise Refusal("correct: not built yet")  # issue 24: the correct helper's
+                self.action(command.name, command.segment, now, command.dart)
             case _:
                 assert_never(command)
         return True
@@ -184,9 +184,10 @@ class RemoteGuest(Extension):
             log.error("remote match %s: hit %s lost: %s", match.id, bed.notation, refusal)
             self.context.publish_event(Ignored(now, bed.notation, str(refusal)))
 
-    def action(self, name: str, segment: str | None, now: float) -> None:
+    def action(self, name: str, segment: str | None, now: float, dart: int | None = None) -> None:
         """A button or command while :attr:`active` (``dart``, ``miss``,
-        ``next``, ``undo``, ``bounce``): forward it. A :class:`Refusal` says why not."""
+        ``next``, ``undo``, ``bounce``, ``correct`` of ``dart``): forward it. A
+        :class:`Refusal` says why not."""
         match = self.match
         assert match is not None
         try:
@@ -202,7 +203,7 @@ class RemoteGuest(Extension):
                 raise Refusal(f"segment {error}") from None
         else:
             segment = None
-        self.outbox.forward(match, action, segment, now)
+        self.outbox.forward(match, action, segment, now, dart if action.has_dart else None)
 
     def leave(self, now: float) -> None:
         """``end_game`` on this board while :attr:`active`: leave the match."""

@@ -56,14 +56,20 @@ class LocalTakeout:
         """After forwarding ``action`` (``ours``: the host's last state has this
         board's player up): a NEXT starts a visit, an undo takes a dart back, a
         dart-throwing action in this board's visit counts (the third ends it),
-        a bounce leaves the count as it is."""
+        a bounce or a correction leaves the count as it is."""
         match action:
             case RemoteAction.NEXT:
                 self.darts, self.since = 0, None
             case RemoteAction.UNDO:
                 self.darts = max(0, self.darts - 1)
                 self.since = None
-            case RemoteAction.HIT | RemoteAction.DART | RemoteAction.MISS | RemoteAction.BOUNCE:
+            case (
+                RemoteAction.HIT
+                | RemoteAction.DART
+                | RemoteAction.MISS
+                | RemoteAction.BOUNCE
+                | RemoteAction.CORRECT
+            ):
                 if action.throws_dart and self.visits and self.since is None and ours:
                     self.darts += 1
                     if self.darts >= VISIT_DARTS:

@@ -55,18 +55,13 @@ class ActionIntake:
                 guest.taken + 1,
             )
             return
-        self._take(match, guest, seq, message.action, message.segment, now)
+        self._take(match, guest, seq, message, now)
 
     def _take(
-        self,
-        match: HostedMatch,
-        guest: GuestBoard,
-        seq: int,
-        action: RemoteAction,
-        segment: str | None,
-        now: float,
+        self, match: HostedMatch, guest: GuestBoard, seq: int, message: ActionMessage, now: float
     ) -> None:
         """Apply (or ignore, saying why) one action; its seq is journaled with it."""
+        action, segment = message.action, message.segment
         context, session, row = self.context, self.context.session, self.context.game_row
         assert session is not None and row is not None
         board = str(guest.address)
@@ -76,7 +71,8 @@ class ActionIntake:
             refused = self.turns.refusal(match, guest.address, action)
             if refused is None:
                 try:
-                    planned, source = plan_action(session, action, segment, now), action.source
+                    planned = plan_action(session, action, segment, now, message.dart)
+                    source = action.source
                     context.apply(planned, source, taken)
                 except JournalError:
                     raise
@@ -85,7 +81,7 @@ class ActionIntake:
             if refused is not None:
                 text = str(refused)
                 reason = refused.reason.value if isinstance(refused, RemoteRefusal) else text
-                if segment is not None:
+                if segment is not None and not action.has_dart:
                     context.ignore(segment, reason, now, taken)
                 else:
                     context.journal.remote.note_taken(row, board, seq)
@@ -99,10 +95,15 @@ class ActionIntake:
 
 
 def plan_action(
-    session: GameSession, action: RemoteAction, segment: str | None, now: float
+    session: GameSession,
+    action: RemoteAction,
+    segment: str | None,
+    now: float,
+    dart: int | None = None,
 ) -> list[Event]:
-    """The events ``action`` plans in ``session``; a :class:`Refusal` or an
-    :class:`~engine.EngineError` when the game will not take it now."""
+    """The events ``action`` plans in ``session`` (a correction's of ``dart``);
+    a :class:`Refusal` or an :class:`~engine.EngineError` when the game will
+    not take it now."""
     match action:
         case RemoteAction.HIT:
             assert segment is not None
@@ -118,5 +119,8 @@ def plan_action(
             return session.plan_undo()
         case RemoteAction.BOUNCE:
             return session.plan_bounce()
+        case RemoteAction.CORRECT:
+            assert segment is not None and dart is not None
+            return session.plan_correct(dart, Bed.parse(segment))
         case _:
             assert_never(action)

@@ -1,0 +1,68 @@
+"""``/boards/{board}``: a board's live scoreboard and remote control, the page
+a phone or tablet by the board opens (docs/leaderboard.md, "The board
+page"). The page is rendered with the board's last state, then
+``static/board.js`` follows ``/api/boards/{board}/live`` and swaps in
+``/boards/{board}/view`` (the scoreboard fragment) on every change. Its
+controls post the board's MQTT commands to ``/api/boards/{board}/command``
+with the paired device's token; reading needs none."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Path, Request
+from fastapi.responses import HTMLResponse
+from pydantic import AfterValidator
+
+from leaderboard.api_models import LiveBoard
+from leaderboard.live_hub import LiveHub
+from leaderboard.web.board_views import dartboard_svg, scoreboard_html
+from leaderboard.web.dependencies import HubDep, PlainTextSchema, plain_text
+from leaderboard.web.pages import TEMPLATES
+
+__all__ = ["BoardInPath", "board_now", "router"]
+
+router = APIRouter(include_in_schema=False)
+
+BoardInPath = Annotated[
+    str, AfterValidator(plain_text), Path(max_length=64, json_schema_extra=PlainTextSchema)
+]
+"""A board id in the path: plain text (a control character is a 422)."""
+
+
+def board_now(hub: LiveHub, board: str) -> LiveBoard | None:
+    """``board`` as the hub has it now, or None when the service never heard of it."""
+    return next((known for known in hub.boards() if known.board == board), None)
+
+
+def _unheard(board: str) -> LiveBoard:
+    """A board the service has no state of yet: shown as unknown, the page waits for it."""
+    return LiveBoard(board=board, venue="", availability="unknown", state=None)
+
+
+def _no_store(page: HTMLResponse) -> HTMLResponse:
+    """A live page is never cached: a stale score is worse than a slow one."""
+    page.headers["Cache-Control"] = "no-store"
+    return page
+
+
+@router.get("/boards/{board}", response_class=HTMLResponse)
+async def board_page(request: Request, hub: HubDep, board: BoardInPath) -> HTMLResponse:
+    """The live scoreboard, the drawn board and the controls of ``board``."""
+    known = board_now(hub, board)
+    context = {
+        "board": board,
+        "known": known is not None,
+        "scoreboard": scoreboard_html(known or _unheard(board)),
+        "dartboard": dartboard_svg(),
+    }
+    status = 200 if known is not None else 404
+    return _no_store(TEMPLATES.TemplateResponse(request, "board.html", context, status))
+
+
+@router.get("/boards/{board}/view", response_class=HTMLResponse)
+async def board_view(hub: HubDep, board: BoardInPath) -> HTMLResponse:
+    """The scoreboard fragment the page swaps in when the board's state changes."""
+    known = board_now(hub, board)
+    fragment = scoreboard_html(known or _unheard(board))
+    return _no_store(HTMLResponse(str(fragment), 200 if known is not None else 404))

@@ -1,0 +1,273 @@
+"""What every game's web view shares: :class:`GameView` (the hooks a game's
+view fills, as :class:`display.scenes.base.Scene` has them for the pygame
+scoreboard), the seats (a player as the board shows them: the label with
+``(CPU 6)``, whose turn, out, won), the darts in words for a screen reader,
+the visit on the board and the banners. Pure: reads a
+:class:`mqtt_contract.StateView`, renders nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from engine import EngineError, game_class
+from engine.beds import Bed
+from engine.lineup import MAX_NAME_LENGTH
+from mqtt_contract import Phase, PlayerView, StateView, cpu_label
+
+__all__ = [
+    "Banner",
+    "GameView",
+    "Seat",
+    "VisitDart",
+    "banners",
+    "bed_of",
+    "bed_words",
+    "format_value",
+    "game_option",
+    "game_title",
+    "is_winner",
+    "last_visit_text",
+    "player_label",
+    "points_of",
+    "seats",
+    "turn_text",
+    "visit_on_board",
+]
+
+_RINGS = {1: "single", 2: "double", 3: "treble"}
+
+
+def format_value(value: Any) -> str:
+    """A figure or game key as text: floats with one decimal, a dash for none."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        return f"{value:.1f}"
+    if value is None:
+        return "-"
+    if isinstance(value, Mapping):
+        return " ".join(f"{key} {format_value(item)}" for key, item in value.items())
+    if isinstance(value, list | tuple):
+        return ", ".join(format_value(item) for item in value)
+    return str(value)
+
+
+def game_title(game_id: str | None) -> str:
+    """The game's name from the engine's registry, else its id in words."""
+    game_id = game_id or ""
+    try:
+        return game_class(game_id).name
+    except EngineError:
+        return game_id.replace("-", " ").replace("_", " ").title() or "Game"
+
+
+def game_option(state: StateView, name: str) -> Any:
+    """Option ``name``: the state's value, else the engine's default for the game."""
+    value = state.option(name)
+    if value is not None:
+        return value
+    try:
+        spec = game_class(state.game or "").options_spec
+    except EngineError:
+        return None
+    return next((option.default for option in spec if option.name == name), None)
+
+
+def bed_of(notation: str) -> Bed | None:
+    """The bed a dart's notation names, ``None`` for text that is no bed."""
+    try:
+        return Bed.parse(notation)
+    except EngineError:
+        return None
+
+
+def bed_words(notation: str) -> str:
+    """A dart as a screen reader says it: ``treble 20``, ``outer bull``, ``miss``."""
+    bed = bed_of(notation)
+    if bed is None:
+        return notation
+    if bed.is_miss:
+        return "miss"
+    if bed.is_bull:
+        return "outer bull" if bed.multiplier == 1 else "bullseye"
+    return f"{_RINGS[bed.multiplier]} {bed.number}"
+
+
+def points_of(darts: Sequence[str]) -> int:
+    """The face points of darts in notation (text that is no bed counts 0)."""
+    return sum(bed.points for bed in (bed_of(dart) for dart in darts) if bed is not None)
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= MAX_NAME_LENGTH else name[: MAX_NAME_LENGTH - 1] + "…"
+
+
+def player_label(state: StateView, index: int | None) -> str:
+    """The player's name as every screen shows it: ``Robo (CPU 6)`` for a
+    computer player, with the team's name in a team game."""
+    player = state.player(index)
+    if player is None or index is None:
+        return "?"
+    name = _short(player.name or f"Player {index + 1}")
+    name = cpu_label(name, player.cpu.level if player.cpu is not None else None)
+    team = state.team(player.team)
+    return f"{name} ({_short(team.name)})" if team is not None else name
+
+
+def is_winner(state: StateView, index: int) -> bool:
+    """Player ``index`` won: the winner, or a member of the winning team."""
+    player = state.player(index)
+    team = player.team if player is not None else None
+    return state.winner == index or (team is not None and team == state.winner_team)
+
+
+@dataclass(frozen=True)
+class Seat:
+    """One player as the scoreboard shows them."""
+
+    index: int
+    player: PlayerView
+    label: str
+    up: bool
+    """The player to throw (the game still on)."""
+    won: bool
+    out: bool
+
+
+def seats(state: StateView) -> list[Seat]:
+    """Every player of the state, in seat order."""
+    return [
+        Seat(
+            index=index,
+            player=player,
+            label=player_label(state, index),
+            up=index == state.current_player and not state.finished,
+            won=state.finished and is_winner(state, index),
+            out=player.out,
+        )
+        for index, player in enumerate(state.players)
+    ]
+
+
+@dataclass(frozen=True)
+class VisitDart:
+    """A dart of the visit on the board: its 1-based number, notation and words."""
+
+    number: int
+    notation: str
+    words: str
+    points: int
+
+
+def visit_on_board(state: StateView) -> tuple[list[VisitDart], int | None]:
+    """The visit on the board and whose it is: the visit in progress, or in
+    takeout (and once finished) the visit just thrown."""
+    darts: Sequence[str] = state.visit
+    player = state.current_player
+    last = state.last_visit
+    if not darts and last is not None and state.phase in (Phase.TAKEOUT, Phase.FINISHED):
+        darts, player = last.darts, last.player
+    return [
+        VisitDart(number, dart, bed_words(dart), points_of([dart]))
+        for number, dart in enumerate(darts, start=1)
+    ], player
+
+
+def turn_text(state: StateView) -> str:
+    """Whose turn it is, in words (for everyone, and for a screen reader)."""
+    if state.finished:
+        winners = [player_label(state, i) for i in range(len(state.players)) if is_winner(state, i)]
+        if state.winner_team is not None and state.team(state.winner_team) is not None:
+            team = state.team(state.winner_team)
+            assert team is not None
+            return f"Game over: {_short(team.name)} win"
+        return f"Game over: {winners[0]} wins" if winners else "Game over: a draw"
+    if state.current_player is None or not state.players:
+        return ""
+    name = player_label(state, state.current_player)
+    if state.phase is Phase.TAKEOUT:
+        return f"Takeout: {name} next, press NEXT once the darts are out"
+    return f"{name} to throw"
+
+
+def last_visit_text(state: StateView) -> str | None:
+    """The visit that ended last: ``Ann: T20 T20 S5 (105)``, a bust said so."""
+    last = state.last_visit
+    if last is None or not last.darts or last.player is None:
+        return None
+    total = "bust" if last.visit_over == "bust" else str(points_of(last.darts))
+    return f"{player_label(state, last.player)}: {' '.join(last.darts)} ({total})"
+
+
+@dataclass(frozen=True)
+class Banner:
+    """A line above the scoreboard: what the board is doing besides the game."""
+
+    kind: str
+    """``offline``, ``takeout``, ``bust``, ``remote``, ``waiting``, ``finished``."""
+    text: str
+
+
+def _board_name(state: StateView, address: str) -> str:
+    entry = next((b for b in state.remote.boards if b.board == address), None)
+    if entry is not None and entry.name:
+        return entry.name
+    return address.rsplit("/", 1)[-1]
+
+
+def banners(state: StateView, availability: str) -> list[Banner]:
+    """The banners for ``state`` on a board whose daemon is ``availability``."""
+    found: list[Banner] = []
+    if availability == "offline":
+        found.append(Banner("offline", "Board offline: showing its last state"))
+    remote = state.remote
+    if state.phase is Phase.WAITING_REMOTE and remote.present:
+        names = [_board_name(state, w) for w in remote.waiting]
+        text = f"Waiting for {', '.join(names)}" if names else "Waiting for the remote match"
+        found.append(Banner("waiting", text))
+    elif remote.present and remote.throwing_at and state.game and not state.finished:
+        found.append(
+            Banner("remote", f"Remote match: throwing at {_board_name(state, remote.throwing_at)}")
+        )
+    elif remote.present:
+        found.append(Banner("remote", "Remote match"))
+    if state.phase is Phase.TAKEOUT:
+        found.append(Banner("takeout", "Takeout: remove the darts, then NEXT"))
+    if state.visit_over == "bust" or (
+        state.phase is Phase.TAKEOUT
+        and not state.visit
+        and state.last_visit is not None
+        and state.last_visit.visit_over == "bust"
+    ):
+        found.append(Banner("bust", "Bust"))
+    if state.finished:
+        found.append(Banner("finished", turn_text(state)))
+    return found
+
+
+class GameView:
+    """One game's web view: the template of its scoreboard's body and the
+    hooks it reads. The base is the generic scoreboard's behaviour."""
+
+    template: ClassVar[str] = "board_views/generic.html"
+    """The body of the board page's scoreboard (under templates/)."""
+    card_template: ClassVar[str | None] = None
+    """What the TV's card adds under its players (the cricket marks), if anything."""
+
+    def subtitle(self, state: StateView) -> str:
+        """The options, after the game's name."""
+        return " · ".join(f"{key} {format_value(value)}" for key, value in state.options)
+
+    def round_label(self, state: StateView) -> str:
+        """What the header says about the round."""
+        return "" if state.round is None else f"Round {state.round}"
+
+    def context(self, state: StateView) -> Mapping[str, Any]:
+        """What the game's template reads beyond the seats and the state."""
+        return {}
+
+    def card_score(self, state: StateView, seat: Seat) -> str:
+        """The figure the TV's card shows beside a player: the score."""
+        return format_value(seat.player.score)
