@@ -14,6 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import httpx
 from fastapi import FastAPI
 
 from leaderboard.database import Database
@@ -43,8 +44,8 @@ __all__ = [
 JOIN_CODE = "K7PQ2M"
 """The join code of board ``pub``'s lobby."""
 
-BOARD_PAGE = "/boards/{board}"
-"""The board page's route (helper ``page`` of issue 24): walked once the app has it."""
+BOARD_PAGE = "/boards/pub"
+"""The board page of a live board (``/boards/{board}``): walked once the app has it."""
 
 LONG_NAME = "Maximilian-Alexander"
 """A 20-character name with no space to break at (names are at most 24)."""
@@ -115,9 +116,11 @@ class PageTour:
         return self.server.url
 
 
-def has_route(app: FastAPI, path: str) -> bool:
-    """Whether ``app`` serves ``path`` (a route's pattern, e.g. ``/boards/{board}``)."""
-    return any(getattr(route, "path", None) == path for route in app.routes)
+def has_route(tour: PageTour, path: str) -> bool:
+    """Whether the tour's app serves the page at ``path`` (an HTML answer, not
+    the framework's JSON 404 for a route it does not have)."""
+    answer = httpx.get(tour.url + path, timeout=10)
+    return answer.headers.get("content-type", "").startswith("text/html")
 
 
 def tour_pages(seeded: Seeded) -> list[TourPage]:

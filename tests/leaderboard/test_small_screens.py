@@ -114,9 +114,9 @@ def test_every_page_fits_a_portrait_tablet_and_a_tv(
 
 
 def test_the_board_page_fits_a_phone(browser: Browser, tour: PageTour) -> None:
-    if not has_route(tour.app, BOARD_PAGE):
+    if not has_route(tour, BOARD_PAGE):
         pytest.skip(f"the service has no {BOARD_PAGE} page yet")
-    visit = TourPage("/boards/pub", "board page")
+    visit = TourPage(BOARD_PAGE, "board page")
     with watched_page(browser, *PHONE) as watched:
         page = open_page(watched, tour, visit)
         assert_fits(page, PHONE[0], visit.label)
