@@ -228,9 +228,6 @@ def test_every_page_has_its_language_landmarks_one_heading_and_names(
     assert landmark_problems(browser, tour, tour_pages(tour.seeded)) == []
 
 
-@pytest.mark.xfail(
-    strict=True, reason="board.html has no site banner (body > header) yet: helper page's file"
-)
 def test_the_board_page_has_its_language_landmarks_one_heading_and_names(
     browser: Browser, tour: PageTour
 ) -> None:
