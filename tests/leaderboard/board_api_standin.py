@@ -22,7 +22,7 @@ from engine import game_class, game_ids
 from engine.bot_targets import LEVELS, TARGET_AVERAGES
 from engine.lineup import MAX_PLAYERS
 from leaderboard.live_hub import LiveHub
-from leaderboard.web import board_page
+from leaderboard.web import app_shell, board_page
 from leaderboard.web.api_live import live_stream
 from leaderboard.web.app import STATIC_DIR
 from leaderboard.web.security_headers import SecurityHeaders
@@ -109,6 +109,7 @@ class BoardApiStandIn:
         app = FastAPI(docs_url=None, redoc_url=None)
         app.state.hub = self.hub
         app.include_router(board_page.router)
+        app.include_router(app_shell.router)  # every page links the manifest, icons and worker
         app.include_router(self._router())
         app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
         app.add_middleware(SecurityHeaders)

@@ -380,7 +380,13 @@ def test_the_page_weighs_under_100_kb_and_loads_only_local_files(
         expect(page.locator("#connection")).to_be_hidden(timeout=SEEN_WITHIN_MS)
         page.locator("#setup summary").click()  # the set-up panel's catalogue counts too
         expect(page.locator("#setup-game option")).not_to_have_count(0)
-        eventually(lambda: any(a.url.endswith("/roster") for a in answers), "the roster loads")
+        # Playwright's sync API hands over its events only inside its own calls:
+        # each poll gives it a moment.
+        eventually(
+            lambda: page.wait_for_timeout(50) is None
+            and any(a.url.endswith("/roster") for a in answers),
+            "the roster loads",
+        )
         weighed = [
             answer
             for answer in answers
