@@ -35,7 +35,7 @@ from display.layout import COLORS, Color, Layout, grid, split
 from display.leaderboards import Snapshot
 from display.lobby import Announcement, AnnouncementKind, announcement_for
 from display.sprites import SHARED_SPRITES, Sprites
-from engine import EngineError, game_class
+from engine import game_name
 from engine.lineup import MAX_NAME_LENGTH
 from mqtt_contract import (
     BoardView,
@@ -61,9 +61,6 @@ __all__ = [
     "can_set_up",
     "cpu_name",
     "format_value",
-    "game_name",
-    "game_option",
-    "game_title",
     "int_or_none",
     "is_winner",
     "lit_darts",
@@ -120,33 +117,6 @@ def format_value(value: Any) -> str:
     if value is None:
         return "-"
     return str(value)
-
-
-def game_title(state: State) -> str:
-    """The state's game's name (see :func:`game_name`)."""
-    return game_name(state.game)
-
-
-def game_name(game_id: str | None) -> str:
-    """The game's name from the engine's registry, or its id."""
-    game_id = game_id or ""
-    try:
-        return game_class(game_id).name
-    except EngineError:
-        return game_id.replace("-", " ").replace("_", " ").title() or "Game"
-
-
-def game_option(state: State, name: str) -> Any:
-    """Option ``name`` of the state's game: the state's value, else the
-    engine's default for the game (``None`` for an option it does not have)."""
-    value = state.option(name)
-    if value is not None:
-        return value
-    try:
-        spec = game_class(state.game or "").options_spec
-    except EngineError:
-        return None
-    return next((option.default for option in spec if option.name == name), None)
 
 
 def short_name(name: object) -> str:
@@ -420,7 +390,7 @@ class Scene:
         pad = layout.px(24)
         inner = rect.inflate(-2 * pad, 0)
         left, middle, right = split(inner, 3, pad)
-        title = self.title or game_title(state)
+        title = self.title or game_name(state.game)
         subtitle = self.subtitle(state)
         line = left.inflate(0, -rect.height // 5)
         placed = layout.text(surface, title, line, layout.font_size(44), COLORS.text, "left")

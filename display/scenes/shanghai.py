@@ -15,7 +15,6 @@ from display.scenes.base import (
     Scene,
     State,
     format_value,
-    game_option,
     int_or_none,
     is_winner,
     player_label,
@@ -32,8 +31,8 @@ RINGS = tuple(RING_PREFIX[multiplier] for multiplier in sorted(SHANGHAI_RINGS))
 
 def _options(state: State) -> tuple[int, int]:
     """``(rounds, start)`` from the state's options, with the game's defaults."""
-    rounds = int_or_none(game_option(state, "rounds")) or 1
-    start = int_or_none(game_option(state, "start")) or 1
+    rounds = int_or_none(state.game_option("rounds")) or 1
+    start = int_or_none(state.game_option("start")) or 1
     return rounds, start
 
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from engine import EngineError, game_class
+from engine import EngineError
 from engine.beds import Bed
 from engine.lineup import MAX_NAME_LENGTH
 from mqtt_contract import Phase, PlayerView, StateView, cpu_label
@@ -25,8 +25,6 @@ __all__ = [
     "bed_of",
     "bed_words",
     "format_value",
-    "game_option",
-    "game_title",
     "is_winner",
     "last_visit_text",
     "player_label",
@@ -52,27 +50,6 @@ def format_value(value: Any) -> str:
     if isinstance(value, list | tuple):
         return ", ".join(format_value(item) for item in value)
     return str(value)
-
-
-def game_title(game_id: str | None) -> str:
-    """The game's name from the engine's registry, else its id in words."""
-    game_id = game_id or ""
-    try:
-        return game_class(game_id).name
-    except EngineError:
-        return game_id.replace("-", " ").replace("_", " ").title() or "Game"
-
-
-def game_option(state: StateView, name: str) -> Any:
-    """Option ``name``: the state's value, else the engine's default for the game."""
-    value = state.option(name)
-    if value is not None:
-        return value
-    try:
-        spec = game_class(state.game or "").options_spec
-    except EngineError:
-        return None
-    return next((option.default for option in spec if option.name == name), None)
 
 
 def bed_of(notation: str) -> Bed | None:

@@ -10,7 +10,7 @@ from typing import Any
 
 from engine.beds import NUMBERS, RING_PREFIX
 from engine.games.shanghai import SHANGHAI_RINGS
-from leaderboard.web.board_views.base import GameView, bed_of, game_option
+from leaderboard.web.board_views.base import GameView, bed_of
 from leaderboard.web.board_views.registry import register_view
 from mqtt_contract import StateView
 
@@ -28,8 +28,8 @@ def _int(value: Any, default: int) -> int:
 
 def round_targets(state: StateView) -> list[int]:
     """Each round's target number, the first round first (after 20, 1 again)."""
-    rounds = _int(game_option(state, "rounds"), 1)
-    start = _int(game_option(state, "start"), 1)
+    rounds = _int(state.game_option("rounds"), 1)
+    start = _int(state.game_option("start"), 1)
     return [(start + n - 1) % NUMBERS[-1] + 1 for n in range(rounds)]
 
 

@@ -1,0 +1,110 @@
+"""What both scoreboards, the display's pygame scenes and the leaderboard's
+web board views, make of a state the same way, so the two never drift: the
+X01 checkout route to show, a game's options in words (X01's, Cricket's),
+Around the World's start and track cells. Pure: reads a :class:`StateView`
+(neither client may import the other, both may import this)."""
+
+from __future__ import annotations
+
+from engine.checkout import checkout
+from engine.game import DARTS_PER_VISIT
+from mqtt_contract.state_views import StateView
+from mqtt_contract.topic_names import Phase
+
+__all__ = [
+    "MAX_CHECKOUT",
+    "around_the_world_options",
+    "cell_kind",
+    "checkout_route",
+    "cricket_option_parts",
+    "route_to_show",
+    "x01_option_parts",
+]
+
+MAX_CHECKOUT = 170
+"""The highest score finished in three darts (double out): routes are shown at or below it."""
+
+
+def checkout_route(
+    remaining: int, darts: int = DARTS_PER_VISIT, out: str = "double"
+) -> list[str] | None:
+    """The suggested darts that finish ``remaining`` in at most ``darts``
+    darts under the ``out`` rule, in notation (``["T20", "T20", "DB"]``),
+    from ``engine.checkout``; ``None`` when there is none or above
+    :data:`MAX_CHECKOUT`."""
+    if not 0 < remaining <= MAX_CHECKOUT or not 1 <= darts <= DARTS_PER_VISIT:
+        return None
+    try:
+        route = checkout(remaining, darts, out)
+    except ValueError:  # an out rule the table does not know
+        return None
+    if not route:
+        return None
+    return [dart.notation for dart in route]
+
+
+def route_to_show(state: StateView) -> list[str] | None:
+    """The checkout route of the player to throw, or ``None``: the state's
+    ``checkout`` hint (the engine's table or the player's own sigma), else
+    :func:`checkout_route`; none once the visit is over, in the takeout, for
+    a score not yet opened or above :data:`MAX_CHECKOUT`."""
+    player = state.player(state.current_player)
+    if player is None or state.finished or state.visit_over is not None:
+        return None
+    if state.phase is Phase.TAKEOUT or not player.opened:
+        return None
+    remaining = player.score
+    if remaining is None or not 0 < remaining <= MAX_CHECKOUT:
+        return None
+    if player.has_checkout:
+        hint = player.checkout
+        if hint is None or not 1 <= len(hint) <= DARTS_PER_VISIT:
+            return None
+        return list(hint)
+    darts_left = DARTS_PER_VISIT - len(state.visit)
+    return checkout_route(remaining, darts_left, str(state.game_option("out")))
+
+
+def x01_option_parts(state: StateView) -> list[str]:
+    """X01's options in words: ``501``, ``double in``, ``double out``, ``10 rounds``."""
+    start, ring_in, out = state.option("start"), state.option("in"), state.option("out")
+    parts = ["" if start is None else str(start)]
+    if ring_in not in (None, "straight"):
+        parts.append(f"{ring_in} in")
+    parts.append(f"{'double' if out is None else out} out")
+    rounds = state.option("rounds")
+    if isinstance(rounds, int) and rounds > 0:
+        parts.append(f"{rounds} rounds")
+    return [part for part in parts if part]
+
+
+def cricket_option_parts(state: StateView) -> list[str]:
+    """Cricket's options in words: the mode (``cut throat``), ``10 rounds``."""
+    mode = state.option("mode")
+    parts = [str("standard" if mode is None else mode).replace("-", " ")]
+    rounds = state.option("rounds")
+    if isinstance(rounds, int) and rounds > 0:
+        parts.append(f"{rounds} rounds")
+    return parts
+
+
+def around_the_world_options(state: StateView) -> tuple[bool, int]:
+    """Around the World's ``(multi, start)``, with the game's defaults (a
+    start that is no whole number as 1)."""
+    start = state.game_option("start")
+    whole = isinstance(start, int) and not isinstance(start, bool)
+    return bool(state.game_option("multi")), start if whole else 1
+
+
+def cell_kind(number: int, target: int | None, start: int, finished_side: bool) -> str:
+    """How Around the World's track cell of ``number`` looks for a side aiming
+    at ``target``: ``"off"`` (below the start), ``"done"``, ``"target"`` or ``"todo"``."""
+    if number < start:
+        return "off"
+    if finished_side:
+        return "done"
+    if target is None:
+        return "todo"
+    if number == target:
+        return "target"
+    return "done" if number < target else "todo"
