@@ -1,11 +1,13 @@
 """What both scoreboards, the display's pygame scenes and the leaderboard's
 web board views, make of a state the same way, so the two never drift: the
 X01 checkout route to show, a game's options in words (X01's, Cricket's),
-Around the World's start and track cells. Pure: reads a :class:`StateView`
-(neither client may import the other, both may import this)."""
+Around the World's start and track cells, Shanghai's rounds' targets. Pure:
+reads a :class:`StateView` (neither client may import the other, both may
+import this)."""
 
 from __future__ import annotations
 
+from engine.beds import NUMBERS
 from engine.checkout import checkout
 from engine.game import DARTS_PER_VISIT
 from mqtt_contract.state_views import StateView
@@ -17,7 +19,10 @@ __all__ = [
     "cell_kind",
     "checkout_route",
     "cricket_option_parts",
+    "round_targets",
     "route_to_show",
+    "shanghai_options",
+    "target_of",
     "x01_option_parts",
 ]
 
@@ -108,3 +113,29 @@ def cell_kind(number: int, target: int | None, start: int, finished_side: bool) 
     if number == target:
         return "target"
     return "done" if number < target else "todo"
+
+
+def _count(value: object) -> int:
+    """A whole number above 0 from the options, else 1."""
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
+
+
+def shanghai_options(state: StateView) -> tuple[int, int]:
+    """Shanghai's ``(rounds, start)``, with the game's defaults (anything but a
+    whole number above 0 as 1)."""
+    return _count(state.game_option("rounds")), _count(state.game_option("start"))
+
+
+def round_targets(state: StateView) -> list[int]:
+    """Shanghai's target number of each round, first round first (after 20 they go on at 1)."""
+    rounds, start = shanghai_options(state)
+    return [(start + n - 1) % NUMBERS[-1] + 1 for n in range(rounds)]
+
+
+def target_of(state: StateView) -> int:
+    """The number Shanghai's round being played scores on."""
+    target = state.players[0].target_number if state.players else None
+    if target is not None:
+        return target
+    targets = round_targets(state)
+    return targets[min(max((state.round or 1) - 1, 0), len(targets) - 1)]

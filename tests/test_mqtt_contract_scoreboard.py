@@ -7,12 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 from engine import X01, Cricket, game_name
-from engine.games import AroundTheWorld
+from engine.games import AroundTheWorld, Shanghai
 from mqtt_contract import Phase, StateView
 from mqtt_contract.scoreboard import (
     around_the_world_options,
     cricket_option_parts,
+    round_targets,
     route_to_show,
+    target_of,
     x01_option_parts,
 )
 
@@ -66,3 +68,13 @@ def test_options_in_words_and_around_the_world_s_start() -> None:
     assert around_the_world_options(world) == (False, 5)
     odd = StateView.from_json({"game": AroundTheWorld.id, "options": {"start": True}})
     assert around_the_world_options(odd) == (False, 1)
+
+
+def test_shanghai_s_rounds_go_on_at_1_after_20() -> None:
+    state = StateView.from_json({"game": Shanghai.id, "options": {"rounds": 3, "start": 19}})
+    assert round_targets(state) == [19, 20, 1]
+    assert target_of(state) == 19
+    later = StateView.from_json(
+        {"game": Shanghai.id, "options": {"rounds": 3, "start": 19}, "round": 3}
+    )
+    assert target_of(later) == 1
