@@ -1,15 +1,17 @@
 """What both scoreboards, the display's pygame scenes and the leaderboard's
-web board views, make of a state the same way, so the two never drift: the
-X01 checkout route to show, a game's options in words (X01's, Cricket's),
-Around the World's start and track cells, Shanghai's rounds' targets. Pure:
-reads a :class:`StateView` (neither client may import the other, both may
-import this)."""
+web board views, make of a state the same way, so the two never drift: a
+player's label and whether they won, the X01 checkout route to show, a
+game's options in words (X01's, Cricket's), Around the World's start and
+track cells, Shanghai's rounds' targets. Pure: reads a :class:`StateView`
+(neither client may import the other, both may import this)."""
 
 from __future__ import annotations
 
 from engine.beds import NUMBERS
 from engine.checkout import checkout
 from engine.game import DARTS_PER_VISIT
+from engine.lineup import MAX_NAME_LENGTH
+from mqtt_contract.state_payload import cpu_label
 from mqtt_contract.state_views import StateView
 from mqtt_contract.topic_names import Phase
 
@@ -19,15 +21,45 @@ __all__ = [
     "cell_kind",
     "checkout_route",
     "cricket_option_parts",
+    "is_winner",
+    "player_label",
     "round_targets",
     "route_to_show",
     "shanghai_options",
+    "short_name",
     "target_of",
     "x01_option_parts",
 ]
 
 MAX_CHECKOUT = 170
 """The highest score finished in three darts (double out): routes are shown at or below it."""
+
+
+def short_name(name: object) -> str:
+    """A player's or team's name as a scoreboard shows it: one that is longer
+    than a board takes (sent by another client, kept from an older Oche) is
+    cut to :data:`MAX_NAME_LENGTH` characters with an ellipsis."""
+    text = str(name)
+    return text if len(text) <= MAX_NAME_LENGTH else text[: MAX_NAME_LENGTH - 1] + "…"
+
+
+def player_label(state: StateView, index: int | None) -> str:
+    """The player's name as every screen shows it: ``Robo (CPU 6)`` for a
+    computer player, with the team's name in a team game; ``?`` for no such player."""
+    player = state.player(index)
+    if player is None or index is None:
+        return "?"
+    name = short_name(player.name or f"Player {index + 1}")
+    name = cpu_label(name, player.cpu.level if player.cpu is not None else None)
+    team = state.team(player.team)
+    return f"{name} ({short_name(team.name)})" if team is not None else name
+
+
+def is_winner(state: StateView, index: int) -> bool:
+    """Player ``index`` won: the winner, or a member of the winning team."""
+    player = state.player(index)
+    team = player.team if player is not None else None
+    return state.winner == index or (team is not None and team == state.winner_team)
 
 
 def checkout_route(

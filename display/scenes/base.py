@@ -36,7 +36,6 @@ from display.leaderboards import Snapshot
 from display.lobby import Announcement, AnnouncementKind, announcement_for
 from display.sprites import SHARED_SPRITES, Sprites
 from engine import game_name
-from engine.lineup import MAX_NAME_LENGTH
 from mqtt_contract import (
     BoardView,
     Phase,
@@ -47,6 +46,7 @@ from mqtt_contract import (
 )
 from mqtt_contract.lobby_payload import LobbyState, ResultLines
 from mqtt_contract.pairing_payload import PairingState
+from mqtt_contract.scoreboard import is_winner, player_label, short_name
 
 __all__ = [
     "ANNOUNCEMENT_SECONDS",
@@ -119,30 +119,9 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
-def short_name(name: object) -> str:
-    """A player's or team's name as a scoreboard shows it: one that is longer
-    than a board takes (sent by another client, kept from an older Oche) is
-    cut to :data:`MAX_NAME_LENGTH` characters with an ellipsis."""
-    text = str(name)
-    return text if len(text) <= MAX_NAME_LENGTH else text[: MAX_NAME_LENGTH - 1] + "…"
-
-
 def cpu_name(name: str, player: PlayerView) -> str:
     """``name`` marked ``(CPU 6)`` for a computer player, as is for a person."""
     return cpu_label(name, player.cpu.level if player.cpu is not None else None)
-
-
-def player_label(state: State, index: int) -> str:
-    """The player's name, marked ``(CPU 6)`` for a computer player, with the
-    team's name in a team game."""
-    player = state.player(index)
-    if player is None:
-        return "?"
-    name = cpu_name(short_name(player.name or f"Player {index + 1}"), player)
-    team = state.team(player.team)
-    if team is not None:
-        return f"{name} ({short_name(team.name)})"
-    return name
 
 
 def shown_visit(state: State) -> tuple[list[str], int | None, bool]:
@@ -190,13 +169,6 @@ def board_problem(state: State | None) -> str | None:
     ``None``."""
     problem = state.board.problem if state is not None else None
     return problem.strip() if problem is not None and problem.strip() else None
-
-
-def is_winner(state: State, index: int) -> bool:
-    """Player ``index`` won: the winner, or a member of the winning team."""
-    player = state.player(index)
-    team = player.team if player is not None else None
-    return state.winner == index or (team is not None and team == state.winner_team)
 
 
 def int_or_none(value: Any) -> int | None:

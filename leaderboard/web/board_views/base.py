@@ -13,8 +13,8 @@ from typing import Any, ClassVar
 
 from engine import EngineError
 from engine.beds import Bed
-from engine.lineup import MAX_NAME_LENGTH
-from mqtt_contract import Phase, PlayerView, StateView, cpu_label
+from mqtt_contract import Phase, PlayerView, StateView
+from mqtt_contract.scoreboard import is_winner, player_label, short_name
 
 __all__ = [
     "Banner",
@@ -77,29 +77,6 @@ def points_of(darts: Sequence[str]) -> int:
     return sum(bed.points for bed in (bed_of(dart) for dart in darts) if bed is not None)
 
 
-def _short(name: str) -> str:
-    return name if len(name) <= MAX_NAME_LENGTH else name[: MAX_NAME_LENGTH - 1] + "…"
-
-
-def player_label(state: StateView, index: int | None) -> str:
-    """The player's name as every screen shows it: ``Robo (CPU 6)`` for a
-    computer player, with the team's name in a team game."""
-    player = state.player(index)
-    if player is None or index is None:
-        return "?"
-    name = _short(player.name or f"Player {index + 1}")
-    name = cpu_label(name, player.cpu.level if player.cpu is not None else None)
-    team = state.team(player.team)
-    return f"{name} ({_short(team.name)})" if team is not None else name
-
-
-def is_winner(state: StateView, index: int) -> bool:
-    """Player ``index`` won: the winner, or a member of the winning team."""
-    player = state.player(index)
-    team = player.team if player is not None else None
-    return state.winner == index or (team is not None and team == state.winner_team)
-
-
 @dataclass(frozen=True)
 class Seat:
     """One player as the scoreboard shows them."""
@@ -159,7 +136,7 @@ def turn_text(state: StateView) -> str:
         if state.winner_team is not None and state.team(state.winner_team) is not None:
             team = state.team(state.winner_team)
             assert team is not None
-            return f"Game over: {_short(team.name)} win"
+            return f"Game over: {short_name(team.name)} win"
         return f"Game over: {winners[0]} wins" if winners else "Game over: a draw"
     if state.current_player is None or not state.players:
         return ""
