@@ -38,6 +38,7 @@ from leaderboard.web import (
     api_records,
     api_rejected,
     api_results,
+    app_shell,
     board_page,
     join_page,
     pages,
@@ -107,6 +108,7 @@ def create_app(
         pages,
         join_page,
         board_page,
+        app_shell,
     ):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")

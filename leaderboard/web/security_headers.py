@@ -16,8 +16,10 @@ CONTENT_SECURITY_POLICY = "; ".join(
         "default-src 'none'",
         "script-src 'self'",
         "style-src 'self'",
-        "img-src 'self' data:",  # data: for the empty favicon of base.html
+        "img-src 'self' data:",
         "connect-src 'self'",  # the TV's EventSource and fragment fetches
+        "manifest-src 'self'",  # the web app manifest (leaderboard/web/app_shell.py)
+        "worker-src 'self'",  # the service worker, /sw.js
         "font-src 'self'",
         "base-uri 'none'",
         "form-action 'self'",

@@ -634,7 +634,6 @@ def test_home_assistant_reads_discovery_and_state_only(connect: Connect) -> None
 
     event, result = marker(), marker()
     assert board1.publish("oche/board1/event", event) in ACCEPTED
-    assert leaderboard.wait_for(event)[0] == "oche/board1/event"
     assert board1.publish("oche/board1/result", result) in ACCEPTED
     assert homeassistant.publish("oche/board1/cmd", marker()) == NOT_AUTHORIZED
     assert_never_got(homeassistant, [event, result], board1, "oche/board1/state")

@@ -26,10 +26,12 @@ T = TypeVar("T")
 
 
 class AppServer:
-    """``start()`` returns once uvicorn listens; ``stop()`` shuts it down."""
+    """``start()`` returns once uvicorn listens; ``stop()`` shuts it down.
+    ``port`` (default: a free one) lets a test bring a stopped service back
+    where its pages were."""
 
-    def __init__(self, app: FastAPI) -> None:
-        self.port = free_port()
+    def __init__(self, app: FastAPI, port: int | None = None) -> None:
+        self.port = free_port() if port is None else port
         self.url = f"http://127.0.0.1:{self.port}"
         config = uvicorn.Config(
             app,
