@@ -31,7 +31,7 @@ from engine.game import Game, Outcome, PickingGame, Reason, VisitOver
 from engine.games import X01, Cricket, CricketShanghai
 from engine.lineup import Lineup, Team
 from engine.options import Option, OptionValue
-from engine.registry import game_class, game_ids, new_game, register
+from engine.registry import game_class, game_ids, game_name, new_game, register
 from engine.state_schema import STATE_SCHEMA
 
 __all__ = [
@@ -76,6 +76,7 @@ __all__ = [
     "checkout_text",
     "game_class",
     "game_ids",
+    "game_name",
     "new_game",
     "parse_event",
     "register",

@@ -9,7 +9,7 @@ from engine.errors import UnknownGameError
 from engine.game import Game
 from engine.lineup import Lineup
 
-__all__ = ["game_class", "game_ids", "new_game", "register"]
+__all__ = ["game_class", "game_ids", "game_name", "new_game", "register"]
 
 _GAMES: dict[str, type[Game]] = {}
 
@@ -36,6 +36,16 @@ def game_class(game_id: str) -> type[Game]:
     except KeyError:
         valid = ", ".join(_GAMES)
         raise UnknownGameError(f"unknown game {game_id!r}; the games are: {valid}") from None
+
+
+def game_name(game_id: str | None) -> str:
+    """The game's name from the registry (``X01``), else its id in words
+    (``Foo Bar``), ``Game`` for none: what every scoreboard's header says."""
+    game_id = game_id or ""
+    try:
+        return game_class(game_id).name
+    except UnknownGameError:
+        return game_id.replace("-", " ").replace("_", " ").title() or "Game"
 
 
 def new_game(

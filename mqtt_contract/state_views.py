@@ -32,7 +32,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from engine.errors import UnknownGameError
 from engine.games.killer import KILLER_KEY
+from engine.registry import game_class
 from mqtt_contract.json_types import JsonObject
 from mqtt_contract.state_payload import (
     BoardView,
@@ -510,6 +512,18 @@ class StateView:
     def option(self, name: str) -> Any:
         """The state's value of option ``name``, or ``None`` without one."""
         return dict(self.options).get(name)
+
+    def game_option(self, name: str) -> Any:
+        """Option ``name`` of the state's game: the state's value, else the
+        engine's default for the game (``None`` for an option it does not have)."""
+        value = self.option(name)
+        if value is not None:
+            return value
+        try:
+            spec = game_class(self.game or "").options_spec
+        except UnknownGameError:
+            return None
+        return next((option.default for option in spec if option.name == name), None)
 
     def player(self, index: int | None) -> PlayerView | None:
         """Player ``index``, or ``None`` for no such player."""

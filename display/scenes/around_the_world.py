@@ -13,11 +13,12 @@ from collections.abc import Sequence
 import pygame
 
 from display.layout import COLORS, Color, Layout, split
-from display.scenes.base import State, game_option, int_or_none
+from display.scenes.base import State
 from display.scenes.baseball import SideRowsScene, sides_of
 from display.scenes.registry import register_scene
 from engine.beds import BULL
 from engine.games.around_the_world import LAST_NUMBER
+from mqtt_contract.scoreboard import around_the_world_options, cell_kind
 
 __all__ = ["BULL", "TRACK", "AroundTheWorldScene", "cell_kind"]
 
@@ -25,32 +26,12 @@ TRACK: tuple[int, ...] = (*range(1, LAST_NUMBER + 1), BULL)
 """The track's cells, left to right: 1 to 20, then the bull."""
 
 
-def _options(state: State) -> tuple[bool, int]:
-    """``(multi, start)`` from the state's options, with the game's defaults."""
-    start = int_or_none(game_option(state, "start"))
-    return bool(game_option(state, "multi")), start if start is not None else 1
-
-
-def cell_kind(number: int, target: int | None, start: int, finished_side: bool) -> str:
-    """How the track cell of ``number`` looks for a side aiming at ``target``:
-    ``"off"`` (below the start), ``"done"``, ``"target"`` or ``"todo"``."""
-    if number < start:
-        return "off"
-    if finished_side:
-        return "done"
-    if target is None:
-        return "todo"
-    if number == target:
-        return "target"
-    return "done" if number < target else "todo"
-
-
 @register_scene("around-the-world")
 class AroundTheWorldScene(SideRowsScene):
     max_row_share = 0.26
 
     def subtitle(self, state: State) -> str:
-        multi, start = _options(state)
+        multi, start = around_the_world_options(state)
         return f"start {start}  ·  " + ("multi on: D +2, T +3" if multi else "multi off")
 
     # ----------------------------------------------------------- geometry
@@ -98,7 +79,7 @@ class AroundTheWorldScene(SideRowsScene):
     ) -> None:
         players = state.players
         player = players[members[0]]
-        _, start = _options(state)
+        _, start = around_the_world_options(state)
         target = player.target_number
         won = self.side_won(state, members)
         label, figures, cells = self.row_parts(layout, row)

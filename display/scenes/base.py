@@ -35,8 +35,7 @@ from display.layout import COLORS, Color, Layout, grid, split
 from display.leaderboards import Snapshot
 from display.lobby import Announcement, AnnouncementKind, announcement_for
 from display.sprites import SHARED_SPRITES, Sprites
-from engine import EngineError, game_class
-from engine.lineup import MAX_NAME_LENGTH
+from engine import game_name
 from mqtt_contract import (
     BoardView,
     Phase,
@@ -47,6 +46,7 @@ from mqtt_contract import (
 )
 from mqtt_contract.lobby_payload import LobbyState, ResultLines
 from mqtt_contract.pairing_payload import PairingState
+from mqtt_contract.scoreboard import is_winner, player_label, short_name
 
 __all__ = [
     "ANNOUNCEMENT_SECONDS",
@@ -61,9 +61,6 @@ __all__ = [
     "can_set_up",
     "cpu_name",
     "format_value",
-    "game_name",
-    "game_option",
-    "game_title",
     "int_or_none",
     "is_winner",
     "lit_darts",
@@ -122,57 +119,9 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
-def game_title(state: State) -> str:
-    """The state's game's name (see :func:`game_name`)."""
-    return game_name(state.game)
-
-
-def game_name(game_id: str | None) -> str:
-    """The game's name from the engine's registry, or its id."""
-    game_id = game_id or ""
-    try:
-        return game_class(game_id).name
-    except EngineError:
-        return game_id.replace("-", " ").replace("_", " ").title() or "Game"
-
-
-def game_option(state: State, name: str) -> Any:
-    """Option ``name`` of the state's game: the state's value, else the
-    engine's default for the game (``None`` for an option it does not have)."""
-    value = state.option(name)
-    if value is not None:
-        return value
-    try:
-        spec = game_class(state.game or "").options_spec
-    except EngineError:
-        return None
-    return next((option.default for option in spec if option.name == name), None)
-
-
-def short_name(name: object) -> str:
-    """A player's or team's name as a scoreboard shows it: one that is longer
-    than a board takes (sent by another client, kept from an older Oche) is
-    cut to :data:`MAX_NAME_LENGTH` characters with an ellipsis."""
-    text = str(name)
-    return text if len(text) <= MAX_NAME_LENGTH else text[: MAX_NAME_LENGTH - 1] + "…"
-
-
 def cpu_name(name: str, player: PlayerView) -> str:
     """``name`` marked ``(CPU 6)`` for a computer player, as is for a person."""
     return cpu_label(name, player.cpu.level if player.cpu is not None else None)
-
-
-def player_label(state: State, index: int) -> str:
-    """The player's name, marked ``(CPU 6)`` for a computer player, with the
-    team's name in a team game."""
-    player = state.player(index)
-    if player is None:
-        return "?"
-    name = cpu_name(short_name(player.name or f"Player {index + 1}"), player)
-    team = state.team(player.team)
-    if team is not None:
-        return f"{name} ({short_name(team.name)})"
-    return name
 
 
 def shown_visit(state: State) -> tuple[list[str], int | None, bool]:
@@ -220,13 +169,6 @@ def board_problem(state: State | None) -> str | None:
     ``None``."""
     problem = state.board.problem if state is not None else None
     return problem.strip() if problem is not None and problem.strip() else None
-
-
-def is_winner(state: State, index: int) -> bool:
-    """Player ``index`` won: the winner, or a member of the winning team."""
-    player = state.player(index)
-    team = player.team if player is not None else None
-    return state.winner == index or (team is not None and team == state.winner_team)
 
 
 def int_or_none(value: Any) -> int | None:
@@ -420,7 +362,7 @@ class Scene:
         pad = layout.px(24)
         inner = rect.inflate(-2 * pad, 0)
         left, middle, right = split(inner, 3, pad)
-        title = self.title or game_title(state)
+        title = self.title or game_name(state.game)
         subtitle = self.subtitle(state)
         line = left.inflate(0, -rect.height // 5)
         placed = layout.text(surface, title, line, layout.font_size(44), COLORS.text, "left")

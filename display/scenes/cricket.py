@@ -20,6 +20,7 @@ from display.scenes.registry import register_scene
 from engine.beds import BULL
 from engine.games.cricket import CRICKET_TARGETS, MARKS_KEYS, MARKS_TO_CLOSE
 from mqtt_contract import PlayerView
+from mqtt_contract.scoreboard import cricket_option_parts
 
 __all__ = ["BULL_KEY", "ROWS", "CricketScene", "draw_mark", "mark_count", "marks_of"]
 
@@ -90,14 +91,7 @@ class CricketScene(Scene):
     footer_share = 0.08
 
     def subtitle(self, state: State) -> str:
-        if not state.has_options:
-            return ""
-        mode = state.option("mode")
-        parts = [str("standard" if mode is None else mode).replace("-", " ")]
-        rounds = state.option("rounds")
-        if isinstance(rounds, int) and rounds > 0:
-            parts.append(f"{rounds} rounds")
-        return "  ·  ".join(parts)
+        return "  ·  ".join(cricket_option_parts(state)) if state.has_options else ""
 
     # ------------------------------------------------------------ hooks
 

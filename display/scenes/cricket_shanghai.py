@@ -15,7 +15,7 @@ from functools import partial
 import pygame
 
 from display.layout import COLORS, Layout, split
-from display.scenes.base import State, game_option
+from display.scenes.base import State
 from display.scenes.cricket import BULL_KEY, ROWS, CricketScene, mark_count, marks_of
 from display.scenes.registry import register_scene
 from engine.beds import BULL, RING_PREFIX, Bed
@@ -48,7 +48,7 @@ def box_states(player: PlayerView, target: str) -> list[str]:
 @register_scene("cricket-shanghai")
 class CricketShanghaiScene(CricketScene):
     def subtitle(self, state: State) -> str:
-        order = game_option(state, "bull_order")
+        order = state.game_option("bull_order")
         return "S-D-T, bull 25-25-50" + ("  ·  bull in throw order" if order == "strict" else "")
 
     def score_text(self, player: PlayerView) -> str:

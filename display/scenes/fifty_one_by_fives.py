@@ -22,7 +22,6 @@ from display.scenes.base import (
     Scene,
     State,
     format_value,
-    game_option,
     int_or_none,
     is_winner,
     player_label,
@@ -40,7 +39,7 @@ MAX_VISIT = DARTS_PER_VISIT * max(bed.points for bed in ALL_BEDS)
 
 def target_of(state: State) -> int:
     first = state.players[0].target_number if state.players else None
-    return first or int_or_none(game_option(state, "target")) or FIVE
+    return first or int_or_none(state.game_option("target")) or FIVE
 
 
 @dataclass(frozen=True)

@@ -37,14 +37,13 @@ from display.scenes.base import (
     State,
     board_problem,
     board_status,
-    game_name,
     short_name,
 )
 from display.scenes.credits import credits_line
 from display.scenes.lobby_view import draw_join_code, draw_lobby_players
 from display.scenes.pairing_view import draw_pairing_code
 from display.scenes.remote import joining_headline, waiting_detail
-from engine import Bed, game_class, game_ids
+from engine import Bed, game_class, game_ids, game_name
 from mqtt_contract.lobby_payload import LobbyState
 
 __all__ = [

@@ -36,11 +36,11 @@ from display.darts import bed_of
 from display.layout import COLORS, Color, Layout, grid, split
 from display.operator_link import Answer, OperatorLink
 from display.operator_pin import PIN_LENGTHS, PinGate
-from display.scenes.base import MQTT_EVENT, Scene, State, game_name
+from display.scenes.base import MQTT_EVENT, Scene, State
 from display.scenes.pairing_view import draw_pairing_code
 from display.sound_bank import SoundBank
 from display.sprites import Sprites
-from engine import game_ids
+from engine import game_ids, game_name
 from mqtt_contract import CreditsView, StateView
 
 __all__ = [

@@ -15,41 +15,18 @@ from display.scenes.base import (
     Scene,
     State,
     format_value,
-    game_option,
-    int_or_none,
     is_winner,
     player_label,
 )
 from display.scenes.registry import register_scene
-from engine.beds import NUMBERS, RING_PREFIX
+from engine.beds import RING_PREFIX
 from engine.games.shanghai import SHANGHAI_RINGS
+from mqtt_contract.scoreboard import round_targets, shanghai_options, target_of
 
 __all__ = ["RINGS", "ShanghaiScene", "rings_hit", "round_targets"]
 
 RINGS = tuple(RING_PREFIX[multiplier] for multiplier in sorted(SHANGHAI_RINGS))
 """The rings a Shanghai needs (the engine's), in the order of their boxes: S, D, T."""
-
-
-def _options(state: State) -> tuple[int, int]:
-    """``(rounds, start)`` from the state's options, with the game's defaults."""
-    rounds = int_or_none(game_option(state, "rounds")) or 1
-    start = int_or_none(game_option(state, "start")) or 1
-    return rounds, start
-
-
-def round_targets(state: State) -> list[int]:
-    """The target number of each round, first round first (after 20 they go on at 1)."""
-    rounds, start = _options(state)
-    return [(start + n - 1) % NUMBERS[-1] + 1 for n in range(rounds)]
-
-
-def target_of(state: State) -> int:
-    """The number the round being played scores on."""
-    target = state.players[0].target_number if state.players else None
-    if target is not None:
-        return target
-    targets = round_targets(state)
-    return targets[min(max((state.round or 1) - 1, 0), len(targets) - 1)]
 
 
 def rings_hit(state: State) -> set[str]:
@@ -69,7 +46,7 @@ class ShanghaiScene(Scene):
     """The share of the scoreboard's height for the target panel."""
 
     def subtitle(self, state: State) -> str:
-        rounds, start = _options(state)
+        rounds, start = shanghai_options(state)
         return f"{rounds} rounds  ·  start {start}"
 
     # ----------------------------------------------------------- geometry

@@ -27,7 +27,6 @@ from display.scenes.base import (
     Scene,
     State,
     format_value,
-    game_option,
     int_or_none,
     player_label,
 )
@@ -83,7 +82,7 @@ def skill_of(player: PlayerView) -> SkillReport | None:
 
 
 def _geometry(state: State) -> BoardGeometry:
-    return GEOMETRIES.get(str(game_option(state, "geometry")), SOFT)
+    return GEOMETRIES.get(str(state.game_option("geometry")), SOFT)
 
 
 def outcome(state: State) -> tuple[str, str]:
@@ -182,8 +181,8 @@ class SkillTestScene(Scene):
     draws_result = True
 
     def subtitle(self, state: State) -> str:
-        darts = int_or_none(game_option(state, "darts"))
-        target = str(game_option(state, "target") or "").upper()
+        darts = int_or_none(state.game_option("darts"))
+        target = str(state.game_option("target") or "").upper()
         parts = [f"target {target}" if target else "", f"{darts} darts" if darts else ""]
         parts.append("steel board" if _geometry(state).name == "steel" else "soft-tip board")
         return "  ·  ".join(part for part in parts if part)
@@ -257,7 +256,7 @@ class SkillTestScene(Scene):
         """While the player throws: the darts thrown of the total and the
         hits, beside a small board with every bed hit so far lit."""
         thrown = player.stats.darts
-        total = int_or_none(game_option(state, "darts")) or thrown
+        total = int_or_none(state.game_option("darts")) or thrown
         hits = player.score or 0
         target = player.target or ""
         big, rest = split(parts["figures"], 2, layout.px(6), vertical=True)

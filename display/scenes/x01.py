@@ -16,34 +16,11 @@ import pygame
 
 from display.darts import total_points
 from display.layout import COLORS, Layout, bands, split
-from display.scenes.base import Scene, State, format_value, game_option, is_winner
+from display.scenes.base import Scene, State, format_value, is_winner
 from display.scenes.registry import register_scene
-from engine import checkout
-from engine.game import DARTS_PER_VISIT
-from mqtt_contract import Phase
+from mqtt_contract.scoreboard import MAX_CHECKOUT, checkout_route, route_to_show, x01_option_parts
 
 __all__ = ["MAX_CHECKOUT", "X01Scene", "checkout_route"]
-
-MAX_CHECKOUT = 170
-"""The highest score finished in three darts (double out): routes are shown at or below it."""
-
-
-def checkout_route(
-    remaining: int, darts: int = DARTS_PER_VISIT, out: str = "double"
-) -> list[str] | None:
-    """The suggested darts that finish ``remaining`` in at most ``darts``
-    darts under the ``out`` rule, in notation (``["T20", "T20", "DB"]``),
-    from ``engine.checkout``; ``None`` when there is none or above
-    :data:`MAX_CHECKOUT`."""
-    if not 0 < remaining <= MAX_CHECKOUT or not 1 <= darts <= DARTS_PER_VISIT:
-        return None
-    try:
-        route = checkout(remaining, darts, out)
-    except ValueError:  # an out rule the table does not know
-        return None
-    if not route:
-        return None
-    return [dart.notation for dart in route]
 
 
 @register_scene("x01")
@@ -51,37 +28,11 @@ class X01Scene(Scene):
     show_visit_total = True
 
     def subtitle(self, state: State) -> str:
-        if not state.has_options:
-            return ""
-        start, ring_in, out = state.option("start"), state.option("in"), state.option("out")
-        parts = ["" if start is None else str(start)]
-        if ring_in not in (None, "straight"):
-            parts.append(f"{ring_in} in")
-        parts.append(f"{'double' if out is None else out} out")
-        rounds = state.option("rounds")
-        if isinstance(rounds, int) and rounds > 0:
-            parts.append(f"{rounds} rounds")
-        return "  ·  ".join(part for part in parts if part)
+        return "  ·  ".join(x01_option_parts(state)) if state.has_options else ""
 
     def route_for(self, state: State, index: int) -> list[str] | None:
         """The checkout route to show on player ``index``'s card, or ``None``."""
-        if state.finished or index != state.current_player:
-            return None
-        if state.visit_over is not None or state.phase is Phase.TAKEOUT:
-            return None
-        player = state.players[index]
-        if not player.opened:
-            return None
-        remaining = player.score
-        if remaining is None or remaining > MAX_CHECKOUT:
-            return None
-        if player.has_checkout:  # the engine's hint: the table, or the player's own sigma
-            hint = player.checkout
-            if hint is None or not 1 <= len(hint) <= DARTS_PER_VISIT:
-                return None
-            return list(hint)
-        darts_left = DARTS_PER_VISIT - len(state.visit)
-        return checkout_route(remaining, darts_left, str(game_option(state, "out")))
+        return route_to_show(state) if index == state.current_player else None
 
     def draw_body(
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
-from jinja2 import Environment, FileSystemLoader, select_autoescape
+from jinja2 import Environment
 from markupsafe import Markup
 from sqlalchemy.orm import Session
 
@@ -32,11 +31,11 @@ from leaderboard.web.dependencies import (
     SessionDep,
     VenueQuery,
 )
+from leaderboard.web.jinja_setup import templates_environment
 from mqtt_contract import cpu_label
 
 __all__ = ["TEMPLATES", "board_columns", "router"]
 
-TEMPLATES_DIR = Path(__file__).resolve().parent.parent / "templates"
 TV_TABLE_ROWS = 10
 """The TV shows each game's top ten."""
 
@@ -74,12 +73,7 @@ def number(value: float | None, digits: int = 1) -> str:
 
 
 def _environment() -> Environment:
-    environment = Environment(
-        loader=FileSystemLoader(TEMPLATES_DIR),
-        autoescape=select_autoescape(default=True, default_for_string=True),
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
+    environment = templates_environment()
     environment.filters["game_name"] = game_name
     environment.filters["when"] = when
     environment.filters["number"] = number

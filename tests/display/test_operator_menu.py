@@ -33,11 +33,11 @@ from display.operator_pin import (
     verify_pin,
 )
 from display.scenes import MQTT_EVENT, IdleScene, X01Scene
-from display.scenes.base import game_name
 from display.scenes.operator import ALL_BEDS, OperatorScene, books_lines
 from display.sound_bank import SoundBank
 from display.state_feed import StateFeed
 from drivers.matrix_map import MatrixMap, dump_map
+from engine import game_name
 from firmware_bridge.daemon.board_daemon import Daemon
 from firmware_bridge.daemon.config import ConfigError, parse_config
 from mqtt_contract import TOPICS

@@ -8,31 +8,18 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.beds import BULL, NUMBERS
-from leaderboard.web.board_views.base import GameView, game_option, is_winner, player_label
+from leaderboard.web.board_views.base import GameView, is_winner, player_label
 from leaderboard.web.board_views.registry import register_view
 from mqtt_contract import StateView
+from mqtt_contract.scoreboard import around_the_world_options, cell_kind
 
 __all__ = ["AroundTheWorldView", "cell_kind", "course"]
-
-
-def cell_kind(number: int, target: int | None, start: int, finished_side: bool) -> str:
-    """``off`` (below the start), ``done``, ``target`` or ``todo``."""
-    if number < start:
-        return "off"
-    if finished_side:
-        return "done"
-    if target is None:
-        return "todo"
-    if number == target:
-        return "target"
-    return "done" if number < target else "todo"
 
 
 def course(state: StateView, index: int) -> list[tuple[str, str]]:
     """Player ``index``'s track: ``(label, kind)`` per number, the bull last."""
     player = state.players[index]
-    start = game_option(state, "start")
-    start = start if isinstance(start, int) and not isinstance(start, bool) else 1
+    _, start = around_the_world_options(state)
     target = (
         player.target_number
         if player.target_number is not None
@@ -54,8 +41,8 @@ class AroundTheWorldView(GameView):
     template = "board_views/around_the_world.html"
 
     def subtitle(self, state: StateView) -> str:
-        multi = bool(game_option(state, "multi"))
-        start = game_option(state, "start") or 1
+        multi = bool(state.game_option("multi"))
+        start = state.game_option("start") or 1
         return f"from {start}" + (" · doubles and trebles skip ahead" if multi else "")
 
     def context(self, state: StateView) -> Mapping[str, Any]:

@@ -11,10 +11,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from engine import EngineError, game_class
+from engine import EngineError
 from engine.beds import Bed
-from engine.lineup import MAX_NAME_LENGTH
-from mqtt_contract import Phase, PlayerView, StateView, cpu_label
+from mqtt_contract import Phase, PlayerView, StateView
+from mqtt_contract.scoreboard import is_winner, player_label, short_name
 
 __all__ = [
     "Banner",
@@ -25,8 +25,6 @@ __all__ = [
     "bed_of",
     "bed_words",
     "format_value",
-    "game_option",
-    "game_title",
     "is_winner",
     "last_visit_text",
     "player_label",
@@ -54,27 +52,6 @@ def format_value(value: Any) -> str:
     return str(value)
 
 
-def game_title(game_id: str | None) -> str:
-    """The game's name from the engine's registry, else its id in words."""
-    game_id = game_id or ""
-    try:
-        return game_class(game_id).name
-    except EngineError:
-        return game_id.replace("-", " ").replace("_", " ").title() or "Game"
-
-
-def game_option(state: StateView, name: str) -> Any:
-    """Option ``name``: the state's value, else the engine's default for the game."""
-    value = state.option(name)
-    if value is not None:
-        return value
-    try:
-        spec = game_class(state.game or "").options_spec
-    except EngineError:
-        return None
-    return next((option.default for option in spec if option.name == name), None)
-
-
 def bed_of(notation: str) -> Bed | None:
     """The bed a dart's notation names, ``None`` for text that is no bed."""
     try:
@@ -98,29 +75,6 @@ def bed_words(notation: str) -> str:
 def points_of(darts: Sequence[str]) -> int:
     """The face points of darts in notation (text that is no bed counts 0)."""
     return sum(bed.points for bed in (bed_of(dart) for dart in darts) if bed is not None)
-
-
-def _short(name: str) -> str:
-    return name if len(name) <= MAX_NAME_LENGTH else name[: MAX_NAME_LENGTH - 1] + "…"
-
-
-def player_label(state: StateView, index: int | None) -> str:
-    """The player's name as every screen shows it: ``Robo (CPU 6)`` for a
-    computer player, with the team's name in a team game."""
-    player = state.player(index)
-    if player is None or index is None:
-        return "?"
-    name = _short(player.name or f"Player {index + 1}")
-    name = cpu_label(name, player.cpu.level if player.cpu is not None else None)
-    team = state.team(player.team)
-    return f"{name} ({_short(team.name)})" if team is not None else name
-
-
-def is_winner(state: StateView, index: int) -> bool:
-    """Player ``index`` won: the winner, or a member of the winning team."""
-    player = state.player(index)
-    team = player.team if player is not None else None
-    return state.winner == index or (team is not None and team == state.winner_team)
 
 
 @dataclass(frozen=True)
@@ -182,7 +136,7 @@ def turn_text(state: StateView) -> str:
         if state.winner_team is not None and state.team(state.winner_team) is not None:
             team = state.team(state.winner_team)
             assert team is not None
-            return f"Game over: {_short(team.name)} win"
+            return f"Game over: {short_name(team.name)} win"
         return f"Game over: {winners[0]} wins" if winners else "Game over: a draw"
     if state.current_player is None or not state.players:
         return ""

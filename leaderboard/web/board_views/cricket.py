@@ -15,6 +15,7 @@ from engine.games.cricket import CRICKET_TARGETS, MARKS_KEYS, MARKS_TO_CLOSE
 from leaderboard.web.board_views.base import GameView, format_value
 from leaderboard.web.board_views.registry import register_view
 from mqtt_contract import PlayerView, StateView
+from mqtt_contract.scoreboard import cricket_option_parts
 
 __all__ = ["BULL_KEY", "ROWS", "CricketView", "MarkCell", "MarksRow", "mark_count", "marks_rows"]
 
@@ -97,12 +98,7 @@ class CricketView(GameView):
     card_template = "board_views/card_marks.html"
 
     def subtitle(self, state: StateView) -> str:
-        mode = state.option("mode")
-        parts = [str("standard" if mode is None else mode).replace("-", " ")]
-        rounds = state.option("rounds")
-        if isinstance(rounds, int) and rounds > 0:
-            parts.append(f"{rounds} rounds")
-        return " · ".join(parts)
+        return " · ".join(cricket_option_parts(state))
 
     def footer(self, player: PlayerView) -> str:
         """Under a player's column: the marks per round."""

@@ -11,7 +11,7 @@ from typing import Any
 from engine.beds import BULL, RING_PREFIX, Bed
 from engine.games.cricket import CRICKET_TARGETS, MARKS_TO_CLOSE
 from engine.games.cricket_shanghai import BULL_CHAIN, NUMBER_CHAIN
-from leaderboard.web.board_views.base import Seat, game_option
+from leaderboard.web.board_views.base import Seat
 from leaderboard.web.board_views.cricket import CricketView
 from leaderboard.web.board_views.registry import register_view
 from mqtt_contract import PlayerView, StateView
@@ -31,7 +31,7 @@ class CricketShanghaiView(CricketView):
     template = "board_views/cricket.html"
 
     def subtitle(self, state: StateView) -> str:
-        strict = game_option(state, "bull_order") == "strict"
+        strict = state.game_option("bull_order") == "strict"
         return "S-D-T, bull 25-25-50" + (" · bull in throw order" if strict else "")
 
     def footer(self, player: PlayerView) -> str:

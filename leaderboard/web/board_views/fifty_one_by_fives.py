@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from leaderboard.web.board_views.base import GameView, Seat, bed_of, game_option, points_of
+from leaderboard.web.board_views.base import GameView, Seat, bed_of, points_of
 from leaderboard.web.board_views.registry import register_view
 from mqtt_contract import StateView
 
@@ -21,7 +21,7 @@ FIVE = 5
 def target_of(state: StateView) -> int:
     """The score to reach exactly."""
     first = state.players[0].target_number if state.players else None
-    option = game_option(state, "target")
+    option = state.game_option("target")
     return first or (option if isinstance(option, int) and not isinstance(option, bool) else 51)
 
 

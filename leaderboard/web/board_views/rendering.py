@@ -9,10 +9,10 @@ from typing import Any
 
 from markupsafe import Markup
 
+from engine import game_name
 from leaderboard.api_models import LiveBoard
 from leaderboard.web.board_views.base import (
     banners,
-    game_title,
     last_visit_text,
     seats,
     turn_text,
@@ -37,7 +37,7 @@ def board_context(board: LiveBoard) -> dict[str, Any]:
         "state": state,
         "playing": playing,
         "view": view,
-        "title": game_title(state.game),
+        "title": game_name(state.game),
         "subtitle": view.subtitle(state) if playing else "",
         "round_label": view.round_label(state) if playing else "",
         "seats": seats(state),

@@ -8,38 +8,17 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.beds import NUMBERS, RING_PREFIX
+from engine.beds import RING_PREFIX
 from engine.games.shanghai import SHANGHAI_RINGS
-from leaderboard.web.board_views.base import GameView, bed_of, game_option
+from leaderboard.web.board_views.base import GameView, bed_of
 from leaderboard.web.board_views.registry import register_view
 from mqtt_contract import StateView
+from mqtt_contract.scoreboard import round_targets, target_of
 
 __all__ = ["RINGS", "ShanghaiView", "round_targets", "target_of"]
 
 RINGS = tuple(RING_PREFIX[multiplier] for multiplier in sorted(SHANGHAI_RINGS))
 """The rings a Shanghai needs: S, D, T."""
-
-
-def _int(value: Any, default: int) -> int:
-    return (
-        value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else default
-    )
-
-
-def round_targets(state: StateView) -> list[int]:
-    """Each round's target number, the first round first (after 20, 1 again)."""
-    rounds = _int(game_option(state, "rounds"), 1)
-    start = _int(game_option(state, "start"), 1)
-    return [(start + n - 1) % NUMBERS[-1] + 1 for n in range(rounds)]
-
-
-def target_of(state: StateView) -> int:
-    """The number the round being played scores on."""
-    target = state.players[0].target_number if state.players else None
-    if target is not None:
-        return target
-    targets = round_targets(state)
-    return targets[min(max((state.round or 1) - 1, 0), len(targets) - 1)]
 
 
 @register_view("shanghai")
