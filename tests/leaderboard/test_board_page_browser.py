@@ -383,8 +383,10 @@ def test_the_page_weighs_under_100_kb_and_loads_only_local_files(
         # Playwright's sync API hands over its events only inside its own calls:
         # each poll gives it a moment.
         eventually(
-            lambda: page.wait_for_timeout(50) is None
-            and any(a.url.endswith("/roster") for a in answers),
+            lambda: (
+                page.wait_for_timeout(50) is None
+                and any(a.url.endswith("/roster") for a in answers)
+            ),
             "the roster loads",
         )
         weighed = [
