@@ -356,6 +356,9 @@ class MqttIngest:
                 self._event(where.value, payload)
             elif where.matches(self._pairing_filter):
                 self._pairing(where.value, payload)
+                # Taken at QoS 1 on a manual-PUBACK session: unacknowledged, the
+                # broker's in-flight window fills and the results behind it stall.
+                client.ack(message.mid, message.qos)
 
     # -------------------------------------------------------------- results
 

@@ -53,6 +53,7 @@ WHAT_EACH_DOES = {
     RemoteAction.NEXT: (False, False, False, "manual"),
     RemoteAction.UNDO: (False, False, True, "manual"),
     RemoteAction.BOUNCE: (False, False, True, "manual"),
+    RemoteAction.CORRECT: (True, False, True, "manual"),
 }
 
 
@@ -61,6 +62,7 @@ def test_every_action_says_what_it_does() -> None:
     for action, (segment, dart, back, source) in WHAT_EACH_DOES.items():
         assert (action.has_segment, action.throws_dart, action.takes_back) == (segment, dart, back)
         assert action.source == source and source in DART_SOURCES
+        assert action.has_dart == (action is RemoteAction.CORRECT)
 
 
 def test_a_bounce_is_no_new_dart_but_changes_the_last_one() -> None:
@@ -77,7 +79,7 @@ def test_an_action_is_its_wire_name(action: RemoteAction) -> None:
 
 
 def test_the_wire_names_are_the_enum_in_order() -> None:
-    assert REMOTE_ACTIONS == ("hit", "dart", "miss", "next", "undo", "bounce")
+    assert REMOTE_ACTIONS == ("hit", "dart", "miss", "next", "undo", "bounce", "correct")
     assert tuple(RemoteAction) == REMOTE_ACTIONS
 
 
@@ -92,12 +94,17 @@ def test_an_action_message_carries_a_segment_exactly_when_the_action_has_one(
     action: RemoteAction,
 ) -> None:
     segment = "T20" if action.has_segment else None
-    sent = remote_payload(ActionMessage("m1", 1.0, 1, action, segment))
+    dart = 2 if action.has_dart else None
+    sent = remote_payload(ActionMessage("m1", 1.0, 1, action, segment, dart))
     expected = {"type": "action", "match": "m1", "at": 1.0, "seq": 1, "action": action.value}
-    assert sent == {**expected, **({} if segment is None else {"segment": segment})}
+    assert sent == {
+        **expected,
+        **({} if segment is None else {"segment": segment}),
+        **({} if dart is None else {"dart": dart}),
+    }
     wrong = None if action.has_segment else "T20"
     with pytest.raises(ValueError, match="segment"):
-        remote_payload(ActionMessage("m1", 1.0, 1, action, wrong))
+        remote_payload(ActionMessage("m1", 1.0, 1, action, wrong, dart))
 
 
 # ----------------------------------------------------------------- refusals
@@ -349,6 +356,7 @@ _actions = st.sampled_from(list(RemoteAction)).flatmap(
         st.integers(1, 10**9),
         st.just(action),
         _segments if action.has_segment else st.none(),
+        st.integers(1, 3) if action.has_dart else st.none(),
     )
 )
 _players = st.lists(st.builds(MatchPlayer, _names.map(str.strip).filter(bool), _addresses))

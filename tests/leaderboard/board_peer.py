@@ -67,6 +67,10 @@ class BoardPeer:
         document["updated_at"] = time.time()
         self._publish("pairing", json.dumps(document).encode(), retain=True, wait=wait)
 
+    def publish_raw(self, name: str, payload: bytes) -> None:
+        """Anything on the board's topic ``name`` (a ``result``, say), not retained."""
+        self._publish(name, payload)
+
     def publish_raw_pairing(self, payload: bytes) -> None:
         """Anything on the retained ``pairing`` (b"": the topic cleared)."""
         self._publish("pairing", payload, retain=True)

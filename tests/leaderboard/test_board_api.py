@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,7 +25,8 @@ from sqlalchemy import select
 from engine import game_ids
 from engine.bot_targets import LEVELS
 from leaderboard.database import Database
-from leaderboard.models import BoardPairing
+from leaderboard.models import BoardPairing, Result
+from leaderboard.sample_results import SimulatedPlayer, sample_result
 from leaderboard.web.join_checks import BAD_CODES_PER_MINUTE
 from mqtt_contract.pairing_payload import device_id_problem
 from tests.leaderboard.app_server import ServiceThread
@@ -332,6 +334,30 @@ def test_a_pairing_message_that_is_no_list_changes_nothing_and_a_cleared_one_unp
         lambda: command(service.url, "pub", {"command": "next"}, token).status_code == 401,
         "a cleared pairing topic unpairs every device",
     )
+
+
+def test_a_flood_of_pairing_messages_never_stalls_the_results_behind_it(
+    service: ServiceThread, pub: BoardPeer
+) -> None:
+    # The service takes pairing at QoS 1 on its manual-PUBACK session: each
+    # must be acknowledged, or the broker's in-flight window (20) fills and a
+    # finished game's result waits behind them for ever.
+    for _ in range(30):
+        pub.publish_pairing()
+    rng = random.Random(24)
+    players = [SimulatedPlayer("Ann", 0.8, rng), SimulatedPlayer("Bob", 0.5, rng)]
+    document = sample_result(rng, "pub", players, "x01", time.time())
+    pub.publish_raw("result", json.dumps(document).encode())
+
+    def stored() -> bool:
+        database = Database(service.settings.db_url)
+        try:
+            with database.session() as session:
+                return document["result_id"] in set(session.scalars(select(Result.result_id)))
+        finally:
+            database.dispose()
+
+    until(stored, "the result behind 30 pairing messages is stored", timeout=30)
 
 
 def test_forgetting_the_token_ends_its_control(service: ServiceThread, pub: BoardPeer) -> None:
