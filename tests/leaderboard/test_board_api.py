@@ -31,6 +31,7 @@ from leaderboard.web.join_checks import BAD_CODES_PER_MINUTE
 from mqtt_contract.pairing_payload import device_id_problem
 from tests.leaderboard.app_server import ServiceThread
 from tests.leaderboard.board_peer import WRONG_CODE, BoardPeer
+from tests.leaderboard.polling import eventually
 from tests.leaderboard.web_seed import seed
 from tests.mosquitto_broker import MosquittoBroker
 from tests.postgres_database import postgres_database
@@ -73,21 +74,9 @@ def bar(mosquitto: MosquittoBroker) -> Iterator[BoardPeer]:
     peer.close()
 
 
-def until(condition: Any, what: str, timeout: float = 10.0) -> Any:
-    """``condition()`` once it is truthy, within ``timeout`` s; else AssertionError."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = condition()
-        if found:
-            return found
-        if time.monotonic() > deadline:
-            raise AssertionError(f"{what}: not within {timeout} s")
-        time.sleep(0.05)
-
-
 def heard(url: str, board: str) -> None:
     """Wait until the service heard ``board`` (its retained state)."""
-    until(
+    eventually(
         lambda: httpx.get(f"{url}/api/boards/{board}").status_code == 200,
         f"the service hears board {board}",
     )
@@ -297,11 +286,11 @@ def test_a_device_the_board_unpairs_is_refused_and_its_token_deleted(
     before = pub.drain()
 
     pub.unpair(ann)  # the operator's "Unpair" on the board
-    until(
+    eventually(
         lambda: command(service.url, "pub", {"command": "undo"}, token).status_code in (401, 403),
         "the unpaired device's command is refused",
     )
-    until(
+    eventually(
         lambda: [row.device_name for row in stored_pairings(db_url)] == ["Bob's phone"],
         "the unpaired device's token is deleted",
     )
@@ -323,14 +312,14 @@ def test_a_pairing_message_that_is_no_list_changes_nothing_and_a_cleared_one_unp
     pub.publish_raw_pairing(b"not json")
     # A state published after them arrives after them (one publisher, one subscriber).
     pub.publish_state({"phase": "idle", "board": {"id": "pub"}, "after": "garbage"})
-    until(
+    eventually(
         lambda: httpx.get(f"{service.url}/api/boards/pub").json()["state"].get("after"),
         "the service heard the state after the unreadable pairing messages",
     )
     assert len(stored_pairings(service.settings.db_url)) == 1
     assert command(service.url, "pub", {"command": "next"}, token).status_code == 200
     pub.publish_raw_pairing(b"")  # the board cleared its topic: no device is paired
-    until(
+    eventually(
         lambda: command(service.url, "pub", {"command": "next"}, token).status_code == 401,
         "a cleared pairing topic unpairs every device",
     )
@@ -357,7 +346,7 @@ def test_a_flood_of_pairing_messages_never_stalls_the_results_behind_it(
         finally:
             database.dispose()
 
-    until(stored, "the result behind 30 pairing messages is stored", timeout=30)
+    eventually(stored, "the result behind 30 pairing messages is stored")
 
 
 def test_forgetting_the_token_ends_its_control(service: ServiceThread, pub: BoardPeer) -> None:

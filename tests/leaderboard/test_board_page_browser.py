@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import copy
 import json
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -24,6 +23,7 @@ from mqtt_contract import NewGame, parse_command
 from tests.browser import WatchedPage, chromium_browser, chromium_path, watched_page
 from tests.leaderboard.app_server import AppServer
 from tests.leaderboard.board_api_standin import CODE, TOKEN, BoardApiStandIn
+from tests.leaderboard.polling import eventually
 
 pytestmark = [
     pytest.mark.slow,
@@ -105,13 +105,6 @@ def show(server: AppServer, standin: BoardApiStandIn, state: dict[str, Any]) -> 
     """The board ``pub`` publishes ``state`` (the hub is posted to on the server's loop)."""
     server.call(lambda: standin.hub.board_availability("pub", "The Crown", "online"))
     server.call(lambda: standin.hub.board_state("pub", "The Crown", copy.deepcopy(state)))
-
-
-def eventually(condition: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, f"never happened: {what}"
-        time.sleep(0.05)
 
 
 def assert_fits(page: Page, width: int) -> None:

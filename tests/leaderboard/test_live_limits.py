@@ -27,19 +27,10 @@ from leaderboard.live_hub import LiveHub, LiveMessage
 from leaderboard.venues import VenueMap
 from leaderboard.web.app import create_app
 from tests.leaderboard.app_server import AppServer
+from tests.leaderboard.polling import eventually
 from tests.mosquitto_broker import MosquittoBroker, free_port
 
 OCHE = Path(sys.executable).parent / "oche"
-DEADLINE = 30.0
-
-
-def eventually(condition: Callable[[], bool], what: str, timeout: float = DEADLINE) -> None:
-    """Wait until ``condition()`` holds; fail naming ``what`` after ``timeout`` s."""
-    deadline = time.monotonic() + timeout
-    while not condition():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def send_live_request(port: int, source: str = "127.0.0.1", timeout: float = 10.0) -> socket.socket:
