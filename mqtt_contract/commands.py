@@ -236,9 +236,9 @@ def parse_operator_command(payload: bytes) -> OperatorCommand:
             raise fail(f'set_free_play: "on" must be true or false, got {json_type(on)}')
         return SetFreePlay(id=command_id, on=on)
     if name == "unpair":
-        device = document.get("device")
-        if device is None:
+        if "device" not in document:
             return Unpair(id=command_id)
+        device = document["device"]
         problem = device_id_problem(device) if isinstance(device, str) else None
         if not isinstance(device, str) or problem is not None:
             shown = problem or f"a device id is a string, got {json_type(device)}"

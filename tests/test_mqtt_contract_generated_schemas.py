@@ -109,6 +109,14 @@ def test_operator_commands_parse_into_their_classes() -> None:
     }
 
 
+def test_a_null_device_is_refused_rather_than_unpairing_every_device() -> None:
+    """Only leaving "device" out unpairs them all: a null sent by mistake must not."""
+    document = {"command": "unpair", "device": None}
+    with pytest.raises(CommandError, match='"device"'):
+        parse_operator_command(json.dumps(document).encode())
+    assert not NEW_OPERATOR.is_valid(document)
+
+
 CMD = Draft202012Validator(TOPICS["cmd"].schema)
 
 
