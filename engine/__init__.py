@@ -30,6 +30,7 @@ from engine.events import (
 from engine.game import Game, Outcome, PickingGame, Reason, VisitOver
 from engine.games import X01, Cricket, CricketShanghai
 from engine.lineup import Lineup, Team
+from engine.match_format import Decider, MatchFormat, MatchFormatError, Starts
 from engine.options import Option, OptionValue
 from engine.registry import game_class, game_ids, game_name, new_game, register
 from engine.state_schema import STATE_SCHEMA
@@ -50,6 +51,7 @@ __all__ = [
     "CorrectionError",
     "Cricket",
     "CricketShanghai",
+    "Decider",
     "EndVisit",
     "EngineError",
     "Event",
@@ -58,6 +60,8 @@ __all__ = [
     "GameOverError",
     "Lineup",
     "LineupError",
+    "MatchFormat",
+    "MatchFormatError",
     "NotationError",
     "NothingToBounceError",
     "NothingToUndoError",
@@ -67,6 +71,7 @@ __all__ = [
     "Outcome",
     "PickingGame",
     "Reason",
+    "Starts",
     "Team",
     "Undo",
     "UnknownGameError",

@@ -27,6 +27,7 @@ from mqtt_contract.json_types import (
     tagged_union_schema,
 )
 from mqtt_contract.lobby_payload import CARD_HASH_PATTERN, JOIN_CODE_PATTERN, PlayerRef
+from mqtt_contract.match_payload import CALL_ID_PATTERN, CallPlayer, MatchPlay
 from mqtt_contract.pairing_payload import PAIRING_CODE_PATTERN, DeviceId, DeviceName
 from mqtt_contract.schema_parts import BED_ANY_CASE
 from mqtt_contract.state_payload import CPU_AVERAGES
@@ -137,6 +138,13 @@ class NewGame(CommandBase):
         Meta(
             description="Team name -> member names in throwing order (at least two teams).",
             min_properties=2,
+        ),
+    ] = omitted()
+    match: Annotated[
+        MatchPlay | None,
+        Meta(
+            description="Play a match of this game: first to legs legs (sets of them), "
+            "alternating the throw (docs/matches.md). Absent: one game."
         ),
     ] = omitted()
 
@@ -327,6 +335,38 @@ class Pair(CommandBase):
     device: PairDevice = field(kw_only=True)
 
 
+@dataclass(frozen=True, slots=True)
+class CallMatch(CommandBase):
+    """The venue's service calls a match (a tournament's or a league's) to
+    this board: its players go to the lobby, the display says who plays whom,
+    and the players start it with a dart or NEXT (docs/matches.md). The same
+    ``call_id`` again changes nothing."""
+
+    command: ClassVar[str] = "call_match"
+    call_id: Annotated[str, Meta(pattern=CALL_ID_PATTERN)] = field(kw_only=True)
+    title: Annotated[
+        str | None,
+        Meta(description='What it is part of, e.g. "Friday Cup, round 1".', max_length=80),
+    ] = omitted()
+    game: Annotated[str, Meta(description="A game id: x01, cricket, ...", pattern=r"\S")] = field(
+        kw_only=True
+    )
+    options: Mapping[str, Any] | None = omitted()
+    match: MatchPlay | None = omitted()
+    players: Annotated[tuple[CallPlayer, ...], Meta(min_items=2, max_items=MAX_PLAYERS)] = field(
+        kw_only=True
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CancelCall(CommandBase):
+    """The service takes a called match back (walked over, or moved to
+    another board) before it started; a match already started plays on."""
+
+    command: ClassVar[str] = "cancel_call"
+    call_id: Annotated[str, Meta(pattern=CALL_ID_PATTERN)] = field(kw_only=True)
+
+
 COMMAND_CLASSES: tuple[type[CommandBase], ...] = (
     NewGame,
     Next,
@@ -340,6 +380,8 @@ COMMAND_CLASSES: tuple[type[CommandBase], ...] = (
     Leave,
     Correct,
     Pair,
+    CallMatch,
+    CancelCall,
 )
 """One class per command a board takes on ``{base}/{board}/cmd``."""
 
@@ -356,6 +398,8 @@ GameCommand: TypeAlias = (
     | Leave
     | Correct
     | Pair
+    | CallMatch
+    | CancelCall
 )
 """A command :func:`~mqtt_contract.parse_command` read: ``match`` on it (with
 ``assert_never``) so that a new command names every place to handle it."""

@@ -37,7 +37,9 @@ __all__ = [
     "Bounce",
     "Bust",
     "ButtonPressed",
+    "CallCancelled",
     "CardRefused",
+    "CorkWon",
     "Corrected",
     "CreditsChanged",
     "DaemonEvent",
@@ -48,6 +50,9 @@ __all__ = [
     "GameStarted",
     "Ignored",
     "Index",
+    "LegStarted",
+    "LegWon",
+    "MatchCalled",
     "PlayerChange",
     "PlayerJoined",
     "PlayerLeft",
@@ -403,6 +408,68 @@ class CardRefused(DaemonEvent):
     message: Annotated[str, Meta(min_length=1)]
 
 
+@dataclass(frozen=True, slots=True)
+class LegStarted(DaemonEvent):
+    """A match's next leg has begun (docs/matches.md): who throws first in it."""
+
+    type: ClassVar[str] = "leg_started"
+    leg: Annotated[int, Meta(minimum=1, description="Its number in the match.")]
+    starter: Annotated[Index, Meta(description="The player who throws first.")]
+    set: Annotated[int | None, Meta(minimum=1, description="Its set; null: no sets.")] = None
+    decider: Annotated[bool, Meta(description="It decides the match.")] = False
+
+
+@dataclass(frozen=True, slots=True)
+class LegWon(DaemonEvent):
+    """A leg of a match is won (docs/matches.md): what the caller says
+    ("Game shot, and the first leg") and the score in legs and sets."""
+
+    type: ClassVar[str] = "leg_won"
+    player: Annotated[Index, Meta(description="The leg's winner (player index).")]
+    leg: Annotated[int, Meta(minimum=1, description="The leg's number in the match.")]
+    result: Annotated[str, Meta(description="How the leg ended: checkout, closed-all, ...")]
+    legs_won: Annotated[
+        tuple[Index, ...],
+        Meta(description="Legs won per side after it (in its set, with sets)."),
+    ]
+    team: NullableIndex = None
+    set: Annotated[int | None, Meta(minimum=1, description="Its set; null: no sets.")] = None
+    sets_won: Annotated[
+        tuple[Index, ...] | None, Meta(description="Sets won per side after it; null: no sets.")
+    ] = None
+    set_won: Annotated[bool, Meta(description="It won its set too.")] = False
+    match_won: Annotated[
+        bool, Meta(description="It won the match (a winner and game_over follow).")
+    ] = False
+
+
+@dataclass(frozen=True, slots=True)
+class CorkWon(DaemonEvent):
+    """A deciding leg's cork (bull-off) is decided: who throws first."""
+
+    type: ClassVar[str] = "cork_won"
+    player: Annotated[Index, Meta(description="The player who throws first in the leg.")]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchCalled(DaemonEvent):
+    """The venue's service called a match to this board (``call_match``): the
+    display says "Next: Ann v Bob on Board 2" until a dart or NEXT starts it."""
+
+    type: ClassVar[str] = "match_called"
+    call_id: Annotated[str, Meta(min_length=1)]
+    players: Annotated[tuple[str, ...], Meta(min_items=1)]
+    title: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CallCancelled(DaemonEvent):
+    """A called match was taken back before it started (``cancel_call``)."""
+
+    type: ClassVar[str] = "call_cancelled"
+    call_id: Annotated[str, Meta(min_length=1)]
+
+
 EVENT_CLASSES: tuple[type[DaemonEvent], ...] = (
     GameStarted,
     Dart,
@@ -429,6 +496,11 @@ EVENT_CLASSES: tuple[type[DaemonEvent], ...] = (
     PlayerJoined,
     PlayerLeft,
     CardRefused,
+    LegStarted,
+    LegWon,
+    CorkWon,
+    MatchCalled,
+    CallCancelled,
 )
 """One class per event ``type``, in the order docs/mqtt.md lists them."""
 

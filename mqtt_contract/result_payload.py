@@ -15,6 +15,7 @@ from engine.lineup import MAX_PLAYERS
 from engine.state_schema import STATE_SCHEMA
 from mqtt_contract.event_payload import Timestamp
 from mqtt_contract.json_types import JsonObject, Meta, object_schema, omitted
+from mqtt_contract.match_payload import CALL_ID_PATTERN, MatchPlay
 from mqtt_contract.state_payload import CpuView
 
 NullableIndex = Annotated[int | None, Meta(minimum=0)]
@@ -53,6 +54,35 @@ class ResultPlayer(JsonObject):
             "or a computer player. Absent: a board older than the lobby.",
         ),
     ] = omitted(null=True)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResultLegPlayer(JsonObject):
+    """One player in one leg of a match's result."""
+
+    score: Annotated[int, Meta(description="The side's score at the leg's end.")]
+    stats: Annotated[
+        Mapping[str, Any] | None, Meta(description="The leg's statistics, as in the state.")
+    ] = omitted()
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ResultLeg(JsonObject):
+    """One leg of a match's result: its log, who threw first, who won it."""
+
+    leg: Annotated[int, Meta(minimum=1, description="Its number in the match.")]
+    set: Annotated[int | None, Meta(minimum=1, description="Its set; null: no sets.")] = omitted(
+        null=True
+    )
+    starter: Annotated[int, Meta(minimum=0, description="The player who threw first.")]
+    winner: Annotated[NullableIndex, Meta(description="The leg's winner, null for a draw.")]
+    winner_team: NullableIndex = omitted(null=True)
+    result: Annotated[str, Meta(description="How the leg ended: checkout, closed-all, ...")]
+    log: Annotated[str, Meta(description="The leg's game log (oche replay reads it).")]
+    players: Annotated[
+        tuple[ResultLegPlayer, ...],
+        Meta(min_items=1, max_items=MAX_PLAYERS, description="In the result's players' order."),
+    ]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -114,6 +144,41 @@ class ResultDocument(JsonObject):
             description="True: the game of game_key no longer counts (it was reopened "
             "after this revision's previous result and then abandoned); the rest of the "
             "document is that previous result's."
+        ),
+    ] = omitted()
+    match_format: Annotated[
+        MatchPlay | None,
+        Meta(description="Only for a match (docs/matches.md): its format."),
+    ] = omitted()
+    match_id: Annotated[
+        str | None,
+        Meta(
+            description="Only for a match: its id, the same in every revision (its game_key).",
+            min_length=1,
+        ),
+    ] = omitted()
+    legs: Annotated[
+        tuple[ResultLeg, ...] | None,
+        Meta(
+            description="Only for a match: every leg played, in order. The players' stats "
+            "are then the match's, over all its legs; log is absent.",
+            min_items=1,
+        ),
+    ] = omitted()
+    legs_won: Annotated[
+        tuple[Annotated[int, Meta(minimum=0)], ...] | None,
+        Meta(description="Only for a match: legs won per side over the whole match."),
+    ] = omitted()
+    sets_won: Annotated[
+        tuple[Annotated[int, Meta(minimum=0)], ...] | None,
+        Meta(description="Only for a match in sets: sets won per side."),
+    ] = omitted()
+    call_id: Annotated[
+        str | None,
+        Meta(
+            description="Only for a match the venue's service called (call_match): the "
+            "call's id, which advances its tournament or league.",
+            pattern=CALL_ID_PATTERN,
         ),
     ] = omitted()
     clock_synced: Annotated[

@@ -21,6 +21,7 @@ from mqtt_contract.json_types import (
     schema_of,
 )
 from mqtt_contract.lobby_payload import LobbyState
+from mqtt_contract.match_payload import CallView, MatchView
 from mqtt_contract.schema_parts import DRAFT
 from mqtt_contract.topic_names import (
     BOARD_STATUSES,
@@ -333,6 +334,8 @@ def state_topic_schema() -> dict[str, Any]:
     body["properties"]["remote"] = object_schema(RemoteView)
     body["properties"]["credits"] = object_schema(CreditsView)
     body["properties"]["journal"] = object_schema(JournalView)
+    body["properties"]["match"] = object_schema(MatchView)
+    body["properties"]["call"] = object_schema(CallView)
     defs = copy.deepcopy(STATE_SCHEMA["$defs"])
     body["properties"]["lobby"] = {
         **object_schema(LobbyState, defs),

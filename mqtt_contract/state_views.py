@@ -36,6 +36,7 @@ from engine.errors import UnknownGameError
 from engine.games.killer import KILLER_KEY
 from engine.registry import game_class
 from mqtt_contract.json_types import JsonObject
+from mqtt_contract.match_payload import CallView, MatchView
 from mqtt_contract.state_payload import (
     BoardView,
     CpuView,
@@ -462,6 +463,10 @@ class StateView:
     journal: JournalView = field(default_factory=JournalView)
     credits: CreditsView = field(default_factory=CreditsView)
     remote: RemoteView = field(default_factory=RemoteView)
+    match: MatchView = field(default_factory=MatchView)
+    """The match being played (docs/matches.md); ``present`` false for one game."""
+    call: CallView = field(default_factory=CallView)
+    """A match the venue's service called to the board, waiting to start."""
     hand: int | None = None
     """The hand in progress, in a game of hands (Domino Cribbage)."""
     cribbage: CribbageTable = field(default_factory=CribbageTable)
@@ -503,6 +508,8 @@ class StateView:
             journal=JournalView.read(document.get("journal")),
             credits=CreditsView.read(document.get("credits")),
             remote=RemoteView.read(document.get("remote")),
+            match=MatchView.read(document.get("match")),
+            call=CallView.read(document.get("call")),
             hand=_int(document.get("hand")),
             cribbage=CribbageTable.from_json(document),
             innings=_int(document.get("innings")),

@@ -167,7 +167,16 @@ def test_subtopic() -> None:
 # ------------------------------------------------------------ valid commands
 
 
-WITH_ARGUMENTS = ("new_game", "dart", "join", "leave", "correct", "pair")
+WITH_ARGUMENTS = (
+    "new_game",
+    "dart",
+    "join",
+    "leave",
+    "correct",
+    "pair",
+    "call_match",
+    "cancel_call",
+)
 """The commands that take arguments."""
 
 
@@ -551,6 +560,21 @@ EVENT_EXAMPLES: dict[str, dict[str, Any]] = {
     },
     "card_refused": {"reason": "unknown", "message": "Card not registered"},
     "corrected": {"player": 0, "dart": 2, "from": "S19", "to": "T19"},
+    "leg_started": {"leg": 2, "set": None, "starter": 1, "decider": False},
+    "leg_won": {
+        "player": 0,
+        "team": None,
+        "leg": 1,
+        "set": None,
+        "result": "checkout",
+        "legs_won": [1, 0],
+        "sets_won": None,
+        "set_won": False,
+        "match_won": False,
+    },
+    "cork_won": {"player": 1},
+    "match_called": {"call_id": "t4-m2", "title": "Friday Cup, round 1", "players": ["Ann", "Bob"]},
+    "call_cancelled": {"call_id": "t4-m2"},
 }
 
 

@@ -222,11 +222,12 @@ def _doc_states() -> list[dict[str, Any]]:
             players = data.get("players") if isinstance(data, dict) else None
             if (
                 "game" in data
+                and "command" not in data  # a call_match's players are objects too
                 and isinstance(players, list)
                 and players
                 and all(isinstance(player, dict) for player in players)
             ):
-                found.append(data)  # a state, not a new_game command
+                found.append(data)  # a state, not a command
     return found
 
 

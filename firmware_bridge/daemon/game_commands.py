@@ -24,6 +24,8 @@ from firmware_bridge.daemon.game_session import Refusal, SessionSetup
 from firmware_bridge.daemon.journal import JournalError
 from mqtt_contract import (
     BounceOut,
+    CallMatch,
+    CancelCall,
     CommandError,
     Correct,
     EndGame,
@@ -151,6 +153,8 @@ class GameCommands:
                 self._correct(command, now)
             case Pair():
                 raise Refusal("pair: this board pairs no devices")
+            case CallMatch() | CancelCall():
+                raise Refusal(f"{command.name}: this board takes no called matches")
             case _:
                 assert_never(command)
 
