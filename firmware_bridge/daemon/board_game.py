@@ -28,6 +28,7 @@ from functools import partial
 from typing import Any
 
 from engine import Bounce, Correct, EngineError, Event, Undo, parse_event
+from engine.match_format import MatchFormat
 from firmware_bridge.daemon import core_events
 from firmware_bridge.daemon.bots import Bots
 from firmware_bridge.daemon.config import Config
@@ -59,7 +60,7 @@ from mqtt_contract import (
     result_document,
 )
 
-__all__ = ["BoardGame"]
+__all__ = ["BoardGame", "journaled_setup"]
 
 log = logging.getLogger(__name__)
 
@@ -139,6 +140,7 @@ class BoardGame:
             remote,
             charge,
             withdrawal,
+            None if setup.match is None else setup.match.to_json(),
         )
         self.game_row = row
         if withdrawal is not None:
@@ -181,7 +183,6 @@ class BoardGame:
         latest = self.journal.games.latest_game(self.board_id)
         if latest is None or latest.status == "ended":
             return
-        self.last_setup = SessionSetup(latest.game, latest.options, latest.players, latest.teams)
         self.started_at = latest.started_at
         self.last_bots = None
         if latest.bots is not None:
@@ -190,6 +191,7 @@ class BoardGame:
             except ValueError as error:
                 log.error("journal game %d: %s; no computer player throws", latest.id, error)
         try:
+            self.last_setup = journaled_setup(latest)
             session = self._replay(latest)
         except EngineError as error:  # say a name an older Oche took and the rule now refuses
             log.error("journal game %d cannot be resumed: %s; no game runs", latest.id, error)
@@ -226,8 +228,7 @@ class BoardGame:
 
     def _replay(self, journaled: JournalGame) -> GameSession:
         """A session with the journaled game's events applied, as they were live."""
-        setup = SessionSetup(journaled.game, journaled.options, journaled.players, journaled.teams)
-        session = self.new_session(setup)
+        session = self.new_session(journaled_setup(journaled))
         now = self.clock()
         for token in journaled.events:
             try:
@@ -459,6 +460,15 @@ class BoardGame:
             if refused is not None:
                 log.debug("the takeout timer's NEXT waits for the journal: %s", refused)
                 await self.wait_for_journal()
+
+
+def journaled_setup(journaled: JournalGame) -> SessionSetup:
+    """What the journaled game was started with: its game, options, players,
+    teams and match format (a MatchFormatError for a damaged one)."""
+    match = None if journaled.match is None else MatchFormat.from_json(journaled.match)
+    return SessionSetup(
+        journaled.game, journaled.options, journaled.players, journaled.teams, match
+    )
 
 
 def _may_reopen(last: list[str]) -> bool:

@@ -42,6 +42,7 @@ from engine import (
 )
 from engine.game import DARTS_PER_VISIT
 from engine.games.cricket import MarksGame
+from engine.match_format import MatchFormat
 from mqtt_contract import Bounce as BouncedOut
 from mqtt_contract import (
     Bust,
@@ -77,12 +78,15 @@ class Refusal(ValueError):
 
 @dataclass(frozen=True)
 class SessionSetup:
-    """What a game was started with; also what ``rematch`` starts again."""
+    """What a game was started with; also what ``rematch`` starts again
+    (a match with the same format)."""
 
     game: str
     options: Mapping[str, Any]
     players: Sequence[str]
     teams: Mapping[str, Sequence[str]] | None = None
+    match: MatchFormat | None = None
+    """A match's format (``new_game``'s ``match``); ``None``: a single game."""
 
     def on_board(self, geometry: str) -> SessionSetup:
         """This setup measured on the board's ``geometry`` (``[bot] geometry``):
