@@ -196,7 +196,7 @@ class BoardGame:
         except EngineError as error:  # say a name an older Oche took and the rule now refuses
             log.error("journal game %d cannot be resumed: %s; no game runs", latest.id, error)
             return
-        if latest.status == "finished" and session.game.is_finished:
+        if latest.status == "finished" and session.is_finished:
             # The winner stays on screen until the next game, as it did before
             # the restart (its match, if remote, is over: not resumed).
             self.session, self.game_row, self.bots = session, latest.id, self.last_bots
@@ -210,7 +210,7 @@ class BoardGame:
         if latest.status == "finished":
             log.warning("journal game %d: its win was undone; reopening it", latest.id)
             self.journal.games.reopen_game(latest.id)
-        elif session.game.is_finished:
+        elif session.is_finished:
             log.warning("journal game %d: its last dart won; recording the result", latest.id)
             at = latest.last_event_at if latest.last_event_at is not None else self.clock()
             finish = self.finish_record(
@@ -248,12 +248,13 @@ class BoardGame:
         finish or the reopening they cause (and a remote guest's ``taken``
         seq) in one transaction, then publish what they caused (its darts
         marked with ``source``: board, manual or cpu).
-        Events after the one that ends the game are dropped. If the
+        Events after the one that ends the game (a match's leg) are dropped:
+        a NEXT's misses that end a leg do not start the next. If the
         engine or the journal refuses, the game is rebuilt from the journal:
         the input is lost as a whole, and nothing of it was published."""
         session, row = self.session, self.game_row
         assert session is not None and row is not None
-        was_finished = session.game.is_finished
+        was_finished = session.is_finished
         # A bounce-out or a correction of a finished game's last visit
         # re-decides it: reopened, and finished again with the new result when
         # it still ends the game.
@@ -270,7 +271,7 @@ class BoardGame:
                 now = self.clock()
                 events += session.apply(event, now)
                 applied.append((str(event), now))
-            finished = session.game.is_finished and (redecided or not was_finished)
+            finished = session.is_finished and (redecided or not was_finished)
             finish = None
             if finished:
                 synced = self._dates(now, self.started_at)
@@ -280,7 +281,7 @@ class BoardGame:
                 row,
                 applied,
                 finish=finish,
-                reopen=was_finished and (redecided or not session.game.is_finished),
+                reopen=was_finished and (redecided or not session.is_finished),
                 taken=taken,
             )
         except (EngineError, JournalError):
@@ -324,7 +325,7 @@ class BoardGame:
         """The game is over for good: ended (abandoned) unless it was won, and
         its remote match ended with ``reason`` (``mqtt_contract.END_REASONS``)."""
         assert self.session is not None and self.game_row is not None
-        if not self.session.game.is_finished:
+        if not self.session.is_finished:
             withdrawal = self._withdrawal(self.game_row)
             self.journal.games.end_game(self.game_row, now, withdrawal)
             self.publisher.publish_event(GameOver(now, "ended", None))
@@ -399,7 +400,7 @@ class BoardGame:
                 if bot is not None:
                     cpu[seat] = bot.as_json()
         result = result_document(
-            session.game,
+            session.match if session.match.format is not None else session.game,
             result_id=result_id,
             board=self.board_id,
             started_at=self.started_at,

@@ -36,7 +36,7 @@ class TurnRules:
     def waiting(self, match: HostedMatch) -> list[GuestBoard]:
         """The guests the match waits for (none once its game is over)."""
         session = self.context.session
-        if session is None or session.game.is_finished:
+        if session is None or session.is_finished:
             return []
         return match.absent()
 
@@ -60,7 +60,7 @@ class TurnRules:
                 f"the last dart was thrown at {self.board_name(match, owner)}, "
                 "which alone can take it back",
             )
-        if session.game.is_finished:
+        if session.is_finished:
             return None
         owner = self.thrower_board(match)
         if owner == board:
