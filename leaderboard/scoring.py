@@ -442,7 +442,8 @@ def _score_match(
         for v in walk.visits
     )
     first = walks[0].game
-    return first.id, dict(first.options), lines, visits, tuple(legs), match_format.to_json()
+    played = {key: value for key, value in match_format.to_json().items() if value is not None}
+    return first.id, dict(first.options), lines, visits, tuple(legs), played
 
 
 def _check_leg_heading(leg: Mapping[str, Any], number: int, players: int) -> None:

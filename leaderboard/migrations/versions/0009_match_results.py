@@ -51,11 +51,13 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    """Undo this version."""
-    with op.batch_alter_table("results") as batch:
-        batch.drop_column("legs")
-        batch.drop_column("match_format")
-    for table in ("player_totals", "result_players"):
-        with op.batch_alter_table(table) as batch:
-            for name in reversed(LEG_FIGURES):
-                batch.drop_column(name)
+    """Undo this version. The columns are dropped in place (SQLite 3.35 and
+    later drop a column itself): a batch copy of ``results`` on SQLite would
+    drop the table, and with it every line and rating its foreign keys cascade to."""
+    for table, names in (
+        ("results", ("legs", "match_format")),
+        ("player_totals", LEG_FIGURES),
+        ("result_players", LEG_FIGURES),
+    ):
+        for name in names:
+            op.execute(f"ALTER TABLE {table} DROP COLUMN {name}")
