@@ -12,9 +12,11 @@ import uuid
 from collections.abc import Sequence
 from typing import Any
 
-from engine import MISS, X01, Bed, Cricket, Game, checkout, game_class
+from engine import MISS, X01, Bed, Cricket, Game, checkout, new_game
+from engine.events import END_VISIT
 from engine.game_log import format_game_log
-from engine.match_format import MatchFormat, Starts
+from engine.match import Match
+from engine.match_format import MatchFormat
 from leaderboard.match_tally import tally_legs
 from mqtt_contract import result_document
 
@@ -98,9 +100,7 @@ def new_leg(
     first_side: int = 0,
 ) -> Game:
     """A fresh game (a match's leg), ``first_side``'s side throwing first."""
-    # Until the engine's Game takes first_side, only side 0 starts a leg.
-    started: dict[str, Any] = {"first_side": first_side} if first_side else {}
-    return game_class(game_id)(players, options, **started)
+    return new_game(game_id, players, options, first_side=first_side)
 
 
 def _sample_options(game_id: str, rng: random.Random) -> dict[str, Any]:
@@ -220,15 +220,6 @@ def format_json(match_format: MatchFormat) -> dict[str, Any]:
     return {key: value for key, value in match_format.to_json().items() if value is not None}
 
 
-def _next_starter(match_format: MatchFormat, sides: int, starter: int, winner: int | None) -> int:
-    """The side that throws first in the next leg (no sets: per ``starts``)."""
-    if match_format.starts is Starts.WINNER and winner is not None:
-        return winner
-    if match_format.starts is Starts.LOSER and winner is not None:
-        return (winner + 1) % sides
-    return (starter + 1) % sides
-
-
 def sample_match_result(
     rng: random.Random,
     board: str,
@@ -239,25 +230,30 @@ def sample_match_result(
     duration: float = 600.0,
 ) -> dict[str, Any]:
     """Play a match of ``game_id`` (first to ``legs`` legs, the throw
-    alternating) and return its result document (``result_id`` from ``rng``)."""
+    alternating) through the engine's :class:`~engine.match.Match` and return
+    its result document (``result_id`` from ``rng``)."""
     match_format = MatchFormat(legs)
     options = _sample_options(game_id, rng)
-    played: list[Game] = []
-    starters: list[int] = []
-    won = [0] * len(players)
-    starter = 0
-    while max(won) < legs and len(played) < 4 * legs:
-        leg = _play(game_id, players, rng, options, starter)
-        outcome = leg.outcome()
-        winner = None if outcome is None else outcome.winner
-        played.append(leg)
-        starters.append(starter)
-        if winner is not None:
-            won[winner] += 1
-        starter = _next_starter(match_format, len(players), starter, winner)
+    match = Match(game_id, [p.name for p in players], options, format=match_format)
+    out = str(match.options.get("out", "double"))
+    for _ in range(_MAX_DARTS * 4 * legs):
+        if match.is_finished:
+            break
+        thrower = match.cork_thrower
+        game = match.leg
+        if thrower is not None:
+            match.push(players[thrower].throw(Bed(25, 2)))
+        elif match.leg_over or game.visit_over is not None:
+            match.push(END_VISIT)
+        else:
+            aim = _x01_aim(game, out) if game_id == X01.id else _cricket_aim(game)
+            match.push(players[game.current_player].throw(aim))
+    else:
+        raise RuntimeError(f"a simulated {game_id} match did not finish")
+    played = match.legs
     return match_document(
-        played,
-        starters,
+        [record.game for record in played],
+        [record.starter for record in played],
         match_format,
         result_id=str(uuid.UUID(int=rng.getrandbits(128), version=4)),
         board=board,

@@ -23,7 +23,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from engine import EngineError, Game, Lineup, Team, game_class
+from engine import EngineError, Game, Lineup, Team, new_game
 from engine.game_log import replay_log
 from engine.lineup import check_name
 from engine.match_format import MatchFormat
@@ -169,10 +169,7 @@ def _new_game(
 ) -> Game:
     """A fresh game (a match's leg: with ``first_side``'s side throwing first)."""
     try:
-        cls = game_class(game_id)
-        # Until the engine's Game takes first_side, a leg started by side 0 only.
-        started: dict[str, Any] = {"first_side": first_side} if first_side else {}
-        return cls(lineup, options, **started)
+        return new_game(game_id, lineup, options, first_side=first_side)
     except EngineError as error:
         raise RejectedResultError(f"the engine cannot start this game: {error}") from None
 

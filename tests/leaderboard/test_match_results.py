@@ -18,7 +18,9 @@ from sqlalchemy import func, select
 
 import leaderboard
 from engine import Game
+from engine.events import END_VISIT, parse_event
 from engine.game_log import replay_log
+from engine.match import Match
 from engine.match_format import MatchFormat
 from firmware_bridge.cli.main import main
 from leaderboard import queries
@@ -284,6 +286,68 @@ def test_importing_a_match_counts_one_match_its_legs_and_both_legs_statistics(
         ("Bob", 0, 2),
     ]
     assert [visit.leg for visit in detail.visits] == [1, 1, 1, 2, 2, 2]
+
+
+def played_match(legs: list[list[str]]) -> Match:
+    """A first to 2 legs match of 301 straight out played through the engine's
+    Match: each leg's visits (NEXT after each), NEXT between the legs."""
+    played = Match("x01", ["Ann", "Bob"], OPTIONS, format=FIRST_TO_2)
+    for number, visits in enumerate(legs):
+        if number:
+            assert played.leg_over
+            played.push(END_VISIT)
+        for visit in visits:
+            for token in visit.split():
+                played.push(parse_event(token))
+            if not played.leg.is_finished:
+                played.push(END_VISIT)
+    assert played.is_finished
+    return played
+
+
+def test_the_301_match_ann_wins_2_0_with_bob_throwing_first_in_leg_2(database: Database) -> None:
+    """The issue's check: Ann wins leg 1, Bob throws first in leg 2 (the throw
+    alternates), Ann wins leg 2; importing its result gives Ann one match won,
+    legs 2-0, and both legs' statistics."""
+    bob_first = ["S20 S20 S20", "T20 T20 T20", "S5 S5 S5", "T20 T20 S1"]
+    played = played_match([ANN_WINS, bob_first])
+    records = played.legs
+    assert [(r.starter, r.outcome.winner) for r in records] == [(0, 0), (1, 0)]
+    document = match_document(
+        [r.game for r in records],
+        [r.starter for r in records],
+        FIRST_TO_2,
+        result_id="done-when",
+        board="pub-1",
+        started_at=T0 - 600,
+        finished_at=T0,
+    )
+    assert [entry["log"].splitlines()[0] for entry in document["legs"]] == [
+        "T20 T20 T20",
+        "S20 S20 S20",  # Bob's visit opens leg 2
+    ]
+    assert ingest(database, as_payload(document), VENUES, received_at=T0).status == "imported"
+    ann, bob = rows(database)["Ann"], rows(database)["Bob"]
+    assert (ann.played, ann.won, ann.legs_won, ann.legs_lost) == (1, 1, 2, 0)
+    assert (bob.played, bob.won, bob.legs_won, bob.legs_lost) == (1, 0, 0, 2)
+    assert (ann.three_dart_average, ann.first9_average, ann.count_180) == (150.5, 150.5, 2)
+    assert (ann.highest_checkout, ann.best_leg_darts, ann.checkout_percent) == (121, 6, 100.0)
+    assert (bob.three_dart_average, bob.count_180) == (45.0, 0)  # 60 and 75 in 9 darts
+    with database.session() as session:
+        detail = queries.result_detail(session, "done-when")
+    assert [(leg.leg, leg.starter, leg.winner) for leg in detail.legs] == [(1, 0, 0), (2, 1, 0)]
+    assert [(v.leg, v.player) for v in detail.visits] == [
+        (1, 0), (1, 1), (1, 0), (2, 1), (2, 0), (2, 1), (2, 0),
+    ]  # fmt: skip
+
+
+def test_a_leg_replayed_from_another_starter_is_refused() -> None:
+    """Leg 2's log is Bob's visit first: said to be started by Ann, it gives
+    Ann Bob's darts, and the leg no longer ends as claimed."""
+    bob_first = ["S20 S20 S20", "T20 T20 T20", "S5 S5 S5", "T20 T20 S1"]
+    document = match(leg(ANN_WINS), leg(bob_first, first_side=1), starters=[0, 1])
+    assert score_result(document).legs[1].starter == 1
+    assert rejected(_leg_field(document, 2, starter=0)).startswith("leg 2's log ")
 
 
 def test_a_match_that_does_not_add_up_is_kept_whole_as_rejected(database: Database) -> None:
