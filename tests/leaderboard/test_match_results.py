@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from fastapi.testclient import TestClient
 from sqlalchemy import func, select
 
 import leaderboard
@@ -25,11 +26,13 @@ from engine.match_format import MatchFormat
 from firmware_bridge.cli.main import main
 from leaderboard import queries
 from leaderboard.database import Database
+from leaderboard.live_hub import LiveHub
 from leaderboard.models import Rating, Rejected, Result, ResultPlayer
 from leaderboard.sample_results import format_json, match_document, new_leg
 from leaderboard.scoring import LegLine, RejectedResultError, score_result
 from leaderboard.store import ingest
 from leaderboard.venues import VenueMap
+from leaderboard.web.app import create_app
 from tests.leaderboard.conftest import as_payload
 from tests.leaderboard.result_documents import result_document
 from tests.postgres_database import sqlite_or_postgres_url
@@ -441,3 +444,19 @@ def test_oche_leaderboard_import_of_a_match_and_show_json_give_its_legs(
         for row in shown
     ] == [("Ann", 1, 1, 2, 0), ("Bob", 1, 0, 0, 2)]
     assert (shown[0]["three_dart_average"], shown[0]["count_180"]) == (150.5, 2)
+
+
+def test_the_api_rows_the_player_page_and_the_result_give_the_legs(database: Database) -> None:
+    ingest(database, as_payload(two_nil()), VENUES, received_at=T0)
+    with TestClient(create_app(database, LiveHub(), VENUES)) as client:
+        table = client.get("/api/leaderboard", params={"game": "x01", "period": "all"}).json()
+        assert [(row["player"], row["legs_won"], row["legs_lost"]) for row in table] == [
+            ("Ann", 2, 0),
+            ("Bob", 0, 2),
+        ]
+        card = client.get("/api/players/Bob").json()
+        assert (card["games"][0]["row"]["legs_won"], card["games"][0]["row"]["legs_lost"]) == (0, 2)
+        result = client.get("/api/results/m-1.1").json()
+        assert [leg["winner"] for leg in result["legs"]] == [0, 0]
+        page = client.get("/players/Ann").text
+        assert 'data-label="Legs">2-0</td>' in page
