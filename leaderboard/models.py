@@ -164,7 +164,7 @@ class Result(Base):
     """1 for a game's first result, one more each time it was finished again."""
     match_format: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
     """A match's format (the result's ``match_format``); None for a single game."""
-    legs: Mapped[list[Any] | None] = mapped_column(JSON, default=None)
+    match_legs: Mapped[list[Any] | None] = mapped_column(JSON, default=None)
     """A match's legs as replayed (``scoring.LegLine`` as objects: leg, set,
     starter, winner, result); None for a single game (one leg)."""
 

@@ -468,7 +468,7 @@ def result_detail(session: Session, result_id: str) -> ResultDetail:
             for player, darts, points, marks, bust, score_after, *leg in result.visits
         ],
         match_format=result.match_format,
-        legs=[LegSummary.model_validate(leg) for leg in result.legs or ()],
+        legs=[LegSummary.model_validate(leg) for leg in result.match_legs or ()],
     )
 
 

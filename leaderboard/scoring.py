@@ -30,6 +30,7 @@ from engine.match_format import MatchFormat
 from leaderboard.leg_walk import PlayerLine, VisitLine, Walk, match_lines, player_lines, walk_game
 from leaderboard.match_tally import MatchTally, MatchTallyError, tally_legs
 from mqtt_contract import TOPICS, base_problem, board_id_problem
+from mqtt_contract.result_payload import ResultDocument, ResultLeg
 
 __all__ = [
     "MAX_LOG_BOUNCES",
@@ -324,18 +325,24 @@ def score_result(document: Mapping[str, Any]) -> ScoredResult:
 
 
 def _replayed(
-    document: Mapping[str, Any], lineup: Lineup, log: str, first_side: int, leg: int | None
+    document: Mapping[str, Any],
+    lineup: Lineup,
+    log: str,
+    first_side: int,
+    leg: ResultLeg | None,
 ) -> Walk:
     """One game (a match's ``leg``) replayed from ``log`` and walked: the log
-    refused when it is too big or does not replay."""
+    refused when it is too big, does not replay or does not give what the
+    result (the leg) claims."""
+    number = None if leg is None else leg.leg
     replayed = _new_game(str(document["game"]), lineup, document.get("options") or {}, first_side)
-    _check_log_size(log, leg)
+    _check_log_size(log, number)
     try:
         replay_log(replayed, log)
     except EngineError as error:
-        the_log = "the log" if leg is None else f"leg {leg}'s log"
+        the_log = "the log" if number is None else f"leg {number}'s log"
         raise RejectedResultError(f"{the_log} does not replay: {error}") from None
-    _check_claims(document if leg is None else document["legs"][leg - 1], replayed, leg)
+    _check_claims(document if leg is None else leg.to_json(), replayed, number)
     fresh = _new_game(replayed.id, lineup, replayed.options, first_side)
     return walk_game(fresh, replayed)
 
@@ -352,8 +359,11 @@ def _score(document: Mapping[str, Any]) -> ScoredResult:
     extras = (boards, _cpu_levels(document), _roster_ids(document))
     result_id = str(document["result_id"])
     game_key = str(document.get("game_key") or document.get("match_id") or result_id)
-    if document.get("legs") is not None:
-        game, options, lines, visits, legs, played = _score_match(document, lineup, extras)
+    match_legs = ResultDocument.read(dict(document)).legs  # read as the schema checked it
+    if match_legs is not None:
+        game, options, lines, visits, legs, played = _score_match(
+            document, match_legs, lineup, extras
+        )
         if document.get("match_id") not in (None, game_key):
             raise RejectedResultError(
                 f"the match_id {_short(str(document['match_id']))!r} is not the result's "
@@ -395,7 +405,10 @@ _Extras = tuple[Sequence[str | None], Sequence[int | None], Sequence[int | None]
 
 
 def _score_match(
-    document: Mapping[str, Any], lineup: Lineup, extras: _Extras
+    document: Mapping[str, Any],
+    match_legs: Sequence[ResultLeg],
+    lineup: Lineup,
+    extras: _Extras,
 ) -> tuple[
     str, dict[str, Any], tuple[PlayerLine, ...], tuple[VisitLine, ...], tuple[LegLine, ...], Any
 ]:
@@ -417,11 +430,10 @@ def _score_match(
     side_of = {player: side for side, members in enumerate(sides) for player in members}
     walks: list[Walk] = []
     legs: list[LegLine] = []
-    for number, leg in enumerate(document["legs"], start=1):
+    for number, leg in enumerate(match_legs, start=1):
         _check_leg_heading(leg, number, len(lineup.players))
-        walk = _replayed(document, lineup, str(leg["log"]), side_of[leg["starter"]], number)
-        walks.append(walk)
-        legs.append(LegLine(number, leg.get("set"), leg["starter"], leg["winner"], leg["result"]))
+        walks.append(_replayed(document, lineup, leg.log, side_of[leg.starter], leg))
+        legs.append(LegLine(number, leg.set, leg.starter, leg.winner, leg.result))
     side_names = [lineup.players[members[0]] for members in sides]
     if lineup.teams:
         side_names = [team.name for team in lineup.teams]
@@ -443,22 +455,21 @@ def _score_match(
     return first.id, dict(first.options), lines, visits, tuple(legs), played
 
 
-def _check_leg_heading(leg: Mapping[str, Any], number: int, players: int) -> None:
+def _check_leg_heading(leg: ResultLeg, number: int, players: int) -> None:
     """A leg's number, starter and winner must be this match's (the replay checks the rest)."""
-    if leg["leg"] != number:
+    if leg.leg != number:
         raise RejectedResultError(
-            f"legs[{number - 1}] says it is leg {leg['leg']}: the legs are numbered "
+            f"legs[{number - 1}] says it is leg {leg.leg}: the legs are numbered "
             "1, 2, ... in the order played"
         )
-    for key in ("starter", "winner"):
-        value = leg.get(key)
+    for key, value in (("starter", leg.starter), ("winner", leg.winner)):
         if value is not None and value >= players:
             raise RejectedResultError(
                 f"leg {number}'s {key} is player {value}, and the match has {players} players"
             )
-    if len(leg["players"]) != players:
+    if len(leg.players) != players:
         raise RejectedResultError(
-            f"leg {number} lists {len(leg['players'])} players, the match has {players}"
+            f"leg {number} lists {len(leg.players)} players, the match has {players}"
         )
 
 

@@ -576,7 +576,9 @@ def _insert(
                 ],
                 "payload": document,
                 "match_format": scored.match_format,
-                "legs": [dataclasses.asdict(leg) for leg in scored.legs] if scored.legs else None,
+                "match_legs": (
+                    [dataclasses.asdict(leg) for leg in scored.legs] if scored.legs else None
+                ),
             }
         )
     statement = _result_insert(_dialect(session))

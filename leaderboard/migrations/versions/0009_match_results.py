@@ -1,7 +1,7 @@
 """A match's result kept with its legs (issue #25): each player's legs won and
 lost in a result (``result_players``) and in their totals (``player_totals``),
 the figures ``legs_won`` and ``legs_lost``; a result's match format and legs
-(``results.match_format``, ``results.legs``). The results stored before are
+(``results.match_format``, ``results.match_legs``). The results stored before are
 single games, each a match of one leg: its winner's side won one, every other
 side's players lost one, a draw neither."""
 
@@ -45,7 +45,7 @@ def upgrade() -> None:
         for name in LEG_FIGURES:
             op.add_column(table, sa.Column(name, sa.Integer(), nullable=False, server_default="0"))
     op.add_column("results", sa.Column("match_format", sa.JSON(), nullable=True))
-    op.add_column("results", sa.Column("legs", sa.JSON(), nullable=True))
+    op.add_column("results", sa.Column("match_legs", sa.JSON(), nullable=True))
     op.execute(FILL_LINES)
     op.execute(FILL_TOTALS)
 
@@ -55,7 +55,7 @@ def downgrade() -> None:
     later drop a column itself): a batch copy of ``results`` on SQLite would
     drop the table, and with it every line and rating its foreign keys cascade to."""
     for table, names in (
-        ("results", ("legs", "match_format")),
+        ("results", ("match_legs", "match_format")),
         ("player_totals", LEG_FIGURES),
         ("result_players", LEG_FIGURES),
     ):
