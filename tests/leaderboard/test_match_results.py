@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import copy
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,13 @@ from leaderboard import queries
 from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub
 from leaderboard.models import Rating, Rejected, Result, ResultPlayer
-from leaderboard.sample_results import format_json, match_document, new_leg
+from leaderboard.sample_results import (
+    SimulatedPlayer,
+    format_json,
+    match_document,
+    new_leg,
+    sample_match_result,
+)
 from leaderboard.scoring import LegLine, RejectedResultError, score_result
 from leaderboard.store import ingest
 from leaderboard.venues import VenueMap
@@ -291,10 +298,14 @@ def test_importing_a_match_counts_one_match_its_legs_and_both_legs_statistics(
     assert [visit.leg for visit in detail.visits] == [1, 1, 1, 2, 2, 2]
 
 
-def played_match(legs: list[list[str]]) -> Match:
+def played_match(
+    legs: list[list[str]],
+    players: tuple[str, ...] = ("Ann", "Bob"),
+    teams: dict[str, list[str]] | None = None,
+) -> Match:
     """A first to 2 legs match of 301 straight out played through the engine's
     Match: each leg's visits (NEXT after each), NEXT between the legs."""
-    played = Match("x01", ["Ann", "Bob"], OPTIONS, format=FIRST_TO_2)
+    played = Match("x01", list(players), OPTIONS, teams, format=FIRST_TO_2)
     for number, visits in enumerate(legs):
         if number:
             assert played.leg_over
@@ -342,6 +353,60 @@ def test_the_301_match_ann_wins_2_0_with_bob_throwing_first_in_leg_2(database: D
     assert [(v.leg, v.player) for v in detail.visits] == [
         (1, 0), (1, 1), (1, 0), (2, 1), (2, 0), (2, 1), (2, 0),
     ]  # fmt: skip
+
+
+def test_a_pairs_match_counts_the_legs_for_both_players_of_each_team() -> None:
+    """Ann and Cy against Bob and Dee: team B's Bob throws first in leg 2."""
+    bob_first = ["S20 S20 S20", "T20 T20 T20", "S5 S5 S5", "T20 T20 S1"]
+    played = played_match(
+        [ANN_WINS, bob_first],
+        players=("Ann", "Bob", "Cy", "Dee"),
+        teams={"A": ["Ann", "Cy"], "B": ["Bob", "Dee"]},
+    )
+    records = played.legs
+    assert [record.starter for record in records] == [0, 1]
+    document = match_document(
+        [r.game for r in records],
+        [r.starter for r in records],
+        FIRST_TO_2,
+        result_id="pairs",
+        board="pub-1",
+        started_at=None,
+        finished_at=T0,
+    )
+    scored = score_result(document)
+    assert [(line.name, line.team, line.won) for line in scored.players] == [
+        ("Ann", 0, True),
+        ("Bob", 1, False),
+        ("Cy", 0, True),
+        ("Dee", 1, False),
+    ]
+    assert [(p.figures["legs_won"], p.figures["legs_lost"]) for p in scored.players] == [
+        (2, 0),
+        (0, 2),
+        (2, 0),
+        (0, 2),
+    ]
+    assert [p.figures["points"] for p in scored.players] == [360, 120, 242, 15]
+    assert rejected({**document, "winner_team": 1}) == (
+        "the legs give winning team 0, the result claims 1"
+    )
+
+
+@pytest.mark.parametrize("game", ["x01", "cricket"])
+def test_sample_matches_score_as_their_legs_say(game: str) -> None:
+    rng = random.Random(25)
+    players = [SimulatedPlayer("Ann", 0.5, rng), SimulatedPlayer("Bob", 0.4, rng)]
+    for _ in range(3):
+        document = sample_match_result(rng, "pub-1", players, game, T0, legs=3)
+        scored = score_result(document)
+        assert [line.figures["legs_won"] for line in scored.players] == document["legs_won"]
+        assert max(document["legs_won"]) == 3
+        starters = [entry["starter"] for entry in document["legs"]]
+        assert starters[:2] == [0, 1]  # the throw alternates
+        assert sum(line.darts for line in scored.players) == sum(
+            player["stats"]["darts"] for entry in document["legs"] for player in entry["players"]
+        )
 
 
 def test_a_leg_replayed_from_another_starter_is_refused() -> None:
