@@ -62,7 +62,11 @@ def cork_rank(bed: Bed) -> int:
 class Match:
     """A match of one game: its legs (engine games) and the format; a
     deterministic fold over one flat event list, like a Game. ``format``
-    None: a single game, one leg and no match block in the state."""
+    None: a single game, one leg and no match block in the state.
+
+    :attr:`leg` is the leg in progress or just won (during a cork, the
+    deciding leg not begun yet); it is another object after a NEXT, a cork's
+    last dart or an undo across a boundary, so read it after each push."""
 
     def __init__(
         self,
@@ -98,7 +102,6 @@ class Match:
         self._set: int | None = None if self.format is None or self.format.sets is None else 1
         self._set_first_side = 0
         self._cork: list[Bed | None] | None = None
-        self._cork_rounds = 0
         self._begin_leg(0)
         if self._is_decider():
             self._cork = [None] * len(self.lineup.sides)
@@ -138,15 +141,13 @@ class Match:
 
     def check(self, event: Event) -> None:
         """Raise the :class:`EngineError` pushing ``event`` would, changing nothing."""
-        if self._cork is not None:
-            if isinstance(event, Undo):
-                return  # back to the cork's last dart or the leg before
-            if not isinstance(event, Bed):
-                raise MatchError(f"{event}: the cork is being thrown: one dart each at the bull")
-            return
         if isinstance(event, Undo):
             if not self.can_undo():
                 raise NothingToUndoError("nothing to undo: no dart has been thrown")
+            return
+        if self._cork is not None:
+            if not isinstance(event, Bed):
+                raise MatchError(f"{event}: the cork is being thrown: one dart each at the bull")
             return
         if self.leg_over:
             if isinstance(event, Bed):
@@ -205,7 +206,6 @@ class Match:
         best = max(ranks)
         if ranks.count(best) > 1:
             self._cork = [None] * len(cork)  # a tie: throw again
-            self._cork_rounds += 1
             return
         self._cork = None
         self._begin_leg(ranks.index(best))
@@ -443,10 +443,21 @@ class Match:
 
     def stats(self, player: int) -> dict[str, Any]:
         """``player``'s statistics over every leg played (the game's
-        :meth:`~engine.game.Game.combine_stats`)."""
-        per_leg = [record.game.state()["players"][player]["stats"] for record in self.legs]
-        if not self.leg.is_finished and self.leg.events:
-            per_leg.append(self.leg.state()["players"][player]["stats"])
-        if not per_leg:
-            return dict(self.leg.state()["players"][player]["stats"])
-        return self._class.combine_stats(per_leg)
+        :meth:`~engine.game.Game.combine_stats` of each leg's
+        :meth:`~engine.game.Game.leg_stats`); in a game that is won by
+        finishing (X01, the cricket family) also ``legs_won_darts``: the
+        darts their side threw in each leg it won."""
+        games = [record.game for record in self.legs]
+        if not self.leg.is_finished and (self.leg.events or not games):
+            games.append(self.leg)
+        combined = self._class.combine_stats([game.leg_stats(player) for game in games])
+        if self._class.family is not Family.PLAIN:
+            side = self._side_of[player]
+            members = self.lineup.sides[side]
+            combined["legs_won_darts"] = [
+                sum(record.game.leg_stats(member)["darts"] for member in members)
+                for record in self.legs
+                if record.outcome.winner is not None
+                and self._side_of[record.outcome.winner] == side
+            ]
+        return combined
