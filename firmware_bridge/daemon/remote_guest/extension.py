@@ -152,7 +152,7 @@ class RemoteGuest(Extension):
                     "end_game leaves the match"
                 )
             case Join() | Leave() | Pair() | CallMatch() | CancelCall():
-                return None  # the lobby's, the pairing's, the match calls': this board's own
+                return None  # the lobby's, the pairing's and the calls', this board's own
             case Correct():
                 self.action(command.name, command.segment, now, command.dart)
             case _:
