@@ -254,3 +254,39 @@ async def test_a_restart_keeps_the_waiting_call_and_the_called_game_s_call_id(
     result = await watcher.wait_for("result", lambda r: isinstance(r, dict))
     assert result["call_id"] == "t1-m1"
     assert [p["player_id"] for p in result["players"]] == [12, None]
+
+
+async def test_a_called_match_is_played_in_legs_and_next_between_legs_is_the_match_s(
+    board: Board, watcher: Watcher
+) -> None:
+    """A call with a format (first to 2 legs): the dart starts the match;
+    between legs the board is busy (a call is refused) and NEXT starts the
+    next leg, not a call; the one result carries the call and both legs."""
+    await connected(watcher)
+    await ok(watcher, {**CALL, "match": {"legs": 2}})
+    state = await watcher.state_where(lambda s: "call" in s)
+    assert state["call"]["match"] == {"legs": 2, "starts": "alternate"}
+    board.source.dart("S5")
+    state = await watcher.state_where(lambda s: (s.get("match") or {}).get("leg") == 1)
+    assert state["match"]["format"]["legs"] == 2
+    for number, visit in enumerate([["T20"] * 3, ["S1"] * 3, ["T20", "T20", "S1"]]):
+        if number:
+            await ok(watcher, {"command": "next"})
+        for segment in visit:
+            await ok(watcher, {"command": "dart", "segment": segment})
+    await watcher.state_where(lambda s: (s.get("match") or {}).get("leg_over") is True)
+    error = await refused(watcher, {**CALL, "call_id": "t1-m9"})
+    assert error.startswith("busy: a game of")
+    await ok(watcher, {**CALL, "match": {"legs": 2}})  # its own call again: no change
+    board.source.press("next")
+    state = await watcher.state_where(lambda s: (s.get("match") or {}).get("leg") == 2)
+    assert [p["name"] for p in state["players"]] == ["Ann", "Bob"]
+    for number, visit in enumerate([["S1"] * 3, ["T20"] * 3, ["S1"] * 3, ["T20", "T20", "S1"]]):
+        if number:
+            await ok(watcher, {"command": "next"})
+        for segment in visit:
+            await ok(watcher, {"command": "dart", "segment": segment})
+    result = await watcher.wait_for("result", lambda r: isinstance(r, dict))
+    assert result["call_id"] == "t1-m1"
+    assert result.get("legs_won") == [2, 0]
+    assert len(events(watcher, "match_called")) == 1
