@@ -198,6 +198,8 @@ async def test_a_busy_board_refuses_a_call_and_next_starts_one(
     await watcher.state_where(lambda s: "call" in s)
     other = {**CALL, "call_id": "t1-m2"}
     assert (await refused(watcher, other)).startswith("busy: call t1-m1 waits")
+    bad = {**CALL, "call_id": "t1-m3", "options": {"start": 7}}
+    assert "t1-m3" in await refused(watcher, bad)  # its game would refuse it: refused now
 
     board.source.press("next")
     state = await watcher.state_where(lambda s: s["phase"] == "throwing")
