@@ -222,8 +222,7 @@ class MatchCaller:
             if last is not None and time.monotonic() - last < RESEND_S:
                 continue
             self._cancelled[(view.board, call_id)] = time.monotonic()
-            command = match_calls.cancel_command(call_id).to_json()
-            self._spawn(self._cancel(view.board, command))
+            self._spawn(self._cancel(view.board, call_id))
 
     # ------------------------------------------------------------ sending
 
@@ -262,7 +261,23 @@ class MatchCaller:
         with self._database.write_session() as session:
             match_calls.release_call(session, call_id, board)
 
-    async def _cancel(self, board: str, command: dict[str, Any]) -> None:
+    def _live_on(self, call_id: str, board: str) -> bool:
+        """Whether ``call_id`` is live on ``board`` now (read fresh: another
+        instance may have called it since this pass read the queue)."""
+        with self._database.session() as session:
+            return any(
+                call.call_id == call_id and self._board_id(call.board or "") == board
+                for call in match_calls.live_calls(session)
+            )
+
+    async def _cancel(self, board: str, call_id: str) -> None:
+        try:
+            if await asyncio.to_thread(self._live_on, call_id, board):
+                return
+        except SQLAlchemyError:  # not sure: leave it, the next pass looks again
+            self._cancelled.pop((board, call_id), None)
+            return
+        command = match_calls.cancel_command(call_id).to_json()
         try:
             await self._relay.send(board, command)
         except (RelayOfflineError, BoardSilentError) as error:
