@@ -130,6 +130,10 @@ class MatchCalls(Extension):
         pending = self.book.pending
         assert pending is not None
         call = pending.command
+        if not self._context.first(core_events.PlayersAsked(now)):
+            # Another game started meanwhile took the lobby: the call's players again.
+            seated = tuple((p.name, p.player_id) for p in call.players)
+            self._context.emit(core_events.LobbySeated(seated, now))
         document: dict[str, Any] = {"command": "new_game", "game": call.game}
         if call.options:
             document["options"] = dict(call.options)
