@@ -8,6 +8,7 @@ claimed once, also by two writers at once."""
 
 from __future__ import annotations
 
+import random
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -33,6 +34,7 @@ from leaderboard.match_calls import (
     release_call,
 )
 from leaderboard.models import Base, MatchCall
+from leaderboard.sample_results import SimulatedPlayer, sample_match_result
 from leaderboard.store import ingest
 from tests.leaderboard.conftest import as_payload
 from tests.leaderboard.result_documents import STARTED_AT, result_document
@@ -269,3 +271,24 @@ def test_two_instances_claiming_at_once_get_one_call_and_one_board(database: Dat
     assert sum(outcome is True for outcome in outcomes) == 1
     assert sum(isinstance(outcome, IntegrityError) for outcome in outcomes) == 1
     assert sorted(_call(database, c).status for c in (second, third)) == ["called", "ready"]
+
+
+def test_a_called_match_s_result_finishes_it_with_the_legs_in_the_call_s_order(
+    database: Database, finished: list[Any]
+) -> None:
+    """A match's result (the engine's Match, as a board sends it) with its
+    players seated the other way round: the winner and the legs come back
+    in the call's side order."""
+    rng = random.Random(3)
+    players = [SimulatedPlayer("Bob", 0.3, rng), SimulatedPlayer("Ann", 0.3, rng)]
+    document = sample_match_result(rng, "board1", players, "x01", STARTED_AT + 600.0)
+    call_id = _queue(database)  # Ann, then Bob
+    document["call_id"] = call_id
+    assert ingest(database, as_payload(document), VENUES).status == "imported"
+    legs = document["legs_won"]
+    winner = document["winner"]
+    assert max(legs) == 2
+    ((seen, status, side, legs_won),) = finished
+    assert (seen, status) == (call_id, "finished")
+    assert side == 1 - winner  # the result's player 0 is the call's side 1
+    assert legs_won == list(reversed(legs))
