@@ -312,3 +312,19 @@ async def test_a_game_started_while_a_call_waits_leaves_it_waiting_with_its_play
     result = await finish(watcher)
     assert result["call_id"] == "t1-m1"
     assert [p["player_id"] for p in result["players"]] == [12, None]
+
+
+async def test_a_called_game_ended_unplayed_may_be_called_again(
+    board: Board, watcher: Watcher
+) -> None:
+    await connected(watcher)
+    await ok(watcher, CALL)
+    await watcher.state_where(lambda s: "call" in s)
+    board.source.dart("S5")
+    await watcher.state_where(lambda s: s["phase"] == "throwing")
+    await ok(watcher, {"command": "end_game"})
+    await watcher.state_where(lambda s: s["phase"] == "idle")
+    await ok(watcher, CALL)  # the service sends it again: it waits again
+    state = await watcher.state_where(lambda s: "call" in s)
+    assert state["call"]["call_id"] == "t1-m1"
+    assert len(events(watcher, "match_called")) == 2
