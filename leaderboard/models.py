@@ -426,7 +426,7 @@ class Tournament(Base):
     game: Mapped[str] = mapped_column(String(64))
     options: Mapped[dict[str, Any]] = mapped_column(JSON)
     match_format: Mapped[dict[str, Any]] = mapped_column(JSON)
-    """``engine.MatchFormat.to_json()``."""
+    """The matches' format as ``MatchPlay`` JSON (``{"legs": 2, "starts": "alternate"}``)."""
     boards: Mapped[list[str]] = mapped_column(JSON)
     venue_id: Mapped[int] = mapped_column(ForeignKey("venues.id"))
     status: Mapped[str] = mapped_column(String(16), default="running")

@@ -15,6 +15,7 @@ the runner-up, then the round each was knocked out in), then the same."""
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,15 +29,15 @@ from engine import EngineError, game_class, game_ids
 from engine.match_format import MatchFormat, MatchFormatError
 from engine.options import resolve_options
 from leaderboard import match_calls
-from leaderboard.match_calls import MatchCall
-from leaderboard.models import Player as RosterPlayer
 from leaderboard.models import (
+    MatchCall,
     PlayerRating,
     Tournament,
     TournamentMatch,
     TournamentPlayer,
     Venue,
 )
+from leaderboard.models import Player as RosterPlayer
 from leaderboard.roster import ROSTER_NAME_LENGTH
 from leaderboard.store import player_key, venue_id
 from leaderboard.tournament_formats import (
@@ -51,6 +52,7 @@ from leaderboard.tournament_formats import (
     round_label,
 )
 from leaderboard.venues import VenueMap
+from mqtt_contract.match_payload import MatchPlay
 
 __all__ = [
     "MAX_BOARDS",
@@ -83,10 +85,15 @@ OWNER_KIND = "tournament"
 POINTS_FOR_A_WIN = 2
 """Standings points for a match won (a walkover too); a loss gives none."""
 
+_BOARD_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+"""A board id (a topic level), as a called match's boards need it."""
+
 MAX_BOARDS = 64
 """The most boards one tournament's matches are called to."""
 MAX_TITLE = 120
 """The longest title."""
+CALL_TITLE_LENGTH = 80
+"""The longest title a called match has (``call_match``'s ``title``)."""
 TV_HOURS = 12.0
 """A finished tournament stays on the TV this long after its last match."""
 TV_TOURNAMENTS = 3
@@ -184,11 +191,9 @@ class TournamentView(TournamentSummary):
 
 def _checked(spec: NewTournament) -> tuple[Format, dict[str, object], MatchFormat]:
     try:
-        drawn = bracket(spec.format, max(2, len(spec.players)))
+        drawn = bracket(spec.format, len(spec.players))
     except TournamentFormatError as error:
         raise TournamentError(str(error)) from None
-    if len(spec.players) < 2:
-        raise TournamentError(f"a tournament needs at least 2 players, not {len(spec.players)}")
     if spec.game not in game_ids():
         raise TournamentError(f"no game {spec.game!r}; the games are: {', '.join(game_ids())}")
     given = {str(name).strip().lower(): value for name, value in (spec.options or {}).items()}
@@ -202,7 +207,18 @@ def _checked(spec: NewTournament) -> tuple[Format, dict[str, object], MatchForma
         raise TournamentError(f"a tournament needs 1 to {MAX_BOARDS} boards, each named")
     if len(set(boards)) != len(boards):
         raise TournamentError("a board is named twice")
+    for board in boards:
+        if not _BOARD_ID.fullmatch(board.rpartition("/")[2]):
+            raise TournamentError(f"{board!r} is not a board (base/board or a board id)")
     return drawn.format, {name: options[name] for name in given}, match_format
+
+
+def _match_json(match_format: MatchFormat) -> dict[str, Any]:
+    """A match format as ``MatchPlay`` JSON, what a call and the state carry
+    (the keys left at the game's default left out)."""
+    given = {key: value for key, value in match_format.to_json().items() if value is not None}
+    encoded: dict[str, Any] = MatchPlay.from_json(given).to_json()
+    return encoded
 
 
 def _entrants(names: Sequence[str]) -> list[str]:
@@ -246,7 +262,7 @@ def create(
         format=chosen.value,
         game=spec.game,
         options=options,
-        match_format=match_format.to_json(),
+        match_format=_match_json(match_format),
         boards=boards,
         venue_id=place,
         status="running",
@@ -359,10 +375,10 @@ def _progress(session: Session, tournament: Tournament, now: float) -> None:
             session,
             owner_kind=OWNER_KIND,
             owner_id=tournament.id,
-            title=f"{tournament.title}, {round_label(loaded.drawn, slot).lower()}",
+            title=_call_title(tournament.title, round_label(loaded.drawn, slot)),
             game=tournament.game,
             options=dict(tournament.options),
-            match_format=dict(tournament.match_format),
+            match_format=MatchPlay.from_json(dict(tournament.match_format)),
             players=[
                 {"name": loaded.players[seed].name, "player_id": loaded.players[seed].player_id}
                 for seed in seeds
@@ -374,6 +390,14 @@ def _progress(session: Session, tournament: Tournament, now: float) -> None:
         tournament.status = "finished"
         tournament.finished_at = now
         log.info("tournament %s (%s) is finished", tournament.id, tournament.title)
+
+
+def _call_title(title: str, label: str) -> str:
+    """A call's title, ``Friday Cup, semi-final``, the tournament's title cut
+    short to keep it within the contract's :data:`CALL_TITLE_LENGTH`."""
+    room = CALL_TITLE_LENGTH - len(label) - 2
+    short = title if len(title) <= room else title[: max(0, room - 1)].rstrip() + "…"
+    return f"{short}, {label.lower()}"
 
 
 def _is_over(loaded: _Loaded) -> bool:
@@ -438,8 +462,9 @@ def walkover(
     sides = [side for side, name in enumerate(names) if player_key(name) == player_key(winner)]
     if not sides:
         raise TournamentError(f"{winner.strip()!r} is not in match {key} ({' v '.join(names)})")
-    if row.call_id is not None:
-        match_calls.cancel_call(session, row.call_id)
+    call = session.get(MatchCall, row.call_id) if row.call_id is not None else None
+    if call is not None and call.status not in match_calls.DONE_STATUSES:
+        match_calls.cancel_call(session, call.call_id, now=at)
     row.winner = sides[0]
     row.decided_by = "walkover"
     row.legs_won = None
