@@ -389,7 +389,7 @@ def _progress(session: Session, tournament: Tournament, now: float) -> None:
     if _is_over(loaded) and tournament.status != "finished":
         tournament.status = "finished"
         tournament.finished_at = now
-        log.info("tournament %s (%s) is finished", tournament.id, tournament.title)
+        log.debug("tournament %s (%s) is finished", tournament.id, tournament.title)
 
 
 def _call_title(title: str, label: str) -> str:

@@ -195,7 +195,9 @@ def add_parser(commands: Commands) -> None:
         description="Draw a tournament of the players (seeded by their rating in the game; "
         "a name not on the venue's roster plays as a guest) and queue its first matches.",
     )
-    creating.add_argument("--format", required=True, choices=FORMATS)
+    creating.add_argument(
+        "--format", required=True, choices=FORMATS, help="the bracket (docs/matches.md)"
+    )
     creating.add_argument("--game", required=True, help="the game id (oche games)")
     creating.add_argument(
         "-o", "--option", action="append", default=[], metavar="KEY=VALUE", help="game option"
@@ -247,6 +249,8 @@ def add_parser(commands: Commands) -> None:
     )
     walking.add_argument("id", type=_tournament_id, metavar="ID")
     walking.add_argument("match", metavar="MATCH")
-    walking.add_argument("--winner", required=True, metavar="PLAYER")
+    walking.add_argument(
+        "--winner", required=True, metavar="PLAYER", help="who goes through (a name, any case)"
+    )
     _common(walking)
     walking.set_defaults(run=_walkover)
