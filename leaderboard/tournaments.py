@@ -73,6 +73,7 @@ __all__ = [
     "listing",
     "on_tv",
     "show",
+    "tv_columns",
     "venue_name",
     "walkover",
 ]
@@ -97,6 +98,8 @@ CALL_TITLE_LENGTH = 80
 TV_HOURS = 12.0
 """A finished tournament stays on the TV this long after its last match."""
 TV_TOURNAMENTS = 3
+TV_COLUMNS = 5
+"""The most rounds a TV's bracket slide shows at once."""
 """The most tournaments the TV shows."""
 
 
@@ -713,6 +716,22 @@ def bracket_columns(view: TournamentView) -> list[tuple[str, list[MatchEntry]]]:
         title = match.label if match.bracket != "round-robin" else f"Round {match.round}"
         columns.setdefault((match.bracket, match.round), (title, []))[1].append(match)
     return list(columns.values())
+
+
+def tv_columns(view: TournamentView) -> list[tuple[str, list[MatchEntry]]]:
+    """The columns a TV has room for: the rounds being played (a match not
+    decided with a player known), at most :data:`TV_COLUMNS` of them; once all
+    are decided, the last ones (the final)."""
+    columns = bracket_columns(view)
+    open_ = [
+        column
+        for column in columns
+        if any(
+            match.status not in ("finished", "walkover") and any(match.players)
+            for match in column[1]
+        )
+    ]
+    return (open_ or columns[-2:])[:TV_COLUMNS]
 
 
 match_calls.register_owner(OWNER_KIND, advance)

@@ -105,7 +105,7 @@ def _rankings(session: Session, venue: str | None) -> dict[str, Any]:
         "tables": _today_tables(session, venue),
         "records": queries.records(session, "day", venue),
         "tv_tournaments": shown,
-        "tv_columns": {view.id: tournaments.bracket_columns(view) for view in shown},
+        "tv_columns": {view.id: tournaments.tv_columns(view) for view in shown},
     }
 
 
