@@ -381,7 +381,7 @@ def _progress(session: Session, tournament: Tournament, now: float) -> None:
             title=_call_title(tournament.title, round_label(loaded.drawn, slot)),
             game=tournament.game,
             options=dict(tournament.options),
-            match_format=MatchPlay.from_json(dict(tournament.match_format)),
+            match_format=_call_format(tournament.match_format),
             players=[
                 {"name": loaded.players[seed].name, "player_id": loaded.players[seed].player_id}
                 for seed in seeds
@@ -401,6 +401,13 @@ def _call_title(title: str, label: str) -> str:
     room = CALL_TITLE_LENGTH - len(label) - 2
     short = title if len(title) <= room else title[: max(0, room - 1)].rstrip() + "…"
     return f"{short}, {label.lower()}"
+
+
+def _call_format(match_format: dict[str, Any]) -> MatchPlay | None:
+    """A call's match format: None (a single game) for first to one leg without
+    sets, which is the same match and gives a single game's result."""
+    play = MatchPlay.from_json(dict(match_format))
+    return None if play.legs == 1 and play.sets is None else play
 
 
 def _is_over(loaded: _Loaded) -> bool:

@@ -113,7 +113,6 @@ def get_tournament(session: SessionDep, tournament_id: TournamentIdInPath) -> To
 @router.post(
     "/tournaments",
     response_model=Created,
-    status_code=201,
     responses={**ADMIN_RESPONSES, **_REFUSED},
     tags=["admin"],
 )

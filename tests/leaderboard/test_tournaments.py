@@ -151,6 +151,9 @@ def test_a_round_robin_of_three_calls_each_match_in_turn_and_ranks_by_points(
 
 def test_a_result_stored_again_advances_the_bracket_once(database: Database) -> None:
     made = _create(database, "single-elimination", ["Ann", "Bob", "Cy", "Dee"])
+    with database.session() as session:
+        call = session.get(MatchCall, _match(_show(database, made), "R1-1").call_id)
+        assert call is not None and call.match_format is None  # first to 1 leg: a single game
     document = _play(database, made, "R1-1", "Ann")
     assert ingest(database, as_payload(document), VENUES).status == "duplicate"
     _play(database, made, "R1-2", "Bob")
