@@ -112,6 +112,11 @@ class Game:
     round_limit_option: ClassVar[str | None] = None
     """The option that ends the game after so many rounds, which a paid game's
     ``[credits] rounds`` may set; None: the game has no such limit."""
+    stat_ratios: ClassVar[Mapping[str, tuple[str, str, float]]] = {}
+    """The statistics that are ratios: key -> (numerator, denominator,
+    factor), recomputed from the summed parts over a match's legs."""
+    stat_bests: ClassVar[frozenset[str]] = frozenset()
+    """The statistics that are a best (the highest over a match's legs)."""
     calls_visit_points: ClassVar[bool] = False
     """Whether the caller says each visit's points ("one hundred and forty"),
     as in the 01 games."""
@@ -121,9 +126,19 @@ class Game:
         players: Sequence[str] | Lineup,
         options: Mapping[str, object] | None = None,
         teams: Mapping[str, Sequence[str | int]] | None = None,
+        *,
+        first_side: int = 0,
     ) -> None:
         self.lineup = players if isinstance(players, Lineup) else Lineup.build(players, teams)
         self._check_lineup()
+        count = len(self.lineup.sides)
+        if isinstance(first_side, bool) or not isinstance(first_side, int):
+            raise LineupError(f"the first side is a side's index, not {first_side!r}")
+        if not 0 <= first_side < count:
+            raise LineupError(
+                f"no side {first_side!r} to throw first: the sides are 0 to {count - 1}"
+            )
+        self._first_side = first_side
         self.options: dict[str, OptionValue] = resolve_options(self.options_spec, options, self.id)
         self._sides = self.lineup.sides
         self._side_of = [0] * len(self.lineup.players)
@@ -133,8 +148,8 @@ class Game:
         # The play so far; :meth:`_reset` puts it back to this.
         sides, players_count = len(self._sides), len(self.lineup.players)
         self._events: list[Event] = []
-        self._side = 0
-        self._player = self._sides[0][0]
+        self._side = first_side
+        self._player = self._sides[first_side][0]
         self._side_visits = [0] * sides
         self._out = [False] * sides
         self._round = 1
@@ -171,6 +186,45 @@ class Game:
         low, high = cls.sides_range
         return 1 <= players <= MAX_PLAYERS and low <= (teams or players) <= high
 
+    @classmethod
+    def combine_stats(cls, per_leg: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """A player's statistics over a match's legs from each leg's
+        (:meth:`leg_stats`): counters (integers) summed, a best of
+        :attr:`stat_bests` the highest, a ratio of :attr:`stat_ratios`
+        recomputed from its summed parts, any other number the legs' mean
+        weighted by their darts, anything else the last leg's."""
+        combined: dict[str, Any] = {}
+        weighted: dict[str, tuple[float, float]] = {}
+        for stats in per_leg:
+            darts = stats.get("darts", 0)
+            weight = float(darts) if isinstance(darts, int) and darts > 0 else 0.0
+            for key, value in stats.items():
+                if key in cls.stat_bests:
+                    best = combined.get(key)
+                    combined[key] = value if best is None or (value or 0) > best else best
+                elif isinstance(value, bool) or not isinstance(value, int | float):
+                    combined[key] = copy.deepcopy(value)
+                elif isinstance(value, int) and key not in weighted:
+                    combined[key] = combined.get(key, 0) + value
+                else:
+                    total, weights = weighted.get(key, (0.0, 0.0))
+                    if isinstance(combined.get(key), int) and key not in weighted:
+                        total = float(combined[key])  # an int in an earlier leg: a mean now
+                    weighted[key] = (total + value * weight, weights + weight)
+        for key, (total, weights) in weighted.items():
+            combined[key] = round(total / weights, 2) if weights else 0.0
+        for key, (numerator, denominator, factor) in cls.stat_ratios.items():
+            if numerator in combined and denominator in combined:
+                parts = combined.get(numerator, 0), combined.get(denominator, 0)
+                combined[key] = round(factor * parts[0] / parts[1], 2) if parts[1] else 0.0
+        return combined
+
+    def leg_stats(self, player: int) -> dict[str, Any]:
+        """``player``'s statistics in this game as a match combines them: the
+        state's ``stats`` plus the counters of :meth:`_match_counters` its
+        match figures are made of (:meth:`combine_stats`)."""
+        return {**self._stats_of(player), **self._match_counters(player)}
+
     def _check_lineup(self) -> None:
         lineup = self.lineup
         teams = len(lineup.teams)
@@ -196,7 +250,8 @@ class Game:
 
     def _next_side(self, current: int) -> int:
         """The side that throws after ``current``'s visit: by default the next
-        side still in. Returning a side at or before ``current`` starts a round."""
+        side still in. Returning a side at or before ``current`` in the round's
+        order (from :attr:`first_side`) starts a round."""
         count = len(self._sides)
         nxt = current
         while True:
@@ -220,6 +275,20 @@ class Game:
     def _player_stats(self, player: int) -> dict[str, Any]:
         """The game's own statistics for one player, beside darts and visits."""
         return {}
+
+    def _match_counters(self, player: int) -> dict[str, Any]:
+        """Counters of ``player``'s the state does not show but a match's
+        statistics are made of (X01's first nine darts, checkout darts)."""
+        return {}
+
+    def _stats_of(self, player: int) -> dict[str, Any]:
+        """The state's ``stats`` of ``player``."""
+        return {
+            "darts": self._darts[player],
+            "visits": self._visits[player],
+            "bounce_outs": self._bounce_outs[player],
+            **self._player_stats(player),
+        }
 
     # -------------------------------------------------- helpers for the hooks
 
@@ -267,6 +336,16 @@ class Game:
     def current_player(self) -> int:
         """Index of the player who throws the next dart."""
         return self._player
+
+    @property
+    def first_side(self) -> int:
+        """The side that threw first: each round starts with it (a match's
+        leg may be started by any side)."""
+        return self._first_side
+
+    def _round_position(self, side: int) -> int:
+        """Where ``side`` throws in a round: 0 for :attr:`first_side`, then on."""
+        return (side - self._first_side) % len(self._sides)
 
     @property
     def current_side(self) -> int:
@@ -516,12 +595,7 @@ class Game:
                     **self._side_state(side),
                     "team": side if teams else None,
                     "out": self._out[side],
-                    "stats": {
-                        "darts": self._darts[player],
-                        "visits": self._visits[player],
-                        "bounce_outs": self._bounce_outs[player],
-                        **self._player_stats(player),
-                    },
+                    "stats": self._stats_of(player),
                 }
             )
         return {
@@ -552,7 +626,8 @@ class Game:
 
     def _reset(self) -> None:
         """Back to the start, as :meth:`__init__` left the game (undo replays from here)."""
-        self.__dict__.update(type(self)(self.lineup, self.options).__dict__)
+        fresh = type(self)(self.lineup, self.options, first_side=self._first_side)
+        self.__dict__.update(fresh.__dict__)
 
     def _close_visit(self) -> None:
         """The visit ends (third dart or NEXT): settle it and pass the turn."""
@@ -564,7 +639,7 @@ class Game:
         current = self._side
         self._side_visits[current] += 1
         nxt = self._next_side(current)
-        if nxt <= current:
+        if self._round_position(nxt) <= self._round_position(current):
             limit = self._round_limit()
             if limit and self._round >= limit:
                 self._on_round_limit()

@@ -3,7 +3,8 @@ number n; a tie goes to extra innings on the bull."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from engine.beds import Bed
 from engine.game import Game, Reason
@@ -33,6 +34,9 @@ class Baseball(Game):
 
     id = "baseball"
     highlight = Highlight("most runs in an inning", Measure.BEST_VISIT_POINTS)
+    stat_ratios: ClassVar[Mapping[str, tuple[str, str, float]]] = {
+        "runs_per_inning": ("runs", "visits", 1)
+    }
     name = "Baseball"
     summary = (
         "Inning n scores on number n only; most runs after 9 innings, extra innings on the bull."
@@ -65,7 +69,8 @@ class Baseball(Game):
 
     def _on_visit_end(self) -> None:
         # Nobody is eliminated, so the last side's visit ends the inning.
-        if self._side != len(self._sides) - 1 or self._round < self._innings:
+        last = self._round_position(self._side) == len(self._sides) - 1
+        if not last or self._round < self._innings:
             return
         best = max(self._score)
         leaders = [s for s, score in enumerate(self._score) if score == best]

@@ -173,6 +173,7 @@ class DominoCribbage(PickingGame):
     the target wins the moment the point is scored."""
 
     id = "domino-cribbage"
+    stat_bests: ClassVar[frozenset[str]] = frozenset({"best_hand"})
     highlight = Highlight("best hand", Measure.STAT, "best_hand")
     name = "Domino Cribbage"
     summary = "Cribbage with a double-six domino set: peg to 31, count 15s, pairs, runs; 61 wins."
@@ -208,7 +209,7 @@ class DominoCribbage(PickingGame):
         self._rng = random.Random(int(self.options["seed"]))
         self._scores = [0, 0]
         self._previous = [0, 0]
-        self._dealer = 0
+        self._dealer = self._first_side  # the first side deals the first hand
         self._stats = [
             {"pegged": 0, "hands": 0, "crib": 0, "best_hand": 0, "gos": 0} for _ in range(2)
         ]
