@@ -63,7 +63,9 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
         )
     with database.session() as session:
         first = next(m for m in show(session, elimination).matches if m.status == "queued")
-    document = result_document("x01", X01_MOVES, players=first.players, options={"start": 301})
+    document = result_document(
+        "x01", X01_MOVES, players=[str(name) for name in first.players], options={"start": 301}
+    )
     document["call_id"] = first.call_id
     document["legs_won"] = [2, 1]
     ingest(database, as_payload(document), VENUES)
