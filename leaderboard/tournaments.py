@@ -455,9 +455,24 @@ def walkover(
     board if it was called), and what follows is queued. A TournamentError
     says why not: a match decided already, or whose players are not known."""
     at = time.time() if now is None else now
+    key = match_key.strip().upper()
+    call_id = session.execute(
+        select(TournamentMatch.call_id).where(
+            TournamentMatch.tournament_id == tournament_id, TournamentMatch.key == key
+        )
+    ).scalar_one_or_none()
+    # the call's row first, then the tournament's: the ingest's order (its
+    # result locks the call, then advance the tournament), so a walkover and
+    # the match's result racing on PostgreSQL queue, never deadlock
+    call = (
+        session.execute(
+            select(MatchCall).where(MatchCall.call_id == call_id).with_for_update()
+        ).scalar_one_or_none()
+        if call_id is not None
+        else None
+    )
     tournament = _locked(session, tournament_id)
     loaded = _load(session, tournament)
-    key = match_key.strip().upper()
     if key not in loaded.states:
         known = ", ".join(slot.key for slot in loaded.drawn.slots)
         raise TournamentError(f"tournament {tournament_id} has no match {match_key!r} ({known})")
@@ -472,7 +487,6 @@ def walkover(
     sides = [side for side, name in enumerate(names) if player_key(name) == player_key(winner)]
     if not sides:
         raise TournamentError(f"{winner.strip()!r} is not in match {key} ({' v '.join(names)})")
-    call = session.get(MatchCall, row.call_id) if row.call_id is not None else None
     if call is not None and call.status not in match_calls.DONE_STATUSES:
         match_calls.cancel_call(session, call.call_id, now=at)
     row.winner = sides[0]

@@ -9,6 +9,7 @@ rules docs/matches.md writes out; bad input changes nothing."""
 from __future__ import annotations
 
 import re
+import threading
 from typing import Any
 
 import pytest
@@ -32,6 +33,9 @@ from leaderboard.tournaments import (
 from tests.leaderboard.conftest import X01_MOVES, as_payload
 from tests.leaderboard.result_documents import result_document
 from tests.leaderboard.web_seed import VENUES
+from tests.postgres_database import postgres_url
+
+__all__ = ["postgres_url"]
 
 FIRST_WINS = X01_MOVES
 """301: the first player checks out in their third visit."""
@@ -343,3 +347,67 @@ def test_a_tournament_that_cannot_be_made_says_why_and_stores_nothing(
         assert session.execute(select(func.count()).select_from(Tournament)).scalar_one() == 0
         assert session.execute(select(func.count()).select_from(MatchCall)).scalar_one() == 0
         assert listing(session) == []
+
+
+def _race(database: Database, made: int, document: dict[str, Any], winner: str) -> list[str]:
+    """Store ``document`` and walk its match R1-2 over to ``winner`` at once,
+    on two connections; what each said (``imported``, ``walkover`` or the refusal)."""
+    start = threading.Barrier(2)
+    outcomes: list[str] = []
+
+    def result() -> None:
+        start.wait()
+        outcomes.append(ingest(database, as_payload(document), VENUES).status)
+
+    def walk() -> None:
+        start.wait()
+        try:
+            with database.write_session() as session:
+                walkover(session, made, "R1-2", winner)
+            outcomes.append("walkover")
+        except TournamentError as error:
+            outcomes.append(str(error))
+
+    threads = [threading.Thread(target=result), threading.Thread(target=walk)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    return outcomes
+
+
+def test_a_walkover_racing_the_match_s_result_on_postgresql_decides_it_once(
+    postgres_url: str,
+) -> None:
+    """Two connections at once, as two service instances (or the operator
+    and the ingest) would be: the result and the walkover of one match; the
+    database's locks decide, one wins, neither deadlocks, the final is queued once."""
+    database = Database(postgres_url)
+    database.migrate()
+    try:
+        for _ in range(4):
+            made = _create(database, "single-elimination", ["Ann", "Bob", "Cy"])
+            semi = _match(_show(database, made), "R1-2")
+            document = result_document(
+                "x01", FIRST_WINS, players=semi.players, options={"start": 301}
+            )
+            document["call_id"] = semi.call_id
+            # the result says the first player won, the walkover the second
+            outcomes = _race(database, made, document, str(semi.players[1]))
+            view = _show(database, made)
+            semi_after = _match(view, "R1-2")
+            assert "imported" in outcomes
+            if "walkover" in outcomes:
+                assert (semi_after.status, semi_after.winner) == ("walkover", semi.players[1])
+            else:
+                assert "match R1-2 was decided already" in outcomes
+                assert (semi_after.status, semi_after.winner) == ("finished", semi.players[0])
+            final = _match(view, "R2-1")
+            assert (final.players[1], final.status) == (semi_after.winner, "queued")
+            with database.session() as session:
+                queued = session.execute(
+                    select(func.count()).select_from(MatchCall).where(MatchCall.owner_id == made)
+                ).scalar_one()
+            assert queued == 2
+    finally:
+        database.dispose()
