@@ -22,6 +22,7 @@ from tests.browser import chromium_browser, chromium_path, watched_page
 from tests.leaderboard.app_server import AppServer
 from tests.leaderboard.conftest import X01_MOVES, as_payload
 from tests.leaderboard.result_documents import result_document
+from tests.leaderboard.test_accessibility_browser import LOW_CONTRAST, MINIMUM_CONTRAST, UNNAMED
 from tests.leaderboard.test_small_screens import assert_fits
 from tests.leaderboard.web_seed import ADMIN_PASSWORD, ADMIN_PASSWORD_HASH, VENUES
 
@@ -144,3 +145,22 @@ def test_the_operator_creates_a_tournament_and_walks_a_match_over(
         page.click("form#tournament-form button[type=submit]")
         expect(page.locator("#create-outcome")).to_contain_text("Not created", timeout=30_000)
         assert [error for error in watched.errors if "status of 422" not in error] == []
+
+
+@pytest.mark.parametrize("screen", ["phone", "tv"])
+def test_the_tournament_pages_are_readable_and_named(
+    browser: Browser, served: Served, screen: str
+) -> None:
+    """As tests/leaderboard/test_accessibility_browser.py checks every page:
+    a contrast of 4.5:1 or more for every text, the language, landmarks, one
+    heading and a name for every control and table."""
+    width, height = SCREENS[screen]
+    failures: list[str] = []
+    with watched_page(browser, width, height, credentials=("admin", ADMIN_PASSWORD)) as watched:
+        for path in _paths(served):
+            watched.page.goto(served.url + path)
+            watched.page.wait_for_load_state("load")
+            found = watched.page.evaluate(LOW_CONTRAST, MINIMUM_CONTRAST)
+            failures += [f"{path}: {failure}" for failure in found]
+            failures += [f"{path}: {problem}" for problem in watched.page.evaluate(UNNAMED)]
+    assert failures == []
