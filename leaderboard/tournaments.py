@@ -257,7 +257,8 @@ def create(
         range(len(entrants)),
         key=lambda i: (entrants[i][2] is None, -(entrants[i][2] or 0.0), i),
     )
-    title = (spec.title or "").strip() or f"{game_class(spec.game).name} {chosen.value}"
+    words = chosen.value.replace("-", " ")
+    title = (spec.title or "").strip() or f"{game_class(spec.game).name} {words}"
     if len(title) > MAX_TITLE:
         raise TournamentError(f"the title has at most {MAX_TITLE} characters")
     tournament = Tournament(
