@@ -117,6 +117,9 @@ class Game:
     factor), recomputed from the summed parts over a match's legs."""
     stat_bests: ClassVar[frozenset[str]] = frozenset()
     """The statistics that are a best (the highest over a match's legs)."""
+    stat_latest: ClassVar[frozenset[str]] = frozenset()
+    """The statistics that are a measure at the end of a leg (a skill
+    estimate): a match's is its last leg's that has one."""
     calls_visit_points: ClassVar[bool] = False
     """Whether the caller says each visit's points ("one hundred and forty"),
     as in the 01 games."""
@@ -190,7 +193,8 @@ class Game:
     def combine_stats(cls, per_leg: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """A player's statistics over a match's legs from each leg's
         (:meth:`leg_stats`): counters (integers) summed, a best of
-        :attr:`stat_bests` the highest, a ratio of :attr:`stat_ratios`
+        :attr:`stat_bests` the highest, one of :attr:`stat_latest` the last
+        leg's, a ratio of :attr:`stat_ratios`
         recomputed from its summed parts, any other number the legs' mean
         weighted by their darts, anything else the last leg's."""
         combined: dict[str, Any] = {}
@@ -199,7 +203,9 @@ class Game:
             darts = stats.get("darts", 0)
             weight = float(darts) if isinstance(darts, int) and darts > 0 else 0.0
             for key, value in stats.items():
-                if key in cls.stat_bests:
+                if key in cls.stat_latest:
+                    combined[key] = copy.deepcopy(value)
+                elif key in cls.stat_bests:
                     best = combined.get(key)
                     combined[key] = value if best is None or (value or 0) > best else best
                 elif isinstance(value, bool) or not isinstance(value, int | float):

@@ -62,7 +62,11 @@ def cork_rank(bed: Bed) -> int:
 class Match:
     """A match of one game: its legs (engine games) and the format; a
     deterministic fold over one flat event list, like a Game. ``format``
-    None: a single game, one leg and no match block in the state."""
+    None: a single game, one leg and no match block in the state.
+
+    :attr:`leg` is the leg in progress or just won (during a cork, the
+    deciding leg not begun yet); it is another object after a NEXT, a cork's
+    last dart or an undo across a boundary, so read it after each push."""
 
     def __init__(
         self,
@@ -98,7 +102,6 @@ class Match:
         self._set: int | None = None if self.format is None or self.format.sets is None else 1
         self._set_first_side = 0
         self._cork: list[Bed | None] | None = None
-        self._cork_rounds = 0
         self._begin_leg(0)
         if self._is_decider():
             self._cork = [None] * len(self.lineup.sides)
@@ -203,7 +206,6 @@ class Match:
         best = max(ranks)
         if ranks.count(best) > 1:
             self._cork = [None] * len(cork)  # a tie: throw again
-            self._cork_rounds += 1
             return
         self._cork = None
         self._begin_leg(ranks.index(best))

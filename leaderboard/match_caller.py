@@ -33,6 +33,7 @@ from leaderboard.api_models import LiveBoard
 from leaderboard.command_relay import BoardSilentError, CommandRelay, RelayOfflineError
 from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub
+from leaderboard.log_throttle import ThrottledLog
 from leaderboard.models import MatchCall
 
 __all__ = ["BUSY", "POLL_S", "RESEND_S", "MatchCaller"]
@@ -82,6 +83,7 @@ class MatchCaller:
         self._flying: set[str] = set()
         self._tasks: set[asyncio.Task[None]] = set()
         self._wake = asyncio.Event()
+        self._unsendable = ThrottledLog(log)
 
     async def run(self) -> None:
         """Look at the queue each time a board changes, and every :data:`POLL_S`."""
@@ -95,6 +97,9 @@ class MatchCaller:
                     await self.step()
                 except SQLAlchemyError as error:  # the database away: the next pass tries again
                     log.warning("calling matches: %s", str(error).splitlines()[0])
+                    await asyncio.sleep(POLL_S)
+                except Exception:  # a bug must not stop the service: the next pass tries again
+                    log.exception("calling matches failed")
                     await asyncio.sleep(POLL_S)
 
     async def _listen(self) -> None:
@@ -138,21 +143,33 @@ class MatchCaller:
                 continue
             if await asyncio.to_thread(self._claim, call.call_id, board):
                 held.add(self._board_id(board))
-                self._send(call.call_id, board, match_calls.call_command(call).to_json())
+                command = self._command(call)
+                if command is not None:
+                    self._send(call.call_id, board, command)
 
     def _read(self) -> tuple[list[_Live], list[MatchCall]]:
+        """The live calls and the ready ones (a row the contract refuses,
+        written by hand or by an older Oche, is logged and left out)."""
         with self._database.session() as session:
-            live = [
-                _Live(
-                    call.call_id,
-                    call.board or "",
-                    call.status,
-                    call.called_at,
-                    match_calls.call_command(call).to_json(),
-                )
-                for call in match_calls.live_calls(session)
-            ]
-            return live, match_calls.ready_calls(session)
+            live, ready = [], []
+            for call in match_calls.live_calls(session):
+                command = self._command(call)
+                if command is not None:
+                    live.append(
+                        _Live(call.call_id, call.board or "", call.status, call.called_at, command)
+                    )
+            for call in match_calls.ready_calls(session):
+                if self._command(call) is not None:
+                    ready.append(call)
+            return live, ready
+
+    def _command(self, call: MatchCall) -> dict[str, Any] | None:
+        try:
+            command: dict[str, Any] = match_calls.call_command(call).to_json()
+        except ValueError as error:
+            self._unsendable.warn(f"call {call.call_id} cannot be sent: {error}")
+            return None
+        return command
 
     def _refusing(self, call: MatchCall, board: str) -> bool:
         refused = self._refused.get((call.call_id, board))
@@ -222,8 +239,7 @@ class MatchCaller:
             if last is not None and time.monotonic() - last < RESEND_S:
                 continue
             self._cancelled[(view.board, call_id)] = time.monotonic()
-            command = match_calls.cancel_command(call_id).to_json()
-            self._spawn(self._cancel(view.board, command))
+            self._spawn(self._cancel(view.board, call_id))
 
     # ------------------------------------------------------------ sending
 
@@ -262,7 +278,23 @@ class MatchCaller:
         with self._database.write_session() as session:
             match_calls.release_call(session, call_id, board)
 
-    async def _cancel(self, board: str, command: dict[str, Any]) -> None:
+    def _live_on(self, call_id: str, board: str) -> bool:
+        """Whether ``call_id`` is live on ``board`` now (read fresh: another
+        instance may have called it since this pass read the queue)."""
+        with self._database.session() as session:
+            return any(
+                call.call_id == call_id and self._board_id(call.board or "") == board
+                for call in match_calls.live_calls(session)
+            )
+
+    async def _cancel(self, board: str, call_id: str) -> None:
+        try:
+            if await asyncio.to_thread(self._live_on, call_id, board):
+                return
+        except SQLAlchemyError:  # not sure: leave it, the next pass looks again
+            self._cancelled.pop((board, call_id), None)
+            return
+        command = match_calls.cancel_command(call_id).to_json()
         try:
             await self._relay.send(board, command)
         except (RelayOfflineError, BoardSilentError) as error:

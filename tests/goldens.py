@@ -77,3 +77,41 @@ def mismatches(expected: Any, actual: Any, where: str = "state") -> list[str]:
     if expected != actual or type(expected) is not type(actual):
         return [f"{where}: expected {expected!r}, got {actual!r}"]
     return []
+
+
+MATCH_GOLDEN = GOLDEN_DIR / "matches.json"
+"""Golden matches: a game played as a match (tests/engine/test_match_golden.py)."""
+
+
+@dataclass(frozen=True)
+class MatchCase:
+    """One golden match: the game, players, options and format, the flat
+    events, and the expected final state, legs and match statistics."""
+
+    name: str
+    source: str
+    game: str
+    players: list[str]
+    options: dict[str, Any]
+    match: dict[str, Any]
+    events: str
+    expect: dict[str, Any]
+    legs: list[dict[str, Any]]
+    stats: list[dict[str, Any]]
+
+
+def iter_match_cases() -> Iterator[MatchCase]:
+    data = json.loads(MATCH_GOLDEN.read_text("utf-8"))
+    for case in data["cases"]:
+        yield MatchCase(
+            name=case["name"],
+            source=case["source"],
+            game=case["game"],
+            players=case["players"],
+            options=case.get("options", {}),
+            match=case["match"],
+            events=" ".join(case["events"]),
+            expect=case["expect"],
+            legs=case["legs"],
+            stats=case["stats"],
+        )

@@ -178,6 +178,9 @@ class SkillTest(Game):
     is a practice, not a win: it ends ``practice-complete`` with no winner."""
 
     id = "skill-test"
+    stat_latest: ClassVar[frozenset[str]] = frozenset(
+        {"sigma_mm", "sigma_low", "sigma_high", "level"}
+    )
     stat_ratios: ClassVar[Mapping[str, tuple[str, str, float]]] = {"hit_rate": ("hits", "darts", 1)}
     highlight = Highlight("smallest spread (mm)", Measure.STAT, "sigma_mm", higher_is_better=False)
     name = "Skill Test"

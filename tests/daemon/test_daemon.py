@@ -25,7 +25,7 @@ from firmware_bridge.daemon.game_commands import COMMAND_NAMES, GAME_BUTTONS
 from firmware_bridge.daemon.game_session import SessionSetup
 from firmware_bridge.daemon.journal import Journal
 from firmware_bridge.daemon.mqtt_link import MqttLink, to_json
-from mqtt_contract import COMMANDS, TOPICS, Pair
+from mqtt_contract import COMMANDS, TOPICS, CallMatch, CancelCall, Pair
 from mqtt_contract.lobby_commands import LOBBY_COMMANDS
 from tests.daemon_harness import (
     TIMEOUT,
@@ -665,8 +665,9 @@ async def test_domino_cribbage_on_the_board_picks_tiles_and_refuses_bad_moves(
 
 def test_every_command_has_one_handler_and_the_game_buttons_are_commands() -> None:
     # The lobby's commands are its extension's (CommandReceived), so is the
-    # pairing's ``pair``; the rest the core's.
-    extensions = {*LOBBY_COMMANDS, Pair.command}
+    # pairing's ``pair`` and so are the match calls' ``call_match`` and
+    # ``cancel_call``; the rest the core's.
+    extensions = {*LOBBY_COMMANDS, Pair.command, CallMatch.command, CancelCall.command}
     assert set(COMMAND_NAMES) | extensions == set(COMMANDS)
     assert not set(COMMAND_NAMES) & extensions
     assert set(GAME_BUTTONS) <= set(COMMANDS)

@@ -198,6 +198,8 @@ async def test_a_busy_board_refuses_a_call_and_next_starts_one(
     await watcher.state_where(lambda s: "call" in s)
     other = {**CALL, "call_id": "t1-m2"}
     assert (await refused(watcher, other)).startswith("busy: call t1-m1 waits")
+    bad = {**CALL, "call_id": "t1-m3", "options": {"start": 7}}
+    assert "t1-m3" in await refused(watcher, bad)  # its game would refuse it: refused now
 
     board.source.press("next")
     state = await watcher.state_where(lambda s: s["phase"] == "throwing")
@@ -290,3 +292,23 @@ async def test_a_called_match_is_played_in_legs_and_next_between_legs_is_the_mat
     assert result["call_id"] == "t1-m1"
     assert result.get("legs_won") == [2, 0]
     assert len(events(watcher, "match_called")) == 1
+
+
+async def test_a_game_started_while_a_call_waits_leaves_it_waiting_with_its_players(
+    board: Board, watcher: Watcher
+) -> None:
+    await connected(watcher)
+    await ok(watcher, CALL)
+    await watcher.state_where(lambda s: "call" in s)
+    game = {"command": "new_game", "game": "x01", "options": OPTIONS, "players": ["Cy", "Di"]}
+    await ok(watcher, game)  # the operator's game first: the call waits through it
+    state = await watcher.state_where(lambda s: s["phase"] == "throwing")
+    assert state["call"]["call_id"] == "t1-m1"
+    await finish(watcher)
+    await watcher.state_where(lambda s: s["phase"] == "finished")
+    board.source.dart("S5")
+    state = await watcher.state_where(lambda s: s["phase"] == "throwing" and "call" not in s)
+    assert [p["name"] for p in state["players"]] == ["Ann", "Bob"]
+    result = await finish(watcher)
+    assert result["call_id"] == "t1-m1"
+    assert [p["player_id"] for p in result["players"]] == [12, None]

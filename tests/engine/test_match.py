@@ -4,6 +4,9 @@ the state's ``match`` block as the contract documents it."""
 
 from __future__ import annotations
 
+import json
+import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -268,3 +271,26 @@ def test_a_correction_of_the_winning_visit_may_undecide_the_leg() -> None:
     play(match, "UNDO")  # the corrected dart taken back: D14 again wins
     match.push(Bed.parse("D14"))
     assert match.leg_over
+
+
+def test_the_state_doc_s_match_block_is_what_a_match_gives() -> None:
+    """docs/state.md's example block: a 301 match first to 2 in leg 2."""
+    text = (Path(__file__).parents[2] / "docs" / "state.md").read_text("utf-8")
+    section = text.split("## A match: the `match` block", 1)[1]
+    example = json.loads(re.findall(r"```json\n(.*?)```", section, re.S)[0])
+    assert [e.message for e in MATCH_BLOCK.iter_errors(example)] == []
+    assert play(x01_match(), LEG_FOR_FIRST + "NEXT").state()["match"] == example
+
+
+def test_a_team_match_counts_legs_per_team_and_starts_with_a_team_s_first_player() -> None:
+    teams = {"Red": ["Ann", "Cy"], "Blue": ["Bob", "Dee"]}
+    match = Match("x01", ["Ann", "Bob", "Cy", "Dee"], X01_301, teams=teams, format=MatchFormat(2))
+    play(match, LEG_FOR_FIRST + "NEXT")
+    assert match.starter == 1 and match.state()["current_player"] == 1
+    assert_valid(match)
+    play(match, LEG_FOR_SECOND)
+    outcome = match.outcome()
+    assert outcome is not None and (outcome.winner, outcome.team) == (0, 0)
+    block = match.state()["match"]
+    assert (block["legs_won"], block["winner_team"]) == ([2, 0], 0)
+    assert_valid(match)

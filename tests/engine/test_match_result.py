@@ -154,3 +154,21 @@ def test_other_games_sum_their_counters(game_id: str) -> None:
     cls = type(new_game(game_id, ["Ann", "Bob"]))
     combined = cls.combine_stats([{"darts": 3, "visits": 1}, {"darts": 6, "visits": 2}])
     assert (combined["darts"], combined["visits"]) == (9, 3)
+
+
+def test_a_skill_estimate_over_legs_is_the_last_leg_s() -> None:
+    cls = type(new_game("skill-test", ["Ann", "Bob"]))
+    combined = cls.combine_stats(
+        [
+            {"darts": 3, "hits": 1, "hit_rate": 0.33, "sigma_mm": 30.0, "level": 4},
+            {"darts": 3, "hits": 3, "hit_rate": 1.0, "sigma_mm": 10.0, "level": 8},
+        ]
+    )
+    assert (combined["hits"], combined["hit_rate"], combined["level"]) == (4, 0.67, 8)
+    assert combined["sigma_mm"] == 10.0
+
+
+def test_domino_cribbage_s_best_hand_is_the_best_of_the_legs() -> None:
+    cls = type(new_game("domino-cribbage", ["Ann", "Bob"]))
+    combined = cls.combine_stats([{"best_hand": 12, "pegged": 3}, {"best_hand": 8, "pegged": 4}])
+    assert (combined["best_hand"], combined["pegged"]) == (12, 7)

@@ -38,11 +38,13 @@ class Boards:
         self.commands: list[tuple[str, dict[str, Any]]] = []
         self.answer: Callable[[str, dict[str, Any]], str | None] = lambda board, command: None
         self._client: aiomqtt.Client | None = None
+        self.ready = asyncio.Event()
 
     async def run(self) -> None:
         async with aiomqtt.Client(self.broker.host, self.broker.port) as client:
             self._client = client
             await client.subscribe("oche/+/cmd", qos=1)
+            self.ready.set()
             async for message in client.messages:
                 board = str(message.topic).split("/")[1]
                 raw = message.payload
@@ -66,9 +68,7 @@ class Boards:
 async def boards(mosquitto: MosquittoBroker) -> AsyncIterator[Boards]:
     made = Boards(mosquitto)
     task = asyncio.create_task(made.run())
-    async with asyncio.timeout(TIMEOUT):
-        while made._client is None:
-            await asyncio.sleep(0.02)
+    await asyncio.wait_for(made.ready.wait(), TIMEOUT)
     try:
         yield made
     finally:

@@ -2,11 +2,15 @@
 PostgreSQL: migration 0010 makes the table the model says; a call is
 checked as its board will check it; a stored result carrying its
 ``call_id`` finishes it and runs its owner's hook exactly once (a
-redelivery, a later revision, a walkover first: no second advance); a
-board holds one live call, and a call is claimed once."""
+redelivery, a later revision, a walkover first, two results stored at
+once: no second advance); a board holds one live call, and a call is
+claimed once, also by two writers at once."""
 
 from __future__ import annotations
 
+import random
+import threading
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -30,9 +34,10 @@ from leaderboard.match_calls import (
     release_call,
 )
 from leaderboard.models import Base, MatchCall
+from leaderboard.sample_results import SimulatedPlayer, sample_match_result
 from leaderboard.store import ingest
 from tests.leaderboard.conftest import as_payload
-from tests.leaderboard.result_documents import result_document
+from tests.leaderboard.result_documents import STARTED_AT, result_document
 from tests.leaderboard.web_seed import VENUES
 
 ANN_BOB = [{"name": "Ann", "player_id": None}, {"name": "Bob"}]
@@ -211,3 +216,79 @@ def test_a_board_holds_one_live_call_and_a_call_is_claimed_once(database: Databa
         assert release_call(session, first, "oche/board1")
         assert claim_board(session, second, "oche/board1", 4.0)
     assert (_call(database, first).status, _call(database, first).board) == ("ready", None)
+
+
+def _at_once(*work: Any) -> list[Any]:
+    """Each function run in its own thread, started together; their outcomes
+    (a value, or the exception raised)."""
+    barrier = threading.Barrier(len(work))
+
+    def run(function: Any) -> Any:
+        barrier.wait()
+        try:
+            return function()
+        except Exception as error:
+            return error
+
+    with ThreadPoolExecutor(len(work)) as pool:
+        return list(pool.map(run, work))
+
+
+def test_two_results_of_one_call_stored_at_once_advance_it_once(
+    database: Database, finished: list[Any]
+) -> None:
+    call_id = _queue(database)
+    one, other = _result(call_id), _result(call_id, finished_at=STARTED_AT + 999.0)
+    outcomes = _at_once(
+        lambda: ingest(database, as_payload(one), VENUES),
+        lambda: ingest(database, as_payload(other), VENUES),
+    )
+    assert [outcome.status for outcome in outcomes] == ["imported", "imported"]
+    assert len(finished) == 1
+    assert _call(database, call_id).result_id in (one["result_id"], other["result_id"])
+
+
+def _claim(database: Database, call_id: str, board: str) -> bool:
+    with database.write_session() as session:
+        return claim_board(session, call_id, board, 1.0)
+
+
+def test_two_instances_claiming_at_once_get_one_call_and_one_board(database: Database) -> None:
+    first, second = _queue(database), _queue(database)
+    outcomes = _at_once(
+        lambda: _claim(database, first, "oche/board1"),
+        lambda: _claim(database, first, "oche/board2"),
+    )
+    assert sorted(outcomes, key=str) == [False, True]
+    board = _call(database, first).board
+    assert board in ("oche/board1", "oche/board2")
+    assert isinstance(_at_once(lambda: _claim(database, second, board))[0], IntegrityError)
+    third = _queue(database)
+    outcomes = _at_once(  # two calls, one free board
+        lambda: _claim(database, second, "oche/board3"),
+        lambda: _claim(database, third, "oche/board3"),
+    )
+    assert sum(outcome is True for outcome in outcomes) == 1
+    assert sum(isinstance(outcome, IntegrityError) for outcome in outcomes) == 1
+    assert sorted(_call(database, c).status for c in (second, third)) == ["called", "ready"]
+
+
+def test_a_called_match_s_result_finishes_it_with_the_legs_in_the_call_s_order(
+    database: Database, finished: list[Any]
+) -> None:
+    """A match's result (the engine's Match, as a board sends it) with its
+    players seated the other way round: the winner and the legs come back
+    in the call's side order."""
+    rng = random.Random(3)
+    players = [SimulatedPlayer("Bob", 0.3, rng), SimulatedPlayer("Ann", 0.3, rng)]
+    document = sample_match_result(rng, "board1", players, "x01", STARTED_AT + 600.0)
+    call_id = _queue(database)  # Ann, then Bob
+    document["call_id"] = call_id
+    assert ingest(database, as_payload(document), VENUES).status == "imported"
+    legs = document["legs_won"]
+    winner = document["winner"]
+    assert max(legs) == 2
+    ((seen, status, side, legs_won),) = finished
+    assert (seen, status) == (call_id, "finished")
+    assert side == 1 - winner  # the result's player 0 is the call's side 1
+    assert legs_won == list(reversed(legs))

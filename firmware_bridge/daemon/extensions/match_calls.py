@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from drivers.board_events import HitEvent
-from engine import EngineError, game_name
+from engine import EngineError, game_name, new_game
 from firmware_bridge.daemon import core_events
 from firmware_bridge.daemon.call_book import CallBook
 from firmware_bridge.daemon.extension_context import Extension, ExtensionContext
@@ -100,13 +100,19 @@ class MatchCalls(Extension):
         return self.book.pending is not None and self._busy() is None
 
     def _call(self, command: CallMatch, now: float) -> None:
+        names = tuple(p.name for p in command.players)
+        try:  # a call its game would refuse is refused now, not at the players' dart
+            new_game(command.game, names, dict(command.options or {}))
+            if command.match is not None:
+                command.match.format()
+        except EngineError as error:
+            raise Refusal(f"call {command.call_id}: {error}") from None
         with self._as_it_was_unless_journaled():
             if self.book.take(command, self._busy(), now) == "same":
                 return
             self._keep(now)
             seated = tuple((p.name, p.player_id) for p in command.players)
             self._context.emit(core_events.LobbySeated(seated, now))
-        names = tuple(p.name for p in command.players)
         log.info("match called: %s (%s)", command.call_id, " v ".join(names))
         self._context.publish_event(MatchCalled(now, command.call_id, names, command.title))
 
@@ -124,6 +130,10 @@ class MatchCalls(Extension):
         pending = self.book.pending
         assert pending is not None
         call = pending.command
+        if not self._context.first(core_events.PlayersAsked(now)):
+            # Another game started meanwhile took the lobby: the call's players again.
+            seated = tuple((p.name, p.player_id) for p in call.players)
+            self._context.emit(core_events.LobbySeated(seated, now))
         document: dict[str, Any] = {"command": "new_game", "game": call.game}
         if call.options:
             document["options"] = dict(call.options)
