@@ -105,6 +105,11 @@ def plays(players: list[str], state: dict[str, Any]) -> bool:
     return bool(state["phase"] == "throwing" and [p["name"] for p in state["players"]] == players)
 
 
+def in_leg(leg: int, state: dict[str, Any]) -> bool:
+    """The board plays the match's leg ``leg``."""
+    return bool(state["phase"] == "throwing" and (state.get("match") or {}).get("leg") == leg)
+
+
 def finished(key: str, view: dict[str, Any]) -> bool:
     """The tournament's match ``key`` is finished."""
     return any(m["id"] == key and m["status"] == "finished" for m in view["matches"])
@@ -170,3 +175,52 @@ async def test_a_round_robin_of_three_is_called_to_one_board_and_played_by_darts
         (r["place"], r["player"], r["played"], r["won"], r["legs_won"], r["legs_lost"], r["points"])
         for r in view["standings"]
     ] == [(1, "Ann", 2, 2, 2, 0, 4), (2, "Cy", 2, 1, 1, 1, 2), (3, "Bob", 2, 0, 0, 2, 0)]
+
+
+async def test_a_match_of_legs_is_called_played_leg_by_leg_and_counts_its_legs(
+    tmp_path: Path,
+    mosquitto: MosquittoBroker,
+    watcher: Watcher,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """First to 2 legs: Ann throws first in leg 1 and wins it, Bob throws first
+    in leg 2 (alternate) and Ann wins it too; the board's NEXT starts leg 2;
+    the match's one result decides the tournament, legs 2-0."""
+    db = f"sqlite:///{tmp_path / 'leaderboard.sqlite3'}"
+    Database(db).migrate()
+    settings = ServiceSettings(
+        db_url=db,
+        mqtt_url=mosquitto.url,
+        http_port=free_port(),
+        venues=VenueMap(boards={"board1": "The Crown"}),
+        client_id="lb-tournament-legs-e2e",
+    )
+    create = [*CREATE[: CREATE.index("--legs") + 1], "2", "--board", "board1"]
+    create += ["-p", "Ann", "-p", "Bob", "--json"]
+    async with Running(tmp_path, mosquitto, takeout_s=TAKEOUT_S) as running, service(settings):
+        await watcher.state_where(lambda s: s.get("board", {}).get("connected") is True)
+        made = json.loads(oche(capsys, "tournament", "create", "--db", db, *create))["id"]
+        await watcher.state_where(partial(calls, ["Ann", "Bob"]))
+        await press(running.board, NEXT)  # the players confirm with NEXT this time
+        await watcher.state_where(partial(plays, ["Ann", "Bob"]))
+        for leg, visits in ((1, FIRST_WINS), (2, SECOND_WINS)):  # Bob starts leg 2
+            state = await watcher.state_where(partial(in_leg, leg))
+            assert state["current_player"] == leg - 1
+            for visit in visits[:-1]:
+                await throw(running.board, *visit)
+                await watcher.state_where(takeout)
+                await press(running.board, NEXT)
+                await watcher.state_where(lambda s: s["phase"] == "throwing" and not s["visit"])
+            await throw(running.board, *visits[-1])
+            if leg == 1:
+                await watcher.state_where(lambda s: bool(s["match"]["leg_over"]))
+                await press(running.board, NEXT)  # the next leg
+        state = await watcher.state_where(lambda s: s["phase"] == "finished")
+        assert state["match"]["legs_won"] == [2, 0]
+        view = await until_shown(capsys, db, made, lambda v: v["status"] == "finished")
+    (match,) = view["matches"]
+    assert (match["winner"], match["legs"]) == ("Ann", [2, 0])
+    assert [(r["player"], r["won"], r["legs_won"], r["legs_lost"]) for r in view["standings"]] == [
+        ("Ann", 1, 2, 0),
+        ("Bob", 0, 0, 2),
+    ]
