@@ -585,7 +585,7 @@ def _tallies(loaded: _Loaded) -> list[_Tally]:
             winner.legs_won, winner.legs_lost = winner.legs_won + won, winner.legs_lost + lost
             loser.legs_won, loser.legs_lost = loser.legs_won + lost, loser.legs_lost + won
         losses[state.loser] += 1
-        knocked = slot.part == "final" or losses[state.loser] >= (2 if double else 1)
+        knocked = losses[state.loser] >= (2 if double else 1)  # the reset: a grand final too
         if loaded.drawn.format is not Format.ROUND_ROBIN and knocked:
             loser.out_at = index
     return tallies

@@ -290,6 +290,7 @@ def test_a_double_elimination_of_three_runs_to_a_champion_through_the_losers_bra
     view = _show(database, made)
     assert view.status == "running"
     assert _match(view, "GF2").players == ["Bob", "Ann"]
+    assert {row.player for row in view.standings if not row.out} == {"Ann", "Bob"}
     _play(database, made, "GF2", "Ann")
     view = _show(database, made)
     assert (view.status, view.champion) == ("finished", "Ann")
