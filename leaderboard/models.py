@@ -47,6 +47,9 @@ __all__ = [
     "ResultPlayer",
     "Superseded",
     "TotalFigures",
+    "Tournament",
+    "TournamentMatch",
+    "TournamentPlayer",
     "Venue",
 ]
 
@@ -409,3 +412,67 @@ class MatchCall(Base):
     created_at: Mapped[float] = mapped_column(Float)
     called_at: Mapped[float | None] = mapped_column(Float, default=None)
     finished_at: Mapped[float | None] = mapped_column(Float, default=None)
+
+
+# --- tournaments ---
+
+
+class Tournament(Base):
+    """A bar tournament the service runs (docs/matches.md, "Tournaments"):
+    its format, the game and match format every match is played in, and
+    the boards its matches are called to (``base/board``)."""
+
+    __tablename__ = "tournaments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    title: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    format: Mapped[str] = mapped_column(String(32))
+    """``round-robin``, ``single-elimination`` or ``double-elimination``."""
+    game: Mapped[str] = mapped_column(String(64))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    match_format: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """The matches' format as ``MatchPlay`` JSON (``{"legs": 2, "starts": "alternate"}``)."""
+    boards: Mapped[list[str]] = mapped_column(JSON)
+    venue_id: Mapped[int] = mapped_column(ForeignKey("venues.id"))
+    status: Mapped[str] = mapped_column(String(16), default="running")
+    """``running`` until its last match is decided, then ``finished``."""
+    created_at: Mapped[float] = mapped_column(Float)
+    finished_at: Mapped[float | None] = mapped_column(Float, default=None)
+
+
+class TournamentPlayer(Base):
+    """A tournament's player in seed order (0 the top seed): the roster's
+    player when the name is on it, else a guest (``player_id`` None)."""
+
+    __tablename__ = "tournament_players"
+
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
+    )
+    seed: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    player_id: Mapped[int | None] = mapped_column(
+        ForeignKey("players.id", ondelete="SET NULL"), default=None
+    )
+    rating: Mapped[float | None] = mapped_column(Float, default=None)
+    """Their rating in the game when the tournament was drawn (None: unrated)."""
+
+
+class TournamentMatch(Base):
+    """One match of a tournament's bracket (``tournament_formats.Slot`` by
+    its key): its called match once its players were known, and how it was
+    decided (``played`` or ``walkover``), by which side (0 or 1)."""
+
+    __tablename__ = "tournament_matches"
+
+    tournament_id: Mapped[int] = mapped_column(
+        ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True
+    )
+    key: Mapped[str] = mapped_column(String(16), primary_key=True)
+    call_id: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
+    winner: Mapped[int | None] = mapped_column(Integer, default=None)
+    legs_won: Mapped[list[int] | None] = mapped_column(JSON, default=None)
+    decided_by: Mapped[str | None] = mapped_column(String(16), default=None)
+    """``played``, ``walkover``, or None while undecided."""
+    result_id: Mapped[str | None] = mapped_column(String(NAME_LENGTH), default=None)
+    decided_at: Mapped[float | None] = mapped_column(Float, default=None)

@@ -53,6 +53,7 @@ COMMAND_MODULES = (
     "skill",
     "operator",
     "cards",
+    "tournament",
 )
 """The commands with a module of their own (``firmware_bridge.cli.<name>_command``),
 in the order ``oche --help`` lists them. Only the module of the command given

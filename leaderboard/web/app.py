@@ -38,10 +38,12 @@ from leaderboard.web import (
     api_records,
     api_rejected,
     api_results,
+    api_tournaments,
     app_shell,
     board_page,
     join_page,
     pages,
+    tournament_pages,
 )
 from leaderboard.web.admin import AdminGuard
 from leaderboard.web.api_join import CardLinker
@@ -105,9 +107,11 @@ def create_app(
         api_join,
         api_boards,
         api_games,
+        api_tournaments,
         pages,
         join_page,
         board_page,
+        tournament_pages,
         app_shell,
     ):
         app.include_router(module.router)

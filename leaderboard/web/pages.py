@@ -17,7 +17,7 @@ from markupsafe import Markup
 from sqlalchemy.orm import Session
 
 from engine import game_class, game_ids
-from leaderboard import queries
+from leaderboard import queries, tournaments
 from leaderboard.api_models import AveragePoint, LiveBoard, ResultSummary, Row
 from leaderboard.live_hub import LiveHub
 from leaderboard.web.admin import AdminDep
@@ -98,10 +98,14 @@ def _today_tables(session: Session, venue: str | None) -> list[tuple[str, list[R
 
 
 def _rankings(session: Session, venue: str | None) -> dict[str, Any]:
-    """What the TV's table and record slides show: today's tables and records."""
+    """What the TV's table, record and tournament slides show: today's tables
+    and records, and the running tournaments' brackets."""
+    shown = tournaments.on_tv(session, venue)
     return {
         "tables": _today_tables(session, venue),
         "records": queries.records(session, "day", venue),
+        "tv_tournaments": shown,
+        "tv_columns": {view.id: tournaments.tv_columns(view) for view in shown},
     }
 
 
