@@ -16,6 +16,7 @@ from engine.options import OptionValue, resolve_options
 
 __all__ = [
     "MAX_FORMAT_GAMES",
+    "MAX_TEAM_PLAYERS",
     "FixtureScore",
     "FormatGame",
     "GameKind",
@@ -28,6 +29,8 @@ __all__ = [
     "fixture_score",
     "parse_format_game",
     "parse_legs",
+    "parse_lineup",
+    "parse_team",
     "standings",
 ]
 
@@ -427,3 +430,46 @@ def parse_legs(text: str, match: MatchFormat) -> tuple[int, int]:
             f"{match.sets * match.legs} legs"
         )
     return legs
+
+
+MAX_TEAM_PLAYERS = 24
+"""The most players one team may have."""
+
+
+def parse_team(spec: str) -> tuple[str, list[str]]:
+    """``--team "Lions=Ann,Bob,Cy"`` as the team's name and its players in
+    order; a player named twice, a blank name or no player is refused."""
+    name, equals, members = spec.partition("=")
+    name = name.strip()
+    if not equals or not name:
+        raise LeagueRuleError(f"--team {spec!r}: give a team as NAME=PLAYER,PLAYER,...")
+    players = [member.strip() for member in members.split(",")]
+    if not any(players):
+        raise LeagueRuleError(f"--team {spec!r}: team {name!r} has no players")
+    if not all(players):
+        raise LeagueRuleError(f"--team {spec!r}: a player's name is blank")
+    if len(players) > MAX_TEAM_PLAYERS:
+        raise LeagueRuleError(f"--team {spec!r}: a team has at most {MAX_TEAM_PLAYERS} players")
+    seen: set[str] = set()
+    for player in players:
+        if player.casefold() in seen:
+            raise LeagueRuleError(f"--team {spec!r}: {player!r} is named twice")
+        seen.add(player.casefold())
+    return name, players
+
+
+def parse_lineup(spec: str) -> tuple[int, list[str], list[str]]:
+    """``--lineup GAME=HOME:AWAY``: the game's number (from 1) and the names
+    each side fields in it (a pair as ``Ann,Bob``)."""
+    number, equals, sides = spec.partition("=")
+    home, colon, away = sides.partition(":")
+    if not equals or not colon or not number.strip().isdigit() or int(number) < 1:
+        raise LeagueRuleError(
+            f"--lineup {spec!r}: give a game's players as GAME=HOME:AWAY, e.g. 1=Ann:Dan "
+            "or 4=Ann,Bob:Dan,Eve"
+        )
+    home_players = [name.strip() for name in home.split(",")]
+    away_players = [name.strip() for name in away.split(",")]
+    if not all(home_players) or not all(away_players):
+        raise LeagueRuleError(f"--lineup {spec!r}: a player's name is blank")
+    return int(number), home_players, away_players
