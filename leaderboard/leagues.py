@@ -32,8 +32,14 @@ from leaderboard.league_rules import (
     parse_legs,
     standings,
 )
-from leaderboard.match_calls import MatchCall
-from leaderboard.models import NAME_LENGTH, League, LeagueFixture, LeagueGame, LeagueTeam
+from leaderboard.models import (
+    NAME_LENGTH,
+    League,
+    LeagueFixture,
+    LeagueGame,
+    LeagueTeam,
+    MatchCall,
+)
 from leaderboard.players import PlayerError, find_player
 from leaderboard.store import player_key
 from mqtt_contract.topic_names import base_problem, board_id_problem
@@ -385,17 +391,21 @@ def add_fixture(
     for row in rows:
         row.fixture_id = fixture.id
         if row.status == "called":
-            call = match_calls.queue_call(
-                session,
-                owner_kind=OWNER_KIND,
-                owner_id=fixture.id,
-                title=_title(league, home_team.name, away_team.name, row.number),
-                game=row.game,
-                options=row.options,
-                match_format=row.match_format,
-                players=[*row.home_players, *row.away_players],
-                boards=checked_boards,
-            )
+            try:
+                call = match_calls.queue_call(
+                    session,
+                    owner_kind=OWNER_KIND,
+                    owner_id=fixture.id,
+                    title=_title(league, home_team.name, away_team.name, row.number),
+                    game=row.game,
+                    options=row.options,
+                    match_format=row.match_format,
+                    players=[*row.home_players, *row.away_players],
+                    boards=checked_boards,
+                    now=now,
+                )
+            except match_calls.CallError as error:
+                raise LeagueError(f"game {row.number}: {error}") from None
             row.call_id = call.call_id
         session.add(row)
     session.flush()
@@ -490,7 +500,7 @@ def enter_result(
     except LeagueRuleError as error:
         raise LeagueError(str(error)) from None
     if call is not None and call.status in ("ready", "called"):
-        match_calls.cancel_call(session, call.call_id)
+        match_calls.cancel_call(session, call.call_id, why="cancelled", now=now)
     _decide(
         game,
         side,
