@@ -328,6 +328,12 @@ def _title(league: League, home: str, away: str, number: int) -> str:
     return title if len(title) <= MAX_TITLE else title[: MAX_TITLE - 1] + "…"
 
 
+def _call_format(stored: Mapping[str, Any]) -> dict[str, Any]:
+    """A game's match format as a call's ``match``: the keys left at the
+    game's default (null) left out, as ``MatchPlay`` reads them."""
+    return {key: value for key, value in stored.items() if value is not None}
+
+
 def add_fixture(
     session: Session,
     league_ref: str | int,
@@ -399,7 +405,7 @@ def add_fixture(
                     title=_title(league, home_team.name, away_team.name, row.number),
                     game=row.game,
                     options=row.options,
-                    match_format=row.match_format,
+                    match_format=_call_format(row.match_format),
                     players=[*row.home_players, *row.away_players],
                     boards=checked_boards,
                     now=now,
