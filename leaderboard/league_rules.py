@@ -185,9 +185,11 @@ def parse_format_game(spec: str) -> list[FormatGame]:
             match[key] = _match_value(key, value.strip(), where)
         else:
             options[key] = value.strip()
-    if "legs" not in match:
+    kind, game_id = parts[0].lower(), parts[1].lower()
+    if "legs" not in match:  # a mistyped option (lgs=2) is named before the legs it lacks
+        _format_game(kind, game_id, options, {**match, "legs": 1}, where=where)
         raise LeagueRuleError(f"{where}: say how many legs a side must win, e.g. legs=2")
-    game = _format_game(parts[0].lower(), parts[1].lower(), options, match, where=where)
+    game = _format_game(kind, game_id, options, match, where=where)
     return [game] * count
 
 

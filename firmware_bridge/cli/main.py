@@ -47,6 +47,7 @@ COMMAND_MODULES = (
     "cribbage",
     "leaderboard",
     "players",
+    "league",
     "bot",
     "skill",
     "operator",
