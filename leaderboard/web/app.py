@@ -33,6 +33,7 @@ from leaderboard.web import (
     api_games,
     api_join,
     api_leaderboard,
+    api_leagues,
     api_live,
     api_players,
     api_records,
@@ -41,6 +42,7 @@ from leaderboard.web import (
     app_shell,
     board_page,
     join_page,
+    league_pages,
     pages,
 )
 from leaderboard.web.admin import AdminGuard
@@ -105,7 +107,9 @@ def create_app(
         api_join,
         api_boards,
         api_games,
+        api_leagues,
         pages,
+        league_pages,
         join_page,
         board_page,
         app_shell,
