@@ -25,6 +25,7 @@ __all__ = [
     "GameEntry",
     "GameOptionEntry",
     "LeaderboardRow",
+    "LegSummary",
     "LiveBoard",
     "Paired",
     "PairingStatus",
@@ -45,7 +46,9 @@ __all__ = [
 
 
 class LeaderboardRow(BaseModel):
-    """One player in one game's table, ordered by rank (the rating's ordinal)."""
+    """One player in one game's table, ordered by rank (the rating's ordinal).
+    ``played`` and ``won`` count matches (a single game is a match of one leg),
+    ``legs_won`` and ``legs_lost`` their legs."""
 
     rank: int
     player: str
@@ -53,6 +56,8 @@ class LeaderboardRow(BaseModel):
     venue: str
     played: int
     won: int
+    legs_won: int = Field(0, description="Legs won over the matches played.")
+    legs_lost: int = Field(0, description="Legs another side won over the matches played.")
     win_percent: float
     rating: float
     highlight: float | None = None
@@ -151,6 +156,8 @@ class ResultPlayer(BaseModel):
     won: bool
     darts: int
     highlight: float | None
+    legs_won: int = 0
+    legs_lost: int = 0
     venue: str | None = None
     board: str | None = None
     cpu_level: int | None = None
@@ -163,6 +170,18 @@ class VisitBreakdown(BaseModel):
     marks: int
     bust: bool
     score_after: int
+    leg: int = Field(1, description="The match's leg it was thrown in (1 in a single game).")
+
+
+class LegSummary(BaseModel):
+    """One leg of a match: its number and set, who threw first and who won it
+    (player indexes; winner null for a drawn leg), how it ended."""
+
+    leg: int
+    set: int | None
+    starter: int
+    winner: int | None
+    result: str
 
 
 class ResultDetail(ResultSummary):
@@ -171,6 +190,12 @@ class ResultDetail(ResultSummary):
     winner: int | None
     result_players: list[ResultPlayer]
     visits: list[VisitBreakdown]
+    match_format: dict[str, object] | None = Field(
+        None, description="A match's format (docs/matches.md); null for a single game."
+    )
+    legs: list[LegSummary] = Field(
+        default_factory=list, description="A match's legs in order; empty for a single game."
+    )
 
 
 class RecordEntry(BaseModel):

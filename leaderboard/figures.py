@@ -56,8 +56,9 @@ class Figure:
     """Its column in ``player_totals`` and its key in the API row."""
     aggregate: Aggregate
     family: Family | None = None
-    """The games whose rows show it (``Game.family``); None: no row shows it,
-    other figures are made of it."""
+    """The games whose rows show it (``Game.family``); None: no family's
+    figures show it (other figures are made of it, or, as ``legs_won`` and
+    ``legs_lost``, every row has it beside ``played`` and ``won``)."""
     line: str | None = ""
     """Its column in ``result_players`` (a player's figure in one result): ""
     for :attr:`name`, None when a result stores none (a ratio, or a best of
@@ -107,9 +108,13 @@ FIGURES: tuple[Figure, ...] = (
     Figure("count_5_marks", _SUM, _MARKS),
     Figure("count_7_marks", _SUM, _MARKS),
     Figure("count_9_marks", _SUM, _MARKS),
+    Figure("legs_won", _SUM),
+    Figure("legs_lost", _SUM),
 )
 """Every statistic beside what each row has (played, won, darts, the highlight),
-in the order the API rows give them."""
+in the order the API rows give them. ``legs_won`` and ``legs_lost`` are a
+match's legs (a single game is a match of one leg: its winner's side won one,
+every other side lost one, a draw neither); every row gives them after ``won``."""
 
 LINE_FIGURES: tuple[Figure, ...] = tuple(f for f in FIGURES if f.column is not None)
 """The figures a result stores for each player (``result_players``, ``PlayerLine.figures``)."""

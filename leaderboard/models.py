@@ -168,6 +168,11 @@ class Result(Base):
     """The game this result is of (the ``result_id`` of its first result)."""
     revision: Mapped[int] = mapped_column(Integer, default=1)
     """1 for a game's first result, one more each time it was finished again."""
+    match_format: Mapped[dict[str, Any] | None] = mapped_column(JSON, default=None)
+    """A match's format (the result's ``match_format``); None for a single game."""
+    legs: Mapped[list[Any] | None] = mapped_column(JSON, default=None)
+    """A match's legs as replayed (``scoring.LegLine`` as objects: leg, set,
+    starter, winner, result); None for a single game (one leg)."""
 
 
 def _figure_column(figure: Figure, default: int | None) -> MappedColumn[Any]:

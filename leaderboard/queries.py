@@ -28,6 +28,7 @@ from engine import X01, game_class, game_ids
 from leaderboard.api_models import (
     ROW_MODELS,
     AveragePoint,
+    LegSummary,
     Period,
     PlayerCard,
     PlayerGameStats,
@@ -181,6 +182,8 @@ def _row(game: str, rank: int, figures: Any) -> Row:
         "venue": figures.venue,
         "played": played,
         "won": won,
+        "legs_won": int(figures.legs_won or 0),
+        "legs_lost": int(figures.legs_lost or 0),
         "win_percent": round(won * 100 / played, 1) if played else 0.0,
         "rating": round(float(figures.rating), 2),
         "highlight": figures.highlight,
@@ -444,6 +447,8 @@ def result_detail(session: Session, result_id: str) -> ResultDetail:
                 won=line.won,
                 darts=line.darts,
                 highlight=line.highlight,
+                legs_won=line.figure_value("legs_won"),
+                legs_lost=line.figure_value("legs_lost"),
                 venue=venue,
                 board=line.board,
                 cpu_level=line.cpu_level,
@@ -458,9 +463,12 @@ def result_detail(session: Session, result_id: str) -> ResultDetail:
                 marks=marks,
                 bust=bust,
                 score_after=score_after,
+                leg=leg[0] if leg else 1,
             )
-            for player, darts, points, marks, bust, score_after in result.visits
+            for player, darts, points, marks, bust, score_after, *leg in result.visits
         ],
+        match_format=result.match_format,
+        legs=[LegSummary.model_validate(leg) for leg in result.legs or ()],
     )
 
 

@@ -1,6 +1,8 @@
 """Realistic result documents without a board: simulated players throw X01 and
 Cricket games through the engine, and each finished game becomes the payload a
 daemon publishes on ``{base}/{board}/result`` (the same keys, log and state).
+A match's result (:func:`sample_match_result`, :func:`match_document`) has
+every leg in it, each leg's log, starter and winner, as a board's match result.
 For the benchmark, demos and tests; seeded, so every run makes the same games."""
 
 from __future__ import annotations
@@ -11,9 +13,22 @@ from collections.abc import Sequence
 from typing import Any
 
 from engine import MISS, X01, Bed, Cricket, Game, checkout, new_game
+from engine.events import END_VISIT
+from engine.game_log import format_game_log
+from engine.match import Match
+from engine.match_format import MatchFormat
+from leaderboard.match_tally import tally_legs
 from mqtt_contract import result_document
 
-__all__ = ["SAMPLE_GAMES", "SimulatedPlayer", "sample_result"]
+__all__ = [
+    "SAMPLE_GAMES",
+    "SimulatedPlayer",
+    "format_json",
+    "match_document",
+    "new_leg",
+    "sample_match_result",
+    "sample_result",
+]
 
 SAMPLE_GAMES = (X01.id, Cricket.id)
 """The games :func:`sample_result` plays."""
@@ -78,15 +93,35 @@ def _cricket_aim(game: Game) -> Bed:
     return Bed(25, 2)
 
 
-def _play(game_id: str, players: Sequence[SimulatedPlayer], rng: random.Random) -> Game:
-    names = [p.name for p in players]
+def new_leg(
+    game_id: str,
+    players: Sequence[str],
+    options: dict[str, Any] | None = None,
+    first_side: int = 0,
+) -> Game:
+    """A fresh game (a match's leg), ``first_side``'s side throwing first."""
+    return new_game(game_id, players, options, first_side=first_side)
+
+
+def _sample_options(game_id: str, rng: random.Random) -> dict[str, Any]:
     if game_id == X01.id:
-        start = rng.choice((301, 501))
-        game = new_game(X01.id, names, {"start": start, "out": "double"})
-    elif game_id == Cricket.id:
-        game = new_game(Cricket.id, names, {"rounds": 20})
-    else:
-        raise ValueError(f"no simulated {game_id!r}; sample games: {', '.join(SAMPLE_GAMES)}")
+        return {"start": rng.choice((301, 501)), "out": "double"}
+    if game_id == Cricket.id:
+        return {"rounds": 20}
+    raise ValueError(f"no simulated {game_id!r}; sample games: {', '.join(SAMPLE_GAMES)}")
+
+
+def _play(
+    game_id: str,
+    players: Sequence[SimulatedPlayer],
+    rng: random.Random,
+    options: dict[str, Any] | None = None,
+    first_side: int = 0,
+) -> Game:
+    names = [p.name for p in players]
+    if options is None:
+        options = _sample_options(game_id, rng)
+    game = new_leg(game_id, names, options, first_side)
     out = str(game.state()["options"].get("out", "double"))
     for _ in range(_MAX_DARTS):
         if game.is_finished:
@@ -116,5 +151,112 @@ def sample_result(
         result_id=str(uuid.UUID(int=rng.getrandbits(128), version=4)),
         board=board,
         started_at=finished_at - duration,
+        finished_at=finished_at,
+    )
+
+
+def match_document(
+    legs: Sequence[Game],
+    starters: Sequence[int],
+    match_format: MatchFormat,
+    *,
+    result_id: str,
+    board: str,
+    started_at: float | None,
+    finished_at: float,
+    revision: int = 1,
+) -> dict[str, Any]:
+    """The ``result`` payload of a match whose finished ``legs`` (each leg a
+    game, its first player ``starters[i]``) make it won: the document a board
+    publishes for a match (docs/matches.md), built by hand from the legs. The
+    players' ``stats`` are the last leg's (the leaderboard reads none)."""
+    last = legs[-1]
+    document = result_document(
+        last, result_id=result_id, board=board, started_at=started_at, finished_at=finished_at
+    )
+    sides = last.lineup.sides
+    side_names = [last.lineup.players[members[0]] for members in sides]
+    winners = []
+    for leg in legs:
+        outcome = leg.outcome()
+        winner = None if outcome is None else outcome.winner
+        winners.append(
+            None if winner is None else next(i for i, m in enumerate(sides) if winner in m)
+        )
+    tally = tally_legs(match_format, winners, side_names)
+    entries = []
+    for number, (leg, starter, in_set) in enumerate(
+        zip(legs, starters, tally.set_of_leg, strict=True), start=1
+    ):
+        state = leg.state()
+        entries.append(
+            {
+                "leg": number,
+                "set": in_set,
+                "starter": starter,
+                "winner": state["winner"],
+                "winner_team": state["winner_team"],
+                "result": state["result"],
+                "log": format_game_log(leg),
+                "players": [{"score": p["score"], "stats": p["stats"]} for p in state["players"]],
+            }
+        )
+    del document["log"]
+    document.update(
+        match_format=format_json(match_format),
+        match_id=document["game_key"],
+        legs=entries,
+        legs_won=list(tally.legs_won),
+        revision=revision,
+    )
+    if tally.sets_won is not None:
+        document["sets_won"] = list(tally.sets_won)
+    return document
+
+
+def format_json(match_format: MatchFormat) -> dict[str, Any]:
+    """A format as a result's ``match_format``: its keys with a value (the
+    contract's ``decider`` is absent for the game's default)."""
+    return {key: value for key, value in match_format.to_json().items() if value is not None}
+
+
+def sample_match_result(
+    rng: random.Random,
+    board: str,
+    players: Sequence[SimulatedPlayer],
+    game_id: str,
+    finished_at: float,
+    legs: int = 2,
+    duration: float = 600.0,
+) -> dict[str, Any]:
+    """Play a match of ``game_id`` (first to ``legs`` legs, the throw
+    alternating) through the engine's :class:`~engine.match.Match` and return
+    its result document (``result_id`` from ``rng``)."""
+    match_format = MatchFormat(legs)
+    options = _sample_options(game_id, rng)
+    match = Match(game_id, [p.name for p in players], options, format=match_format)
+    out = str(match.options.get("out", "double"))
+    for _ in range(_MAX_DARTS * 4 * legs):
+        if match.is_finished:
+            break
+        thrower = match.cork_thrower
+        game = match.leg
+        if thrower is not None:
+            match.push(players[thrower].throw(Bed(25, 2)))
+        elif match.leg_over or game.visit_over is not None:
+            match.push(END_VISIT)
+        else:
+            aim = _x01_aim(game, out) if game_id == X01.id else _cricket_aim(game)
+            match.push(players[game.current_player].throw(aim))
+    else:
+        raise RuntimeError(f"a simulated {game_id} match did not finish")
+    played = match.legs
+    return match_document(
+        [record.game for record in played],
+        [record.starter for record in played],
+        match_format,
+        result_id=str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+        board=board,
+        started_at=finished_at - duration * len(played),
         finished_at=finished_at,
     )

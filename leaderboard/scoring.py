@@ -7,40 +7,28 @@ per-result figures in :class:`PlayerLine` (the table of
 :mod:`leaderboard.figures`), so rankings aggregate in SQL. None
 is copied from the result's own ``stats``: the log is replayed once to check
 it (:func:`engine.game_log.replay_log`, as ``oche replay`` does), and its
-effective events once more, visit by visit, to count. docs/leaderboard.md,
+effective events once more, visit by visit, to count. A match's result is
+re-scored leg by leg (each leg's log, started by its ``starter``'s side), its
+legs counted against its format (:mod:`leaderboard.match_tally`), and its
+figures are the sums (and bests) over its legs. docs/leaderboard.md,
 "Statistics", defines each figure and each game's highlight."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from engine import (
-    X01,
-    Bed,
-    Cricket,
-    EndVisit,
-    EngineError,
-    Game,
-    Lineup,
-    PickingGame,
-    Reason,
-    Team,
-    VisitOver,
-    as_thrown,
-    checkout,
-    new_game,
-)
-from engine.game import DARTS_PER_VISIT
+from engine import EngineError, Game, Lineup, Team, new_game
 from engine.game_log import replay_log
 from engine.lineup import check_name
-from engine.traits import Family, Highlight, Measure
-from leaderboard.figures import LINE_FIGURES, Aggregate
+from engine.match_format import MatchFormat
+from leaderboard.leg_walk import PlayerLine, VisitLine, Walk, match_lines, player_lines, walk_game
+from leaderboard.match_tally import MatchTally, MatchTallyError, tally_legs
 from mqtt_contract import TOPICS, base_problem, board_id_problem
 
 __all__ = [
@@ -48,6 +36,7 @@ __all__ = [
     "MAX_LOG_CORRECTIONS",
     "MAX_LOG_EVENTS",
     "MAX_LOG_UNDOS",
+    "LegLine",
     "PlayerLine",
     "RejectedResultError",
     "ScoredResult",
@@ -89,40 +78,16 @@ class RejectedResultError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
-class PlayerLine:
-    """One player's figures in one result, replayed from its log."""
+class LegLine:
+    """One leg of a match's result as replayed: its number and set, the
+    player who threw first, its winner (a player index, None for a draw) and
+    how it ended."""
 
-    index: int
-    name: str
-    team: int | None
-    score: int
-    won: bool
-    placement: int
-    darts: int
-    highlight: float | None
-    figures: dict[str, int | None] = field(default_factory=dict)
-    """The player's figure of each of :data:`leaderboard.figures.LINE_FIGURES`,
-    by its column (0, or None for a best, in a game that does not count it)."""
-    board: str | None = None
-    """Only in a remote match: where the player threw, ``base/board`` as the
-    result gives it (None: at the result's own board)."""
-    cpu_level: int | None = None
-    """A computer player's level (its ``cpu`` in the result); None for a person."""
-    player_id: int | None = None
-    """The roster id the board joined the player with (the result's
-    ``player_id``); None for a guest, a computer player, or an older board."""
-
-
-@dataclass(frozen=True, slots=True)
-class VisitLine:
-    """One visit of the replay, for a result's breakdown."""
-
-    player: int
-    darts: tuple[str, ...]
-    points: int
-    marks: int
-    bust: bool
-    score_after: int
+    leg: int
+    set: int | None
+    starter: int
+    winner: int | None
+    result: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,342 +113,10 @@ class ScoredResult:
     """How often the game was finished again (1: its first result)."""
     withdrawn: bool = False
     """The game of ``game_key`` no longer counts (reopened, then abandoned)."""
-
-
-# ------------------------------------------------------------------ the walk
-
-
-_COUNTS = tuple(str(f.column) for f in LINE_FIGURES if f.aggregate is Aggregate.SUM)
-_BESTS = tuple(str(f.column) for f in LINE_FIGURES if f.aggregate is not Aggregate.SUM)
-
-
-@dataclass(slots=True)
-class _Tally:
-    """One player's running figures while the effective events are walked:
-    ``counts`` and ``bests`` hold the figures of the table
-    (:data:`leaderboard.figures.LINE_FIGURES`), the rest the walk's own."""
-
-    darts: int = 0
-    visits: int = 0
-    counts: dict[str, int] = field(default_factory=lambda: dict.fromkeys(_COUNTS, 0))
-    bests: dict[str, int | None] = field(default_factory=lambda: dict.fromkeys(_BESTS))
-    best_visit_marks: int | None = None
-    best_visit_points: int | None = None
-    best_visit_total: int | None = None
-
-
-@dataclass(slots=True)
-class _Visit:
-    """The visit being walked: who throws, what the score stood at before it."""
-
-    player: int
-    score_before: int
-    scores_before: list[int]
-    marks_before: int
-    darts: list[str] = field(default_factory=list)
-    live_darts: int = 0
-    total: int = 0
-
-
-@dataclass(slots=True)
-class _Walk:
-    """What walking a finished game gave: per-player tallies, the visits, the
-    engine's final state and when each side went out (``out_at``: side -> the
-    number of events pushed by then)."""
-
-    game: Game
-    tallies: list[_Tally]
-    visits: list[VisitLine]
-    final: dict[str, Any]
-    out_at: dict[int, int]
-
-
-def _is_x01(game: Game) -> bool:
-    return game.family is Family.COUNTDOWN
-
-
-def _is_cricket(game: Game) -> bool:
-    return game.family is Family.MARKS
-
-
-class _Walker:
-    """Pushes a log's effective events into a fresh game one by one and counts
-    what each visit did. X01 reads only ``Game.score`` (cheap); the Cricket
-    family reads the engine's state once a visit (marks, scores); the other
-    games once a dart (scores, and who is out, placed in dart order)."""
-
-    def __init__(self, game: Game) -> None:
-        self.game = game
-        self.x01 = _is_x01(game)
-        self.cricket = _is_cricket(game)
-        self.cut_throat = isinstance(game, Cricket) and game.options["mode"] == "cut-throat"
-        self.out_rule = str(game.options["out"]) if self.x01 else ""
-        count = len(game.lineup.players)
-        self.tallies = [_Tally() for _ in range(count)]
-        self.visits: list[VisitLine] = []
-        self.out_at: dict[int, int] = {}
-        self.snapshot: dict[str, Any] | None = None if self.x01 else game.state()
-        self.visit: _Visit | None = None
-        self.per_dart = not (self.x01 or self.cricket)
-        self.moment = 0
-
-    # -- snapshots of the non-X01 games
-
-    def _scores(self) -> list[int]:
-        if self.snapshot is None:
-            return [self.game.score(p) for p in range(len(self.tallies))]
-        return [int(player["score"]) for player in self.snapshot["players"]]
-
-    def _marks(self, player: int) -> int:
-        if self.snapshot is None or not self.cricket:
-            return 0
-        return int(self.snapshot["players"][player]["stats"]["marks"])
-
-    def _take_snapshot(self) -> None:
-        if self.x01:
-            return
-        self.snapshot = self.game.state()
-        for player, entry in enumerate(self.snapshot["players"]):
-            side = entry["team"] if entry["team"] is not None else player
-            if entry["out"] and side not in self.out_at:
-                self.out_at[side] = self.moment
-
-    # -- visits
-
-    def _open(self) -> _Visit:
-        player = self.game.current_player
-        scores = self._scores()
-        self.visit = _Visit(player, scores[player], scores, self._marks(player))
-        return self.visit
-
-    def dart(self, bed: Bed) -> None:
-        game = self.game
-        visit = self.visit or self._open()
-        live = game.visit_over is None and not game.is_finished
-        if live:
-            visit.live_darts += 1
-            visit.total += bed.points
-            if self.x01 and checkout(game.score(visit.player), 1, self.out_rule) is not None:
-                self.tallies[visit.player].counts["checkout_darts"] += 1
-        game.dart(bed)
-        self.moment += 1
-        visit.darts.append(bed.notation)
-        if len(visit.darts) == DARTS_PER_VISIT:
-            self._close(visit)
-        elif self.per_dart:
-            self._take_snapshot()
-
-    def end_visit(self) -> None:
-        self.game.end_visit()
-        if self.visit is not None:
-            self._close(self.visit)
-
-    def finish(self) -> _Walk:
-        """The walk's figures, once every event is pushed."""
-        if self.visit is not None:  # the game ended inside its last visit
-            self._close(self.visit)
-        final = self.snapshot if self.snapshot is not None else self.game.state()
-        return _Walk(self.game, self.tallies, self.visits, final, self.out_at)
-
-    def _close(self, visit: _Visit) -> None:
-        game = self.game
-        self.visit = None
-        self._take_snapshot()
-        over = game.visit_over if game.is_finished else _last_over(game)
-        player = visit.player
-        score_after = self._scores()[player]
-        tally = self.tallies[player]
-        tally.visits += 1
-        tally.darts += visit.live_darts
-        marks = self._marks(player) - visit.marks_before if self.cricket else 0
-        if self.x01:
-            points = visit.score_before - score_after
-            self._x01_visit(tally, visit, points)
-        elif self.cut_throat:
-            after = self._scores()
-            points = sum(
-                after[p] - visit.scores_before[p] for p in self._other_sides_players(player)
-            )
-        else:
-            points = score_after - visit.score_before
-        if self.cricket:
-            counts = tally.counts
-            counts["marks"] += marks
-            counts["count_5_marks"] += 5 <= marks <= 6
-            counts["count_7_marks"] += 7 <= marks <= 8
-            counts["count_9_marks"] += marks == 9
-            tally.best_visit_marks = max(tally.best_visit_marks or 0, marks)
-        tally.best_visit_points = max(
-            points if tally.best_visit_points is None else tally.best_visit_points, points
-        )
-        tally.best_visit_total = max(tally.best_visit_total or 0, visit.total)
-        self.visits.append(
-            VisitLine(
-                player, tuple(visit.darts), points, marks, over == VisitOver.BUST, score_after
-            )
-        )
-
-    def _x01_visit(self, tally: _Tally, visit: _Visit, points: int) -> None:
-        counts = tally.counts
-        counts["points"] += points
-        if tally.visits <= 3:
-            counts["first9_points"] += points
-            counts["first9_darts"] += visit.live_darts
-        if points >= 180:
-            counts["count_180"] += 1
-        elif points >= 140:
-            counts["count_140"] += 1
-        elif points >= 100:
-            counts["count_100"] += 1
-        outcome = self.game.outcome()
-        if outcome is not None and outcome.reason == Reason.CHECKOUT:
-            counts["checkouts"] += 1
-            tally.bests["highest_checkout"] = visit.score_before
-
-    def _other_sides_players(self, player: int) -> list[int]:
-        """One player of each side but ``player``'s (a side's score is shared)."""
-        sides = self.game.lineup.sides
-        return [members[0] for members in sides if player not in members]
-
-    # -- games played by picking
-
-    def pick(self, event: Bed | EndVisit) -> None:
-        """One move of a game played by picking: a visit line of its own."""
-        game = self.game
-        player = game.current_player
-        before = self._scores()[player]
-        game.push(event)
-        self.moment += 1
-        self._take_snapshot()
-        after = self._scores()[player]
-        if isinstance(event, Bed):
-            self.tallies[player].darts += 1
-        self.tallies[player].visits += 1
-        self.visits.append(VisitLine(player, (str(event),), after - before, 0, False, after))
-
-
-def _last_over(game: Game) -> VisitOver | None:
-    last = game.last_visit
-    return None if last is None else last[2]
-
-
-def _walk(game: Game, replayed: Game) -> _Walk:
-    """Walk ``replayed``'s effective events (no undos; a bounced-out dart as
-    the miss it scored) through ``game``, fresh."""
-    walker = _Walker(game)
-    picking = isinstance(game, PickingGame)
-    for event in as_thrown(replayed.events):
-        if picking:
-            if isinstance(event, Bed | EndVisit):
-                walker.pick(event)
-        elif isinstance(event, Bed):
-            walker.dart(event)
-        elif isinstance(event, EndVisit):
-            walker.end_visit()
-    return walker.finish()
-
-
-# ---------------------------------------------------------------- highlights
-
-_Measure = Callable[[_Walk, int], float | None]
-
-
-def _stat(name: str) -> _Measure:
-    """A highlight the engine counts for each player in its state's ``stats``."""
-
-    def measure(walk: _Walk, player: int) -> float | None:
-        value = walk.final["players"][player]["stats"].get(name)
-        return None if value is None else float(value)
-
-    return measure
-
-
-def _tally(name: str) -> _Measure:
-    """A highlight the walk tallied for each player (None: no visit of theirs)."""
-
-    def measure(walk: _Walk, player: int) -> float | None:
-        tally = walk.tallies[player]
-        value = tally.bests[name] if name in tally.bests else getattr(tally, name)
-        return None if value is None else float(value)
-
-    return measure
-
-
-def _darts_to_win(walk: _Walk, player: int) -> float | None:
-    """The darts the winning side threw; None for everyone else."""
-    outcome = walk.game.outcome()
-    if outcome is None or outcome.winner is None:
-        return None
-    sides = walk.game.lineup.sides
-    side = next(members for members in sides if outcome.winner in members)
-    if player not in side:
-        return None
-    return float(sum(walk.tallies[member].darts for member in side))
-
-
-def _measure(highlight: Highlight) -> _Measure:
-    """How the walk measures a game's highlight (``Game.highlight``)."""
-    match highlight.measure:
-        case Measure.STAT:
-            assert highlight.stat is not None
-            return _stat(highlight.stat)
-        case Measure.HIGHEST_CHECKOUT:
-            return _tally("highest_checkout")
-        case Measure.BEST_VISIT_MARKS:
-            return _tally("best_visit_marks")
-        case Measure.BEST_VISIT_POINTS:
-            return _tally("best_visit_points")
-        case Measure.BEST_VISIT_TOTAL:
-            return _tally("best_visit_total")
-        case Measure.DARTS_TO_WIN:
-            return _darts_to_win
-
-
-# ---------------------------------------------------------------- placements
-
-
-def _placements(walk: _Walk) -> list[int]:
-    """Each side's place: 1 for the winner (every tied side in a draw), the
-    rest by the game's own order, tied sides sharing a place."""
-    game = walk.game
-    sides = game.lineup.sides
-    outcome = game.outcome()
-    winner = None
-    if outcome is not None and outcome.winner is not None:
-        winner = next(s for s, members in enumerate(sides) if outcome.winner in members)
-    keys = [_standing(walk, side, members[0]) for side, members in enumerate(sides)]
-    order = sorted((s for s in range(len(sides)) if s != winner), key=lambda s: keys[s])
-    order.reverse()
-    places = [1] * len(sides)
-    start = 1 if winner is None else 2
-    for rank, side in enumerate(order):
-        previous = order[rank - 1] if rank else None
-        if previous is not None and keys[previous] == keys[side]:
-            places[side] = places[previous]
-        else:
-            places[side] = start + rank
-    return places
-
-
-def _standing(walk: _Walk, side: int, player: int) -> tuple[int, ...]:
-    """A side's key in the final order, bigger is better: still in beats out
-    (out later beats out sooner), then the game's score the way it counts."""
-    entry = walk.final["players"][player]
-    score = int(entry["score"])
-    out = walk.out_at.get(side)
-    alive = (1, 0) if out is None else (0, out)
-    game = walk.game
-    if isinstance(game, X01):
-        return (*alive, -score)
-    if isinstance(game, Cricket):
-        marks = sum(entry["marks"].values())
-        mode = game.options["mode"]
-        if mode == "cut-throat":
-            return (*alive, -score, marks)
-        if mode == "no-score":
-            return (*alive, marks)
-        return (*alive, score, marks)
-    return (*alive, score)
+    match_format: dict[str, Any] | None = None
+    """Only for a match: its format (``MatchFormat.to_json``); None for a single game."""
+    legs: tuple[LegLine, ...] = ()
+    """Only for a match: its legs in order; () for a single game (one leg)."""
 
 
 # ------------------------------------------------------------------- checks
@@ -531,14 +164,19 @@ def _lineup(document: Mapping[str, Any]) -> Lineup:
     return lineup
 
 
-def _new_game(document: Mapping[str, Any], lineup: Lineup) -> Game:
+def _new_game(
+    game_id: str, lineup: Lineup, options: Mapping[str, Any], first_side: int = 0
+) -> Game:
+    """A fresh game (a match's leg: with ``first_side``'s side throwing first)."""
     try:
-        return new_game(str(document["game"]), lineup, document.get("options") or {})
+        return new_game(game_id, lineup, options, first_side=first_side)
     except EngineError as error:
         raise RejectedResultError(f"the engine cannot start this game: {error}") from None
 
 
-def _check_log_size(log: str) -> None:
+def _check_log_size(log: str, leg: int | None = None) -> None:
+    """A log too big to replay cheaply is refused unplayed (a match's: each leg's)."""
+    the_log = "the log" if leg is None else f"leg {leg}'s log"
     tokens = 0
     undos = 0
     bounces = 0
@@ -551,20 +189,20 @@ def _check_log_size(log: str) -> None:
         corrections += sum(1 for word in words if word.upper().startswith("CORRECT"))
     if tokens > MAX_LOG_EVENTS:
         raise RejectedResultError(
-            f"the log has {tokens} tokens, more than the {MAX_LOG_EVENTS} a game can have"
+            f"{the_log} has {tokens} tokens, more than the {MAX_LOG_EVENTS} a game can have"
         )
     if undos > MAX_LOG_UNDOS:
         raise RejectedResultError(
-            f"the log has {undos} UNDO tokens, more than {MAX_LOG_UNDOS}: a result's log "
+            f"{the_log} has {undos} UNDO tokens, more than {MAX_LOG_UNDOS}: a result's log "
             "lists only the darts that counted"
         )
     if bounces > MAX_LOG_BOUNCES:
         raise RejectedResultError(
-            f"the log has {bounces} BOUNCE tokens, more than {MAX_LOG_BOUNCES} a game can have"
+            f"{the_log} has {bounces} BOUNCE tokens, more than {MAX_LOG_BOUNCES} a game can have"
         )
     if corrections > MAX_LOG_CORRECTIONS:
         raise RejectedResultError(
-            f"the log has {corrections} correction tokens, more than {MAX_LOG_CORRECTIONS}: "
+            f"{the_log} has {corrections} correction tokens, more than {MAX_LOG_CORRECTIONS}: "
             "a result's log writes a corrected dart as corrected"
         )
 
@@ -582,48 +220,50 @@ def _who(names: Sequence[str], index: int | None) -> str:
     return f"{index} ({_name(names, index)})"
 
 
-def _check_claims(document: Mapping[str, Any], game: Game) -> None:
-    """The replayed game must be over, with the claimed winner, result and scores."""
+def _check_claims(claims: Mapping[str, Any], game: Game, leg: int | None = None) -> None:
+    """The replayed game (a match's ``leg``: its log) must be over, with the
+    claimed winner, result and scores."""
     names = game.lineup.players
     outcome = game.outcome()
-    claimed_winner = document["winner"]
+    claimed_winner = claims["winner"]
+    the_log, what, ends = "the log", "the result", "the game"
+    if leg is not None:
+        the_log, what, ends = f"leg {leg}'s log", f"leg {leg}", "the leg"
     if outcome is None:
         scores = ", ".join(f"{name} {game.score(i)}" for i, name in enumerate(names))
-        ended = document["result"] == "ended"
+        ended = claims["result"] == "ended"
         why = (
-            "the result says 'ended': a game abandoned with end_game is not a finished game"
+            f"{what} says 'ended': a game abandoned with end_game is not a finished game"
             if ended
-            else f"the result claims {document['result']!r} with winner "
-            f"{_who(names, claimed_winner)}"
+            else f"{what} claims {claims['result']!r} with winner {_who(names, claimed_winner)}"
         )
-        raise RejectedResultError(f"the log does not finish the game ({scores}); {why}")
+        raise RejectedResultError(f"{the_log} does not finish {ends} ({scores}); {why}")
     if outcome.winner != claimed_winner:
         raise RejectedResultError(
-            f"the log gives winner {_who(names, outcome.winner)}, "
-            f"the result claims {_who(names, claimed_winner)}"
+            f"{the_log} gives winner {_who(names, outcome.winner)}, "
+            f"{what} claims {_who(names, claimed_winner)}"
         )
-    claimed_name = document.get("winner_name")
+    claimed_name = claims.get("winner_name")
     if claimed_name is not None and claimed_name != _name(names, outcome.winner):
         raise RejectedResultError(
-            f"the result names the winner {_short(str(claimed_name))!r}, "
-            f"the log's winner is {_who(names, outcome.winner)}"
+            f"{what} names the winner {_short(str(claimed_name))!r}, "
+            f"{the_log}'s winner is {_who(names, outcome.winner)}"
         )
-    if "winner_team" in document and document["winner_team"] != outcome.team:
+    if "winner_team" in claims and claims["winner_team"] != outcome.team:
         raise RejectedResultError(
-            f"the log gives winning team {outcome.team}, "
-            f"the result claims {document['winner_team']}"
+            f"{the_log} gives winning team {outcome.team}, {what} claims {claims['winner_team']}"
         )
-    if document["result"] != str(outcome.reason):
+    if claims["result"] != str(outcome.reason):
         raise RejectedResultError(
-            f"the log ends the game by {str(outcome.reason)!r}, "
-            f"the result claims {_short(str(document['result']))!r}"
+            f"{the_log} ends {ends} by {str(outcome.reason)!r}, "
+            f"{what} claims {_short(str(claims['result']))!r}"
         )
-    for index, player in enumerate(document["players"]):
+    for index, player in enumerate(claims["players"]):
         score = game.score(index)
         if player["score"] != score:
             raise RejectedResultError(
-                f"the log gives {names[index]} a final score of {score}, "
-                f"the result claims {player['score']}"
+                f"{the_log} gives {names[index]} a final score of {score}, "
+                f"{what} claims {player['score']}"
             )
 
 
@@ -683,43 +323,207 @@ def score_result(document: Mapping[str, Any]) -> ScoredResult:
         raise
 
 
+def _replayed(
+    document: Mapping[str, Any], lineup: Lineup, log: str, first_side: int, leg: int | None
+) -> Walk:
+    """One game (a match's ``leg``) replayed from ``log`` and walked: the log
+    refused when it is too big or does not replay."""
+    replayed = _new_game(str(document["game"]), lineup, document.get("options") or {}, first_side)
+    _check_log_size(log, leg)
+    try:
+        replay_log(replayed, log)
+    except EngineError as error:
+        the_log = "the log" if leg is None else f"leg {leg}'s log"
+        raise RejectedResultError(f"{the_log} does not replay: {error}") from None
+    _check_claims(document if leg is None else document["legs"][leg - 1], replayed, leg)
+    fresh = _new_game(replayed.id, lineup, replayed.options, first_side)
+    return walk_game(fresh, replayed)
+
+
 def _score(document: Mapping[str, Any]) -> ScoredResult:
     if not isinstance(document, Mapping):
         raise RejectedResultError(f"the result is a JSON {type(document).__name__}, not an object")
     _check_schema(document)
-    log = document.get("log")
-    if log is None:
-        raise RejectedResultError("the result has no log, so it cannot be re-scored")
     finished_at = _timestamp(document, "finished_at")
     assert finished_at is not None  # required by the schema
     started_at = _timestamp(document, "started_at")
     lineup = _lineup(document)
     boards = _player_boards(document, lineup.players)
-    replayed = _new_game(document, lineup)
-    _check_log_size(log)
-    try:
-        replay_log(replayed, log)
-    except EngineError as error:
-        raise RejectedResultError(f"the log does not replay: {error}") from None
-    _check_claims(document, replayed)
-    walk = _walk(type(replayed)(lineup, replayed.options), replayed)
+    extras = (boards, _cpu_levels(document), _roster_ids(document))
     result_id = str(document["result_id"])
+    game_key = str(document.get("game_key") or document.get("match_id") or result_id)
+    if document.get("legs") is not None:
+        game, options, lines, visits, legs, played = _score_match(document, lineup, extras)
+        if document.get("match_id") not in (None, game_key):
+            raise RejectedResultError(
+                f"the match_id {_short(str(document['match_id']))!r} is not the result's "
+                f"game_key {_short(game_key)!r}: a match's id is its game's key"
+            )
+    else:
+        log = document.get("log")
+        if log is None:
+            raise RejectedResultError("the result has no log, so it cannot be re-scored")
+        if document.get("match_format") is not None:
+            raise RejectedResultError(
+                "the result has a match_format but no legs: a match's result lists its legs"
+            )
+        walk = _replayed(document, lineup, log, 0, None)
+        game, options = walk.game.id, dict(walk.game.options)
+        lines, visits, legs, played = player_lines(walk, *extras), tuple(walk.visits), (), None
     return ScoredResult(
         result_id=result_id,
-        game_key=str(document.get("game_key") or result_id),
+        game_key=game_key,
         board=str(document["board"]),
-        game=replayed.id,
-        options=dict(replayed.options),
+        game=game,
+        options=options,
         result=str(document["result"]),
         winner=document["winner"],
         started_at=started_at,
         finished_at=finished_at,
-        players=_player_lines(walk, boards, _cpu_levels(document), _roster_ids(document)),
-        visits=tuple(walk.visits),
+        players=lines,
+        visits=visits,
         match=document.get("match"),
         revision=int(document.get("revision", 1)),
         withdrawn=document.get("withdrawn") is True,
+        match_format=played,
+        legs=legs,
     )
+
+
+_Extras = tuple[Sequence[str | None], Sequence[int | None], Sequence[int | None]]
+"""Each player's board, computer level and roster id (:func:`_player_lines`)."""
+
+
+def _score_match(
+    document: Mapping[str, Any], lineup: Lineup, extras: _Extras
+) -> tuple[
+    str, dict[str, Any], tuple[PlayerLine, ...], tuple[VisitLine, ...], tuple[LegLine, ...], Any
+]:
+    """A match's result re-scored leg by leg: the game, its options, each
+    player's figures over the legs, every visit, the legs and the format."""
+    if document.get("log") is not None:
+        raise RejectedResultError(
+            "the result has both legs and a log: a match's result has each leg's log "
+            "in its legs, and no log of its own"
+        )
+    raw_format = document.get("match_format")
+    if raw_format is None:
+        raise RejectedResultError("the result has legs but no match_format: a match has a format")
+    try:
+        match_format = MatchFormat.from_json(raw_format)
+    except EngineError as error:
+        raise RejectedResultError(f"the match_format is not a match's format: {error}") from None
+    sides = lineup.sides
+    side_of = {player: side for side, members in enumerate(sides) for player in members}
+    walks: list[Walk] = []
+    legs: list[LegLine] = []
+    for number, leg in enumerate(document["legs"], start=1):
+        _check_leg_heading(leg, number, len(lineup.players))
+        walk = _replayed(document, lineup, str(leg["log"]), side_of[leg["starter"]], number)
+        walks.append(walk)
+        legs.append(LegLine(number, leg.get("set"), leg["starter"], leg["winner"], leg["result"]))
+    side_names = [lineup.players[members[0]] for members in sides]
+    if lineup.teams:
+        side_names = [team.name for team in lineup.teams]
+    winners = [None if leg.winner is None else side_of[leg.winner] for leg in legs]
+    try:
+        tally = tally_legs(match_format, winners, side_names)
+    except MatchTallyError as error:
+        raise RejectedResultError(error.reason) from None
+    _check_match_claims(document, lineup, walks, legs, tally)
+    per_leg = [player_lines(walk, *extras) for walk in walks]
+    lines = match_lines(per_leg, walks, tally)
+    visits = tuple(
+        VisitLine(v.player, v.darts, v.points, v.marks, v.bust, v.score_after, number)
+        for number, walk in enumerate(walks, start=1)
+        for v in walk.visits
+    )
+    first = walks[0].game
+    played = {key: value for key, value in match_format.to_json().items() if value is not None}
+    return first.id, dict(first.options), lines, visits, tuple(legs), played
+
+
+def _check_leg_heading(leg: Mapping[str, Any], number: int, players: int) -> None:
+    """A leg's number, starter and winner must be this match's (the replay checks the rest)."""
+    if leg["leg"] != number:
+        raise RejectedResultError(
+            f"legs[{number - 1}] says it is leg {leg['leg']}: the legs are numbered "
+            "1, 2, ... in the order played"
+        )
+    for key in ("starter", "winner"):
+        value = leg.get(key)
+        if value is not None and value >= players:
+            raise RejectedResultError(
+                f"leg {number}'s {key} is player {value}, and the match has {players} players"
+            )
+    if len(leg["players"]) != players:
+        raise RejectedResultError(
+            f"leg {number} lists {len(leg['players'])} players, the match has {players}"
+        )
+
+
+def _check_match_claims(
+    document: Mapping[str, Any],
+    lineup: Lineup,
+    walks: Sequence[Walk],
+    legs: Sequence[LegLine],
+    tally: MatchTally,
+) -> None:
+    """The match's own claims (its legs and sets per side, each leg's set, the
+    winner, how it ended and the final scores) must be what its legs give."""
+    names = lineup.players
+    claimed = document.get("legs_won")
+    if claimed is None or tuple(claimed) != tally.legs_won:
+        raise RejectedResultError(
+            f"the legs give legs won {_score_words(tally.legs_won)}, "
+            f"the result claims {'none' if claimed is None else _score_words(claimed)}"
+        )
+    sets = document.get("sets_won")
+    if (None if sets is None else tuple(sets)) != tally.sets_won:
+        given = "none" if tally.sets_won is None else _score_words(tally.sets_won)
+        raise RejectedResultError(
+            f"the legs give sets won {given}, "
+            f"the result claims {'none' if sets is None else _score_words(sets)}"
+        )
+    for leg, in_set in zip(legs, tally.set_of_leg, strict=True):
+        if leg.set != in_set:
+            raise RejectedResultError(
+                f"leg {leg.leg} is in set {in_set} by the match's format, "
+                f"the result says set {leg.set}"
+            )
+    winner = lineup.sides[tally.winner][0]
+    winner_team = tally.winner if lineup.teams else None
+    if document["winner"] != winner:
+        raise RejectedResultError(
+            f"the legs give the match to {_who(names, winner)}, "
+            f"the result claims {_who(names, document['winner'])}"
+        )
+    claimed_name = document.get("winner_name")
+    if claimed_name is not None and claimed_name != names[winner]:
+        raise RejectedResultError(
+            f"the result names the winner {_short(str(claimed_name))!r}, "
+            f"the legs' winner is {_who(names, winner)}"
+        )
+    if "winner_team" in document and document["winner_team"] != winner_team:
+        raise RejectedResultError(
+            f"the legs give winning team {winner_team}, the result claims {document['winner_team']}"
+        )
+    if document["result"] != legs[-1].result:
+        raise RejectedResultError(
+            f"the last leg ended by {legs[-1].result!r}, the match's result claims "
+            f"{_short(str(document['result']))!r}"
+        )
+    for index, player in enumerate(document["players"]):
+        score = walks[-1].game.score(index)
+        if player["score"] != score:
+            raise RejectedResultError(
+                f"the last leg gives {names[index]} a final score of {score}, "
+                f"the result claims {player['score']}"
+            )
+
+
+def _score_words(counts: Sequence[object]) -> str:
+    return "-".join(str(count) for count in counts)
 
 
 def _cpu_levels(document: Mapping[str, Any]) -> tuple[int | None, ...]:
@@ -745,43 +549,3 @@ def _roster_ids(document: Mapping[str, Any]) -> tuple[int | None, ...]:
             )
         ids.append(value)
     return tuple(ids)
-
-
-def _player_lines(
-    walk: _Walk,
-    boards: Sequence[str | None],
-    cpu_levels: Sequence[int | None],
-    roster_ids: Sequence[int | None],
-) -> tuple[PlayerLine, ...]:
-    game = walk.game
-    outcome = game.outcome()
-    assert outcome is not None
-    sides = game.lineup.sides
-    places = _placements(walk)
-    measure = _measure(game.highlight)
-    lines = []
-    for side, members in enumerate(sides):
-        won = outcome.winner is not None and outcome.winner in members
-        for player in members:
-            tally = walk.tallies[player]
-            leg_darts = None
-            if tally.counts["checkouts"] and not game.lineup.teams:
-                leg_darts = tally.darts
-            lines.append(
-                PlayerLine(
-                    index=player,
-                    name=game.lineup.players[player],
-                    team=side if game.lineup.teams else None,
-                    score=game.score(player),
-                    won=won,
-                    placement=places[side],
-                    darts=tally.darts,
-                    highlight=measure(walk, player),
-                    figures={**tally.counts, **tally.bests, "leg_darts": leg_darts},
-                    board=boards[player],
-                    cpu_level=cpu_levels[player],
-                    player_id=None if cpu_levels[player] is not None else roster_ids[player],
-                )
-            )
-    lines.sort(key=lambda line: line.index)
-    return tuple(lines)

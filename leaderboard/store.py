@@ -9,6 +9,7 @@ traceback, for :func:`rescore` to try again."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import json
@@ -586,9 +587,12 @@ def _insert(
                 "received_at": received_at,
                 "visits": [
                     [v.player, list(v.darts), v.points, v.marks, v.bust, v.score_after]
+                    + ([v.leg] if scored.legs else [])
                     for v in scored.visits
                 ],
                 "payload": document,
+                "match_format": scored.match_format,
+                "legs": [dataclasses.asdict(leg) for leg in scored.legs] if scored.legs else None,
             }
         )
     statement = _result_insert(_dialect(session))

@@ -172,10 +172,12 @@ _COLUMNS: dict[Family, list[tuple[str, str]]] = {
 
 
 def rows_table(game: str, rows: list[Row]) -> str:
-    """The text table ``show`` prints: rank, player, venue, played, won, win %,
-    rating, then the game's own figures."""
+    """The text table ``show`` prints: rank, player, venue, played and won
+    (matches), legs won-lost, win %, rating, then the game's own figures."""
     extra = _COLUMNS.get(game_class(game).family, [("BEST", "highlight")])
-    header = ["#", "PLAYER", "VENUE", "PLAYED", "WON", "WIN%", "RATING", *(h for h, _ in extra)]
+    header = [
+        "#", "PLAYER", "VENUE", "PLAYED", "WON", "LEGS", "WIN%", "RATING", *(h for h, _ in extra)
+    ]  # fmt: skip
     body = [
         [
             str(row.rank),
@@ -183,6 +185,7 @@ def rows_table(game: str, rows: list[Row]) -> str:
             row.venue,
             str(row.played),
             str(row.won),
+            f"{row.legs_won}-{row.legs_lost}",
             f"{row.win_percent:.1f}",
             f"{row.rating:.2f}",
             *(_number(getattr(row, key, None)) for _, key in extra),

@@ -100,14 +100,15 @@ def test_import_then_show(
     assert ann["three_dart_average"] == 150.5
     assert {"rating", "first9_average", "checkout_percent", "highest_checkout"} <= set(ann)
     assert {"best_leg_darts", "count_100", "count_140", "count_180"} <= set(ann)
+    assert (ann["legs_won"], ann["legs_lost"]) == (2, 0)  # two games: one-leg matches
 
     status, out, _ = run(capsys, "show", "--game", "x01", *db)
     header, first, *_ = out.splitlines()
     assert header.split() == [
-        "#", "PLAYER", "VENUE", "PLAYED", "WON", "WIN%", "RATING",
+        "#", "PLAYER", "VENUE", "PLAYED", "WON", "LEGS", "WIN%", "RATING",
         "3DA", "FIRST9", "CO%", "HI-CO", "BEST", "100+", "140+", "180",
     ]  # fmt: skip
-    assert first.split()[:5] == ["1", "Ann", "home", "2", "2"]
+    assert first.split()[:6] == ["1", "Ann", "home", "2", "2", "2-0"]
     status, out, _ = run(capsys, "show", "--game", "killer", "--period", "day", *db)
     assert (status, out) == (0, "no killer games in this period (day)\n")
 

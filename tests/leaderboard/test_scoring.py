@@ -100,6 +100,7 @@ def test_an_x01_game_with_a_180_a_bust_and_a_100_checkout() -> None:
             count_100=1,
             count_140=0,
             count_180=1,
+            legs_won=1,  # a single game is a match of one leg
         ),
     )
     assert bob == PlayerLine(
@@ -116,6 +117,7 @@ def test_an_x01_game_with_a_180_a_bust_and_a_100_checkout() -> None:
             first9_points=246,
             first9_darts=9,
             count_140=1,  # 171
+            legs_lost=1,
         ),
     )
     assert scored.visits == (
@@ -175,7 +177,7 @@ def test_a_cricket_game_counts_scoring_marks_and_not_dead_ones() -> None:
         placement=1,
         darts=10,
         highlight=9.0,  # her best visit: 9 marks
-        figures=line_figures(marks=25, count_7_marks=2, count_9_marks=1),
+        figures=line_figures(marks=25, count_7_marks=2, count_9_marks=1, legs_won=1),
     )  # and X01's figures stay empty
     assert bob == PlayerLine(
         index=1,
@@ -186,7 +188,7 @@ def test_a_cricket_game_counts_scoring_marks_and_not_dead_ones() -> None:
         placement=2,
         darts=9,
         highlight=5.0,
-        figures=line_figures(marks=9, count_5_marks=1),
+        figures=line_figures(marks=9, count_5_marks=1, legs_lost=1),
     )
     assert [(v.player, v.points, v.marks, v.score_after) for v in scored.visits] == [
         (0, 60, 7, 60),
