@@ -6,24 +6,33 @@ league's page shows standings, finished and waiting games."""
 from __future__ import annotations
 
 import time
+import uuid
+from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import select
 
+from engine.events import END_VISIT, parse_event
+from engine.match import Match
+from engine.match_format import MatchFormat
 from leaderboard import leagues
 from leaderboard.database import Database
 from leaderboard.league_rules import PointsRules, TeamMatchFormat
 from leaderboard.models import LeagueGame, MatchCall
+from leaderboard.sample_results import match_document
 from leaderboard.store import ingest
 from leaderboard.venues import VenueMap
 from tests.leaderboard.conftest import as_payload
-from tests.leaderboard.result_documents import result_document
 
-__all__ = ["LEAGUE_PAGE", "seed_league"]
+__all__ = ["LEAGUE_PAGE", "match_result", "seed_league"]
 
 LEAGUE_PAGE = "/leagues/1"
 """The seeded league's page (the tour's database is fresh: its id is 1)."""
 
-OPENING = ["T20 T20 T20", "T20 T20 T20", "T20 T7 M", "T20 T7 M"]
+WINNER_STARTS = ["T20 T20 T20", "S20 S20 S20", "T20 T7 D20"]
+"""A leg of 301 its starter wins: 180, 60, then 121 out (T20 T7 D20)."""
+LOSER_STARTS = ["S1 S1 S1", "T20 T20 T20", "S1 S1 S1", "T20 T7 D20"]
+"""A leg of 301 its starter loses: 3, 180, 3, then 121 out."""
 
 
 def seed_league(database: Database, venues: VenueMap) -> int:
@@ -67,19 +76,49 @@ def seed_league(database: Database, venues: VenueMap) -> int:
             if game.call_id is not None
         ]
         league_id, fixture_id = league.id, played.id
-    for (call_id, players), first_wins in zip(calls[:2], (True, False), strict=True):
-        document = result_document(
-            "x01",
-            [*OPENING, "D20"] if first_wins else [*OPENING, "M M M", "D20"],
-            players=tuple(players),
-            options={"start": 301},
-            board="pub",
-        )
-        document["call_id"] = call_id
-        document["legs_won"] = [2, 1] if first_wins else [0, 2]
-        ingest(database, as_payload(document), venues)
+    for (call_id, players), legs in zip(calls[:2], ([0, 1, 0], [1, 1]), strict=True):
+        ingest(database, as_payload(match_result(players, legs, call_id=call_id)), venues)
     with database.write_session() as session:
         leagues.enter_result(session, fixture_id, 3, winner="Cy", legs="2-1", now=now)
         leagues.enter_result(session, fixture_id, 4, winner="Dan", legs="2-0", now=now)
         assert session.get(MatchCall, calls[0][0]) is not None
     return league_id
+
+
+def match_result(
+    players: Sequence[str],
+    leg_winners: Sequence[int],
+    *,
+    call_id: str,
+    board: str = "pub",
+    finished_at: float | None = None,
+) -> dict[str, Any]:
+    """The result a board sends for a called match of 301, first to 2 legs,
+    between ``players``: played through the engine's :class:`Match`, each
+    leg won by the side ``leg_winners`` names (the throw alternating), with
+    the call's ``call_id``."""
+    match_format = MatchFormat(2)
+    match = Match("x01", list(players), {"start": 301}, format=match_format)
+    for winner in leg_winners:
+        visits = WINNER_STARTS if match.starter == winner else LOSER_STARTS
+        for visit in visits:
+            for token in visit.split():
+                match.push(parse_event(token))
+            if not match.leg.is_finished:
+                match.push(END_VISIT)
+        if not match.is_finished:
+            match.push(END_VISIT)  # NEXT: the next leg
+    assert match.is_finished, "the leg winners do not finish the match"
+    played = match.legs
+    finished = time.time() if finished_at is None else finished_at
+    document = match_document(
+        [record.game for record in played],
+        [record.starter for record in played],
+        match_format,
+        result_id=str(uuid.uuid4()),
+        board=board,
+        started_at=finished - 600.0,
+        finished_at=finished,
+    )
+    document["call_id"] = call_id
+    return document

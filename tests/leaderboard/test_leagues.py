@@ -15,25 +15,19 @@ from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import func, select
 
-from leaderboard import leagues
+from leaderboard import leagues, queries
 from leaderboard.database import Database
 from leaderboard.league_rules import PointsRules, TeamMatchFormat
 from leaderboard.leagues import LeagueError, LeagueView
 from leaderboard.models import Base, LeagueFixture, MatchCall
 from leaderboard.store import ingest
 from tests.leaderboard.conftest import as_payload
-from tests.leaderboard.result_documents import result_document
+from tests.leaderboard.league_seed import match_result
 from tests.leaderboard.web_seed import VENUES
 
 LIONS = ("Lions", ["Ann", "Bob", "Cy"])
 TIGERS = ("Tigers", ["Dan", "Eve", "Fay"])
 THREE_SINGLES = ["3*singles:x01:start=301:legs=2"]
-
-OPENING = ["T20 T20 T20", "T20 T20 T20", "T20 T7 M", "T20 T7 M"]
-FIRST_WINS = [*OPENING, "D20"]
-SECOND_WINS = [*OPENING, "M M M", "D20"]
-"""301: both throw 180 then 81, 40 left each; the first checks out, or misses and
-the second does."""
 
 
 def _league(database: Database, specs: list[str] = THREE_SINGLES, **rules: int) -> int:
@@ -62,23 +56,11 @@ def _view(database: Database, league: int | str) -> LeagueView:
         return leagues.league_view(session, league)
 
 
-def _match_result(call: dict[str, Any], first_wins: bool, legs: tuple[int, int]) -> bytes:
+def _match_result(call: dict[str, Any], leg_winners: list[int]) -> bytes:
     """The result of a called match as the board sends it: the call's players
-    and call_id, first to 2 legs with ``legs`` won per side (the contract's
-    ``match_format`` and ``legs_won``; the last leg's log stands for them)."""
-    players = tuple(player["name"] for player in call["players"])
-    document = result_document(
-        "x01",
-        FIRST_WINS if first_wins else SECOND_WINS,
-        players=players,
-        options={"start": 301},
-        board="board1",
-    )
-    document["call_id"] = call["call_id"]
-    document["match_format"] = {"legs": 2, "starts": "alternate"}
-    document["match_id"] = document["game_key"]
-    document["legs_won"] = list(legs)
-    return as_payload(document)
+    and call_id, 301 first to 2 legs played through the engine's Match."""
+    players = [player["name"] for player in call["players"]]
+    return as_payload(match_result(players, leg_winners, call_id=call["call_id"]))
 
 
 def _calls(database: Database) -> list[dict[str, Any]]:
@@ -127,14 +109,20 @@ def test_a_fixture_of_three_singles_gives_the_right_standings_from_its_match_res
     assert shown.fixtures[0].status == "scheduled"
 
     # Ann beats Dan 2-1; Eve beats Bob 2-0; Cy beats Fay 2-1: Lions win 2-1 in games, legs 4-4.
-    outcomes = [(True, (2, 1)), (False, (0, 2)), (True, (2, 1))]
-    sent = [
-        _match_result(call, first_wins, legs)
-        for call, (first_wins, legs) in zip(calls, outcomes, strict=True)
-    ]
+    outcomes = [[0, 1, 0], [1, 1], [0, 1, 0]]
+    sent = [_match_result(call, legs) for call, legs in zip(calls, outcomes, strict=True)]
     for payload in sent:
-        assert ingest(database, payload, VENUES).status == "imported"
+        assert ingest(database, payload, VENUES).status == "imported", payload
     assert ingest(database, sent[0], VENUES).status == "duplicate"  # redelivered: nothing changes
+    with database.session() as session:  # the leaderboard counted each as one match, with its legs
+        rows = {row.player: row for row in queries.leaderboard(session, "x01", "all")}
+    assert (rows["Ann"].played, rows["Ann"].won, rows["Ann"].legs_won, rows["Ann"].legs_lost) == (
+        1,
+        1,
+        2,
+        1,
+    )
+    assert (rows["Eve"].won, rows["Eve"].legs_won, rows["Bob"].legs_lost) == (1, 2, 2)
 
     shown = _view(database, league)
     (night,) = shown.fixtures
@@ -160,7 +148,7 @@ def test_a_fixture_half_played_counts_in_no_standing(database: Database) -> None
     league = _league(database)
     _fixture(database, league)
     first = _calls(database)[0]
-    ingest(database, _match_result(first, True, (2, 0)), VENUES)
+    ingest(database, _match_result(first, [0, 0]), VENUES)
     shown = _view(database, league)
     assert shown.fixtures[0].status == "playing"
     assert [row.played for row in shown.standings] == [0, 0]
@@ -190,7 +178,7 @@ def test_a_result_by_hand_decides_a_game_and_cancels_its_call(database: Database
     with database.write_session() as session, pytest.raises(LeagueError, match="decided already"):
         leagues.enter_result(session, fixture, 2, winner="Bob", legs="2-0", now=3001.0)
     # Its match's result, arriving late, does not change the hand's.
-    ingest(database, _match_result(_calls(database)[1], True, (2, 0)), VENUES)
+    ingest(database, _match_result(_calls(database)[1], [0, 0]), VENUES)
     assert _view(database, league).fixtures[0].games[1].source == "hand"
 
 
