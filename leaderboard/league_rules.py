@@ -7,7 +7,7 @@ results, and the standings with their tie-breaks. No database, no I/O:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any
 
@@ -37,8 +37,14 @@ __all__ = [
 MAX_FORMAT_GAMES = 30
 """The most games one fixture may have (an NDL-like night has nine to twelve)."""
 
-_MATCH_KEYS = ("legs", "sets", "starts", "decider")
-"""The keys of a format game that are its match format; any other is a game option."""
+_MATCH_KEYS = tuple(key.name for key in fields(MatchFormat))
+"""The keys of a format game that are its match format (legs, sets, starts,
+decider: read from the format, since one game is called Legs and a game id
+is named in the engine only); any other key is a game option."""
+_COUNTS = tuple(key.name for key in fields(MatchFormat) if key.type in ("int", "int | None"))
+"""The match keys that are counts (legs and sets)."""
+_LEGS = _COUNTS[0]
+"""The required match key: the legs a side must win."""
 
 
 class LeagueRuleError(ValueError):
@@ -186,8 +192,8 @@ def parse_format_game(spec: str) -> list[FormatGame]:
         else:
             options[key] = value.strip()
     kind, game_id = parts[0].lower(), parts[1].lower()
-    if "legs" not in match:  # a mistyped option (lgs=2) is named before the legs it lacks
-        _format_game(kind, game_id, options, {**match, "legs": 1}, where=where)
+    if _LEGS not in match:  # a mistyped option (lgs=2) is named before the legs it lacks
+        _format_game(kind, game_id, options, {**match, _LEGS: 1}, where=where)
         raise LeagueRuleError(f"{where}: say how many legs a side must win, e.g. legs=2")
     game = _format_game(kind, game_id, options, match, where=where)
     return [game] * count
@@ -195,7 +201,7 @@ def parse_format_game(spec: str) -> list[FormatGame]:
 
 def _match_value(key: str, value: str, where: str) -> object:
     """A match key's text as its JSON value (legs and sets are counts)."""
-    if key in ("legs", "sets"):
+    if key in _COUNTS:
         if not value.isdigit():
             raise LeagueRuleError(f"{where}: {key} must be a whole number, not {value!r}")
         return int(value)
