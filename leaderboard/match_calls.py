@@ -47,7 +47,9 @@ __all__ = [
     "cancel_call",
     "cancel_command",
     "claim_board",
+    "in_call_order",
     "live_calls",
+    "mark_called",
     "mark_playing",
     "outcome_of",
     "queue_call",
@@ -264,6 +266,42 @@ class CallOutcome:
     winner: int | None
     legs_won: list[int]
     finished_at: float
+    players: tuple[tuple[str, int | None], ...] = ()
+    """The result's players (name, roster id) when its sides are players
+    (no teams): to put its sides in the call's order."""
+
+
+def _key(name: str) -> str:
+    return "".join(name.split()).casefold()
+
+
+def in_call_order(call: MatchCall, outcome: CallOutcome) -> tuple[int | None, list[int]]:
+    """The outcome's winner and legs in the call's side order: the result's
+    players matched to the call's by roster id, else by name (a board may
+    seat them in another order); as the result has them when they do not match."""
+    wanted = [(str(p.get("name", "")), p.get("player_id")) for p in call.players]
+    if not outcome.players or len(outcome.players) != len(wanted):
+        return outcome.winner, outcome.legs_won
+    order: list[int] = []
+    for name, player_id in outcome.players:
+        found = next(
+            (
+                index
+                for index, (call_name, call_id) in enumerate(wanted)
+                if (player_id is not None and player_id == call_id)
+                or (_key(name) == _key(call_name))
+            ),
+            None,
+        )
+        if found is None or found in order:
+            return outcome.winner, outcome.legs_won
+        order.append(found)
+    legs = [0] * len(wanted)
+    if len(outcome.legs_won) == len(order):
+        for index, won in enumerate(outcome.legs_won):
+            legs[order[index]] = won
+    winner = order[outcome.winner] if outcome.winner is not None else None
+    return winner, legs
 
 
 def _side_count(document: Mapping[str, Any]) -> int:
@@ -297,7 +335,18 @@ def outcome_of(
         legs_won = list(legs)
     else:  # a single game: a one-leg match
         legs_won = [1 if index == side else 0 for index in range(_side_count(document))]
-    return CallOutcome(call_id, result_id, side, legs_won, finished_at)
+    players: tuple[tuple[str, int | None], ...] = ()
+    listed = document.get("players")
+    if not (isinstance(teams, list) and teams) and isinstance(listed, list):
+        players = tuple(
+            (
+                str(p.get("name", "")),
+                p.get("player_id") if type(p.get("player_id")) is int else None,
+            )
+            for p in listed
+            if isinstance(p, Mapping)
+        )
+    return CallOutcome(call_id, result_id, side, legs_won, finished_at, players)
 
 
 def results_stored(session: Session, outcomes: Sequence[CallOutcome]) -> None:
@@ -323,8 +372,7 @@ def results_stored(session: Session, outcomes: Sequence[CallOutcome]) -> None:
         try:
             call.status = "finished"
             call.result_id = outcome.result_id
-            call.winner = outcome.winner
-            call.legs_won = outcome.legs_won
+            call.winner, call.legs_won = in_call_order(call, outcome)
             call.finished_at = outcome.finished_at
             session.flush()
             if hook is not None:
@@ -386,6 +434,16 @@ def release_call(session: Session, call_id: str, board: str) -> bool:
         .values(status="ready", board=None, called_at=None)
     )
     return bool(getattr(released, "rowcount", 0))
+
+
+def mark_called(session: Session, call_id: str) -> bool:
+    """The board shows the call waiting again (its game was ended unplayed)."""
+    marked = session.execute(
+        update(MatchCall)
+        .where(MatchCall.call_id == call_id, MatchCall.status == "playing")
+        .values(status="called")
+    )
+    return bool(getattr(marked, "rowcount", 0))
 
 
 def mark_playing(session: Session, call_id: str) -> bool:
