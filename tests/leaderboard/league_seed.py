@@ -19,9 +19,9 @@ from leaderboard import leagues
 from leaderboard.database import Database
 from leaderboard.league_rules import PointsRules, TeamMatchFormat
 from leaderboard.models import LeagueGame, MatchCall
-from leaderboard.sample_results import match_document
 from leaderboard.store import ingest
 from leaderboard.venues import VenueMap
+from mqtt_contract.result_payload import result_document
 from tests.leaderboard.conftest import as_payload
 
 __all__ = ["LEAGUE_PAGE", "match_result", "seed_league"]
@@ -94,9 +94,10 @@ def match_result(
     finished_at: float | None = None,
 ) -> dict[str, Any]:
     """The result a board sends for a called match of 301, first to 2 legs,
-    between ``players``: played through the engine's :class:`Match`, each
-    leg won by the side ``leg_winners`` names (the throw alternating), with
-    the call's ``call_id``."""
+    between ``players``: played through the engine's :class:`Match` and
+    built by the contract's ``result_document`` as the daemon does, each leg
+    won by the side ``leg_winners`` names (the throw alternating), with the
+    call's ``call_id``."""
     match_format = MatchFormat(2)
     match = Match("x01", list(players), {"start": 301}, format=match_format)
     for winner in leg_winners:
@@ -109,12 +110,9 @@ def match_result(
         if not match.is_finished:
             match.push(END_VISIT)  # NEXT: the next leg
     assert match.is_finished, "the leg winners do not finish the match"
-    played = match.legs
     finished = time.time() if finished_at is None else finished_at
-    document = match_document(
-        [record.game for record in played],
-        [record.starter for record in played],
-        match_format,
+    document = result_document(
+        match,
         result_id=str(uuid.uuid4()),
         board=board,
         started_at=finished - 600.0,
