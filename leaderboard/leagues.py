@@ -45,6 +45,7 @@ from leaderboard.store import player_key
 from mqtt_contract.topic_names import base_problem, board_id_problem
 
 __all__ = [
+    "CALL_ORDER_STEP",
     "OWNER_KIND",
     "FixtureGameView",
     "FixtureView",
@@ -64,6 +65,10 @@ __all__ = [
 
 OWNER_KIND = "league"
 """The ``owner_kind`` of a league game's match call."""
+
+CALL_ORDER_STEP = 0.001
+"""Seconds between the queue times of a fixture's games: the caller takes the
+oldest first, so they are called in the format's order."""
 
 MAX_TITLE = 80
 """The longest title a called match shows (``call_match``'s ``title``)."""
@@ -408,7 +413,7 @@ def add_fixture(
                     match_format=_call_format(row.match_format),
                     players=[*row.home_players, *row.away_players],
                     boards=checked_boards,
-                    now=now,
+                    now=now + (row.number - 1) * CALL_ORDER_STEP,
                 )
             except match_calls.CallError as error:
                 raise LeagueError(f"game {row.number}: {error}") from None
