@@ -4,7 +4,9 @@ SQLite file, the league made with ``oche league create`` and ``fixture``.
 The service calls each of the fixture's three singles matches (301, first
 to 2 legs) to the board in turn; each is confirmed with a dart and played
 by the board's darts and NEXTs alone; its result decides the game, and the
-standings the API gives after the fixture are right."""
+standings the API gives after the fixture are right. A result entered by hand
+while its call waits on the board takes the call back (call_cancelled) and
+the board is free for the next game."""
 
 from __future__ import annotations
 
@@ -154,3 +156,43 @@ async def test_a_fixture_of_three_singles_played_on_a_board_gives_the_standings(
         e for e in watcher.of("event") if isinstance(e, dict) and e.get("type") == "match_called"
     ]
     assert len(matches_called) == 3
+
+
+async def test_a_result_by_hand_takes_the_waiting_call_back_and_the_next_game_is_called(
+    tmp_path: Path, mosquitto: MosquittoBroker, watcher: Watcher
+) -> None:
+    db_url = f"sqlite:///{tmp_path / 'leaderboard.sqlite3'}"
+    db = ["--db", db_url]
+    league = oche(
+        "league", "create", "--name", "Thursday League", "--team", "Lions=Ann,Bob",
+        "--team", "Tigers=Dan,Eve", "--format", "2*singles:x01:start=301:legs=1", "--json", *db,
+    )["id"]  # fmt: skip
+    fixture = oche("league", "fixture", str(league), "--home", "Lions", "--away", "Tigers",
+                   "--board", "oche/board1", "--json", *db)["id"]  # fmt: skip
+    settings = ServiceSettings(
+        db_url=db_url, mqtt_url=mosquitto.url, http_port=free_port(), client_id="lb-league"
+    )
+    board = Board(tmp_path, mosquitto)
+    try:
+        await board.start()
+        await connected(watcher)
+        async with service(settings):
+            await watcher.state_where(
+                lambda s: (
+                    [p["name"] for p in (s.get("call") or {}).get("players", [])] == ["Ann", "Dan"]
+                )
+            )
+            # The night's first game was played on paper: its result by hand.
+            assert main(["league", "result", str(fixture), "1", "--winner", "Dan",
+                         "--legs", "1-0", *db]) == 0  # fmt: skip
+            await watcher.state_where(
+                lambda s: (
+                    [p["name"] for p in (s.get("call") or {}).get("players", [])] == ["Bob", "Eve"]
+                )
+            )
+    finally:
+        await board.stop()
+    cancelled = [
+        e for e in watcher.of("event") if isinstance(e, dict) and e.get("type") == "call_cancelled"
+    ]
+    assert len(cancelled) == 1
