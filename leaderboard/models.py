@@ -35,6 +35,10 @@ from leaderboard.figures import LINE_FIGURES, TOTAL_FIGURES, Figure
 __all__ = [
     "Base",
     "BoardPairing",
+    "League",
+    "LeagueFixture",
+    "LeagueGame",
+    "LeagueTeam",
     "LineFigures",
     "MatchCall",
     "Player",
@@ -476,3 +480,83 @@ class TournamentMatch(Base):
     """``played``, ``walkover``, or None while undecided."""
     result_id: Mapped[str | None] = mapped_column(String(NAME_LENGTH), default=None)
     decided_at: Mapped[float | None] = mapped_column(Float, default=None)
+# --- leagues ---
+
+
+class League(Base):
+    """A league's season (docs/matches.md, "Leagues"): its name, its points
+    rules and its team-match format (``league_rules.TeamMatchFormat`` as JSON)."""
+
+    __tablename__ = "leagues"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH), unique=True)
+    season: Mapped[str] = mapped_column(String(64), default="")
+    points_win: Mapped[int] = mapped_column(Integer, default=2)
+    points_draw: Mapped[int] = mapped_column(Integer, default=1)
+    points_loss: Mapped[int] = mapped_column(Integer, default=0)
+    points_per_game: Mapped[int] = mapped_column(Integer, default=0)
+    """Points for each game a team wins in a fixture, beside the fixture's own."""
+    format: Mapped[list[Any]] = mapped_column(JSON)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class LeagueTeam(Base):
+    """A team of a league and its players in order: a JSON list of
+    ``{"name", "player_id"}`` (the roster's id, or null for a guest)."""
+
+    __tablename__ = "league_teams"
+    __table_args__ = (UniqueConstraint("league_id", "key"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    league_id: Mapped[int] = mapped_column(ForeignKey("leagues.id", ondelete="CASCADE"))
+    key: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    """The name case-folded and stripped: two teams of a league differ in it."""
+    name: Mapped[str] = mapped_column(String(NAME_LENGTH))
+    players: Mapped[list[Any]] = mapped_column(JSON)
+
+
+class LeagueFixture(Base):
+    """One night of a league: home team v away team, its date and the boards
+    its games are called to (the home venue's)."""
+
+    __tablename__ = "league_fixtures"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    league_id: Mapped[int] = mapped_column(ForeignKey("leagues.id", ondelete="CASCADE"), index=True)
+    home_team_id: Mapped[int] = mapped_column(ForeignKey("league_teams.id", ondelete="CASCADE"))
+    away_team_id: Mapped[int] = mapped_column(ForeignKey("league_teams.id", ondelete="CASCADE"))
+    date: Mapped[str | None] = mapped_column(String(32), default=None)
+    boards: Mapped[list[Any]] = mapped_column(JSON)
+    created_at: Mapped[float] = mapped_column(Float)
+
+
+class LeagueGame(Base):
+    """One game of a fixture: its place in the format, who plays it for each
+    side (JSON lists of ``{"name", "player_id"}``), the called match that
+    plays it (``call_id``) and, once decided, its winner (0 home, 1 away,
+    null a draw) and legs, from the match's result (``source`` ``oche``) or
+    entered by hand (``hand``)."""
+
+    __tablename__ = "league_games"
+    __table_args__ = (UniqueConstraint("fixture_id", "number"),)
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    fixture_id: Mapped[int] = mapped_column(ForeignKey("league_fixtures.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(16))
+    game: Mapped[str] = mapped_column(String(64))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    match_format: Mapped[dict[str, Any]] = mapped_column(JSON)
+    home_players: Mapped[list[Any]] = mapped_column(JSON)
+    away_players: Mapped[list[Any]] = mapped_column(JSON)
+    call_id: Mapped[str | None] = mapped_column(String(64), unique=True, default=None)
+    status: Mapped[str] = mapped_column(String(16))
+    """``called`` (queued as a match call), ``by-hand`` (waits for ``oche league
+    result``) or ``finished``."""
+    winner: Mapped[int | None] = mapped_column(Integer, default=None)
+    home_legs: Mapped[int | None] = mapped_column(Integer, default=None)
+    away_legs: Mapped[int | None] = mapped_column(Integer, default=None)
+    result_id: Mapped[str | None] = mapped_column(String(NAME_LENGTH), default=None)
+    source: Mapped[str | None] = mapped_column(String(16), default=None)
+    finished_at: Mapped[float | None] = mapped_column(Float, default=None)

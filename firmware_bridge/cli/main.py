@@ -49,6 +49,7 @@ COMMAND_MODULES = (
     "cribbage",
     "leaderboard",
     "players",
+    "league",
     "bot",
     "skill",
     "operator",

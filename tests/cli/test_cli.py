@@ -372,8 +372,8 @@ def test_games_json_describes_the_options() -> None:
 
 
 COMMANDS = ["replay", "games", "play", "run", "display", "history", "export", "journal", "books",
-            "monitor", "calibrate", "firmware", "udev", "cribbage", "leaderboard", "players", "bot",
-            "skill", "operator", "cards", "tournament"]  # fmt: skip
+            "monitor", "calibrate", "firmware", "udev", "cribbage", "leaderboard", "players",
+            "league", "bot", "skill", "operator", "cards", "tournament"]  # fmt: skip
 
 
 def test_plain_oche_prints_the_command_list() -> None:

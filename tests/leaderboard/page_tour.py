@@ -21,6 +21,7 @@ from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub
 from leaderboard.web.app import create_app
 from tests.leaderboard.app_server import AppServer
+from tests.leaderboard.league_seed import LEAGUE_PAGE, seed_league
 from tests.leaderboard.web_seed import (
     ADMIN_PASSWORD_HASH,
     TRICKY_NAME,
@@ -143,6 +144,9 @@ def tour_pages(seeded: Seeded) -> list[TourPage]:
         TourPage("/players/Nobody", "player not found", status=404),
         TourPage("/results/no-such-result", "result not found", status=404),
         TourPage("/offline", "offline shell"),
+        TourPage("/leagues", "leagues"),
+        TourPage(LEAGUE_PAGE, "a league's standings and fixtures"),
+        TourPage("/leagues/no-such-league", "league not found", status=404),
     ]
 
 
@@ -154,6 +158,7 @@ def page_tour(folder: Path) -> Iterator[PageTour]:
     database.migrate()
     seed_history(database)
     seeded = seed(database)
+    seed_league(database, VENUES)
     hub = LiveHub()
     app = create_app(database, hub, VENUES, admin_password_hash=ADMIN_PASSWORD_HASH)
     server = AppServer(app)
