@@ -407,7 +407,8 @@ class Scene:
             if state.match.present and state.match.leg_over and not state.match.finished:
                 label = "Leg won  ·  press NEXT for the next leg"
             elif state.finished:
-                label = f"Finished  ·  {SETUP_HINT}"
+                then = "the next match is called" if state.call.present else SETUP_HINT
+                label = f"Finished  ·  {then}"
             layout.text(surface, label, middle, layout.font_size(40), COLORS.text)
         status, colour = board_status(self.state)
         dot = layout.px(9)
@@ -627,9 +628,11 @@ def _leg_won(payload: Mapping[str, Any]) -> LegWon | None:
 
 
 def _throws_first(state: State, index: int) -> bool:
-    """Player ``index`` throws (threw) first in the match's leg being played."""
+    """Player ``index`` throws (threw) first in the match's leg being played
+    (no one while the match is over or its cork is thrown)."""
     match = state.match
-    return shows_match(state) and not match.finished and match.starter == index
+    settled = not match.finished and match.cork is None
+    return shows_match(state) and settled and match.starter == index
 
 
 def _last_over(state: State) -> str | None:

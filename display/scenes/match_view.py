@@ -139,7 +139,8 @@ def _draw_chips(
     count = side_count(state)
     if count < 1:
         return
-    starter = None if state.match.finished else starter_side(state)
+    settled = not state.match.finished and state.match.cork is None
+    starter = starter_side(state) if settled else None
     for side, chip in enumerate(split(rect, count, layout.px(10))):
         is_starter = side == starter
         layout.panel(surface, chip, COLORS.panel_current, COLORS.line, 1)
