@@ -224,12 +224,20 @@ def leg_over_words(state: StateView) -> tuple[str, str] | None:
     if not shows_match(state) or not match.leg_over or match.finished:
         return None
     last = match.played[-1] if match.played else None
-    winner = last.winner if last is not None else state.winner
-    side = side_of(state, winner)
-    number = (last.leg if last.set is None else leg_in_set(match)) if last is not None else None
-    leg = "the leg" if number is None else f"the {leg_ordinal(number)} leg"
-    title = f"{side_label(state, side)} wins {leg}" if side is not None else "Leg over"
-    return title, f"{match_score_words(state)}  ·  {NEXT_HINT}"
+    if last is not None and last.winner is None:
+        return "Leg drawn", f"{match_score_words(state)}  ·  {NEXT_HINT}"
+    side = side_of(state, last.winner if last is not None else state.winner)
+    if side is None:
+        return "Leg over", f"{match_score_words(state)}  ·  {NEXT_HINT}"
+    legs, _ = side_legs(match, side)
+    need = match.format.legs if match.format is not None else None
+    if match.sets_won is not None and need is not None and legs >= need:
+        what = "the set"
+    elif last is not None:
+        what = f"the {leg_ordinal(last.leg if last.set is None else leg_in_set(match))} leg"
+    else:
+        what = "the leg"
+    return f"{side_label(state, side)} wins {what}", f"{match_score_words(state)}  ·  {NEXT_HINT}"
 
 
 # ------------------------------------------------------------ the cork

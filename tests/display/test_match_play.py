@@ -486,3 +486,17 @@ def test_an_engine_cork_on_the_display() -> None:
     visible(layout, "Bull for the throw: Bob to throw")
     visible(layout, "Ann: DB")
     assert not any(text.endswith(" throws first") for text in texts(layout))  # not until won
+
+
+def test_an_engine_set_won_on_the_display() -> None:
+    """First to 2 sets of 1 leg: Ann's first leg wins her the first set."""
+    match = Match("x01", ["Ann", "Bob"], {"start": 301, "out": "straight"},
+                  format=MatchFormat.from_json({"legs": 1, "sets": 2}))  # fmt: skip
+    state = play(match, "T20 T20 T20 NEXT S20 S20 S20 NEXT T20 T20 S1")
+    _, layout = render(state)
+    visible(layout, "Ann wins the set")
+    visible(layout, "Sets 1-0, legs 1-0  ·  press NEXT for the next leg")
+    state = play(match, "NEXT")
+    _, layout = render(state)
+    for words in ("Set 2, leg 1", "Sets 1-0, legs 0-0", "Bob throws first"):
+        visible(layout, words)
