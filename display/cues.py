@@ -32,6 +32,7 @@ from mqtt_contract.scoreboard import game_shot_words
 __all__ = [
     "ANNOUNCEMENT_PRIORITY",
     "CUES",
+    "INTERRUPTING_CALLS",
     "RING_CUES",
     "caller_text",
     "collapse",
@@ -203,6 +204,10 @@ def collapse(cues: Iterable[str]) -> list[str]:
 
 
 # ------------------------------------------------------------- the caller
+
+INTERRUPTING_CALLS = frozenset({"winner", LegWon.type})
+"""The events whose line cuts the caller's line still being spoken short
+(a game shot must be said; the others are skipped while it speaks)."""
 
 _ONES = [
     "zero",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import copy
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -500,3 +501,38 @@ def test_an_engine_set_won_on_the_display() -> None:
     _, layout = render(state)
     for words in ("Set 2, leg 1", "Sets 1-0, legs 0-0", "Bob throws first"):
         visible(layout, words)
+
+
+def test_a_game_shot_cuts_the_callers_line_short_rather_than_be_skipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    spoken = fake_espeak(tmp_path, 5)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+
+    def lines(count: int) -> list[str]:
+        """The lines spoken, once ``count`` of them began (each is written as it starts)."""
+        deadline = time.monotonic() + 30  # generous, for a busy machine
+        while time.monotonic() < deadline:
+            said = spoken.read_text().splitlines() if spoken.exists() else []
+            if len(said) >= count:
+                return said
+            time.sleep(0.02)
+        raise AssertionError(f"{count} lines never spoken")
+
+    caller = Caller()
+    try:
+        assert caller.say("three")
+        assert lines(1) == ["-s 160 three"]
+        assert not caller.say("bust")  # still speaking: an ordinary line is skipped
+        assert caller.announce(LEG_WON, None)  # the game shot cuts it short
+        assert lines(2)[1] == "-s 160 Game shot, and the first leg"
+        assert caller.busy
+        winner = {"type": "winner", "at": 1767225800.0, "player": 0, "team": None}
+        assert caller.announce(winner, StateView.from_json(state_of("x01")))
+        assert lines(3) == [
+            "-s 160 three",
+            "-s 160 Game shot, and the first leg",
+            "-s 160 game shot",
+        ]
+    finally:
+        caller.close()
