@@ -112,6 +112,11 @@ class Game:
     round_limit_option: ClassVar[str | None] = None
     """The option that ends the game after so many rounds, which a paid game's
     ``[credits] rounds`` may set; None: the game has no such limit."""
+    stat_ratios: ClassVar[Mapping[str, tuple[str, str, float]]] = {}
+    """The statistics that are ratios: key -> (numerator, denominator,
+    factor), recomputed from the summed parts over a match's legs."""
+    stat_bests: ClassVar[frozenset[str]] = frozenset()
+    """The statistics that are a best (the highest over a match's legs)."""
     calls_visit_points: ClassVar[bool] = False
     """Whether the caller says each visit's points ("one hundred and forty"),
     as in the 01 games."""
@@ -183,26 +188,42 @@ class Game:
 
     @classmethod
     def combine_stats(cls, per_leg: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-        """A player's statistics over a match's legs from each leg's (the
-        state's ``stats``): counters (integers) summed, any other number the
-        mean of the legs' weighted by their darts, the rest the last leg's.
-        A game whose averages can be recomputed exactly overrides this."""
+        """A player's statistics over a match's legs from each leg's
+        (:meth:`leg_stats`): counters (integers) summed, a best of
+        :attr:`stat_bests` the highest, a ratio of :attr:`stat_ratios`
+        recomputed from its summed parts, any other number the legs' mean
+        weighted by their darts, anything else the last leg's."""
         combined: dict[str, Any] = {}
-        weights: dict[str, float] = {}
+        weighted: dict[str, tuple[float, float]] = {}
         for stats in per_leg:
             darts = stats.get("darts", 0)
             weight = float(darts) if isinstance(darts, int) and darts > 0 else 0.0
             for key, value in stats.items():
-                if isinstance(value, bool) or not isinstance(value, int | float):
+                if key in cls.stat_bests:
+                    best = combined.get(key)
+                    combined[key] = value if best is None or (value or 0) > best else best
+                elif isinstance(value, bool) or not isinstance(value, int | float):
                     combined[key] = copy.deepcopy(value)
-                elif isinstance(value, int) and not isinstance(combined.get(key), float):
+                elif isinstance(value, int) and key not in weighted:
                     combined[key] = combined.get(key, 0) + value
                 else:
-                    total = float(combined.get(key, 0.0)) * weights.get(key, 0.0)
-                    weights[key] = weights.get(key, 0.0) + weight
-                    mean = (total + value * weight) / weights[key] if weights[key] else 0.0
-                    combined[key] = round(mean, 2)
+                    total, weights = weighted.get(key, (0.0, 0.0))
+                    if isinstance(combined.get(key), int) and key not in weighted:
+                        total = float(combined[key])  # an int in an earlier leg: a mean now
+                    weighted[key] = (total + value * weight, weights + weight)
+        for key, (total, weights) in weighted.items():
+            combined[key] = round(total / weights, 2) if weights else 0.0
+        for key, (numerator, denominator, factor) in cls.stat_ratios.items():
+            if numerator in combined and denominator in combined:
+                parts = combined.get(numerator, 0), combined.get(denominator, 0)
+                combined[key] = round(factor * parts[0] / parts[1], 2) if parts[1] else 0.0
         return combined
+
+    def leg_stats(self, player: int) -> dict[str, Any]:
+        """``player``'s statistics in this game as a match combines them: the
+        state's ``stats`` plus the counters of :meth:`_match_counters` its
+        match figures are made of (:meth:`combine_stats`)."""
+        return {**self._stats_of(player), **self._match_counters(player)}
 
     def _check_lineup(self) -> None:
         lineup = self.lineup
@@ -254,6 +275,20 @@ class Game:
     def _player_stats(self, player: int) -> dict[str, Any]:
         """The game's own statistics for one player, beside darts and visits."""
         return {}
+
+    def _match_counters(self, player: int) -> dict[str, Any]:
+        """Counters of ``player``'s the state does not show but a match's
+        statistics are made of (X01's first nine darts, checkout darts)."""
+        return {}
+
+    def _stats_of(self, player: int) -> dict[str, Any]:
+        """The state's ``stats`` of ``player``."""
+        return {
+            "darts": self._darts[player],
+            "visits": self._visits[player],
+            "bounce_outs": self._bounce_outs[player],
+            **self._player_stats(player),
+        }
 
     # -------------------------------------------------- helpers for the hooks
 
@@ -560,12 +595,7 @@ class Game:
                     **self._side_state(side),
                     "team": side if teams else None,
                     "out": self._out[side],
-                    "stats": {
-                        "darts": self._darts[player],
-                        "visits": self._visits[player],
-                        "bounce_outs": self._bounce_outs[player],
-                        **self._player_stats(player),
-                    },
+                    "stats": self._stats_of(player),
                 }
             )
         return {

@@ -29,15 +29,20 @@ from engine.events import END_VISIT, Bounce, EndVisit, Event, parse_event
 from engine.game import DARTS_PER_VISIT, Game, PickingGame
 
 __all__ = [
+    "FIRST_KEY",
     "HEADER_MARK",
     "LogHeader",
     "LoggedEvent",
     "format_game_log",
     "header_json",
+    "log_first_side",
     "parse_game_log",
     "parse_log_header",
     "replay_log",
 ]
+
+FIRST_KEY = "first"
+"""The comment line's key that says which side threw first: ``# first: 1``."""
 
 HEADER_MARK = "Oche journal game "
 """What the first line of an exported log says after its ``# ``; only such a
@@ -47,12 +52,16 @@ log has a header."""
 @dataclass(frozen=True, slots=True)
 class LogHeader:
     """What an exported log's header says was played: the game id, the players
-    in throwing order, the teams (or None) and every option's value."""
+    in throwing order, the teams (or None), every option's value and the side
+    that threw first."""
 
     game: str
     players: list[str]
     teams: dict[str, list[str]] | None = None
     options: dict[str, Any] = field(default_factory=dict)
+    first_side: int = 0
+    """The side that threw first (a match's leg started by another side):
+    the header's ``# first: 1`` line; 0 without one."""
 
 
 def header_json(value: object) -> str:
@@ -88,7 +97,7 @@ def parse_log_header(text: str) -> LogHeader | None:
         if not line.startswith("#"):
             break
         key, sep, value = line[1:].strip().partition(": ")
-        if sep and key in ("game", "players", "teams", "options") and key not in found:
+        if sep and key in ("game", "players", "teams", "options", FIRST_KEY) and key not in found:
             found[key] = (number, value.strip())
     for key in ("game", "players"):
         if key not in found:
@@ -111,7 +120,35 @@ def parse_log_header(text: str) -> LogHeader | None:
         if not isinstance(raw, dict):
             raise GameLogError(number, "options", "the header's options are not a JSON object")
         options = raw
-    return LogHeader(game, players, teams, options)
+    first_side = 0
+    if FIRST_KEY in found:
+        first_side = _first_side(*found[FIRST_KEY])
+    return LogHeader(game, players, teams, options, first_side)
+
+
+def _first_side(number: int, value: str) -> int:
+    """A ``# first: N`` line's side, or a :class:`GameLogError` naming it."""
+    if not value.isascii() or not value.isdigit():
+        raise GameLogError(
+            number,
+            FIRST_KEY,
+            f"the side that threw first is a side's index (0, 1, ...), not {value!r}",
+        )
+    return int(value)
+
+
+def log_first_side(text: str) -> int | None:
+    """The side that threw first by a log's leading comment lines (the
+    ``# first: 1`` line :func:`format_game_log` writes for a leg another side
+    started, or an export header's), None when they do not say (side 0 then,
+    unless the game was built otherwise)."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.startswith("#"):
+            break
+        key, sep, value = line[1:].strip().partition(": ")
+        if sep and key == FIRST_KEY:
+            return _first_side(number, value.split("#", 1)[0].strip())
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,7 +179,17 @@ def parse_game_log(text: str) -> Iterator[LoggedEvent]:
 def replay_log(game: Game, text: str) -> Game:
     """Apply a log to ``game`` and return it. An event the game refuses (a dart
     after the game ended, undo with nothing thrown) raises :class:`GameLogError`
-    naming the line and the token, and so does a fourth dart in a line's visit."""
+    naming the line and the token, and so does a fourth dart in a line's visit,
+    and a log whose ``# first:`` line names another side than the game's
+    :attr:`~engine.game.Game.first_side` (build the game with that side)."""
+    first = log_first_side(text)
+    if first is not None and first != game.first_side:
+        raise GameLogError(
+            1,
+            f"# {FIRST_KEY}: {first}",
+            f"the log was started by side {first}, the game by side {game.first_side}: "
+            f"build the game with first_side={first}",
+        )
     if isinstance(game, PickingGame):
         for logged in parse_game_log(text):
             if logged.token:  # a line's end is no event here
@@ -173,16 +220,20 @@ def _push(game: Game, logged: LoggedEvent, line: int) -> None:
         raise GameLogError(line, logged.token, str(error)) from None
 
 
-def format_game_log(game: Game) -> str:
+def format_game_log(game: Game, *, first: bool | None = None) -> str:
     """The log text of ``game``'s effective events (:attr:`Game.events`): each
     visit on its own line, a visit still in progress written as ended. A
     :class:`PickingGame` has no visits: every ``NEXT`` is written and ends a
     line. A corrected dart is written as corrected, with a comment saying what
-    the board read (``T20 T19 S5  # dart 2 read as S19``). :func:`replay_log`
-    reads either back into the same game."""
+    the board read (``T20 T19 S5  # dart 2 read as S19``). A game another
+    side than side 0 started (a match's leg) begins with a ``# first: 1``
+    line; ``first`` True writes that line even for side 0, False never.
+    :func:`replay_log` reads either back into the same game."""
+    written = game.first_side != 0 if first is None else first
+    head = f"# {FIRST_KEY}: {game.first_side}\n" if written else ""
     if isinstance(game, PickingGame):
-        return _format_moves(game.events)
-    return _format_visits(game.events, game.corrections)
+        return head + _format_moves(game.events)
+    return head + _format_visits(game.events, game.corrections)
 
 
 def _format_moves(events: Iterable[Event]) -> str:

@@ -138,15 +138,13 @@ class Match:
 
     def check(self, event: Event) -> None:
         """Raise the :class:`EngineError` pushing ``event`` would, changing nothing."""
-        if self._cork is not None:
-            if isinstance(event, Undo):
-                return  # back to the cork's last dart or the leg before
-            if not isinstance(event, Bed):
-                raise MatchError(f"{event}: the cork is being thrown: one dart each at the bull")
-            return
         if isinstance(event, Undo):
             if not self.can_undo():
                 raise NothingToUndoError("nothing to undo: no dart has been thrown")
+            return
+        if self._cork is not None:
+            if not isinstance(event, Bed):
+                raise MatchError(f"{event}: the cork is being thrown: one dart each at the bull")
             return
         if self.leg_over:
             if isinstance(event, Bed):
@@ -443,10 +441,21 @@ class Match:
 
     def stats(self, player: int) -> dict[str, Any]:
         """``player``'s statistics over every leg played (the game's
-        :meth:`~engine.game.Game.combine_stats`)."""
-        per_leg = [record.game.state()["players"][player]["stats"] for record in self.legs]
-        if not self.leg.is_finished and self.leg.events:
-            per_leg.append(self.leg.state()["players"][player]["stats"])
-        if not per_leg:
-            return dict(self.leg.state()["players"][player]["stats"])
-        return self._class.combine_stats(per_leg)
+        :meth:`~engine.game.Game.combine_stats` of each leg's
+        :meth:`~engine.game.Game.leg_stats`); in a game that is won by
+        finishing (X01, the cricket family) also ``legs_won_darts``: the
+        darts their side threw in each leg it won."""
+        games = [record.game for record in self.legs]
+        if not self.leg.is_finished and (self.leg.events or not games):
+            games.append(self.leg)
+        combined = self._class.combine_stats([game.leg_stats(player) for game in games])
+        if self._class.family is not Family.PLAIN:
+            side = self._side_of[player]
+            members = self.lineup.sides[side]
+            combined["legs_won_darts"] = [
+                sum(record.game.leg_stats(member)["darts"] for member in members)
+                for record in self.legs
+                if record.outcome.winner is not None
+                and self._side_of[record.outcome.winner] == side
+            ]
+        return combined

@@ -20,6 +20,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import (
     DeclarativeBase,
@@ -35,6 +36,7 @@ __all__ = [
     "Base",
     "BoardPairing",
     "LineFigures",
+    "MatchCall",
     "Player",
     "PlayerCard",
     "PlayerRating",
@@ -353,3 +355,52 @@ class PlayerRating(Base):
     mu: Mapped[float] = mapped_column(Float)
     sigma: Mapped[float] = mapped_column(Float)
     ordinal: Mapped[float] = mapped_column(Float)
+
+
+# --- match calls ---
+
+
+class MatchCall(Base):
+    """A match the service calls to one of a venue's boards (a tournament's or
+    a league's, :mod:`leaderboard.match_calls`): who plays what, where it may
+    be played, and how far it got. ``status`` goes ready -> called (claimed
+    for ``board``, ``call_match`` sent) -> playing -> finished, or to walkover
+    / cancelled; a refused call goes back to ready. At most one call is
+    called or playing on a board (the partial unique index decides)."""
+
+    __tablename__ = "match_calls"
+    __table_args__ = (
+        Index(None, "status", "created_at"),
+        Index(None, "owner_kind", "owner_id"),
+        Index(
+            "ix_match_calls_board_busy",
+            "board",
+            unique=True,
+            sqlite_where=text("status IN ('called', 'playing')"),
+            postgresql_where=text("status IN ('called', 'playing')"),
+        ),
+    )
+
+    call_id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    owner_kind: Mapped[str] = mapped_column(String(16))
+    """``tournament`` or ``league``: whose ``on_finished`` a finished call runs."""
+    owner_id: Mapped[int] = mapped_column(Integer)
+    title: Mapped[str | None] = mapped_column(String(80))
+    game: Mapped[str] = mapped_column(String(64))
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    match_format: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    """The match's format as ``MatchPlay`` JSON; None: a single game."""
+    players: Mapped[list[Any]] = mapped_column(JSON)
+    """``[{"name", "player_id"}, ...]`` in the order they play (side order)."""
+    boards: Mapped[list[Any]] = mapped_column(JSON)
+    """The boards it may be called to (board ids, or ``base/board``)."""
+    board: Mapped[str | None] = mapped_column(String(NAME_LENGTH), default=None)
+    """The board it was called to (one of ``boards``); None while ready."""
+    status: Mapped[str] = mapped_column(String(16), default="ready")
+    result_id: Mapped[str | None] = mapped_column(String(NAME_LENGTH), default=None)
+    winner: Mapped[int | None] = mapped_column(Integer, default=None)
+    """The winning side's index (a player's, or a team's); None: a draw, or not over."""
+    legs_won: Mapped[list[Any] | None] = mapped_column(JSON, default=None)
+    created_at: Mapped[float] = mapped_column(Float)
+    called_at: Mapped[float | None] = mapped_column(Float, default=None)
+    finished_at: Mapped[float | None] = mapped_column(Float, default=None)

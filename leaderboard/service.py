@@ -1,5 +1,7 @@
 """``oche leaderboard serve``: the MQTT ingest, the live feed, the retained
-snapshots and the HTTP app, on one event loop until cancelled. Once its port
+snapshots, the caller of tournaments' and leagues' matches
+(:mod:`leaderboard.match_caller`) and the HTTP app, on one event loop until
+cancelled. Once its port
 is bound it logs where it serves (``serving http://127.0.0.1:8080/``)."""
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from leaderboard.command_relay import CommandRelay
 from leaderboard.database import Database
 from leaderboard.live_hub import LiveHub
 from leaderboard.log_throttle import ThrottledLog
+from leaderboard.match_caller import MatchCaller
 from leaderboard.mqtt_ingest import MqttIngest
 from leaderboard.pairings import BoardPairings
 from leaderboard.service_settings import (
@@ -56,6 +59,7 @@ async def run_service(settings: ServiceSettings) -> None:
     pairings = BoardPairings(database)
     mqtt = MqttIngest(settings, database, hub, snapshots, feeds=feeds, pairings=pairings)
     relay = CommandRelay(settings)
+    caller = MatchCaller(database, hub, relay, settings.base)
     app = create_app(
         database,
         hub,
@@ -94,11 +98,13 @@ async def run_service(settings: ServiceSettings) -> None:
             async with asyncio.TaskGroup() as tasks:
                 tasks.create_task(mqtt.run())
                 tasks.create_task(relay.run())
+                tasks.create_task(caller.run())
                 tasks.create_task(_fail_when_done(http))
         finally:
             # Cancelled (or the MQTT side failed): let uvicorn close its
             # connections, then stop waiting.
             server.should_exit = True
+            await caller.close()
             with contextlib.suppress(Exception, asyncio.CancelledError):
                 await asyncio.wait_for(http, SHUTDOWN_TIMEOUT)
     finally:

@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session
 from leaderboard.api_models import ResultSummary
 from leaderboard.database import Database, upsert
 from leaderboard.line_owners import FORGOTTEN_NAME, line_owners, player_key
+from leaderboard.match_calls import outcome_of, results_stored
 from leaderboard.models import (
     NAME_LENGTH,
     Player,
@@ -523,7 +524,22 @@ def _store(
     for game in sorted(set(rewound) - replayed):
         replay_from(session, game, *rewound[game])  # a withdrawal: the family without it
     _drop_unplayed(session, touched)
+    _finish_calls(
+        session, [batch[index] for index in counting if placed[index].status == "imported"]
+    )
     return placed
+
+
+def _finish_calls(session: Session, stored: Sequence[tuple[ScoredResult, dict[str, Any]]]) -> None:
+    """The results just stored that carry a ``call_id`` finish their calls
+    (:func:`leaderboard.match_calls.results_stored`: once, whatever comes again)."""
+    outcomes = [
+        outcome
+        for scored, document in stored
+        if (outcome := outcome_of(document, scored.winner, scored.finished_at)) is not None
+    ]
+    if outcomes:
+        results_stored(session, outcomes)
 
 
 def _insert(

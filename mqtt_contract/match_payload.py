@@ -117,8 +117,12 @@ class MatchView(JsonObject):
         required(None, null=True)
     )
     starter: Annotated[
-        int | None, Meta(minimum=0, description="Who throws (threw) first in this leg.")
-    ] = required()
+        int | None,
+        Meta(
+            minimum=0,
+            description="Who throws (threw) first in this leg; null while its cork is thrown.",
+        ),
+    ] = required(None, null=True)
     legs_won: Annotated[
         SideCounts, Meta(description="Legs won per side: in this set with sets, else in the match.")
     ] = required(())

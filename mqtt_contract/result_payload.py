@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
-from engine import Game
+from engine import Game, Match
 from engine.game_log import format_game_log
 from engine.lineup import MAX_PLAYERS
 from engine.state_schema import STATE_SCHEMA
@@ -233,7 +233,7 @@ RESULT_STORED_TOPIC = (
 
 
 def result_document(
-    game: Game,
+    game: Game | Match,
     *,
     result_id: str,
     board: str,
@@ -248,7 +248,23 @@ def result_document(
     the daemon publishes, and what the leaderboard's sample results imitate.
     ``cpu`` marks the computer players (seat -> their state's ``cpu``);
     ``game_key`` and ``revision`` say which game this is and how often it was
-    finished again (absent: this result's id, revision 1)."""
+    finished again (absent: this result's id, revision 1). A :class:`Match`
+    with a format gives a match's document (:func:`_match_document`); one
+    without is its single game's."""
+    if isinstance(game, Match):
+        if game.format is not None:
+            return _match_document(
+                game,
+                result_id=result_id,
+                board=board,
+                started_at=started_at,
+                finished_at=finished_at,
+                cpu=cpu,
+                game_key=game_key,
+                revision=revision,
+                clock_synced=clock_synced,
+            )
+        game = game.leg
     state = game.state()
     winner = state["winner"]
     players: list[dict[str, Any]] = []
@@ -274,6 +290,85 @@ def result_document(
         "game_key": game_key or result_id,
         "revision": revision,
     }
+    if not clock_synced:
+        document["clock_synced"] = False
+    return document
+
+
+def _match_document(
+    match: Match,
+    *,
+    result_id: str,
+    board: str,
+    started_at: float | None,
+    finished_at: float,
+    cpu: Mapping[int, Mapping[str, Any]] | None,
+    game_key: str | None,
+    revision: int,
+    clock_synced: bool,
+) -> dict[str, Any]:
+    """A match's ``result``: the players' statistics over every leg, the
+    format, each leg (its log with the side that threw first, its winner and
+    statistics), the legs and sets won; no top-level log (docs/matches.md)."""
+    assert match.format is not None
+    state = match.state()
+    outcome = match.outcome()
+    winner = None if outcome is None else outcome.winner
+    players: list[dict[str, Any]] = []
+    for seat, player in enumerate(state["players"]):
+        line = {
+            "name": player["name"],
+            "team": player["team"],
+            "score": player["score"],
+            "stats": match.stats(seat),
+        }
+        if cpu is not None and seat in cpu:
+            line["cpu"] = dict(cpu[seat])
+        players.append(line)
+    legs = []
+    for record in match.legs:
+        leg_state = record.game.state()
+        legs.append(
+            {
+                "leg": record.number,
+                "set": record.set,
+                "starter": record.starter,
+                "winner": record.outcome.winner,
+                "winner_team": record.outcome.team,
+                "result": str(record.outcome.reason),
+                "log": format_game_log(record.game, first=True),
+                "players": [
+                    {"score": line["score"], "stats": line["stats"]}
+                    for line in leg_state["players"]
+                ],
+            }
+        )
+    key = game_key or result_id
+    sets = match.sets_won()
+    document: dict[str, Any] = {
+        "result_id": result_id,
+        "board": board,
+        "game": state["game"],
+        "options": state["options"],
+        "players": players,
+        "teams": state["teams"],
+        "winner": winner,
+        "winner_name": state["players"][winner]["name"] if winner is not None else None,
+        "winner_team": None if outcome is None else outcome.team,
+        "result": state["result"],
+        "started_at": started_at,
+        "finished_at": finished_at,
+        "game_key": key,
+        "revision": revision,
+    }
+    document.update(  # keywords: the key "legs" is a game's id too
+        match_format=MatchPlay.of(replace(match.format, decider=match.decider_rule)).to_json(),
+        match_id=key,
+        legs=legs,
+        legs_won=list(match.legs_won()),
+    )
+    if sets is not None:
+        document["sets_won"] = list(sets)
     if not clock_synced:
         document["clock_synced"] = False
     return document

@@ -3,7 +3,8 @@ from the start to 20, then the bull."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from engine.beds import BULL, Bed
 from engine.game import Game, Reason
@@ -27,6 +28,7 @@ class AroundTheWorld(Game):
     double, three for a triple), past 20 to the bull; a bull hit wins."""
 
     id = "around-the-world"
+    stat_ratios: ClassVar[Mapping[str, tuple[str, str, float]]] = {"hit_rate": ("hits", "darts", 1)}
     highlight = Highlight(
         "fewest darts round the board", Measure.DARTS_TO_WIN, higher_is_better=False
     )

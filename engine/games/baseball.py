@@ -3,7 +3,8 @@ number n; a tie goes to extra innings on the bull."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from engine.beds import Bed
 from engine.game import Game, Reason
@@ -33,6 +34,9 @@ class Baseball(Game):
 
     id = "baseball"
     highlight = Highlight("most runs in an inning", Measure.BEST_VISIT_POINTS)
+    stat_ratios: ClassVar[Mapping[str, tuple[str, str, float]]] = {
+        "runs_per_inning": ("runs", "visits", 1)
+    }
     name = "Baseball"
     summary = (
         "Inning n scores on number n only; most runs after 9 innings, extra innings on the bull."

@@ -73,6 +73,10 @@ CRICKET_PLAYER_SCHEMA: dict[str, Any] = {
 }
 
 
+_MARK_VISITS = {9: "count_9_marks", 7: "count_7_marks", 5: "count_5_marks"}
+"""A visit's marks from which it counts as a 9-, 7- or 5-mark visit."""
+
+
 def marks_stats(marks: int, visits: int) -> dict[str, Any]:
     """The cricket family's statistics: marks scored and marks per round (visit)."""
     return {"marks": marks, "mpr": round(marks / visits, 2) if visits else 0.0}
@@ -96,6 +100,7 @@ class MarksGame(Game):
     highlight = Highlight("most marks in a visit", Measure.BEST_VISIT_MARKS)
     average = MARKS_PER_ROUND
     family = Family.MARKS
+    stat_ratios: ClassVar[Mapping[str, tuple[str, str, float]]] = {"mpr": ("marks", "visits", 1)}
     marks_per_visit: ClassVar[bool] = False
     """True when marks count at the end of a visit (Cricket-Shanghai), not
     dart by dart (Cricket)."""
@@ -157,6 +162,18 @@ class Cricket(MarksGame):
         self._closed = [0] * sides
         self._open_sides = [sides] * len(CRICKET_TARGETS)
         self._marks_scored = [0] * len(self.lineup.players)
+        self._visit_marks = 0
+        self._mark_visits = [dict.fromkeys(_MARK_VISITS.values(), 0) for _ in self.lineup.players]
+
+    def _on_visit_end(self) -> None:
+        """The visit's marks for the 5-, 7- and 9-mark counts."""
+        marks, self._visit_marks = self._visit_marks, 0
+        band = next((key for floor, key in _MARK_VISITS.items() if marks >= floor), None)
+        if band is not None:
+            self._mark_visits[self._player][band] += 1
+
+    def _match_counters(self, player: int) -> dict[str, Any]:
+        return dict(self._mark_visits[player])
 
     def _on_dart(self, bed: Bed) -> None:
         target = _INDEX[bed.number]
@@ -187,6 +204,7 @@ class Cricket(MarksGame):
                         self._score[other] += points
             counted += hits
         self._marks_scored[self._player] += counted
+        self._visit_marks += counted
         self._mark(counted, closed)
         if counted:
             self._check_winner()
@@ -206,6 +224,7 @@ class Cricket(MarksGame):
                 or (self._mode == "cut-throat" and all(mine <= o for o in others))
             ):
                 self._finish(side, Reason.CLOSED_ALL)
+                self._on_visit_end()  # the winning visit counts
                 return
 
     def _on_round_limit(self) -> None:

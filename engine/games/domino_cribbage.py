@@ -173,6 +173,7 @@ class DominoCribbage(PickingGame):
     the target wins the moment the point is scored."""
 
     id = "domino-cribbage"
+    stat_bests: ClassVar[frozenset[str]] = frozenset({"best_hand"})
     highlight = Highlight("best hand", Measure.STAT, "best_hand")
     name = "Domino Cribbage"
     summary = "Cribbage with a double-six domino set: peg to 31, count 15s, pairs, runs; 61 wins."

@@ -3,7 +3,8 @@ double and triple of the target in one visit wins at once."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, ClassVar
 
 from engine.beds import NUMBERS, Bed
 from engine.game import Game, Reason
@@ -25,6 +26,9 @@ class Shanghai(Game):
     round wins, a tie is a draw."""
 
     id = "shanghai"
+    stat_ratios: ClassVar[Mapping[str, tuple[str, str, float]]] = {
+        "points_per_visit": ("points", "visits", 1)
+    }
     highlight = Highlight("most points", Measure.STAT, "points")
     name = "Shanghai"
     summary = "Round n scores on one number only; single, double and triple in a visit wins."

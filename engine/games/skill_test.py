@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from engine.beds import DB, Bed
@@ -177,6 +178,7 @@ class SkillTest(Game):
     is a practice, not a win: it ends ``practice-complete`` with no winner."""
 
     id = "skill-test"
+    stat_ratios: ClassVar[Mapping[str, tuple[str, str, float]]] = {"hit_rate": ("hits", "darts", 1)}
     highlight = Highlight("smallest spread (mm)", Measure.STAT, "sigma_mm", higher_is_better=False)
     name = "Skill Test"
     summary = "Practice: darts at one bed measure your spread, level, best aim and finishes."

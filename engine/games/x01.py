@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from engine.beds import Bed
@@ -32,6 +33,19 @@ CHECKOUT_SIGMA_RANGE = (1.0, 400.0)
 (``engine.skill_estimate.MAX_ESTIMATE_MM``)."""
 
 _NO_SIGMA = "none"
+_COUNTERS = (
+    "first9_points",
+    "first9_darts",
+    "checkouts",
+    "checkout_darts",
+    "highest_checkout",
+    "count_100",
+    "count_140",
+    "count_180",
+)
+"""A player's counters a match's statistics are made of (not in the state)."""
+_FIRST_NINE_VISITS = 3
+_TONS = ((180, "count_180"), (140, "count_140"), (100, "count_100"))
 _MAX_CHECKOUT = 170
 
 
@@ -106,6 +120,13 @@ class X01(Game):
     family = Family.COUNTDOWN
     round_limit_option = "rounds"
     calls_visit_points = True
+    stat_ratios: ClassVar[Mapping[str, tuple[str, str, float]]] = {
+        "points_per_dart": ("points", "darts", 1),
+        "average": ("points", "darts", 3),
+        "first9_average": ("first9_points", "first9_darts", 3),
+        "checkout_percent": ("checkouts", "checkout_darts", 100),
+    }
+    stat_bests: ClassVar[frozenset[str]] = frozenset({"highest_checkout"})
     name = "X01"
     summary = "Count down from 301-1001 to exactly zero; double out by default."
     state_schema: ClassVar[dict[str, Any]] = every_player({"$ref": "#/$defs/x01_player"})
@@ -136,9 +157,14 @@ class X01(Game):
         self._sigmas = parse_checkout_sigmas(
             str(self.options["checkout_sigma_mm"]), len(self.lineup.players)
         )
+        players = len(self.lineup.players)
+        self._counters = [dict.fromkeys(_COUNTERS, 0) for _ in range(players)]
+        self._visit_start = start
+        self._visit_live_darts = 0
 
     def _on_dart(self, bed: Bed) -> None:
         side = self._side
+        self._count_dart()
         if not self._opened[side]:
             if bed.multiplier not in self._in_ok:
                 return
@@ -159,10 +185,42 @@ class X01(Game):
         self._visit_points += points
         self._points[self._player] += points
         if left == 0:
+            counters = self._counters[self._player]
+            counters["checkouts"] += 1
+            counters["highest_checkout"] = max(counters["highest_checkout"], self._visit_start)
+            self._count_visit()
             self._finish(side, Reason.CHECKOUT)
 
     def _on_visit_end(self) -> None:
         self._visit_points = 0
+        self._count_visit()
+
+    def _count_dart(self) -> None:
+        """A live dart for the match's figures: a dart at a finish when one
+        dart could check the score out (as the leaderboard counts it)."""
+        from engine.checkout import checkout
+
+        score = self._score[self._side]
+        if not self._visit_live_darts:
+            self._visit_start = score
+        self._visit_live_darts += 1
+        if checkout(score, 1, str(self.options["out"])) is not None:
+            self._counters[self._player]["checkout_darts"] += 1
+
+    def _count_visit(self) -> None:
+        """The visit's points for the first nine darts and the 100+/140+/180 counts."""
+        counters = self._counters[self._player]
+        points = self._visit_start - self._score[self._side]
+        if self._visits[self._player] <= _FIRST_NINE_VISITS:
+            counters["first9_points"] += points
+            counters["first9_darts"] += self._visit_live_darts
+        band = next((key for floor, key in _TONS if points >= floor), None)
+        if band is not None:
+            counters[band] += 1
+        self._visit_live_darts = 0
+
+    def _match_counters(self, player: int) -> dict[str, Any]:
+        return dict(self._counters[player])
 
     def _on_round_limit(self) -> None:
         live = [s for s in range(len(self._sides)) if not self._out[s]]

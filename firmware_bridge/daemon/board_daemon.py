@@ -12,7 +12,8 @@ another extension (the operator commands alone are given the coin-op's).
 
 The extensions: the coin-op's credits and books, the operator's commands,
 Home Assistant discovery, the computer players, the takeout sensor's watch,
-the lobby, the pairing of browsers (``firmware_bridge/daemon/extensions/``),
+the lobby, the pairing of browsers, the matches the venue's service calls
+(``firmware_bridge/daemon/extensions/``),
 and a remote match's host and guest
 (:mod:`~firmware_bridge.daemon.remote_host`,
 :mod:`~firmware_bridge.daemon.remote_guest`).
@@ -55,6 +56,7 @@ from firmware_bridge.daemon.extensions.bot_players import BotPlayers
 from firmware_bridge.daemon.extensions.coin_op import CoinOp
 from firmware_bridge.daemon.extensions.ha_discovery import HomeAssistantDiscovery
 from firmware_bridge.daemon.extensions.lobby import Lobby
+from firmware_bridge.daemon.extensions.match_calls import MatchCalls
 from firmware_bridge.daemon.extensions.operator_commands import OperatorCommands
 from firmware_bridge.daemon.extensions.pairing import Pairing
 from firmware_bridge.daemon.extensions.takeout_watch import TakeoutWatch
@@ -140,6 +142,8 @@ class Daemon:
         """The players who joined the board's next game (docs/players.md)."""
         self.pairing = Pairing(context)
         """The browsers paired to control the board from the web (docs/phone.md)."""
+        self.match_calls = MatchCalls(context)
+        """The match the venue's service called to this board (docs/matches.md)."""
         self.extensions: tuple[Extension, ...] = (
             self.remote_guest,
             self.remote_host,
@@ -150,6 +154,7 @@ class Daemon:
             TakeoutWatch(context),
             self.lobby,
             self.pairing,
+            self.match_calls,
         )
         self._start_refusal: str | None = None
         """Why ``first_game`` did not start, until it is published."""

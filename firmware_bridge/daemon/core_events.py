@@ -48,6 +48,7 @@ __all__ = [
     "HostingAsked",
     "InputApplied",
     "InputPlanned",
+    "LobbySeated",
     "MatchPausedAsked",
     "OwnTakeoutAsked",
     "PlayersAsked",
@@ -233,6 +234,17 @@ class PlayersAsked(CoreEvent[tuple[str, ...]]):
     """``new_game`` named no players: the lobby answers its players' names in
     the order they joined, or raises ``Refusal`` when it is empty."""
 
+    at: float
+
+
+@dataclass(frozen=True)
+class LobbySeated(CoreEvent[None]):
+    """A called match's players take the lobby (``call_match``): the lobby
+    holds exactly ``players`` (name, roster id or None), in their order,
+    so the called game's result carries their ids; none empties it (the
+    call was taken back)."""
+
+    players: tuple[tuple[str, int | None], ...]
     at: float
 
 

@@ -3,11 +3,12 @@
 An extension (``firmware_bridge/daemon/extensions/``, the packages
 ``remote_host`` and ``remote_guest``) sees the core only through
 :class:`ExtensionContext`: the clock and the configuration, the journal, the
-game as it is (read only), applying an input, ignoring a contact, abandoning
-the game, publishing an ``event`` or another message, asking for a state
-publish, background work, the lock it must hold while it changes the game,
-and the bus (:mod:`firmware_bridge.daemon.core_events`) to hear from the
-core and the other extensions. It never holds the core itself, nor another
+game as it is (read only), starting a game (a called match), applying an
+input, ignoring a contact, abandoning the game, publishing an ``event`` or
+another message, asking for a state publish, background work, the lock it
+must hold while it changes the game, and the bus
+(:mod:`firmware_bridge.daemon.core_events`) to hear from the core and the
+other extensions. It never holds the core itself, nor another
 extension.
 """
 
@@ -23,10 +24,11 @@ from firmware_bridge.daemon.board_game import BoardGame
 from firmware_bridge.daemon.bots import Bots
 from firmware_bridge.daemon.config import Config
 from firmware_bridge.daemon.core_events import CoreEvent
+from firmware_bridge.daemon.game_commands import GameCommands
 from firmware_bridge.daemon.game_session import GameSession, SessionSetup
 from firmware_bridge.daemon.journal import Journal, JournalError
 from firmware_bridge.daemon.mqtt_link import MqttLink
-from mqtt_contract import DaemonEvent
+from mqtt_contract import DaemonEvent, NewGame
 
 __all__ = ["Extension", "ExtensionContext"]
 
@@ -79,6 +81,12 @@ class ExtensionContext:
     ) -> None:
         """Apply, journal and publish one input's events (see ``BoardGame.apply``)."""
         self._game.apply(planned, source, taken)
+
+    def new_game(self, command: NewGame, now: float) -> None:
+        """Start a game as a ``new_game`` command would (a called match its
+        players confirmed); a ``Refusal`` or ``ValueError`` says why not.
+        Under the lock, as every change of the game."""
+        GameCommands(self._game).command(command, now)
 
     def ignore(
         self, segment: str, reason: str, now: float, taken: tuple[str, int] | None = None

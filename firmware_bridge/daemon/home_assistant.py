@@ -1,7 +1,8 @@
 """Home Assistant MQTT discovery for one board: the retained configuration
 messages that make a board a device with its sensors (game, current player,
 last dart, phase, the journal's health, one score per player; a coin-operated
-board's credits and the day's coins while it charges for games), and the
+board's credits and the day's coins while it charges for games; a match's
+legs as the game sensor's attributes), and the
 removals that clear the score sensors a smaller game no longer has and the
 credits sensors of a board on free play. Pure: the discovery extension
 (:mod:`firmware_bridge.daemon.extensions.ha_discovery`) publishes them.
@@ -25,6 +26,7 @@ __all__ = [
     "DEFAULT_DISCOVERY_PREFIX",
     "DISCOVERY_SENSORS",
     "JOURNAL_SENSOR",
+    "MATCH_ATTRIBUTES",
     "UNKNOWN",
     "discovery_messages",
     "discovery_removals",
@@ -67,6 +69,17 @@ DISCOVERY_SENSORS: dict[str, tuple[str, str, str]] = {
     "phase": ("Phase", "mdi:progress-clock", "{{ value_json.get('phase') or 'unknown' }}"),
 }
 """The board-wide sensors; one ``score_<i>`` sensor per player is added."""
+
+MATCH_ATTRIBUTES = (
+    "{% set match = value_json.get('match') or {} %}"
+    "{% if match %}"
+    "{{ {'legs': (match.get('legs_won') or []) | join('-'), 'sets_won': match.get('sets_won'), "
+    "'leg': match.get('leg'), 'set': match.get('set')} | tojson }}"
+    "{% else %}{}{% endif %}"
+)
+"""The ``game`` sensor's attributes in a match (the state's ``match``): the
+legs won per side as ``2-1`` (in this set, with sets), the sets won, and the
+leg and set being played; none for a single game."""
 
 JOURNAL_SENSOR: tuple[str, str, str, str] = (
     # name, icon, value_template, json_attributes_template
@@ -173,8 +186,12 @@ def discovery_messages(
         "manufacturer": "Oche",
         "model": "Soft-tip dartboard",
     }
+    match_attributes = {
+        "json_attributes_topic": state_topic,
+        "json_attributes_template": MATCH_ATTRIBUTES,
+    }
     sensors: list[tuple[str, str, str, str, dict[str, Any]]] = [
-        (what, name, icon, template, {})
+        (what, name, icon, template, match_attributes if what == "game" else {})
         for what, (name, icon, template) in DISCOVERY_SENSORS.items()
     ]
     name, icon, template, attributes = JOURNAL_SENSOR

@@ -96,6 +96,7 @@ def test_templates_render_an_idle_board_without_warnings() -> None:
     # empty object.
     assert rendered == {
         "game": "unknown",
+        "game attributes": "{}",
         "current_player": "unknown",
         "last_dart": "unknown",
         "phase": "idle",
@@ -105,6 +106,18 @@ def test_templates_render_an_idle_board_without_warnings() -> None:
         "score_0 attributes": "{}",
         "score_1": "unknown",
         "score_1 attributes": "{}",
+    }
+
+
+def test_the_game_sensor_has_a_matchs_legs_as_attributes() -> None:
+    match = {"leg": 3, "set": None, "legs_won": [2, 1], "sets_won": None}
+    playing = {**IDLE, "game": "x01", "phase": "throwing", "match": match}
+    text, warnings = render(templates(0)["game attributes"], playing)
+    assert not warnings and json.loads(text) == {
+        "legs": "2-1",
+        "sets_won": None,
+        "leg": 3,
+        "set": None,
     }
 
 

@@ -203,3 +203,41 @@ async def test_a_match_killed_mid_match_resumes_and_undoes_across_the_legs(
     [entry] = history(tmp_path / "journal.sqlite3")
     assert (entry["status"], entry["winner"], entry["match"]["legs"]) == ("finished", "Ann", 2)
     assert entry["legs_won"] == [2, 0]
+
+
+async def test_computer_players_throw_every_leg_and_their_cork_at_the_bull(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    """Two computer players: a match first to 1 leg with a cork (the only leg
+    decides), whose winning cork dart is a bull; then a 301 match first to 2
+    legs, in which they throw every leg and press NEXT after their own won
+    leg (no takeout timer): each match ends with one result of every leg."""
+    bots = "\n[bot]\ndart_interval_s = 0.02\ntakeout_s = 0.05\n"
+    players = [{"name": "Robo", "cpu": 9}, {"name": "Tin", "cpu": 9}]
+    async with (
+        Running(tmp_path, mosquitto, extra=bots),
+        Watcher(mosquitto.host, mosquitto.port) as watcher,
+    ):
+        await watcher.state_where(lambda s: s["board"]["connected"])
+        command = {"command": "new_game", "game": "x01", "options": STRAIGHT_301}
+        await ok(watcher, {**command, "players": players, "match": {"legs": 1, "decider": "cork"}})
+        cork = await watcher.wait_for("event", lambda e: e.get("type") == "cork_won", timeout=60)
+        events = watcher.of("event")
+        darts = [e for e in events[: events.index(cork)] if e.get("type") == "dart"]
+        last_round = {e["player"]: e["segment"] for e in darts[-2:]}
+        assert last_round[cork["player"]] in ("SB", "DB"), darts  # DB beats SB beats the rest
+        first = await watcher.wait_for("result", lambda p: isinstance(p, dict), timeout=120)
+        [leg] = first["legs"]
+        assert leg["starter"] == cork["player"] and first["match_format"]["decider"] == "cork"
+
+        watcher.messages.clear()
+        await ok(watcher, {**command, "players": players, "match": {"legs": 2}})
+        result = await watcher.wait_for("result", lambda p: isinstance(p, dict), timeout=120)
+        state = await watcher.state_where(lambda s: s.get("phase") == "finished")
+    match = match_of(state)
+    assert match["finished"] is True and max(match["legs_won"]) == 2, match
+    assert len(result["legs"]) == len(match["played"]) in (2, 3)
+    assert [leg["starter"] for leg in result["legs"]] == [0, 1, 0][: len(result["legs"])]
+    darts = [e for e in watcher.of("event") if e.get("type") == "dart"]
+    assert darts and all(e["source"] == "cpu" for e in darts)
+    assert len(watcher.of("result")) == 1

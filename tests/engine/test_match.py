@@ -12,7 +12,7 @@ from jsonschema import Draft202012Validator
 from engine import END_VISIT, UNDO, Bed, Event, GameOverError, MatchFormat, parse_event
 from engine.errors import EngineError, LineupError, NothingToUndoError
 from engine.match import Match
-from engine.match_format import Starts
+from engine.match_format import Decider, Starts
 from mqtt_contract.json_types import object_schema
 from mqtt_contract.match_payload import MatchView
 from mqtt_contract.topics import TOPICS
@@ -125,3 +125,146 @@ def test_a_match_needs_two_sides() -> None:
 
 def test_errors_are_engine_errors() -> None:
     assert issubclass(GameOverError, EngineError)
+
+
+# ------------------------------------------------------------ who starts
+
+
+def test_the_loser_or_the_winner_starts_the_next_leg() -> None:
+    loser = play(x01_match(3, starts=Starts.LOSER), LEG_FOR_FIRST + "NEXT")
+    assert loser.starter == 1
+    winner = play(x01_match(3, starts=Starts.WINNER), LEG_FOR_FIRST + "NEXT")
+    assert winner.starter == 0
+
+
+def test_with_more_than_two_sides_the_loser_is_the_side_after_the_winner() -> None:
+    match = Match("x01", ["Ann", "Bob", "Cy"], X01_301, format=MatchFormat(2, starts=Starts.LOSER))
+    play(match, "M M M\nT20 T20 T20\nM M M\nM M M\nT20 T11 D14\nNEXT")
+    assert match.legs[0].outcome.winner == 1 and match.starter == 2
+
+
+def test_with_sets_each_set_s_first_leg_alternates_from_set_to_set() -> None:
+    match = x01_match(2, sets=2)
+    assert (match.set, match.starter) == (1, 0)
+    play(match, LEG_FOR_FIRST + "NEXT")  # Ann 1-0 in set 1; Bob starts leg 2
+    assert (match.set, match.starter, match.number) == (1, 1, 2)
+    play(match, LEG_FOR_SECOND + "NEXT")  # Ann wins set 1
+    assert (match.set, match.starter, match.number) == (2, 1, 3)
+    state = match.state()["match"]
+    assert (state["legs_won"], state["sets_won"]) == ([0, 0], [1, 0])
+    assert_valid(match)
+
+
+def test_a_set_won_shows_its_legs_until_next() -> None:
+    match = play(x01_match(1, sets=2), LEG_FOR_FIRST)
+    block = match.state()["match"]
+    assert (block["set"], block["legs_won"], block["sets_won"], block["leg_over"]) == (
+        1,
+        [1, 0],
+        [1, 0],
+        True,
+    )
+
+
+# ------------------------------------------------------------- the cork
+
+CRICKET_LEG = (
+    "T20 T20 T20\nM M M\nT19 T19 T19\nM M M\nT18 T18 T18\nM M M\n"
+    "T17 T17 T17\nM M M\nT16 T16 T16\nM M M\nT15 T15 T15\nM M M\nDB DB\n"
+)
+"""Cricket: the side that throws first closes everything and leads, and wins."""
+
+
+def cricket_match(legs: int = 2, **kwargs: Any) -> Match:
+    return Match("cricket", ["Ann", "Bob"], format=MatchFormat(legs, **kwargs))
+
+
+def one_all(match: Match) -> Match:
+    """Ann wins leg 1 (she starts it), Bob wins leg 2 (he starts it)."""
+    return play(match, CRICKET_LEG + "NEXT\n" + CRICKET_LEG + "NEXT")
+
+
+def test_the_cricket_family_s_deciding_leg_starts_with_a_cork() -> None:
+    match = one_all(cricket_match())
+    assert match.legs_won() == (1, 1)
+    assert match.cork == (None, None) and match.deciding and match.starter is None
+    assert match.accepts_darts() and match.cork_thrower == 0
+    state = match.state()
+    assert state["current_player"] == 0 and state["match"]["cork"] == [None, None]
+    assert state["match"]["decider"] is True and state["match"]["format"]["decider"] == "cork"
+    assert_valid(match)
+    match.push(Bed.parse("SB"))
+    assert match.state()["match"]["cork"] == ["SB", None]
+    assert match.state()["current_player"] == 1
+    assert match.state()["match"]["cork"] == ["SB", None]
+    match.push(Bed.parse("DB"))
+    assert match.cork is None and match.starter == 1 and match.leg.first_side == 1
+    assert match.state()["match"]["starter"] == 1
+    assert_valid(match)
+
+
+@pytest.mark.parametrize(("first", "second"), [("DB", "DB"), ("SB", "SB"), ("M", "S20")])
+def test_a_tied_cork_is_thrown_again(first: str, second: str) -> None:
+    match = play(one_all(cricket_match()), f"{first} {second}")
+    assert match.cork == (None, None)
+    play(match, "S20 SB")
+    assert match.starter == 1
+
+
+def test_undo_takes_back_the_cork_s_darts_then_goes_back_to_the_won_leg() -> None:
+    match = play(one_all(cricket_match()), "SB DB")
+    match.push(UNDO)  # the deciding cork dart: back into the cork
+    assert match.state()["match"]["cork"] == ["SB", None]
+    match.push(UNDO)
+    assert match.state()["match"]["cork"] == [None, None]
+    match.push(UNDO)  # the NEXT that started the cork: the won leg again
+    assert match.cork is None and match.leg_over and match.legs_won() == (1, 1)
+    match.push(UNDO)  # its winning dart
+    assert not match.leg_over and match.legs_won() == (1, 0)
+
+
+def test_the_cork_refuses_a_next_naming_it() -> None:
+    match = one_all(cricket_match())
+    with pytest.raises(EngineError, match="cork"):
+        match.push(END_VISIT)
+
+
+def test_no_cork_when_the_format_says_none_or_for_x01_by_default() -> None:
+    match = one_all(cricket_match(decider=Decider.NONE))
+    assert match.cork is None and match.deciding and match.starter == 0
+    x01 = play(x01_match(), LEG_FOR_FIRST + "NEXT\n" + LEG_FOR_FIRST + "NEXT")
+    assert x01.legs_won() == (1, 1) and x01.cork is None and x01.deciding
+
+
+def test_x01_plays_a_cork_when_the_format_says_so() -> None:
+    match = play(x01_match(decider=Decider.CORK), LEG_FOR_FIRST + "NEXT\n" + LEG_FOR_FIRST)
+    match.push(END_VISIT)
+    assert match.cork == (None, None)
+
+
+def test_a_match_of_one_leg_of_cricket_starts_with_the_cork() -> None:
+    match = cricket_match(1)
+    assert match.cork == (None, None) and match.deciding
+    with pytest.raises(NothingToUndoError):
+        match.push(UNDO)
+    play(match, "DB M")
+    assert match.starter == 0
+    play(match, CRICKET_LEG)
+    assert match.is_finished and match.outcome() == match.leg.outcome()
+
+
+# ------------------------------------- corrections on a finished leg's visit
+
+
+def test_a_bounce_of_the_winning_dart_reopens_the_leg() -> None:
+    match = play(x01_match(), LEG_FOR_FIRST + "BOUNCE")
+    assert not match.leg_over and match.legs_won() == (0, 0)
+    assert match.leg.current_player == 1
+
+
+def test_a_correction_of_the_winning_visit_may_undecide_the_leg() -> None:
+    match = play(x01_match(), LEG_FOR_FIRST + "CORRECT3=S14")
+    assert not match.leg_over and match.leg.score(0) == 14
+    play(match, "UNDO")  # the corrected dart taken back: D14 again wins
+    match.push(Bed.parse("D14"))
+    assert match.leg_over

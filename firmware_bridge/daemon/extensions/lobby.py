@@ -1,7 +1,8 @@
 """The lobby extension: the players who joined the board's next game (docs/players.md).
 
 It runs ``join`` and ``leave`` (``CommandReceived``), adds ``lobby`` to
-every state (``StateBuilt``), answers a ``new_game`` without players with
+every state (``StateBuilt``), seats a called match's players
+(``LobbySeated``), answers a ``new_game`` without players with
 the lobby's (``PlayersAsked``), empties the lobby and draws a new join code
 as a game starts (``GameStarted``), and gives each result player their
 roster ``player_id`` (``ResultBuilt``). A card tap (``CardTapped``, claimed
@@ -31,7 +32,7 @@ from firmware_bridge.daemon.game_session import Refusal
 from firmware_bridge.daemon.journal import JournalError
 from firmware_bridge.daemon.lobby_book import LobbyBook, new_join_code
 from mqtt_contract import CardRefused, ErrorReported, Join, Leave, PlayerJoined, PlayerLeft, topic
-from mqtt_contract.lobby_payload import JoinedBy, LobbyState, RosterMessage
+from mqtt_contract.lobby_payload import JoinedBy, LobbyPlayer, LobbyState, RosterMessage
 
 __all__ = ["CARD_WAIT_S", "UNKNOWN_CARD", "Lobby"]
 
@@ -65,6 +66,7 @@ class Lobby(Extension):
         context.subscribe(core_events.PlayersAsked, lambda _: self._players())
         context.subscribe(core_events.RematchAsked, self._rematch_asked)
         context.subscribe(core_events.GameStarted, self._started)
+        context.subscribe(core_events.LobbySeated, self._seated)
         context.subscribe(core_events.StateBuilt, self._state)
         context.subscribe(core_events.ResultBuilt, self._result)
 
@@ -173,6 +175,25 @@ class Lobby(Extension):
     def _players(self) -> tuple[str, ...] | None:
         """``new_game`` without players: the lobby's, in the order they joined."""
         return tuple(player.name for player in self.book.players) or None
+
+    def _seated(self, seated: core_events.LobbySeated) -> None:
+        """A called match's players: they are the lobby now (a roster
+        player's average from the board's copy), kept in the journal."""
+        players = []
+        for name, player_id in seated.players:
+            known = self.book.roster_player(player_id) if player_id is not None else None
+            players.append(
+                LobbyPlayer(
+                    name=name,
+                    player_id=player_id,
+                    joined_by=JoinedBy.ROSTER if player_id is not None else JoinedBy.NAME,
+                    joined_at=seated.at,
+                    average=known.average if known is not None else None,
+                )
+            )
+        with self._as_it_was_unless_journaled():
+            self.book.players = players
+            self._keep()
 
     def _rematch_asked(self, asked: core_events.RematchAsked) -> None:
         self._rematch_at = asked.at

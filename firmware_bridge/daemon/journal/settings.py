@@ -1,7 +1,8 @@
 """What the operator set at a board (prices, free play), what the lobby
 keeps of a board (its players, its copy of the roster: keys under
-``lobby.``) and what the pairing keeps (its code, its paired devices: keys
-under ``pairing.``): the store :attr:`Journal.settings`."""
+``lobby.``), what the pairing keeps (its code, its paired devices: keys
+under ``pairing.``) and what the called matches keep (keys under ``call.``):
+the store :attr:`Journal.settings`."""
 
 from __future__ import annotations
 
@@ -10,13 +11,20 @@ from typing import Any
 
 from firmware_bridge.daemon.journal.database import Database
 
-__all__ = ["LOBBY_PREFIX", "PAIRING_PREFIX", "SettingsStore"]
+__all__ = ["CALL_PREFIX", "LOBBY_PREFIX", "PAIRING_PREFIX", "SettingsStore"]
 
 LOBBY_PREFIX = "lobby."
 """The keys the lobby keeps (``lobby.players``, ``lobby.roster``, ...): not the operator's."""
 
 PAIRING_PREFIX = "pairing."
 """The keys the pairing keeps (``pairing.code``, ``pairing.devices``): not the operator's."""
+
+
+CALL_PREFIX = "call."
+"""The keys the called matches keep (``call.book``: the call waiting, the one
+playing, those started): not the operator's."""
+
+_NOT_OPERATORS = (LOBBY_PREFIX, PAIRING_PREFIX, CALL_PREFIX)
 
 
 class SettingsStore:
@@ -42,13 +50,14 @@ class SettingsStore:
             )
 
     def operator_settings(self, board: str) -> dict[str, Any]:
-        """What the operator set at ``board``: key -> value (not the lobby's
-        nor the pairing's keys)."""
+        """What the operator set at ``board``: key -> value (not the lobby's,
+        the pairing's nor the called matches' keys)."""
         with self._db.reading() as connection:
             rows = connection.execute(
-                "SELECT key, value FROM operator_settings WHERE board = ? AND key NOT LIKE ? "
-                "AND key NOT LIKE ? ORDER BY key",
-                (str(board), LOBBY_PREFIX + "%", PAIRING_PREFIX + "%"),
+                "SELECT key, value FROM operator_settings WHERE board = ? "
+                + "".join("AND key NOT LIKE ? " for _ in _NOT_OPERATORS)
+                + "ORDER BY key",
+                (str(board), *(prefix + "%" for prefix in _NOT_OPERATORS)),
             ).fetchall()
         settings: dict[str, Any] = {}
         for key, value in rows:
@@ -71,6 +80,14 @@ class SettingsStore:
     def keep_pairing_value(self, board: str, key: str, value: Any, at: float) -> None:
         """Keep ``value`` (JSON) as the pairing's ``pairing.<key>`` at ``board``."""
         self.set_operator_setting(board, PAIRING_PREFIX + key, value, at)
+
+    def call_value(self, board: str, key: str) -> Any:
+        """What the called matches kept at ``board`` as ``call.<key>``, or ``None``."""
+        return self._kept_value(board, CALL_PREFIX + key)
+
+    def keep_call_value(self, board: str, key: str, value: Any, at: float) -> None:
+        """Keep ``value`` (JSON) as the called matches' ``call.<key>`` at ``board``."""
+        self.set_operator_setting(board, CALL_PREFIX + key, value, at)
 
     def _kept_value(self, board: str, full_key: str) -> Any:
         """The decoded JSON kept at ``board`` under ``full_key``, or ``None``."""
