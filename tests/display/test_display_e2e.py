@@ -362,3 +362,44 @@ async def test_a_match_from_the_daemon_on_the_display_and_its_caller(
             caller.close()
     said = [line.removeprefix("-s 160 ") for line in spoken.read_text().splitlines()]
     assert said.count("Game shot, and the first leg") == 1, said
+
+
+async def test_a_called_match_from_the_daemon_on_the_idle_screen(
+    running: Running,
+    watcher: Watcher,
+    mosquitto: MosquittoBroker,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The venue's service calls a match to the board (``call_match``): the
+    display's idle screen says who plays whom on which board and how to start
+    it, the caller names them, and NEXT starts the match's game."""
+    spoken = fake_espeak(tmp_path, 0)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    state = await watcher.state_where(lambda s: s["board"]["connected"])
+    board_name = state["board"]["name"]
+    caller = Caller()
+    surface = pygame.Surface(SIZE)
+    with StateFeed(mosquitto.url, "board1", "oche") as feed:
+        assert await asyncio.to_thread(feed.wait_for_state, 5.0) is not None
+        app = DisplayApp(feed, SIZE, caller=caller)
+        try:
+            await until_drawn(app, surface, "Start a game")
+            call = {"command": "call_match", "call_id": "t1-m1", "title": "Friday Cup, round 1",
+                    "game": "x01", "options": {"start": 301}, "match": {"legs": 2},
+                    "players": [{"name": "Ann"}, {"name": "Bob"}]}  # fmt: skip
+            response = await watcher.command(call)
+            assert response["ok"], response
+            await until_drawn(
+                app,
+                surface,
+                f"Next: Ann v Bob on {board_name}",
+                "Friday Cup, round 1  ·  throw a dart or press NEXT to start",
+            )
+            await until(lambda: "Next match, Ann versus Bob" in spoken.read_text())
+            response = await watcher.command({"command": "next"})
+            assert response["ok"], response
+            await until_drawn(app, surface, "Leg 1", "Legs 0-0", "Ann throws first")
+            assert isinstance(app.scene, X01Scene)
+        finally:
+            caller.close()
