@@ -536,3 +536,17 @@ def test_a_game_shot_cuts_the_callers_line_short_rather_than_be_skipped(
         ]
     finally:
         caller.close()
+
+
+def test_a_team_match_counts_legs_per_team() -> None:
+    state = state_of("x01", players=("Ann", "Bob", "Cy", "Dee"),
+                     teams={"Red": ["Ann", "Cy"], "Blue": ["Bob", "Dee"]})  # fmt: skip
+    state["board"] = BOARD_2
+    state["current_player"] = 1
+    state["match"] = match_block(played=[{**played(1, 0, 0), "winner_team": 0}])
+    checked(state)
+    surface, layout = render(state)
+    visible(layout, "Legs 1-0")
+    visible(layout, "Bob (Blue) throws first")
+    red, blue = (chip_marker_area(layout, name) for name in ("Red", "Blue"))
+    assert bad_pixels(surface, blue) > 0 and bad_pixels(surface, red) == 0
