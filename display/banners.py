@@ -45,6 +45,8 @@ import pygame
 from display.layout import COLORS, Color, Layout, split
 from display.lobby import line_text, lines_for
 from display.scenes.base import board_problem, format_value, is_winner, player_label
+from display.scenes.idle import IdleScene
+from display.scenes.match_view import call_headline, cork_lines, draw_cork, leg_over_words
 from display.scenes.registry import scene_class_for
 from display.scenes.remote import (
     thrower,
@@ -56,10 +58,24 @@ from display.scenes.remote import (
 from engine import Reason
 from mqtt_contract import Phase, PlayerView, StateView
 from mqtt_contract.lobby_payload import PlayerLine, ResultLines
+from mqtt_contract.scoreboard import match_winner_words
 
 __all__ = ["BANNERS", "active_banners", "banner_rect", "cpu_thrower", "draw_banners"]
 
-BANNERS = ("winner", "bust", "waiting", "takeout", "cpu", "remote", "board", "journal", "offline")
+BANNERS = (
+    "winner",
+    "bust",
+    "cork",
+    "waiting",
+    "takeout",
+    "cpu",
+    "leg",
+    "remote",
+    "call",
+    "board",
+    "journal",
+    "offline",
+)
 """Every banner, in drawing order (later ones are drawn over earlier ones);
 the ``offline`` strip dims everything drawn before it."""
 
@@ -136,15 +152,20 @@ def active_banners(state: State | None, availability: str = "online") -> list[st
     banners: list[str] = []
     if state is not None and state.game:
         finished = state.finished or state.phase is Phase.FINISHED
-        if finished and not scene_class_for(state).draws_result:
+        leg_over = leg_over_words(state) is not None
+        if finished and not leg_over and not scene_class_for(state).draws_result:
             banners.append("winner")
         elif _bust_player(state) is not None:
             banners.append("bust")
+        if cork_lines(state) is not None:
+            banners.append("cork")
         if waiting_headline(state) is not None:
             banners.append("waiting")
         remote = throwing(state) is not None
         cpu = cpu_thrower(state)
-        if cpu is not None and not (remote and throws_elsewhere(state, cpu)):
+        if leg_over:
+            banners.append("leg")
+        elif cpu is not None and not (remote and throws_elsewhere(state, cpu)):
             banners.append("cpu")
         elif (
             cpu is None
@@ -154,6 +175,8 @@ def active_banners(state: State | None, availability: str = "online") -> list[st
             banners.append("takeout")
         if remote:
             banners.append("remote")
+        if call_headline(state) is not None and scene_class_for(state) is not IdleScene:
+            banners.append("call")
     board = state.board if state is not None else None
     if (
         board is not None
@@ -176,9 +199,11 @@ def banner_rect(layout: Layout, banner: str, stacked: int = 0) -> pygame.Rect:
         return layout.rect(0.12, 0.14, 0.76, 0.72)
     if banner == "bust":
         return layout.rect(0.2, 0.56, 0.6, 0.2)
-    if banner in ("takeout", "cpu", "waiting"):
+    if banner == "cork":
+        return layout.rect(0.18, 0.52, 0.64, 0.3)
+    if banner in ("takeout", "cpu", "waiting", "leg"):
         return layout.rect(0, 0.89, 1, 0.11)
-    if banner == "remote":
+    if banner in ("remote", "call"):
         return layout.rect(0, 0.89 - 0.11 * stacked, 1, 0.11)
     if banner in ("board", "journal", "offline"):
         return layout.rect(0, 0.085 * stacked, 1, 0.085)
@@ -199,11 +224,13 @@ def draw_banners(
     drawn: list[tuple[str, pygame.Rect]] = []
     active = active_banners(state, availability)
     strips = [banner for banner in ("offline", "board", "journal") if banner in active]
-    bottom = [banner for banner in ("waiting", "takeout", "cpu") if banner in active]
+    bottom = [banner for banner in ("waiting", "takeout", "cpu", "leg") if banner in active]
     for banner in active:
         stacked = strips.index(banner) if banner in strips else 0
         if banner == "remote":
             stacked = len(bottom)
+        if banner == "call":
+            stacked = len(bottom) + ("remote" in active)
         rect = banner_rect(layout, banner, stacked)
         if banner == "winner":
             _winner(surface, layout, rect, state or StateView(), lines_for(state, lines))
@@ -213,6 +240,24 @@ def draw_banners(
             _takeout(surface, layout, rect, state or StateView(), clock)
         elif banner == "cpu":
             _cpu(surface, layout, rect, state or StateView())
+        elif banner == "cork":
+            draw_cork(surface, layout, rect, state or StateView())
+        elif banner == "leg":
+            _strip(
+                surface,
+                layout,
+                rect,
+                COLORS.here,
+                *(leg_over_words(state or StateView()) or ("", "")),
+            )
+        elif banner == "call":
+            _strip(
+                surface,
+                layout,
+                rect,
+                COLORS.here,
+                *(call_headline(state or StateView()) or ("", "")),
+            )
         elif banner == "waiting":
             title = waiting_headline(state or StateView()) or ""
             _strip(surface, layout, rect, COLORS.wait, title, waiting_detail(state or StateView()))
@@ -379,7 +424,10 @@ def _winner_text(
     inner = rect.inflate(-layout.px(40), -layout.px(28))
     team = state.team(state.winner_team)
     winner = state.player(state.winner)
-    if team is not None:
+    match_winner = match_winner_words(state)
+    if match_winner is not None:
+        headline = match_winner
+    elif team is not None:
         headline = f"{team.name} win!"
     elif winner is not None:
         headline = f"{winner.name if winner.name is not None else '?'} wins!"

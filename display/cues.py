@@ -25,16 +25,20 @@ from display.darts import bed_of
 from engine import Bed, NotationError, checkout, game_class, game_ids
 from engine.beds import ALL_BEDS
 from engine.x01_rules import ALLOWED_MULTIPLIERS, RING_RULES
-from mqtt_contract import StateView
+from mqtt_contract import CorkWon, LegStarted, LegWon, MatchCalled, PayloadError, StateView
+from mqtt_contract.event_payload import DaemonEvent
+from mqtt_contract.scoreboard import game_shot_words
 
 __all__ = [
     "ANNOUNCEMENT_PRIORITY",
     "CUES",
+    "INTERRUPTING_CALLS",
     "RING_CUES",
     "caller_text",
     "collapse",
     "cues_for",
     "is_checkout",
+    "match_caller_text",
     "number_words",
     "reachable_finish",
     "ring_cue",
@@ -146,6 +150,8 @@ def cues_for(event: Mapping[str, Any]) -> list[str]:
     player_change  ``player_change``
     points         ``peg`` (domino cribbage scored)
     winner         ``game_shot``
+    leg_won        ``game_shot`` (each leg of a match; the match's last
+                   leg's ``winner`` adds nothing more)
     credits        ``credit`` when credits came in (a coin, the operator,
                    a happy-hour bonus), nothing when spent
     others         nothing
@@ -170,7 +176,7 @@ def cues_for(event: Mapping[str, Any]) -> list[str]:
         cues.append("player_change")
     elif kind == "points":
         cues.append("peg")
-    elif kind == "winner":
+    elif kind in ("winner", LegWon.type):
         cues.append("game_shot")
     elif kind == "credits":
         change = event.get("change")
@@ -198,6 +204,10 @@ def collapse(cues: Iterable[str]) -> list[str]:
 
 
 # ------------------------------------------------------------- the caller
+
+INTERRUPTING_CALLS = frozenset({"winner", LegWon.type})
+"""The events whose line cuts the caller's line still being spoken short
+(a game shot must be said; the others are skipped while it speaks)."""
 
 _ONES = [
     "zero",
@@ -296,7 +306,10 @@ def caller_text(event: Mapping[str, Any], state: State | None = None) -> str | N
     """What the spoken caller says for ``event``, or ``None`` to stay quiet.
     ``state`` (the state after the event) gives only what is left to score.
 
-    - ``bust``: "bust"; ``winner``: "game shot".
+    - ``bust``: "bust"; ``winner``: "game shot" (nothing in a match: its
+      last ``leg_won`` said "Game shot, and the match").
+    - A match's ``leg_won``, ``cork_won``, ``leg_started`` and a called
+      match's ``match_called``: :func:`match_caller_text`.
     - X01 ``visit_end`` (its ``game``; not bust, not the winning visit): the
       visit's points in words ("one hundred and eighty", "twenty-six", "no
       score" for 0), then, when the thrower's side is left on a checkout under
@@ -306,7 +319,9 @@ def caller_text(event: Mapping[str, Any], state: State | None = None) -> str | N
     if kind == "bust":
         return "bust"
     if kind == "winner":
-        return "game shot"
+        return None if state is not None and state.match.present else "game shot"
+    if kind in _MATCH_EVENTS:
+        return match_caller_text(event, state)
     if kind != "visit_end" or not _calls_visit_points(event):
         return None
     if event.get("visit_over") in ("bust", "win"):
@@ -319,6 +334,49 @@ def caller_text(event: Mapping[str, Any], state: State | None = None) -> str | N
         if is_checkout(remaining, str(out)):
             text += f", you require {number_words(remaining)}"
     return text
+
+
+_MATCH_EVENTS: dict[str, type[DaemonEvent]] = {
+    kind.type: kind for kind in (LegWon, CorkWon, LegStarted, MatchCalled)
+}
+"""The match's events the caller speaks for, by ``type``."""
+
+
+def match_caller_text(event: Mapping[str, Any], state: State | None = None) -> str | None:
+    """What the caller says for a match's event (``None`` for another, or a
+    malformed one; ``state``, the state after it, names the players):
+
+    - ``leg_won``: "Game shot, and the first leg" (the leg's number in its
+      set with sets), "Game shot, and the set", "Game shot, and the match";
+    - ``cork_won``: "Ann wins the cork"; ``leg_started``: "Bob to throw
+      first, game on" (names from ``state``; nothing without one);
+    - ``match_called``: "Next match, Ann versus Bob".
+    """
+    kind = _MATCH_EVENTS.get(str(event.get("type")))
+    if kind is None:
+        return None
+    try:
+        parsed = kind.from_json(dict(event))
+    except PayloadError:
+        return None
+    if isinstance(parsed, LegWon):
+        leg = parsed.leg if parsed.set is None else max(sum(parsed.legs_won), 1)
+        return game_shot_words(leg, set_won=parsed.set_won, match_won=parsed.match_won)
+    if isinstance(parsed, MatchCalled):
+        return "Next match, " + " versus ".join(parsed.players)
+    if isinstance(parsed, CorkWon):
+        name = _name(state, parsed.player)
+        return None if name is None else f"{name} wins the cork"
+    if isinstance(parsed, LegStarted):
+        name = _name(state, parsed.starter)
+        return None if name is None else f"{name} to throw first, game on"
+    return None
+
+
+def _name(state: State | None, index: int) -> str | None:
+    """Player ``index``'s name as the caller says it, ``None`` without one."""
+    player = state.player(index) if state is not None else None
+    return player.name if player is not None and player.name else None
 
 
 def _remaining(event: Mapping[str, Any], state: State) -> int | None:

@@ -27,7 +27,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from display.cues import CUES, caller_text
+from display.cues import CUES, INTERRUPTING_CALLS, caller_text
 from mqtt_contract import StateView
 
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
@@ -565,10 +565,15 @@ class Caller:
         """An utterance is still being spoken."""
         return self._process is not None and self._process.poll() is None
 
-    def say(self, text: str | None) -> bool:
-        """Start speaking ``text``; ``False`` when off, empty or still busy."""
-        if self._program is None or not text or self.busy:
+    def say(self, text: str | None, *, interrupt: bool = False) -> bool:
+        """Start speaking ``text``; ``False`` when off, empty or still busy
+        (``interrupt``: the utterance still being spoken is cut short instead)."""
+        if self._program is None or not text:
             return False
+        if self.busy:
+            if not interrupt:
+                return False
+            self._stop()
         try:
             self._process = subprocess.Popen(
                 [self._program, *self._args, text],
@@ -583,8 +588,17 @@ class Caller:
         return True
 
     def announce(self, event: Mapping[str, Any], state: StateView | None) -> bool:
-        """Say what the caller says for ``event`` (``state``: the state after it)."""
-        return self.say(caller_text(event, state))
+        """Say what the caller says for ``event`` (``state``: the state after
+        it); a game shot (:data:`~display.cues.INTERRUPTING_CALLS`) cuts the
+        line still being spoken short rather than be skipped."""
+        interrupt = event.get("type") in INTERRUPTING_CALLS
+        return self.say(caller_text(event, state), interrupt=interrupt)
+
+    def _stop(self) -> None:
+        """Stop the utterance being spoken, without waiting for it to end."""
+        process = self._process
+        if process is not None and process.poll() is None:
+            process.terminate()
 
     def close(self) -> None:
         """Stop speaking."""

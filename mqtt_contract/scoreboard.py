@@ -2,7 +2,9 @@
 web board views, make of a state the same way, so the two never drift: a
 player's label and whether they won, the X01 checkout route to show, a
 game's options in words (X01's, Cricket's), Around the World's start and
-track cells, Shanghai's rounds' targets. Pure: reads a :class:`StateView`
+track cells, Shanghai's rounds' targets; a match's words (legs and sets,
+which leg, who throws first, the caller's "Game shot, and the first leg",
+the cork, the called match's "Ann v Bob"). Pure: reads a :class:`StateView`
 (neither client may import the other, both may import this)."""
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from engine.beds import NUMBERS
 from engine.checkout import checkout
 from engine.game import DARTS_PER_VISIT
 from engine.lineup import MAX_NAME_LENGTH
+from mqtt_contract.match_payload import CallView, MatchView
 from mqtt_contract.state_payload import cpu_label
 from mqtt_contract.state_views import StateView
 from mqtt_contract.topic_names import Phase
@@ -18,15 +21,32 @@ from mqtt_contract.topic_names import Phase
 __all__ = [
     "MAX_CHECKOUT",
     "around_the_world_options",
+    "call_line",
+    "call_words",
     "cell_kind",
     "checkout_route",
+    "cork_turn",
+    "cork_words",
     "cricket_option_parts",
+    "game_shot_words",
     "is_winner",
+    "leg_in_set",
+    "leg_ordinal",
+    "match_format_words",
+    "match_position_words",
+    "match_score_words",
+    "match_winner_words",
     "player_label",
     "round_targets",
     "route_to_show",
     "shanghai_options",
     "short_name",
+    "side_count",
+    "side_label",
+    "side_legs",
+    "side_of",
+    "starter_side",
+    "starter_words",
     "target_of",
     "x01_option_parts",
 ]
@@ -171,3 +191,215 @@ def target_of(state: StateView) -> int:
         return target
     targets = round_targets(state)
     return targets[min(max((state.round or 1) - 1, 0), len(targets) - 1)]
+
+
+# --- match play (docs/matches.md "On the screens") ---
+
+_ORDINALS = [
+    "zeroth",
+    "first",
+    "second",
+    "third",
+    "fourth",
+    "fifth",
+    "sixth",
+    "seventh",
+    "eighth",
+    "ninth",
+    "tenth",
+    "eleventh",
+    "twelfth",
+    "thirteenth",
+    "fourteenth",
+    "fifteenth",
+    "sixteenth",
+    "seventeenth",
+    "eighteenth",
+    "nineteenth",
+]
+_TENS = ["_", "_", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety"]
+_TENTHS = [
+    "_",
+    "_",
+    "twentieth",
+    "thirtieth",
+    "fortieth",
+    "fiftieth",
+    "sixtieth",
+    "seventieth",
+    "eightieth",
+    "ninetieth",
+]
+_SUFFIXES = {1: "st", 2: "nd", 3: "rd"}
+
+
+def leg_ordinal(number: int) -> str:
+    """``number`` as the caller says it: ``first``, ``second``, ``twenty-fifth``
+    (words up to 99, then ``101st``; anything below 1 as ``first``)."""
+    number = max(number, 1)
+    if number < len(_ORDINALS):
+        return _ORDINALS[number]
+    if number < 100:
+        tens, ones = divmod(number, 10)
+        return _TENTHS[tens] if ones == 0 else f"{_TENS[tens]}-{_ORDINALS[ones]}"
+    suffix = "th" if number % 100 in (11, 12, 13) else _SUFFIXES.get(number % 10, "th")
+    return f"{number}{suffix}"
+
+
+def side_count(state: StateView) -> int:
+    """How many sides play: the teams in a team game, else the players."""
+    return len(state.teams) if state.teams is not None else len(state.players)
+
+
+def side_of(state: StateView, player: int | None) -> int | None:
+    """The side player ``player`` plays for (their team, else themselves);
+    ``None`` for no such player."""
+    view = state.player(player)
+    if view is None or player is None:
+        return None
+    if state.teams is not None:
+        return view.team
+    return player
+
+
+def side_label(state: StateView, side: int) -> str:
+    """A side's name: the team's in a team game, else the player's label."""
+    team = state.team(side)
+    if state.teams is not None:
+        return short_name(team.name) if team is not None else "?"
+    return player_label(state, side)
+
+
+def side_legs(match: MatchView, side: int) -> tuple[int, int | None]:
+    """Side ``side``'s ``(legs, sets)``: legs in this set (with sets) or in the
+    match, sets ``None`` without sets; 0 for a side the lists leave out."""
+    legs = match.legs_won[side] if 0 <= side < len(match.legs_won) else 0
+    if match.sets_won is None:
+        return legs, None
+    return legs, match.sets_won[side] if 0 <= side < len(match.sets_won) else 0
+
+
+def _score(counts: tuple[int, ...]) -> str:
+    return "-".join(str(count) for count in counts) if counts else "0-0"
+
+
+def match_score_words(state: StateView) -> str | None:
+    """The match's score: ``Legs 1-0``, with sets ``Sets 1-0, legs 2-1``
+    (``Legs 1-0-2`` with three sides); ``None`` for a single game."""
+    match = state.match
+    if not match.present:
+        return None
+    legs = f"egs {_score(match.legs_won)}"
+    if match.sets_won is None:
+        return "L" + legs
+    return f"Sets {_score(match.sets_won)}, l{legs}"
+
+
+def leg_in_set(match: MatchView) -> int:
+    """This leg's number in its set (in the match without sets), from 1: the
+    legs before it in the same set, from ``played`` (from the legs won when
+    the state lists none)."""
+    if match.sets_won is None and match.set is None:
+        return max(match.leg, 1)
+    if match.played:
+        earlier = [leg for leg in match.played if leg.set == match.set and leg.leg < match.leg]
+        return len(earlier) + 1
+    done = sum(match.legs_won)
+    return max(done if match.leg_over else done + 1, 1)
+
+
+def match_position_words(state: StateView) -> str | None:
+    """Which leg is played: ``Leg 3``, with sets ``Set 2, leg 3`` (the leg of
+    the set); ``None`` for a single game."""
+    match = state.match
+    if not match.present:
+        return None
+    if match.set is None:
+        return f"Leg {max(match.leg, 1)}"
+    return f"Set {match.set}, leg {leg_in_set(match)}"
+
+
+def match_format_words(state: StateView) -> str | None:
+    """The format in words, ``first to 3 legs`` or ``first to 2 sets of 3
+    legs``; ``None`` for a single game or a format the state leaves out."""
+    match = state.match
+    if not match.present or match.format is None:
+        return None
+    try:
+        return str(match.format.format())
+    except ValueError:  # a format an older or newer board sent that the engine refuses
+        return None
+
+
+def starter_side(state: StateView) -> int | None:
+    """The side that throws (threw) first in this leg; ``None`` for a single game."""
+    if not state.match.present:
+        return None
+    return side_of(state, state.match.starter)
+
+
+def starter_words(state: StateView) -> str | None:
+    """``Ann throws first`` for the leg in play (no words once it is won,
+    while its cork is thrown, or in a single game)."""
+    match = state.match
+    if not match.present or match.finished or match.leg_over or match.cork is not None:
+        return None
+    if state.player(match.starter) is None:
+        return None
+    return f"{player_label(state, match.starter)} throws first"
+
+
+def game_shot_words(leg: int, *, set_won: bool = False, match_won: bool = False) -> str:
+    """What the caller says at a leg's end: ``Game shot, and the first leg``,
+    ``Game shot, and the set``, ``Game shot, and the match`` (``leg`` the
+    leg's number in its set, as :func:`leg_in_set` counts)."""
+    if match_won:
+        return "Game shot, and the match"
+    if set_won:
+        return "Game shot, and the set"
+    return f"Game shot, and the {leg_ordinal(leg)} leg"
+
+
+def match_winner_words(state: StateView) -> str | None:
+    """``Ann wins the match 2-1`` (legs, or sets with sets) once the match is
+    over; ``None`` before, for a draw or a single game."""
+    match = state.match
+    if not match.present or not match.finished or match.winner is None:
+        return None
+    side = side_of(state, match.winner)
+    if side is None:
+        return None
+    counts = match.sets_won if match.sets_won is not None else match.legs_won
+    return f"{side_label(state, side)} wins the match {_score(counts)}"
+
+
+def cork_turn(match: MatchView) -> int | None:
+    """The side to throw at the bull in a deciding leg's cork (the first
+    without a dart this round); ``None`` when no cork is being thrown."""
+    if match.cork is None:
+        return None
+    return next((side for side, bed in enumerate(match.cork) if bed is None), None)
+
+
+def cork_words(state: StateView) -> str | None:
+    """``Bull for the throw: Ann to throw`` while the cork is thrown; ``None`` otherwise."""
+    side = cork_turn(state.match)
+    if side is None:
+        return None
+    return f"Bull for the throw: {side_label(state, side)} to throw"
+
+
+def call_line(call: CallView) -> str | None:
+    """The called match's players, ``Ann v Bob``; ``None`` without a call."""
+    if not call.present or not call.players:
+        return None
+    return " v ".join(short_name(player.name) for player in call.players)
+
+
+def call_words(state: StateView, board_name: str | None = None) -> str | None:
+    """``Next: Ann v Bob on Board 2`` (without ``board_name``: ``Next: Ann v
+    Bob``); ``None`` without a called match."""
+    line = call_line(state.call)
+    if line is None:
+        return None
+    return f"Next: {line}" + (f" on {board_name}" if board_name else "")

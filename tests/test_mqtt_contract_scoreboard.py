@@ -11,9 +11,26 @@ from engine.games import AroundTheWorld, Shanghai
 from mqtt_contract import Phase, StateView
 from mqtt_contract.scoreboard import (
     around_the_world_options,
+    call_line,
+    call_words,
+    cork_turn,
+    cork_words,
     cricket_option_parts,
+    game_shot_words,
+    leg_in_set,
+    leg_ordinal,
+    match_format_words,
+    match_position_words,
+    match_score_words,
+    match_winner_words,
     round_targets,
     route_to_show,
+    side_count,
+    side_label,
+    side_legs,
+    side_of,
+    starter_side,
+    starter_words,
     target_of,
     x01_option_parts,
 )
@@ -78,3 +95,165 @@ def test_shanghai_s_rounds_go_on_at_1_after_20() -> None:
         {"game": Shanghai.id, "options": {"rounds": 3, "start": 19}, "round": 3}
     )
     assert target_of(later) == 1
+
+
+def _match(**match: Any) -> StateView:
+    """A 501 match of Ann and Bob, with the match block's keys overridden."""
+    block: dict[str, Any] = {
+        "format": {"legs": 3, "sets": None, "starts": "alternate", "decider": None},
+        "leg": 2,
+        "set": None,
+        "starter": 1,
+        "legs_won": [1, 0],
+        "sets_won": None,
+        "decider": False,
+        "leg_over": False,
+        "cork": None,
+        "finished": False,
+        "winner": None,
+        "winner_team": None,
+        "played": [
+            {
+                "leg": 1,
+                "set": None,
+                "starter": 0,
+                "winner": 0,
+                "winner_team": None,
+                "result": "checkout",
+            }
+        ],
+        **match,
+    }
+    return StateView.from_json(
+        {
+            "game": X01.id,
+            "phase": Phase.THROWING.value,
+            "options": {"start": 501},
+            "players": [{"name": "Ann", "score": 501}, {"name": "Bob", "score": 501}],
+            "current_player": 1,
+            "match": block,
+        }
+    )
+
+
+def _leg(leg: int, set_: int, winner: int) -> dict[str, Any]:
+    return {"leg": leg, "set": set_, "starter": 0, "winner": winner, "result": "checkout"}
+
+
+def test_leg_ordinals_are_words_to_ninety_nine() -> None:
+    words = [leg_ordinal(n) for n in (1, 2, 3, 11, 12, 20, 21, 25, 40, 99)]
+    assert words == [
+        "first",
+        "second",
+        "third",
+        "eleventh",
+        "twelfth",
+        "twentieth",
+        "twenty-first",
+        "twenty-fifth",
+        "fortieth",
+        "ninety-ninth",
+    ]
+    assert [leg_ordinal(n) for n in (101, 111, 112, 123, 0)] == [
+        "101st",
+        "111th",
+        "112th",
+        "123rd",
+        "first",
+    ]
+
+
+def test_a_single_game_has_no_match_words() -> None:
+    state = _x01(501)
+    assert match_score_words(state) is None
+    assert match_position_words(state) is None
+    assert match_format_words(state) is None
+    assert starter_side(state) is None and starter_words(state) is None
+    assert cork_words(state) is None and match_winner_words(state) is None
+    assert call_words(state, "Board 2") is None
+
+
+def test_the_legs_score_the_leg_and_who_throws_first() -> None:
+    state = _match()
+    assert match_score_words(state) == "Legs 1-0"
+    assert match_position_words(state) == "Leg 2"
+    assert match_format_words(state) == "first to 3 legs"
+    assert starter_side(state) == 1
+    assert starter_words(state) == "Bob throws first"
+    assert side_legs(state.match, 0) == (1, None)
+    assert side_legs(state.match, 5) == (0, None)
+    assert side_count(state) == 2 and side_label(state, 1) == "Bob"
+    won = _match(leg_over=True, legs_won=[1, 1])
+    assert starter_words(won) is None
+
+
+def test_with_sets_the_score_and_the_leg_of_the_set() -> None:
+    played = [_leg(1, 1, 0), _leg(2, 1, 0), _leg(3, 2, 1)]
+    state = _match(
+        format={"legs": 2, "sets": 3},
+        leg=4,
+        set=2,
+        legs_won=[0, 1],
+        sets_won=[1, 0],
+        played=played,
+    )
+    assert match_score_words(state) == "Sets 1-0, legs 0-1"
+    assert leg_in_set(state.match) == 2
+    assert match_position_words(state) == "Set 2, leg 2"
+    assert match_format_words(state) == "first to 3 sets of 2 legs"
+    assert side_legs(state.match, 0) == (0, 1)
+    # Without the legs played, the legs won this set count them.
+    assert leg_in_set(_match(set=2, leg=4, legs_won=[1, 1], sets_won=[1, 0], played=[]).match) == 3
+
+
+def test_the_caller_s_game_shot() -> None:
+    assert game_shot_words(1) == "Game shot, and the first leg"
+    assert game_shot_words(3, set_won=True) == "Game shot, and the set"
+    assert game_shot_words(2, set_won=True, match_won=True) == "Game shot, and the match"
+
+
+def test_the_match_s_winner_and_teams_as_sides() -> None:
+    over = _match(finished=True, winner=0, legs_won=[3, 1])
+    assert match_winner_words(over) == "Ann wins the match 3-1"
+    teams = StateView.from_json(
+        {
+            "game": X01.id,
+            "players": [
+                {"name": "Ann", "team": 0},
+                {"name": "Bob", "team": 1},
+                {"name": "Cy", "team": 0},
+                {"name": "Dan", "team": 1},
+            ],
+            "teams": [{"name": "Lions", "players": [0, 2]}, {"name": "Tigers", "players": [1, 3]}],
+            "match": {"format": {"legs": 2}, "leg": 2, "starter": 3, "legs_won": [1, 0]},
+        }
+    )
+    assert side_count(teams) == 2
+    assert side_of(teams, 3) == 1 and starter_side(teams) == 1
+    assert side_label(teams, 0) == "Lions"
+    assert starter_words(teams) == "Dan (Tigers) throws first"
+
+
+def test_the_cork_says_whose_turn_at_the_bull() -> None:
+    state = _match(decider=True, legs_won=[2, 2], cork=["SB", None])
+    assert cork_turn(state.match) == 1
+    assert cork_words(state) == "Bull for the throw: Bob to throw"
+    assert starter_words(state) is None
+    assert cork_turn(_match(cork=["SB", "DB"]).match) is None
+
+
+def test_the_called_match_line() -> None:
+    state = StateView.from_json(
+        {
+            "phase": Phase.IDLE.value,
+            "call": {
+                "call_id": "t4-m2",
+                "title": "Friday Cup, round 1",
+                "game": X01.id,
+                "players": [{"name": "Ann", "player_id": 1}, {"name": "Bob"}],
+            },
+        }
+    )
+    assert call_line(state.call) == "Ann v Bob"
+    assert call_words(state, "Board 2") == "Next: Ann v Bob on Board 2"
+    assert call_words(state) == "Next: Ann v Bob"

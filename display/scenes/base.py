@@ -34,10 +34,20 @@ from display.darts import total_points
 from display.layout import COLORS, Color, Layout, grid, split
 from display.leaderboards import Snapshot
 from display.lobby import Announcement, AnnouncementKind, announcement_for
+from display.scenes.match_view import (
+    LEG_WON_SECONDS,
+    MATCH_BAND,
+    draw_leg_won,
+    draw_match_band,
+    draw_starter_mark,
+    shows_match,
+)
 from display.sprites import SHARED_SPRITES, Sprites
 from engine import game_name
 from mqtt_contract import (
     BoardView,
+    LegWon,
+    PayloadError,
     Phase,
     PlayerView,
     RefusalReason,
@@ -228,6 +238,9 @@ class Scene:
     """Whether the scene shows how its game ended itself (the skill test's
     estimates), so the winner panel is not drawn over it (display/banners.py)."""
     show_visit_total: ClassVar[bool] = False
+    match_band: ClassVar[bool] = True
+    """Whether a match's band (legs, sets, who throws first) takes the top of
+    the body when the state has a ``match`` (display/scenes/match_view.py)."""
 
     def __init__(self, sprites: Sprites | None = None) -> None:
         self.sprites = sprites if sprites is not None else SHARED_SPRITES
@@ -254,6 +267,9 @@ class Scene:
         panel shows them); the app sets them every frame."""
         self.announcements: list[tuple[float, Announcement]] = []
         """The lobby's recent announcements, ``(time, announcement)``: drawn as a banner."""
+        self.legs_won: list[tuple[float, LegWon]] = []
+        """The match's leg just won, ``(time, event)`` from its ``leg_won``: the
+        leg-won moment, drawn for :data:`~display.scenes.match_view.LEG_WON_SECONDS`."""
 
     # ----------------------------------------------------------- the loop
 
@@ -279,6 +295,10 @@ class Scene:
                 if announcement is not None:
                     self.announcements = [*self.announcements[-2:], (self.clock, announcement)]
                     return None
+                leg_won = _leg_won(payload)
+                if leg_won is not None:
+                    self.legs_won = [(self.clock, leg_won)]
+                    return None
         return event
 
     def update(self, dt: float) -> None:
@@ -288,6 +308,7 @@ class Scene:
         self.announcements = [
             a for a in self.announcements if self.clock - a[0] < ANNOUNCEMENT_SECONDS
         ]
+        self.legs_won = [won for won in self.legs_won if self.clock - won[0] < LEG_WON_SECONDS]
 
     def draw(self, surface: pygame.Surface, layout: Layout | None = None) -> None:
         """Draw the whole scene on ``surface``; changes nothing but its pixels.
@@ -304,6 +325,8 @@ class Scene:
         regions = self.regions(layout)
         with layout.on(COLORS.panel):
             self.draw_header(surface, layout, regions["header"], state)
+            if "match" in regions:
+                draw_match_band(surface, layout, regions["match"], state)
         with layout.on(COLORS.background):
             if self.show_board:
                 draw_board(surface, regions["board"], self.sprites)
@@ -325,6 +348,8 @@ class Scene:
             draw_lit_beds(surface, board, lit_darts(state), self.clock, self.sprites)
         with layout.on(COLORS.panel):
             self.draw_notices(surface, layout)
+        for at, leg_won in self.legs_won:
+            draw_leg_won(surface, layout, leg_won, state, self.clock - at)
 
     # ------------------------------------------------------------ drawing
 
@@ -333,8 +358,14 @@ class Scene:
         scoreboard) and, with the side column, ``board`` and ``visit``."""
         header = layout.rect(0, 0, 1, 0.085)
         body = layout.rect(0.012, 0.1, 0.976, 0.885)
+        match: dict[str, pygame.Rect] = {}
+        if self.match_band and shows_match(self.state):
+            band = layout.rect(0.012, 0.095, 0.976, MATCH_BAND)
+            match = {"match": band}
+            body = pygame.Rect(body.x, band.bottom + layout.px(8), body.width,
+                               body.bottom - band.bottom - layout.px(8))  # fmt: skip
         if not self.show_board:
-            return {"header": header, "main": body}
+            return {"header": header, "main": body, **match}
         side_width = round(body.width * 0.3)
         gap = layout.px(16)
         main = pygame.Rect(body.x, body.y, body.width - side_width - gap, body.height)
@@ -343,7 +374,7 @@ class Scene:
         visit_height = max(visit_height, round(side.height * 0.26))
         board = pygame.Rect(side.x, side.y, side.width, side.height - visit_height)
         visit = pygame.Rect(side.x, board.bottom, side.width, visit_height)
-        return {"header": header, "main": main, "board": board, "visit": visit}
+        return {"header": header, "main": main, "board": board, "visit": visit, **match}
 
     def subtitle(self, state: State) -> str:
         """The options, after the game's name in the header."""
@@ -373,8 +404,11 @@ class Scene:
         round_number = state.round
         if round_number is not None and state.game:
             label = self.round_label(state, round_number)
-            if state.finished:
-                label = f"Finished  ·  {SETUP_HINT}"
+            if state.match.present and state.match.leg_over and not state.match.finished:
+                label = "Leg won  ·  press NEXT for the next leg"
+            elif state.finished:
+                then = "the next match is called" if state.call.present else SETUP_HINT
+                label = f"Finished  ·  {then}"
             layout.text(surface, label, middle, layout.font_size(40), COLORS.text)
         status, colour = board_status(self.state)
         dot = layout.px(9)
@@ -554,6 +588,10 @@ class Scene:
         )
         if is_current and placed.width:
             _marker(surface, placed.x - layout.px(12), placed.centery, min(marker, placed.height))
+        if placed.width and _throws_first(state, index):
+            radius = max(3, min(marker, placed.height) // 3)
+            draw_starter_mark(surface, (placed.right + layout.px(10) + radius, placed.centery),
+                              radius)  # fmt: skip
 
     def draw_stats(
         self,
@@ -577,6 +615,24 @@ class Scene:
             )
             layout.text(surface, value, value_rect, layout.font_size(size * 1.6), COLORS.text)
             layout.text(surface, label, label_rect, layout.font_size(size), COLORS.dim)
+
+
+def _leg_won(payload: Mapping[str, Any]) -> LegWon | None:
+    """A ``leg_won`` event as its type, ``None`` for any other (or a malformed one)."""
+    if payload.get("type") != LegWon.type:
+        return None
+    try:
+        return LegWon.from_json(payload)
+    except PayloadError:
+        return None
+
+
+def _throws_first(state: State, index: int) -> bool:
+    """Player ``index`` throws (threw) first in the match's leg being played
+    (no one while the match is over or its cork is thrown)."""
+    match = state.match
+    settled = not match.finished and match.cork is None
+    return shows_match(state) and settled and match.starter == index
 
 
 def _last_over(state: State) -> str | None:

@@ -41,6 +41,7 @@ from display.scenes.base import (
 )
 from display.scenes.credits import credits_line
 from display.scenes.lobby_view import draw_join_code, draw_lobby_players
+from display.scenes.match_view import call_headline
 from display.scenes.pairing_view import draw_pairing_code
 from display.scenes.remote import joining_headline, waiting_detail
 from engine import Bed, game_class, game_ids, game_name
@@ -116,6 +117,7 @@ def _number(value: float, decimals: int = 2) -> str:
 class IdleScene(Scene):
     title = "Oche"
     show_board = False
+    match_band = False
 
     def subtitle(self, state: State) -> str:
         return "Soft-tip dartboard"
@@ -163,6 +165,9 @@ class IdleScene(Scene):
                 f"Waiting for {self.joining} to start a match",
                 f"The match shows here as soon as {self.joining} starts it",
             )
+        called = call_headline(state)
+        if called is not None:
+            return called
         return "Start a game", f"{SETUP_HINT} (or send new_game over MQTT)"
 
     def board_and_text(self, layout: Layout, rect: pygame.Rect) -> tuple[pygame.Rect, pygame.Rect]:

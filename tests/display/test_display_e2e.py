@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import time
@@ -21,13 +22,16 @@ import pygame
 import pytest
 
 from display.app import EXIT_NO_STATE, DisplayApp, render_state
+from display.banners import draw_banners
 from display.layout import Layout
 from display.scenes import X01Scene
 from display.scenes.base import NOTICE_SECONDS
+from display.sound_bank import Caller
 from display.state_feed import StateFeed
 from firmware_bridge.cli import display_command
 from tests.daemon_harness import TIMEOUT, Running, Watcher, throw, until
 from tests.display.test_scenes import key
+from tests.display.test_sound import fake_espeak
 from tests.mosquitto_broker import MosquittoBroker
 
 OCHE = Path(sys.executable).parent / "oche"
@@ -288,3 +292,114 @@ def test_oche_display_console_script(mosquitto: MosquittoBroker, tmp_path: Path)
     )  # fmt: skip
     assert result.returncode == 2, result.stderr
     assert "no state" in result.stderr
+
+
+def drawn_with_banners(app: DisplayApp, surface: pygame.Surface) -> list[str]:
+    """:func:`drawn`, the banners over the scene included."""
+    app.frame(surface, 0.0)
+    layout = Layout(*surface.get_size())
+    app.scene.draw(surface, layout)
+    draw_banners(surface, layout, app.scene.state, "online", app.scene.clock)
+    return [text for text, _ in layout.drawn_text]
+
+
+async def until_drawn(app: DisplayApp, surface: pygame.Surface, *wanted: str) -> list[str]:
+    """The app's text, banners included, once every one of ``wanted`` is among it."""
+    deadline = time.monotonic() + TIMEOUT
+    while True:
+        shown = drawn_with_banners(app, surface)
+        if all(text in shown for text in wanted):
+            return shown
+        assert time.monotonic() < deadline, f"{wanted!r} never all shown; drawn: {shown}"
+        await asyncio.sleep(0.02)
+
+
+async def test_a_match_from_the_daemon_on_the_display_and_its_caller(
+    running: Running,
+    watcher: Watcher,
+    mosquitto: MosquittoBroker,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A 301 match first to 2 legs played on the daemon: the display shows
+    the won leg and the caller says "Game shot, and the first leg"; after
+    NEXT, leg 2 with Bob throwing first (the match's end over MQTT is the
+    daemon's test, tests/daemon/test_match_play.py)."""
+    spoken = fake_espeak(tmp_path, 0)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    await watcher.state_where(lambda s: s["board"]["connected"])
+
+    async def command(payload: dict[str, Any]) -> None:
+        response = await watcher.command(payload)
+        assert response["ok"], response
+
+    async def visits(thrown: list[list[str]]) -> None:
+        """Each visit's darts by ``dart`` commands, NEXT between them."""
+        for number, visit in enumerate(thrown):
+            if number:
+                await command({"command": "next"})
+            for segment in visit:
+                await command({"command": "dart", "segment": segment})
+
+    options = {"start": 301, "out": "straight"}
+    await command({"command": "new_game", "game": "x01", "options": options,
+                   "players": ["Ann", "Bob"], "match": {"legs": 2}})  # fmt: skip
+    caller = Caller()
+    surface = pygame.Surface(SIZE)
+    with StateFeed(mosquitto.url, "board1", "oche") as feed:
+        assert await asyncio.to_thread(feed.wait_for_state, 5.0) is not None
+        app = DisplayApp(feed, SIZE, caller=caller)
+        try:
+            await until_drawn(app, surface, "Leg 1", "Legs 0-0", "Ann throws first")
+            await visits([["T20"] * 3, ["S1"] * 3, ["T20", "T20", "S1"]])
+            await until_drawn(
+                app, surface, "Game shot, and the first leg", "Ann wins the first leg"
+            )
+            await until(lambda: "Game shot, and the first leg" in spoken.read_text())
+            await command({"command": "next"})
+            await until_drawn(app, surface, "Leg 2", "Legs 1-0", "Bob throws first", "Bob to throw")
+        finally:
+            caller.close()
+    said = [line.removeprefix("-s 160 ") for line in spoken.read_text().splitlines()]
+    assert said.count("Game shot, and the first leg") == 1, said
+
+
+async def test_a_called_match_from_the_daemon_on_the_idle_screen(
+    running: Running,
+    watcher: Watcher,
+    mosquitto: MosquittoBroker,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The venue's service calls a match to the board (``call_match``): the
+    display's idle screen says who plays whom on which board and how to start
+    it, the caller names them, and NEXT starts the match's game."""
+    spoken = fake_espeak(tmp_path, 0)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    state = await watcher.state_where(lambda s: s["board"]["connected"])
+    board_name = state["board"]["name"]
+    caller = Caller()
+    surface = pygame.Surface(SIZE)
+    with StateFeed(mosquitto.url, "board1", "oche") as feed:
+        assert await asyncio.to_thread(feed.wait_for_state, 5.0) is not None
+        app = DisplayApp(feed, SIZE, caller=caller)
+        try:
+            await until_drawn(app, surface, "Start a game")
+            call = {"command": "call_match", "call_id": "t1-m1", "title": "Friday Cup, round 1",
+                    "game": "x01", "options": {"start": 301}, "match": {"legs": 2},
+                    "players": [{"name": "Ann"}, {"name": "Bob"}]}  # fmt: skip
+            response = await watcher.command(call)
+            assert response["ok"], response
+            await until_drawn(
+                app,
+                surface,
+                f"Next: Ann v Bob on {board_name}",
+                "Friday Cup, round 1  ·  throw a dart or press NEXT to start",
+            )
+            await until(lambda: "Next match, Ann versus Bob" in spoken.read_text())
+            response = await watcher.command({"command": "next"})
+            assert response["ok"], response
+            await until_drawn(app, surface, "Leg 1", "Legs 0-0", "Ann throws first")
+            assert isinstance(app.scene, X01Scene)
+        finally:
+            caller.close()

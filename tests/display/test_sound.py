@@ -288,8 +288,34 @@ def test_events_without_cues(event: Event) -> None:
     assert cues_for(event) == []
 
 
+MATCH_EVENTS: list[tuple[Event, list[str]]] = [
+    (
+        {"type": "leg_won", "at": 1.0, "player": 0, "leg": 1, "result": "checkout",
+         "legs_won": [1, 0], "team": None, "set": None, "sets_won": None, "set_won": False,
+         "match_won": False},
+        ["game_shot"],
+    ),
+    ({"type": "leg_started", "at": 1.0, "leg": 2, "starter": 1, "set": None, "decider": False}, []),
+    ({"type": "cork_won", "at": 1.0, "player": 1}, []),
+    ({"type": "match_called", "at": 1.0, "call_id": "t4-m2", "players": ["Ann", "Bob"],
+      "title": None}, []),
+    ({"type": "call_cancelled", "at": 1.0, "call_id": "t4-m2"}, []),
+]  # fmt: skip
+"""A match's events (docs/matches.md): every leg won is a game shot; the
+rest are the caller's (tests/display/test_match_play.py) or silent."""
+
+
+@pytest.mark.parametrize(
+    ("event", "expected"), MATCH_EVENTS, ids=[e["type"] for e, _ in MATCH_EVENTS]
+)
+def test_match_event_cues(event: Event, expected: list[str]) -> None:
+    assert list(EVENT_SCHEMA.iter_errors(event)) == []
+    assert cues_for(event) == expected
+
+
 def test_the_table_covers_every_event_type() -> None:
     covered = {case[4] for case in SESSION_CASES} | {e["type"] for e in OTHER_EVENTS}
+    covered |= {event["type"] for event, _ in MATCH_EVENTS}
     assert covered == set(EVENT_TYPES)
 
 
