@@ -52,8 +52,8 @@ def match_choices() -> dict[str, object]:
     """The set-up panel's match format choices (legs, sets, starts, decider) and
     the leg ordinals board.js says a won leg with ("first" ...), from the engine's limits."""
     return {
-        "legs": range(1, MAX_LEGS + 1),
-        "sets": range(1, MAX_SETS + 1),
+        "leg_counts": range(1, MAX_LEGS + 1),
+        "set_counts": range(1, MAX_SETS + 1),
         "starts": [(starts.value, words) for starts, words in STARTS_WORDS.items()],
         "deciders": [(decider.value, words) for decider, words in DECIDER_WORDS.items()],
         "ordinals": " ".join(leg_ordinal(n) for n in range(1, 2 * MAX_LEGS)),
