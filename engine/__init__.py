@@ -30,6 +30,7 @@ from engine.events import (
 from engine.game import Game, Outcome, PickingGame, Reason, VisitOver
 from engine.games import X01, Cricket, CricketShanghai
 from engine.lineup import Lineup, Team
+from engine.match import LegRecord, Match, MatchError
 from engine.match_format import Decider, MatchFormat, MatchFormatError, Starts
 from engine.options import Option, OptionValue
 from engine.registry import game_class, game_ids, game_name, new_game, register
@@ -58,8 +59,11 @@ __all__ = [
     "Game",
     "GameLogError",
     "GameOverError",
+    "LegRecord",
     "Lineup",
     "LineupError",
+    "Match",
+    "MatchError",
     "MatchFormat",
     "MatchFormatError",
     "NotationError",

@@ -121,9 +121,19 @@ class Game:
         players: Sequence[str] | Lineup,
         options: Mapping[str, object] | None = None,
         teams: Mapping[str, Sequence[str | int]] | None = None,
+        *,
+        first_side: int = 0,
     ) -> None:
         self.lineup = players if isinstance(players, Lineup) else Lineup.build(players, teams)
         self._check_lineup()
+        count = len(self.lineup.sides)
+        if isinstance(first_side, bool) or not isinstance(first_side, int):
+            raise LineupError(f"the first side is a side's index, not {first_side!r}")
+        if not 0 <= first_side < count:
+            raise LineupError(
+                f"no side {first_side!r} to throw first: the sides are 0 to {count - 1}"
+            )
+        self._first_side = first_side
         self.options: dict[str, OptionValue] = resolve_options(self.options_spec, options, self.id)
         self._sides = self.lineup.sides
         self._side_of = [0] * len(self.lineup.players)
@@ -133,8 +143,8 @@ class Game:
         # The play so far; :meth:`_reset` puts it back to this.
         sides, players_count = len(self._sides), len(self.lineup.players)
         self._events: list[Event] = []
-        self._side = 0
-        self._player = self._sides[0][0]
+        self._side = first_side
+        self._player = self._sides[first_side][0]
         self._side_visits = [0] * sides
         self._out = [False] * sides
         self._round = 1
@@ -171,6 +181,29 @@ class Game:
         low, high = cls.sides_range
         return 1 <= players <= MAX_PLAYERS and low <= (teams or players) <= high
 
+    @classmethod
+    def combine_stats(cls, per_leg: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+        """A player's statistics over a match's legs from each leg's (the
+        state's ``stats``): counters (integers) summed, any other number the
+        mean of the legs' weighted by their darts, the rest the last leg's.
+        A game whose averages can be recomputed exactly overrides this."""
+        combined: dict[str, Any] = {}
+        weights: dict[str, float] = {}
+        for stats in per_leg:
+            darts = stats.get("darts", 0)
+            weight = float(darts) if isinstance(darts, int) and darts > 0 else 0.0
+            for key, value in stats.items():
+                if isinstance(value, bool) or not isinstance(value, int | float):
+                    combined[key] = copy.deepcopy(value)
+                elif isinstance(value, int) and not isinstance(combined.get(key), float):
+                    combined[key] = combined.get(key, 0) + value
+                else:
+                    total = float(combined.get(key, 0.0)) * weights.get(key, 0.0)
+                    weights[key] = weights.get(key, 0.0) + weight
+                    mean = (total + value * weight) / weights[key] if weights[key] else 0.0
+                    combined[key] = round(mean, 2)
+        return combined
+
     def _check_lineup(self) -> None:
         lineup = self.lineup
         teams = len(lineup.teams)
@@ -196,7 +229,8 @@ class Game:
 
     def _next_side(self, current: int) -> int:
         """The side that throws after ``current``'s visit: by default the next
-        side still in. Returning a side at or before ``current`` starts a round."""
+        side still in. Returning a side at or before ``current`` in the round's
+        order (from :attr:`first_side`) starts a round."""
         count = len(self._sides)
         nxt = current
         while True:
@@ -267,6 +301,16 @@ class Game:
     def current_player(self) -> int:
         """Index of the player who throws the next dart."""
         return self._player
+
+    @property
+    def first_side(self) -> int:
+        """The side that threw first: each round starts with it (a match's
+        leg may be started by any side)."""
+        return self._first_side
+
+    def _round_position(self, side: int) -> int:
+        """Where ``side`` throws in a round: 0 for :attr:`first_side`, then on."""
+        return (side - self._first_side) % len(self._sides)
 
     @property
     def current_side(self) -> int:
@@ -552,7 +596,8 @@ class Game:
 
     def _reset(self) -> None:
         """Back to the start, as :meth:`__init__` left the game (undo replays from here)."""
-        self.__dict__.update(type(self)(self.lineup, self.options).__dict__)
+        fresh = type(self)(self.lineup, self.options, first_side=self._first_side)
+        self.__dict__.update(fresh.__dict__)
 
     def _close_visit(self) -> None:
         """The visit ends (third dart or NEXT): settle it and pass the turn."""
@@ -564,7 +609,7 @@ class Game:
         current = self._side
         self._side_visits[current] += 1
         nxt = self._next_side(current)
-        if nxt <= current:
+        if self._round_position(nxt) <= self._round_position(current):
             limit = self._round_limit()
             if limit and self._round >= limit:
                 self._on_round_limit()

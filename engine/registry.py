@@ -53,6 +53,9 @@ def new_game(
     players: Sequence[str] | Lineup,
     options: Mapping[str, object] | None = None,
     teams: Mapping[str, Sequence[str | int]] | None = None,
+    *,
+    first_side: int = 0,
 ) -> Game:
-    """A new game of ``game_id`` for these players, options and teams."""
-    return game_class(game_id)(players, options, teams)
+    """A new game of ``game_id`` for these players, options and teams, the
+    side ``first_side`` throwing first."""
+    return game_class(game_id)(players, options, teams, first_side=first_side)

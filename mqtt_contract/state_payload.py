@@ -326,6 +326,16 @@ def state_topic_schema() -> dict[str, Any]:
             "if": {
                 "properties": {"phase": {"enum": ["throwing", "takeout"]}},
                 "required": ["phase"],
+                # A match's won leg (match.leg_over) is finished in takeout.
+                "not": {
+                    "properties": {
+                        "match": {
+                            "properties": {"leg_over": {"const": True}},
+                            "required": ["leg_over"],
+                        }
+                    },
+                    "required": ["match"],
+                },
             },
             "then": {"properties": {"finished": {"const": False}}},
         },

@@ -65,7 +65,8 @@ class Baseball(Game):
 
     def _on_visit_end(self) -> None:
         # Nobody is eliminated, so the last side's visit ends the inning.
-        if self._side != len(self._sides) - 1 or self._round < self._innings:
+        last = self._round_position(self._side) == len(self._sides) - 1
+        if not last or self._round < self._innings:
             return
         best = max(self._score)
         leaders = [s for s, score in enumerate(self._score) if score == best]

@@ -105,10 +105,12 @@ class MarksGame(Game):
         players: Sequence[str] | Lineup,
         options: Mapping[str, object] | None = None,
         teams: Mapping[str, Sequence[str | int]] | None = None,
+        *,
+        first_side: int = 0,
     ) -> None:
         self._marked: Marked | None = None
         self._marked_at = -1
-        super().__init__(players, options, teams)
+        super().__init__(players, options, teams, first_side=first_side)
 
     @property
     def marked(self) -> Marked | None:

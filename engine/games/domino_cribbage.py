@@ -208,7 +208,7 @@ class DominoCribbage(PickingGame):
         self._rng = random.Random(int(self.options["seed"]))
         self._scores = [0, 0]
         self._previous = [0, 0]
-        self._dealer = 0
+        self._dealer = self._first_side  # the first side deals the first hand
         self._stats = [
             {"pegged": 0, "hands": 0, "crib": 0, "best_hand": 0, "gos": 0} for _ in range(2)
         ]

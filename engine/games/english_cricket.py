@@ -25,7 +25,8 @@ INNINGS_OVER = VisitOver.INNINGS_OVER
 
 @register
 class EnglishCricket(Game):
-    """Two sides. In the first innings side 0 bats and side 1 bowls, visits
+    """Two sides. In the first innings the first side (side 0 unless the game
+    says ``first_side``) bats and the other bowls, visits
     alternating batter, bowler; a batting visit scores its total above 40 as
     runs, a bowling visit takes a wicket with SB and two with DB. At ten
     wickets the roles swap; after the second innings the most runs win."""
@@ -41,7 +42,7 @@ class EnglishCricket(Game):
         sides = len(self._sides)
         self._runs = [0] * sides
         self._innings = 1
-        self._batting = 0
+        self._batting = self._first_side
         self._wickets = 0
         self._visit_points = 0
         self._player_runs = [0] * len(self.lineup.players)
@@ -75,12 +76,12 @@ class EnglishCricket(Game):
     def _start_second_innings(self) -> None:
         """Swap the roles for the second innings."""
         self._innings = 2
-        self._batting = 1
+        self._batting = 1 - self._first_side
         self._wickets = 0
 
     def _next_side(self, current: int) -> int:
         """Batter and bowler alternate; when the first innings has just ended
-        (in side 1's bowling visit) side 1 throws again, now batting, and the
+        (in the second side's bowling visit) that side throws again, now batting, and the
         round moves on with the innings."""
         if self._innings == 2 and self._batting == current and self._visit_over == INNINGS_OVER:
             return current

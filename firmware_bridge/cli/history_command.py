@@ -14,7 +14,10 @@ then one visit per line, so
 
     oche export 3 | oche replay -
 
-gives the same final state as the game had. Both read the journal at
+gives the same final state as the game had. A match (docs/matches.md) is
+one entry: ``oche history`` shows its legs won beside the winner, and its
+export is every leg's log, each under a line naming who threw first
+(:mod:`firmware_bridge.cli.match_log`). Both read the journal at
 ``--journal PATH``, else the one the daemon's config names (``--config``, or
 the config ``oche run`` would find), else ``$XDG_STATE_HOME/oche/journal.sqlite3``.
 """
@@ -30,9 +33,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine import Bed, EngineError, Game, new_game, parse_event
+from engine import Bed, EngineError, Game, parse_event
 from engine.game_log import HEADER_MARK, format_game_log, header_json
+from engine.match import Match
+from engine.match_format import MatchFormat
 from firmware_bridge.cli.command_support import Commands, UsageError
+from firmware_bridge.cli.match_log import MATCH_KEY, format_match_log
 from firmware_bridge.daemon.config import ConfigError, load_config
 from firmware_bridge.daemon.journal import (
     GuestMatch,
@@ -50,35 +56,52 @@ __all__ = [
     "history_table",
     "hosted_elsewhere",
     "replay_journal_game",
+    "replay_journal_match",
 ]
 
 
-def replay_journal_game(entry: JournalGame) -> tuple[Game, list[str]]:
-    """The engine game the journaled tokens give, and a note for each token the
-    engine refused (such a token changed nothing live either, so it is left
-    out). A game or options the engine does not know raise EngineError."""
-    game = new_game(entry.game, entry.players, entry.options, entry.teams)
+def replay_journal_match(entry: JournalGame) -> tuple[Match, list[str]]:
+    """The engine match the journaled tokens give (a single game: a match of
+    one leg), and a note for each token the engine refused (such a token
+    changed nothing live either, so it is left out). A game, options or
+    match format the engine does not know raise EngineError."""
+    match_format = None if entry.match is None else MatchFormat.from_json(entry.match)
+    match = Match(entry.game, entry.players, entry.options, entry.teams, match_format)
     refused: list[str] = []
     for seq, token in enumerate(entry.events, start=1):
         try:
-            game.push(parse_event(token))
+            match.push(parse_event(token))
         except EngineError as error:
             refused.append(f"event {seq} ({token}) was refused by the engine: {error}")
-    return game, refused
+    return match, refused
 
 
-def _darts(game: Game) -> int:
-    return sum(isinstance(event, Bed) for event in game.events)
+def replay_journal_game(entry: JournalGame) -> tuple[Game, list[str]]:
+    """The engine game the journaled tokens give (a match's: its last leg),
+    and the notes of :func:`replay_journal_match`."""
+    match, refused = replay_journal_match(entry)
+    return match.leg, refused
+
+
+def _darts(match: Match) -> int:
+    return sum(isinstance(event, Bed) for event in match.events)
 
 
 def _winner(state: dict[str, Any]) -> str | None:
-    """The winning team's or player's name, ``draw``, or None while not over."""
+    """The winning team's or player's name, ``draw``, or None while not over
+    (a match: until its last leg is won)."""
+    match = state.get("match")
+    if isinstance(match, dict) and not match["finished"]:
+        return None
     if not state["finished"]:
         return None
-    if state["winner_team"] is not None and state["teams"]:
-        return str(state["teams"][state["winner_team"]]["name"])
-    if state["winner"] is not None:
-        return str(state["players"][state["winner"]]["name"])
+    winner, team = state["winner"], state["winner_team"]
+    if isinstance(match, dict):
+        winner, team = match["winner"], match["winner_team"]
+    if team is not None and state["teams"]:
+        return str(state["teams"][team]["name"])
+    if winner is not None:
+        return str(state["players"][winner]["name"])
     return "draw"
 
 
@@ -158,12 +181,16 @@ def _game_entries(journal: Journal, limit: int, board: str | None) -> list[dict[
         entry = journal.games.game(listed.id)
         winner: str | None = None
         darts: int | None = None
+        legs_won: list[int] | None = None
         try:
-            game, _ = replay_journal_game(entry)
+            match, _ = replay_journal_match(entry)
         except EngineError:
             pass
         else:
-            winner, darts = _winner(game.state()), _darts(game)
+            state = match.state()
+            winner, darts = _winner(state), _darts(match)
+            if match.format is not None:
+                legs_won = list(match.legs_won())
         entries.append(
             {
                 "id": entry.id,
@@ -185,6 +212,8 @@ def _game_entries(journal: Journal, limit: int, board: str | None) -> list[dict[
                 "host": entry.remote.get("host") if entry.remote else None,
                 "remote": entry.remote,
                 "cpu": _computer_players(entry),
+                "match": entry.match,
+                "legs_won": legs_won,
                 "delivery": entry.delivery,
                 "game_key": entry.game_key,
                 "revision": entry.revision,
@@ -217,6 +246,13 @@ def _players_cell(entry: dict[str, Any]) -> str:
         boards = {}
     where = [boards.get(name, remote.get("host")) for name in entry["players"]]
     return ", ".join(f"{label}@{board}" for label, board in zip(names, where, strict=True))
+
+
+def _winner_cell(entry: dict[str, Any], unknown: str) -> str:
+    """The winner, with a match's legs won (``Ann (2-1)``)."""
+    winner = entry["winner"] or (unknown if entry["darts"] is None else "-")
+    legs = entry.get("legs_won")
+    return f"{winner} ({'-'.join(map(str, legs))})" if legs else str(winner)
 
 
 def _role_cell(entry: dict[str, Any]) -> str:
@@ -259,7 +295,7 @@ def history_table(entries: list[dict[str, Any]]) -> str:
             entry["game"],
             entry["status"],
             entry.get("delivery") or "-",
-            entry["winner"] or (unknown if entry["darts"] is None else "-"),
+            _winner_cell(entry, unknown),
             unknown if entry["darts"] is None else str(entry["darts"]),
             _players_cell(entry),
         )
@@ -292,10 +328,10 @@ def export_text(entry: JournalGame, journal_arg: str | None = None) -> str:
     ``journal_arg`` is the ``--journal`` value to repeat in that command, if
     one was given."""
     try:
-        game, refused = replay_journal_game(entry)
+        match, refused = replay_journal_match(entry)
     except EngineError as error:
         raise UsageError(f"game {entry.id} cannot be replayed: {error}") from None
-    state = game.state()
+    game, state = match.leg, match.state()
     export = ["oche", "export", str(entry.id)]
     if journal_arg is not None:
         export += ["--journal", journal_arg]
@@ -308,20 +344,27 @@ def export_text(entry: JournalGame, journal_arg: str | None = None) -> str:
         f"teams: {header_json(entry.teams)}",
         f"options: {header_json(game.options)}",
     ]
+    if match.format is not None:  # oche replay plays the log as this match
+        lines.append(f"{MATCH_KEY}: {header_json(match.format.to_json())} ({match.format})")
     if entry.bots is not None:  # who was a computer player (oche replay ignores the line)
         lines.append(f"cpu: {header_json(entry.bots.get('players'))}")
-    if state["finished"]:
-        lines.append(f"winner: {_winner(state)} ({state['result']})")
+    winner = _winner(state)
+    if winner is not None:
+        lines.append(f"winner: {winner} ({state['result']})")
+    if match.format is not None:
+        lines.append(f"legs: {'-'.join(map(str, match.legs_won()))}")
     if entry.result is not None:
         lines.append(f"result: {header_json(entry.result)}")
     unsafe = _unsafe(shlex.join(export))
     rescore = f"oche export {entry.id} --journal PATH" if unsafe else shlex.join(export)
     lines.append(f"re-score: {rescore} | oche replay -")
     lines += [f"note: {note}" for note in refused]
-    if not state["finished"] and game.visit:
+    if not game.is_finished and game.visit:
         darts = " ".join(bed.notation for bed in game.visit)
         lines.append(f"note: the last visit ({darts}) was in progress; a replay ends it")
     header = "".join(f"# {_printable(line)}\n" for line in lines)
+    if match.format is not None:
+        return header + format_match_log(match)
     return header + format_game_log(game)
 
 

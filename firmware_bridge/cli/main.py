@@ -21,6 +21,7 @@ from drivers.errors import DriverError
 from engine import EngineError, Game, game_class, game_ids, new_game
 from engine.game_log import parse_log_header, replay_log
 from engine.lineup import MAX_NAME_LENGTH
+from engine.match import Match
 from engine.options import resolve_options
 from firmware_bridge.cli.command_support import (
     EXIT_BAD_INPUT,
@@ -28,6 +29,7 @@ from firmware_bridge.cli.command_support import (
     key_values,
     missing_extra,
 )
+from firmware_bridge.cli.match_log import match_header, replay_match_log
 from firmware_bridge.cli.scoreboard_text import render_scoreboard
 from firmware_bridge.daemon.log_setup import LogLevelParser, for_journal, setup_logging
 
@@ -130,6 +132,11 @@ def _replay(args: argparse.Namespace) -> int:
         raise UsageError("which game? give its id (oche replay GAME ...), or replay an oche export")
     else:
         players = args.player or [m for members in teams.values() for m in members]
+    match_format = None if header is None else match_header(text)
+    if match_format is not None:  # an exported match: every leg, as it was played
+        match = Match(game_id, players, options, teams or None, match_format)
+        _print_state(replay_match_log(match, text).state(), args.pretty)
+        return 0
     game = new_game(game_id, players or ["Player 1", "Player 2"], options, teams or None)
     if not text.strip():  # the command before a pipe failed: say so, print no state
         raise empty
@@ -240,7 +247,8 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         "'#' comments, UNDO takes back a dart, BOUNCE makes the last dart a bounce-out, "
         "CORRECT2=T19 makes dart 2 of the last visit a T19) "
         "and print the final state JSON. A log "
-        "written by 'oche export' names its game, players, teams and options, so "
+        "written by 'oche export' names its game, players, teams and options (and a "
+        "match's format: then every leg is replayed), so "
         "'oche export N | oche replay -' re-scores it exactly; a flag that contradicts "
         "it is an error. Empty input is an error.",
     )

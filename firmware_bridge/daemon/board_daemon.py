@@ -175,7 +175,7 @@ class Daemon:
                 extension.opened()
             self.game.resume()
             session = self.game.session
-            finished = session is None or session.game.is_finished
+            finished = session is None or session.is_finished
             if finished and self._first_game is not None:  # an unfinished game resumes instead
                 self._start_first_game(self._first_game)
             url = self.config.mqtt.url

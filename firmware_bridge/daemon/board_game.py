@@ -28,6 +28,7 @@ from functools import partial
 from typing import Any
 
 from engine import Bounce, Correct, EngineError, Event, Undo, parse_event
+from engine.match_format import MatchFormat
 from firmware_bridge.daemon import core_events
 from firmware_bridge.daemon.bots import Bots
 from firmware_bridge.daemon.config import Config
@@ -59,7 +60,7 @@ from mqtt_contract import (
     result_document,
 )
 
-__all__ = ["BoardGame"]
+__all__ = ["BoardGame", "journaled_setup"]
 
 log = logging.getLogger(__name__)
 
@@ -139,6 +140,7 @@ class BoardGame:
             remote,
             charge,
             withdrawal,
+            None if setup.match is None else setup.match.to_json(),
         )
         self.game_row = row
         if withdrawal is not None:
@@ -181,7 +183,6 @@ class BoardGame:
         latest = self.journal.games.latest_game(self.board_id)
         if latest is None or latest.status == "ended":
             return
-        self.last_setup = SessionSetup(latest.game, latest.options, latest.players, latest.teams)
         self.started_at = latest.started_at
         self.last_bots = None
         if latest.bots is not None:
@@ -190,11 +191,12 @@ class BoardGame:
             except ValueError as error:
                 log.error("journal game %d: %s; no computer player throws", latest.id, error)
         try:
+            self.last_setup = journaled_setup(latest)
             session = self._replay(latest)
         except EngineError as error:  # say a name an older Oche took and the rule now refuses
             log.error("journal game %d cannot be resumed: %s; no game runs", latest.id, error)
             return
-        if latest.status == "finished" and session.game.is_finished:
+        if latest.status == "finished" and session.is_finished:
             # The winner stays on screen until the next game, as it did before
             # the restart (its match, if remote, is over: not resumed).
             self.session, self.game_row, self.bots = session, latest.id, self.last_bots
@@ -208,7 +210,7 @@ class BoardGame:
         if latest.status == "finished":
             log.warning("journal game %d: its win was undone; reopening it", latest.id)
             self.journal.games.reopen_game(latest.id)
-        elif session.game.is_finished:
+        elif session.is_finished:
             log.warning("journal game %d: its last dart won; recording the result", latest.id)
             at = latest.last_event_at if latest.last_event_at is not None else self.clock()
             finish = self.finish_record(
@@ -226,8 +228,7 @@ class BoardGame:
 
     def _replay(self, journaled: JournalGame) -> GameSession:
         """A session with the journaled game's events applied, as they were live."""
-        setup = SessionSetup(journaled.game, journaled.options, journaled.players, journaled.teams)
-        session = self.new_session(setup)
+        session = self.new_session(journaled_setup(journaled))
         now = self.clock()
         for token in journaled.events:
             try:
@@ -247,12 +248,13 @@ class BoardGame:
         finish or the reopening they cause (and a remote guest's ``taken``
         seq) in one transaction, then publish what they caused (its darts
         marked with ``source``: board, manual or cpu).
-        Events after the one that ends the game are dropped. If the
+        Events after the one that ends the game (a match's leg) are dropped:
+        a NEXT's misses that end a leg do not start the next. If the
         engine or the journal refuses, the game is rebuilt from the journal:
         the input is lost as a whole, and nothing of it was published."""
         session, row = self.session, self.game_row
         assert session is not None and row is not None
-        was_finished = session.game.is_finished
+        was_finished = session.is_finished
         # A bounce-out or a correction of a finished game's last visit
         # re-decides it: reopened, and finished again with the new result when
         # it still ends the game.
@@ -269,7 +271,7 @@ class BoardGame:
                 now = self.clock()
                 events += session.apply(event, now)
                 applied.append((str(event), now))
-            finished = session.game.is_finished and (redecided or not was_finished)
+            finished = session.is_finished and (redecided or not was_finished)
             finish = None
             if finished:
                 synced = self._dates(now, self.started_at)
@@ -279,7 +281,7 @@ class BoardGame:
                 row,
                 applied,
                 finish=finish,
-                reopen=was_finished and (redecided or not session.game.is_finished),
+                reopen=was_finished and (redecided or not session.is_finished),
                 taken=taken,
             )
         except (EngineError, JournalError):
@@ -323,7 +325,7 @@ class BoardGame:
         """The game is over for good: ended (abandoned) unless it was won, and
         its remote match ended with ``reason`` (``mqtt_contract.END_REASONS``)."""
         assert self.session is not None and self.game_row is not None
-        if not self.session.game.is_finished:
+        if not self.session.is_finished:
             withdrawal = self._withdrawal(self.game_row)
             self.journal.games.end_game(self.game_row, now, withdrawal)
             self.publisher.publish_event(GameOver(now, "ended", None))
@@ -398,7 +400,7 @@ class BoardGame:
                 if bot is not None:
                     cpu[seat] = bot.as_json()
         result = result_document(
-            session.game,
+            session.match if session.match.format is not None else session.game,
             result_id=result_id,
             board=self.board_id,
             started_at=self.started_at,
@@ -459,6 +461,15 @@ class BoardGame:
             if refused is not None:
                 log.debug("the takeout timer's NEXT waits for the journal: %s", refused)
                 await self.wait_for_journal()
+
+
+def journaled_setup(journaled: JournalGame) -> SessionSetup:
+    """What the journaled game was started with: its game, options, players,
+    teams and match format (a MatchFormatError for a damaged one)."""
+    match = None if journaled.match is None else MatchFormat.from_json(journaled.match)
+    return SessionSetup(
+        journaled.game, journaled.options, journaled.players, journaled.teams, match
+    )
 
 
 def _may_reopen(last: list[str]) -> bool:

@@ -7,7 +7,8 @@ the game. The record is journaled with the game (:meth:`Bots.as_json`), so a
 restart throws with the same spread even if the config or the level table
 changed. Each dart is aimed by the game's policy (``engine.strategy``) and
 drawn from the throw model with a generator seeded by the game's seed and the
-number of journal events applied so far: the dart the bot throws follows from
+number of journal events applied so far (a match's cork dart is aimed at the
+double bull): the dart the bot throws follows from
 the journal alone, so after a ``kill -9`` it throws exactly the dart it would
 have, and an undo (one more event) gives a fresh dart.
 
@@ -104,9 +105,18 @@ class Bots:
 
         name = state["players"][state["current_player"]]["name"]
         sigma = self.players[name].sigma_mm
-        aim = self.strategy.aim(state, sigma)
         rng = random.Random(f"oche-bot:{self.seed}:{applied}")
+        if _corking(state):  # a match's cork: one dart at the double bull
+            return sample_throw((0.0, 0.0), sigma, rng, self.geometry).bed
+        aim = self.strategy.aim(state, sigma)
         return sample_throw((aim.x_mm, aim.y_mm), sigma, rng, self.geometry).bed
+
+
+def _corking(state: Mapping[str, Any]) -> bool:
+    """Whether ``state`` is a match's cork (docs/matches.md): its current
+    player throws one dart at the bull to win the deciding leg's first throw."""
+    match = state.get("match")
+    return isinstance(match, Mapping) and match.get("cork") is not None
 
 
 def resolve_bots(game: str, cpu: Mapping[str, Mapping[str, Any]], geometry: BoardGeometry) -> Bots:

@@ -185,6 +185,7 @@ class GameCommands:
             None
             if command.team_names is None
             else {team: list(names) for team, names in command.team_names.items()},
+            None if command.match is None else command.match.format(),
         )
         if bots is None and command.cpu:
             geometry = GEOMETRIES[self._game.config.bot.geometry]

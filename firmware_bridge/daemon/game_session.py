@@ -38,10 +38,12 @@ from engine import (
     Undo,
     VisitOver,
     game_class,
-    new_game,
 )
 from engine.game import DARTS_PER_VISIT
 from engine.games.cricket import MarksGame
+from engine.match import Match
+from engine.match_format import MatchFormat
+from firmware_bridge.daemon.match_play import CORK_REFUSAL, MatchMark, crossed, leg_won
 from mqtt_contract import Bounce as BouncedOut
 from mqtt_contract import (
     Bust,
@@ -77,12 +79,15 @@ class Refusal(ValueError):
 
 @dataclass(frozen=True)
 class SessionSetup:
-    """What a game was started with; also what ``rematch`` starts again."""
+    """What a game was started with; also what ``rematch`` starts again
+    (a match with the same format)."""
 
     game: str
     options: Mapping[str, Any]
     players: Sequence[str]
     teams: Mapping[str, Sequence[str]] | None = None
+    match: MatchFormat | None = None
+    """A match's format (``new_game``'s ``match``); ``None``: a single game."""
 
     def on_board(self, geometry: str) -> SessionSetup:
         """This setup measured on the board's ``geometry`` (``[bot] geometry``):
@@ -302,7 +307,8 @@ class GameSession:
 
     def __init__(self, setup: SessionSetup, coalesce_ms: int = 30, takeout_s: float = 0.0) -> None:
         self.setup = setup
-        self.game: Game = new_game(setup.game, setup.players, setup.options, setup.teams)
+        self.match = Match(setup.game, setup.players, setup.options, setup.teams, setup.match)
+        """The match (a single game: a match of one leg); :attr:`game` is its leg."""
         self.coalesce_s = coalesce_ms / 1000
         self.takeout_s = takeout_s
         self.phase = Phase.THROWING
@@ -311,6 +317,16 @@ class GameSession:
         self.play = play_style(self.game)
         self.applied = 0
         """Journal events applied so far (a computer player's dart is drawn from it)."""
+
+    @property
+    def game(self) -> Game:
+        """The leg in progress, or just won: what the board's input drives."""
+        return self.match.leg
+
+    @property
+    def is_finished(self) -> bool:
+        """The game is over: a single game's end, a match's last leg won."""
+        return self.match.is_finished
 
     # ------------------------------------------------------------- planning
     # Board and command input becomes journal events here; nothing changes yet.
@@ -345,6 +361,10 @@ class GameSession:
         Go or the next deal in a game played by picking."""
         if self.phase == Phase.FINISHED:
             raise Refusal("the game is over: start a new game or a rematch")
+        if self.match.cork is not None:
+            raise Refusal(CORK_REFUSAL)
+        if self.match.leg_over:
+            return [END_VISIT]  # the next leg (or its cork)
         return self.play.next(self.phase)
 
     def plan_bounce(self) -> list[Event]:
@@ -352,6 +372,8 @@ class GameSession:
         counted as a bounce-out (a win or bust it made is taken back, so a
         bounced winning dart reopens the game). A :class:`Refusal` when the
         visit on the board has no dart to take back."""
+        if self.match.cork is not None:
+            raise Refusal(CORK_REFUSAL)
         return self.play.bounce(self.phase)
 
     def plan_correct(self, dart: int, bed: Bed) -> list[Event]:
@@ -359,6 +381,8 @@ class GameSession:
         visit in progress, in takeout the visit just thrown, once finished the
         final one) really hit ``bed``. A :class:`Refusal` says why not: no
         visit on the board, no such dart, the dart is ``bed`` already."""
+        if self.match.cork is not None:
+            raise Refusal(CORK_REFUSAL)
         game = self.game
         if self.phase == Phase.THROWING and not game.visit and game.on_board():
             raise Refusal(
@@ -374,7 +398,8 @@ class GameSession:
         return [correction]
 
     def plan_undo(self) -> list[Event]:
-        if not self.game.can_undo():
+        """UNDO: the last dart back, in a match across a leg's start too."""
+        if not self.match.can_undo():
             raise Refusal("nothing to undo: no dart has been thrown")
         return [UNDO]
 
@@ -389,7 +414,7 @@ class GameSession:
         """A dart the game would refuse (a domino past 31) is refused here,
         before it is journaled."""
         try:
-            self.game.check(event)
+            self.match.check(event)
         except EngineError as error:
             raise Refusal(str(error)) from None
 
@@ -405,37 +430,40 @@ class GameSession:
         """Apply one journal event; returns the events it caused (MQTT ``event``
         payloads). The same events in the same order always give the same game
         and phase."""
-        game = self.game
+        match, game = self.match, self.game
         before = Before(
-            game.current_player, len(game.visit), game.visit_over, game.is_finished, game.outcome()
+            self._up(), len(game.visit), game.visit_over, game.is_finished, game.outcome()
         )
+        mark = MatchMark.of(match)
         self.play.before(event, before)
         events: list[DaemonEvent] = []
         if isinstance(event, Undo):
-            game.undo()
-            events.append(Undone(now, game.current_player))
+            match.push(event)
+            events.append(Undone(now, self._up()))
         elif isinstance(event, Bounce):
             taken = game.bounceable()
-            game.bounce()
-            assert taken is not None  # bounce() raised otherwise
+            match.push(event)
+            assert taken is not None  # the push raised otherwise
             events.append(BouncedOut(now, taken[0], taken[1].notation))
-        elif isinstance(event, EndVisit):
-            game.end_visit()
         elif isinstance(event, Correct):
             events += self._correct(event, before, now)
         else:
-            game.dart(event)
-        events += self.play.caused(event, before, now)
-        events += self._settle(event, before, now)
+            match.push(event)
+        if mark.crossed(match):
+            self.play = play_style(self.game)  # another leg: its own visits
+            events += crossed(match, mark, event, now)
+        else:
+            events += self.play.caused(event, before, now)
+        events += self._settle(event, before, mark, now)
         self.applied += 1
         return events
 
     def _correct(self, event: Correct, before: Before, now: float) -> list[DaemonEvent]:
         """Apply a correction: the ``corrected`` event, and the bust it makes."""
         game, player = self.game, self.thrower()
-        game.check(event)
+        self.match.check(event)
         was = game.on_board()[event.dart - 1]
-        game.correct(event.dart, event.bed)
+        self.match.push(event)
         events: list[DaemonEvent] = [
             Corrected(now, player, event.dart, was.notation, event.bed.notation)
         ]
@@ -443,22 +471,42 @@ class GameSession:
             events.append(Bust(now, player))
         return events
 
+    def _up(self) -> int:
+        """Who throws next: the cork's thrower during a cork, else the leg's player up."""
+        cork = self.match.cork_thrower
+        return self.game.current_player if cork is None else cork
+
     def thrower(self) -> int:
-        """The player whose visit is on the board: the one throwing, or in
-        takeout the one whose visit just ended (the turn has passed already
-        unless the visit stopped early, e.g. a bust)."""
+        """The player whose visit is on the board: the one throwing (a cork
+        dart's thrower during a cork), or in takeout the one whose visit just
+        ended (the turn has passed already unless the visit stopped early,
+        e.g. a bust)."""
         game = self.game
         last = game.last_visit
         if self.phase == Phase.TAKEOUT and not game.visit and last is not None:
             return last[0]
-        return game.current_player
+        return self._up()
 
-    def _settle(self, event: Event, before: Before, now: float) -> list[DaemonEvent]:
+    def _phase_after(self, event: Event, mark: MatchMark) -> Phase:
+        """The phase after ``event``: finished at the match's end, takeout
+        after a won leg (NEXT starts the next), throwing during a cork."""
+        match = self.match
+        if match.is_finished:
+            return Phase.FINISHED
+        if match.leg_over:
+            return Phase.TAKEOUT
+        if match.cork is not None or mark.cork_thrower is not None:
+            return Phase.THROWING
+        return self.play.phase_after(event, self.phase)
+
+    def _settle(
+        self, event: Event, before: Before, mark: MatchMark, now: float
+    ) -> list[DaemonEvent]:
         """The phase after ``event``, and the events its change causes."""
-        game, play = self.game, self.play
+        game, play, match = self.game, self.play, self.match
         old = self.phase
         events: list[DaemonEvent] = []
-        self.phase = Phase.FINISHED if game.is_finished else play.phase_after(event, old)
+        self.phase = self._phase_after(event, mark)
         if self.phase == Phase.TAKEOUT and old != Phase.TAKEOUT:
             self.takeout_deadline = now + self.takeout_s if self.takeout_s > 0 else None
             if not play.quiet_takeout:
@@ -467,20 +515,29 @@ class GameSession:
             play.quiet_takeout = False
         elif self.phase != Phase.TAKEOUT:
             self.takeout_deadline = None
-        if game.current_player != before.player and not game.is_finished:
-            events.append(PlayerChange(now, game.current_player, before.player))
+        up = self._up()
+        if up != before.player and not game.is_finished:
+            events.append(PlayerChange(now, up, before.player))
+        if game is not mark.leg:
+            return events  # a leg starting, or reopened: no outcome is new
         outcome = game.outcome()
         # A bounce-out or a correction may re-decide a finished game (the last
         # dart of a round-limited game): announce the new outcome.
         redecided = isinstance(event, Bounce | Correct) and outcome != before.outcome
         if outcome is not None and (not before.finished or redecided):
-            if outcome.winner is not None:
-                events.append(Winner(now, outcome.winner, outcome.team))
-            events.append(GameOver(now, str(outcome.reason), outcome.winner))
+            won = leg_won(match, mark, now)
+            if won is not None:
+                events.append(won)
+            final = match.outcome()
+            if final is not None:
+                if final.winner is not None:
+                    events.append(Winner(now, final.winner, final.team))
+                events.append(GameOver(now, str(final.reason), final.winner))
         return events
 
     # ---------------------------------------------------------------- views
 
     def state(self) -> dict[str, Any]:
-        """The engine's state JSON plus the board phase."""
-        return {**self.game.state(), "phase": self.phase.value}
+        """The engine's state JSON (a match's: the leg's, with its ``match``
+        block) plus the board phase."""
+        return {**self.match.state(), "phase": self.phase.value}

@@ -296,7 +296,7 @@ class OffLoop:
             current = self._session()
             if current is not None and current is not finish.session:
                 continue  # rebuilt: the winning dart was not journaled
-            if finish.session.applied != finish.applied or not finish.session.game.is_finished:
+            if finish.session.applied != finish.applied or not finish.session.is_finished:
                 continue
             with deferring() as pending:
                 built = finish.build()

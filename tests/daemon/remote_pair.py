@@ -110,21 +110,25 @@ async def remote_pair(
             host.board.close()
 
 
-async def start_match(pair: Pair, start: int = 301) -> dict[str, Any]:
-    """new_game on the host, x01: Ann throws at the host, Cy at the guest.
-    Returns the host's state once the match is on (both boards joined) and
-    the guest mirrors it."""
+async def start_match(
+    pair: Pair, start: int = 301, match: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """new_game on the host, x01: Ann throws at the host, Cy at the guest
+    (played as a match of legs with ``match``, new_game's). Returns the
+    host's state once the match is on (both boards joined) and the guest
+    mirrors it."""
     # Both daemons connected to the broker: the host hears the command.
     await pair.host_watch.state_where(lambda s: s["board"]["connected"])
     await pair.guest_watch.state_where(lambda s: s["board"]["connected"])
-    response = await pair.host_watch.command(
-        {
-            "command": "new_game",
-            "game": "x01",
-            "options": {"start": start},
-            "players": ["Ann", {"name": "Cy", "board": GUEST}],
-        }
-    )
+    command: dict[str, Any] = {
+        "command": "new_game",
+        "game": "x01",
+        "options": {"start": start},
+        "players": ["Ann", {"name": "Cy", "board": GUEST}],
+    }
+    if match is not None:
+        command["match"] = match
+    response = await pair.host_watch.command(command)
     assert response["ok"], response
     state = await pair.host_watch.state_where(
         lambda s: s["phase"] == "throwing" and s.get("remote", {}).get("waiting") == []

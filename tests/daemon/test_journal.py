@@ -777,7 +777,7 @@ def test_a_version_4_journal_migrates_with_its_delivered_results_taken_as_stored
         assert (second.game_key, second.revision, second.delivery) == ("old-2", 2, "pending")
         assert (playing.game_key, playing.revision, playing.delivery) == (None, 0, None)
     with raw(path) as check:
-        assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 6
+        assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION == 7
         assert check.execute("SELECT sent_at, stored_at FROM outbox WHERE id = 1").fetchone() == (
             11.0,
             11.0,

@@ -123,6 +123,39 @@ async def test_a_whole_match_between_two_boards(tmp_path: Path, mosquitto: Mosqu
         assert any(entry.get("role") == "guest" for entry in guest_history)
 
 
+async def test_a_remote_match_of_legs_plays_its_next_leg_across_the_boards(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    """A remote match first to 2 legs (docs/matches.md): Ann wins leg 1 at
+    the host; the guest shows the leg won, Cy's NEXT at the guest's board
+    starts leg 2, which Cy throws first, at the guest."""
+    async with remote_pair(tmp_path, mosquitto, mosquitto) as pair:
+        await start_match(pair, match={"legs": 2})
+        await to_the_guests_visit(pair)
+        await throw(pair.guest.board, "S1", "S1", "S1")
+        await pair.host_watch.state_where(lambda s: s["phase"] == "takeout")
+        await press(pair.guest.board, NEXT)
+        await pair.host_watch.state_where(lambda s: thrower_board(s) == HOST_AT)
+        await throw(pair.host.board, "T20", "T19", "D2")  # Ann checks out 121: leg 1
+        won = await pair.guest_watch.state_where(
+            lambda s: (s.get("match") or {}).get("leg_over") is True
+        )
+        assert won["match"]["legs_won"] == [1, 0] and won["phase"] == "takeout"
+        assert pair.host_watch.of("result") == []  # the match goes on
+
+        await press(pair.guest.board, NEXT)  # the guest's NEXT starts leg 2
+        state = await pair.host_watch.state_where(lambda s: (s.get("match") or {}).get("leg") == 2)
+        assert state["match"]["starter"] == 1 and thrower_board(state) == GUEST_AT
+        assert scores(state) == [301, 301]
+        await throw(pair.guest.board, "T20")  # Cy throws first in leg 2, at the guest
+        mirrored = await pair.guest_watch.state_where(
+            lambda s: (s.get("match") or {}).get("leg") == 2 and s.get("visit") == ["T20"]
+        )
+        assert scores(mirrored) == [301, 241]
+        started = [e for e in pair.guest_watch.of("event") if e.get("type") == "leg_started"]
+        assert [e["starter"] for e in started] == [1]
+
+
 async def test_the_guest_leaving_ends_the_match_on_both_boards(
     tmp_path: Path, mosquitto: MosquittoBroker
 ) -> None:

@@ -1,6 +1,7 @@
 """The computer-players extension: a game's bots throw through the core.
 
-A computer player's darts (:mod:`firmware_bridge.daemon.bots`) take the same
+A computer player's darts (:mod:`firmware_bridge.daemon.bots`), in every leg
+of a match and at its cork, take the same
 path as a board's: the bot task waits ``[bot] dart_interval_s``, aims off the
 event loop (in the daemon's solving process, :mod:`firmware_bridge.daemon.off_loop`,
 which keeps the plan it aims by), then plans, applies, journals and publishes
@@ -170,7 +171,7 @@ class BotPlayers(Extension):
             return
         applied = session.applied
         with deferring():  # the hints' solves (a spread's plan) are the off-loop worker's
-            state = session.game.state()
+            state = session.match.state()  # a match's: its cork too
         bed = await context.off_loop(bots.throw, state, applied)  # the solving process aims
         async with context.lock:
             if context.session is not session or session.applied != applied:

@@ -197,7 +197,7 @@ class Lobby(Extension):
             self._refuse_card("no-secret", NO_SECRET_CARD, now)
             return
         session = self._context.session
-        if session is not None and not session.game.is_finished:
+        if session is not None and not session.is_finished:
             self._refuse_card("in-game", IN_GAME_CARD, now)
             return
         try:

@@ -61,6 +61,9 @@ class JournalGame:
     ``None`` before its first result."""
     revision: int = 0
     """The last ``revision`` a result of the game used (0: none yet)."""
+    match: dict[str, Any] | None = None
+    """The game's match format (``engine.MatchFormat.to_json``): its events
+    are every leg's; ``None`` for a single game."""
     delivery: str | None = None
     """Where the game's latest result (or withdrawal) is: ``stored`` (a
     leaderboard has it), ``sent`` (the broker acknowledged it), ``pending``
@@ -85,7 +88,7 @@ class Finish:
 
 _GAME_COLUMNS = (
     "id, game, options, players, teams, board, started_at, finished_at, status, result, bots, "
-    "remote, game_key, revision, (SELECT CASE WHEN stored_at IS NOT NULL THEN 'stored' "
+    "remote, game_key, revision, match, (SELECT CASE WHEN stored_at IS NOT NULL THEN 'stored' "
     "WHEN sent_at IS NOT NULL THEN 'sent' ELSE 'pending' END FROM outbox "
     "WHERE outbox.game_id = games.id ORDER BY outbox.id DESC LIMIT 1)"
 )
@@ -123,6 +126,7 @@ class GameStore:
         remote: dict[str, Any] | None = None,
         charge: Charge | None = None,
         withdrawal: Withdrawal | None = None,
+        match: dict[str, Any] | None = None,
     ) -> int:
         """Journal a new game on ``board`` and return its id. The board's game
         still ``playing``, if any, is marked ``ended`` at ``started_at`` in the
@@ -131,7 +135,9 @@ class GameStore:
         kept as given (the daemon's record of the computer players and of the
         remote match it hosts). A ``charge`` is spent in the same transaction
         (a ``credit_ledger`` line with the game's id): the game starts paid
-        for, or, when the credits held are short, not at all."""
+        for, or, when the credits held are short, not at all. A ``match``
+        (its format's JSON) makes the game a match: its events are every
+        leg's, and its finish is the match's."""
         row = (
             str(game),
             self._db.json(options, "options"),
@@ -141,6 +147,7 @@ class GameStore:
             self._db.time(started_at),
             None if bots is None else self._db.json(bots, "bots"),
             None if remote is None else self._db.json(remote, "remote"),
+            None if match is None else self._db.json(match, "match"),
         )
         with self._db.transaction() as connection:
             if withdrawal is not None:
@@ -156,7 +163,7 @@ class GameStore:
                 )
             cursor = connection.execute(
                 "INSERT INTO games (game, options, players, teams, board, started_at, bots, "
-                "remote, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'playing')",
+                "remote, match, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'playing')",
                 row,
             )
             game_id = cursor.lastrowid
@@ -446,6 +453,7 @@ class GameStore:
             remote,
             game_key,
             revision,
+            match,
             delivery,
         ) = row
         try:
@@ -466,6 +474,7 @@ class GameStore:
                 remote=None if remote is None else json.loads(remote),
                 game_key=None if game_key is None else str(game_key),
                 revision=int(revision),
+                match=None if match is None else json.loads(match),
                 delivery=None if delivery is None else str(delivery),
             )
         except (TypeError, ValueError) as error:

@@ -250,6 +250,14 @@ def _add_books_v6(connection: sqlite3.Connection) -> None:
     rebuild_books(connection)
 
 
+def _add_match_v7(connection: sqlite3.Connection) -> None:
+    """Version 7: a game's match format (JSON, ``engine.MatchFormat.to_json``;
+    ``NULL``: a single game, as every game before). The game's events are the
+    match's, every leg's in one list (a ``NEXT`` after a won leg starts the
+    next), so a replay with the format gives the same match (docs/matches.md)."""
+    connection.execute("ALTER TABLE games ADD COLUMN match TEXT")
+
+
 MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     1: _create_v1,
     2: _add_bots_v2,
@@ -257,6 +265,7 @@ MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {
     4: _add_credits_v4,
     5: _add_delivery_v5,
     6: _add_books_v6,
+    7: _add_match_v7,
 }
 """The migration hook: ``MIGRATIONS[n]`` takes a journal at schema version
 ``n - 1`` to version ``n`` (version 0 is an empty file). :meth:`Journal.open`

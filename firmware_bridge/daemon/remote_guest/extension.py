@@ -33,6 +33,8 @@ from mqtt_contract import (
     ActionMessage,
     BoardAddress,
     BounceOut,
+    CallMatch,
+    CancelCall,
     Correct,
     EndGame,
     EndMessage,
@@ -149,8 +151,8 @@ class RemoteGuest(Extension):
                     f"this board is playing a remote match: {command.name} is for its host; "
                     "end_game leaves the match"
                 )
-            case Join() | Leave() | Pair():
-                return None  # the lobby's and the pairing's, this board's own
+            case Join() | Leave() | Pair() | CallMatch() | CancelCall():
+                return None  # the lobby's, the pairing's and the calls', this board's own
             case Correct():
                 self.action(command.name, command.segment, now, command.dart)
             case _:

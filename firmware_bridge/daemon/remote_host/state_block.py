@@ -35,7 +35,7 @@ class StateBlock:
         waiting = self.turns.waiting(match)
         session = self.context.session
         assert session is not None
-        finished = session.game.is_finished
+        finished = session.is_finished
         boards = [
             BoardEntry(own, self.context.config.board.name, True, True, 0),
             *(

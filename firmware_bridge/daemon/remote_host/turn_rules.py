@@ -36,7 +36,7 @@ class TurnRules:
     def waiting(self, match: HostedMatch) -> list[GuestBoard]:
         """The guests the match waits for (none once its game is over)."""
         session = self.context.session
-        if session is None or session.game.is_finished:
+        if session is None or session.is_finished:
             return []
         return match.absent()
 
@@ -45,7 +45,8 @@ class TurnRules:
     ) -> RemoteRefusal | None:
         """Why ``board``'s ``action`` must not be taken now. One that takes back
         the last dart (:attr:`~mqtt_contract.RemoteAction.takes_back`) only the
-        board it was thrown at may take, whoever is up."""
+        board it was thrown at may take, whoever is up; the NEXT that starts
+        a match's next leg, either board."""
         waiting = self.waiting(match)
         if waiting:
             names = ", ".join(str(guest.address) for guest in waiting)
@@ -60,8 +61,10 @@ class TurnRules:
                 f"the last dart was thrown at {self.board_name(match, owner)}, "
                 "which alone can take it back",
             )
-        if session.game.is_finished:
+        if session.is_finished:
             return None
+        if session.match.leg_over and action is RemoteAction.NEXT:
+            return None  # a leg won: either board's NEXT starts the next
         owner = self.thrower_board(match)
         if owner == board:
             return None
