@@ -64,7 +64,7 @@ LIVE_STATES: dict[str, dict[str, Any]] = {
         "board": {"id": "pub", "name": "Pub board"},
         "lobby": {"join_code": JOIN_CODE, "join_url": "", "players": [], "card_waiting": False},
         "match": {
-            "format": {"legs": 3, "sets": 3, "starts": "alternate", "decider": None},
+            "format": {"legs": 3, "sets": 3, "starts": "alternate", "decider": "none"},
             "leg": 9,
             "set": 3,
             "starter": 0,

@@ -422,7 +422,7 @@ def x01_match(leg: int, legs_won: list[int], **block: Any) -> dict[str, Any]:
         for n in range(1, leg)
     ]
     state["match"] = {
-        "format": {"legs": 2, "sets": None, "starts": "alternate", "decider": None},
+        "format": {"legs": 2, "sets": None, "starts": "alternate", "decider": "none"},
         "leg": leg,
         "set": None,
         "starter": (leg - 1) % 2,

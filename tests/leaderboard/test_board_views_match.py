@@ -5,20 +5,30 @@ the deciding leg and its cork, the won leg waiting for NEXT, the match's
 winner, and a match the venue called to the board ("Next: Ann v Bob on Pub
 board"). The states are a leg played by the engine through the daemon's
 session with the ``match`` and ``call`` blocks written by hand per the
-contract (mqtt_contract/match_payload.py, docs/matches.md)."""
+contract (mqtt_contract/match_payload.py, docs/matches.md), each checked
+against the state topic's schema."""
 
 from __future__ import annotations
 
 import copy
 from typing import Any
 
+from jsonschema import Draft202012Validator
+
+from engine import new_game, parse_event
 from leaderboard.api_models import LiveBoard
 from leaderboard.web.board_views import board_card_html, scoreboard_html
+from mqtt_contract import TOPICS
 from tests.leaderboard.board_states import live_board_state
 from tests.leaderboard.html_tree import Element, parse_html
 
+STATE_SCHEMA = Draft202012Validator(TOPICS["state"].schema)
+"""The state topic's schema: every hand-written state here is one a board may publish."""
+
 
 def live(state: dict[str, Any], availability: str = "online") -> LiveBoard:
+    problems = [f"{error.json_path}: {error.message}" for error in STATE_SCHEMA.iter_errors(state)]
+    assert problems == [], problems
     return LiveBoard(board="pub", venue="the-pub", availability=availability, state=state)  # type: ignore[arg-type]
 
 
@@ -45,7 +55,7 @@ def in_match(state: dict[str, Any], **block: Any) -> dict[str, Any]:
     """``state`` (a leg in play) as a leg of a first-to-3-legs match, Bob to
     start this second leg after Ann won the first; ``block`` overrides keys."""
     match: dict[str, Any] = {
-        "format": {"legs": 3, "sets": None, "starts": "alternate", "decider": None},
+        "format": {"legs": 3, "sets": None, "starts": "alternate", "decider": "none"},
         "leg": 2,
         "set": None,
         "starter": 1,
@@ -65,6 +75,16 @@ def in_match(state: dict[str, Any], **block: Any) -> dict[str, Any]:
 
 def x01_leg() -> dict[str, Any]:
     return live_board_state("x01")
+
+
+def ann_checks_out(phase: str = "takeout") -> dict[str, Any]:
+    """A 301 leg Ann has just won (T20 T20 T20, Bob S1 S1 S1, T20 T19 D2), as
+    the engine ends it: in takeout while the match goes on, else finished."""
+    game = new_game("x01", ["Ann", "Bob"], {"start": 301})
+    for token in ["T20", "T20", "T20", "NEXT", "S1", "S1", "S1", "NEXT", "T20", "T19", "D2"]:
+        game.push(parse_event(token))
+    board = {"id": "pub", "name": "Pub board", "connected": True, "status": "connected"}
+    return {**game.state(), "board": {**board, "stuck_cells": []}, "phase": phase}
 
 
 def match_rows(tree: Element) -> list[list[str]]:
@@ -105,7 +125,7 @@ def test_with_sets_the_sets_and_the_leg_of_the_set() -> None:
     played = [played_leg(1, 1, 0), played_leg(2, 1, 0), played_leg(3, 2, 1, starter=1)]
     state = in_match(
         x01_leg(),
-        format={"legs": 2, "sets": 3, "starts": "alternate", "decider": None},
+        format={"legs": 2, "sets": 3, "starts": "alternate", "decider": "none"},
         leg=4,
         set=2,
         starter=0,
@@ -126,14 +146,13 @@ def test_with_sets_the_sets_and_the_leg_of_the_set() -> None:
 
 def test_a_won_leg_waits_for_next_without_a_game_over() -> None:
     state = in_match(
-        x01_leg(),
+        ann_checks_out(),
         leg=1,
         starter=0,
         legs_won=[1, 0],
         leg_over=True,
         played=[played_leg(1, None, 0)],
     )
-    state.update(phase="takeout", finished=True, winner=0, visit=[])
     tree = scoreboard(state)
     (banner,) = tree.by_class("bv-banner-leg-won")
     assert banner.text == "Ann wins the first leg"
@@ -144,8 +163,8 @@ def test_a_won_leg_waits_for_next_without_a_game_over() -> None:
 
 def test_a_won_set_says_the_set() -> None:
     state = in_match(
-        x01_leg(),
-        format={"legs": 2, "sets": 2, "starts": "alternate", "decider": None},
+        ann_checks_out(),
+        format={"legs": 2, "sets": 2, "starts": "alternate", "decider": "none"},
         leg=2,
         set=1,
         legs_won=[2, 0],
@@ -153,7 +172,6 @@ def test_a_won_set_says_the_set() -> None:
         leg_over=True,
         played=[played_leg(1, 1, 0), played_leg(2, 1, 0, starter=1)],
     )
-    state.update(phase="takeout", finished=True, winner=0)
     assert scoreboard(state).by_class("bv-banner-leg-won")[0].text == "Ann wins the set"
 
 
@@ -171,14 +189,13 @@ def test_the_deciding_leg_and_its_cork() -> None:
 
 def test_the_match_s_winner_is_named_with_the_score() -> None:
     state = in_match(
-        x01_leg(),
+        ann_checks_out("finished"),
         leg=3,
         legs_won=[3, 0],
         finished=True,
         winner=0,
         played=[played_leg(1, None, 0), played_leg(2, None, 0), played_leg(3, None, 0)],
     )
-    state.update(phase="finished", finished=True, winner=0)
     tree = scoreboard(state)
     assert tree.by_class("bv-banner-finished")[0].text == "Ann wins the match 3-0"
     assert "throws first" not in tree.text
@@ -199,7 +216,13 @@ def test_a_called_match_waits_on_a_free_board() -> None:
     state: dict[str, Any] = {
         "game": None,
         "phase": "idle",
-        "board": {"id": "pub", "name": "Pub board"},
+        "board": {
+            "id": "pub",
+            "name": "Pub board",
+            "connected": True,
+            "status": "connected",
+            "stuck_cells": [],
+        },
         "call": {
             "call_id": "t4-m2",
             "title": "Friday Cup, round 1",
@@ -222,7 +245,7 @@ def test_a_called_match_waits_on_a_free_board() -> None:
     assert tv.by_class("call")[0].text == "Next: Ann v <b>Bob</b> on Pub board"
     assert "Free" not in tv.text
     # after a game, the board shows both the finished game and the match called next
-    finished = {**x01_leg(), "phase": "finished", "finished": True, "winner": 0}
+    finished = ann_checks_out("finished")
     finished["call"] = state["call"]
     both = scoreboard(finished)
     assert both.by_class("bv-banner-finished") and both.by_class("bv-call")

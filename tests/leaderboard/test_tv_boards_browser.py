@@ -58,7 +58,7 @@ MATCH_BOARD = "board01"
 """The board whose game is a leg of a match (its ``match`` block written per the contract)."""
 
 MATCH = {
-    "format": {"legs": 3, "sets": 2, "starts": "alternate", "decider": None},
+    "format": {"legs": 3, "sets": 2, "starts": "alternate", "decider": "none"},
     "leg": 4,
     "set": 2,
     "starter": 1,
