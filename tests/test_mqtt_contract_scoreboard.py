@@ -100,7 +100,7 @@ def test_shanghai_s_rounds_go_on_at_1_after_20() -> None:
 def _match(**match: Any) -> StateView:
     """A 501 match of Ann and Bob, with the match block's keys overridden."""
     block: dict[str, Any] = {
-        "format": {"legs": 3, "sets": None, "starts": "alternate", "decider": None},
+        "format": {"legs": 3, "sets": None, "starts": "alternate", "decider": "none"},
         "leg": 2,
         "set": None,
         "starter": 1,

@@ -3,7 +3,9 @@
 // pairs this browser (a token per board in localStorage, #pair=CODE pairs at
 // once) and posts the board's MQTT commands to /api/boards/{board}/command
 // with it; tap a dart of the visit, then a bed on the drawn board, to correct
-// it; the set-up panel builds a new_game. No framework, no inline script.
+// it; the set-up panel builds a new_game (with a match format); a match's won
+// leg and cork show in a banner from the board's events on the same stream.
+// No framework, no inline script.
 "use strict";
 
 (function () {
@@ -274,6 +276,8 @@
     let text = "";
     if (live && live.availability === "offline") {
       text = "Board " + board + " is offline";
+    } else if (state && state.call && state.call.players && !(state.game && !state.finished)) {
+      text = "Next: " + state.call.players.map(function (p) { return p.name; }).join(" v ");
     } else if (!state || !state.game) {
       text = "No game on board " + board;
     } else if (state.finished) {
@@ -327,6 +331,7 @@
       return;
     }
     live = data;
+    keepBanner(data.state);
     announceTurn();
     updateLobby();
     refresh();
@@ -345,6 +350,69 @@
     });
     stream.addEventListener("state", onBoard);
     stream.addEventListener("availability", onBoard);
+    stream.addEventListener("event", onEvent);
+  }
+
+  // --- a match: the won leg's (and the cork's) banner, from the board's events
+  const ordinals = (root.dataset.ordinals || "").split(" ");
+  const legWon = $("leg-won");
+  let banner = null; // {leg} of a won leg's banner, {cork: true} of the cork's
+
+  function sideName(player, team) {
+    const state = (live && live.state) || {};
+    const side = team !== null && team !== undefined && state.teams
+      ? state.teams[team] : (state.players || [])[player];
+    return side && side.name ? side.name : "Player " + (player + 1);
+  }
+
+  function showBanner(words, more, about) {
+    $("leg-won-words").textContent = words;
+    $("leg-won-score").textContent = more;
+    legWon.hidden = false;
+    banner = about;
+  }
+
+  function hideBanner() {
+    legWon.hidden = true;
+    banner = null;
+  }
+
+  function keepBanner(state) { // a banner goes once its leg is behind (or its cork thrown)
+    const match = state && state.match;
+    if (banner === null) {
+      return;
+    }
+    if (!match || !state.game) {
+      hideBanner();
+    } else if (banner.cork ? (state.visit || []).length > 0 : match.leg !== banner.leg) {
+      hideBanner();
+    }
+  }
+
+  function onEvent(message) {
+    let data;
+    try {
+      data = JSON.parse(message.data);
+    } catch (error) {
+      return;
+    }
+    const event = data && data.board === board ? data.event : null;
+    if (!event) {
+      return;
+    }
+    if (event.type === "leg_won" && Array.isArray(event.legs_won)) {
+      const inSet = event.legs_won.reduce(function (sum, legs) { return sum + legs; }, 0);
+      const words = event.match_won ? "Game shot, and the match"
+        : event.set_won ? "Game shot, and the set"
+        : "Game shot, and the " + (ordinals[inSet - 1] || inSet) + " leg";
+      const legs = event.legs_won.join("-");
+      const score = event.sets_won ? "Sets " + event.sets_won.join("-") + ", legs " + legs : "Legs " + legs;
+      showBanner(words, sideName(event.player, event.team) + " · " + score, { leg: event.leg });
+    } else if (event.type === "cork_won") {
+      showBanner(sideName(event.player, null) + " wins the bull", "and throws first", { cork: true });
+    } else if (event.type === "leg_started" && banner && !banner.cork) {
+      hideBanner();
+    }
   }
 
   // --- correcting a dart -----------------------------------------------------
@@ -576,6 +644,11 @@
     }
   });
   $("setup-game").addEventListener("change", showOptions);
+  function showMatch() {
+    const single = $("match-legs").value === "";
+    $("setup-match").querySelectorAll(".match-more").forEach(function (row) { row.hidden = single; });
+  }
+  $("match-legs").addEventListener("change", showMatch);
   $("roster-button").addEventListener("click", function () {
     if ($("roster-pick").value) {
       addPlayer({ name: $("roster-pick").value });
@@ -636,6 +709,15 @@
       return;
     }
     const command = { command: "new_game", game: game.id, options: optionValues() };
+    if ($("match-legs").value) {
+      command.match = { legs: Number($("match-legs").value), starts: $("match-starts").value };
+      if ($("match-sets").value) {
+        command.match.sets = Number($("match-sets").value);
+      }
+      if ($("match-decider").value) {
+        command.match.decider = $("match-decider").value;
+      }
+    }
     if (chosen.length) {
       if (chosen.length < game.sides_min) {
         say(game.name + " needs at least " + game.sides_min + " players", "bad");
@@ -653,6 +735,7 @@
   // --- start -----------------------------------------------------------------
   showPairing();
   showPicked();
+  showMatch();
   follow();
   checkPairing();
   function pairFromLink() {

@@ -14,13 +14,15 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import HTMLResponse
 from pydantic import AfterValidator
 
+from engine.match_format import MAX_LEGS, MAX_SETS, Decider, Starts
 from leaderboard.api_models import LiveBoard
 from leaderboard.live_hub import LiveHub
 from leaderboard.web.board_views import dartboard_svg, scoreboard_html
 from leaderboard.web.dependencies import HubDep, PlainTextSchema, plain_text
 from leaderboard.web.pages import TEMPLATES
+from mqtt_contract.scoreboard import leg_ordinal
 
-__all__ = ["BoardInPath", "board_now", "router"]
+__all__ = ["STARTS_WORDS", "BoardInPath", "board_now", "match_choices", "router"]
 
 router = APIRouter(include_in_schema=False)
 
@@ -33,6 +35,29 @@ BoardInPath = Annotated[
 def board_now(hub: LiveHub, board: str) -> LiveBoard | None:
     """``board`` as the hub has it now, or None when the service never heard of it."""
     return next((known for known in hub.boards() if known.board == board), None)
+
+
+STARTS_WORDS = {
+    Starts.ALTERNATE: "In turn",
+    Starts.LOSER: "The last leg's loser",
+    Starts.WINNER: "The last leg's winner",
+}
+"""The set-up panel's words for who throws first in each leg after the first."""
+
+DECIDER_WORDS = {Decider.NONE: "As any leg", Decider.CORK: "Bull for the throw (cork)"}
+"""The set-up panel's words for the deciding leg's first throw."""
+
+
+def match_choices() -> dict[str, object]:
+    """The set-up panel's match format choices (legs, sets, starts, decider) and
+    the leg ordinals board.js says a won leg with ("first" ...), from the engine's limits."""
+    return {
+        "leg_counts": range(1, MAX_LEGS + 1),
+        "set_counts": range(1, MAX_SETS + 1),
+        "starts": [(starts.value, words) for starts, words in STARTS_WORDS.items()],
+        "deciders": [(decider.value, words) for decider, words in DECIDER_WORDS.items()],
+        "ordinals": " ".join(leg_ordinal(n) for n in range(1, 2 * MAX_LEGS)),
+    }
 
 
 def _unheard(board: str) -> LiveBoard:
@@ -55,6 +80,7 @@ async def board_page(request: Request, hub: HubDep, board: BoardInPath) -> HTMLR
         "known": known is not None,
         "scoreboard": scoreboard_html(known or _unheard(board)),
         "dartboard": dartboard_svg(),
+        "match_choices": match_choices(),
     }
     status = 200 if known is not None else 404
     return _no_store(TEMPLATES.TemplateResponse(request, "board.html", context, status))

@@ -120,9 +120,9 @@ class BoardApiStandIn:
         with self._lock:
             return list(self.commands)
 
-    async def _stream(self) -> AsyncIterator[str]:
-        """The real live stream (every board), ended once ``streams_down``."""
-        async for chunk in live_stream(self.hub, None, STREAM_CHECK_SECONDS):
+    async def _stream(self, board: str) -> AsyncIterator[str]:
+        """The real live stream of ``board`` (its events too), ended once ``streams_down``."""
+        async for chunk in live_stream(self.hub, None, STREAM_CHECK_SECONDS, board):
             if self.streams_down:
                 return
             yield chunk
@@ -145,7 +145,7 @@ class BoardApiStandIn:
         async def live(board: str) -> StreamingResponse | JSONResponse:
             if self.streams_down:
                 return JSONResponse({"detail": "the service is restarting"}, 503)
-            return StreamingResponse(self._stream(), media_type="text/event-stream")
+            return StreamingResponse(self._stream(board), media_type="text/event-stream")
 
         @router.post("/api/boards/{board}/pair")
         async def pair(board: str, request: Request) -> JSONResponse:

@@ -2,8 +2,9 @@
 browser tests that walk them all (small screens, contrast, landmarks): a
 SQLite file with a fortnight of history and today's games (results stored
 through ``ingest``), three live boards on the hub (an X01 game, a Cricket
-game with a computer player, one offline), a board taking phone joins, and
-the admin password. :func:`tour_pages` lists the paths a visitor can open."""
+game with a computer player, one offline; the X01 game a match in its
+deciding leg, the offline board with a match called to it), a board taking
+phone joins, and the admin password. :func:`tour_pages` lists the paths a visitor can open."""
 
 from __future__ import annotations
 
@@ -63,6 +64,21 @@ LIVE_STATES: dict[str, dict[str, Any]] = {
         "winner": None,
         "board": {"id": "pub", "name": "Pub board"},
         "lobby": {"join_code": JOIN_CODE, "join_url": "", "players": [], "card_waiting": False},
+        "match": {
+            "format": {"legs": 3, "sets": 3, "starts": "alternate", "decider": "none"},
+            "leg": 9,
+            "set": 3,
+            "starter": 0,
+            "legs_won": [2, 2],
+            "sets_won": [1, 1],
+            "decider": True,
+            "leg_over": False,
+            "cork": None,
+            "finished": False,
+            "winner": None,
+            "winner_team": None,
+            "played": [],
+        },
     },
     "corner": {
         "game": "cricket",
@@ -88,6 +104,15 @@ LIVE_STATES: dict[str, dict[str, Any]] = {
         "finished": True,
         "winner": 0,
         "board": {"id": "back", "name": "Back room"},
+        "call": {
+            "call_id": "cup-r2-m1",
+            "title": "Friday Cup, round 2",
+            "game": "x01",
+            "options": {"start": 501},
+            "match": {"legs": 2},
+            "players": [{"name": LONG_NAME, "player_id": 1}, {"name": "Eve"}],
+            "called_at": 1767225600.0,
+        },
     },
 }
 """The live boards' retained states (``back`` goes offline after its game)."""

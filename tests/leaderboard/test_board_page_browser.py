@@ -405,3 +405,203 @@ def test_an_unknown_board_says_it_waits_and_the_view_is_a_fragment(
     assert "<html" not in view.text and "Ann" in view.text
     assert view.headers["cache-control"] == "no-store"
     assert "script-src 'self'" in view.headers["content-security-policy"]
+
+
+# ---------------------------------------------------------------- match play
+
+MATCH_SEEN_MS = 30_000
+"""A match's banner and score may take this long to show on a busy machine."""
+
+
+def x01_match(leg: int, legs_won: list[int], **block: Any) -> dict[str, Any]:
+    """The X01 state as leg ``leg`` of a first-to-2-legs match (alternate: Ann
+    starts the odd legs, Robo the even ones), ``block`` overriding its keys."""
+    state = copy.deepcopy(X01)
+    played = [
+        {"leg": n, "set": None, "starter": (n - 1) % 2, "winner": 0, "result": "checkout"}
+        for n in range(1, leg)
+    ]
+    state["match"] = {
+        "format": {"legs": 2, "sets": None, "starts": "alternate", "decider": "none"},
+        "leg": leg,
+        "set": None,
+        "starter": (leg - 1) % 2,
+        "legs_won": legs_won,
+        "sets_won": None,
+        "decider": False,
+        "leg_over": False,
+        "cork": None,
+        "finished": False,
+        "winner": None,
+        "winner_team": None,
+        "played": played,
+        **block,
+    }
+    return state
+
+
+def board_event(server: AppServer, standin: BoardApiStandIn, event: dict[str, Any]) -> None:
+    """The board ``pub`` publishes ``event`` on its ``event`` topic."""
+    server.call(lambda: standin.hub.board_event("pub", "The Crown", event))
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+def test_a_match_shows_legs_who_throws_first_and_the_leg_won_banner(
+    browser: Browser, server: AppServer, standin: BoardApiStandIn, screen: tuple[int, int]
+) -> None:
+    show(server, standin, x01_match(1, [0, 0]))
+    with watched_page(browser, *screen) as watched:
+        page = open_board(watched, server)
+        match = page.locator("#scoreboard .bv-match")
+        expect(match).to_contain_text("Leg 1")
+        expect(match).to_contain_text("Ann throws first")
+        expect(page.get_by_role("table", name="Legs 0-0")).to_be_visible()
+        banner = page.locator("#leg-won")
+        expect(banner).to_be_hidden()
+
+        won = x01_match(1, [1, 0], leg_over=True)
+        won.update(phase="takeout", finished=True, winner=0)
+        show(server, standin, won)
+        leg_won = {
+            "type": "leg_won",
+            "at": 1767225700.0,
+            "player": 0,
+            "leg": 1,
+            "result": "checkout",
+            "legs_won": [1, 0],
+            "team": None,
+            "set": None,
+            "sets_won": None,
+            "set_won": False,
+            "match_won": False,
+        }
+        board_event(server, standin, leg_won)
+        expect(banner).to_be_visible(timeout=MATCH_SEEN_MS)
+        expect(page.locator("#leg-won-words")).to_have_text("Game shot, and the first leg")
+        expect(page.locator("#leg-won-score")).to_have_text("Ann · Legs 1-0")
+        expect(banner).to_have_attribute("role", "status")
+        expect(page.locator("#scoreboard .bv-banner-leg-won")).to_have_text(
+            "Ann wins the first leg", timeout=MATCH_SEEN_MS
+        )
+        expect(page.locator("#scoreboard .bv-banner-finished")).to_have_count(0)
+        assert_fits(page, screen[0])
+
+        # NEXT: the second leg starts, Robo throws first, the banner goes
+        board_event(
+            server,
+            standin,
+            {"type": "leg_started", "at": 1767225710.0, "leg": 2, "starter": 1, "decider": False},
+        )
+        show(server, standin, x01_match(2, [1, 0]))
+        expect(banner).to_be_hidden(timeout=MATCH_SEEN_MS)
+        expect(match).to_contain_text("Robo (CPU 6) throws first", timeout=MATCH_SEEN_MS)
+        expect(page.locator("#scoreboard .bv-seat.bv-first")).to_have_count(0)
+        first = page.locator("#scoreboard .bv-seat", has_text="(throws first)")
+        expect(first).to_have_count(1)
+        expect(first).to_contain_text("Robo")
+
+        # the match's last leg: "and the match", which stays with the finished match
+        over = x01_match(2, [2, 0], finished=True, winner=0)
+        over.update(phase="finished", finished=True, winner=0)
+        show(server, standin, over)
+        board_event(server, standin, {**leg_won, "leg": 2, "legs_won": [2, 0], "match_won": True})
+        expect(page.locator("#leg-won-words")).to_have_text(
+            "Game shot, and the match", timeout=MATCH_SEEN_MS
+        )
+        expect(page.locator("#scoreboard .bv-banner-finished")).to_have_text(
+            "Ann wins the match 2-0", timeout=MATCH_SEEN_MS
+        )
+        assert_fits(page, screen[0])
+        assert watched.errors == []
+
+
+def test_the_cork_shows_whose_turn_at_the_bull_and_who_won_it(
+    browser: Browser, server: AppServer, standin: BoardApiStandIn
+) -> None:
+    cork = x01_match(3, [1, 1], decider=True, cork=["SB", None], starter=0)
+    show(server, standin, cork)
+    with watched_page(browser, *PHONE) as watched:
+        page = open_board(watched, server)
+        expect(page.locator("#scoreboard .bv-banner-cork")).to_have_text(
+            "Deciding leg: bull for the throw"
+        )
+        expect(page.locator("#scoreboard .bv-turn")).to_have_text(
+            "Robo (CPU 6) to throw at the bull"
+        )
+        expect(page.locator("#scoreboard td.bv-cork")).to_have_text(["SB", "to throw"])
+        board_event(server, standin, {"type": "cork_won", "at": 1767225720.0, "player": 1})
+        banner = page.locator("#leg-won")
+        expect(banner).to_be_visible(timeout=MATCH_SEEN_MS)
+        expect(banner).to_contain_text("Robo wins the bull")
+        decided = x01_match(3, [1, 1], decider=True, starter=1)
+        decided["current_player"] = 1
+        show(server, standin, decided)
+        expect(page.locator("#scoreboard .bv-banner-decider")).to_have_text(
+            "Deciding leg", timeout=MATCH_SEEN_MS
+        )
+        expect(banner).to_be_visible()  # until the first dart of the leg
+        thrown = copy.deepcopy(decided)
+        thrown["visit"] = ["T20"]
+        show(server, standin, thrown)
+        expect(banner).to_be_hidden(timeout=MATCH_SEEN_MS)
+        assert_fits(page, PHONE[0])
+        assert watched.errors == []
+
+
+def test_a_called_match_waits_on_the_board(
+    browser: Browser, server: AppServer, standin: BoardApiStandIn
+) -> None:
+    idle: dict[str, Any] = {
+        "game": None,
+        "phase": "idle",
+        "board": {"id": "pub", "name": "Board 2", "connected": True, "status": "connected"},
+        "call": {
+            "call_id": "t4-m2",
+            "title": "Friday Cup, round 1",
+            "game": "x01",
+            "options": {"start": 501},
+            "match": {"legs": 3},
+            "players": [{"name": "Ann", "player_id": 1}, {"name": "Bob", "player_id": 2}],
+            "called_at": 1767225600.0,
+        },
+    }
+    show(server, standin, idle)
+    with watched_page(browser, *PHONE) as watched:
+        page = open_board(watched, server)
+        call = page.get_by_role("group", name="Called match")
+        expect(call).to_contain_text("Next: Ann v Bob on Board 2")
+        expect(call).to_contain_text("Friday Cup, round 1 · X01 · first to 3 legs")
+        expect(call).to_contain_text("Throw a dart or press NEXT to start")
+        expect(page.locator("#turn")).to_have_text("Next: Ann v Bob")
+        assert_fits(page, PHONE[0])
+        assert watched.errors == []
+
+
+def test_the_set_up_panel_sends_a_match_format(
+    browser: Browser, server: AppServer, standin: BoardApiStandIn
+) -> None:
+    show(server, standin, X01)
+    with watched_page(browser, *PHONE) as watched:
+        page = paired_page(watched, server)
+        page.locator("#setup summary").click()
+        page.get_by_label("Game", exact=True).select_option(label="X01")
+        expect(page.get_by_label("Sets to win")).to_be_hidden()  # one game: no sets to pick
+        page.get_by_role("button", name="Start").click()
+        single = last_command(standin, 1)
+        assert "match" not in single  # one game, as before
+
+        page.locator("#setup summary").click()
+        page.get_by_label("Legs to win").select_option(label="First to 3 legs")
+        expect(page.get_by_label("Sets to win")).to_be_visible()
+        page.get_by_label("Sets to win").select_option(label="First to 2 sets")
+        page.get_by_label("Who throws first in the next leg").select_option("loser")
+        page.get_by_label("The deciding leg").select_option("cork")
+        assert_fits(page, PHONE[0])
+        page.get_by_role("button", name="Start").click()
+        payload = last_command(standin, 2)
+        assert payload["match"] == {"legs": 3, "sets": 2, "starts": "loser", "decider": "cork"}
+        command = parse_command(json.dumps(payload).encode())
+        assert isinstance(command, NewGame) and command.match is not None
+        assert str(command.match.format()) == "first to 2 sets of 3 legs"
+        expect(page.locator("#status")).to_have_text("New game: done")
+        assert watched.errors == []

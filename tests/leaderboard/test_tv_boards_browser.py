@@ -54,13 +54,38 @@ def service(tmp_path: Path, mosquitto: MosquittoBroker) -> Iterator[ServiceThrea
     service.stop()
 
 
+MATCH_BOARD = "board01"
+"""The board whose game is a leg of a match (its ``match`` block written per the contract)."""
+
+MATCH = {
+    "format": {"legs": 3, "sets": 2, "starts": "alternate", "decider": "none"},
+    "leg": 4,
+    "set": 2,
+    "starter": 1,
+    "legs_won": [1, 0],
+    "sets_won": [0, 1],
+    "decider": False,
+    "leg_over": False,
+    "cork": None,
+    "finished": False,
+    "winner": None,
+    "winner_team": None,
+    "played": [
+        {"leg": n, "set": s, "starter": n % 2, "winner": w, "result": "checkout"}
+        for n, s, w in ((1, 1, 1), (2, 1, 1), (3, 2, 0))
+    ],
+}
+
+
 def publish_boards(broker: MosquittoBroker) -> dict[str, dict[str, Any]]:
     """Each board's retained availability and state, played by the engine;
-    Bob is a computer player of level 6 everywhere."""
+    Bob is a computer player of level 6 everywhere; :data:`MATCH_BOARD`'s game
+    is a leg of a match."""
     states = {
         board: live_board_state(game, board=board, name=f"Board {board[-2:]}", cpu={"Bob": 6})
         for board, game in BOARDS.items()
     }
+    states[MATCH_BOARD]["match"] = MATCH
     client = mqtt.Client(mqtt.CallbackAPIVersion.VERSION2)
     client.connect(broker.host, broker.port)
     client.loop_start()
@@ -130,6 +155,10 @@ def test_twelve_live_boards_all_show_on_a_1920_tv(
             card = page.locator(f'article.board[data-board="{board}"]')
             expect(card).to_contain_text("Bob (CPU 6)")
             expect(card.locator("li.throwing")).to_have_count(1)
+        # the match's card shows its legs and sets, which leg, and who threw first
+        match = page.locator(f'article.board[data-board="{MATCH_BOARD}"]')
+        expect(match.locator("p.match")).to_have_text("Sets 0-1, legs 1-0 · Set 2, leg 2")
+        expect(match.locator("li", has_text="(throws first)")).to_contain_text("Bob (CPU 6)")
         assert watched.errors == []
 
 

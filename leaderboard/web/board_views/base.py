@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from engine import EngineError
 from engine.beds import Bed
+from leaderboard.web.board_views.match import match_banners, match_turn_text
 from mqtt_contract import Phase, PlayerView, StateView
 from mqtt_contract.scoreboard import is_winner, player_label, short_name
 
@@ -88,6 +89,8 @@ class Seat:
     """The player to throw (the game still on)."""
     won: bool
     out: bool
+    first: bool = False
+    """In a match: the player throws (threw) first in this leg."""
 
 
 def seats(state: StateView) -> list[Seat]:
@@ -100,9 +103,16 @@ def seats(state: StateView) -> list[Seat]:
             up=index == state.current_player and not state.finished,
             won=state.finished and is_winner(state, index),
             out=player.out,
+            first=_starts(state, index),
         )
         for index, player in enumerate(state.players)
     ]
+
+
+def _starts(state: StateView, index: int) -> bool:
+    """Player ``index`` throws first in this leg of a match (no marker during a cork, nor after)."""
+    match = state.match
+    return match.present and match.starter == index and match.cork is None and not match.finished
 
 
 @dataclass(frozen=True)
@@ -131,6 +141,9 @@ def visit_on_board(state: StateView) -> tuple[list[VisitDart], int | None]:
 
 def turn_text(state: StateView) -> str:
     """Whose turn it is, in words (for everyone, and for a screen reader)."""
+    in_match = match_turn_text(state)
+    if in_match is not None:
+        return in_match
     if state.finished:
         winners = [player_label(state, i) for i in range(len(state.players)) if is_winner(state, i)]
         if state.winner_team is not None and state.team(state.winner_team) is not None:
@@ -160,7 +173,8 @@ class Banner:
     """A line above the scoreboard: what the board is doing besides the game."""
 
     kind: str
-    """``offline``, ``takeout``, ``bust``, ``remote``, ``waiting``, ``finished``."""
+    """``offline``, ``takeout``, ``bust``, ``remote``, ``waiting``, ``finished``; in a
+    match ``cork``, ``decider``, ``leg-won``."""
     text: str
 
 
@@ -187,7 +201,10 @@ def banners(state: StateView, availability: str) -> list[Banner]:
         )
     elif remote.present:
         found.append(Banner("remote", "Remote match"))
-    if state.phase is Phase.TAKEOUT:
+    in_match = match_banners(state)
+    found.extend(Banner(kind, text) for kind, text in in_match)
+    leg_won = any(kind == "leg-won" for kind, _ in in_match)
+    if state.phase is Phase.TAKEOUT and not leg_won:
         found.append(Banner("takeout", "Takeout: remove the darts, then NEXT"))
     if state.visit_over == "bust" or (
         state.phase is Phase.TAKEOUT
@@ -196,7 +213,7 @@ def banners(state: StateView, availability: str) -> list[Banner]:
         and state.last_visit.visit_over == "bust"
     ):
         found.append(Banner("bust", "Bust"))
-    if state.finished:
+    if state.finished and not leg_won:
         found.append(Banner("finished", turn_text(state)))
     return found
 

@@ -18,6 +18,7 @@ from leaderboard.web.board_views.base import (
     turn_text,
     visit_on_board,
 )
+from leaderboard.web.board_views.match import call_panel, match_panel
 from leaderboard.web.board_views.registry import view_for
 from leaderboard.web.board_views.templating import ENVIRONMENT
 from mqtt_contract import Phase, StateView
@@ -31,9 +32,10 @@ def board_context(board: LiveBoard) -> dict[str, Any]:
     playing = bool(state.game) and state.phase is not Phase.IDLE and bool(state.players)
     view = view_for(state.game)
     darts, visit_player = visit_on_board(state)
+    name = state.board.name or board.board
     return {
         "board": board,
-        "name": state.board.name or board.board,
+        "name": name,
         "state": state,
         "playing": playing,
         "view": view,
@@ -47,6 +49,8 @@ def board_context(board: LiveBoard) -> dict[str, Any]:
         "visit_player": visit_player,
         "visit_total": sum(dart.points for dart in darts),
         "last_visit": last_visit_text(state),
+        "match": match_panel(state) if playing else None,
+        "call": call_panel(state, name),
         **(view.context(state) if playing else {}),
     }
 
