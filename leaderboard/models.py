@@ -480,6 +480,8 @@ class TournamentMatch(Base):
     """``played``, ``walkover``, or None while undecided."""
     result_id: Mapped[str | None] = mapped_column(String(NAME_LENGTH), default=None)
     decided_at: Mapped[float | None] = mapped_column(Float, default=None)
+
+
 # --- leagues ---
 
 
