@@ -29,7 +29,6 @@ from firmware_bridge.cli.command_support import (
     key_values,
     missing_extra,
 )
-from firmware_bridge.cli.match_log import match_header, replay_match_log
 from firmware_bridge.cli.scoreboard_text import render_scoreboard
 from firmware_bridge.daemon.log_setup import LogLevelParser, for_journal, setup_logging
 
@@ -134,6 +133,9 @@ def _replay(args: argparse.Namespace) -> int:
         raise UsageError("which game? give its id (oche replay GAME ...), or replay an oche export")
     else:
         players = args.player or [m for members in teams.values() for m in members]
+    # Imported here: `oche run` loads only its own command's modules.
+    from firmware_bridge.cli.match_log import match_header, replay_match_log
+
     match_format = None if header is None else match_header(text)
     if match_format is not None:  # an exported match: every leg, as it was played
         match = Match(game_id, players, options, teams or None, match_format)
