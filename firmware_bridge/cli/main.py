@@ -18,8 +18,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from drivers.errors import DriverError
-from engine import EngineError, Game, game_class, game_ids, new_game
-from engine.game_log import parse_log_header, replay_log
+from engine import EngineError, Game, game_class, game_ids
+from engine.game_log import log_first_side, parse_log_header, replay_log
 from engine.lineup import MAX_NAME_LENGTH
 from engine.match import Match
 from engine.options import resolve_options
@@ -106,6 +106,9 @@ def _agreed(field: str, header: object, given: object) -> None:
 
 
 def _replay(args: argparse.Namespace) -> int:
+    # Imported here: no other command loads it (test_a_command_loads_only_its_own_module).
+    from firmware_bridge.cli.match_log import match_header, replay_match_log
+
     game_id, path = _positionals(args)
     text = _read_log(path)
     where = "stdin" if path == "-" else repr(path)
@@ -133,15 +136,15 @@ def _replay(args: argparse.Namespace) -> int:
         raise UsageError("which game? give its id (oche replay GAME ...), or replay an oche export")
     else:
         players = args.player or [m for members in teams.values() for m in members]
-    # Imported here: `oche run` loads only its own command's modules.
-    from firmware_bridge.cli.match_log import match_header, replay_match_log
-
     match_format = None if header is None else match_header(text)
     if match_format is not None:  # an exported match: every leg, as it was played
         match = Match(game_id, players, options, teams or None, match_format)
         _print_state(replay_match_log(match, text).state(), args.pretty)
         return 0
-    game = new_game(game_id, players or ["Player 1", "Player 2"], options, teams or None)
+    first = log_first_side(text) or 0  # a match's leg: the side that threw first
+    game = game_class(game_id)(
+        players or ["Player 1", "Player 2"], options, teams or None, first_side=first
+    )
     if not text.strip():  # the command before a pipe failed: say so, print no state
         raise empty
     replay_log(game, text)
@@ -250,7 +253,8 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         description="Replay a game log (one visit per line, darts separated by spaces, "
         "'#' comments, UNDO takes back a dart, BOUNCE makes the last dart a bounce-out, "
         "CORRECT2=T19 makes dart 2 of the last visit a T19) "
-        "and print the final state JSON. A log "
+        "and print the final state JSON (a match's leg, from its '# first: N' line, "
+        "started by that side). A log "
         "written by 'oche export' names its game, players, teams and options (and a "
         "match's format: then every leg is replayed), so "
         "'oche export N | oche replay -' re-scores it exactly; a flag that contradicts "

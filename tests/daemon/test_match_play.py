@@ -61,7 +61,6 @@ def check_the_match_result(result: dict[str, Any]) -> None:
     first, second = result["legs"]
     assert (first["leg"], first["starter"], first["winner"]) == (1, 0, 0)
     assert (second["leg"], second["starter"], second["winner"]) == (2, 1, 0)
-    # Each leg's log says who threw first, so it re-scores alone.
     assert first["log"].splitlines() == ["# first: 0", *(" ".join(v) for v in STARTER_WINS)]
     assert second["log"].splitlines() == ["# first: 1", *(" ".join(v) for v in SECOND_WINS)]
     assert "log" not in result  # a match's logs are its legs'
