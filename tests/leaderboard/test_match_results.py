@@ -337,7 +337,7 @@ def test_the_301_match_ann_wins_2_0_with_bob_throwing_first_in_leg_2(database: D
         finished_at=T0,
     )
     first_lines = [
-        [line for line in entry["log"].splitlines() if not line.startswith("#")][0]
+        next(line for line in entry["log"].splitlines() if not line.startswith("#"))
         for entry in document["legs"]
     ]
     assert first_lines == ["T20 T20 T20", "S20 S20 S20"]  # Bob's visit opens leg 2
