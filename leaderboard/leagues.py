@@ -42,6 +42,7 @@ from leaderboard.models import (
 )
 from leaderboard.players import PlayerError, find_player
 from leaderboard.store import player_key
+from mqtt_contract.match_payload import MatchPlay
 from mqtt_contract.topic_names import base_problem, board_id_problem
 
 __all__ = [
@@ -335,8 +336,9 @@ def _title(league: League, home: str, away: str, number: int) -> str:
 
 def _call_format(stored: Mapping[str, Any]) -> dict[str, Any]:
     """A game's match format as a call's ``match``: the keys left at the
-    game's default (null) left out, as ``MatchPlay`` reads them."""
-    return {key: value for key, value in stored.items() if value is not None}
+    game's default (null) left out, as ``MatchPlay`` writes them."""
+    encoded: dict[str, Any] = MatchPlay.from_json(stored).to_json()
+    return encoded
 
 
 def add_fixture(

@@ -219,8 +219,7 @@ def _checked(spec: NewTournament) -> tuple[Format, dict[str, object], MatchForma
 def _match_json(match_format: MatchFormat) -> dict[str, Any]:
     """A match format as ``MatchPlay`` JSON, what a call and the state carry
     (the keys left at the game's default left out)."""
-    given = {key: value for key, value in match_format.to_json().items() if value is not None}
-    encoded: dict[str, Any] = MatchPlay.from_json(given).to_json()
+    encoded: dict[str, Any] = MatchPlay.of(match_format).to_json()
     return encoded
 
 

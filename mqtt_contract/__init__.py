@@ -137,6 +137,14 @@ from mqtt_contract.leaderboard_payload import (
     leaderboard_availability_topic,
     leaderboard_topic,
 )
+from mqtt_contract.match_payload import (
+    CALL_ID_PATTERN,
+    CallPlayer,
+    CallView,
+    MatchLeg,
+    MatchPlay,
+    MatchView,
+)
 from mqtt_contract.operator_payload import (
     OPERATOR_CLASSES,
     AddCredits,

@@ -263,14 +263,23 @@ def schema_of(hint: Any, defs: dict[str, Any] | None = None) -> dict[str, Any]:
             defs.update(copy.deepcopy(dict(given.given_defs or {})))
         return copy.deepcopy(dict(given.given or {}))
     schema = _bare_schema(inner, defs)
+    nullable = "null" in _types(schema)
     for meta in metas:
         keywords = meta.keywords()
+        if nullable and "enum" in keywords:  # an enum of a nullable value takes null too
+            keywords["enum"] = [*keywords["enum"], None]
         description = keywords.pop("description", None)
         if description is not None:  # the outermost description wins, and comes first
             schema.pop("description", None)
             schema = {"description": description, **schema}
         schema.update(keywords)
     return schema
+
+
+def _types(schema: Mapping[str, Any]) -> list[str]:
+    """The JSON types a schema's ``type`` keyword names (none without one)."""
+    kind = schema.get("type", [])
+    return [kind] if isinstance(kind, str) else list(kind)
 
 
 def _bare_schema(hint: Any, defs: dict[str, Any] | None) -> dict[str, Any]:
@@ -479,6 +488,8 @@ def decode(hint: Any, value: Any, path: str = "$") -> Any:
     names the first thing that does not fit."""
     inner, metas = _strip(hint)
     result = _decode_bare(inner, value, path)
+    if value is None:  # the type took null: constraints are on the values it has
+        return result
     for meta in metas:
         problem = meta.problem(value)
         if problem is not None:

@@ -16,6 +16,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
+import mqtt_contract
+from engine import MatchFormat
 from mqtt_contract import (
     LEADERBOARD_LEVEL,
     LEADERBOARD_TOPIC,
@@ -30,6 +32,7 @@ from mqtt_contract import (
     JournalView,
     JsonObject,
     LeaderboardSnapshot,
+    MatchPlay,
     Meta,
     PayloadError,
     RemoteView,
@@ -424,3 +427,16 @@ def test_a_state_block_reads_leniently_and_as_from_json_when_valid(data: st.Data
         assert lenient.present is isinstance(block, dict)
         if isinstance(block, dict) and Draft202012Validator(object_schema(view)).is_valid(block):
             assert lenient == view.from_json(block), (key, block)
+
+
+def test_every_public_name_of_the_contract_is_importable() -> None:
+    """``from mqtt_contract import X`` works for every name ``__all__`` lists."""
+    assert [name for name in mqtt_contract.__all__ if not hasattr(mqtt_contract, name)] == []
+
+
+def test_a_nullable_enum_takes_null_in_the_schema_and_the_parser_alike() -> None:
+    """A match's ``decider`` null means the game's default: both read it."""
+    document = {"legs": 2, "decider": None}
+    assert MatchPlay.from_json(document).decider is None
+    assert Draft202012Validator(object_schema(MatchPlay)).is_valid(document)
+    assert MatchPlay.of(MatchFormat(2)).format() == MatchFormat(2)
