@@ -4,8 +4,7 @@ real board through its venue's service; the page shows the leg and who
 throws first, Ann's checkout brings the board's ``leg_won`` event over the
 page's live stream as "Game shot, and the first leg" with the legs score,
 NEXT on the page starts leg 2 with Bob throwing first, and Ann's second leg
-is "Game shot, and the match", 2-0 (that last part waits on the daemon:
-see its xfail). Real parts throughout
+is "Game shot, and the match", 2-0. Real parts throughout
 (tests/phone_rig.py): the daemon on a pty board, ``run_service``, chromium,
 one Mosquitto."""
 
@@ -98,12 +97,6 @@ async def test_a_301_match_on_the_board_page_shows_legs_and_the_leg_won_banner(
         await first_leg_to_ann(rig, phone)
 
 
-@pytest.mark.xfail(
-    reason="branch daemon f59b91c: the match's winning dart is lost on the board "
-    "('Match' object has no attribute 'corrections' as its result is built; "
-    "tests/daemon/test_match_play.py fails the same way): passes once that lands",
-    strict=False,
-)
 async def test_the_match_s_last_leg_is_game_shot_and_the_match(
     tmp_path: Path, mosquitto: MosquittoBroker
 ) -> None:

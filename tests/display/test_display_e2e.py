@@ -31,7 +31,7 @@ from display.state_feed import StateFeed
 from firmware_bridge.cli import display_command
 from tests.daemon_harness import TIMEOUT, Running, Watcher, throw, until
 from tests.display.test_scenes import key
-from tests.display.test_sound import fake_espeak
+from tests.display.test_sound import fake_espeak, said_so_far
 from tests.mosquitto_broker import MosquittoBroker
 
 OCHE = Path(sys.executable).parent / "oche"
@@ -355,7 +355,7 @@ async def test_a_match_from_the_daemon_on_the_display_and_its_caller(
             await until_drawn(
                 app, surface, "Game shot, and the first leg", "Ann wins the first leg"
             )
-            await until(lambda: "Game shot, and the first leg" in spoken.read_text())
+            await until(lambda: "Game shot, and the first leg" in said_so_far(spoken))
             await command({"command": "next"})
             await until_drawn(app, surface, "Leg 2", "Legs 1-0", "Bob throws first", "Bob to throw")
         finally:
@@ -396,7 +396,7 @@ async def test_a_called_match_from_the_daemon_on_the_idle_screen(
                 f"Next: Ann v Bob on {board_name}",
                 "Friday Cup, round 1  ·  throw a dart or press NEXT to start",
             )
-            await until(lambda: "Next match, Ann versus Bob" in spoken.read_text())
+            await until(lambda: "Next match, Ann versus Bob" in said_so_far(spoken))
             response = await watcher.command({"command": "next"})
             assert response["ok"], response
             await until_drawn(app, surface, "Leg 1", "Legs 0-0", "Ann throws first")

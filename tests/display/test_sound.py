@@ -842,6 +842,11 @@ def fake_espeak(directory: Path, seconds: float) -> Path:
     return log
 
 
+def said_so_far(log: Path) -> str:
+    """What the fake ``espeak-ng`` has been asked to say: nothing before its first call."""
+    return log.read_text() if log.exists() else ""
+
+
 def wait_until_quiet(caller: Caller) -> None:
     deadline = time.monotonic() + 30  # generous, for a busy machine
     while caller.busy and time.monotonic() < deadline:
