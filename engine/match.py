@@ -107,7 +107,8 @@ class Match:
             self._cork = [None] * len(self.lineup.sides)
 
     def _begin_leg(self, first_side: int) -> None:
-        self.leg: Game = self._class(self.lineup, self.options, first_side=first_side)
+        options = self._class.leg_options(self.options, self._number)
+        self.leg: Game = self._class(self.lineup, options, first_side=first_side)
         self._starter_side = first_side
         self._leg_start = len(self._events)
 
