@@ -229,6 +229,21 @@ def test_undo_takes_back_the_cork_s_darts_then_goes_back_to_the_won_leg() -> Non
     assert not match.leg_over and match.legs_won() == (1, 0)
 
 
+def test_undo_in_a_first_leg_won_by_the_cork_goes_back_into_the_cork() -> None:
+    """First to 1: the only leg decides, so the match opens with a cork; an
+    UNDO before the leg's first dart takes back the cork's deciding dart."""
+    match = play(cricket_match(1), "SB DB")
+    assert match.cork is None and match.starter == 1 and match.can_undo()
+    match.push(UNDO)
+    assert match.state()["match"]["cork"] == ["SB", None] and match.cork_thrower == 1
+    match.push(UNDO)
+    assert match.state()["match"]["cork"] == [None, None] and not match.can_undo()
+    with pytest.raises(NothingToUndoError):
+        match.push(UNDO)
+    play(match, "DB SB")  # thrown again: Ann's cork this time
+    assert match.starter == 0 and match.leg.first_side == 0
+
+
 def test_the_cork_refuses_a_next_naming_it() -> None:
     match = one_all(cricket_match())
     with pytest.raises(EngineError, match="cork"):
