@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from sqlalchemy import delete, or_, select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from engine import MatchFormat, MatchFormatError, game_ids
@@ -470,12 +470,10 @@ def claim_board(session: Session, call_id: str, board: str, now: float) -> bool:
     call = session.get(MatchCall, call_id)
     held = [board, *(away_boards(call) if call is not None else ())]
     live = select(MatchCall.call_id).where(MatchCall.status.in_(LIVE_STATUSES))
+    session.execute(delete(BoardClaim).where(BoardClaim.call_id == call_id))  # its last claim
     for board_id in dict.fromkeys(map(board_id_of, held)):
-        session.execute(  # a claim whose call is over (or this call's last) is stale
-            delete(BoardClaim).where(
-                BoardClaim.board == board_id,
-                or_(BoardClaim.call_id == call_id, BoardClaim.call_id.not_in(live)),
-            )
+        session.execute(  # a claim whose call is over (released, finished, ...) is stale
+            delete(BoardClaim).where(BoardClaim.board == board_id, BoardClaim.call_id.not_in(live))
         )
         session.add(BoardClaim(board=board_id, call_id=call_id))
     session.flush()

@@ -307,6 +307,20 @@ def test_a_remote_call_and_a_call_to_its_away_board_claimed_at_once_get_one_boar
                     cancel_call(session, call_id, why="cancelled", now=2.0)
 
 
+def test_a_released_call_claimed_again_elsewhere_leaves_its_first_board_free(
+    database: Database,
+) -> None:
+    first = _queue(database, boards=["oche/board1", "oche/board2"])
+    assert _claim(database, first, "oche/board1")
+    with database.write_session() as session:  # board1 refused it (busy)
+        assert release_call(session, first, "oche/board1")
+    assert _claim(database, first, "oche/board2")
+    second = _queue(database)
+    assert _claim(database, second, "oche/board1")
+    with database.session() as session:
+        assert held_boards(session) == {"board1", "board2"}
+
+
 def test_a_called_match_s_result_finishes_it_with_the_legs_in_the_call_s_order(
     database: Database, finished: list[Any]
 ) -> None:
