@@ -146,3 +146,34 @@ async def test_a_call_with_a_bad_remote_board_is_refused_when_called(
     error = await refused(watcher, call)
     assert "Cy's board 'pub 2'" in error
     assert "call" not in watcher.of("state")[-1]
+
+
+async def test_a_remote_pairs_call_hosts_a_remote_team_game(
+    tmp_path: Path, mosquitto: MosquittoBroker
+) -> None:
+    async with remote_pair(tmp_path, mosquitto, mosquitto) as pair:
+        players = [
+            {"name": "Ann"},
+            {"name": "Bob", "board": GUEST},
+            {"name": "Cy"},
+            {"name": "Dee", "board": GUEST},
+        ]
+        call = {**PAIRS, "call_id": "league-4-g2", "players": players}
+        response = await pair.host_watch.command(call)
+        assert response["ok"], response
+        await pair.host_watch.state_where(lambda s: "call" in s)
+        await press(pair.host.board, NEXT)  # the home board's NEXT starts it
+        state = await pair.host_watch.state_where(
+            lambda s: s["phase"] == "throwing" and s.get("remote", {}).get("waiting") == []
+        )
+        assert [(p["name"], p["board"]) for p in state["players"]] == [
+            ("Ann", HOST_AT),
+            ("Bob", GUEST_AT),
+            ("Cy", HOST_AT),
+            ("Dee", GUEST_AT),
+        ]
+        assert [t["name"] for t in state["teams"]] == ["Lions", "Tigers"]
+        mirrored = await pair.guest_watch.state_where(
+            lambda s: s.get("remote", {}).get("match") == state["remote"]["match"]
+        )
+        assert [t["name"] for t in mirrored["teams"]] == ["Lions", "Tigers"]
