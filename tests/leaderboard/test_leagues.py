@@ -1,7 +1,9 @@
 """Leagues in the database (leaderboard/leagues.py), on SQLite and
-PostgreSQL: migration 0012 makes the tables the models say; a league's
-teams and format are checked; a fixture queues each singles game as a
-called match with the line-up's players; the games' match results, stored
+PostgreSQL: migrations 0012 and 0013 make the tables the models say; a
+league's teams and format are checked; a fixture queues each game as a
+called match with the line-up's players (a pairs game as a team game, a
+remote fixture's with the away team at the away board, which its claim
+holds); the games' match results, stored
 by the real ingest with their calls' ``call_id``, decide the games once and
 give the right standings (the Done-when check); a result by hand cancels the
 call; bad input is refused naming what is wrong and changes nothing."""
