@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from engine.board_geometry import GEOMETRIES, STEEL, BoardGeometry
-from engine.bot_levels import bot_levels, level
+from engine.bot_levels import LEVELS, level
 from engine.bot_match import simulate
 from engine.strategy.x01 import clear_plans, x01_plan
 from engine.throw_model import bed_probabilities, clear_caches
@@ -88,10 +88,13 @@ class LevelCheck:
         )
 
 
-def level_check(games: int, geometry: BoardGeometry = STEEL) -> list[LevelCheck]:
-    """Every level: ``games`` legs of 501 and ``games`` games of Cricket alone."""
+def level_check(
+    games: int, geometry: BoardGeometry = STEEL, numbers: tuple[int, ...] = LEVELS
+) -> list[LevelCheck]:
+    """Each level of ``numbers`` (every one by default): ``games`` legs of 501
+    and ``games`` games of Cricket alone."""
     rows = []
-    for entry in bot_levels(geometry):
+    for entry in (level(number, geometry) for number in numbers):
         start = time.perf_counter()
         x01 = simulate("x01", [entry.level], games, seed=0, geometry=geometry).bots[0]
         cricket = simulate("cricket", [entry.level], games, seed=0, geometry=geometry).bots[0]
@@ -128,6 +131,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--legs", type=int, default=500)
     parser.add_argument("--geometry", choices=sorted(GEOMETRIES), default="steel")
+    parser.add_argument(
+        "--levels", default=",".join(map(str, LEVELS)), help="levels to check (all: 1,2,...,10)"
+    )
     parser.add_argument("--aims", type=int, default=2_000)
     parser.add_argument("--games", type=int, default=200)
     args = parser.parse_args()
@@ -143,7 +149,8 @@ def main() -> None:
         print(f"one aim's bed distribution, sigma {each:.2f} mm: {seconds * 1e3:.3f} ms (median)")
     print(f"{args.legs} legs of 501 and games of Cricket a level, seed 0, {args.geometry}:")
     print(f"{'level':>5}{'leg avg':>9}{'played':>8}{'visits':>8}{'MPR':>6}{'played':>8}{'s':>6}")
-    for row in level_check(args.legs, GEOMETRIES[args.geometry]):
+    numbers = tuple(int(number) for number in args.levels.split(","))
+    for row in level_check(args.legs, GEOMETRIES[args.geometry], numbers):
         print(
             f"{row.level:>5}{row.leg_average:>9.2f}{row.simulated_average:>8.2f}"
             f"{row.visits_per_leg:>8.1f}{row.mpr:>6.2f}{row.simulated_mpr:>8.2f}"
