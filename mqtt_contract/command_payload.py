@@ -73,7 +73,7 @@ class CpuPlayer(JsonObject):
         Meta(
             description=f"A level {LEVELS[0]}-{LEVELS[-1]}, or "
             f'{{"average": A}} with A from {CPU_AVERAGES[0]:g} to {CPU_AVERAGES[1]:g} '
-            "(the three-dart average it is to throw)."
+            "(the whole-leg 501 three-dart average it is to play, checkout included)."
         ),
     ]
 
