@@ -163,7 +163,7 @@ AWARD_EVENT_TEMPLATE = (
     "{{ {'event_type': value_json.get('award'), 'player': value_json.get('player'), "
     "'name': value_json.get('name'), 'darts': value_json.get('darts'), "
     "'points': value_json.get('points'), 'marks': value_json.get('marks'), "
-    "'game': value_json.get('game')} | to_json }}"
+    "'game': value_json.get('game')} | tojson }}"
     "{% endif %}"
 )
 """The award entity's template over the ``event`` topic: an ``award`` event
