@@ -110,6 +110,8 @@ def assert_view(document: Mapping[str, Any]) -> StateView:
             last["visit_over"],
         )
         assert view.last_visit.darts == tuple(last["darts"])
+        assert view.last_visit.awards == tuple(last.get("awards") or ())
+    assert view.visit_awards == tuple(document.get("visit_awards") or ())
     teams = document.get("teams")
     if teams is None:
         assert view.teams is None

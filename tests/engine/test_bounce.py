@@ -82,7 +82,12 @@ def test_the_third_dart_bounces_during_takeout_and_the_visit_closes_again() -> N
     game.push(BOUNCE)
     state = game.state()
     assert state["current_player"] == 1
-    assert state["last_visit"] == {"player": 0, "darts": ["T20", "T20", "M"], "visit_over": None}
+    assert state["last_visit"] == {
+        "player": 0,
+        "darts": ["T20", "T20", "M"],
+        "visit_over": None,
+        "awards": ["low-ton"],  # the Ton 80 it was is re-settled as the 120 it is
+    }
     assert state["players"][0]["score"] == 381
     assert state["players"][0]["stats"]["bounce_outs"] == 1
     assert state["players"][1]["stats"]["bounce_outs"] == 0
@@ -119,7 +124,12 @@ def test_a_bounced_bust_dart_leaves_the_visit_live() -> None:
     game.push(Bed.parse("D20"))
     state = game.state()
     assert state["players"][0]["score"] == 21
-    assert state["last_visit"] == {"player": 0, "darts": ["T20", "M", "D20"], "visit_over": None}
+    assert state["last_visit"] == {
+        "player": 0,
+        "darts": ["T20", "M", "D20"],
+        "visit_over": None,
+        "awards": ["low-ton"],
+    }
 
 
 def test_cricket_marks_of_a_bounced_dart_are_taken_back() -> None:
@@ -149,6 +159,11 @@ def test_log_writes_bounce_after_its_dart_and_replays_it() -> None:
     game = play("x01", "T20 T20 T20 BOUNCE  S1 BOUNCE S2 S3  T20 NEXT", start=301)
     text = format_game_log(game)
     assert text == "T20 T20 T20 BOUNCE\nS1 BOUNCE S2 S3\nT20\n"
+    noted = format_game_log(game, awards=True)
+    assert noted.splitlines()[0] == "T20 T20 T20 BOUNCE  # award: low-ton"  # re-settled
+    assert (
+        format_game_log(replay_log(new_game("x01", ["Ann", "Bo"], {"start": 301}), noted)) == text
+    )
     replayed = replay_log(new_game("x01", ["Ann", "Bo"], {"start": 301}), text)
     assert replayed.state() == game.state()
     assert replayed.events == game.events
@@ -214,6 +229,8 @@ def test_a_bounce_is_the_dart_thrown_as_a_miss(setup: Setup, stream: list[Event]
     text = format_game_log(bounced)
     replayed = replay_log(setup.new(), text)
     assert format_game_log(replayed) == text
+    noted = format_game_log(bounced, awards=True)  # the awards noted read back the same
+    assert format_game_log(replay_log(setup.new(), noted), awards=True) == noted
 
 
 @PROPERTY_SETTINGS
