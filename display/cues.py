@@ -31,9 +31,12 @@ from mqtt_contract.scoreboard import game_shot_words
 
 __all__ = [
     "ANNOUNCEMENT_PRIORITY",
+    "AWARD_CUES",
     "CUES",
     "INTERRUPTING_CALLS",
     "RING_CUES",
+    "award_caller_text",
+    "award_cue",
     "caller_text",
     "collapse",
     "cues_for",
@@ -62,17 +65,60 @@ CUES: tuple[str, ...] = (
     "one_eighty",
     "game_shot",
     "credit",
+    "hat_trick",
+    "three_in_the_black",
+    "three_in_a_bed",
+    "white_horse",
+    "marks_5",
+    "marks_6",
+    "marks_7",
+    "marks_8",
+    "marks_9",
+    "shanghai",
+    "nine_darter",
+    "award",
 )
 """Every cue name, in the order the docs list them."""
+
+AWARD_CUES: dict[str, str] = {
+    "low-ton": "ton",
+    "high-ton": "ton40",
+    "ton-80": "one_eighty",
+    "hat-trick": "hat_trick",
+    "three-in-the-black": "three_in_the_black",
+    "three-in-a-bed": "three_in_a_bed",
+    "white-horse": "white_horse",
+    "5-mark": "marks_5",
+    "6-mark": "marks_6",
+    "7-mark": "marks_7",
+    "8-mark": "marks_8",
+    "9-mark": "marks_9",
+    "shanghai": "shanghai",
+    "nine-darter": "nine_darter",
+}
+"""The cue of each award id (an ``award`` event); an id not here plays ``award``.
+The ton awards share the X01 ton calls' arpeggios."""
 
 RING_CUES = frozenset({"single", "double", "triple", "bull", "miss"})
 """The cues of a dart by its ring: the immediate feedback of a hit."""
 
 ANNOUNCEMENT_PRIORITY: tuple[str, ...] = (
     "game_shot",
+    "nine_darter",
     "one_eighty",
+    "shanghai",
+    "white_horse",
+    "marks_9",
+    "marks_8",
+    "three_in_the_black",
+    "marks_7",
+    "hat_trick",
+    "marks_6",
     "ton40",
+    "marks_5",
+    "three_in_a_bed",
     "ton",
+    "award",
     "bust",
     "close",
     "takeout",
@@ -120,6 +166,12 @@ def ton_cue(points: int) -> str | None:
     return None
 
 
+def award_cue(award: object) -> str:
+    """The cue of an award id (:data:`AWARD_CUES`), ``award`` for one the
+    display does not know yet."""
+    return AWARD_CUES.get(str(award), "award")
+
+
 def visit_points(event: Mapping[str, Any]) -> int:
     """What an X01 ``visit_end`` scored: nothing for a bust; otherwise the
     side's score change when the daemon knows it (so darts that did not open
@@ -154,6 +206,7 @@ def cues_for(event: Mapping[str, Any]) -> list[str]:
                    leg's ``winner`` adds nothing more)
     credits        ``credit`` when credits came in (a coin, the operator,
                    a happy-hour bonus), nothing when spent
+    award          the award's own cue (:data:`AWARD_CUES`)
     others         nothing
     ============== =====================================================
     """
@@ -178,6 +231,8 @@ def cues_for(event: Mapping[str, Any]) -> list[str]:
         cues.append("peg")
     elif kind in ("winner", LegWon.type):
         cues.append("game_shot")
+    elif kind == "award":
+        cues.append(award_cue(event.get("award")))
     elif kind == "credits":
         change = event.get("change")
         if isinstance(change, int) and change > 0:
@@ -310,6 +365,7 @@ def caller_text(event: Mapping[str, Any], state: State | None = None) -> str | N
       last ``leg_won`` said "Game shot, and the match").
     - A match's ``leg_won``, ``cork_won``, ``leg_started`` and a called
       match's ``match_called``: :func:`match_caller_text`.
+    - ``award``: :func:`award_caller_text` ("Hat trick", "Five marks").
     - X01 ``visit_end`` (its ``game``; not bust, not the winning visit): the
       visit's points in words ("one hundred and eighty", "twenty-six", "no
       score" for 0), then, when the thrower's side is left on a checkout under
@@ -322,6 +378,8 @@ def caller_text(event: Mapping[str, Any], state: State | None = None) -> str | N
         return None if state is not None and state.match.present else "game shot"
     if kind in _MATCH_EVENTS:
         return match_caller_text(event, state)
+    if kind == "award":
+        return award_caller_text(event)
     if kind != "visit_end" or not _calls_visit_points(event):
         return None
     if event.get("visit_over") in ("bust", "win"):
@@ -334,6 +392,30 @@ def caller_text(event: Mapping[str, Any], state: State | None = None) -> str | N
         if is_checkout(remaining, str(out)):
             text += f", you require {number_words(remaining)}"
     return text
+
+
+_SPOKEN_AWARDS = {
+    "hat-trick": "Hat trick",
+    "three-in-the-black": "Three in the black",
+    "three-in-a-bed": "Three in a bed",
+    "white-horse": "White horse",
+    "shanghai": "Shanghai",
+    "nine-darter": "A nine-darter",
+}
+
+
+def award_caller_text(event: Mapping[str, Any]) -> str | None:
+    """What the caller says for an ``award`` event: its name ("Hat trick",
+    "White horse", "Seven marks"); nothing for the ton awards (the visit's
+    score in words says it) or an award it does not know."""
+    award = str(event.get("award"))
+    spoken = _SPOKEN_AWARDS.get(award)
+    if spoken is not None:
+        return spoken
+    count, _, rest = award.partition("-")
+    if rest == "mark" and count.isdigit() and 5 <= int(count) <= 9:
+        return f"{number_words(int(count)).capitalize()} marks"
+    return None
 
 
 _MATCH_EVENTS: dict[str, type[DaemonEvent]] = {
