@@ -1,6 +1,7 @@
 """Oche's rules engine: pure value types, games as classes in a registry, and
 the state JSON every client shows. No I/O; imports nothing else of Oche's."""
 
+from engine.awards import Award, AwardedVisit
 from engine.beds import ALL_BEDS, DB, MISS, SB, Bed
 from engine.checkout import checkout, checkout_text
 from engine.errors import (
@@ -46,6 +47,8 @@ __all__ = [
     "STATE_SCHEMA",
     "UNDO",
     "X01",
+    "Award",
+    "AwardedVisit",
     "Bed",
     "Bounce",
     "Correct",

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
 
+from engine.awards import Award, AwardedVisit, visit_awards
 from engine.beds import MISS, Bed
 from engine.errors import (
     CorrectionError,
@@ -27,7 +28,7 @@ from engine.errors import (
 from engine.events import BOUNCE, END_VISIT, Bounce, Correct, EndVisit, Event, Undo
 from engine.lineup import MAX_PLAYERS, Lineup
 from engine.options import Option, OptionValue, resolve_options
-from engine.traits import Average, Family, Highlight
+from engine.traits import Average, AwardFigure, Family, Highlight
 
 __all__ = ["DARTS_PER_VISIT", "Game", "Outcome", "PickingGame", "Reason", "VisitOver"]
 
@@ -120,6 +121,10 @@ class Game:
     stat_latest: ClassVar[frozenset[str]] = frozenset()
     """The statistics that are a measure at the end of a leg (a skill
     estimate): a match's is its last leg's that has one."""
+    award_figure: ClassVar[AwardFigure] = AwardFigure.BEDS
+    """What a visit's awards count beside its beds (docs/awards.md): its
+    points (the tons), its marks (5- to 9-mark visits), nothing else, or no
+    awards at all; :meth:`_visit_figure` gives the figure."""
     calls_visit_points: ClassVar[bool] = False
     """Whether the caller says each visit's points ("one hundred and forty"),
     as in the 01 games."""
@@ -161,6 +166,12 @@ class Game:
         self._visit_over: VisitOver | None = None
         self._visit_closed = False
         self._last_visit: tuple[int, list[Bed], VisitOver | None] | None = None
+        self._scoring_darts: list[Bed] = []
+        self._settled: AwardedVisit | None = None
+        """The visit in progress's awards, once it has stopped scoring."""
+        self._awarded: tuple[int, AwardedVisit] | None = None
+        """The last visit settled, and the length of the log that settled it."""
+        self._last_awards: tuple[Award, ...] = ()
         self._outcome: Outcome | None = None
         self._darts = [0] * players_count
         self._visits = [0] * players_count
@@ -282,6 +293,17 @@ class Game:
         """The game's own statistics for one player, beside darts and visits."""
         return {}
 
+    def _visit_figure(self) -> int:
+        """The settling visit's points or marks, as :attr:`award_figure` says
+        (called before :meth:`_on_visit_end`, or as the visit ends the game)."""
+        return 0
+
+    def _own_awards(self) -> Iterable[Award]:
+        """The game's own awards of the settling visit (a white horse, a
+        nine-darter), beside the generic ones :mod:`engine.awards` finds;
+        its darts are :attr:`scoring_darts`. Called as :meth:`_visit_figure` is."""
+        return ()
+
     def _match_counters(self, player: int) -> dict[str, Any]:
         """Counters of ``player``'s the state does not show but a match's
         statistics are made of (X01's first nine darts, checkout darts)."""
@@ -313,6 +335,25 @@ class Game:
         self._visit_live = False
         if self._visit_over is None:
             self._visit_over = VisitOver.WIN if side == self._side else VisitOver.GAME_OVER
+        if self._visit and self._settled is None:
+            self._settle_awards()  # the game ends on this visit: it is the last to score
+
+    def _settle_awards(self) -> None:
+        """The visit stopped scoring: find its awards (none for a bust)."""
+        figure = self.award_figure
+        value = self._visit_figure()
+        if self._visit_over == VisitOver.BUST:
+            awards: tuple[Award, ...] = ()
+        else:
+            awards = visit_awards(self._scoring_darts, figure, value, self._own_awards())
+        self._settled = AwardedVisit(
+            self._player,
+            tuple(self._visit),
+            awards,
+            points=value if figure is AwardFigure.POINTS else None,
+            marks=value if figure is AwardFigure.MARKS else None,
+        )
+        self._awarded = (len(self._events), self._settled)
 
     def _eliminate(self, side: int) -> None:
         """Put a side out of the game; the last side left wins at once."""
@@ -370,6 +411,31 @@ class Game:
     def visit_over(self) -> VisitOver | None:
         """Why the visit in progress stopped scoring (the state's ``visit_over``)."""
         return self._visit_over
+
+    @property
+    def scoring_darts(self) -> tuple[Bed, ...]:
+        """The live darts of the visit in progress (those that scored; a
+        bounce-out as a miss): what its bed awards are counted from."""
+        return tuple(self._scoring_darts)
+
+    @property
+    def awarded(self) -> AwardedVisit | None:
+        """The visit the last event of the log settled (closed it, or ended
+        the game on it), with its awards; None when that event settled none.
+        A publisher announces these once, as the event happens."""
+        awarded = self._awarded
+        return awarded[1] if awarded is not None and awarded[0] == len(self._events) else None
+
+    @property
+    def last_visit_awards(self) -> tuple[Award, ...]:
+        """The awards of :attr:`last_visit` (the state's ``last_visit.awards``)."""
+        return self._last_awards if self._last_visit is not None else ()
+
+    @property
+    def visit_awards(self) -> tuple[Award, ...]:
+        """The awards of :attr:`visit` once it has stopped scoring and ended the
+        game (the state's ``visit_awards``); empty while it is open."""
+        return self._settled.awards if self._settled is not None else ()
 
     @property
     def last_visit(self) -> tuple[int, tuple[Bed, ...], VisitOver | None] | None:
@@ -471,6 +537,7 @@ class Game:
         self._last_dart = (player, bed)
         if self._visit_live:
             self._darts[player] += 1
+            self._scoring_darts.append(bed)
             self._on_dart(bed)
         if len(visit) == DARTS_PER_VISIT:
             self._close_visit()
@@ -615,6 +682,7 @@ class Game:
             "visit": [bed.notation for bed in self._visit],
             "visit_over": _plain(self._visit_over),
             "last_visit": self._last_visit_json(),
+            "visit_awards": [str(award) for award in self.visit_awards],
             "finished": outcome is not None,
             "winner": outcome.winner if outcome else None,
             "winner_team": outcome.team if outcome else None,
@@ -628,7 +696,13 @@ class Game:
             return None
         player, darts, over = self._last_visit
         darts_json = [bed.notation for bed in darts]
-        return {"player": player, "darts": darts_json, "visit_over": _plain(over)}
+        awards = [str(award) for award in self._last_awards]
+        return {
+            "player": player,
+            "darts": darts_json,
+            "visit_over": _plain(over),
+            "awards": awards,
+        }
 
     def _reset(self) -> None:
         """Back to the start, as :meth:`__init__` left the game (undo replays from here)."""
@@ -638,6 +712,7 @@ class Game:
     def _close_visit(self) -> None:
         """The visit ends (third dart or NEXT): settle it and pass the turn."""
         if self._outcome is None:
+            self._settle_awards()
             self._on_visit_end()
         if self._outcome is not None:
             self._visit_closed = True
@@ -653,6 +728,9 @@ class Game:
                 return
             self._round += 1
         self._last_visit = (self._player, self._visit, self._visit_over)
+        self._last_awards = self._settled.awards if self._settled is not None else ()
+        self._settled = None
+        self._scoring_darts = []
         members = self._sides[nxt]
         self._side = nxt
         self._player = members[self._side_visits[nxt] % len(members)]
@@ -705,6 +783,8 @@ class PickingGame(Game):
 
     def correct(self, dart: int, bed: Bed) -> None:
         self._correctable(dart)
+
+    award_figure: ClassVar[AwardFigure] = AwardFigure.NONE
 
     def accepts_darts(self) -> bool:
         return self._outcome is None

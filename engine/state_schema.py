@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 import engine.games  # noqa: F401  (registers every game, whose fragments are gathered here)
+from engine.awards import Award
 from engine.game import VisitOver
 from engine.games.cricket import MARKS_KEYS
 from engine.registry import game_class, game_ids
@@ -175,6 +176,11 @@ STATE_SCHEMA: dict[str, Any] = {
             "(so a display can show the darts to remove), or null before any visit ended.",
             "oneOf": [{"type": "null"}, {"$ref": "#/$defs/last_visit"}],
         },
+        "visit_awards": {
+            "description": "The awards of the visit in `visit` once it ended the game "
+            "(docs/awards.md); empty while it is open.",
+            "$ref": "#/$defs/awards",
+        },
         "finished": {"type": "boolean"},
         "winner": {
             "description": "Winning player (a team's first player), or null.",
@@ -201,6 +207,7 @@ STATE_SCHEMA: dict[str, Any] = {
         "visit",
         "visit_over",
         "last_visit",
+        "visit_awards",
         "finished",
         "winner",
         "winner_team",
@@ -258,9 +265,21 @@ STATE_SCHEMA: dict[str, Any] = {
                     "description": "Why it stopped scoring early, or null.",
                     **_VISIT_OVER,
                 },
+                "awards": {
+                    "description": "The visit's awards (docs/awards.md), or empty.",
+                    "$ref": "#/$defs/awards",
+                },
             },
-            "required": ["player", "darts", "visit_over"],
+            "required": ["player", "darts", "visit_over", "awards"],
             "additionalProperties": False,
+        },
+        "awards": {
+            "description": "Awards, a visit's feats first, then its award: "
+            + ", ".join(Award)
+            + ".",
+            "type": "array",
+            "items": {"enum": [str(award) for award in Award]},
+            "uniqueItems": True,
         },
         "stats": _STATS,
         "player": _PLAYER,

@@ -8,7 +8,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["MARKS_PER_ROUND", "THREE_DART_AVERAGE", "Average", "Family", "Highlight", "Measure"]
+__all__ = [
+    "MARKS_PER_ROUND",
+    "THREE_DART_AVERAGE",
+    "Average",
+    "AwardFigure",
+    "Family",
+    "Highlight",
+    "Measure",
+]
 
 
 class Family(StrEnum):
@@ -21,6 +29,21 @@ class Family(StrEnum):
     """The Cricket family's: marks, marks per round, 5-, 7- and 9-mark visits."""
     PLAIN = "plain"
     """None of their own: the highlight alone."""
+
+
+class AwardFigure(StrEnum):
+    """The visit figure a game's awards count beside the darts' beds
+    (``Game.award_figure``, docs/awards.md): the tons need a points game, the
+    5- to 9-mark visits a marks game."""
+
+    POINTS = "points"
+    """The visit's points: Low Ton, High Ton, Ton 80 (X01, Count-Up)."""
+    MARKS = "marks"
+    """The visit's marks: 5- to 9-mark visits (the Cricket family)."""
+    BEDS = "beds"
+    """Neither: only the beds' awards (Hat Trick, Three in the Black, Three in a Bed)."""
+    NONE = "none"
+    """No awards at all (a game played by picking)."""
 
 
 class Measure(StrEnum):

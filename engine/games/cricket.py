@@ -3,22 +3,24 @@ while an opponent still has them open."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from engine.awards import Award
 from engine.beds import BULL, Bed
 from engine.game import Game, Reason
 from engine.lineup import Lineup
 from engine.options import Option
 from engine.registry import register
 from engine.schema_parts import NON_NEGATIVE_INT, NON_NEGATIVE_NUMBER, every_player
-from engine.traits import MARKS_PER_ROUND, Family, Highlight, Measure
+from engine.traits import MARKS_PER_ROUND, AwardFigure, Family, Highlight, Measure
 
 __all__ = [
     "CRICKET_TARGETS",
     "MARKS_KEYS",
     "MARKS_TO_CLOSE",
+    "WHITE_HORSE_TREBLES",
     "Cricket",
     "Marked",
     "MarksGame",
@@ -32,6 +34,9 @@ CRICKET_TARGETS = (15, 16, 17, 18, 19, 20, BULL)
 
 MARKS_TO_CLOSE = 3
 """Marks that close a target (the third and later score in Cricket)."""
+
+WHITE_HORSE_TREBLES = 3
+"""The different trebles of open numbers in one visit that make a White Horse."""
 
 _INDEX = [-1] * (BULL + 1)
 for _i, _number in enumerate(CRICKET_TARGETS):
@@ -100,6 +105,7 @@ class MarksGame(Game):
     highlight = Highlight("most marks in a visit", Measure.BEST_VISIT_MARKS)
     average = MARKS_PER_ROUND
     family = Family.MARKS
+    award_figure = AwardFigure.MARKS
     stat_ratios: ClassVar[Mapping[str, tuple[str, str, float]]] = {"mpr": ("marks", "visits", 1)}
     marks_per_visit: ClassVar[bool] = False
     """True when marks count at the end of a visit (Cricket-Shanghai), not
@@ -163,11 +169,25 @@ class Cricket(MarksGame):
         self._open_sides = [sides] * len(CRICKET_TARGETS)
         self._marks_scored = [0] * len(self.lineup.players)
         self._visit_marks = 0
+        self._open_trebles: set[int] = set()
+        """The numbers 15-20 the visit hit a treble of while the side had them open."""
         self._mark_visits = [dict.fromkeys(_MARK_VISITS.values(), 0) for _ in self.lineup.players]
+
+    def _visit_figure(self) -> int:
+        return self._visit_marks
+
+    def _own_awards(self) -> Iterable[Award]:
+        """A white horse: three different trebles of 15-20, each open before."""
+        darts = self.scoring_darts
+        trebles = {bed.number for bed in darts if bed.is_triple}
+        if len(darts) == len(trebles) == WHITE_HORSE_TREBLES and trebles <= self._open_trebles:
+            return (Award.WHITE_HORSE,)
+        return ()
 
     def _on_visit_end(self) -> None:
         """The visit's marks for the 5-, 7- and 9-mark counts."""
         marks, self._visit_marks = self._visit_marks, 0
+        self._open_trebles = set()
         band = next((key for floor, key in _MARK_VISITS.items() if marks >= floor), None)
         if band is not None:
             self._mark_visits[self._player][band] += 1
@@ -184,6 +204,8 @@ class Cricket(MarksGame):
         marks = self._marks[side]
         have = marks[target]
         hits = bed.multiplier
+        if bed.is_triple and have < MARKS_TO_CLOSE:
+            self._open_trebles.add(bed.number)
         counted = 0
         closed: tuple[str, ...] = ()
         if have < MARKS_TO_CLOSE:

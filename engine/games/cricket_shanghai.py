@@ -104,6 +104,11 @@ class CricketShanghai(MarksGame):
         self._elements = [0] * len(self.lineup.players)
         self._bull_order = str(self.options["bull_order"])
 
+    def _visit_figure(self) -> int:
+        """The marks the visit adds when it resolves (it has not yet)."""
+        before = self._marks[self._side]
+        return sum(resolve_visit(before, self._visit, self._bull_order)) - sum(before)
+
     def _on_visit_end(self) -> None:
         side = self._side
         before = self._marks[side]

@@ -3,9 +3,10 @@ double and triple of the target in one visit wins at once."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
+from engine.awards import Award
 from engine.beds import NUMBERS, Bed
 from engine.game import Game, Reason
 from engine.options import Option
@@ -64,6 +65,11 @@ class Shanghai(Game):
         self._rings.add(bed.multiplier)
         if self._rings >= SHANGHAI_RINGS:
             self._finish(self._side, Reason.SHANGHAI)
+
+    def _own_awards(self) -> Iterable[Award]:
+        """A Shanghai: the visit's single, double and treble of the target won."""
+        outcome = self._outcome
+        return (Award.SHANGHAI,) if outcome and outcome.reason == Reason.SHANGHAI else ()
 
     def _on_visit_end(self) -> None:
         self._rings = set()

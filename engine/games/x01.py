@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
+from engine.awards import Award
 from engine.beds import Bed
 from engine.checkout_routes import RouteTable
 from engine.errors import OptionError
@@ -18,7 +19,7 @@ from engine.schema_parts import (
     every_player,
 )
 from engine.solves import solved
-from engine.traits import THREE_DART_AVERAGE, Family, Highlight, Measure
+from engine.traits import THREE_DART_AVERAGE, AwardFigure, Family, Highlight, Measure
 from engine.x01_rules import ALLOWED_MULTIPLIERS, RING_RULES
 
 __all__ = [
@@ -47,6 +48,9 @@ _COUNTERS = (
 _FIRST_NINE_VISITS = 3
 _TONS = ((180, "count_180"), (140, "count_140"), (100, "count_100"))
 _MAX_CHECKOUT = 170
+_NINE_DARTS = 9
+_NINE_DARTER_START = 501
+"""A nine-darter is 501 checked out in nine darts (docs/awards.md)."""
 
 
 def parse_checkout_sigmas(text: str, players: int) -> tuple[float | None, ...]:
@@ -118,6 +122,7 @@ class X01(Game):
     highlight = Highlight("highest checkout", Measure.HIGHEST_CHECKOUT)
     average = THREE_DART_AVERAGE
     family = Family.COUNTDOWN
+    award_figure = AwardFigure.POINTS
     round_limit_option = "rounds"
     calls_visit_points = True
     stat_ratios: ClassVar[Mapping[str, tuple[str, str, float]]] = {
@@ -190,6 +195,19 @@ class X01(Game):
             counters["highest_checkout"] = max(counters["highest_checkout"], self._visit_start)
             self._count_visit()
             self._finish(side, Reason.CHECKOUT)
+
+    def _visit_figure(self) -> int:
+        return self._visit_points
+
+    def _own_awards(self) -> Iterable[Award]:
+        """A nine-darter: the thrower's side checked 501 out with its ninth dart."""
+        outcome, side = self._outcome, self._side
+        if outcome is None or outcome.reason != Reason.CHECKOUT:
+            return ()
+        members = self._sides[side]
+        darts = sum(self._darts[player] for player in members)
+        scored = sum(self._points[player] for player in members)
+        return (Award.NINE_DARTER,) if darts == _NINE_DARTS and scored == _NINE_DARTER_START else ()
 
     def _on_visit_end(self) -> None:
         self._visit_points = 0

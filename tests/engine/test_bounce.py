@@ -82,7 +82,12 @@ def test_the_third_dart_bounces_during_takeout_and_the_visit_closes_again() -> N
     game.push(BOUNCE)
     state = game.state()
     assert state["current_player"] == 1
-    assert state["last_visit"] == {"player": 0, "darts": ["T20", "T20", "M"], "visit_over": None}
+    assert state["last_visit"] == {
+        "player": 0,
+        "darts": ["T20", "T20", "M"],
+        "visit_over": None,
+        "awards": ["low-ton"],  # the Ton 80 it was is re-settled as the 120 it is
+    }
     assert state["players"][0]["score"] == 381
     assert state["players"][0]["stats"]["bounce_outs"] == 1
     assert state["players"][1]["stats"]["bounce_outs"] == 0
@@ -119,7 +124,12 @@ def test_a_bounced_bust_dart_leaves_the_visit_live() -> None:
     game.push(Bed.parse("D20"))
     state = game.state()
     assert state["players"][0]["score"] == 21
-    assert state["last_visit"] == {"player": 0, "darts": ["T20", "M", "D20"], "visit_over": None}
+    assert state["last_visit"] == {
+        "player": 0,
+        "darts": ["T20", "M", "D20"],
+        "visit_over": None,
+        "awards": ["low-ton"],
+    }
 
 
 def test_cricket_marks_of_a_bounced_dart_are_taken_back() -> None:

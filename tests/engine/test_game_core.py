@@ -502,7 +502,12 @@ def test_last_visit_is_null_until_a_visit_ends() -> None:
     game = play(new_game("cricket", ["Ann", "Bob"]), "T20 S19")
     assert game.state()["last_visit"] is None
     game.end_visit()
-    assert game.state()["last_visit"] == {"player": 0, "darts": ["T20", "S19"], "visit_over": None}
+    assert game.state()["last_visit"] == {
+        "player": 0,
+        "darts": ["T20", "S19"],
+        "visit_over": None,
+        "awards": [],
+    }
 
 
 def test_can_undo_says_whether_a_dart_was_thrown() -> None:
