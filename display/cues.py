@@ -22,7 +22,7 @@ from functools import cache
 from typing import Any
 
 from display.darts import bed_of
-from engine import Bed, NotationError, checkout, game_class, game_ids
+from engine import Award, Bed, NotationError, checkout, game_class, game_ids
 from engine.beds import ALL_BEDS
 from engine.x01_rules import ALLOWED_MULTIPLIERS, RING_RULES
 from mqtt_contract import CorkWon, LegStarted, LegWon, MatchCalled, PayloadError, StateView
@@ -74,27 +74,27 @@ CUES: tuple[str, ...] = (
     "marks_7",
     "marks_8",
     "marks_9",
-    "shanghai",
+    "shanghai_award",
     "nine_darter",
     "award",
 )
 """Every cue name, in the order the docs list them."""
 
-AWARD_CUES: dict[str, str] = {
-    "low-ton": "ton",
-    "high-ton": "ton40",
-    "ton-80": "one_eighty",
-    "hat-trick": "hat_trick",
-    "three-in-the-black": "three_in_the_black",
-    "three-in-a-bed": "three_in_a_bed",
-    "white-horse": "white_horse",
-    "5-mark": "marks_5",
-    "6-mark": "marks_6",
-    "7-mark": "marks_7",
-    "8-mark": "marks_8",
-    "9-mark": "marks_9",
-    "shanghai": "shanghai",
-    "nine-darter": "nine_darter",
+AWARD_CUES: dict[Award, str] = {
+    Award.LOW_TON: "ton",
+    Award.HIGH_TON: "ton40",
+    Award.TON_80: "one_eighty",
+    Award.HAT_TRICK: "hat_trick",
+    Award.THREE_IN_THE_BLACK: "three_in_the_black",
+    Award.THREE_IN_A_BED: "three_in_a_bed",
+    Award.WHITE_HORSE: "white_horse",
+    Award.FIVE_MARK: "marks_5",
+    Award.SIX_MARK: "marks_6",
+    Award.SEVEN_MARK: "marks_7",
+    Award.EIGHT_MARK: "marks_8",
+    Award.NINE_MARK: "marks_9",
+    Award.SHANGHAI: "shanghai_award",
+    Award.NINE_DARTER: "nine_darter",
 }
 """The cue of each award id (an ``award`` event); an id not here plays ``award``.
 The ton awards share the X01 ton calls' arpeggios."""
@@ -105,18 +105,18 @@ RING_CUES = frozenset({"single", "double", "triple", "bull", "miss"})
 ANNOUNCEMENT_PRIORITY: tuple[str, ...] = (
     "game_shot",
     "nine_darter",
+    "shanghai_award",
     "one_eighty",
-    "shanghai",
+    "three_in_the_black",
+    "hat_trick",
     "white_horse",
+    "three_in_a_bed",
     "marks_9",
     "marks_8",
-    "three_in_the_black",
     "marks_7",
-    "hat_trick",
     "marks_6",
-    "ton40",
     "marks_5",
-    "three_in_a_bed",
+    "ton40",
     "ton",
     "award",
     "bust",
@@ -169,7 +169,10 @@ def ton_cue(points: int) -> str | None:
 def award_cue(award: object) -> str:
     """The cue of an award id (:data:`AWARD_CUES`), ``award`` for one the
     display does not know yet."""
-    return AWARD_CUES.get(str(award), "award")
+    try:
+        return AWARD_CUES[Award(str(award))]
+    except ValueError:
+        return "award"
 
 
 def visit_points(event: Mapping[str, Any]) -> int:
@@ -394,13 +397,14 @@ def caller_text(event: Mapping[str, Any], state: State | None = None) -> str | N
     return text
 
 
-_SPOKEN_AWARDS = {
-    "hat-trick": "Hat trick",
-    "three-in-the-black": "Three in the black",
-    "three-in-a-bed": "Three in a bed",
-    "white-horse": "White horse",
-    "shanghai": "Shanghai",
-    "nine-darter": "A nine-darter",
+_UNSPOKEN_AWARDS = frozenset({Award.LOW_TON, Award.HIGH_TON, Award.TON_80})
+"""The ton awards: the visit's score in words says them."""
+_MARK_AWARDS = {
+    Award.FIVE_MARK: 5,
+    Award.SIX_MARK: 6,
+    Award.SEVEN_MARK: 7,
+    Award.EIGHT_MARK: 8,
+    Award.NINE_MARK: 9,
 }
 
 
@@ -408,14 +412,17 @@ def award_caller_text(event: Mapping[str, Any]) -> str | None:
     """What the caller says for an ``award`` event: its name ("Hat trick",
     "White horse", "Seven marks"); nothing for the ton awards (the visit's
     score in words says it) or an award it does not know."""
-    award = str(event.get("award"))
-    spoken = _SPOKEN_AWARDS.get(award)
-    if spoken is not None:
-        return spoken
-    count, _, rest = award.partition("-")
-    if rest == "mark" and count.isdigit() and 5 <= int(count) <= 9:
-        return f"{number_words(int(count)).capitalize()} marks"
-    return None
+    try:
+        award = Award(str(event.get("award")))
+    except ValueError:
+        return None
+    if award in _UNSPOKEN_AWARDS:
+        return None
+    marks = _MARK_AWARDS.get(award)
+    if marks is not None:
+        return f"{number_words(marks).capitalize()} marks"
+    words = award.label
+    return "A nine-darter" if award is Award.NINE_DARTER else words[0] + words[1:].lower()
 
 
 _MATCH_EVENTS: dict[str, type[DaemonEvent]] = {

@@ -364,7 +364,7 @@ _SYNTHS: dict[str, Callable[[], FloatArray]] = {
     "three_in_a_bed": _three_in_a_bed,
     "white_horse": _white_horse,
     **{f"marks_{count}": _marks(count) for count in range(5, 10)},
-    "shanghai": _shanghai,
+    "shanghai_award": _shanghai,
     "nine_darter": _nine_darter,
     "award": _award,
 }
@@ -391,7 +391,7 @@ _LEVELS: dict[str, float] = {
     "three_in_a_bed": -4.0,
     "white_horse": -3.0,
     **{f"marks_{count}": -4.0 for count in range(5, 10)},
-    "shanghai": -2.0,
+    "shanghai_award": -2.0,
     "nine_darter": -2.0,
     "award": -5.0,
 }

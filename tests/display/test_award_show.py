@@ -116,12 +116,14 @@ def test_the_banner_leaves_the_scoreboard_visible() -> None:
 
 
 def test_one_visits_awards_make_one_moment_the_headline_first() -> None:
+    """A Shanghai (S20 D20 T20, 120) is a Low Ton too: the feat is the headline."""
+    shanghai = {"darts": ["S20", "D20", "T20"], "points": 120}
     show = AwardShow()
-    show.process_event(mqtt(award("three-in-a-bed")))
+    show.process_event(mqtt(award("low-ton", **shanghai)))
     show.update(0.05)
-    show.process_event(mqtt(award("ton-80")))
+    show.process_event(mqtt(award("shanghai", **shanghai)))
     _, text = frame_text(show)
-    assert text[:3] == ["TON 80!", "Ann  ·  T20 T20 T20  ·  180", "+ THREE IN A BED"]
+    assert text[:3] == ["SHANGHAI!", "Ann  ·  S20 D20 T20  ·  120", "+ LOW TON"]
     # the next visit's award is a moment of its own
     show.update(2.0)
     show.process_event(mqtt(award("5-mark", darts=["T20", "D19", "M"], points=None, marks=5)))
@@ -155,8 +157,9 @@ def test_award_names() -> None:
         "7 MARKS",
     ]
     assert award_title("bed-and-breakfast") == "BED AND BREAKFAST"
-    assert ranked_awards(["low-ton", "three-in-a-bed", "ton-80", "low-ton", "x"]) == [
-        "ton-80",
+    assert award_title("nine-darter") == "NINE-DARTER!"
+    assert ranked_awards(["low-ton", "three-in-a-bed", "nine-darter", "low-ton", "x"]) == [
+        "nine-darter",
         "three-in-a-bed",
         "low-ton",
         "x",
@@ -184,8 +187,9 @@ def test_the_award_cue_wins_over_the_visits_ton_call() -> None:
     assert collapse(batch) == ["bull", "ton"]
     batch += cues_for(award("hat-trick"))
     assert collapse(batch) == ["bull", "hat_trick"]
-    batch = ["triple", "one_eighty", "three_in_a_bed", "player_change"]
-    assert collapse(batch) == ["triple", "one_eighty"]
+    batch = ["triple", "one_eighty", "nine_darter", "game_shot"]
+    assert collapse(batch) == ["triple", "game_shot"]  # the nine-darter's own shot
+    assert collapse(["double", "nine_darter", "ton"]) == ["double", "nine_darter"]
 
 
 def test_the_award_sounds_play_silently_without_audio() -> None:
@@ -201,6 +205,8 @@ def test_the_caller_names_the_awards_that_are_not_a_score() -> None:
     assert award_caller_text(award("white-horse")) == "White horse"
     assert award_caller_text(award("9-mark")) == "Nine marks"
     assert award_caller_text(award("three-in-a-bed")) == "Three in a bed"
+    assert award_caller_text(award("three-in-the-black")) == "Three in the black"
+    assert award_caller_text(award("nine-darter")) == "A nine-darter"
     assert award_caller_text(award("ton-80")) is None  # "one hundred and eighty" says it
     assert award_caller_text(award("bed-and-breakfast")) is None
 
