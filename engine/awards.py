@@ -21,6 +21,7 @@ from engine.beds import Bed
 from engine.traits import AwardFigure
 
 __all__ = [
+    "AWARD_IDS",
     "AWARD_RANKING",
     "FEATS",
     "HIGH_TON_MIN",
@@ -95,6 +96,9 @@ _LABELS = {
     Award.SHANGHAI: "Shanghai",
     Award.NINE_DARTER: "Nine-Darter",
 }
+
+AWARD_IDS: tuple[str, ...] = tuple(str(award) for award in Award)
+"""Every award id as a plain string (a schema's enum), in :class:`Award` order."""
 
 _MARK_AWARDS = (
     Award.FIVE_MARK,

@@ -629,8 +629,11 @@ class Game:
         assert isinstance(dart, Bed)
         thrower = self._player
         self.dart(MISS)
+        awarded = self.awarded  # the miss settled its visit: the bounce did
         self._events[-1] = dart
         self._events.append(BOUNCE)
+        if awarded is not None:
+            self._awarded = (len(self._events), awarded)
         self._bounce_outs[thrower] += 1
         self._last_dart = (thrower, dart)
 

@@ -39,6 +39,7 @@ __all__ = [
     "parse_game_log",
     "parse_log_header",
     "replay_log",
+    "settled_awards",
 ]
 
 FIRST_KEY = "first"
@@ -225,7 +226,8 @@ def format_game_log(game: Game, *, first: bool | None = None) -> str:
     visit on its own line, a visit still in progress written as ended. A
     :class:`PickingGame` has no visits: every ``NEXT`` is written and ends a
     line. A corrected dart is written as corrected, with a comment saying what
-    the board read (``T20 T19 S5  # dart 2 read as S19``). A game another
+    the board read (``T20 T19 S5  # dart 2 read as S19``), and a visit's
+    awards too (``T20 T20 T20  # award: ton-80``, docs/awards.md). A game another
     side than side 0 started (a match's leg) begins with a ``# first: 1``
     line; ``first`` True writes that line even for side 0, False never.
     :func:`replay_log` reads either back into the same game."""
@@ -233,7 +235,22 @@ def format_game_log(game: Game, *, first: bool | None = None) -> str:
     head = f"# {FIRST_KEY}: {game.first_side}\n" if written else ""
     if isinstance(game, PickingGame):
         return head + _format_moves(game.events)
-    return head + _format_visits(game.events, game.corrections)
+    return head + _format_visits(game.events, game.corrections, settled_awards(game))
+
+
+def settled_awards(game: Game) -> dict[int, tuple[str, ...]]:
+    """The awards each visit of ``game`` earned, by the index in
+    :attr:`Game.events` of the event that settled it (closed it, ended the
+    game on it, or bounced its third dart out and so settled it again):
+    found by replaying a fresh copy of the game event by event."""
+    fresh = type(game)(game.lineup, game.options, first_side=game.first_side)
+    settled: dict[int, tuple[str, ...]] = {}
+    for index, event in enumerate(game.events):
+        fresh.push(event)
+        awarded = fresh.awarded
+        if awarded is not None:
+            settled[index] = tuple(str(award) for award in awarded.awards)
+    return settled
 
 
 def _format_moves(events: Iterable[Event]) -> str:
@@ -249,34 +266,53 @@ def _format_moves(events: Iterable[Event]) -> str:
     return "".join(line + "\n" for line in lines)
 
 
-def _format_visits(events: Iterable[Event], corrections: Mapping[int, Bed]) -> str:
-    lines: list[tuple[list[str], list[str]]] = []  # each visit's tokens, its comments
-    visit: tuple[list[str], list[str]] = ([], [])
+@dataclass
+class _LoggedVisit:
+    """A visit's line being written: its tokens, its correction notes, its awards."""
+
+    tokens: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    awards: tuple[str, ...] = ()
+
+
+def _format_visits(
+    events: Iterable[Event],
+    corrections: Mapping[int, Bed],
+    settled: Mapping[int, tuple[str, ...]],
+) -> str:
+    lines: list[_LoggedVisit] = []
+    visit = _LoggedVisit()
     darts = 0
     for index, event in enumerate(events):
         if isinstance(event, Bed):
-            visit[0].append(event.notation)
+            visit.tokens.append(event.notation)
+            visit.awards = settled.get(index, visit.awards)
             darts += 1
             if index in corrections:
-                visit[1].append(f"dart {darts} read as {corrections[index].notation}")
+                visit.notes.append(f"dart {darts} read as {corrections[index].notation}")
             if darts == DARTS_PER_VISIT:
                 lines.append(visit)
-                visit, darts = ([], []), 0
-        elif isinstance(event, EndVisit) and visit[0]:
+                visit, darts = _LoggedVisit(), 0
+        elif isinstance(event, EndVisit) and visit.tokens:
+            visit.awards = settled.get(index, visit.awards)
             lines.append(visit)
-            visit, darts = ([], []), 0
+            visit, darts = _LoggedVisit(), 0
         elif isinstance(event, Bounce):
             # Right after its dart, on that dart's line (a third dart ended it).
-            if visit[0]:
-                visit[0].append(str(event))
-            elif lines:
-                lines[-1][0].append(str(event))
-    if visit[0]:
+            line = visit if visit.tokens or not lines else lines[-1]
+            line.tokens.append(str(event))
+            line.awards = settled.get(index, line.awards)
+    if visit.tokens:
         lines.append(visit)
-    return "".join(_log_line(tokens, notes) for tokens, notes in lines)
+    return "".join(_log_line(line) for line in lines)
 
 
-def _log_line(tokens: list[str], notes: list[str]) -> str:
-    """One visit's line: its tokens, then what was corrected as a comment."""
+def _log_line(visit: _LoggedVisit) -> str:
+    """One visit's line: its tokens, then what was corrected and the awards
+    it earned as a comment (``award: ton-80``)."""
+    notes = list(visit.notes)
+    if visit.awards:
+        label = "award" if len(visit.awards) == 1 else "awards"
+        notes.append(f"{label}: {', '.join(visit.awards)}")
     comment = f"  # {'; '.join(notes)}" if notes else ""
-    return " ".join(tokens) + comment + "\n"
+    return " ".join(visit.tokens) + comment + "\n"

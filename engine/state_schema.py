@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 import engine.games  # noqa: F401  (registers every game, whose fragments are gathered here)
-from engine.awards import Award
+from engine.awards import AWARD_IDS
 from engine.game import VisitOver
 from engine.games.cricket import MARKS_KEYS
 from engine.registry import game_class, game_ids
@@ -275,10 +275,10 @@ STATE_SCHEMA: dict[str, Any] = {
         },
         "awards": {
             "description": "Awards, a visit's feats first, then its award: "
-            + ", ".join(Award)
+            + ", ".join(AWARD_IDS)
             + ".",
             "type": "array",
-            "items": {"enum": [str(award) for award in Award]},
+            "items": {"enum": list(AWARD_IDS)},
             "uniqueItems": True,
         },
         "stats": _STATS,

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, Literal
 
+from engine.awards import AWARD_IDS
 from engine.state_schema import BED_NOTATION_PATTERN, MARKS_KEYS
 from mqtt_contract.json_types import (
     FIXED,
@@ -31,6 +32,7 @@ __all__ = [
     "EVENT_CLASSES",
     "EVENT_TYPES",
     "OPERATOR_COMMANDS",
+    "Award",
     "BatteryLevel",
     "BoardConnected",
     "BoardDisconnected",
@@ -193,6 +195,30 @@ class VisitEnd(DaemonEvent):
     game: Annotated[str | None, Meta(description="The game's id: x01, cricket, ...")] = omitted()
     marks: Marks | None = omitted()
     closed: Closed | None = omitted()
+
+
+@dataclass(frozen=True, slots=True)
+class Award(DaemonEvent):
+    """A visit earned an award (docs/awards.md): one event per award, right
+    after its ``visit_end`` (or the dart that won the game on it); never again
+    on an undo, a replay or a restart."""
+
+    type: ClassVar[str] = "award"
+    award: Annotated[str, Meta(enum=AWARD_IDS, description="The award's id: ton-80, ...")]
+    player: PlayerIndex
+    name: Annotated[str, Meta(description="The player's name.")]
+    darts: Annotated[
+        tuple[Bed, ...], Meta(max_items=3, description="The visit's darts as they scored.")
+    ]
+    points: Annotated[
+        int | None,
+        Meta(description="The visit's points, only in a game that counts points (X01)."),
+    ] = omitted()
+    marks: Annotated[
+        int | None,
+        Meta(description="The visit's marks, only in a marks game (Cricket)."),
+    ] = omitted()
+    game: Annotated[str | None, Meta(description="The game's id: x01, cricket, ...")] = omitted()
 
 
 @dataclass(frozen=True, slots=True)
@@ -475,6 +501,7 @@ EVENT_CLASSES: tuple[type[DaemonEvent], ...] = (
     Dart,
     Bust,
     VisitEnd,
+    Award,
     Takeout,
     PlayerChange,
     Points,

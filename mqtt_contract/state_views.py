@@ -345,6 +345,8 @@ class LastVisit(JsonObject):
     player: int | None = None
     darts: tuple[str, ...] = ()
     visit_over: str | None = None
+    awards: tuple[str, ...] = ()
+    """Its awards' ids (docs/awards.md), e.g. ``("ton-80",)``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -455,6 +457,8 @@ class StateView:
     visit: tuple[str, ...] = ()
     visit_over: str | None = None
     last_visit: LastVisit | None = None
+    visit_awards: tuple[str, ...] = ()
+    """The awards of ``visit`` once it ended the game (docs/awards.md)."""
     finished: bool = False
     winner: int | None = None
     winner_team: int | None = None
@@ -500,6 +504,7 @@ class StateView:
             if document.get("visit_over") is None
             else str(document.get("visit_over")),
             last_visit=LastVisit.read(last) if isinstance(last, Mapping) else None,
+            visit_awards=_strings(document.get("visit_awards")),
             finished=bool(document.get("finished")),
             winner=_int(document.get("winner")),
             winner_team=_int(document.get("winner_team")),

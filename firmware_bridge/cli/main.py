@@ -19,7 +19,7 @@ from typing import Any
 
 from drivers.errors import DriverError
 from engine import EngineError, Game, game_class, game_ids
-from engine.game_log import log_first_side, parse_log_header, replay_log
+from engine.game_log import format_game_log, log_first_side, parse_log_header, replay_log
 from engine.lineup import MAX_NAME_LENGTH
 from engine.match import Match
 from engine.options import resolve_options
@@ -107,7 +107,7 @@ def _agreed(field: str, header: object, given: object) -> None:
 
 def _replay(args: argparse.Namespace) -> int:
     # Imported here: no other command loads it (test_a_command_loads_only_its_own_module).
-    from firmware_bridge.cli.match_log import match_header, replay_match_log
+    from firmware_bridge.cli.match_log import format_match_log, match_header, replay_match_log
 
     game_id, path = _positionals(args)
     text = _read_log(path)
@@ -139,7 +139,11 @@ def _replay(args: argparse.Namespace) -> int:
     match_format = None if header is None else match_header(text)
     if match_format is not None:  # an exported match: every leg, as it was played
         match = Match(game_id, players, options, teams or None, match_format)
-        _print_state(replay_match_log(match, text).state(), args.pretty)
+        replayed = replay_match_log(match, text)
+        if args.awards:
+            sys.stdout.write(format_match_log(replayed))
+        else:
+            _print_state(replayed.state(), args.pretty)
         return 0
     first = log_first_side(text) or 0  # a match's leg: the side that threw first
     game = game_class(game_id)(
@@ -148,7 +152,10 @@ def _replay(args: argparse.Namespace) -> int:
     if not text.strip():  # the command before a pipe failed: say so, print no state
         raise empty
     replay_log(game, text)
-    _print_state(game.state(), args.pretty)
+    if args.awards:
+        sys.stdout.write(format_game_log(game))
+    else:
+        _print_state(game.state(), args.pretty)
     return 0
 
 
@@ -285,6 +292,12 @@ def _parser(command: str | None = None) -> argparse.ArgumentParser:
         help="a team and its players; teams alternate",
     )
     replay.add_argument("--pretty", action="store_true", help="print a scoreboard, not JSON")
+    replay.add_argument(
+        "--awards",
+        action="store_true",
+        help="print the log back, each visit with the awards it earned "
+        "('T20 T20 T20  # award: ton-80'), not the state",
+    )
     replay.add_argument("file", nargs="?", metavar="FILE", help="the log file (default '-': stdin)")
     replay.set_defaults(run=_replay)
 

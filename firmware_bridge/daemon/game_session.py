@@ -44,8 +44,8 @@ from engine.games.cricket import MarksGame
 from engine.match import Match
 from engine.match_format import MatchFormat
 from firmware_bridge.daemon.match_play import CORK_REFUSAL, MatchMark, crossed, leg_won
-from mqtt_contract import Bounce as BouncedOut
 from mqtt_contract import (
+    Award,
     Bust,
     Corrected,
     DaemonEvent,
@@ -59,6 +59,7 @@ from mqtt_contract import (
     VisitEnd,
     Winner,
 )
+from mqtt_contract import Bounce as BouncedOut
 
 __all__ = [
     "Before",
@@ -210,8 +211,9 @@ class VisitPlay(PlayStyle):
     def caused(self, event: Event, before: Before, now: float) -> list[DaemonEvent]:
         if isinstance(event, Bed):
             return self._dart_events(event, before, now)
-        if isinstance(event, EndVisit) and before.thrown and self.game.visit_over is None:
-            return [self._visit_end(before.player, now)]
+        if isinstance(event, EndVisit) and before.thrown:
+            ended = [self._visit_end(before.player, now)] if self.game.visit_over is None else []
+            return ended + self._awards(now)
         return []
 
     def phase_after(self, event: Event, phase: Phase) -> Phase:
@@ -238,7 +240,24 @@ class VisitPlay(PlayStyle):
             events.append(Bust(now, player))
         if number == DARTS_PER_VISIT or not self.game.visit:
             events.append(self._visit_end(player, now))
-        return events
+        return events + self._awards(now)
+
+    def _awards(self, now: float) -> list[DaemonEvent]:
+        """An ``award`` for each award of the visit the event just settled
+        (closed, or ended the game on); none for other events, so an undo or
+        a replay never announces one again."""
+        game = self.game
+        awarded = game.awarded
+        if awarded is None:
+            return []
+        darts = tuple(bed.notation for bed in awarded.darts)
+        name = game.lineup.players[awarded.player]
+        return [
+            Award(
+                now, str(award), awarded.player, name, darts, awarded.points, awarded.marks, game.id
+            )
+            for award in awarded.awards
+        ]
 
     def _visit_end(self, player: int, now: float) -> VisitEnd:
         """The visit just ended (or, once the game is over, the one still shown)."""

@@ -494,6 +494,7 @@ def test_last_visit_keeps_a_third_dart_bust_visible_after_the_turn_passed() -> N
         "player": 0,
         "darts": ["T20", "T20", "T20"],
         "visit_over": "bust",
+        "awards": [],  # a bust earns nothing, though it was three in a bed
     }
     assert state["players"][0]["score"] == 121
 
