@@ -26,6 +26,7 @@ from typing import Any
 
 import pygame
 
+from display.cues import award_event
 from display.layout import COLORS, Color, Layout
 from display.scenes.base import MQTT_EVENT
 from mqtt_contract import Phase, StateView
@@ -101,27 +102,20 @@ class AwardMoment:
         )
 
 
-def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
 def moment_of(payload: Mapping[str, Any], at: float = 0.0) -> AwardMoment | None:
-    """The moment of an ``award`` event payload at clock ``at``; ``None`` for
-    any other event or an award event without an award id."""
-    if payload.get("type") != "award":
+    """The moment of an ``award`` event payload (the contract's
+    :class:`~mqtt_contract.event_payload.Award`) at clock ``at``; ``None`` for
+    any other event or a malformed one."""
+    event = award_event(payload)
+    if event is None:
         return None
-    award = payload.get("award")
-    if not isinstance(award, str) or not award:
-        return None
-    darts = payload.get("darts")
-    name = payload.get("name")
     return AwardMoment(
-        awards=(award,),
-        player=_int(payload.get("player")),
-        name=name if isinstance(name, str) else "",
-        darts=tuple(str(dart) for dart in darts) if isinstance(darts, list) else (),
-        points=_int(payload.get("points")),
-        marks=_int(payload.get("marks")),
+        awards=(event.award,),
+        player=event.player,
+        name=event.name,
+        darts=event.darts,
+        points=event.points,
+        marks=event.marks,
         started=at,
     )
 

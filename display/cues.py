@@ -26,6 +26,7 @@ from engine import Award, Bed, NotationError, checkout, game_class, game_ids
 from engine.beds import ALL_BEDS
 from engine.x01_rules import ALLOWED_MULTIPLIERS, RING_RULES
 from mqtt_contract import CorkWon, LegStarted, LegWon, MatchCalled, PayloadError, StateView
+from mqtt_contract.event_payload import Award as AwardEvent
 from mqtt_contract.event_payload import DaemonEvent
 from mqtt_contract.scoreboard import game_shot_words
 
@@ -37,6 +38,7 @@ __all__ = [
     "RING_CUES",
     "award_caller_text",
     "award_cue",
+    "award_event",
     "caller_text",
     "collapse",
     "cues_for",
@@ -76,7 +78,6 @@ CUES: tuple[str, ...] = (
     "marks_9",
     "shanghai_award",
     "nine_darter",
-    "award",
 )
 """Every cue name, in the order the docs list them."""
 
@@ -96,7 +97,7 @@ AWARD_CUES: dict[Award, str] = {
     Award.SHANGHAI: "shanghai_award",
     Award.NINE_DARTER: "nine_darter",
 }
-"""The cue of each award id (an ``award`` event); an id not here plays ``award``.
+"""The cue of each award id (an ``award`` event).
 The ton awards share the X01 ton calls' arpeggios."""
 
 RING_CUES = frozenset({"single", "double", "triple", "bull", "miss"})
@@ -118,7 +119,6 @@ ANNOUNCEMENT_PRIORITY: tuple[str, ...] = (
     "marks_5",
     "ton40",
     "ton",
-    "award",
     "bust",
     "close",
     "takeout",
@@ -166,13 +166,19 @@ def ton_cue(points: int) -> str | None:
     return None
 
 
-def award_cue(award: object) -> str:
-    """The cue of an award id (:data:`AWARD_CUES`), ``award`` for one the
-    display does not know yet."""
+def award_event(event: Mapping[str, Any]) -> AwardEvent | None:
+    """An ``award`` event payload parsed by the contract, ``None`` for any
+    other payload or a malformed one (the display then shows and plays nothing)."""
     try:
-        return AWARD_CUES[Award(str(award))]
-    except ValueError:
-        return "award"
+        return AwardEvent.from_json(dict(event))
+    except PayloadError:
+        return None
+
+
+def award_cue(award: str) -> str:
+    """The cue of an award id (:data:`AWARD_CUES`); a ``ValueError`` for an id
+    that is none (the contract's ``award`` event never carries one)."""
+    return AWARD_CUES[Award(award)]
 
 
 def visit_points(event: Mapping[str, Any]) -> int:
@@ -234,8 +240,10 @@ def cues_for(event: Mapping[str, Any]) -> list[str]:
         cues.append("peg")
     elif kind in ("winner", LegWon.type):
         cues.append("game_shot")
-    elif kind == "award":
-        cues.append(award_cue(event.get("award")))
+    elif kind == AwardEvent.type:
+        awarded = award_event(event)
+        if awarded is not None:
+            cues.append(award_cue(awarded.award))
     elif kind == "credits":
         change = event.get("change")
         if isinstance(change, int) and change > 0:
@@ -381,7 +389,7 @@ def caller_text(event: Mapping[str, Any], state: State | None = None) -> str | N
         return None if state is not None and state.match.present else "game shot"
     if kind in _MATCH_EVENTS:
         return match_caller_text(event, state)
-    if kind == "award":
+    if kind == AwardEvent.type:
         return award_caller_text(event)
     if kind != "visit_end" or not _calls_visit_points(event):
         return None
@@ -412,10 +420,10 @@ def award_caller_text(event: Mapping[str, Any]) -> str | None:
     """What the caller says for an ``award`` event: its name ("Hat trick",
     "White horse", "Seven marks"); nothing for the ton awards (the visit's
     score in words says it) or an award it does not know."""
-    try:
-        award = Award(str(event.get("award")))
-    except ValueError:
+    awarded = award_event(event)
+    if awarded is None:
         return None
+    award = Award(awarded.award)
     if award in _UNSPOKEN_AWARDS:
         return None
     marks = _MARK_AWARDS.get(award)

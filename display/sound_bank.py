@@ -335,14 +335,6 @@ def _nine_darter() -> FloatArray:
     )
 
 
-def _award() -> FloatArray:
-    """An award the display has no sound for: two bright bells, a fourth apart."""
-    return _mix(
-        (0.0, _bell(_hz(C5 + 12), 0.35, decay=0.14), 1.0),
-        (0.12, _bell(_hz(C5 + 17), 0.6, decay=0.22), 1.0),
-    )
-
-
 _SYNTHS: dict[str, Callable[[], FloatArray]] = {
     "single": _single,
     "double": _double,
@@ -366,7 +358,6 @@ _SYNTHS: dict[str, Callable[[], FloatArray]] = {
     **{f"marks_{count}": _marks(count) for count in range(5, 10)},
     "shanghai_award": _shanghai,
     "nine_darter": _nine_darter,
-    "award": _award,
 }
 
 # Peak level of each cue in dBFS: the frequent ones quieter, the big calls louder.
@@ -393,7 +384,6 @@ _LEVELS: dict[str, float] = {
     **{f"marks_{count}": -4.0 for count in range(5, 10)},
     "shanghai_award": -2.0,
     "nine_darter": -2.0,
-    "award": -5.0,
 }
 
 

@@ -48,8 +48,10 @@ STATE: dict[str, Any] = {
 
 
 def award(kind: str, **more: Any) -> dict[str, Any]:
-    return {"type": "award", "at": 100.0, "award": kind, "player": 0, "name": "Ann",
-            "darts": ["T20", "T20", "T20"], "points": 180, **more}  # fmt: skip
+    """Ann's ``award`` event as the daemon sends it (a ``None`` left out: omitted)."""
+    payload = {"type": "award", "at": 100.0, "award": kind, "player": 0, "name": "Ann",
+               "darts": ["T20", "T20", "T20"], "points": 180, **more}  # fmt: skip
+    return {key: value for key, value in payload.items() if value is not None}
 
 
 def mqtt(payload: dict[str, Any]) -> pygame.event.Event:
@@ -171,12 +173,18 @@ def test_award_names() -> None:
 
 @pytest.mark.parametrize("kind", AWARD_ORDER)
 def test_every_award_has_its_cue(kind: str) -> None:
-    assert cues_for(award(kind)) == [AWARD_CUES[kind]]
+    assert cues_for(award(str(kind))) == [AWARD_CUES[kind]]
     assert AWARD_CUES[kind] in CUES
 
 
-def test_an_unknown_award_plays_the_generic_cue() -> None:
-    assert cues_for(award("bed-and-breakfast")) == ["award"]
+def test_an_award_the_contract_does_not_know_is_neither_played_nor_shown() -> None:
+    """A newer daemon's award id, or a malformed award event: silence, no moment."""
+    for payload in (award("bed-and-breakfast"), award("ton-80", player="Ann")):
+        assert cues_for(payload) == []
+        assert caller_text(payload) is None
+        show = AwardShow()
+        show.process_event(mqtt(payload))
+        assert show.moment is None
 
 
 def test_the_award_cue_wins_over_the_visits_ton_call() -> None:
