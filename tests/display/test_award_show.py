@@ -28,8 +28,9 @@ from display.layout import Layout
 from display.scenes import MQTT_EVENT, as_view
 from display.sound_bank import SoundBank
 from display.state_feed import StateFeed
+from engine import Award
 from mqtt_contract.award_words import AWARD_ORDER, award_title, ranked_awards
-from tests.daemon_harness import TIMEOUT
+from tests.daemon_harness import TIMEOUT, Running, Watcher, throw
 from tests.mosquitto_broker import MosquittoBroker
 
 SIZE = (1280, 720)
@@ -172,7 +173,7 @@ def test_award_names() -> None:
 
 
 @pytest.mark.parametrize("kind", AWARD_ORDER)
-def test_every_award_has_its_cue(kind: str) -> None:
+def test_every_award_has_its_cue(kind: Award) -> None:
     assert cues_for(award(str(kind))) == [AWARD_CUES[kind]]
     assert AWARD_CUES[kind] in CUES
 
@@ -244,3 +245,47 @@ async def test_the_feed_brings_the_award_to_the_apps_frame(mosquitto: MosquittoB
             assert {"TON 80!", "Bob to throw"} <= {text for text, _ in layout.drawn_text}
             app.frame(surface, FULL_SECONDS + SHRINK_SECONDS)
             assert app.awards.phase() == "banner"
+
+
+async def test_a_ton_80_thrown_at_the_daemon_gets_its_moment_on_the_display(
+    running: Running, watcher: Watcher, mosquitto: MosquittoBroker
+) -> None:
+    """T20 T20 T20 at a real daemon: its ``award`` event reaches the display
+    through the real feed; the frames show TON 80! with Bob's turn in sight,
+    then the banner, and the scoreboard again."""
+    await watcher.state_where(lambda s: s["board"]["connected"])
+    started = await watcher.command(
+        {"command": "new_game", "game": "x01", "options": {"start": 501}, "players": ["Ann", "Bob"]}
+    )
+    assert started["ok"], started
+    surface = pygame.Surface(SIZE)
+    with StateFeed(mosquitto.url, "board1", "oche") as feed:
+        assert await asyncio.to_thread(feed.wait_for_state, 5.0) is not None
+        app = DisplayApp(feed, SIZE)
+        app.frame(surface, 0.0)
+        await throw(running.board, "T20", "T20", "T20")
+        event = await watcher.wait_for("event", lambda e: e.get("type") == "award")
+        assert (event["award"], event["name"], event["points"]) == ("ton-80", "Ann", 180)
+        deadline = time.monotonic() + TIMEOUT
+        while app.awards.moment is None:
+            assert time.monotonic() < deadline, "the award never reached the display"
+            app.frame(surface, 0.0)
+            await asyncio.sleep(0.02)
+        await watcher.state_where(lambda s: s["last_visit"] and s["last_visit"]["awards"])
+        while app.scene.state is None or app.scene.state.last_visit is None:
+            assert time.monotonic() < deadline, "the state after the visit never came"
+            app.frame(surface, 0.0)  # the clock held: the moment waits
+            await asyncio.sleep(0.02)
+        assert app.scene.state.last_visit.awards == ("ton-80",)
+        seen: list[tuple[str | None, set[str]]] = []
+        for _ in range(round((MOMENT_SECONDS + 0.5) / 0.25)):
+            layout = Layout(*SIZE)
+            drawn = app.awards.draw(surface, layout, app.scene.state)
+            seen.append((drawn[0] if drawn else None, {text for text, _ in layout.drawn_text}))
+            app.frame(surface, 0.25)
+        full = [text for phase, text in seen if phase == "full"]
+        assert full and all({"TON 80!", "Ann  ·  T20 T20 T20  ·  180"} <= text for text in full)
+        assert all(any(t.endswith(" to throw") for t in text) for text in full)
+        assert [phase for phase, _ in seen].count("full") <= round(FULL_SECONDS / 0.25)
+        assert "banner" in [phase for phase, _ in seen]
+        assert seen[-1][0] is None
