@@ -15,6 +15,7 @@ from engine import EngineError
 from engine.beds import Bed
 from leaderboard.web.board_views.match import match_banners, match_turn_text
 from mqtt_contract import Phase, PlayerView, StateView
+from mqtt_contract.award_words import award_title, ranked_awards
 from mqtt_contract.scoreboard import is_winner, player_label, short_name
 
 __all__ = [
@@ -160,12 +161,15 @@ def turn_text(state: StateView) -> str:
 
 
 def last_visit_text(state: StateView) -> str | None:
-    """The visit that ended last: ``Ann: T20 T20 S5 (105)``, a bust said so."""
+    """The visit that ended last: ``Ann: T20 T20 S5 (105)``, a bust said so,
+    its awards after it (``Ann: T20 T20 T20 (180) · TON 80!``)."""
     last = state.last_visit
     if last is None or not last.darts or last.player is None:
         return None
     total = "bust" if last.visit_over == "bust" else str(points_of(last.darts))
-    return f"{player_label(state, last.player)}: {' '.join(last.darts)} ({total})"
+    text = f"{player_label(state, last.player)}: {' '.join(last.darts)} ({total})"
+    awards = " + ".join(award_title(award) for award in ranked_awards(last.awards))
+    return f"{text} · {awards}" if awards else text
 
 
 @dataclass(frozen=True)
