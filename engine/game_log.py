@@ -242,7 +242,9 @@ def settled_awards(game: Game) -> dict[int, tuple[str, ...]]:
     """The awards each visit of ``game`` earned, by the index in
     :attr:`Game.events` of the event that settled it (closed it, ended the
     game on it, or bounced its third dart out and so settled it again):
-    found by replaying a fresh copy of the game event by event."""
+    found by replaying a fresh copy of the game event by event. A visit
+    still open has the awards it would have ended now, as the log writes it
+    ended (so the log reads back to the same text)."""
     fresh = type(game)(game.lineup, game.options, first_side=game.first_side)
     settled: dict[int, tuple[str, ...]] = {}
     for index, event in enumerate(game.events):
@@ -250,6 +252,11 @@ def settled_awards(game: Game) -> dict[int, tuple[str, ...]]:
         awarded = fresh.awarded
         if awarded is not None:
             settled[index] = tuple(str(award) for award in awarded.awards)
+    if fresh.visit and not fresh.is_finished:
+        fresh.end_visit()
+        awarded = fresh.awarded
+        if awarded is not None:
+            settled[len(game.events) - 1] = tuple(str(award) for award in awarded.awards)
     return settled
 
 

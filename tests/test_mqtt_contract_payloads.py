@@ -12,6 +12,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from engine import new_game
+from engine.awards import AWARD_IDS
 from engine.events import parse_event
 from firmware_bridge.daemon.home_assistant import discovery_messages, discovery_removals
 from mqtt_contract import (
@@ -529,6 +530,14 @@ EVENT_EXAMPLES: dict[str, dict[str, Any]] = {
         "score_change": -121,
         "visit_over": None,
     },
+    "award": {
+        "award": "white-horse",
+        "player": 1,
+        "name": "Bob",
+        "darts": ["T20", "T19", "T18"],
+        "marks": 9,
+        "game": "cricket",
+    },
     "takeout": {"player": 0},
     "player_change": {"player": 1, "previous": 0},
     "points": {"player": 1, "points": 2, "reason": "fifteen"},
@@ -744,7 +753,14 @@ def test_availability_schema() -> None:
 def test_discovery_messages() -> None:
     messages = discovery_messages("homeassistant", "oche", "b1", "Pub board", 3)
     topics = [t for t, _ in messages]
-    assert len(topics) == len(set(topics)) == 5 + 3
+    assert len(topics) == len(set(topics)) == 5 + 3 + 1  # and the award event entity
+    award_topic, award = messages.pop()
+    assert award_topic == "homeassistant/event/oche_b1/award/config"
+    assert award["unique_id"] == "oche_b1_award"
+    assert award["default_entity_id"] == f"event.{award['object_id']}" == "event.oche_b1_award"
+    assert award["state_topic"] == "oche/b1/event"
+    assert award["event_types"] == list(AWARD_IDS)
+    assert award["availability_topic"] == "oche/b1/availability"
     unique_ids = [c["unique_id"] for _, c in messages]
     assert len(set(unique_ids)) == len(unique_ids)
     assert set(unique_ids) == {
@@ -789,6 +805,7 @@ def test_discovery_messages() -> None:
 
 def test_discovery_entity_ids_are_lower_case() -> None:
     messages = discovery_messages("ha", "home/darts", "Pub-2", "Pub", 1)
+    assert messages.pop()[1]["default_entity_id"] == "event.oche_pub_2_award"
     for discovery_topic, config in messages:
         assert re.fullmatch(r"sensor\.[a-z0-9_]+", config["default_entity_id"])
         assert f"sensor.{config['object_id']}" == config["default_entity_id"]
@@ -798,7 +815,7 @@ def test_discovery_entity_ids_are_lower_case() -> None:
 
 
 def test_discovery_without_players_and_bad_input() -> None:
-    assert len(discovery_messages("homeassistant", "oche", "b1", "B", 0)) == 5
+    assert len(discovery_messages("homeassistant", "oche", "b1", "B", 0)) == 5 + 1
     with pytest.raises(ValueError):
         discovery_messages("homeassistant", "oche", "b1", "B", 9)
     with pytest.raises(ValueError, match="board"):

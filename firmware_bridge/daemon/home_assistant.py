@@ -2,7 +2,8 @@
 messages that make a board a device with its sensors (game, current player,
 last dart, phase, the journal's health, one score per player; a coin-operated
 board's credits and the day's coins while it charges for games; a match's
-legs as the game sensor's attributes), and the
+legs as the game sensor's attributes; an event entity firing each award,
+docs/awards.md), and the
 removals that clear the score sensors a smaller game no longer has and the
 credits sensors of a board on free play. Pure: the discovery extension
 (:mod:`firmware_bridge.daemon.extensions.ha_discovery`) publishes them.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.awards import AWARD_IDS
 from engine.lineup import MAX_PLAYERS
 from mqtt_contract import (
     AVAILABILITY_OFFLINE,
@@ -22,6 +24,8 @@ from mqtt_contract import (
 )
 
 __all__ = [
+    "AWARD_EVENT",
+    "AWARD_EVENT_TEMPLATE",
     "CREDITS_SENSORS",
     "DEFAULT_DISCOVERY_PREFIX",
     "DISCOVERY_SENSORS",
@@ -151,8 +155,24 @@ def _check_prefix(prefix: str) -> None:
         raise ValueError(f"bad discovery prefix {prefix!r}")
 
 
-def _discovery_topic(prefix: str, board_id: str, what: str) -> str:
-    return f"{prefix}/sensor/oche_{board_id}/{what}/config"
+AWARD_EVENT = "award"
+"""The award event entity's ``what``: ``event.oche_<board>_award``."""
+
+AWARD_EVENT_TEMPLATE = (
+    "{% if value_json.get('type') == 'award' %}"
+    "{{ {'event_type': value_json.get('award'), 'player': value_json.get('player'), "
+    "'name': value_json.get('name'), 'darts': value_json.get('darts'), "
+    "'points': value_json.get('points'), 'marks': value_json.get('marks'), "
+    "'game': value_json.get('game')} | tojson }}"
+    "{% endif %}"
+)
+"""The award entity's template over the ``event`` topic: an ``award`` event
+as Home Assistant's event payload (its ``event_type`` the award's id, the
+rest attributes); any other event renders empty, which Home Assistant ignores."""
+
+
+def _discovery_topic(prefix: str, board_id: str, what: str, component: str = "sensor") -> str:
+    return f"{prefix}/{component}/oche_{board_id}/{what}/config"
 
 
 def _object_id(board_id: str, what: str) -> str:
@@ -253,7 +273,33 @@ def discovery_messages(
             "origin": {"name": "Oche"},
         }
         messages.append((_discovery_topic(prefix, board_id, what), config))
+    messages.append(_award_event(prefix, base, board_id, device))
     return messages
+
+
+def _award_event(
+    prefix: str, base: str, board_id: str, device: dict[str, Any]
+) -> tuple[str, dict[str, Any]]:
+    """The discovery of the event entity that fires once per award a visit
+    earns (``ton-80``, ``hat-trick``, ...), read from the ``event`` topic."""
+    config: dict[str, Any] = {
+        "name": "Award",
+        "unique_id": f"oche_{board_id}_{AWARD_EVENT}",
+        "default_entity_id": f"event.{_object_id(board_id, AWARD_EVENT)}",
+        "object_id": _object_id(board_id, AWARD_EVENT),
+        "has_entity_name": True,
+        "icon": "mdi:trophy",
+        "state_topic": topic(base, board_id, "event"),
+        "event_types": list(AWARD_IDS),
+        "value_template": AWARD_EVENT_TEMPLATE,
+        "availability_topic": topic(base, board_id, "availability"),
+        "payload_available": AVAILABILITY_ONLINE,
+        "payload_not_available": AVAILABILITY_OFFLINE,
+        "qos": 1,
+        "device": device,
+        "origin": {"name": "Oche"},
+    }
+    return _discovery_topic(prefix, board_id, AWARD_EVENT, "event"), config
 
 
 def discovery_removals(

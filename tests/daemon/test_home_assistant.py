@@ -22,7 +22,7 @@ import jinja2
 import pytest
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
-from firmware_bridge.daemon.home_assistant import discovery_messages
+from firmware_bridge.daemon.home_assistant import AWARD_EVENT, discovery_messages
 from tests.daemon_harness import TIMEOUT, Running, Watcher, press, throw, until
 from tests.mosquitto_broker import MosquittoBroker
 
@@ -69,10 +69,13 @@ def render(template: str, payload: dict[str, Any]) -> tuple[str, list[str]]:
 
 
 def templates(player_count: int) -> dict[str, str]:
-    """Every template of the discovery: ``<sensor>`` and ``<sensor> attributes``."""
+    """Every template of the discovery's sensors over the state: ``<sensor>``
+    and ``<sensor> attributes`` (not the award entity's, over the events)."""
     found: dict[str, str] = {}
     for _, config in discovery_messages("homeassistant", "oche", "board1", "B", player_count):
         what = config["unique_id"].removeprefix("oche_board1_")
+        if what == AWARD_EVENT:
+            continue
         found[what] = config["value_template"]
         if "json_attributes_template" in config:
             found[f"{what} attributes"] = config["json_attributes_template"]
@@ -148,6 +151,46 @@ def test_only_numeric_sensors_render_none() -> None:
             assert without == "None" and with_credits.isdigit(), config["unique_id"]
         else:
             assert "None" not in (without, with_credits), config["unique_id"]
+
+
+def award_entity() -> tuple[str, dict[str, Any]]:
+    messages = discovery_messages("homeassistant", "oche", "board1", "B", 2)
+    return next((t, c) for t, c in messages if c["unique_id"] == "oche_board1_award")
+
+
+def test_the_award_entity_is_an_event_of_every_award_id() -> None:
+    discovery_topic, config = award_entity()
+    assert discovery_topic == "homeassistant/event/oche_board1/award/config"
+    assert config["default_entity_id"] == "event.oche_board1_award"
+    assert config["state_topic"] == "oche/board1/event"
+    assert "ton-80" in config["event_types"] and "white-horse" in config["event_types"]
+
+
+def test_the_award_entity_fires_for_an_award_and_ignores_other_events() -> None:
+    _, config = award_entity()
+    award = {
+        "type": "award",
+        "at": 1.0,
+        "award": "ton-80",
+        "player": 0,
+        "name": "Ann",
+        "darts": ["T20", "T20", "T20"],
+        "points": 180,
+        "game": "x01",
+    }
+    fired, warnings = render(config["value_template"], award)
+    assert not warnings
+    assert json.loads(fired) == {
+        "event_type": "ton-80",
+        "player": 0,
+        "name": "Ann",
+        "darts": ["T20", "T20", "T20"],
+        "points": 180,
+        "marks": None,
+        "game": "x01",
+    }
+    dart = {"type": "dart", "at": 1.0, "player": 0, "segment": "T20", "points": 60}
+    assert render(config["value_template"], dart) == ("", [])  # empty: Home Assistant skips it
 
 
 def test_score_sensors_are_text_sensors_without_statistics() -> None:

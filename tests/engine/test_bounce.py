@@ -158,7 +158,7 @@ def test_as_thrown_puts_a_miss_where_a_dart_bounced() -> None:
 def test_log_writes_bounce_after_its_dart_and_replays_it() -> None:
     game = play("x01", "T20 T20 T20 BOUNCE  S1 BOUNCE S2 S3  T20 NEXT", start=301)
     text = format_game_log(game)
-    assert text == "T20 T20 T20 BOUNCE\nS1 BOUNCE S2 S3\nT20\n"
+    assert text == "T20 T20 T20 BOUNCE  # award: low-ton\nS1 BOUNCE S2 S3\nT20\n"
     replayed = replay_log(new_game("x01", ["Ann", "Bo"], {"start": 301}), text)
     assert replayed.state() == game.state()
     assert replayed.events == game.events
