@@ -277,3 +277,18 @@ def test_the_last_visit_line_names_its_awards() -> None:
     state["last_visit"]["awards"] = []
     (line,) = scoreboard(state).by_class("bv-last")
     assert line.text == "Last visit: Ann: T20 T20 T20 (180)"
+
+
+def test_the_visit_that_ended_the_game_shows_its_awards_on_the_scoreboard_and_the_card() -> None:
+    """Ann's 121 out (T20 T7 D20, a Low Ton) ends the game: it stays the visit
+    on the board, its awards the state's ``visit_awards``."""
+    moves = ["T20 T20 T20", "S20 S5 S1", "T20 T7 D20"]
+    state = play_session("x01", moves, options={"start": 301}).state()
+    assert state["visit"] == ["T20", "T7", "D20"] and state["visit_awards"] == ["low-ton"]
+    (awards,) = scoreboard(state).by_class("bv-visit-awards")
+    assert awards.text == "LOW TON"
+    card = parse_html(str(board_card_html(live(state))))
+    (award,) = card.by_class("award")
+    assert award.text == "LOW TON"
+    state["visit_awards"] = []
+    assert not scoreboard(state).by_class("bv-visit-awards")

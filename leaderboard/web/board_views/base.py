@@ -33,6 +33,7 @@ __all__ = [
     "points_of",
     "seats",
     "turn_text",
+    "visit_awards_text",
     "visit_on_board",
 ]
 
@@ -158,6 +159,19 @@ def turn_text(state: StateView) -> str:
     if state.phase is Phase.TAKEOUT:
         return f"Takeout: {name} next, press NEXT once the darts are out"
     return f"{name} to throw"
+
+
+def visit_awards_text(state: StateView) -> str:
+    """The awards of the visit on the board (:func:`visit_on_board`), named as
+    every screen names them, the headline first (``TON 80!``); ``""`` for none:
+    the visit that ended the game (``visit_awards``), or in takeout and once
+    finished the visit just thrown (``last_visit.awards``)."""
+    awards: tuple[str, ...] = ()
+    if state.visit:
+        awards = state.visit_awards
+    elif state.last_visit is not None and state.phase in (Phase.TAKEOUT, Phase.FINISHED):
+        awards = state.last_visit.awards
+    return " + ".join(award_title(award) for award in ranked_awards(awards))
 
 
 def last_visit_text(state: StateView) -> str | None:
