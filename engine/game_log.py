@@ -221,13 +221,14 @@ def _push(game: Game, logged: LoggedEvent, line: int) -> None:
         raise GameLogError(line, logged.token, str(error)) from None
 
 
-def format_game_log(game: Game, *, first: bool | None = None) -> str:
+def format_game_log(game: Game, *, first: bool | None = None, awards: bool = False) -> str:
     """The log text of ``game``'s effective events (:attr:`Game.events`): each
     visit on its own line, a visit still in progress written as ended. A
     :class:`PickingGame` has no visits: every ``NEXT`` is written and ends a
     line. A corrected dart is written as corrected, with a comment saying what
-    the board read (``T20 T19 S5  # dart 2 read as S19``), and a visit's
-    awards too (``T20 T20 T20  # award: ton-80``, docs/awards.md). A game another
+    the board read (``T20 T19 S5  # dart 2 read as S19``); with ``awards``
+    (``oche export``, ``oche replay --awards``) each visit's awards too
+    (``T20 T20 T20  # award: ton-80``, docs/awards.md). A game another
     side than side 0 started (a match's leg) begins with a ``# first: 1``
     line; ``first`` True writes that line even for side 0, False never.
     :func:`replay_log` reads either back into the same game."""
@@ -235,7 +236,8 @@ def format_game_log(game: Game, *, first: bool | None = None) -> str:
     head = f"# {FIRST_KEY}: {game.first_side}\n" if written else ""
     if isinstance(game, PickingGame):
         return head + _format_moves(game.events)
-    return head + _format_visits(game.events, game.corrections, settled_awards(game))
+    settled = settled_awards(game) if awards else {}
+    return head + _format_visits(game.events, game.corrections, settled)
 
 
 def settled_awards(game: Game) -> dict[int, tuple[str, ...]]:

@@ -364,8 +364,8 @@ def export_text(entry: JournalGame, journal_arg: str | None = None) -> str:
         lines.append(f"note: the last visit ({darts}) was in progress; a replay ends it")
     header = "".join(f"# {_printable(line)}\n" for line in lines)
     if match.format is not None:
-        return header + format_match_log(match)
-    return header + format_game_log(game)
+        return header + format_match_log(match, awards=True)
+    return header + format_game_log(game, awards=True)
 
 
 def _printable(text: str) -> str:

@@ -141,7 +141,7 @@ def _replay(args: argparse.Namespace) -> int:
         match = Match(game_id, players, options, teams or None, match_format)
         replayed = replay_match_log(match, text)
         if args.awards:
-            sys.stdout.write(format_match_log(replayed))
+            sys.stdout.write(format_match_log(replayed, awards=True))
         else:
             _print_state(replayed.state(), args.pretty)
         return 0
@@ -153,7 +153,7 @@ def _replay(args: argparse.Namespace) -> int:
         raise empty
     replay_log(game, text)
     if args.awards:
-        sys.stdout.write(format_game_log(game))
+        sys.stdout.write(format_game_log(game, awards=True))
     else:
         _print_state(game.state(), args.pretty)
     return 0

@@ -49,10 +49,10 @@ def _name(match: Match, player: int | None) -> str:
     return "a draw" if player is None else match.lineup.players[player]
 
 
-def format_match_log(match: Match) -> str:
+def format_match_log(match: Match, *, awards: bool = False) -> str:
     """The log of ``match``'s effective events: each leg's under a comment
     line (its number, set, first player and winner), NEXT between legs, a
-    cork's darts on their line."""
+    cork's darts on their line; with ``awards``, each visit's awards noted."""
     corks = _cork_darts(match)
     lines: list[str] = []
     legs = list(match.legs)
@@ -74,7 +74,7 @@ def format_match_log(match: Match) -> str:
         where = f", set {game_set}" if (game_set := _set_of(match, index)) is not None else ""
         first = "?" if starter is None else _name(match, starter)
         lines.append(f"# leg {number}{where}: first {first}, {end}\n")
-        lines.append(format_game_log(game))
+        lines.append(format_game_log(game, awards=awards))
     return "".join(lines)
 
 

@@ -147,6 +147,18 @@ def test_replay_honours_bounce_outs() -> None:
     assert state["players"][0]["stats"]["darts"] == 7
 
 
+def test_replay_with_awards_prints_each_visits_awards() -> None:
+    log = "T20 T20 T20\nSB DB SB\nT19 T19 T19  # Ann\nS1 S1 S1\n"
+    result = oche("replay", "x01", "-p", "Ann", "-p", "Bob", "--awards", stdin=log)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "T20 T20 T20  # award: ton-80",
+        "SB DB SB  # award: hat-trick",
+        "T19 T19 T19  # award: three-in-a-bed",
+        "S1 S1 S1  # award: three-in-a-bed",
+    ]
+
+
 def test_pretty_prints_a_scoreboard(log_file: Path) -> None:
     result = oche(
         "replay", "x01", str(log_file), "-p", "Ann", "-p", "Bob", "-o", "start=301", "--pretty"

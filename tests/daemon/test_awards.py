@@ -6,6 +6,8 @@ the journal's replay (its exported log notes each visit's awards)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from jsonschema import Draft202012Validator
 
@@ -13,9 +15,11 @@ from firmware_bridge.cli.history_command import export_text, replay_journal_game
 from firmware_bridge.daemon.journal import Journal
 from mqtt_contract import TOPICS
 from tests.daemon_harness import Running, Watcher, press, throw
+from tests.mosquitto_broker import MosquittoBroker
 
 EVENT_SCHEMA = Draft202012Validator(TOPICS["event"].schema)
 NEXT = 0
+T0 = 1_700_000_000.0
 
 VISITS = [
     ("x01", ("T20", "T20", "T20"), "ton-80", {"points": 180}),
@@ -90,3 +94,22 @@ async def test_an_undo_takes_the_award_back_and_announces_none(
     await watcher.count("event", lambda e: e.get("type") == "award", at_least=2)
     awards = [e for e in watcher.of("event") if e.get("type") == "award"]
     assert [e["award"] for e in awards] == ["ton-80", "ton-80"]  # thrown twice, said twice
+
+
+async def test_a_resumed_game_keeps_its_awards_and_announces_none_again(
+    tmp_path: Path, mosquitto: MosquittoBroker, watcher: Watcher
+) -> None:
+    with Journal(tmp_path / "journal.sqlite3") as journal:
+        game_id = journal.games.start_game("x01", {}, ["Ann", "Bob"], None, "board1", T0)
+        for index, token in enumerate(["T20", "T20", "T20", "NEXT"]):
+            journal.games.append(game_id, token, T0 + 1 + index)
+    daemon = Running(tmp_path, mosquitto)
+    await daemon.start()
+    try:
+        state = await watcher.state_where(lambda s: s.get("last_visit") is not None)
+        assert state["last_visit"]["awards"] == ["ton-80"]
+        assert (await watcher.command({"command": "dart", "segment": "S1"}))["ok"] is True
+        await watcher.wait_for("event", lambda e: e.get("type") == "dart")
+        assert [e for e in watcher.of("event") if e.get("type") == "award"] == []
+    finally:
+        await daemon.stop()

@@ -44,7 +44,10 @@ def test_the_third_dart_ends_the_visit_and_starts_takeout() -> None:
     session = GameSession(X01)
     events = play(session, ["T20", "T20", "T20"])
     assert session.phase == Phase.TAKEOUT
-    assert types(events) == ["dart", "dart", "dart", "visit_end", "takeout", "player_change"]
+    assert types(events) == [
+        *("dart", "dart", "dart", "visit_end", "award", "takeout", "player_change")
+    ]
+    assert events[4]["award"] == "ton-80"  # right after the visit it was earned in
     visit_end = events[3]
     assert (visit_end["total"], visit_end["score_change"], visit_end["player"]) == (180, -180, 0)
     assert session.state()["current_player"] == 1

@@ -186,12 +186,12 @@ def test_export_writes_each_legs_log_and_replay_plays_the_same_match(
     body = [line for line in text.splitlines() if not line.startswith("# ") or "leg " in line]
     assert body == [
         "# leg 1: first Ann, won by Ann (checkout)",
-        "T20 T20 T20",
-        "S1 S1 S1",
-        "T20 T20 S1",
+        "T20 T20 T20  # award: ton-80",
+        "S1 S1 S1  # award: three-in-a-bed",
+        "T20 T20 S1  # award: low-ton",
         "NEXT  # leg 2",
         "# leg 2: first Bob, in progress",
-        "S1 S1 S1",
+        "S1 S1 S1  # award: three-in-a-bed",
     ]
     log = tmp_path / "match.log"
     log.write_text(text, "utf-8")

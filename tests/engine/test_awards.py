@@ -179,7 +179,7 @@ def test_a_bounced_third_dart_settles_the_visit_again() -> None:
 
 def test_an_exported_log_notes_each_visits_awards_and_replays_the_same() -> None:
     game = play("x01", "T20 T20 T20  SB DB SB  T20 T20 T20 BOUNCE  S1 S1 NEXT")
-    text = format_game_log(game)
+    text = format_game_log(game, awards=True)
     assert text.splitlines() == [
         "T20 T20 T20  # award: ton-80",
         "SB DB SB  # award: hat-trick",

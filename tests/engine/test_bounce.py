@@ -158,7 +158,12 @@ def test_as_thrown_puts_a_miss_where_a_dart_bounced() -> None:
 def test_log_writes_bounce_after_its_dart_and_replays_it() -> None:
     game = play("x01", "T20 T20 T20 BOUNCE  S1 BOUNCE S2 S3  T20 NEXT", start=301)
     text = format_game_log(game)
-    assert text == "T20 T20 T20 BOUNCE  # award: low-ton\nS1 BOUNCE S2 S3\nT20\n"
+    assert text == "T20 T20 T20 BOUNCE\nS1 BOUNCE S2 S3\nT20\n"
+    noted = format_game_log(game, awards=True)
+    assert noted.splitlines()[0] == "T20 T20 T20 BOUNCE  # award: low-ton"  # re-settled
+    assert (
+        format_game_log(replay_log(new_game("x01", ["Ann", "Bo"], {"start": 301}), noted)) == text
+    )
     replayed = replay_log(new_game("x01", ["Ann", "Bo"], {"start": 301}), text)
     assert replayed.state() == game.state()
     assert replayed.events == game.events
@@ -224,6 +229,8 @@ def test_a_bounce_is_the_dart_thrown_as_a_miss(setup: Setup, stream: list[Event]
     text = format_game_log(bounced)
     replayed = replay_log(setup.new(), text)
     assert format_game_log(replayed) == text
+    noted = format_game_log(bounced, awards=True)  # the awards noted read back the same
+    assert format_game_log(replay_log(setup.new(), noted), awards=True) == noted
 
 
 @PROPERTY_SETTINGS
