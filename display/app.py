@@ -2,8 +2,9 @@
 
 :class:`DisplayApp` runs the loop (at most 60 frames a second): it hands
 pygame events and the feed's MQTT events to the scene, switches scenes when
-the game changes, advances the scene's clock, draws the scene and the
-banners, and flips. Keys (one table, :data:`KEYS`, for a game and the
+the game changes, advances the scene's clock, draws the scene, the
+banners and the award moments (display/award_show.py) over them, and
+flips. Keys (one table, :data:`KEYS`, for a game and the
 setup): Esc or q quits, f toggles fullscreen, n, u and m send ``next``,
 ``undo`` and ``miss`` to the daemon, + and - set the volume and s mutes;
 other keys go to the scene, and the commands a scene queues in its ``outbox`` (a tile picked with
@@ -37,6 +38,7 @@ from typing import Any
 
 import pygame
 
+from display.award_show import AwardShow
 from display.banners import draw_banners
 from display.cues import collapse, cues_for
 from display.layout import Layout
@@ -242,6 +244,8 @@ class DisplayApp:
         self.sprites = Sprites()
         """The render cache of every scene the app makes, for as long as it runs."""
         self.scene: Scene = scene_for(None, self.sprites)
+        self.awards = AwardShow()
+        """The award moments, drawn over the scene and its banners."""
         self.running = False
         self._serial = -1
         self._screen: pygame.Surface | None = None
@@ -429,7 +433,9 @@ class DisplayApp:
             if opens_setup and _is_game_button(payload):
                 self.open_setup()
                 continue
-            self.scene.process_event(pygame.event.Event(MQTT_EVENT, payload=payload))
+            mqtt_event = pygame.event.Event(MQTT_EVENT, payload=payload)
+            self.awards.process_event(mqtt_event)
+            self.scene.process_event(mqtt_event)
             if isinstance(self.scene, OperatorScene) and self.scene.done:
                 self.close_operator()
         self._send_outbox()
@@ -456,11 +462,14 @@ class DisplayApp:
         :func:`render_state`'s."""
         state, availability = self.sync()
         self.scene.update(dt)
+        self.awards.update(dt)
         layout = Layout(*surface.get_size())
         static = self._static_picture(surface, layout)
         surface.blit(static, (0, 0))
         self.scene.draw_animated(surface, layout)
         draw_banners(surface, layout, state, availability, self.scene.clock, self.scene.lines)
+        if not self.in_operator and not self.in_setup:
+            self.awards.draw(surface, layout, state)
 
     def _static_picture(self, surface: pygame.Surface, layout: Layout) -> pygame.Surface:
         cached = self._static

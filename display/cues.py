@@ -22,18 +22,23 @@ from functools import cache
 from typing import Any
 
 from display.darts import bed_of
-from engine import Bed, NotationError, checkout, game_class, game_ids
+from engine import Award, Bed, NotationError, checkout, game_class, game_ids
 from engine.beds import ALL_BEDS
 from engine.x01_rules import ALLOWED_MULTIPLIERS, RING_RULES
 from mqtt_contract import CorkWon, LegStarted, LegWon, MatchCalled, PayloadError, StateView
+from mqtt_contract.event_payload import Award as AwardEvent
 from mqtt_contract.event_payload import DaemonEvent
 from mqtt_contract.scoreboard import game_shot_words
 
 __all__ = [
     "ANNOUNCEMENT_PRIORITY",
+    "AWARD_CUES",
     "CUES",
     "INTERRUPTING_CALLS",
     "RING_CUES",
+    "award_caller_text",
+    "award_cue",
+    "award_event",
     "caller_text",
     "collapse",
     "cues_for",
@@ -62,15 +67,56 @@ CUES: tuple[str, ...] = (
     "one_eighty",
     "game_shot",
     "credit",
+    "hat_trick",
+    "three_in_the_black",
+    "three_in_a_bed",
+    "white_horse",
+    "marks_5",
+    "marks_6",
+    "marks_7",
+    "marks_8",
+    "marks_9",
+    "shanghai_award",
+    "nine_darter",
 )
 """Every cue name, in the order the docs list them."""
+
+AWARD_CUES: dict[Award, str] = {
+    Award.LOW_TON: "ton",
+    Award.HIGH_TON: "ton40",
+    Award.TON_80: "one_eighty",
+    Award.HAT_TRICK: "hat_trick",
+    Award.THREE_IN_THE_BLACK: "three_in_the_black",
+    Award.THREE_IN_A_BED: "three_in_a_bed",
+    Award.WHITE_HORSE: "white_horse",
+    Award.FIVE_MARK: "marks_5",
+    Award.SIX_MARK: "marks_6",
+    Award.SEVEN_MARK: "marks_7",
+    Award.EIGHT_MARK: "marks_8",
+    Award.NINE_MARK: "marks_9",
+    Award.SHANGHAI: "shanghai_award",
+    Award.NINE_DARTER: "nine_darter",
+}
+"""The cue of each award id (an ``award`` event).
+The ton awards share the X01 ton calls' arpeggios."""
 
 RING_CUES = frozenset({"single", "double", "triple", "bull", "miss"})
 """The cues of a dart by its ring: the immediate feedback of a hit."""
 
 ANNOUNCEMENT_PRIORITY: tuple[str, ...] = (
     "game_shot",
+    "nine_darter",
+    "shanghai_award",
     "one_eighty",
+    "three_in_the_black",
+    "hat_trick",
+    "white_horse",
+    "three_in_a_bed",
+    "marks_9",
+    "marks_8",
+    "marks_7",
+    "marks_6",
+    "marks_5",
     "ton40",
     "ton",
     "bust",
@@ -120,6 +166,21 @@ def ton_cue(points: int) -> str | None:
     return None
 
 
+def award_event(event: Mapping[str, Any]) -> AwardEvent | None:
+    """An ``award`` event payload parsed by the contract, ``None`` for any
+    other payload or a malformed one (the display then shows and plays nothing)."""
+    try:
+        return AwardEvent.from_json(dict(event))
+    except PayloadError:
+        return None
+
+
+def award_cue(award: str) -> str:
+    """The cue of an award id (:data:`AWARD_CUES`); a ``ValueError`` for an id
+    that is none (the contract's ``award`` event never carries one)."""
+    return AWARD_CUES[Award(award)]
+
+
 def visit_points(event: Mapping[str, Any]) -> int:
     """What an X01 ``visit_end`` scored: nothing for a bust; otherwise the
     side's score change when the daemon knows it (so darts that did not open
@@ -154,6 +215,7 @@ def cues_for(event: Mapping[str, Any]) -> list[str]:
                    leg's ``winner`` adds nothing more)
     credits        ``credit`` when credits came in (a coin, the operator,
                    a happy-hour bonus), nothing when spent
+    award          the award's own cue (:data:`AWARD_CUES`)
     others         nothing
     ============== =====================================================
     """
@@ -178,6 +240,10 @@ def cues_for(event: Mapping[str, Any]) -> list[str]:
         cues.append("peg")
     elif kind in ("winner", LegWon.type):
         cues.append("game_shot")
+    elif kind == AwardEvent.type:
+        awarded = award_event(event)
+        if awarded is not None:
+            cues.append(award_cue(awarded.award))
     elif kind == "credits":
         change = event.get("change")
         if isinstance(change, int) and change > 0:
@@ -310,6 +376,7 @@ def caller_text(event: Mapping[str, Any], state: State | None = None) -> str | N
       last ``leg_won`` said "Game shot, and the match").
     - A match's ``leg_won``, ``cork_won``, ``leg_started`` and a called
       match's ``match_called``: :func:`match_caller_text`.
+    - ``award``: :func:`award_caller_text` ("Hat trick", "Five marks").
     - X01 ``visit_end`` (its ``game``; not bust, not the winning visit): the
       visit's points in words ("one hundred and eighty", "twenty-six", "no
       score" for 0), then, when the thrower's side is left on a checkout under
@@ -322,6 +389,8 @@ def caller_text(event: Mapping[str, Any], state: State | None = None) -> str | N
         return None if state is not None and state.match.present else "game shot"
     if kind in _MATCH_EVENTS:
         return match_caller_text(event, state)
+    if kind == AwardEvent.type:
+        return award_caller_text(event)
     if kind != "visit_end" or not _calls_visit_points(event):
         return None
     if event.get("visit_over") in ("bust", "win"):
@@ -334,6 +403,34 @@ def caller_text(event: Mapping[str, Any], state: State | None = None) -> str | N
         if is_checkout(remaining, str(out)):
             text += f", you require {number_words(remaining)}"
     return text
+
+
+_UNSPOKEN_AWARDS = frozenset({Award.LOW_TON, Award.HIGH_TON, Award.TON_80})
+"""The ton awards: the visit's score in words says them."""
+_MARK_AWARDS = {
+    Award.FIVE_MARK: 5,
+    Award.SIX_MARK: 6,
+    Award.SEVEN_MARK: 7,
+    Award.EIGHT_MARK: 8,
+    Award.NINE_MARK: 9,
+}
+
+
+def award_caller_text(event: Mapping[str, Any]) -> str | None:
+    """What the caller says for an ``award`` event: its name ("Hat trick",
+    "White horse", "Seven marks"); nothing for the ton awards (the visit's
+    score in words says it) or an award it does not know."""
+    awarded = award_event(event)
+    if awarded is None:
+        return None
+    award = Award(awarded.award)
+    if award in _UNSPOKEN_AWARDS:
+        return None
+    marks = _MARK_AWARDS.get(award)
+    if marks is not None:
+        return f"{number_words(marks).capitalize()} marks"
+    words = award.label
+    return "A nine-darter" if award is Award.NINE_DARTER else words[0] + words[1:].lower()
 
 
 _MATCH_EVENTS: dict[str, type[DaemonEvent]] = {

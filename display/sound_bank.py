@@ -255,6 +255,86 @@ def _game_shot() -> FloatArray:
     )
 
 
+def _hat_trick() -> FloatArray:
+    """Three bull thumps, then the bull's chime an octave up."""
+    thump = _glide(160.0, 50.0, 0.22, attack=0.002, decay=0.06)
+    return _mix(
+        *((i * 0.16, thump, 1.0) for i in range(3)),
+        (0.5, _bell(_hz(C5 + 21), 0.9, decay=0.3), 0.6),
+        (0.5, _bell(_hz(C5 + 16), 0.9, decay=0.3), 0.4),
+    )
+
+
+def _three_in_the_black() -> FloatArray:
+    """Three deep thumps, a beat apart, under a low bell chord."""
+    thump = _glide(120.0, 40.0, 0.3, attack=0.002, decay=0.1)
+    chord = (C5 - 12, C5 - 5, C5, C5 + 3)
+    return _mix(
+        *((i * 0.2, thump, 1.0) for i in range(3)),
+        *((0.6 + 0.01 * i, _bell(_hz(n), 0.85, decay=0.35), 0.5) for i, n in enumerate(chord)),
+    )
+
+
+def _three_in_a_bed() -> FloatArray:
+    """The same bell three times, then its octave: three darts in one bed."""
+    bell = _bell(_hz(C5 + 7), 0.3, decay=0.12)
+    return _mix(
+        *((i * 0.14, bell, 1.0) for i in range(3)),
+        (0.45, _bell(_hz(C5 + 19), 0.8, decay=0.3), 1.0),
+    )
+
+
+def _white_horse() -> FloatArray:
+    """A gallop (da-da-dum twice), then a whinny gliding up and down."""
+    hoof = _glide(220.0, 90.0, 0.08, attack=0.002, decay=0.03)
+    gallop = [0.0, 0.09, 0.22, 0.4, 0.49, 0.62]
+    whinny_up = _glide(_hz(C5 + 12), _hz(C5 + 24), 0.3, harmonics=4, decay=0.4)
+    whinny_down = _glide(_hz(C5 + 24), _hz(C5 + 9), 0.35, harmonics=4, decay=0.25)
+    return _mix(
+        *((at, hoof, 1.0) for at in gallop),
+        (0.78, whinny_up, 0.5),
+        (1.06, whinny_down, 0.5),
+    )
+
+
+def _marks(count: int) -> Callable[[], FloatArray]:
+    """``count`` quick rising bell ticks (a 5- to 9-mark visit), then a chord."""
+
+    def synth() -> FloatArray:
+        scale = (0, 2, 4, 5, 7, 9, 11, 12, 14)
+        ticks = [(i * 0.08, _bell(_hz(C5 + scale[i]), 0.2, decay=0.07), 1.0) for i in range(count)]
+        top = C5 + scale[count - 1]
+        end = count * 0.08
+        return _mix(
+            *ticks,
+            (end, _bell(_hz(top), 0.7, decay=0.25), 0.8),
+            (end, _bell(_hz(top - 12), 0.7, decay=0.25), 0.5),
+        )
+
+    return synth
+
+
+def _shanghai() -> FloatArray:
+    """A gong, then a pentatonic run over it."""
+    gong = _bell(_hz(C5 - 24), 1.4, decay=0.6)
+    run = (C5, C5 + 2, C5 + 4, C5 + 7, C5 + 9, C5 + 12)
+    return _mix(
+        (0.0, gong, 1.0),
+        *((0.2 + i * 0.08, _bell(_hz(n), 0.35, decay=0.12), 0.5) for i, n in enumerate(run)),
+    )
+
+
+def _nine_darter() -> FloatArray:
+    """The fanfare, climbing: a brass arpeggio to a held major chord."""
+    steps = (C5 - 5, C5, C5 + 4, C5 + 7)
+    return _mix(
+        *((i * 0.12, _brass(n, 0.12), 1.0) for i, n in enumerate(steps)),
+        (0.5, _brass(C5 + 12, 0.95), 1.0),
+        (0.5, _brass(C5 + 7, 0.95), 0.7),
+        (0.5, _brass(C5 + 4, 0.95), 0.6),
+    )
+
+
 _SYNTHS: dict[str, Callable[[], FloatArray]] = {
     "single": _single,
     "double": _double,
@@ -271,6 +351,13 @@ _SYNTHS: dict[str, Callable[[], FloatArray]] = {
     "one_eighty": _one_eighty,
     "game_shot": _game_shot,
     "credit": _credit,
+    "hat_trick": _hat_trick,
+    "three_in_the_black": _three_in_the_black,
+    "three_in_a_bed": _three_in_a_bed,
+    "white_horse": _white_horse,
+    **{f"marks_{count}": _marks(count) for count in range(5, 10)},
+    "shanghai_award": _shanghai,
+    "nine_darter": _nine_darter,
 }
 
 # Peak level of each cue in dBFS: the frequent ones quieter, the big calls louder.
@@ -290,6 +377,13 @@ _LEVELS: dict[str, float] = {
     "one_eighty": -2.0,
     "game_shot": -2.0,
     "credit": -6.0,
+    "hat_trick": -3.0,
+    "three_in_the_black": -3.0,
+    "three_in_a_bed": -4.0,
+    "white_horse": -3.0,
+    **{f"marks_{count}": -4.0 for count in range(5, 10)},
+    "shanghai_award": -2.0,
+    "nine_darter": -2.0,
 }
 
 

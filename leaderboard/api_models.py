@@ -99,6 +99,11 @@ class PlayerGameStats(BaseModel):
 
     game: str
     row: Row
+    awards: dict[str, int] = Field(
+        default_factory=dict,
+        description="How many of each award (its id: `ton-80`, `hat-trick`) the player "
+        "threw in this game, the awards thrown only, best first.",
+    )
 
 
 class RatingPoint(BaseModel):
@@ -207,6 +212,9 @@ class RecordEntry(BaseModel):
     value: float
     result_id: str
     at: float
+    award: str | None = Field(
+        default=None, description="For a most-awards record: the award's id (`hat-trick`)."
+    )
 
 
 class Records(BaseModel):
@@ -216,6 +224,11 @@ class Records(BaseModel):
     best_leg: RecordEntry | None
     most_180s: RecordEntry | None
     highlights: list[RecordEntry]
+    most_awards: list[RecordEntry] = Field(
+        default_factory=list,
+        description="For each award thrown in the period, who threw it most often "
+        "(in any game; `game` is that player's latest such game's), best award first.",
+    )
 
 
 class RejectedEntry(BaseModel):

@@ -12,15 +12,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from engine.awards import Award
 from engine.traits import Family
 
 __all__ = [
+    "AWARD_FIGURES",
     "FIGURES",
     "LINE_FIGURES",
     "TOTAL_FIGURES",
     "Aggregate",
     "Figure",
     "Ratio",
+    "award_column",
     "row_figures",
 ]
 
@@ -88,6 +91,20 @@ _X01 = Family.COUNTDOWN
 _MARKS = Family.MARKS
 _SUM, _MAX, _MIN, _PER = Aggregate.SUM, Aggregate.MAX, Aggregate.MIN, Aggregate.PER
 
+
+def award_column(award: Award | str) -> str:
+    """The figure (and column) counting a player's ``award``s: ``ton-80`` is
+    ``award_ton_80``, ``5-mark`` is ``award_5_mark``."""
+    return "award_" + str(award).replace("-", "_")
+
+
+AWARD_FIGURES: tuple[Figure, ...] = tuple(
+    Figure(award_column(award), Aggregate.SUM) for award in Award
+)
+"""How many of each award (:class:`engine.awards.Award`) a player threw, as
+the engine settles a visit's awards on the replay: no family's row shows
+them, the player card, the records and the TV do."""
+
 FIGURES: tuple[Figure, ...] = (
     Figure("points", _SUM),
     Figure("first9_points", _SUM),
@@ -110,6 +127,7 @@ FIGURES: tuple[Figure, ...] = (
     Figure("count_9_marks", _SUM, _MARKS),
     Figure("legs_won", _SUM),
     Figure("legs_lost", _SUM),
+    *AWARD_FIGURES,
 )
 """Every statistic beside what each row has (played, won, darts, the highlight),
 in the order the API rows give them. ``legs_won`` and ``legs_lost`` are a

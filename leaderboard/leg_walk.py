@@ -24,7 +24,7 @@ from engine import (
 )
 from engine.game import DARTS_PER_VISIT
 from engine.traits import Family, Highlight, Measure
-from leaderboard.figures import LINE_FIGURES, Aggregate
+from leaderboard.figures import LINE_FIGURES, Aggregate, award_column
 from leaderboard.match_tally import MatchTally
 
 __all__ = ["PlayerLine", "VisitLine", "Walk", "match_lines", "player_lines", "walk_game"]
@@ -185,6 +185,7 @@ class _Walker:
             if self.x01 and checkout(game.score(visit.player), 1, self.out_rule) is not None:
                 self.tallies[visit.player].counts["checkout_darts"] += 1
         game.dart(bed)
+        self._count_awards()
         self.moment += 1
         visit.darts.append(bed.notation)
         if len(visit.darts) == DARTS_PER_VISIT:
@@ -194,8 +195,19 @@ class _Walker:
 
     def end_visit(self) -> None:
         self.game.end_visit()
+        self._count_awards()
         if self.visit is not None:
             self._close(self.visit)
+
+    def _count_awards(self) -> None:
+        """Count the awards of the visit the last event settled (closed it, or
+        ended the game on it), as the engine finds them (``Game.awarded``)."""
+        awarded = self.game.awarded
+        if awarded is None:
+            return
+        counts = self.tallies[awarded.player].counts
+        for award in awarded.awards:
+            counts[award_column(award)] += 1
 
     def finish(self) -> Walk:
         """The walk's figures, once every event is pushed."""

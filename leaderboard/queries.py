@@ -25,6 +25,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import Session
 
 from engine import X01, game_class, game_ids
+from engine.awards import Award
 from leaderboard.api_models import (
     ROW_MODELS,
     AveragePoint,
@@ -42,7 +43,7 @@ from leaderboard.api_models import (
     Row,
     VisitBreakdown,
 )
-from leaderboard.figures import Aggregate, Figure, row_figures
+from leaderboard.figures import Aggregate, Figure, award_column, row_figures
 from leaderboard.models import (
     Player,
     PlayerRating,
@@ -353,6 +354,12 @@ def _average(game: str, figures: PlayerFigures) -> float | None:
     return _per(getattr(figures, average.figure), figures.darts, 3)
 
 
+def _awards(figures: Any) -> dict[str, int]:
+    """A row's award counts by id, the awards thrown only, in the awards' order."""
+    counts = ((str(award), int(getattr(figures, award_column(award)) or 0)) for award in Award)
+    return {award: count for award, count in counts if count}
+
+
 def _rank_of(session: Session, game: str, ordinal: float) -> int:
     """A player's place in the game's all-time table: one more than the
     players rated higher."""
@@ -378,7 +385,9 @@ def player_card(session: Session, name: str, venue: str | None = None) -> Player
     for game in games:
         (figures,) = _all_time(session, game, player=player.id)
         rank = _rank_of(session, game, float(figures.rating))
-        stats.append(PlayerGameStats(game=game, row=_row(game, rank, figures)))
+        stats.append(
+            PlayerGameStats(game=game, row=_row(game, rank, figures), awards=_awards(figures))
+        )
     history = [
         RatingPoint(game=game, at=at, rating=round(ordinal, 2))
         for game, at, ordinal in session.execute(
@@ -534,29 +543,38 @@ def _record(
     )
 
 
-def _most_180s(session: Session, condition: ColumnElement[bool] | None) -> RecordEntry | None:
-    """Who threw the most 180s in the period, with their latest such game."""
+def _most(
+    session: Session,
+    column: str,
+    label: str,
+    condition: ColumnElement[bool] | None,
+    game: str | None = None,
+) -> RecordEntry | None:
+    """Who had the most of the count ``column`` in the period (in ``game``,
+    or in any game), with their latest game that had one; people's only."""
     figures = PlayerFigures
-    count_180 = figures.figure("count_180")
-    where = [figures.game == X01.id, count_180 > 0, figures.cpu_level.is_(None)]
+    count = figures.figure(column)
+    where = [count > 0, figures.cpu_level.is_(None)]
+    if game is not None:
+        where.append(figures.game == game)
     if condition is not None:
         where.append(condition)
     who = func.coalesce(figures.player_id, -figures.id)
     totals = session.execute(
         select(
             who.label("who"),
-            func.sum(count_180).label("total"),
+            func.sum(count).label("total"),
             func.max(figures.finished_at).label("at"),
         )
         .where(*where)
         .group_by(who)
-        .order_by(func.sum(count_180).desc(), func.max(figures.finished_at))
+        .order_by(func.sum(count).desc(), func.max(figures.finished_at))
         .limit(1)
     ).first()
     if totals is None:
         return None
     latest = session.execute(
-        select(func.coalesce(Player.name, figures.name), Result.result_id)
+        select(func.coalesce(Player.name, figures.name), Result.result_id, figures.game)
         .select_from(figures)
         .join(Result, Result.id == figures.result_pk)
         .outerjoin(Player, Player.id == figures.player_id)
@@ -564,8 +582,8 @@ def _most_180s(session: Session, condition: ColumnElement[bool] | None) -> Recor
         .limit(1)
     ).one()
     return RecordEntry(
-        game=X01.id,
-        label="most 180s",
+        game=latest[2],
+        label=label,
         player=latest[0],
         value=float(totals.total),
         result_id=latest[1],
@@ -573,12 +591,22 @@ def _most_180s(session: Session, condition: ColumnElement[bool] | None) -> Recor
     )
 
 
+def _most_awards(session: Session, condition: ColumnElement[bool] | None) -> list[RecordEntry]:
+    """For each award thrown in the period, who threw it most often."""
+    found = []
+    for award in Award:
+        entry = _most(session, award_column(award), award.label, condition)
+        if entry is not None:
+            found.append(entry.model_copy(update={"award": str(award)}))
+    return found
+
+
 def records(
     session: Session, period: Period, venue: str | None = None, now: float | None = None
 ) -> Records:
     """The period's records: the highest X01 checkout, the best leg (fewest
-    darts), the most 180s, and each game's best highlight in one result;
-    people's only (a computer player's line is in none)."""
+    darts), the most 180s, each game's best highlight in one result, and who
+    threw each award most often; people's only (a computer player's line is in none)."""
     condition = _in_period(
         session, period, venue, now, PlayerFigures.finished_at, PlayerFigures.venue_id
     )
@@ -608,8 +636,9 @@ def records(
         best_leg=_record(
             session, X01.id, "best leg", figures.figure("leg_darts"), False, condition
         ),
-        most_180s=_most_180s(session, condition),
+        most_180s=_most(session, "count_180", "most 180s", condition, X01.id),
         highlights=highlights,
+        most_awards=_most_awards(session, condition),
     )
 
 

@@ -400,6 +400,7 @@
     if (!event) {
       return;
     }
+    onAwardEvent(event);
     if (event.type === "leg_won" && Array.isArray(event.legs_won)) {
       const inSet = event.legs_won.reduce(function (sum, legs) { return sum + legs; }, 0);
       const words = event.match_won ? "Game shot, and the match"
@@ -412,6 +413,72 @@
       showBanner(sideName(event.player, null) + " wins the bull", "and throws first", { cork: true });
     } else if (event.type === "leg_started" && banner && !banner.cork) {
       hideBanner();
+    }
+  }
+
+  // --- an award: "TON 80!" when its event arrives (a visit's awards together)
+  const awardBox = $("award");
+  let awardTitles = {};
+  try {
+    awardTitles = JSON.parse(root.dataset.awards || "{}");
+  } catch (error) {
+    awardTitles = {};
+  }
+  let shownAward = null; // {player, darts, at, titles} of the award on show
+  let awardTimer = null;
+  const AWARD_SECONDS = 8;
+
+  function awardTitle(award) {
+    if (awardTitles[award]) {
+      return awardTitles[award];
+    }
+    const marks = /^([1-9])-mark$/.exec(award);
+    return marks ? marks[1] + " MARKS" : String(award).replace(/[-_]/g, " ").toUpperCase();
+  }
+
+  function hideAward() {
+    awardBox.hidden = true;
+    shownAward = null;
+    if (awardTimer !== null) {
+      clearTimeout(awardTimer);
+      awardTimer = null;
+    }
+  }
+
+  function showAward(event) {
+    const darts = Array.isArray(event.darts) ? event.darts.join(" ") : "";
+    const title = awardTitle(event.award);
+    const same = shownAward && shownAward.player === event.player && shownAward.darts === darts
+      && Math.abs((event.at || 0) - shownAward.at) < 1;
+    if (same) {
+      if (shownAward.titles.indexOf(title) < 0) {
+        shownAward.titles.push(title);
+      }
+    } else {
+      shownAward = { player: event.player, darts: darts, at: event.at || 0, titles: [title] };
+    }
+    const name = event.name || sideName(event.player, null);
+    const figure = typeof event.points === "number" ? " · " + event.points
+      : typeof event.marks === "number" ? " · " + event.marks + " marks" : "";
+    $("award-title").textContent = shownAward.titles.join(" + ");
+    $("award-detail").textContent = name + " · " + darts + figure;
+    awardBox.hidden = false;
+    awardBox.classList.remove("award-pop");
+    void awardBox.offsetWidth; // restart the animation
+    awardBox.classList.add("award-pop");
+    if (awardTimer !== null) {
+      clearTimeout(awardTimer);
+    }
+    awardTimer = setTimeout(hideAward, AWARD_SECONDS * 1000);
+  }
+
+  function onAwardEvent(event) { // the next visit's first dart takes the award away
+    if (event.type === "award" && event.award) {
+      showAward(event);
+    } else if (event.type === "dart" && shownAward && (event.at || 0) > shownAward.at) {
+      hideAward();
+    } else if (event.type === "game_started") {
+      hideAward();
     }
   }
 

@@ -8,6 +8,7 @@ with the paired device's token; reading needs none."""
 
 from __future__ import annotations
 
+import json
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Request
@@ -20,9 +21,17 @@ from leaderboard.live_hub import LiveHub
 from leaderboard.web.board_views import dartboard_svg, scoreboard_html
 from leaderboard.web.dependencies import HubDep, PlainTextSchema, plain_text
 from leaderboard.web.pages import TEMPLATES
+from mqtt_contract.award_words import AWARD_ORDER, award_title
 from mqtt_contract.scoreboard import leg_ordinal
 
-__all__ = ["STARTS_WORDS", "BoardInPath", "board_now", "match_choices", "router"]
+__all__ = [
+    "STARTS_WORDS",
+    "BoardInPath",
+    "award_titles",
+    "board_now",
+    "match_choices",
+    "router",
+]
 
 router = APIRouter(include_in_schema=False)
 
@@ -60,6 +69,12 @@ def match_choices() -> dict[str, object]:
     }
 
 
+def award_titles() -> str:
+    """Every award's name by id as JSON (``{"ton-80": "TON 80!", ...}``): board.js
+    names an ``award`` event with it, as the display does."""
+    return json.dumps({award: award_title(award) for award in AWARD_ORDER})
+
+
 def _unheard(board: str) -> LiveBoard:
     """A board the service has no state of yet: shown as unknown, the page waits for it."""
     return LiveBoard(board=board, venue="", availability="unknown", state=None)
@@ -81,6 +96,7 @@ async def board_page(request: Request, hub: HubDep, board: BoardInPath) -> HTMLR
         "scoreboard": scoreboard_html(known or _unheard(board)),
         "dartboard": dartboard_svg(),
         "match_choices": match_choices(),
+        "award_titles": award_titles(),
     }
     status = 200 if known is not None else 404
     return _no_store(TEMPLATES.TemplateResponse(request, "board.html", context, status))

@@ -33,6 +33,7 @@ from leaderboard.web.dependencies import (
 )
 from leaderboard.web.jinja_setup import templates_environment
 from mqtt_contract import cpu_label
+from mqtt_contract.award_words import award_title
 
 __all__ = ["TEMPLATES", "board_columns", "router"]
 
@@ -79,6 +80,7 @@ def _environment() -> Environment:
     environment.filters["number"] = number
     environment.filters["player_label"] = player_label
     environment.filters["player_labels"] = player_labels
+    environment.filters["award_title"] = award_title
     return environment
 
 

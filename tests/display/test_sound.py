@@ -126,6 +126,9 @@ PEG = "S1 S1 S2 S1"
 
 # (id, game, options, tokens, event type in the last token's events, cues)
 SESSION_CASES: list[tuple[str, str, Mapping[str, Any], str, str, list[str]]] = [
+    ("award ton 80", "x01", X01_301, "T20 T20 T20", "award", ["one_eighty"]),
+    ("award hat trick", "x01", X01_301, "SB DB SB", "award", ["hat_trick"]),
+    ("award white horse", "cricket", {}, "T20 T19 T18", "award", ["white_horse"]),
     ("dart single", "x01", X01_301, "S20", "dart", ["single"]),
     ("dart double", "x01", X01_301, "D16", "dart", ["double"]),
     ("dart triple", "x01", X01_301, "T19", "dart", ["triple"]),
@@ -351,7 +354,7 @@ def test_cues_come_from_the_events_alone() -> None:
         [],
         ["single"],
         ["single"],
-        ["single", "takeout"],
+        ["single", "three_in_a_bed"],  # S1 S1 S1: the award's cue before the takeout
         [],
         ["triple"],
         ["triple"],
@@ -360,14 +363,14 @@ def test_cues_come_from_the_events_alone() -> None:
         # back his T18, his S17 ends the visit; Ann's S18 T18 close 18
         ["triple", "close"],
         ["single"],
-        ["single", "takeout"],
+        ["single", "marks_5"],  # T20 S20 S19: a 5-mark visit
         [],
         ["triple", "close"],
         ["triple"],
-        ["triple", "close"],
+        ["triple", "marks_9"],  # T19 T19 T18: 9 marks, before the close
         [],
         ["player_change"],
-        ["single", "takeout"],
+        ["single", "marks_7"],  # T19 T19 S17 after the undo: 7 marks
         [],
         ["single"],
         ["triple", "close"],
@@ -470,7 +473,7 @@ def test_visit_points() -> None:
 def test_collapse_batches() -> None:
     steps = play("x01", "T20 T20 T20 NEXT S1 S1 S1 NEXT T20 T20", X01_301)
     assert collapse(steps[2].cues()) == ["triple", "one_eighty"]
-    assert collapse(steps[6].cues()) == ["single", "takeout"]
+    assert collapse(steps[6].cues()) == ["single", "three_in_a_bed"]  # S1 S1 S1
     assert collapse(steps[-1].cues()) == ["triple", "bust"]
     assert collapse(last("x01", "S1 NEXT", X01_301).cues()) == ["player_change"]
     assert collapse(last("x01", X01_WIN, X01_301).cues()) == ["double", "game_shot"]

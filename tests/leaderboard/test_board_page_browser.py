@@ -605,3 +605,46 @@ def test_the_set_up_panel_sends_a_match_format(
         assert str(command.match.format()) == "first to 2 sets of 3 legs"
         expect(page.locator("#status")).to_have_text("New game: done")
         assert watched.errors == []
+
+
+def award_event(award: str, at: float, **more: Any) -> dict[str, Any]:
+    """Ann's award event of the visit T20 T20 T20 (docs/mqtt.md's ``award``)."""
+    return {"type": "award", "at": at, "award": award, "player": 0, "name": "Ann",
+            "darts": ["T20", "T20", "T20"], "points": 180, **more}  # fmt: skip
+
+
+@pytest.mark.parametrize("screen", SCREENS)
+def test_an_award_pops_up_when_its_event_arrives_and_the_next_visit_takes_it_away(
+    browser: Browser, server: AppServer, standin: BoardApiStandIn, screen: tuple[int, int]
+) -> None:
+    """The award events of one visit (a Ton 80 and Three in a Bed) make one
+    banner a screen reader reads out (aria-live), the names as the display
+    says them; the next visit's first dart takes it away."""
+    show(server, standin, x01_after(["T20", "T20"], 181))
+    with watched_page(browser, *screen) as watched:
+        page = open_board(watched, server)
+        award = page.locator("#award")
+        expect(award).to_be_hidden()
+        expect(award).to_have_attribute("aria-live", "assertive")
+        expect(award).to_have_attribute("role", "status")
+
+        board_event(server, standin, award_event("ton-80", 1767225700.0))
+        board_event(server, standin, award_event("three-in-a-bed", 1767225700.0))
+        expect(award).to_be_visible(timeout=SEEN_WITHIN_MS)
+        expect(page.locator("#award-title")).to_have_text(
+            "TON 80! + THREE IN A BED", timeout=SEEN_WITHIN_MS
+        )
+        expect(page.locator("#award-detail")).to_have_text("Ann · T20 T20 T20 · 180")
+        assert_fits(page, screen[0])
+
+        # Robo's first dart: the award goes
+        board_event(server, standin, {"type": "dart", "at": 1767225710.0, "player": 1,
+                                      "segment": "S20", "scored": True})  # fmt: skip
+        expect(award).to_be_hidden(timeout=SEEN_WITHIN_MS)
+
+        # a cricket visit's marks: "7 MARKS", its marks said
+        marks = award_event("7-mark", 1767225720.0, points=None, marks=7)
+        board_event(server, standin, {**marks, "darts": ["T20", "T19", "S18"]})
+        expect(page.locator("#award-title")).to_have_text("7 MARKS", timeout=SEEN_WITHIN_MS)
+        expect(page.locator("#award-detail")).to_have_text("Ann · T20 T19 S18 · 7 marks")
+        assert watched.errors == []

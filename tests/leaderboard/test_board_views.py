@@ -32,6 +32,7 @@ from mqtt_contract import StateView
 from tests.goldens import iter_cases
 from tests.leaderboard.board_states import live_board_state
 from tests.leaderboard.html_tree import Element, parse_html
+from tests.leaderboard.result_documents import play_session
 
 CPU = {"Bob": 6}
 
@@ -263,3 +264,31 @@ def test_the_numbers_go_round_in_the_board_s_order() -> None:
     assert [int(t.text) for t in texts] == list(BOARD_GEOMETRY.numbers)
     top = texts[0]
     assert math.isclose(float(top.attrs["x"]), 0.0, abs_tol=0.01) and float(top.attrs["y"]) < 0
+
+
+def test_the_last_visit_line_names_its_awards() -> None:
+    """The state's ``last_visit.awards`` (T20 T20 T20 played through the
+    daemon's session): the scoreboard's last-visit line says TON 80!, so a
+    page opened after the award's event still shows it."""
+    state = play_session("x01", ["T20 T20 T20"], options={"start": 501}).state()
+    assert state["last_visit"]["awards"] == ["ton-80"]
+    (line,) = scoreboard(state).by_class("bv-last")
+    assert line.text == "Last visit: Ann: T20 T20 T20 (180) · TON 80!"
+    state["last_visit"]["awards"] = []
+    (line,) = scoreboard(state).by_class("bv-last")
+    assert line.text == "Last visit: Ann: T20 T20 T20 (180)"
+
+
+def test_the_visit_that_ended_the_game_shows_its_awards_on_the_scoreboard_and_the_card() -> None:
+    """Ann's 121 out (T20 T7 D20, a Low Ton) ends the game: it stays the visit
+    on the board, its awards the state's ``visit_awards``."""
+    moves = ["T20 T20 T20", "S20 S5 S1", "T20 T7 D20"]
+    state = play_session("x01", moves, options={"start": 301}).state()
+    assert state["visit"] == ["T20", "T7", "D20"] and state["visit_awards"] == ["low-ton"]
+    (awards,) = scoreboard(state).by_class("bv-visit-awards")
+    assert awards.text == "LOW TON"
+    card = parse_html(str(board_card_html(live(state))))
+    (award,) = card.by_class("award")
+    assert award.text == "LOW TON"
+    state["visit_awards"] = []
+    assert not scoreboard(state).by_class("bv-visit-awards")

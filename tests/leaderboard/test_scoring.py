@@ -101,6 +101,8 @@ def test_an_x01_game_with_a_180_a_bust_and_a_100_checkout() -> None:
             count_140=0,
             count_180=1,
             legs_won=1,  # a single game is a match of one leg
+            award_ton_80=1,  # T20 T20 T20
+            award_low_ton=1,  # the T20 D20 out (the bust visit earns nothing)
         ),
     )
     assert bob == PlayerLine(
@@ -118,6 +120,7 @@ def test_an_x01_game_with_a_180_a_bust_and_a_100_checkout() -> None:
             first9_darts=9,
             count_140=1,  # 171
             legs_lost=1,
+            award_three_in_a_bed=3,  # S20 x3, S5 x3, T19 x3 (a bed before a High Ton)
         ),
     )
     assert scored.visits == (
@@ -177,7 +180,15 @@ def test_a_cricket_game_counts_scoring_marks_and_not_dead_ones() -> None:
         placement=1,
         darts=10,
         highlight=9.0,  # her best visit: 9 marks
-        figures=line_figures(marks=25, count_7_marks=2, count_9_marks=1, legs_won=1),
+        figures=line_figures(
+            marks=25,
+            count_7_marks=2,
+            count_9_marks=1,
+            legs_won=1,
+            award_7_mark=1,  # T20 T20 S19
+            award_white_horse=1,  # T19 T18 T17: the horse before its 9 marks
+            award_8_mark=1,  # T16 T15 DB
+        ),
     )  # and X01's figures stay empty
     assert bob == PlayerLine(
         index=1,
@@ -188,7 +199,7 @@ def test_a_cricket_game_counts_scoring_marks_and_not_dead_ones() -> None:
         placement=2,
         darts=9,
         highlight=5.0,
-        figures=line_figures(marks=9, count_5_marks=1, legs_lost=1),
+        figures=line_figures(marks=9, count_5_marks=1, legs_lost=1, award_5_mark=1),
     )
     assert [(v.player, v.points, v.marks, v.score_after) for v in scored.visits] == [
         (0, 60, 7, 60),

@@ -16,7 +16,7 @@ from sqlalchemy import func, select, text
 
 from leaderboard import queries
 from leaderboard.database import Database, DatabaseUrlError, default_url, head_revision
-from leaderboard.figures import LINE_FIGURES, Aggregate
+from leaderboard.figures import AWARD_FIGURES, LINE_FIGURES, Aggregate
 from leaderboard.models import Player, Rating, Rejected, Result, ResultPlayer
 from leaderboard.store import MAX_RESULT_BYTES, ingest, ingest_many
 from leaderboard.venues import VenueMap
@@ -131,6 +131,7 @@ def test_upgrading_a_database_keeps_its_results_and_counts_their_totals(
             )
         )
         added_later = {"legs_won", "legs_lost"}  # migration 0009's
+        added_later |= {figure.name for figure in AWARD_FIGURES}  # migration 0013's
         figures = [
             str(f.column)
             for f in LINE_FIGURES

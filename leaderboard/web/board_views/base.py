@@ -15,6 +15,7 @@ from engine import EngineError
 from engine.beds import Bed
 from leaderboard.web.board_views.match import match_banners, match_turn_text
 from mqtt_contract import Phase, PlayerView, StateView
+from mqtt_contract.award_words import award_title, ranked_awards
 from mqtt_contract.scoreboard import is_winner, player_label, short_name
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "points_of",
     "seats",
     "turn_text",
+    "visit_awards_text",
     "visit_on_board",
 ]
 
@@ -159,13 +161,29 @@ def turn_text(state: StateView) -> str:
     return f"{name} to throw"
 
 
+def visit_awards_text(state: StateView) -> str:
+    """The awards of the visit on the board (:func:`visit_on_board`), named as
+    every screen names them, the headline first (``TON 80!``); ``""`` for none:
+    the visit that ended the game (``visit_awards``), or in takeout and once
+    finished the visit just thrown (``last_visit.awards``)."""
+    awards: tuple[str, ...] = ()
+    if state.visit:
+        awards = state.visit_awards
+    elif state.last_visit is not None and state.phase in (Phase.TAKEOUT, Phase.FINISHED):
+        awards = state.last_visit.awards
+    return " + ".join(award_title(award) for award in ranked_awards(awards))
+
+
 def last_visit_text(state: StateView) -> str | None:
-    """The visit that ended last: ``Ann: T20 T20 S5 (105)``, a bust said so."""
+    """The visit that ended last: ``Ann: T20 T20 S5 (105)``, a bust said so,
+    its awards after it (``Ann: T20 T20 T20 (180) · TON 80!``)."""
     last = state.last_visit
     if last is None or not last.darts or last.player is None:
         return None
     total = "bust" if last.visit_over == "bust" else str(points_of(last.darts))
-    return f"{player_label(state, last.player)}: {' '.join(last.darts)} ({total})"
+    text = f"{player_label(state, last.player)}: {' '.join(last.darts)} ({total})"
+    awards = " + ".join(award_title(award) for award in ranked_awards(last.awards))
+    return f"{text} · {awards}" if awards else text
 
 
 @dataclass(frozen=True)

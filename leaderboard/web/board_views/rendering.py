@@ -16,6 +16,7 @@ from leaderboard.web.board_views.base import (
     last_visit_text,
     seats,
     turn_text,
+    visit_awards_text,
     visit_on_board,
 )
 from leaderboard.web.board_views.match import call_panel, match_panel
@@ -48,6 +49,7 @@ def board_context(board: LiveBoard) -> dict[str, Any]:
         "visit": darts,
         "visit_player": visit_player,
         "visit_total": sum(dart.points for dart in darts),
+        "visit_awards": visit_awards_text(state),
         "last_visit": last_visit_text(state),
         "match": match_panel(state) if playing else None,
         "call": call_panel(state, name),
