@@ -379,12 +379,12 @@ def _match_document(
             }
         )
     sets = match.sets_won()
-    played: dict[str, Any] = {
-        "match_format": MatchPlay.of(replace(match.format, decider=match.decider_rule)).to_json(),
-        "match_id": game_key or result_id,
-        "legs": legs,
-        "legs_won": list(match.legs_won()),
-    }
+    played: dict[str, Any] = dict(  # keywords: the key "legs" is a game's id too
+        match_format=MatchPlay.of(replace(match.format, decider=match.decider_rule)).to_json(),
+        match_id=game_key or result_id,
+        legs=legs,
+        legs_won=list(match.legs_won()),
+    )
     if sets is not None:
         played["sets_won"] = list(sets)
     return _document(

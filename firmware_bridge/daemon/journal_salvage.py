@@ -48,6 +48,7 @@ from firmware_bridge.daemon.journal import (
     schema_version_of,
 )
 from firmware_bridge.daemon.journal.totals import BOOKS_TABLES, rebuild_books
+from mqtt_contract.result_payload import ResultDocument, ResultLeg
 
 __all__ = [
     "DAMAGED_MARK",
@@ -676,7 +677,8 @@ def _events_from_result(
         else:
             match_format = MatchFormat.from_json(json.loads(setup.match))
             played = Match(setup.game, players, options, teams, format=match_format)
-            tokens = list(_match_tokens(played, result["legs"]))
+            legs = ResultDocument.read(result).legs  # read as the contract says
+            tokens = list(_match_tokens(played, legs or ()))
             finished = played.is_finished
     except (ValueError, TypeError, KeyError, EngineError):
         return None
@@ -686,7 +688,7 @@ def _events_from_result(
     return [(seq, token, at) for seq, token in enumerate(tokens, start=1)]
 
 
-def _match_tokens(played: Match, legs: Sequence[dict[str, Any]]) -> Iterator[str]:
+def _match_tokens(played: Match, legs: Sequence[ResultLeg]) -> Iterator[str]:
     """A match's tokens from its result's legs: each leg's log to its finish
     and a NEXT after it. A result keeps no cork darts: a leg a cork decided
     gets one thrown again as the leg's starter's bull against the others' misses."""
@@ -695,10 +697,10 @@ def _match_tokens(played: Match, legs: Sequence[dict[str, Any]]) -> Iterator[str
             played.push(END_VISIT)
             yield str(END_VISIT)
         while (thrower := played.cork_thrower) is not None:
-            cork_dart = Bed(25, 2) if thrower == int(leg["starter"]) else MISS
+            cork_dart = Bed(25, 2) if thrower == leg.starter else MISS
             played.push(cork_dart)
             yield cork_dart.notation
-        yield from _tokens_to_finish(played, str(leg["log"]))
+        yield from _tokens_to_finish(played, leg.log)
 
 
 def _tokens_to_finish(target: Game | Match, log: str) -> Iterator[str]:
