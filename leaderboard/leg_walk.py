@@ -137,6 +137,7 @@ class _Walker:
         self.cricket = _is_cricket(game)
         self.cut_throat = isinstance(game, Cricket) and game.options["mode"] == "cut-throat"
         self.out_rule = str(game.options["out"]) if self.x01 else ""
+        self.bull_rule = str(game.options.get("bull", "split"))
         count = len(game.lineup.players)
         self.tallies = [_Tally() for _ in range(count)]
         self.visits: list[VisitLine] = []
@@ -182,7 +183,10 @@ class _Walker:
         if live:
             visit.live_darts += 1
             visit.total += bed.points
-            if self.x01 and checkout(game.score(visit.player), 1, self.out_rule) is not None:
+            if (
+                self.x01
+                and checkout(game.score(visit.player), 1, self.out_rule, self.bull_rule) is not None
+            ):
                 self.tallies[visit.player].counts["checkout_darts"] += 1
         game.dart(bed)
         self.moment += 1

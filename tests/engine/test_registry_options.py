@@ -79,6 +79,7 @@ def test_defaults_apply_when_no_options_are_given() -> None:
         "start": 501,
         "in": "straight",
         "out": "double",
+        "bull": "split",
         "rounds": 0,
         "checkout_sigma_mm": "none",
     }
@@ -92,6 +93,7 @@ def test_defaults_fill_the_options_not_given() -> None:
         "start": 301,
         "in": "straight",
         "out": "double",
+        "bull": "split",
         "rounds": 0,
         "checkout_sigma_mm": "none",
     }
@@ -117,6 +119,7 @@ def test_several_options_from_text_like_the_command_line() -> None:
         "start": 701,
         "in": "double",
         "out": "master",
+        "bull": "split",
         "rounds": 0,
         "checkout_sigma_mm": "none",
     }
