@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from display.scenes.base import State
 from display.scenes.count_up import RoundsScene, rounds_of
 from display.scenes.registry import register_scene
-from engine.games.cricket import MARKS_KEYS
+from engine.games.cricket_count_up import TARGETS_SHOWN
 from mqtt_contract import PlayerView
 
 __all__ = ["CricketCountUpScene"]
@@ -37,6 +37,6 @@ class CricketCountUpScene(RoundsScene):
         current = state.current_player
         marks = dict(_player(state, current).target_marks) if current is not None else {}
         shown = "  ".join(
-            f"{'Bull' if key == 'bull' else key}:{marks.get(key, 0)}" for key in MARKS_KEYS
+            f"{'Bull' if key == 'bull' else key}:{marks.get(key, 0)}" for key in TARGETS_SHOWN
         )
         return f"Round {state.round or 1}: T 3 marks, D 2, S 1, SB 1, DB 2  ·  {shown}"

@@ -20,7 +20,10 @@ from engine.options import Option
 from engine.registry import register
 from engine.schema_parts import NON_NEGATIVE_INT, NON_NEGATIVE_NUMBER, every_player
 
-__all__ = ["CricketCountUp", "count_up_marks"]
+__all__ = ["TARGETS_SHOWN", "CricketCountUp", "count_up_marks"]
+
+TARGETS_SHOWN = (*reversed(MARKS_KEYS[:-1]), MARKS_KEYS[-1])
+"""The ``target_marks`` keys as a cricket board lists them: 20 down to 15, the bull."""
 
 CRICKET_COUNT_UP_PLAYER_SCHEMA: dict[str, Any] = {
     "properties": {
