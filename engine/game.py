@@ -120,6 +120,10 @@ class Game:
     stat_latest: ClassVar[frozenset[str]] = frozenset()
     """The statistics that are a measure at the end of a leg (a skill
     estimate): a match's is its last leg's that has one."""
+    ranked_by_average: ClassVar[bool] = False
+    """Whether the leaderboard ranks the game's players by its :attr:`average`
+    (a practice: Count-Up's points per dart, Cricket Count-Up's MPR) rather
+    than by the rating of their wins."""
     calls_visit_points: ClassVar[bool] = False
     """Whether the caller says each visit's points ("one hundred and forty"),
     as in the 01 games."""

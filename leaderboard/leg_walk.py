@@ -135,6 +135,7 @@ class _Walker:
         self.game = game
         self.x01 = _is_x01(game)
         self.cricket = _is_cricket(game)
+        self.counts_points = game.family is Family.POINTS
         self.cut_throat = isinstance(game, Cricket) and game.options["mode"] == "cut-throat"
         self.out_rule = str(game.options["out"]) if self.x01 else ""
         self.bull_rule = str(game.options.get("bull", "split"))
@@ -229,6 +230,8 @@ class _Walker:
             )
         else:
             points = score_after - visit.score_before
+        if self.counts_points:
+            tally.counts["points"] += points
         if self.cricket:
             counts = tally.counts
             counts["marks"] += marks

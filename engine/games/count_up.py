@@ -70,6 +70,7 @@ class CountUp(Game):
     average = THREE_DART_AVERAGE
     family = Family.POINTS
     round_limit_option = "rounds"
+    ranked_by_average = True
     calls_visit_points = True
     stat_ratios: ClassVar[Mapping[str, tuple[str, str, float]]] = {
         "points_per_dart": ("points", "darts", 1),

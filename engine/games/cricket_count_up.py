@@ -64,6 +64,7 @@ class CricketCountUp(MarksGame):
     name = "Cricket Count-Up"
     summary = "Eight rounds of marks on 15-20 and the bull; the most marks win."
     round_limit_option = "rounds"
+    ranked_by_average = True
     state_schema: ClassVar[dict[str, Any]] = every_player(
         {"$ref": "#/$defs/cricket_count_up_player"}
     )
