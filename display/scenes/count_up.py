@@ -81,11 +81,14 @@ class RoundsScene(SideRowsScene):
         middle = pygame.Rect(label.right + pad, row.y, total.x - label.right - 2 * pad, row.height)
         return label, split(middle, max(columns, 1), layout.px(4))[:columns], total
 
-    def cell_rect(self, layout: Layout, state: State, side: int, round_number: int) -> pygame.Rect:
-        """Where side ``side``'s score of round ``round_number`` is written in a
-        window of ``layout`` (an empty rect when there is no such cell)."""
+    def cell_rect(
+        self, layout: Layout, main: pygame.Rect, state: State, side: int, round_number: int
+    ) -> pygame.Rect:
+        """Where side ``side``'s score of round ``round_number`` is written when
+        the body is drawn in ``main`` (the scene's main region; an empty rect
+        when there is no such cell)."""
         rounds = rounds_of(state)
-        _, _, rows, _ = self.grid_rects(layout, self.regions(layout)["main"], state)
+        _, _, rows, _ = self.grid_rects(layout, main, state)
         if not 1 <= round_number <= rounds or not 0 <= side < len(rows):
             return pygame.Rect(0, 0, 0, 0)
         _, cells, _ = self.column_rects(layout, rows[side], rounds)

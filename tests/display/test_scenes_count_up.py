@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import pygame
 import pytest
 
 from display.layout import Layout
@@ -41,6 +42,13 @@ def cricket_count_up(
     darts: tuple[str, ...] = (), log: str = CRICKET_LOG, **kw: Any
 ) -> dict[str, Any]:
     return state_of("cricket-count-up", log, darts, **kw)
+
+
+def cell_of(scene: CountUpScene, state: dict[str, Any], side: int, number: int) -> pygame.Rect:
+    """Where the scene writes ``side``'s score of round ``number``."""
+    layout = Layout(*SIZE)
+    main = scene.regions(layout)["main"]
+    return scene.cell_rect(layout, main, StateView.from_json(state), side, number)
 
 
 GAMES: dict[str, tuple[type[Scene], Callable[..., dict[str, Any]]]] = {
@@ -81,14 +89,14 @@ def test_count_up_shows_each_round_the_total_and_the_ppd() -> None:
     assert "160" in shown and "21" in shown
     assert "PPD 53.33" in shown and "PPD 7.00" in shown
     assert any("fat bull" in text for text in shown)
-    cell = CountUpScene().cell_rect(Layout(*SIZE), StateView.from_json(state), 0, 1)
+    cell = cell_of(CountUpScene(), state, 0, 1)
     assert "160" in texts_in(layout, cell.inflate(4, 4))
 
 
 def test_count_up_round_cell_changes_when_a_dart_scores() -> None:
     scene = CountUpScene()
     before, after = count_up(), count_up(("T20",))
-    cell = scene.cell_rect(Layout(*SIZE), StateView.from_json(after), 0, 2)
+    cell = cell_of(scene, after, 0, 2)
     image_before, _ = render(before)
     image_after, layout = render(after)
     assert pixels(image_before, cell) != pixels(image_after, cell)
