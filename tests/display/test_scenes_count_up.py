@@ -122,3 +122,12 @@ def test_a_finished_game_says_final() -> None:
     log = "T20 T20 T20\nM M M\n"
     _, layout = render(count_up(log=log, options={"rounds": 1}))
     assert "Final" in texts(layout)
+
+
+def test_the_visit_boxes_count_the_fat_bull_as_fifty() -> None:
+    _, layout = render(count_up(("SB",)))
+    shown = texts(layout)
+    assert shown[shown.index("SB") + 1] == "50"
+    _, layout = render(count_up(("SB",), options={"bull": "split"}))
+    shown = texts(layout)
+    assert shown[shown.index("SB") + 1] == "25"
