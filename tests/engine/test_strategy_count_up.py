@@ -31,3 +31,17 @@ def test_both_play_to_a_finish_and_the_stronger_wins_more() -> None:
         result = simulate(game, [9, 2], games=20, seed=4)
         assert result.unfinished == 0, game
         assert result.bots[0].win_rate > 0.8, game
+
+
+def test_the_x01_bot_plays_the_fat_bull_as_the_double_bull() -> None:
+    """With the fat bull the whole bull is the double bull: a wide thrower on
+    50 aims at it to finish (with the split bull its aim is the outer bull,
+    25, a setup); on 25 the fat bull would bust, so the bot never aims at it."""
+    fat, split = {"start": 301, "bull": "fat"}, {"start": 301}
+    to_50 = ["T20", "T20", "T20", "N", "M", "N", "T20", "S11", "M", "N", "M", "N"]
+    assert played("x01", to_50, options=fat).state()["players"][0]["score"] == 50
+    assert aimed_bed(played("x01", to_50, options=fat), WIDE) == "DB"
+    assert aimed_bed(played("x01", to_50, options=split), WIDE) == "SB"
+    to_25 = ["T20", "T20", "T20", "N", "M", "N", "T20", "S20", "S16", "N", "M", "N"]
+    assert played("x01", to_25, options=fat).state()["players"][0]["score"] == 25
+    assert aimed_bed(played("x01", to_25, options=fat), TIGHT) not in ("SB", "DB")
