@@ -35,6 +35,8 @@ GAME_IDS = (
     "english-cricket",
     "domino-cribbage",
     "skill-test",
+    "count-up",
+    "cricket-count-up",
 )
 
 # ----------------------------------------------------------------- registry
