@@ -17,6 +17,7 @@ __all__ = [
     "ROW_MODELS",
     "AveragePoint",
     "CommandTaken",
+    "CountUpRow",
     "CpuLevel",
     "CpuPlayers",
     "CricketRow",
@@ -40,6 +41,7 @@ __all__ = [
     "ResultPlayer",
     "ResultSummary",
     "Row",
+    "SoftTipRatingCard",
     "VisitBreakdown",
     "X01Row",
 ]
@@ -91,7 +93,7 @@ if TYPE_CHECKING:
     """To a type checker every row is a :class:`LeaderboardRow` (the figures are
     made at import, read by name)."""
 else:
-    Row = X01Row | CricketRow | LeaderboardRow
+    Row = X01Row | CricketRow | CountUpRow | LeaderboardRow
     """A row of any family: the union pydantic validates, serialises and
     writes into the OpenAPI document (``anyOf``)."""
 

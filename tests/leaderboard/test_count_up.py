@@ -5,6 +5,7 @@ results stored by ingest."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -115,3 +116,35 @@ def test_the_rating_is_the_mean_of_both_figures_levels_with_its_flight() -> None
     alone = soft_tip_rating(None, 1.40)  # 2.50
     assert alone is not None and (alone.rating, alone.flight) == (2.5, "C")
     assert soft_tip_rating(None, None) is None
+
+
+def test_the_player_page_and_api_show_the_soft_tip_rating(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from leaderboard.live_hub import LiveHub
+    from leaderboard.web.app import create_app
+
+    database = Database(f"sqlite:///{tmp_path / 'leaderboard.sqlite3'}")
+    database.migrate()
+    one = {"rounds": 1}
+    store(database, result_document("count-up", ["T20 S20 M", "S5 M M"], options=one))
+    store(database, result_document("cricket-count-up", ["T20 D19 M", "M M M"], options=one))
+    with TestClient(create_app(database, LiveHub(), VENUES)) as client:
+        card = client.get("/api/players/Ann").json()
+        assert card["soft_tip_rating"] == {
+            "rating": 14.0,
+            "flight": "AA",
+            "points_per_round": 80.0,
+            "mpr": 5.0,
+        }
+        rows = client.get("/api/leaderboard", params={"game": "count-up"}).json()
+        assert [(row["player"], row["points_per_dart"]) for row in rows] == [
+            ("Ann", 26.67),
+            ("Bob", 1.67),
+        ]
+        page = client.get("/players/Ann").text
+    database.dispose()
+    assert 'class="soft-tip-rating" data-rating="14.0"' in page
+    assert "Soft-tip rating <strong>14.00</strong> (flight AA)" in page
+    assert "Count-Up 80.00 points per round and Cricket Count-Up MPR 5.00" in page
+    assert 'data-label="PPD">26.67<' in page
