@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from engine import Bed, NotationError
+from engine.x01_rules import as_scored
 
 __all__ = ["bed_of", "total_points"]
 
@@ -27,7 +28,9 @@ def bed_of(dart: object) -> Bed | None:
         return None
 
 
-def total_points(darts: Iterable[object]) -> int:
-    """The face value of ``darts`` together (``Bed.points``); a dart the
-    engine cannot read counts nothing."""
-    return sum(bed.points for bed in map(bed_of, darts) if bed is not None)
+def total_points(darts: Iterable[object], bull: object = "split") -> int:
+    """The face value of ``darts`` together (``Bed.points``), the outer bull
+    50 under the ``fat`` bull (the ``bull`` option of X01 and Count-Up); a
+    dart the engine cannot read counts nothing."""
+    rule = str(bull)
+    return sum(as_scored(bed, rule).points for bed in map(bed_of, darts) if bed is not None)

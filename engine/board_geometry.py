@@ -15,7 +15,7 @@ it, so a point computed on a wire with floating point lands by this rule.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from engine.beds import DB, MISS, SB, Bed
 
@@ -29,6 +29,7 @@ __all__ = [
     "bed_at",
     "bed_centre",
     "bed_regions",
+    "fat_bull",
     "inner_single_centre",
     "polar_point",
 ]
@@ -91,6 +92,21 @@ double ring (see docs/bots.md for the source); the inner radii keep the steel
 board's proportions (no published figure found; see docs/bots.md)."""
 
 GEOMETRIES = {"steel": STEEL, "soft": SOFT}
+
+FAT_BULL_SHARE = 0.999
+"""How much of the bull's radius :func:`fat_bull` gives the inner bull (a
+geometry's rings must rise: the outer bull keeps a hairline)."""
+
+
+def fat_bull(geometry: BoardGeometry) -> BoardGeometry:
+    """``geometry`` as the fat bull scores it: the inner bull as wide as the
+    whole bull (every bull dart 50 and the double bull), for the plans of a
+    game played with ``bull=fat``."""
+    return replace(
+        geometry, name=f"{geometry.name}-fat-bull", inner_bull=geometry.outer_bull * FAT_BULL_SHARE
+    )
+
+
 """The geometries by the name ``--geometry`` takes."""
 
 

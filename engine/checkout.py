@@ -1,8 +1,10 @@
 """Checkout suggestions for X01: the darts that finish a score in one visit.
 
-``checkout(remaining, darts, out)`` answers from tables built once, on the
-first lookup under each out rule (a millisecond or two), so the display can
-ask every frame. The suggestion is the one players use, chosen by these rules
+``checkout(remaining, darts, out, bull)`` answers from tables built once, on
+the first lookup under each out and bull rule (a millisecond or two), so the
+display can ask every frame. Under the ``fat`` bull the outer bull is the
+inner bull (50, a double), so the tables leave ``SB`` out and ``DB`` stands for
+either bull. The suggestion is the one players use, chosen by these rules
 in turn (see docs/games/x01.md, "Checkout suggestions"):
 
 Under ``double`` and ``master`` out, where only the last dart is special:
@@ -32,7 +34,7 @@ from __future__ import annotations
 from functools import cache
 
 from engine.beds import ALL_BEDS, DB, NUMBERS, SB, Bed
-from engine.x01_rules import RING_RULES
+from engine.x01_rules import BULL_RULES, FAT_BULL, RING_RULES
 
 __all__ = [
     "FINISH_ORDER",
@@ -100,7 +102,7 @@ _AT_AWKWARD = _AT_IS_DB + 1  # rule 2
 _AT_DARTS = _AT_AWKWARD + 2  # rule 1
 
 
-def _setups() -> list[_Best]:
+def _setups(beds: tuple[Bed, ...]) -> list[_Best]:
     """For 0, 1 and 2 darts: the best setup scoring each total, its key holding
     rules 2, 4, 6 and 8 (awkward darts, trebles, treble sizes, ranks).
 
@@ -108,23 +110,24 @@ def _setups() -> list[_Best]:
     order with the lowest ranks is the sorted one, so only sorted pairs are
     tried. In a sorted pair a treble comes first, so the first dart's treble
     and rank take the upper slot of their fields and the second's the lower
-    one, and a pair's key is the sum of its darts' parts."""
+    one, and a pair's key is the sum of its darts' parts. ``beds``: the setup
+    darts the bull rule has, in :data:`SETUP_ORDER`."""
     first_parts = []
     second_parts = []
-    for rank, bed in enumerate(SETUP_ORDER):
+    for rank, bed in enumerate(beds):
         common = (bed.is_double or bed.is_bull) << _AT_AWKWARD | bed.is_triple << _AT_TREBLE_COUNT
         treble = (20 - bed.number) if bed.is_triple else 0
         first_parts.append(common | treble << (_AT_TREBLE_KEY + 5) | rank << _RANK_BITS)
         second_parts.append(common | treble << _AT_TREBLE_KEY | rank)
     one: _Best = {}
     two: _Best = {}
-    for i, first in enumerate(SETUP_ORDER):
+    for i, first in enumerate(beds):
         first_key = first_parts[i]
         held = one.get(first.points)
         if held is None or first_key < held[0]:
             one[first.points] = (first_key, (first,))
-        for j in range(i, len(SETUP_ORDER)):
-            second = SETUP_ORDER[j]
+        for j in range(i, len(beds)):
+            second = beds[j]
             total = first.points + second.points
             key = first_key + second_parts[j]
             held = two.get(total)
@@ -158,7 +161,7 @@ def _tiered_table(out: str, setups: list[_Best]) -> list[_Route | None]:
     return routes
 
 
-def _straight_table() -> list[_Route | None]:
+def _straight_table(beds: tuple[Bed, ...]) -> list[_Route | None]:
     """Best route per remaining score with up to three darts, any last dart.
 
     The key is (darts, bulls, trebles and doubles, ranks in throwing order).
@@ -176,7 +179,7 @@ def _straight_table() -> list[_Route | None]:
         rests = [(total, key, rest) for total, (key, rest) in previous.items()]
         keys: dict[int, int] = {}
         links: dict[int, tuple[Bed, _Route]] = {}
-        for rank, first in enumerate(SETUP_ORDER):
+        for rank, first in enumerate(beds):
             points = first.points
             first_key = (
                 first.is_bull << bulls_shift
@@ -203,45 +206,61 @@ def _limit_darts(table: list[_Route | None], darts: int) -> tuple[_Route | None,
     return tuple(route if route is not None and len(route) <= darts else None for route in table)
 
 
+def _setup_beds(bull: str) -> tuple[Bed, ...]:
+    """The setup darts under the ``bull`` rule: no ``SB`` with the fat bull
+    (it scores as ``DB``)."""
+    return tuple(bed for bed in SETUP_ORDER if not (bull == FAT_BULL and bed == SB))
+
+
 @cache
-def _setups_once() -> list[_Best]:
-    return _setups()
+def _setups_once(bull: str) -> list[_Best]:
+    return _setups(_setup_beds(bull))
 
 
-_TABLES: dict[tuple[str, int], tuple[_Route | None, ...]] = {}
-"""(out rule, darts) -> route per remaining score 0-180. A rule's tables are
-built on its first lookup (about a millisecond or two) and kept."""
+_TABLES: dict[tuple[str, str, int], tuple[_Route | None, ...]] = {}
+"""(out rule, bull rule, darts) -> route per remaining score 0-180. A rule's
+tables are built on its first lookup (about a millisecond or two) and kept."""
 
 
-def _build(out: str) -> None:
-    table = _straight_table() if out == "straight" else _tiered_table(out, _setups_once())
+def _build(out: str, bull: str) -> None:
+    if out == "straight":
+        table = _straight_table(_setup_beds(bull))
+    else:
+        table = _tiered_table(out, _setups_once(bull))
     for darts in range(1, MAX_DARTS + 1):
-        _TABLES[out, darts] = _limit_darts(table, darts)
+        _TABLES[out, bull, darts] = _limit_darts(table, darts)
 
 
-def checkout(remaining: int, darts: int = MAX_DARTS, out: str = "double") -> tuple[Bed, ...] | None:
+def checkout(
+    remaining: int, darts: int = MAX_DARTS, out: str = "double", bull: str = "split"
+) -> tuple[Bed, ...] | None:
     """The suggested darts that finish ``remaining`` with at most ``darts``
-    darts under the ``out`` rule (``straight``, ``double`` or ``master``), or
-    ``None`` when no such finish exists (0 or less, above 180, 1 under double
-    or master out, 159 and the other "bogey" numbers...). ``darts`` below 1
-    gives ``None``; above 3 (a visit) or an unknown ``out`` raises ValueError.
-    O(1): a table lookup (the rule's first lookup builds its tables)."""
-    table = _TABLES.get((out, darts))
+    darts under the ``out`` rule (``straight``, ``double`` or ``master``) and
+    the ``bull`` rule (``split`` or ``fat``), or ``None`` when no such finish
+    exists (0 or less, above 180, 1 under double or master out, 159 and the
+    other "bogey" numbers...). ``darts`` below 1 gives ``None``; above 3 (a
+    visit), an unknown ``out`` or ``bull`` raises ValueError. O(1): a table
+    lookup (the rule's first lookup builds its tables)."""
+    table = _TABLES.get((out, bull, darts))
     if table is None:
         if out not in RING_RULES:
             raise ValueError(f"unknown out rule {out!r}; the rules are: {', '.join(RING_RULES)}")
+        if bull not in BULL_RULES:
+            raise ValueError(f"unknown bull rule {bull!r}; the rules are: {', '.join(BULL_RULES)}")
         if darts < 1:
             return None
         if darts > MAX_DARTS:
             raise ValueError(f"a visit has at most {MAX_DARTS} darts, not {darts}")
-        _build(out)
-        table = _TABLES[out, darts]
+        _build(out, bull)
+        table = _TABLES[out, bull, darts]
     if 0 < remaining < len(table):
         return table[remaining]
     return None
 
 
-def checkout_text(remaining: int, darts: int = MAX_DARTS, out: str = "double") -> str:
+def checkout_text(
+    remaining: int, darts: int = MAX_DARTS, out: str = "double", bull: str = "split"
+) -> str:
     """:func:`checkout` as notation, e.g. ``"T20 T20 DB"``; ``""`` when none."""
-    route = checkout(remaining, darts, out)
+    route = checkout(remaining, darts, out, bull)
     return "" if route is None else " ".join(bed.notation for bed in route)

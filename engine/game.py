@@ -125,6 +125,10 @@ class Game:
     """What a visit's awards count beside its beds (docs/awards.md): its
     points (the tons), its marks (5- to 9-mark visits), nothing else, or no
     awards at all; :meth:`_visit_figure` gives the figure."""
+    ranked_by_average: ClassVar[bool] = False
+    """Whether the leaderboard ranks the game's players by its :attr:`average`
+    (a practice: Count-Up's points per dart, Cricket Count-Up's MPR) rather
+    than by the rating of their wins."""
     calls_visit_points: ClassVar[bool] = False
     """Whether the caller says each visit's points ("one hundred and forty"),
     as in the 01 games."""

@@ -453,7 +453,7 @@ class Match:
         if not self.leg.is_finished and (self.leg.events or not games):
             games.append(self.leg)
         combined = self._class.combine_stats([game.leg_stats(player) for game in games])
-        if self._class.family is not Family.PLAIN:
+        if self._class.family in (Family.COUNTDOWN, Family.MARKS):
             side = self._side_of[player]
             members = self.lineup.sides[side]
             combined["legs_won_darts"] = [

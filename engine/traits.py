@@ -27,6 +27,8 @@ class Family(StrEnum):
     """X01's: points, averages, checkouts, tons."""
     MARKS = "marks"
     """The Cricket family's: marks, marks per round, 5-, 7- and 9-mark visits."""
+    POINTS = "points"
+    """Count-Up's: points and points per dart."""
     PLAIN = "plain"
     """None of their own: the highlight alone."""
 

@@ -17,6 +17,7 @@ __all__ = [
     "ROW_MODELS",
     "AveragePoint",
     "CommandTaken",
+    "CountUpRow",
     "CpuLevel",
     "CpuPlayers",
     "CricketRow",
@@ -40,6 +41,7 @@ __all__ = [
     "ResultPlayer",
     "ResultSummary",
     "Row",
+    "SoftTipRatingCard",
     "VisitBreakdown",
     "X01Row",
 ]
@@ -76,10 +78,12 @@ def _row_model(name: str, family: Family) -> type[LeaderboardRow]:
 
 X01Row = _row_model("X01Row", Family.COUNTDOWN)
 CricketRow = _row_model("CricketRow", Family.MARKS)
+CountUpRow = _row_model("CountUpRow", Family.POINTS)
 
 ROW_MODELS: dict[Family, type[LeaderboardRow]] = {
     Family.COUNTDOWN: X01Row,
     Family.MARKS: CricketRow,
+    Family.POINTS: CountUpRow,
     Family.PLAIN: LeaderboardRow,
 }
 """The row model of each family of games."""
@@ -89,7 +93,7 @@ if TYPE_CHECKING:
     """To a type checker every row is a :class:`LeaderboardRow` (the figures are
     made at import, read by name)."""
 else:
-    Row = X01Row | CricketRow | LeaderboardRow
+    Row = X01Row | CricketRow | CountUpRow | LeaderboardRow
     """A row of any family: the union pydantic validates, serialises and
     writes into the OpenAPI document (``anyOf``)."""
 
@@ -141,6 +145,17 @@ class ResultSummary(BaseModel):
     cpu_levels: list[int | None] = Field(default_factory=list)
 
 
+class SoftTipRatingCard(BaseModel):
+    """A player's soft-tip rating (1-18, like DARTSLIVE's) with its flight
+    and the figures it is made of: Count-Up's points per round and Cricket
+    Count-Up's MPR (null: no games of that kind)."""
+
+    rating: float
+    flight: str
+    points_per_round: float | None
+    mpr: float | None
+
+
 class PlayerCard(BaseModel):
     name: str
     venue: str
@@ -148,6 +163,8 @@ class PlayerCard(BaseModel):
     rating_history: list[RatingPoint]
     average_history: list[AveragePoint]
     recent: list[ResultSummary]
+    soft_tip_rating: SoftTipRatingCard | None = None
+    """From the player's Count-Up and Cricket Count-Up games; null without any."""
 
 
 class ResultPlayer(BaseModel):

@@ -89,6 +89,7 @@ class Figure:
 
 _X01 = Family.COUNTDOWN
 _MARKS = Family.MARKS
+_POINTS = Family.POINTS
 _SUM, _MAX, _MIN, _PER = Aggregate.SUM, Aggregate.MAX, Aggregate.MIN, Aggregate.PER
 
 
@@ -119,6 +120,7 @@ FIGURES: tuple[Figure, ...] = (
     Figure("count_100", _SUM, _X01),
     Figure("count_140", _SUM, _X01),
     Figure("count_180", _SUM, _X01),
+    Figure("points_per_dart", _PER, _POINTS, None, Ratio("points", "darts", 1)),
     Figure("marks", _SUM),
     Figure("mpr", _PER, _MARKS, None, Ratio("marks", "darts", 3)),
     Figure("best_game_mpr", _MAX, _MARKS, None, Ratio("marks", "darts", 3)),

@@ -135,8 +135,10 @@ class _Walker:
         self.game = game
         self.x01 = _is_x01(game)
         self.cricket = _is_cricket(game)
+        self.counts_points = game.family is Family.POINTS
         self.cut_throat = isinstance(game, Cricket) and game.options["mode"] == "cut-throat"
         self.out_rule = str(game.options["out"]) if self.x01 else ""
+        self.bull_rule = str(game.options.get("bull", "split"))
         count = len(game.lineup.players)
         self.tallies = [_Tally() for _ in range(count)]
         self.visits: list[VisitLine] = []
@@ -182,7 +184,10 @@ class _Walker:
         if live:
             visit.live_darts += 1
             visit.total += bed.points
-            if self.x01 and checkout(game.score(visit.player), 1, self.out_rule) is not None:
+            if (
+                self.x01
+                and checkout(game.score(visit.player), 1, self.out_rule, self.bull_rule) is not None
+            ):
                 self.tallies[visit.player].counts["checkout_darts"] += 1
         game.dart(bed)
         self._count_awards()
@@ -237,6 +242,8 @@ class _Walker:
             )
         else:
             points = score_after - visit.score_before
+        if self.counts_points:
+            tally.counts["points"] += points
         if self.cricket:
             counts = tally.counts
             counts["marks"] += marks

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from dataclasses import asdict
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -41,6 +42,7 @@ from leaderboard.api_models import (
     ResultPlayer,
     ResultSummary,
     Row,
+    SoftTipRatingCard,
     VisitBreakdown,
 )
 from leaderboard.figures import Aggregate, Figure, award_column, row_figures
@@ -56,6 +58,7 @@ from leaderboard.models import (
 )
 from leaderboard.models import ResultPlayer as PlayerFigures
 from leaderboard.ratings import DEFAULT_ORDINAL
+from leaderboard.soft_tip_rating import player_soft_tip_rating
 from leaderboard.totals import figure_aggregates
 from mqtt_contract import PERIODS
 
@@ -203,9 +206,11 @@ def _ranked(
     offset: int = 0,
 ) -> list[Any]:
     """``totals`` (per player: the labelled figures) with name, venue and
-    rating, in rank order: rating, then wins, then name; ``offset`` rows
+    rating, in rank order: rating (a game ranked by its average: that
+    average, :func:`_average_order`), then wins, then name; ``offset`` rows
     skipped, then at most ``limit``."""
     rating = func.coalesce(PlayerRating.ordinal, DEFAULT_ORDINAL).label("rating")
+    first = _average_order(game, totals.c) if game_class(game).ranked_by_average else rating
     query = (
         select(totals, Player.name.label("name"), Venue.name.label("venue"), rating)
         .join(Player, Player.id == totals.c.player_id)
@@ -214,7 +219,7 @@ def _ranked(
             PlayerRating,
             and_(PlayerRating.player_id == totals.c.player_id, PlayerRating.game == game),
         )
-        .order_by(rating.desc(), totals.c.won.desc(), Player.name, Venue.name)
+        .order_by(first.desc(), totals.c.won.desc(), Player.name, Venue.name)
     )
     if venue_id is not None:
         query = query.where(Player.venue_id == venue_id)
@@ -360,9 +365,28 @@ def _awards(figures: Any) -> dict[str, int]:
     return {award: count for award, count in counts if count}
 
 
-def _rank_of(session: Session, game: str, ordinal: float) -> int:
+def _average_order(game: str, columns: Any) -> ColumnElement[float]:
+    """A game's average per dart from a player's summed ``columns`` (points or
+    marks over darts; -1 before the first dart): what the tables of a game
+    that is ``ranked_by_average`` (Count-Up, Cricket Count-Up) rank by."""
+    average = game_class(game).average
+    assert average is not None, f"{game} is ranked by an average it does not have"
+    per_dart = columns[average.figure] * 1.0 / func.nullif(columns.darts, 0)
+    return func.coalesce(per_dart, -1.0)
+
+
+def _rank_of(session: Session, game: str, ordinal: float, player_id: int) -> int:
     """A player's place in the game's all-time table: one more than the
-    players rated higher."""
+    players rated higher (in a game ranked by its average, with a higher one)."""
+    if game_class(game).ranked_by_average:
+        mine = _average_order(game, PlayerTotal.__table__.c)
+        theirs = select(mine).where(PlayerTotal.game == game, PlayerTotal.player_id == player_id)
+        better = session.execute(
+            select(func.count())
+            .select_from(PlayerTotal)
+            .where(PlayerTotal.game == game, mine > theirs.scalar_subquery())
+        ).scalar_one()
+        return int(better) + 1
     higher = session.execute(
         select(func.count())
         .select_from(PlayerRating)
@@ -384,7 +408,7 @@ def player_card(session: Session, name: str, venue: str | None = None) -> Player
     stats = []
     for game in games:
         (figures,) = _all_time(session, game, player=player.id)
-        rank = _rank_of(session, game, float(figures.rating))
+        rank = _rank_of(session, game, float(figures.rating), player.id)
         stats.append(
             PlayerGameStats(game=game, row=_row(game, rank, figures), awards=_awards(figures))
         )
@@ -418,7 +442,9 @@ def player_card(session: Session, name: str, venue: str | None = None) -> Player
         .order_by(Result.finished_at.desc(), Result.result_id.desc())
         .limit(RECENT_ON_CARD)
     ).scalars()
+    soft_tip = player_soft_tip_rating(session, player.id)
     return PlayerCard(
+        soft_tip_rating=None if soft_tip is None else SoftTipRatingCard(**asdict(soft_tip)),
         name=player.name,
         venue=venue_name.scalar_one(),
         games=stats,

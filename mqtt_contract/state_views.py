@@ -142,6 +142,7 @@ class StatsView:
     """Every figure as ``(key, value)``, in the state's order."""
     average: float | None = None
     mpr: float | None = None
+    marks: int | None = None
     hits: int | None = None
     points: int | None = None
     points_per_visit: float | None = None
@@ -162,6 +163,7 @@ class StatsView:
             items=tuple((str(key), value) for key, value in stats.items()),
             average=_number(stats.get("average")),
             mpr=_number(stats.get("mpr")),
+            marks=_int(stats.get("marks")),
             hits=_int(stats.get("hits")),
             points=_int(stats.get("points")),
             points_per_visit=_number(stats.get("points_per_visit")),
@@ -275,6 +277,11 @@ class PlayerView:
     """The target when it is a number (``16``), else ``None``."""
     # Baseball
     innings_runs: tuple[int, ...] = ()
+    # Count-Up, Cricket Count-Up
+    round_scores: tuple[int, ...] = ()
+    """Each round's points (Count-Up) or marks (Cricket Count-Up, ``round_marks``)."""
+    target_marks: tuple[tuple[str, int], ...] = ()
+    """Cricket Count-Up's marks per target (no limit: nothing closes)."""
     # English Cricket
     batting: bool = False
     # the skill test
@@ -313,6 +320,8 @@ class PlayerView:
             target=None if target is None or target == "" else str(target),
             target_number=_int(target),
             innings_runs=_ints(player.get("innings_runs")),
+            round_scores=_ints(player.get("round_scores", player.get("round_marks"))),
+            target_marks=_counts(player.get("target_marks")),
             batting=bool(player.get("batting")),
             beds=_counts(player.get("beds")),
             skill=SkillReport.from_json(player.get("skill")),

@@ -9,7 +9,9 @@ the app, not picked by state, and so is the operator menu (operator.py).
 from display.scenes import (
     around_the_world,
     baseball,
+    count_up,
     cricket,
+    cricket_count_up,
     cricket_shanghai,
     domino_cribbage,
     english_cricket,
@@ -26,7 +28,9 @@ from display.scenes import (
 from display.scenes.around_the_world import AroundTheWorldScene
 from display.scenes.base import MQTT_EVENT, Scene, as_view, can_set_up
 from display.scenes.baseball import BaseballScene
+from display.scenes.count_up import CountUpScene
 from display.scenes.cricket import CricketScene
+from display.scenes.cricket_count_up import CricketCountUpScene
 from display.scenes.cricket_shanghai import CricketShanghaiScene
 from display.scenes.domino_cribbage import DominoCribbageScene
 from display.scenes.english_cricket import EnglishCricketScene
@@ -45,6 +49,8 @@ __all__ = [
     "MQTT_EVENT",
     "AroundTheWorldScene",
     "BaseballScene",
+    "CountUpScene",
+    "CricketCountUpScene",
     "CricketScene",
     "CricketShanghaiScene",
     "DominoCribbageScene",
@@ -63,7 +69,9 @@ __all__ = [
     "as_view",
     "baseball",
     "can_set_up",
+    "count_up",
     "cricket",
+    "cricket_count_up",
     "cricket_shanghai",
     "domino_cribbage",
     "english_cricket",

@@ -433,6 +433,7 @@ class Scene:
     ) -> None:
         """Three boxes with the visit's darts, a caption above and the total below."""
         darts, player, is_last = shown_visit(state)
+        bull = state.option("bull") or "split"
         rows = split(rect, 4, 0, vertical=True)
         caption = ""
         if player is not None and state.players:
@@ -459,14 +460,14 @@ class Scene:
                 layout.text(surface, dart, top, layout.font_size(44), tone)
                 layout.text(
                     surface,
-                    str(total_points([dart])),
+                    str(total_points([dart], bull)),
                     bottom.move(0, bottom.height // 4),
                     layout.font_size(24),
                     COLORS.dim,
                 )
         if self.show_visit_total and darts:
             over = state.visit_over if not is_last else _last_over(state)
-            total = "Bust" if over == "bust" else f"Total {total_points(darts)}"
+            total = "Bust" if over == "bust" else f"Total {total_points(darts, bull)}"
             colour = COLORS.bad if over == "bust" else COLORS.text
             layout.text(surface, total, rows[3], layout.font_size(34), colour)
 

@@ -65,7 +65,7 @@ class X01Scene(Scene):
         ]
         last = state.last_visit
         if last is not None and last.player == index and last.darts:
-            total = total_points(last.darts)
+            total = total_points(last.darts, state.option("bull") or "split")
             items.append(("last", "bust" if last.visit_over == "bust" else str(total)))
         self.draw_stats(surface, layout, stats_rect, items, 26)
         if not player.opened:

@@ -2,7 +2,7 @@
 
 The import order is the order games are listed in (``oche games``, the
 display's setup screen): the 01 games and cricket first, then the seed's list,
-then the practice game.
+then the practice games (the skill test, Count-Up and Cricket Count-Up).
 """
 
 # ruff: noqa: I001
@@ -18,12 +18,16 @@ from engine.games.around_the_world import AroundTheWorld
 from engine.games.english_cricket import EnglishCricket
 from engine.games.domino_cribbage import DominoCribbage
 from engine.games.skill_test import SkillTest
+from engine.games.count_up import CountUp
+from engine.games.cricket_count_up import CricketCountUp
 
 __all__ = [
     "X01",
     "AroundTheWorld",
     "Baseball",
+    "CountUp",
     "Cricket",
+    "CricketCountUp",
     "CricketShanghai",
     "DominoCribbage",
     "EnglishCricket",

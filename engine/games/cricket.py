@@ -24,6 +24,7 @@ __all__ = [
     "Cricket",
     "Marked",
     "MarksGame",
+    "mark_visit_band",
     "marks_json",
     "marks_stats",
     "target_index",
@@ -80,6 +81,12 @@ CRICKET_PLAYER_SCHEMA: dict[str, Any] = {
 
 _MARK_VISITS = {9: "count_9_marks", 7: "count_7_marks", 5: "count_5_marks"}
 """A visit's marks from which it counts as a 9-, 7- or 5-mark visit."""
+
+
+def mark_visit_band(marks: int) -> str | None:
+    """The counter a visit of ``marks`` marks adds to (``count_5_marks``,
+    ``count_7_marks``, ``count_9_marks``), or None below five."""
+    return next((key for floor, key in _MARK_VISITS.items() if marks >= floor), None)
 
 
 def marks_stats(marks: int, visits: int) -> dict[str, Any]:
@@ -188,7 +195,7 @@ class Cricket(MarksGame):
         """The visit's marks for the 5-, 7- and 9-mark counts."""
         marks, self._visit_marks = self._visit_marks, 0
         self._open_trebles = set()
-        band = next((key for floor, key in _MARK_VISITS.items() if marks >= floor), None)
+        band = mark_visit_band(marks)
         if band is not None:
             self._mark_visits[self._player][band] += 1
 

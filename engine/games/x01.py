@@ -20,7 +20,7 @@ from engine.schema_parts import (
 )
 from engine.solves import solved
 from engine.traits import THREE_DART_AVERAGE, AwardFigure, Family, Highlight, Measure
-from engine.x01_rules import ALLOWED_MULTIPLIERS, RING_RULES
+from engine.x01_rules import ALLOWED_MULTIPLIERS, BULL_RULES, FAT_BULL, RING_RULES, as_scored
 
 __all__ = [
     "CHECKOUT_SIGMA_RANGE",
@@ -140,6 +140,7 @@ class X01(Game):
         Option("start", 501, "points each side starts from", (301, 401, 501, 601, 701, 901, 1001)),
         Option("in", "straight", "dart that opens scoring", RING_RULES),
         Option("out", "double", "dart that may finish", RING_RULES),
+        Option("bull", "split", "split: outer bull 25, inner 50; fat: both 50", BULL_RULES),
         Option("rounds", 0, "round limit, lowest score wins when it runs out (0: none)", minimum=0),
         Option(
             "checkout_sigma_mm",
@@ -157,6 +158,7 @@ class X01(Game):
         self._in_ok = ALLOWED_MULTIPLIERS[str(self.options["in"])]
         self._out_ok = ALLOWED_MULTIPLIERS[str(self.options["out"])]
         self._one_busts = self.options["out"] != "straight"
+        self._bull = str(self.options["bull"])
         self._visit_points = 0
         self._points = [0] * len(self.lineup.players)
         self._sigmas = parse_checkout_sigmas(
@@ -169,6 +171,7 @@ class X01(Game):
 
     def _on_dart(self, bed: Bed) -> None:
         side = self._side
+        bed = as_scored(bed, self._bull)
         self._count_dart()
         if not self._opened[side]:
             if bed.multiplier not in self._in_ok:
@@ -222,7 +225,7 @@ class X01(Game):
         if not self._visit_live_darts:
             self._visit_start = score
         self._visit_live_darts += 1
-        if checkout(score, 1, str(self.options["out"])) is not None:
+        if checkout(score, 1, str(self.options["out"]), self._bull) is not None:
             self._counters[self._player]["checkout_darts"] += 1
 
     def _count_visit(self) -> None:
@@ -271,10 +274,10 @@ class X01(Game):
         darts = DARTS_PER_VISIT - len(self._visit) if current else DARTS_PER_VISIT
         out = str(self.options["out"])
         sigma = self._sigmas[player]
-        if sigma is None:
+        if sigma is None or self._bull == FAT_BULL:  # the plans are solved for the split bull
             from engine.checkout import checkout
 
-            route = checkout(score, darts, out)
+            route = checkout(score, darts, out, self._bull)
         else:
             table = solved(("checkout-routes", sigma, out), _checkout_routes, sigma, out)
             if table is None:

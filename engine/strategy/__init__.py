@@ -64,6 +64,8 @@ STRATEGIES: dict[str, Callable[[BoardGeometry], Strategy]] = {
     "english-cricket": _policy("english_cricket", "EnglishCricketStrategy"),
     "domino-cribbage": _policy("domino_cribbage", "DominoCribbageStrategy"),
     "skill-test": _policy("skill_test", "SkillTestStrategy"),
+    "count-up": _policy("count_up", "CountUpStrategy"),
+    "cricket-count-up": _policy("cricket_count_up", "CricketCountUpStrategy"),
 }
 """Policy factories by game id: one for every registered game."""
 

@@ -25,11 +25,11 @@ import numpy as np
 import numpy.typing as npt
 
 from engine.beds import Bed
-from engine.board_geometry import STEEL, BoardGeometry, bed_at
+from engine.board_geometry import STEEL, BoardGeometry, bed_at, fat_bull
 from engine.strategy import StrategyError
 from engine.strategy.aims import BEDS, aim_table, candidate_aims, clear_tables
 from engine.throw_model import Aim, Spread, SpreadLike, as_spread
-from engine.x01_rules import ALLOWED_MULTIPLIERS, RING_RULES
+from engine.x01_rules import ALLOWED_MULTIPLIERS, FAT_BULL, RING_RULES, as_scored
 
 __all__ = [
     "ExpectedLeg",
@@ -368,10 +368,12 @@ class X01Strategy:
             raise StrategyError(f"the visit is over ({state['visit_over']}): no dart to throw")
         options = state["options"]
         player = state["players"][state["current_player"]]
-        visit = [Bed.parse(notation) for notation in state.get("visit") or []]
+        bull = str(options.get("bull", "split"))
+        visit = [as_scored(Bed.parse(notation), bull) for notation in state.get("visit") or []]
         score, opened = int(player["score"]), bool(player["opened"])
         in_rule = str(options["in"])
-        plan = x01_plan(spread, self.geometry, str(options["out"]), in_rule, int(options["start"]))
+        geometry = fat_bull(self.geometry) if bull == FAT_BULL else self.geometry
+        plan = x01_plan(spread, geometry, str(options["out"]), in_rule, int(options["start"]))
         darts_left = DARTS - len(visit)
         return plan.aim(
             score, darts_left, _visit_start(score, visit, in_rule, int(options["start"])), opened

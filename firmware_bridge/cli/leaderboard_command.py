@@ -161,6 +161,7 @@ _COLUMNS: dict[Family, list[tuple[str, str]]] = {
         ("140+", "count_140"),
         ("180", "count_180"),
     ],
+    Family.POINTS: [("PPD", "points_per_dart")],
     Family.MARKS: [
         ("MPR", "mpr"),
         ("BEST-MPR", "best_game_mpr"),

@@ -1358,8 +1358,8 @@ def test_export_text(
         "# started: 2023-11-14 22:13:20, finished 2023-11-14 22:23:20 (local time)",
         '# players: ["Ann", "Bob"]',
         "# teams: null",
-        '# options: {"start": 301, "in": "straight", "out": "double", "rounds": 0, '
-        '"checkout_sigma_mm": "none"}',
+        '# options: {"start": 301, "in": "straight", "out": "double", "bull": "split", '
+        '"rounds": 0, "checkout_sigma_mm": "none"}',
         "# winner: Ann (checkout)",
         '# result: {"winner": "Ann"}',
         f"# re-score: oche export {played['x01']} --journal {shlex.quote(str(path))} "

@@ -233,7 +233,8 @@ def test_scene_renders_every_step(size: tuple[int, int], step: str) -> None:
 def test_keyboard_flow_ends_with_the_command() -> None:
     scene = SetupScene()
     for event in (key(pygame.K_1), key(pygame.K_1), key(pygame.K_RETURN), key(pygame.K_RETURN),
-                  key(pygame.K_RETURN), key(pygame.K_2), key(pygame.K_TAB)):  # fmt: skip
+                  key(pygame.K_RETURN), key(pygame.K_RETURN), key(pygame.K_2),
+                  key(pygame.K_TAB)):  # fmt: skip
         assert scene.process_event(event) is None
     for char in "Ann":
         scene.process_event(key(ord(char.lower()), char))
@@ -247,7 +248,13 @@ def test_keyboard_flow_ends_with_the_command() -> None:
         {
             "command": "new_game",
             "game": "x01",
-            "options": {"start": 301, "in": "straight", "out": "double", "rounds": 0},
+            "options": {
+                "start": 301,
+                "in": "straight",
+                "out": "double",
+                "bull": "split",
+                "rounds": 0,
+            },
             "players": ["Ann", "Bob"],
         }
     ]
@@ -383,7 +390,7 @@ async def test_setup_on_the_display_starts_the_game_on_the_daemon(
         app.frame(surface, 0.1)
         assert isinstance(app.scene, IdleScene)
         keys = [key(pygame.K_g, "g"), key(pygame.K_1, "1"), key(pygame.K_1, "1")]
-        keys += [key(pygame.K_RETURN)] * 3 + [key(pygame.K_2, "2"), key(pygame.K_TAB)]
+        keys += [key(pygame.K_RETURN)] * 4 + [key(pygame.K_2, "2"), key(pygame.K_TAB)]
         keys += [key(ord(c.lower()), c) for c in "Ann"] + [key(pygame.K_TAB)]
         keys += [key(ord(c.lower()), c) for c in "Bob"] + [key(pygame.K_RETURN)]
         keys += [key(pygame.K_SPACE, " ")]

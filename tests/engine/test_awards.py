@@ -209,3 +209,19 @@ def test_a_visit_shows_at_most_one_board_award(darts: list[Bed]) -> None:
     expected = points_award(total)
     if bed_award(darts) is None and expected is not None:
         assert _visit_awards("x01", darts) == [expected]
+
+
+@pytest.mark.parametrize(
+    ("game", "tokens", "options", "awards"),
+    [
+        ("count-up", "T20 T20 T20 NEXT", None, ["ton-80"]),
+        ("count-up", "SB SB T20 NEXT", None, ["high-ton"]),  # the fat bull: 50 + 50 + 60
+        ("count-up", "SB SB T20 NEXT", {"bull": "split"}, ["low-ton"]),  # 25 + 25 + 60
+        ("cricket-count-up", "T20 T19 T18 NEXT", None, ["9-mark"]),
+        ("cricket-count-up", "T20 D19 S18 NEXT", None, ["6-mark"]),
+    ],
+)
+def test_the_count_up_games_count_points_and_marks(
+    game: str, tokens: str, options: dict[str, object] | None, awards: list[str]
+) -> None:
+    assert last_awards(game, tokens, options) == awards

@@ -35,6 +35,8 @@ GAME_IDS = (
     "english-cricket",
     "domino-cribbage",
     "skill-test",
+    "count-up",
+    "cricket-count-up",
 )
 
 # ----------------------------------------------------------------- registry
@@ -79,6 +81,7 @@ def test_defaults_apply_when_no_options_are_given() -> None:
         "start": 501,
         "in": "straight",
         "out": "double",
+        "bull": "split",
         "rounds": 0,
         "checkout_sigma_mm": "none",
     }
@@ -92,6 +95,7 @@ def test_defaults_fill_the_options_not_given() -> None:
         "start": 301,
         "in": "straight",
         "out": "double",
+        "bull": "split",
         "rounds": 0,
         "checkout_sigma_mm": "none",
     }
@@ -117,6 +121,7 @@ def test_several_options_from_text_like_the_command_line() -> None:
         "start": 701,
         "in": "double",
         "out": "master",
+        "bull": "split",
         "rounds": 0,
         "checkout_sigma_mm": "none",
     }

@@ -196,6 +196,12 @@ PLAYED_GAMES: dict[str, Callable[[], dict[str, Any]]] = {
     "skill-test": lambda: result_document(
         "skill-test", ["T20 T20 T20", "M M M"], options={"darts": 3}
     ),
+    "count-up": lambda: result_document(
+        "count-up", ["T20 SB DB", "S20 S1 M"], options={"rounds": 1}
+    ),
+    "cricket-count-up": lambda: result_document(
+        "cricket-count-up", ["T20 D19 S18", "SB DB M"], options={"rounds": 1}
+    ),
 }
 """Game id -> a function building the document of a short finished game of it
 (Ann wins each). Every registered game has one (tests/leaderboard checks)."""

@@ -292,3 +292,30 @@ def test_the_visit_that_ended_the_game_shows_its_awards_on_the_scoreboard_and_th
     assert award.text == "LOW TON"
     state["visit_awards"] = []
     assert not scoreboard(state).by_class("bv-visit-awards")
+
+
+def test_count_up_grid_shows_each_round_the_total_and_the_ppd() -> None:
+    from engine import new_game
+    from engine.game_log import replay_log
+
+    game = replay_log(new_game("count-up", ["Ann", "Bob"]), "T20 SB DB\nS20 S1 M\n")
+    tree = scoreboard({**game.state(), "phase": "playing"})
+    (table,) = tree.by_class("bv-line")
+    rows = [[cell.text.strip() for cell in row.children] for row in table.by_tag("tr")]
+    assert rows[0][-2:] == ["Total", "PPD"]
+    assert rows[1][1:2] == ["160"] and rows[1][-2:] == ["160", "53.33"]
+    assert rows[2][1:2] == ["21"] and rows[2][-2:] == ["21", "7.00"]
+    assert "SB and DB 50" in tree.text and "fat bull" in tree.text
+
+
+def test_cricket_count_up_grid_shows_marks_mpr_and_the_thrower_s_targets() -> None:
+    from engine import new_game
+    from engine.game_log import replay_log
+
+    game = replay_log(new_game("cricket-count-up", ["Ann", "Bob"]), "T20 D19 S18\nSB DB M\n")
+    tree = scoreboard({**game.state(), "phase": "playing"})
+    (table,) = tree.by_class("bv-line")
+    rows = [[cell.text.strip() for cell in row.children] for row in table.by_tag("tr")]
+    assert rows[0][-2:] == ["Total", "MPR"]
+    assert rows[1][-2:] == ["6", "6.00"] and rows[2][-2:] == ["3", "3.00"]
+    assert "20:3 19:2 18:1 17:0 16:0 15:0 Bull:0" in tree.text

@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from leaderboard import queries
-from leaderboard.api_models import CricketRow, LeaderboardRow, X01Row
+from leaderboard.api_models import CountUpRow, CricketRow, LeaderboardRow, X01Row
 from leaderboard.database import Database
 from leaderboard.scoring import score_result
 from leaderboard.store import ingest
@@ -120,7 +120,8 @@ def test_every_game_has_a_table_with_its_highlight(database: Database, game: str
     assert rows[0].player == "Ann"
     expected = {line.name: line.highlight for line in score_result(document).players}
     assert {row.player: row.highlight for row in rows} == expected
-    assert all(type(row) is (CricketRow if "cricket-" in game else LeaderboardRow) for row in rows)
+    kind = CountUpRow if game == "count-up" else LeaderboardRow
+    assert all(type(row) is (CricketRow if "cricket-" in game else kind) for row in rows)
 
 
 def test_the_day_is_each_venues_own_local_day(database: Database) -> None:

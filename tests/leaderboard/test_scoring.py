@@ -76,6 +76,7 @@ def test_an_x01_game_with_a_180_a_bust_and_a_100_checkout() -> None:
         "start": 301,
         "in": "straight",
         "out": "double",
+        "bull": "split",
         "rounds": 0,
         "checkout_sigma_mm": "none",
     }

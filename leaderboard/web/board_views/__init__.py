@@ -16,6 +16,7 @@ modules may name game ids (tests/code_metrics.py allows it here).
 from leaderboard.web.board_views import (
     around_the_world,
     baseball,
+    count_up,
     cricket,
     cricket_shanghai,
     domino_cribbage,
@@ -39,6 +40,7 @@ __all__ = [
     "baseball",
     "bed_centre",
     "board_card_html",
+    "count_up",
     "cricket",
     "cricket_shanghai",
     "dartboard_svg",

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 from engine import EngineError
 from engine.beds import Bed
+from engine.x01_rules import as_scored
 from leaderboard.web.board_views.match import match_banners, match_turn_text
 from mqtt_contract import Phase, PlayerView, StateView
 from mqtt_contract.award_words import award_title, ranked_awards
@@ -75,9 +76,16 @@ def bed_words(notation: str) -> str:
     return f"{_RINGS[bed.multiplier]} {bed.number}"
 
 
-def points_of(darts: Sequence[str]) -> int:
-    """The face points of darts in notation (text that is no bed counts 0)."""
-    return sum(bed.points for bed in (bed_of(dart) for dart in darts) if bed is not None)
+def points_of(darts: Sequence[str], bull: str = "split") -> int:
+    """The face points of darts in notation (text that is no bed counts 0),
+    the outer bull 50 under the ``fat`` bull (X01's, Count-Up's ``bull`` option)."""
+    beds = (bed_of(dart) for dart in darts)
+    return sum(as_scored(bed, bull).points for bed in beds if bed is not None)
+
+
+def _bull(state: StateView) -> str:
+    """The game's ``bull`` option (``split`` for a game without one)."""
+    return str(state.option("bull") or "split")
 
 
 @dataclass(frozen=True)
@@ -136,7 +144,7 @@ def visit_on_board(state: StateView) -> tuple[list[VisitDart], int | None]:
     if not darts and last is not None and state.phase in (Phase.TAKEOUT, Phase.FINISHED):
         darts, player = last.darts, last.player
     return [
-        VisitDart(number, dart, bed_words(dart), points_of([dart]))
+        VisitDart(number, dart, bed_words(dart), points_of([dart], _bull(state)))
         for number, dart in enumerate(darts, start=1)
     ], player
 
@@ -180,7 +188,7 @@ def last_visit_text(state: StateView) -> str | None:
     last = state.last_visit
     if last is None or not last.darts or last.player is None:
         return None
-    total = "bust" if last.visit_over == "bust" else str(points_of(last.darts))
+    total = "bust" if last.visit_over == "bust" else str(points_of(last.darts, _bull(state)))
     text = f"{player_label(state, last.player)}: {' '.join(last.darts)} ({total})"
     awards = " + ".join(award_title(award) for award in ranked_awards(last.awards))
     return f"{text} · {awards}" if awards else text
