@@ -16,6 +16,8 @@ from typing import Any, assert_never
 
 from engine import Bed, EngineError, NotationError
 from engine.board_geometry import GEOMETRIES
+from engine.handicap import with_handicaps
+from engine.registry import game_class
 from firmware_bridge.daemon import core_events
 from firmware_bridge.daemon.board_game import BoardGame
 from firmware_bridge.daemon.bots import Bots, resolve_bots
@@ -178,9 +180,12 @@ class GameCommands:
             players = list(self._game.bus.first(core_events.PlayersAsked(now)) or ())
             if not players:
                 raise Refusal(EMPTY_LOBBY)
+        options = dict(command.options or {})
+        if command.players is not None or command.teams is not None:
+            options = with_handicaps(game_class(command.game), options, command.handicaps)
         setup = SessionSetup(
             command.game,
-            dict(command.options or {}),
+            options,
             players,
             None
             if command.team_names is None
