@@ -75,10 +75,8 @@ CRICKET_PLAYER_SCHEMA: dict[str, Any] = {
             "description": "Only in a game with handicaps: the marks this player was "
             "given before the first dart (docs/games/cricket.md, Handicaps); {} for none.",
             "type": "object",
-            "properties": {
-                key: {"type": "integer", "minimum": 1, "maximum": 3} for key in MARKS_KEYS
-            },
-            "additionalProperties": False,
+            "propertyNames": {"enum": [*MARKS_KEYS]},
+            "additionalProperties": {"type": "integer", "minimum": 1, "maximum": 3},
         },
         "stats": {
             "properties": {"marks": NON_NEGATIVE_INT, "mpr": NON_NEGATIVE_NUMBER},
