@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from engine import game_class, game_ids
 from engine.traits import Family
 from firmware_bridge.cli.command_support import Commands, UsageError, read_secret
+from firmware_bridge.cli.handicap_command import add_handicap_parser
 from firmware_bridge.daemon.config import Config, ConfigError, load_config
 from mqtt_contract import PERIODS, BrokerAddress, BrokerUrlError, parse_broker_url
 
@@ -611,6 +612,7 @@ def add_parser(commands: Commands) -> None:
     forgetting.set_defaults(run=_forget)
 
     _add_rescore(actions)
+    add_handicap_parser(actions, _common)
 
     serve = actions.add_parser(
         "serve",

@@ -1,0 +1,107 @@
+"""Fair handicaps from the players' figures: an X01 start per player, or
+Cricket spot marks, so the weaker player needs as many darts as the stronger.
+
+X01: a leg from ``start`` takes about ``3 * start / average`` darts (the
+three-dart average counts every dart of a leg, checkout darts included), so a
+player with average ``a`` starts from ``start * a / best`` where ``best`` is
+the strongest player's average. Cricket: closing everything takes 21 marks,
+about ``21 / mpr`` rounds, so a player with MPR ``m`` gets ``21 * (1 - m /
+best)`` marks, given on the bull first, then 15, 16, ... upward (the hardest
+target first, then the numbers that score least), at most 20.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from engine.handicap import SPOT_TARGETS, Handicap
+
+__all__ = [
+    "MARKS_TO_CLOSE_ALL",
+    "PlayerForm",
+    "Suggestion",
+    "cricket_spot_marks",
+    "suggest_handicaps",
+    "x01_starts",
+]
+
+MARKS_TO_CLOSE_ALL = 21
+"""Seven targets of three marks: what a Cricket game takes to close."""
+
+_SPOT_ORDER = ("bull", *SPOT_TARGETS[:-1])
+"""Where spot marks go first: the bull, then 15 up to 20."""
+_MARKS_PER_TARGET = 3
+_LOWEST_START = 2
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerForm:
+    """A player's figure the suggestion is made from (their X01 three-dart
+    average or Cricket MPR) and their rating, as the leaderboard has them."""
+
+    name: str
+    figure: float
+    rating: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Suggestion:
+    """One player's suggested handicap, with the figure it came from."""
+
+    form: PlayerForm
+    handicap: Handicap
+
+    def player_json(self) -> dict[str, object]:
+        """The player as ``new_game``'s players take it: name and handicap."""
+        line: dict[str, object] = {"name": self.form.name}
+        if self.handicap.start is not None:
+            line["start"] = self.handicap.start
+        if self.handicap.marks:
+            line["marks"] = self.handicap.marks_json
+        return line
+
+
+def x01_starts(averages: Sequence[float], start: int) -> tuple[int, ...]:
+    """Each player's start so their expected darts match the strongest's
+    from ``start`` (module docstring); a player without an average (0) keeps ``start``."""
+    best = max(averages, default=0.0)
+    if best <= 0:
+        return tuple(start for _ in averages)
+    return tuple(
+        max(_LOWEST_START, round(start * average / best)) if average > 0 else start
+        for average in averages
+    )
+
+
+def cricket_spot_marks(mprs: Sequence[float]) -> tuple[Handicap, ...]:
+    """Each player's spot marks so their expected rounds to close match the
+    strongest's (module docstring); the strongest gets none."""
+    best = max(mprs, default=0.0)
+    handicaps = []
+    for mpr in mprs:
+        given = 0 if best <= 0 or mpr <= 0 else round(MARKS_TO_CLOSE_ALL * (1 - mpr / best))
+        given = min(given, MARKS_TO_CLOSE_ALL - 1)
+        marks: dict[str, int] = {}
+        for target in _SPOT_ORDER:
+            if given <= 0:
+                break
+            marks[target] = min(_MARKS_PER_TARGET, given)
+            given -= marks[target]
+        handicaps.append(Handicap.of(marks=marks))
+    return tuple(handicaps)
+
+
+def suggest_handicaps(
+    forms: Sequence[PlayerForm], countdown: bool, start: int = 501
+) -> tuple[Suggestion, ...]:
+    """The handicaps for ``forms``: X01 starts from ``start`` (``countdown``)
+    or Cricket spot marks."""
+    figures = [form.figure for form in forms]
+    if countdown:
+        handicaps = tuple(Handicap(start=own) for own in x01_starts(figures, start))
+    else:
+        handicaps = cricket_spot_marks(figures)
+    return tuple(
+        Suggestion(form, handicap) for form, handicap in zip(forms, handicaps, strict=True)
+    )
