@@ -263,3 +263,11 @@ def test_the_numbers_go_round_in_the_board_s_order() -> None:
     assert [int(t.text) for t in texts] == list(BOARD_GEOMETRY.numbers)
     top = texts[0]
     assert math.isclose(float(top.attrs["x"]), 0.0, abs_tol=0.01) and float(top.attrs["y"]) < 0
+
+
+def test_the_x01_and_cricket_views_show_each_handicap() -> None:
+    """Issue #26: the board page shows a handicap on the player's card."""
+    x01 = live_board_state("x01", options={"handicaps": "501,401"})
+    assert "from 401" in scoreboard(x01).text and "from 501" in scoreboard(x01).text
+    cricket = live_board_state("cricket", options={"handicaps": "-,20:3 bull:2"})
+    assert "spot 20:3 bull:2" in scoreboard(cricket).text
