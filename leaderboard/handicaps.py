@@ -12,16 +12,21 @@ target first, then the numbers that score least), at most 20.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from engine.handicap import SPOT_TARGETS, Handicap
+from engine import game_class
+from engine.handicap import SPOT_TARGETS, Handicap, takes_handicaps
+from engine.traits import Family
 
 __all__ = [
     "MARKS_TO_CLOSE_ALL",
+    "NoFiguresError",
     "PlayerForm",
     "Suggestion",
     "cricket_spot_marks",
+    "handicap_report",
     "suggest_handicaps",
     "x01_starts",
 ]
@@ -33,6 +38,13 @@ _SPOT_ORDER = ("bull", *SPOT_TARGETS[:-1])
 """Where spot marks go first: the bull, then 15 up to 20."""
 _MARKS_PER_TARGET = 3
 _LOWEST_START = 2
+_FIGURE = {Family.COUNTDOWN: "three_dart_average", Family.MARKS: "mpr"}
+"""The figure of the leaderboard a family's handicap is made from."""
+
+
+class NoFiguresError(ValueError):
+    """No handicap can be suggested: a game without handicaps, or a player
+    without the game's figure (the message says which)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,3 +117,36 @@ def suggest_handicaps(
     return tuple(
         Suggestion(form, handicap) for form, handicap in zip(forms, handicaps, strict=True)
     )
+
+
+def handicap_report(
+    game: str, rows: Sequence[Mapping[str, Any]], players: Sequence[str], start: int = 501
+) -> dict[str, Any]:
+    """The suggestion for ``players`` (two or more) from ``game``'s all-time
+    table ``rows`` (as ``oche leaderboard show --json`` prints them): each
+    player's figure, rating and handicap, and the ``new_game`` command that
+    plays them; a :class:`NoFiguresError` says why there is none."""
+    played = game_class(game)
+    if not takes_handicaps(played) or played.family not in _FIGURE:
+        raise NoFiguresError(f"{game} takes no handicaps: they are for x01 and cricket")
+    if len(players) < 2:
+        raise NoFiguresError("name two players or more: a handicap evens a game out")
+    figure = _FIGURE[played.family]
+    by_name = {str(row["player"]).casefold(): row for row in rows}
+    forms = []
+    for name in players:
+        row = by_name.get(name.strip().casefold())
+        if row is None or not row.get(figure):
+            raise NoFiguresError(f"{name!r} has no {game} games with a {figure} to go by")
+        forms.append(PlayerForm(str(row["player"]), float(row[figure]), row.get("rating")))
+    suggestions = suggest_handicaps(forms, played.family is Family.COUNTDOWN, start)
+    lines = [suggestion.player_json() for suggestion in suggestions]
+    return {
+        "game": game,
+        "figure": figure,
+        "players": [
+            {**line, figure: s.form.figure, "rating": s.form.rating}
+            for line, s in zip(lines, suggestions, strict=True)
+        ],
+        "new_game": {"command": "new_game", "game": game, "players": lines},
+    }
