@@ -23,10 +23,12 @@ __all__ = [
     "SPOT_TARGETS",
     "Handicap",
     "HandicapError",
+    "cricket_spot_marks",
     "format_handicaps",
     "parse_handicaps",
     "takes_handicaps",
     "with_handicaps",
+    "x01_starts",
 ]
 
 HANDICAPS_OPTION = "handicaps"
@@ -42,6 +44,11 @@ SPOT_TARGETS = ("15", "16", "17", "18", "19", "20", "bull")
 """The targets spot marks are given on (the cricket family's keys)."""
 
 _MAX_SPOT = 3
+_MARKS_TO_CLOSE_ALL = 21
+"""Seven targets of three marks: what a Cricket game takes to close."""
+_SPOT_ORDER = ("bull", *SPOT_TARGETS[:-1])
+"""Where suggested spot marks go first: the bull, then 15 up to 20."""
+_LOWEST_START = 2
 
 
 class HandicapError(EngineError):
@@ -164,3 +171,35 @@ def with_handicaps(
             f"({given[HANDICAPS_OPTION]!r}) disagree: give them once"
         )
     return {**given, HANDICAPS_OPTION: text}
+
+
+def x01_starts(averages: Sequence[float], start: int) -> tuple[int, ...]:
+    """Suggested starts: a leg from ``start`` takes about ``3 * start / average``
+    darts, so each player starts from ``start * average / best`` (at least 2)
+    and expects the strongest's darts; a player without an average (0) keeps ``start``."""
+    best = max(averages, default=0.0)
+    if best <= 0:
+        return tuple(start for _ in averages)
+    return tuple(
+        max(_LOWEST_START, round(start * average / best)) if average > 0 else start
+        for average in averages
+    )
+
+
+def cricket_spot_marks(mprs: Sequence[float]) -> tuple[Handicap, ...]:
+    """Suggested spot marks: closing takes 21 marks, about ``21 / mpr`` rounds,
+    so a player gets ``21 * (1 - mpr / best)`` marks (at most 20), the bull
+    first, then 15 upward, three to a target; the strongest gets none."""
+    best = max(mprs, default=0.0)
+    handicaps = []
+    for mpr in mprs:
+        given = 0 if best <= 0 or mpr <= 0 else round(_MARKS_TO_CLOSE_ALL * (1 - mpr / best))
+        given = min(given, _MARKS_TO_CLOSE_ALL - 1)
+        marks: dict[str, int] = {}
+        for target in _SPOT_ORDER:
+            if given <= 0:
+                break
+            marks[target] = min(_MAX_SPOT, given)
+            given -= marks[target]
+        handicaps.append(Handicap.of(marks=marks))
+    return tuple(handicaps)

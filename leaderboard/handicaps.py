@@ -7,7 +7,8 @@ player with average ``a`` starts from ``start * a / best`` where ``best`` is
 the strongest player's average. Cricket: closing everything takes 21 marks,
 about ``21 / mpr`` rounds, so a player with MPR ``m`` gets ``21 * (1 - m /
 best)`` marks, given on the bull first, then 15, 16, ... upward (the hardest
-target first, then the numbers that score least), at most 20.
+target first, then the numbers that score least), at most 20. The formula
+is the engine's (``engine.handicap``), which the board's lobby uses too.
 """
 
 from __future__ import annotations
@@ -17,27 +18,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine import game_class
-from engine.handicap import SPOT_TARGETS, Handicap, takes_handicaps
+from engine.handicap import Handicap, cricket_spot_marks, takes_handicaps, x01_starts
 from engine.traits import Family
 
 __all__ = [
-    "MARKS_TO_CLOSE_ALL",
     "NoFiguresError",
     "PlayerForm",
     "Suggestion",
-    "cricket_spot_marks",
     "handicap_report",
     "suggest_handicaps",
-    "x01_starts",
 ]
 
-MARKS_TO_CLOSE_ALL = 21
-"""Seven targets of three marks: what a Cricket game takes to close."""
-
-_SPOT_ORDER = ("bull", *SPOT_TARGETS[:-1])
-"""Where spot marks go first: the bull, then 15 up to 20."""
-_MARKS_PER_TARGET = 3
-_LOWEST_START = 2
 _FIGURE = {Family.COUNTDOWN: "three_dart_average", Family.MARKS: "mpr"}
 """The figure of the leaderboard a family's handicap is made from."""
 
@@ -72,36 +63,6 @@ class Suggestion:
         if self.handicap.marks:
             line["marks"] = self.handicap.marks_json
         return line
-
-
-def x01_starts(averages: Sequence[float], start: int) -> tuple[int, ...]:
-    """Each player's start so their expected darts match the strongest's
-    from ``start`` (module docstring); a player without an average (0) keeps ``start``."""
-    best = max(averages, default=0.0)
-    if best <= 0:
-        return tuple(start for _ in averages)
-    return tuple(
-        max(_LOWEST_START, round(start * average / best)) if average > 0 else start
-        for average in averages
-    )
-
-
-def cricket_spot_marks(mprs: Sequence[float]) -> tuple[Handicap, ...]:
-    """Each player's spot marks so their expected rounds to close match the
-    strongest's (module docstring); the strongest gets none."""
-    best = max(mprs, default=0.0)
-    handicaps = []
-    for mpr in mprs:
-        given = 0 if best <= 0 or mpr <= 0 else round(MARKS_TO_CLOSE_ALL * (1 - mpr / best))
-        given = min(given, MARKS_TO_CLOSE_ALL - 1)
-        marks: dict[str, int] = {}
-        for target in _SPOT_ORDER:
-            if given <= 0:
-                break
-            marks[target] = min(_MARKS_PER_TARGET, given)
-            given -= marks[target]
-        handicaps.append(Handicap.of(marks=marks))
-    return tuple(handicaps)
 
 
 def suggest_handicaps(

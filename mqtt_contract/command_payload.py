@@ -177,6 +177,16 @@ class NewGame(CommandBase):
             "alternating the throw (docs/matches.md). Absent: one game."
         ),
     ] = omitted()
+    handicap: Annotated[
+        str | None,
+        Meta(
+            enum=("suggested",),
+            description='"suggested": each player starts from an X01 start the board '
+            "suggests from their month average in the venue's roster (docs/players.md, "
+            "Handicaps); a player without one, and the strongest, start from the game's "
+            "start. Absent: the players' own start/marks, if any.",
+        ),
+    ] = omitted()
 
     @property
     def team_names(self) -> dict[str, tuple[str, ...]] | None:

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from engine.handicap import Handicap
+from engine.handicap import Handicap, cricket_spot_marks, x01_starts
 from firmware_bridge.cli.main import main
-from leaderboard.handicaps import cricket_spot_marks, x01_starts
 from tests.leaderboard.conftest import X01_MOVES, as_payload
 from tests.leaderboard.result_documents import result_document
 
