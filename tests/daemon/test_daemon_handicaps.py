@@ -5,13 +5,14 @@ leaderboard import`` of it gives Bob an average of only what he scored."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from firmware_bridge.cli.main import main
-from tests.daemon_harness import Running, Watcher, press, throw
+from tests.daemon_harness import OCHE, Running, Watcher, press, throw
 
 
 async def test_a_handicapped_501_plays_to_a_result_with_both_starts(
@@ -46,6 +47,19 @@ async def test_a_handicapped_501_plays_to_a_result_with_both_starts(
     by_name = {row["player"]: row for row in rows}
     assert by_name["Bob"]["three_dart_average"] == pytest.approx(3 * 401 / 8, abs=0.01)
     assert by_name["Ann"]["three_dart_average"] == pytest.approx(3 * 420 / 9, abs=0.01)
+
+    # `oche export` of the journaled game replays to the same handicapped finish.
+    journal = str(running.config.journal.path)
+    assert main(["history", "--journal", journal, "--json"]) == 0
+    (game,) = json.loads(capsys.readouterr().out)
+    assert main(["export", str(game["id"]), "--journal", journal]) == 0
+    log = capsys.readouterr().out
+    replayed = subprocess.run(
+        [str(OCHE), "replay", "-"], input=log, capture_output=True, text=True, timeout=60
+    )
+    assert replayed.returncode == 0, replayed.stderr
+    final = json.loads(replayed.stdout)
+    assert [(p["score"], p["start"]) for p in final["players"]] == [(81, 501), (0, 401)]
 
 
 async def test_a_handicap_the_game_does_not_take_is_refused(
