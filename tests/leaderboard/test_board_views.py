@@ -271,3 +271,9 @@ def test_the_x01_and_cricket_views_show_each_handicap() -> None:
     assert "from 401" in scoreboard(x01).text and "from 501" in scoreboard(x01).text
     cricket = live_board_state("cricket", options={"handicaps": "-,20:3 bull:2"})
     assert "spot 20:3 bull:2" in scoreboard(cricket).text
+
+
+def test_the_tv_card_shows_each_handicap() -> None:
+    state = live_board_state("x01", options={"handicaps": "501,401"})
+    card = parse_html(str(board_card_html(live(state))))
+    assert "from 401" in card.text

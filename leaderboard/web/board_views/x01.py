@@ -12,7 +12,7 @@ from typing import Any
 from leaderboard.web.board_views.base import GameView
 from leaderboard.web.board_views.registry import register_view
 from mqtt_contract import StateView
-from mqtt_contract.scoreboard import handicap_words, route_to_show, x01_option_parts
+from mqtt_contract.scoreboard import route_to_show, x01_option_parts
 
 __all__ = ["X01View"]
 
@@ -28,5 +28,4 @@ class X01View(GameView):
         return {
             "route": route_to_show(state),
             "open_rule": state.option("in") or "double",
-            "handicaps": [handicap_words(player) for player in state.players],
         }
