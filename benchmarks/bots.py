@@ -1,10 +1,11 @@
 """The computer opponent's model: how long the X01 plan takes to solve (cold and
-cached), how long one aim's bed distribution takes, whether each level
-throws its table average over simulated visits at T20, and how often level 9
-beats level 2 at X01 (``oche bot simulate x01 --level 9 --against 2``).
+cached), how long one aim's bed distribution takes, whether every level plays
+its table's 501 leg average (within 3) and Cricket MPR (within 0.15) over
+500 simulated games each (``oche bot simulate x01 --level L --games 500``),
+and how often level 9 beats level 2 at X01.
 
 Run from the checkout: ``make bench`` or
-``python -m benchmarks.bots [--visits N] [--aims N] [--games N]``.
+``python -m benchmarks.bots [--legs N] [--aims N] [--games N]``.
 """
 
 from __future__ import annotations
@@ -13,21 +14,23 @@ import argparse
 import platform
 import statistics
 import time
+from dataclasses import dataclass
 
 import numpy as np
 
-from engine.beds import MISS, Bed
-from engine.board_geometry import STEEL, bed_centre
-from engine.bot_levels import bot_levels, level
+from engine.board_geometry import GEOMETRIES, STEEL, BoardGeometry
+from engine.bot_levels import LEVELS, level
 from engine.bot_match import simulate
 from engine.strategy.x01 import clear_plans, x01_plan
-from engine.throw_model import BOARD_BEDS, bed_indices, bed_probabilities, clear_caches
+from engine.throw_model import bed_probabilities, clear_caches
 
-__all__ = ["calibration", "distribution_seconds", "main", "match", "plan_seconds"]
+__all__ = ["distribution_seconds", "level_check", "main", "match", "plan_seconds"]
 
 SEED = 2026
-CALIBRATION_TOLERANCE = 2.0
-"""A level's simulated average may differ from its table by this much (issue #13)."""
+AVERAGE_TOLERANCE = 3.0
+"""A level's simulated 501 leg average may differ from its table by this much (issue #26)."""
+MPR_TOLERANCE = 0.15
+"""A level's simulated Cricket MPR may differ from its table by this much (issue #26)."""
 MATCH_WIN_RATE = 0.95
 """Level 9 must win at least this share of X01 games against level 2 (issue #13)."""
 
@@ -64,17 +67,48 @@ def distribution_seconds(sigma: float, aims: int) -> float:
     return statistics.median(times)
 
 
-def calibration(visits: int) -> list[tuple[int, float, float]]:
-    """(level, table average, simulated average) over ``visits`` visits of
-    three darts aimed at the centre of T20, fixed seed."""
-    rng = np.random.default_rng(SEED)
-    points = np.array([bed.points for bed in (*BOARD_BEDS, MISS)])
-    x, y = bed_centre(Bed(20, 3))
+@dataclass(frozen=True, slots=True)
+class LevelCheck:
+    """One level's table figures against what ``games`` seeded games of each
+    played (seed 0, as ``oche bot simulate`` plays by default), and the time."""
+
+    level: int
+    leg_average: float
+    simulated_average: float
+    visits_per_leg: float
+    mpr: float
+    simulated_mpr: float
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return (
+            abs(self.simulated_average - self.leg_average) <= AVERAGE_TOLERANCE
+            and abs(self.simulated_mpr - self.mpr) <= MPR_TOLERANCE
+        )
+
+
+def level_check(
+    games: int, geometry: BoardGeometry = STEEL, numbers: tuple[int, ...] = LEVELS
+) -> list[LevelCheck]:
+    """Each level of ``numbers`` (every one by default): ``games`` legs of 501
+    and ``games`` games of Cricket alone."""
     rows = []
-    for entry in bot_levels():
-        errors = rng.standard_normal((2, visits * 3)) * entry.sigma_mm
-        scored = points[bed_indices(x + errors[0], y + errors[1])]
-        rows.append((entry.level, entry.three_dart_average, float(scored.sum() / visits)))
+    for entry in (level(number, geometry) for number in numbers):
+        start = time.perf_counter()
+        x01 = simulate("x01", [entry.level], games, seed=0, geometry=geometry).bots[0]
+        cricket = simulate("cricket", [entry.level], games, seed=0, geometry=geometry).bots[0]
+        rows.append(
+            LevelCheck(
+                entry.level,
+                entry.leg_average,
+                x01.three_dart_average,
+                x01.visits / games,
+                entry.mpr,
+                cricket.mpr,
+                time.perf_counter() - start,
+            )
+        )
     return rows
 
 
@@ -95,7 +129,11 @@ def match(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--visits", type=int, default=10_000)
+    parser.add_argument("--legs", type=int, default=500)
+    parser.add_argument("--geometry", choices=sorted(GEOMETRIES), default="steel")
+    parser.add_argument(
+        "--levels", default=",".join(map(str, LEVELS)), help="levels to check (all: 1,2,...,10)"
+    )
     parser.add_argument("--aims", type=int, default=2_000)
     parser.add_argument("--games", type=int, default=200)
     args = parser.parse_args()
@@ -109,10 +147,15 @@ def main() -> None:
     for each in (level(10).sigma_mm, sigma, level(2).sigma_mm):
         seconds = distribution_seconds(each, args.aims)
         print(f"one aim's bed distribution, sigma {each:.2f} mm: {seconds * 1e3:.3f} ms (median)")
-    print(f"{'level':>5}{'table':>9}{'simulated':>11}  ({args.visits} visits at T20)")
-    for number, table, simulated in calibration(args.visits):
-        mark = "ok" if abs(simulated - table) <= CALIBRATION_TOLERANCE else "OFF"
-        print(f"{number:>5}{table:>9.2f}{simulated:>11.2f}  {mark}")
+    print(f"{args.legs} legs of 501 and games of Cricket a level, seed 0, {args.geometry}:")
+    print(f"{'level':>5}{'leg avg':>9}{'played':>8}{'visits':>8}{'MPR':>6}{'played':>8}{'s':>6}")
+    numbers = tuple(int(number) for number in args.levels.split(","))
+    for row in level_check(args.legs, GEOMETRIES[args.geometry], numbers):
+        print(
+            f"{row.level:>5}{row.leg_average:>9.2f}{row.simulated_average:>8.2f}"
+            f"{row.visits_per_leg:>8.1f}{row.mpr:>6.2f}{row.simulated_mpr:>8.2f}"
+            f"{row.seconds:>6.1f}  {'ok' if row.ok else 'OFF'}"
+        )
 
     for game_id, levels, figure in (("x01", (9, 2), "average"), ("cricket", (9, 3), "MPR")):
         rate, mine, theirs, seconds = match(args.games, game_id, levels)

@@ -129,11 +129,18 @@ def simulate(
     options: Mapping[str, object] | None = None,
     geometry: BoardGeometry = STEEL,
     max_darts: int = MAX_DARTS,
+    sigmas: Sequence[float] | None = None,
 ) -> MatchResult:
     """Play ``games`` games of ``game_id`` between bots of ``levels`` (one
-    level: solo games); bad arguments raise SimulationError naming them."""
+    level: solo games); bad arguments raise SimulationError naming them.
+    ``sigmas`` (mm, one a bot) throw with those spreads instead of the
+    levels' (what the levels' calibration measures)."""
     cls = _check(game_id, levels, games, seed, max_darts)
-    bots = [_Bot(number, level(number, geometry).sigma_mm) for number in levels]
+    if sigmas is None:
+        sigmas = [level(number, geometry).sigma_mm for number in levels]
+    elif len(sigmas) != len(levels):
+        raise SimulationError(f"one sigma a bot: {len(levels)} bots, {len(sigmas)} sigmas")
+    bots = [_Bot(number, sigma) for number, sigma in zip(levels, sigmas, strict=True)]
     try:
         new_game(cls.id, _names(len(bots)), options)
     except EngineError as error:

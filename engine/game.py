@@ -190,6 +190,13 @@ class Game:
         return 1 <= players <= MAX_PLAYERS and low <= (teams or players) <= high
 
     @classmethod
+    def leg_options(cls, options: Mapping[str, Any], leg: int) -> dict[str, Any]:
+        """The options leg ``leg`` (from 1) of a match plays with: the match's
+        own by default; a game whose options deal or draw (a seed) gives each
+        leg its own, so a match does not deal every leg the same."""
+        return dict(options)
+
+    @classmethod
     def combine_stats(cls, per_leg: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         """A player's statistics over a match's legs from each leg's
         (:meth:`leg_stats`): counters (integers) summed, a best of

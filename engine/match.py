@@ -107,7 +107,8 @@ class Match:
             self._cork = [None] * len(self.lineup.sides)
 
     def _begin_leg(self, first_side: int) -> None:
-        self.leg: Game = self._class(self.lineup, self.options, first_side=first_side)
+        options = self._class.leg_options(self.options, self._number)
+        self.leg: Game = self._class(self.lineup, options, first_side=first_side)
         self._starter_side = first_side
         self._leg_start = len(self._events)
 
@@ -160,9 +161,10 @@ class Match:
 
     def can_undo(self) -> bool:
         """Whether an UNDO has something to take back (here or in a leg before)."""
-        return bool(self._events) and (
-            self._cork is not None or self.leg.can_undo() or bool(self._records)
-        )
+        if self.leg.can_undo() and self._cork is None:
+            return True
+        # else back across a boundary: into the cork or the leg before it
+        return bool(self._events) and (self._cork is not None or self._leg_start > 0)
 
     def undo(self) -> None:
         """Take back the last dart: the cork's, the leg's, or (in a new leg with

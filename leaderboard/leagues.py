@@ -6,8 +6,9 @@ transaction and exactly once; results entered by hand for a game not played
 on Oche; and what ``oche league show`` and ``/api/leagues/{id}`` return, the
 standings computed by :mod:`leaderboard.league_rules` from the games stored.
 
-A pairs game is not called to a board: ``call_match`` names players, not
-teams, so a pairs game waits for its result by hand (``oche league result``)."""
+A pairs game is called as a team game (the call's ``teams``: the home pair
+first). A remote fixture (``away_board``) calls each game to a home board
+as a remote match, the away team's players throwing at the away board."""
 
 from __future__ import annotations
 
@@ -43,6 +44,7 @@ from leaderboard.models import (
 from leaderboard.players import PlayerError, find_player
 from leaderboard.store import player_key
 from mqtt_contract.match_payload import MatchPlay
+from mqtt_contract.scoreboard import short_name
 from mqtt_contract.topic_names import base_problem, board_id_problem
 
 __all__ = [
@@ -118,6 +120,10 @@ class FixtureView(BaseModel):
     away: str
     date: str | None
     boards: list[str]
+    away_board: str | None = Field(
+        description="A remote fixture's away board: the away team throws there; null: "
+        "everyone plays at the home venue."
+    )
     status: str = Field(description="scheduled, playing or finished.")
     home_games: int
     away_games: int
@@ -334,6 +340,31 @@ def _title(league: League, home: str, away: str, number: int) -> str:
     return title if len(title) <= MAX_TITLE else title[: MAX_TITLE - 1] + "…"
 
 
+def _call_teams(home: LeagueTeam, away: LeagueTeam, game: LeagueGame) -> list[dict[str, Any]]:
+    """A pairs game's teams as its call names them: the teams' names cut to
+    what a board takes (``Home`` and ``Away`` if the cut names are one)."""
+    names = [short_name(home.name), short_name(away.name)]
+    if player_key(names[0]) == player_key(names[1]):
+        names = ["Home", "Away"]
+    return [
+        {"name": names[0], "players": _names(game.home_players)},
+        {"name": names[1], "players": _names(game.away_players)},
+    ]
+
+
+def _call_players(game: LeagueGame, away_board: str | None) -> list[dict[str, Any]]:
+    """A game's players as its call has them, the home side first; in a
+    remote fixture the away side throws at ``away_board``."""
+    away = [
+        {**player, "board": away_board} if away_board is not None else dict(player)
+        for player in game.away_players
+    ]
+    if game.kind == GameKind.PAIRS.value:  # the team game's throwing order: h1 a1 h2 a2
+        home = [dict(player) for player in game.home_players]
+        return [player for pair in zip(home, away, strict=True) for player in pair]
+    return [*(dict(player) for player in game.home_players), *away]
+
+
 def _call_format(stored: Mapping[str, Any]) -> dict[str, Any]:
     """A game's match format as a call's ``match``: the keys left at the
     game's default (null) left out, as ``MatchPlay`` writes them."""
@@ -350,18 +381,24 @@ def add_fixture(
     boards: Sequence[str],
     date: str | None = None,
     lineup: Mapping[int, tuple[Sequence[str], Sequence[str]]] | None = None,
+    away_board: str | None = None,
     now: float,
 ) -> LeagueFixture:
     """A fixture of ``home`` v ``away`` with every game of the league's
     format: who plays each from ``lineup`` (game number -> home names, away
-    names) or the teams' players in order, each singles game queued as a
-    called match to one of ``boards``, each pairs game waiting for its result
-    by hand. A LeagueError names the team, player, board or game wrong."""
+    names) or the teams' players in order, each game queued as a called
+    match to one of ``boards`` (a pairs game as a team game); with
+    ``away_board`` each is a remote match, the away team at that board. A
+    LeagueError names the team, player, board or game wrong."""
     league = find_league(session, league_ref)
     home_team, away_team = _team(session, league, home), _team(session, league, away)
     if home_team.id == away_team.id:
         raise LeagueError(f"team {home_team.name!r} cannot play itself")
     checked_boards = _check_boards(boards)
+    if away_board is not None:
+        (away_board,) = _check_boards([away_board])
+        if match_calls.board_id_of(away_board) in map(match_calls.board_id_of, checked_boards):
+            raise LeagueError(f"--remote {away_board!r} is one of the home boards (--board)")
     if date is not None:
         date = _checked_text("--date", date, 32)
     games = _format(league).games
@@ -382,6 +419,7 @@ def add_fixture(
         away_team_id=away_team.id,
         date=date,
         boards=checked_boards,
+        away_board=away_board,
         created_at=now,
     )
     rows: list[LeagueGame] = []
@@ -396,7 +434,7 @@ def add_fixture(
                 match_format=game.match.to_json(),
                 home_players=_side(home_team, home_names, game, number),
                 away_players=_side(away_team, away_names, game, number),
-                status="called" if game.kind is GameKind.SINGLES else "by-hand",
+                status="called",
             )
         )
     session.add(fixture)
@@ -413,7 +451,10 @@ def add_fixture(
                     game=row.game,
                     options=row.options,
                     match_format=_call_format(row.match_format),
-                    players=[*row.home_players, *row.away_players],
+                    players=_call_players(row, away_board),
+                    teams=_call_teams(home_team, away_team, row)
+                    if row.kind == GameKind.PAIRS.value
+                    else None,
                     boards=checked_boards,
                     now=now + (row.number - 1) * CALL_ORDER_STEP,
                 )
@@ -445,8 +486,9 @@ def _decide(
 def on_call_finished(session: Session, call: MatchCall) -> None:
     """A league game's match finished (run by the ingest, inside the
     transaction that stores its result, the call's row locked): the game
-    takes the match's winner (side 0 the home player) and legs. A game
-    decided already (by hand) keeps its result."""
+    takes the match's winner and legs (side 0 the home player, or for pairs
+    the home team, the call's first). A game decided already (by hand)
+    keeps its result."""
     game = session.scalar(
         select(LeagueGame).where(LeagueGame.call_id == call.call_id).with_for_update()
     )
@@ -599,6 +641,7 @@ def league_view(session: Session, ref: str | int) -> LeagueView:
                 away=away,
                 date=fixture.date,
                 boards=list(fixture.boards),
+                away_board=fixture.away_board,
                 status="finished" if score.complete else "playing" if started else "scheduled",
                 home_games=score.home_games,
                 away_games=score.away_games,

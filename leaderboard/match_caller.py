@@ -4,7 +4,11 @@ follows it there, from the boards' retained ``state`` and ``availability``
 the live hub keeps.
 
 A board is free when it is online, idle or showing a finished game, shows
-no call waiting, and holds no live call in the database. A call is claimed
+no call waiting, and holds no live call in the database (as its board, or
+as a remote call's away board). A remote call (a player at another board)
+is called only when its away boards are free too, and its claim holds them
+(``board_claims``); the away board is never sent a command: the called
+board hosts the remote match and invites it. A call is claimed
 for a free board in one transaction (:func:`match_calls.claim_board`: the
 row's status and the board's unique index decide between several service
 instances on one database), committed, and only then ``call_match`` is sent
@@ -59,6 +63,8 @@ class _Live:
 
     call_id: str
     board: str
+    away: tuple[str, ...]
+    """A remote call's away boards: held while it is live, never sent to."""
     status: str
     called_at: float | None
     command: dict[str, Any]
@@ -130,11 +136,14 @@ class MatchCaller:
         """One pass: follow the live calls, take back calls boards should not
         show, and call the ready ones to free boards."""
         live, ready = await asyncio.to_thread(self._read)
-        held = {self._board_id(call.board) for call in live}
+        held = {self._board_id(board) for call in live for board in (call.board, *call.away)}
         for following in live:
             await self._follow(following)
         self._take_back(live)
         for call in ready:
+            away = match_calls.away_boards(call)
+            if not all(self._free(b, held) for b in away):
+                continue  # a remote call waits for its away board to be free too
             board = next(
                 (b for b in call.boards if self._free(b, held) and not self._refusing(call, b)),
                 None,
@@ -142,7 +151,7 @@ class MatchCaller:
             if board is None:
                 continue
             if await asyncio.to_thread(self._claim, call.call_id, board):
-                held.add(self._board_id(board))
+                held.update(self._board_id(b) for b in (board, *away))
                 command = self._command(call)
                 if command is not None:
                     self._send(call.call_id, board, command)
@@ -155,8 +164,16 @@ class MatchCaller:
             for call in match_calls.live_calls(session):
                 command = self._command(call)
                 if command is not None:
+                    away = tuple(match_calls.away_boards(call))
                     live.append(
-                        _Live(call.call_id, call.board or "", call.status, call.called_at, command)
+                        _Live(
+                            call.call_id,
+                            call.board or "",
+                            away,
+                            call.status,
+                            call.called_at,
+                            command,
+                        )
                     )
             for call in match_calls.ready_calls(session):
                 if self._command(call) is not None:

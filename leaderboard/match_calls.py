@@ -25,14 +25,20 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from sqlalchemy import select, update
+from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session
 
 from engine import MatchFormat, MatchFormatError, game_ids
-from leaderboard.models import MatchCall
+from leaderboard.models import BoardClaim, MatchCall
 from mqtt_contract import CallMatch, CancelCall
 from mqtt_contract.json_types import PayloadError
-from mqtt_contract.match_payload import CALL_ID_PATTERN, CallPlayer, MatchPlay
+from mqtt_contract.match_payload import (
+    CALL_ID_PATTERN,
+    CallPlayer,
+    CallTeam,
+    MatchPlay,
+    call_problem,
+)
 
 __all__ = [
     "DONE_STATUSES",
@@ -42,11 +48,13 @@ __all__ = [
     "CallError",
     "CallOutcome",
     "OnFinished",
+    "away_boards",
     "board_id_of",
     "call_command",
     "cancel_call",
     "cancel_command",
     "claim_board",
+    "held_boards",
     "in_call_order",
     "live_calls",
     "mark_called",
@@ -121,8 +129,30 @@ def _players(players: Sequence[CallPlayer | Mapping[str, Any]]) -> list[dict[str
             read = player if isinstance(player, CallPlayer) else CallPlayer.from_json(dict(player))
         except PayloadError as error:
             raise CallError(f"player {index}: {error}") from None
-        rows.append({"name": read.name, "player_id": read.player_id})
+        row: dict[str, Any] = {"name": read.name, "player_id": read.player_id}
+        if read.board is not None:
+            row["board"] = read.board
+        rows.append(row)
     return rows
+
+
+def _teams(teams: Sequence[CallTeam | Mapping[str, Any]] | None) -> list[dict[str, Any]] | None:
+    if teams is None:
+        return None
+    rows: list[dict[str, Any]] = []
+    for index, team in enumerate(teams):
+        try:
+            read = team if isinstance(team, CallTeam) else CallTeam.from_json(dict(team))
+        except PayloadError as error:
+            raise CallError(f"team {index}: {error}") from None
+        rows.append({"name": read.name, "players": list(read.players)})
+    return rows
+
+
+def away_boards(call: MatchCall) -> list[str]:
+    """The boards a remote call's players throw at besides the called one,
+    as given (``board`` or ``base/board``); empty for a call at one board."""
+    return list(dict.fromkeys(str(p["board"]) for p in call.players if p.get("board")))
 
 
 def _format(
@@ -162,12 +192,16 @@ def queue_call(
     match_format: MatchFormat | MatchPlay | Mapping[str, Any] | None,
     players: Sequence[CallPlayer | Mapping[str, Any]],
     boards: Sequence[str],
+    teams: Sequence[CallTeam | Mapping[str, Any]] | None = None,
     call_id: str | None = None,
     now: float | None = None,
 ) -> MatchCall:
     """Queue a match to be called to one of ``boards`` (``ready``), checked
     as the board will check its ``call_match``; a :class:`CallError` says what
-    is wrong and nothing is queued. The new row (added to ``session``)."""
+    is wrong and nothing is queued. ``teams`` (side order, players by name)
+    makes it a team game; a player with a ``board`` throws there (a remote
+    match the called board hosts; the caller needs that board free too).
+    The new row (added to ``session``)."""
     if not owner_kind or len(owner_kind) > 16:
         raise CallError(f"an owner kind is 1 to 16 characters, not {owner_kind!r}")
     if game not in game_ids():
@@ -190,15 +224,24 @@ def queue_call(
         options=dict(options or {}),
         match_format=_format(match_format),
         players=_players(players),
+        teams=_teams(teams),
         boards=list(dict.fromkeys(boards)),
         board=None,
         status="ready",
         created_at=time.time() if now is None else now,
     )
     try:
-        call_command(row)
+        command = call_command(row)
     except (PayloadError, ValueError) as error:
         raise CallError(f"the call: {error}") from None
+    problem = call_problem(command.players, command.teams)
+    if problem is not None:
+        raise CallError(f"the call: {problem}")
+    for away in away_boards(row):
+        if not re.fullmatch(r"[A-Za-z0-9_-]+", board_id_of(away)):
+            raise CallError(f"{away!r} is not a board (base/board or a board id)")
+        if board_id_of(away) in {board_id_of(board) for board in row.boards}:
+            raise CallError(f"the away board {away!r} is one of the boards it is called to")
     session.add(row)
     session.flush()
     return row
@@ -219,6 +262,8 @@ def call_command(call: MatchCall) -> CallMatch:
         document["options"] = call.options
     if call.match_format is not None:
         document["match"] = call.match_format
+    if call.teams:
+        document["teams"] = call.teams
     return CallMatch.from_json(document)
 
 
@@ -407,11 +452,12 @@ def live_calls(session: Session) -> list[MatchCall]:
 
 
 def claim_board(session: Session, call_id: str, board: str, now: float) -> bool:
-    """Claim ``board`` for the ready call ``call_id``: True when this
-    transaction got it (commit it before sending ``call_match``). The
-    update's condition (still ready: the row lock makes a second instance
-    wait, then find it called) and the board's partial unique index (one
-    live call a board: a second instance's claim of the board for another
+    """Claim ``board`` for the ready call ``call_id`` (and a remote call's
+    away boards): True when this transaction got them (commit it before
+    sending ``call_match``). The update's condition (still ready: the row
+    lock makes a second instance wait, then find it called), the board's
+    partial unique index and ``board_claims``' primary key (one live call a
+    board, home or away: a second instance's claim of a board for another
     call raises ``IntegrityError`` at commit or flush) decide between
     service instances."""
     claimed = session.execute(
@@ -419,7 +465,29 @@ def claim_board(session: Session, call_id: str, board: str, now: float) -> bool:
         .where(MatchCall.call_id == call_id, MatchCall.status == "ready")
         .values(status="called", board=board, called_at=now)
     )
-    return bool(getattr(claimed, "rowcount", 0))
+    if not getattr(claimed, "rowcount", 0):
+        return False
+    call = session.get(MatchCall, call_id)
+    held = [board, *(away_boards(call) if call is not None else ())]
+    live = select(MatchCall.call_id).where(MatchCall.status.in_(LIVE_STATUSES))
+    session.execute(delete(BoardClaim).where(BoardClaim.call_id == call_id))  # its last claim
+    for board_id in dict.fromkeys(map(board_id_of, held)):
+        session.execute(  # a claim whose call is over (released, finished, ...) is stale
+            delete(BoardClaim).where(BoardClaim.board == board_id, BoardClaim.call_id.not_in(live))
+        )
+        session.add(BoardClaim(board=board_id, call_id=call_id))
+    session.flush()
+    return True
+
+
+def held_boards(session: Session) -> set[str]:
+    """The board ids the live calls hold: each one's board and a remote
+    call's away boards."""
+    held: set[str] = set()
+    for call in live_calls(session):
+        held.update(map(board_id_of, [call.board or "", *away_boards(call)]))
+    held.discard("")
+    return held
 
 
 def release_call(session: Session, call_id: str, board: str) -> bool:

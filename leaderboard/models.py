@@ -34,6 +34,7 @@ from leaderboard.figures import LINE_FIGURES, TOTAL_FIGURES, Figure
 
 __all__ = [
     "Base",
+    "BoardClaim",
     "BoardPairing",
     "League",
     "LeagueFixture",
@@ -403,7 +404,11 @@ class MatchCall(Base):
     match_format: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     """The match's format as ``MatchPlay`` JSON; None: a single game."""
     players: Mapped[list[Any]] = mapped_column(JSON)
-    """``[{"name", "player_id"}, ...]`` in the order they play (side order)."""
+    """``[{"name", "player_id"}, ...]`` in the order they play (side order);
+    a player with ``"board"`` throws at that board (a remote match)."""
+    teams: Mapped[list[Any] | None] = mapped_column(JSON, default=None)
+    """A team game's teams, ``[{"name", "players": [names]}, ...]`` in side
+    order; None: every player is a side."""
     boards: Mapped[list[Any]] = mapped_column(JSON)
     """The boards it may be called to (board ids, or ``base/board``)."""
     board: Mapped[str | None] = mapped_column(String(NAME_LENGTH), default=None)
@@ -518,6 +523,21 @@ class LeagueTeam(Base):
     players: Mapped[list[Any]] = mapped_column(JSON)
 
 
+class BoardClaim(Base):
+    """A board a called or playing call holds (:func:`match_calls.claim_board`):
+    its home board and, for a remote match, each away board. The primary key
+    decides between service instances that a board is held by one call; a
+    row whose call is no longer live is stale and taken over by the next claim."""
+
+    __tablename__ = "board_claims"
+
+    board: Mapped[str] = mapped_column(String(NAME_LENGTH), primary_key=True)
+    """The board id (the last level of ``base/board``)."""
+    call_id: Mapped[str] = mapped_column(
+        ForeignKey("match_calls.call_id", ondelete="CASCADE"), index=True
+    )
+
+
 class LeagueFixture(Base):
     """One night of a league: home team v away team, its date and the boards
     its games are called to (the home venue's)."""
@@ -530,6 +550,9 @@ class LeagueFixture(Base):
     away_team_id: Mapped[int] = mapped_column(ForeignKey("league_teams.id", ondelete="CASCADE"))
     date: Mapped[str | None] = mapped_column(String(32), default=None)
     boards: Mapped[list[Any]] = mapped_column(JSON)
+    away_board: Mapped[str | None] = mapped_column(String(NAME_LENGTH), default=None)
+    """A remote fixture's away board (``board`` or ``base/board``): its games
+    are remote matches hosted by a home board, the away team at this one."""
     created_at: Mapped[float] = mapped_column(Float)
 
 

@@ -250,13 +250,10 @@ def sample_match_result(
             match.push(players[game.current_player].throw(aim))
     else:
         raise RuntimeError(f"a simulated {game_id} match did not finish")
-    played = match.legs
-    return match_document(
-        [record.game for record in played],
-        [record.starter for record in played],
-        match_format,
+    return result_document(
+        match,
         result_id=str(uuid.UUID(int=rng.getrandbits(128), version=4)),
         board=board,
-        started_at=finished_at - duration * len(played),
+        started_at=finished_at - duration * len(match.legs),
         finished_at=finished_at,
     )

@@ -28,7 +28,7 @@ from mqtt_contract.json_types import (
     tagged_union_schema,
 )
 from mqtt_contract.lobby_payload import CARD_HASH_PATTERN, JOIN_CODE_PATTERN, PlayerRef
-from mqtt_contract.match_payload import CALL_ID_PATTERN, CallPlayer, MatchPlay
+from mqtt_contract.match_payload import CALL_ID_PATTERN, CallPlayer, CallTeam, MatchPlay
 from mqtt_contract.pairing_payload import PAIRING_CODE_PATTERN, DeviceId, DeviceName
 from mqtt_contract.schema_parts import BED_ANY_CASE
 from mqtt_contract.state_payload import CPU_AVERAGES
@@ -98,7 +98,7 @@ class CpuPlayer(JsonObject):
         Meta(
             description=f"A level {LEVELS[0]}-{LEVELS[-1]}, or "
             f'{{"average": A}} with A from {CPU_AVERAGES[0]:g} to {CPU_AVERAGES[1]:g} '
-            "(the three-dart average it is to throw)."
+            "(the whole-leg 501 three-dart average it is to play, checkout included)."
         ),
     ]
     start: Start = omitted()
@@ -410,6 +410,14 @@ class CallMatch(CommandBase):
     players: Annotated[tuple[CallPlayer, ...], Meta(min_items=2, max_items=MAX_PLAYERS)] = field(
         kw_only=True
     )
+    teams: Annotated[
+        tuple[CallTeam, ...] | None,
+        Meta(
+            description="A team game (a league's pairs): each team and its players' names, in "
+            "side order; every player in one team. Absent: every player is a side.",
+            min_items=2,
+        ),
+    ] = omitted()
 
 
 @dataclass(frozen=True, slots=True)

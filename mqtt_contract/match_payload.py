@@ -21,10 +21,12 @@ from mqtt_contract.schema_parts import LATEST_TIMESTAMP
 __all__ = [
     "CALL_ID_PATTERN",
     "CallPlayer",
+    "CallTeam",
     "CallView",
     "MatchLeg",
     "MatchPlay",
     "MatchView",
+    "call_problem",
 ]
 
 CALL_ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9._:-]{0,63}$"
@@ -165,6 +167,46 @@ class CallPlayer(JsonObject):
     player_id: Annotated[
         int | None, Meta(minimum=1, description="Their id in the venue's roster; null: a guest.")
     ] = omitted(null=True)
+    board: Annotated[
+        str | None,
+        Meta(
+            min_length=1,
+            description="Where they throw when it is another board (base/board or a board id): "
+            "the called board hosts a remote match (docs/remote.md); absent: at this board.",
+        ),
+    ] = omitted(null=True)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CallTeam(JsonObject):
+    """A team of a called team game (a league's pairs): its name and its
+    players, by name, in throwing order."""
+
+    json_closed: ClassVar[bool] = True
+    name: Annotated[str, Meta(min_length=1, max_length=64)]
+    players: Annotated[
+        tuple[Annotated[str, Meta(min_length=1, max_length=64)], ...],
+        Meta(min_items=1, description="The names of the call's players in this team, in order."),
+    ]
+
+
+def call_problem(players: tuple[CallPlayer, ...], teams: tuple[CallTeam, ...] | None) -> str | None:
+    """Why a call's teams do not fit its players (each player in exactly one
+    team, at least two teams), in words; None when they do (or no teams)."""
+    if teams is None:
+        return None
+    if len(teams) < 2:
+        return "a team game needs at least two teams"
+    names = [player.name for player in players]
+    members = [name for team in teams for name in team.players]
+    if len({team.name for team in teams}) != len(teams):
+        return "two teams have one name"
+    for name in members:
+        if name not in names:
+            return f"team member {name!r} is not one of the call's players"
+    if sorted(members) != sorted(names):
+        return "each of the call's players must be in exactly one team"
+    return None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -187,4 +229,8 @@ class CallView(JsonObject):
     options: Mapping[str, Any] | None = required(None, null=True)
     match: MatchPlay | None = required(None, null=True)
     players: Annotated[tuple[CallPlayer, ...], Meta(min_items=1)] = required(())
+    teams: Annotated[
+        tuple[CallTeam, ...] | None,
+        Meta(description="A team game's teams, in side order; null: every player a side."),
+    ] = omitted(null=True)
     called_at: Annotated[float | None, Meta(minimum=0, maximum=LATEST_TIMESTAMP)] = required()

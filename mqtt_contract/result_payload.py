@@ -5,7 +5,7 @@ leaderboard stores it (:func:`result_document`), and its answer.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Annotated, Any
 
@@ -292,14 +292,57 @@ def result_document(
             )
         game = game.leg
     state = game.state()
-    winner = state["winner"]
+    players = _player_lines(state, [p["stats"] for p in state["players"]], cpu)
+    return _document(
+        state,
+        players,
+        state["winner_team"],
+        {"log": format_game_log(game)},
+        result_id=result_id,
+        board=board,
+        started_at=started_at,
+        finished_at=finished_at,
+        game_key=game_key,
+        revision=revision,
+        clock_synced=clock_synced,
+    )
+
+
+def _player_lines(
+    state: Mapping[str, Any],
+    stats: Sequence[Any],
+    cpu: Mapping[int, Mapping[str, Any]] | None,
+) -> list[dict[str, Any]]:
+    """A result's ``players``: each seat's name, team, score and ``stats``,
+    their handicap (``start``, ``marks``) and a computer player's ``cpu``."""
     players: list[dict[str, Any]] = []
     for seat, player in enumerate(state["players"]):
-        line = {k: player[k] for k in ("name", "team", "score", "stats")}
+        line = {"name": player["name"], "team": player["team"], "score": player["score"]}
+        line["stats"] = stats[seat]
         line.update(handicap_json(player))
         if cpu is not None and seat in cpu:
             line["cpu"] = dict(cpu[seat])
         players.append(line)
+    return players
+
+
+def _document(
+    state: Mapping[str, Any],
+    players: list[dict[str, Any]],
+    winner_team: int | None,
+    played: Mapping[str, Any],
+    *,
+    result_id: str,
+    board: str,
+    started_at: float | None,
+    finished_at: float,
+    game_key: str | None,
+    revision: int,
+    clock_synced: bool,
+) -> dict[str, Any]:
+    """A result's keys in the contract's order, what was ``played`` (a game's
+    ``log``, a match's legs) after its times; ``clock_synced`` only when false."""
+    winner = state["winner"]
     document: dict[str, Any] = {
         "result_id": result_id,
         "board": board,
@@ -309,13 +352,14 @@ def result_document(
         "teams": state["teams"],
         "winner": winner,
         "winner_name": state["players"][winner]["name"] if winner is not None else None,
-        "winner_team": state["winner_team"],
+        "winner_team": winner_team,
         "result": state["result"],
         "started_at": started_at,
         "finished_at": finished_at,
-        "log": format_game_log(game),
+        **{k: v for k, v in played.items() if k == "log"},
         "game_key": game_key or result_id,
         "revision": revision,
+        **{k: v for k, v in played.items() if k != "log"},
     }
     if not clock_synced:
         document["clock_synced"] = False
@@ -340,19 +384,9 @@ def _match_document(
     assert match.format is not None
     state = match.state()
     outcome = match.outcome()
-    winner = None if outcome is None else outcome.winner
-    players: list[dict[str, Any]] = []
-    for seat, player in enumerate(state["players"]):
-        line = {
-            "name": player["name"],
-            "team": player["team"],
-            "score": player["score"],
-            "stats": match.stats(seat),
-            **handicap_json(player),
-        }
-        if cpu is not None and seat in cpu:
-            line["cpu"] = dict(cpu[seat])
-        players.append(line)
+    players = _player_lines(
+        state, [match.stats(seat) for seat in range(len(state["players"]))], cpu
+    )
     legs = []
     for record in match.legs:
         leg_state = record.game.state()
@@ -371,32 +405,25 @@ def _match_document(
                 ],
             }
         )
-    key = game_key or result_id
     sets = match.sets_won()
-    document: dict[str, Any] = {
-        "result_id": result_id,
-        "board": board,
-        "game": state["game"],
-        "options": state["options"],
-        "players": players,
-        "teams": state["teams"],
-        "winner": winner,
-        "winner_name": state["players"][winner]["name"] if winner is not None else None,
-        "winner_team": None if outcome is None else outcome.team,
-        "result": state["result"],
-        "started_at": started_at,
-        "finished_at": finished_at,
-        "game_key": key,
-        "revision": revision,
+    played: dict[str, Any] = {
+        "match_format": MatchPlay.of(replace(match.format, decider=match.decider_rule)).to_json(),
+        "match_id": game_key or result_id,
+        "legs": legs,
+        "legs_won": list(match.legs_won()),
     }
-    document.update(  # keywords: the key "legs" is a game's id too
-        match_format=MatchPlay.of(replace(match.format, decider=match.decider_rule)).to_json(),
-        match_id=key,
-        legs=legs,
-        legs_won=list(match.legs_won()),
-    )
     if sets is not None:
-        document["sets_won"] = list(sets)
-    if not clock_synced:
-        document["clock_synced"] = False
-    return document
+        played["sets_won"] = list(sets)
+    return _document(
+        {**state, "winner": None if outcome is None else outcome.winner},
+        players,
+        None if outcome is None else outcome.team,
+        played,
+        result_id=result_id,
+        board=board,
+        started_at=started_at,
+        finished_at=finished_at,
+        game_key=game_key,
+        revision=revision,
+        clock_synced=clock_synced,
+    )

@@ -401,10 +401,25 @@ def cork_words(state: StateView) -> str | None:
 
 
 def call_line(call: CallView) -> str | None:
-    """The called match's players, ``Ann v Bob``; ``None`` without a call."""
+    """The called match's sides, ``Ann v Bob`` (a team game's ``Ann & Cy v
+    Bob & Dee``; a side throwing at another board ``Bob (at pub2)``);
+    ``None`` without a call."""
     if not call.present or not call.players:
         return None
-    return " v ".join(short_name(player.name) for player in call.players)
+    boards = {player.name: player.board for player in call.players}
+    sides = (
+        [list(team.players) for team in call.teams]
+        if call.teams
+        else [[player.name] for player in call.players]
+    )
+    words = []
+    for side in sides:
+        side_words = " & ".join(short_name(name) for name in side)
+        away = {boards.get(name) for name in side}
+        if len(away) == 1 and None not in away:
+            side_words += f" (at {str(away.pop()).rpartition('/')[2]})"
+        words.append(side_words)
+    return " v ".join(words)
 
 
 def call_words(state: StateView, board_name: str | None = None) -> str | None:

@@ -99,7 +99,7 @@ class BoardView(JsonObject):
 
 
 CPU_AVERAGES = (TARGET_AVERAGES[0], TARGET_AVERAGES[-1])
-"""The three-dart averages a bot can be asked for (``{"cpu": {"average": x}}``):
+"""The whole-leg 501 averages a bot can be asked for (``{"cpu": {"average": x}}``):
 the span of the levels, level 1's to level 10's."""
 
 DART_SOURCES = ("board", "manual", "cpu")
@@ -115,7 +115,7 @@ class CpuView(JsonObject):
 
     json_description: ClassVar[str | None] = (
         "Only on a computer player (added by the daemon, not the engine): its level, the "
-        "throw spread it throws with and the three-dart average that spread gives at T20."
+        "throw spread it throws with and the whole-leg 501 average that spread plays."
     )
     level: Annotated[int | None, Meta(minimum=LEVELS[0], maximum=LEVELS[-1])] = required()
     sigma_mm: Annotated[float | None, Meta(exclusive_minimum=0)] = required()

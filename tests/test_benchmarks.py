@@ -51,11 +51,11 @@ def test_the_engine_benchmark_runs_every_game() -> None:
 
 @pytest.mark.slow
 def test_the_bots_benchmark_runs() -> None:
-    out = bench("bots", "--visits", "30", "--aims", "5", "--games", "4")
+    out = bench("bots", "--legs", "2", "--levels", "1,10", "--aims", "5", "--games", "4")
     assert "X01 501 double-out plan" in out and "bed distribution" in out
     assert "simulate x01 level 9 vs 2, 4 games" in out and "simulate cricket" in out
     levels = [line.split()[0] for line in out.splitlines() if line.endswith((" ok", " OFF"))]
-    assert levels == [str(number) for number in range(1, 11)]
+    assert levels == ["1", "10"]
 
 
 def test_the_drivers_benchmark_runs() -> None:

@@ -257,3 +257,32 @@ def test_the_called_match_line() -> None:
     assert call_line(state.call) == "Ann v Bob"
     assert call_words(state, "Board 2") == "Next: Ann v Bob on Board 2"
     assert call_words(state) == "Next: Ann v Bob"
+
+
+def test_a_called_pairs_game_and_a_remote_call_say_their_sides() -> None:
+    pairs = StateView.from_json(
+        {
+            "phase": Phase.IDLE.value,
+            "call": {
+                "call_id": "league-1-g4",
+                "game": X01.id,
+                "players": [{"name": n} for n in ("Ann", "Bob", "Cy", "Dee")],
+                "teams": [
+                    {"name": "Lions", "players": ["Ann", "Cy"]},
+                    {"name": "Tigers", "players": ["Bob", "Dee"]},
+                ],
+            },
+        }
+    )
+    assert call_words(pairs, "Board 2") == "Next: Ann & Cy v Bob & Dee on Board 2"
+    remote = StateView.from_json(
+        {
+            "phase": Phase.IDLE.value,
+            "call": {
+                "call_id": "league-2-g1",
+                "game": X01.id,
+                "players": [{"name": "Ann"}, {"name": "Bob", "board": "oche/swan-1"}],
+            },
+        }
+    )
+    assert call_line(remote.call) == "Ann v Bob (at swan-1)"

@@ -13,6 +13,7 @@ engine/cribbage_scoring.py, the computer in engine/cribbage_computer.py.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from enum import StrEnum
 from typing import Any, ClassVar
 
@@ -200,6 +201,17 @@ class DominoCribbage(PickingGame):
         ),
         Option("computer", "none", "players the computer plays", choices=tuple(COMPUTER_SEATS)),
     )
+
+    @classmethod
+    def leg_options(cls, options: Mapping[str, Any], leg: int) -> dict[str, Any]:
+        """Each leg of a match shuffles with its own seed, drawn from the
+        match's seed and the leg's number (leg 1 keeps the match's), so a
+        replay deals every leg again the same but no two legs alike."""
+        chosen = dict(options)
+        if leg > 1:
+            seed = random.Random(f"{options['seed']}:leg {leg}").randint(0, SEED_MAX)
+            chosen["seed"] = seed
+        return chosen
 
     # ------------------------------------------------------------ the deal
 

@@ -31,7 +31,15 @@ from engine.strategy.aims import BEDS, aim_table, candidate_aims, clear_tables
 from engine.throw_model import Aim, Spread, SpreadLike, as_spread
 from engine.x01_rules import ALLOWED_MULTIPLIERS, RING_RULES
 
-__all__ = ["X01Plan", "X01Strategy", "candidate_aims", "clear_plans", "x01_plan"]
+__all__ = [
+    "ExpectedLeg",
+    "X01Plan",
+    "X01Strategy",
+    "candidate_aims",
+    "clear_plans",
+    "expected_leg",
+    "x01_plan",
+]
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -53,7 +61,9 @@ class X01Plan:
     has opened (double or master in), at the start score."""
 
     aims: tuple[tuple[float, float], ...]
+    chances: FloatArray
     geometry: BoardGeometry
+    out: str
     start: int
     start_values: FloatArray
     start_policy: IntArray
@@ -137,7 +147,9 @@ def _plan(spread: Spread, geometry: BoardGeometry, out: str, in_rule: str, start
     closed = _solve_closed(start, start_values, values, transposed, out_ok, one_busts, in_rule)
     return X01Plan(
         aims=aims,
+        chances=table.chances,
         geometry=geometry,
+        out=out,
         start=start,
         start_values=start_values,
         start_policy=start_policy,
@@ -146,6 +158,76 @@ def _plan(spread: Spread, geometry: BoardGeometry, out: str, in_rule: str, start
         closed_values=closed[0],
         closed_policy=closed[1],
     )
+
+
+@dataclass(frozen=True, slots=True)
+class ExpectedLeg:
+    """What a plan's own policy throws on average from the start score: the
+    darts thrown (a bust forfeits the visit's other darts, which are not
+    thrown and not counted, as the game's statistics count them), the visits,
+    and so the whole-leg three-dart average (3 x start / darts)."""
+
+    darts: float
+    visits: float
+    start: int
+
+    @property
+    def three_dart_average(self) -> float:
+        """3 x points per dart over the leg: what ``oche bot simulate`` converges to."""
+        return 3 * self.start / self.darts
+
+
+def expected_leg(plan: X01Plan) -> ExpectedLeg:
+    """The darts and visits the plan's policy takes from its start (straight in),
+    by evaluating that fixed policy exactly: no sampling, so a level's leg
+    average is a deterministic figure. ``V(u)`` is linear in itself through
+    busts and scoreless visits, so each visit start is one linear solve."""
+    one_busts = plan.out != "straight"
+    out_ok = np.isin(_MULTIPLIERS, sorted(ALLOWED_MULTIPLIERS[plan.out]))
+    darts = _evaluate(plan, out_ok, one_busts, dart_cost=1.0, visit_cost=0.0)
+    visits = _evaluate(plan, out_ok, one_busts, dart_cost=0.0, visit_cost=1.0)
+    return ExpectedLeg(darts, visits, plan.start)
+
+
+def _evaluate(
+    plan: X01Plan,
+    out_ok: npt.NDArray[np.bool_],
+    one_busts: bool,
+    dart_cost: float,
+    visit_cost: float,
+) -> float:
+    """The expected total cost from the start score when each thrown dart costs
+    ``dart_cost`` and each visit ``visit_cost``, following the plan's policy."""
+    totals = np.full(plan.start + 1, np.inf)
+    totals[0] = 0.0
+    first = 2 if one_busts else 1
+    for u in range(first, plan.start + 1):
+        if not np.isfinite(plan.start_values[u]):
+            continue
+        scores1 = np.arange(u, max(0, u - 2 * _MAX_DART - 1), -1)
+        scores1 = scores1[scores1 >= 1]
+        scores2 = scores1[: _MAX_DART + 1]
+        # Each state's cost is a + b * T(u): b is the chance of coming back to u.
+        left1, bust1, done1 = _outcomes(scores1, out_ok, one_busts)
+        loop1 = bust1 | (left1 == u)
+        known = np.where(left1 > 0, totals[np.clip(left1, 0, None)], 0.0)
+        chances1 = plan.chances[plan.policy[1][u, : len(scores1)]]
+        a1 = dart_cost + (chances1 * np.where(done1 | loop1, 0.0, known)).sum(axis=1)
+        b1 = (chances1 * loop1).sum(axis=1)
+        left2, bust2, done2 = _outcomes(scores2, out_ok, one_busts)
+        index2 = np.clip(u - left2, 0, len(a1) - 1)
+        chances2 = plan.chances[plan.policy[2][u, : len(scores2)]]
+        live2 = ~(done2 | bust2)
+        a2 = dart_cost + (chances2 * np.where(live2, a1[index2], 0.0)).sum(axis=1)
+        b2 = (chances2 * np.where(live2, b1[index2], bust2.astype(np.float64))).sum(axis=1)
+        left3, bust3, done3 = _outcomes(np.array([u]), out_ok, one_busts)
+        index3 = np.clip(u - left3, 0, len(a2) - 1)
+        chances3 = plan.chances[int(plan.start_policy[u])]
+        live3 = ~(done3[0] | bust3[0])
+        a3 = dart_cost + visit_cost + float(chances3 @ np.where(live3, a2[index3[0]], 0.0))
+        b3 = float(chances3 @ np.where(live3, b2[index3[0]], bust3[0].astype(np.float64)))
+        totals[u] = a3 / (1.0 - b3)
+    return float(totals[plan.start])
 
 
 def clear_plans() -> None:

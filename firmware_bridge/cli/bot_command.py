@@ -1,7 +1,8 @@
 """``oche bot``: the computer opponent's model from the command line.
 
-- ``oche bot levels [--geometry steel|soft] [--json]``: levels 1-10 with sigma,
-  three-dart average and cricket MPR (docs/bots.md says how each is defined);
+- ``oche bot levels [--geometry steel|soft] [--json]``: levels 1-10 with the
+  501 leg average and visits they play, their Cricket MPR, sigma and the
+  model's T20 average (docs/bots.md says how each is defined and calibrated);
 - ``oche bot aim --sigma MM [--geometry steel|soft] [--json]``: the aim with
   the most expected points per dart for that sigma;
 - ``oche bot heatmap --sigma MM --out FILE.png``: the expected score of every
@@ -89,10 +90,14 @@ def _levels(args: argparse.Namespace) -> int:
     if args.json:
         sys.stdout.write(json.dumps(levels) + "\n")
         return 0
-    lines = [f"{'level':>5}  {'sigma mm':>8}  {'average':>7}  {'MPR':>4}"]
+    lines = [
+        f"{'level':>5}  {'leg avg':>7}  {'visits':>6}  {'MPR':>4}  {'match MPR':>9}  "
+        f"{'sigma mm':>8}  {'T20 avg':>7}"
+    ]
     lines += [
-        f"{row['level']:>5}  {row['sigma_mm']:>8.2f}  {row['three_dart_average']:>7.2f}  "
-        f"{row['mpr']:>4.2f}"
+        f"{row['level']:>5}  {row['leg_average']:>7.2f}  {row['visits_per_leg']:>6.1f}  "
+        f"{row['mpr']:>4.2f}  {row['match_mpr']:>9.2f}  {row['sigma_mm']:>8.2f}  "
+        f"{row['t20_average']:>7.2f}"
         for row in levels
     ]
     sys.stdout.write("\n".join(lines) + "\n")
@@ -274,9 +279,11 @@ def add_parser(commands: Commands) -> None:
 
     levels = actions.add_parser(
         "levels",
-        help="levels 1-10: sigma, three-dart average, cricket MPR",
-        description="Print levels 1-10: sigma (mm), 3 x the expected points of a dart aimed at "
-        "T20's centre, and 3 x its expected cricket marks on the 20s.",
+        help="levels 1-10: 501 leg average, Cricket MPR, sigma",
+        description="Print levels 1-10: the whole-leg 501 double-out average each plays "
+        "(checkout included) and its visits per leg, its Cricket MPR alone and against "
+        "its own level, its throw spread sigma (mm) and, as a model figure, 3 x the "
+        "expected points of a dart aimed at T20's centre.",
     )
     geometry_option(levels)
     levels.add_argument("--json", action="store_true", help="print a JSON list")

@@ -108,6 +108,7 @@ def _fixture(args: argparse.Namespace, session: Any) -> str:
         boards=args.board,
         date=args.date,
         lineup=lineup,
+        away_board=args.remote,
         now=time.time(),
     )
     if args.json:
@@ -167,6 +168,7 @@ def league_text(view: LeagueView) -> str:
     lines.append(_table(header, body, {1}))
     for fixture in view.fixtures:
         when = f" on {fixture.date}" if fixture.date else ""
+        when += f", remote (away at {fixture.away_board})" if fixture.away_board else ""
         lines.append(
             f"\nfixture {fixture.id}: {fixture.home} v {fixture.away}{when}, {fixture.status}, "
             f"games {fixture.home_games}-{fixture.away_games}, "
@@ -257,9 +259,10 @@ def add_parser(commands: Commands) -> None:
         "fixture",
         help="add a fixture: home v away; its games are called to the boards",
         description="A night of HOME v AWAY with every game of the league's format. Each "
-        "singles game is queued as a match the service calls to a free board of --board; a "
-        "pairs game waits for its result by hand (oche league result). Who plays each game: "
-        "--lineup, else the teams' players in order. Prints the fixture's id.",
+        "game is queued as a match the service calls to a free board of --board (a pairs "
+        "game as a team game); with --remote, as a remote match hosted there, the away team "
+        "throwing at the away board. Who plays each game: --lineup, else the teams' players "
+        "in order. Prints the fixture's id.",
     )
     fixture.add_argument("league", metavar="LEAGUE", help="the league's id or name")
     fixture.add_argument("--home", required=True, help="the home team")
@@ -271,6 +274,13 @@ def add_parser(commands: Commands) -> None:
         required=True,
         metavar="BOARD",
         help="the home venue's boards the games are called to (BOARD or BASE/BOARD)",
+    )
+    fixture.add_argument(
+        "--remote",
+        metavar="AWAY_BOARD",
+        help="a remote fixture: the away team plays at this board of its own venue (BOARD or "
+        "BASE/BOARD), each game a remote match hosted by a home board; the service calls a "
+        "game only when both boards are free (docs/matches.md)",
     )
     fixture.add_argument("--date", help="the night, e.g. 2026-12-10")
     fixture.add_argument(

@@ -36,8 +36,8 @@ __all__ = ["Bots", "CpuPlayer", "resolve_bots"]
 
 @dataclass(frozen=True, slots=True)
 class CpuPlayer:
-    """One computer player: its level, its spread (mm) and the average that
-    spread throws at T20 (on the game's geometry)."""
+    """One computer player: its level, its spread (mm) and the whole-leg 501
+    average that spread plays (on the game's geometry)."""
 
     level: int
     sigma_mm: float
@@ -134,7 +134,7 @@ def resolve_bots(game: str, cpu: Mapping[str, Mapping[str, Any]], geometry: Boar
     for name, spec in cpu.items():
         if "level" in spec:
             chosen = level(int(spec["level"]), geometry)
-            players[name] = CpuPlayer(chosen.level, chosen.sigma_mm, chosen.three_dart_average)
+            players[name] = CpuPlayer(chosen.level, chosen.sigma_mm, chosen.leg_average)
         else:
             sigma = sigma_for_average(float(spec["average"]), geometry)
             players[name] = CpuPlayer(

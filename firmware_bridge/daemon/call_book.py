@@ -45,6 +45,7 @@ class Pending:
             options=command.options,
             match=command.match,
             players=command.players,
+            teams=command.teams,
             called_at=self.called_at,
         )
 

@@ -38,8 +38,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from engine import EngineError, new_game
+from engine import END_VISIT, MISS, Bed, EngineError, Game, MatchFormat, new_game
 from engine.game_log import parse_game_log
+from engine.match import Match
 from firmware_bridge.daemon.journal import (
     APPLICATION_ID,
     Journal,
@@ -556,7 +557,8 @@ def _exists(writer: sqlite3.Connection, table: str, column: str, value: Any) -> 
 
 def _game_from_result(writer: sqlite3.Connection, game_id: Any, payload: Any) -> bool:
     """Bring back the finished game ``game_id`` from its result (the outbox's
-    payload names the game, board, players, teams, options, times, winner)."""
+    payload names the game, board, players, teams, options, times, winner,
+    and a match's format)."""
     try:
         result = json.loads(payload)
         players = [str(player["name"]) for player in result["players"]]
@@ -579,10 +581,12 @@ def _game_from_result(writer: sqlite3.Connection, game_id: Any, payload: Any) ->
             finished,
             json.dumps({"winner": result["winner"], "result": result["result"]}),
         )
+        match_format = result.get("match_format")
         writer.execute(
             "INSERT INTO games (id, game, options, players, teams, board, started_at, "
-            "finished_at, status, result) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'finished', ?)",
-            row,
+            "finished_at, status, result, match) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'finished', ?, ?)",
+            (*row, None if match_format is None else json.dumps(match_format)),
         )
     except (ValueError, TypeError, KeyError, IndexError, sqlite3.Error):
         return False
@@ -595,10 +599,10 @@ def _copy_events(
     """Each salvaged game's events, all or none: an unfinished game without
     them all is ended (lost); a finished one takes its result's log instead."""
     games = writer.execute(
-        "SELECT id, game, options, players, teams, status, started_at FROM games ORDER BY id"
+        "SELECT id, game, options, players, teams, status, started_at, match FROM games ORDER BY id"
     ).fetchall()
     copied = dropped = 0
-    for game_id, game, options, players, teams, status, started_at in games:
+    for game_id, game, options, players, teams, status, started_at, match in games:
         rows, complete = _scan(
             reader,
             "SELECT seq, token, at FROM events NOT INDEXED WHERE game_id = ? ORDER BY seq",
@@ -606,7 +610,8 @@ def _copy_events(
         )
         complete = complete and [row[0] for row in rows] == list(range(1, len(rows) + 1))
         if not complete and status == "finished":
-            rebuilt = _events_from_result(writer, game_id, game, options, players, teams)
+            setup = _Setup(game, options, players, teams, match)
+            rebuilt = _events_from_result(writer, game_id, setup)
             if rebuilt is not None:
                 rows, complete = rebuilt, True
                 report.rebuilt.append(int(game_id))
@@ -636,16 +641,23 @@ def _copy_events(
         report.dropped["events"] = dropped
 
 
+@dataclass(frozen=True)
+class _Setup:
+    """A journaled game's set-up as its ``games`` row keeps it (JSON texts)."""
+
+    game: str
+    options: str
+    players: str
+    teams: str | None
+    match: str | None
+
+
 def _events_from_result(
-    writer: sqlite3.Connection,
-    game_id: int,
-    game: str,
-    options: str,
-    players: str,
-    teams: str | None,
+    writer: sqlite3.Connection, game_id: int, setup: _Setup
 ) -> list[_Row] | None:
     """A finished game's events from its result's log (the effective events:
-    undone darts left out), replayed to its finish; ``None`` without one."""
+    undone darts left out), replayed to its finish; a match's from its legs'
+    logs, a NEXT between legs; ``None`` without them."""
     found = writer.execute(
         "SELECT payload, created_at FROM outbox WHERE game_id = ? ORDER BY id DESC LIMIT 1",
         (game_id,),
@@ -653,29 +665,50 @@ def _events_from_result(
     if found is None:
         return None
     try:
-        log = json.loads(found[0])["log"]
-        engine_game = new_game(
-            game,
-            json.loads(players),
-            json.loads(options),
-            None if teams is None else json.loads(teams),
-        )
-        tokens = list(_tokens_to_finish(engine_game, log))
+        result = json.loads(found[0])
+        players = json.loads(setup.players)
+        options = json.loads(setup.options)
+        teams = None if setup.teams is None else json.loads(setup.teams)
+        if setup.match is None:
+            engine_game = new_game(setup.game, players, options, teams)
+            tokens = list(_tokens_to_finish(engine_game, result["log"]))
+            finished = engine_game.is_finished
+        else:
+            match_format = MatchFormat.from_json(json.loads(setup.match))
+            played = Match(setup.game, players, options, teams, format=match_format)
+            tokens = list(_match_tokens(played, result["legs"]))
+            finished = played.is_finished
     except (ValueError, TypeError, KeyError, EngineError):
         return None
-    if not engine_game.is_finished:
+    if not finished:
         return None
     at = float(found[1])
     return [(seq, token, at) for seq, token in enumerate(tokens, start=1)]
 
 
-def _tokens_to_finish(game: Any, log: str) -> Iterator[str]:
-    """The log's tokens the engine takes, up to the game's finish."""
+def _match_tokens(played: Match, legs: Sequence[dict[str, Any]]) -> Iterator[str]:
+    """A match's tokens from its result's legs: each leg's log to its finish
+    and a NEXT after it. A result keeps no cork darts: a leg a cork decided
+    gets one thrown again as the leg's starter's bull against the others' misses."""
+    for number, leg in enumerate(legs):
+        if number:
+            played.push(END_VISIT)
+            yield str(END_VISIT)
+        while (thrower := played.cork_thrower) is not None:
+            cork_dart = Bed(25, 2) if thrower == int(leg["starter"]) else MISS
+            played.push(cork_dart)
+            yield cork_dart.notation
+        yield from _tokens_to_finish(played, str(leg["log"]))
+
+
+def _tokens_to_finish(target: Game | Match, log: str) -> Iterator[str]:
+    """The log's tokens the engine takes, up to the game's finish (a match's:
+    up to the finish of the leg in progress)."""
     for logged in parse_game_log(log):
-        if game.is_finished:
+        if (target.leg if isinstance(target, Match) else target).is_finished:
             return
         try:
-            game.push(logged.event)
+            target.push(logged.event)
         except EngineError:
             continue
         yield str(logged.event)

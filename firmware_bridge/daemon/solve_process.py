@@ -11,15 +11,24 @@ import os
 import signal
 import threading
 
-__all__ = ["PARENT_CHECK_S", "initialize"]
+__all__ = ["ONE_THREAD", "PARENT_CHECK_S", "initialize"]
 
 PARENT_CHECK_S = 1.0
 """How often the solving process checks that its daemon is still there."""
 
+ONE_THREAD = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+"""numpy's math libraries, held to one thread each in the solving process:
+one solve at a time gains nothing from more, and on a busy 2-core board
+their threads fighting the daemon's made a plan's solve about ten times
+slower (benchmarks/calibrate_bots.py measured it)."""
+
 
 def initialize(parent: int, nice: int) -> None:
     """Run first in the solving process: ``nice`` lower, and a watch that ends
-    it once ``parent`` (the daemon's pid) is no longer its parent."""
+    it once ``parent`` (the daemon's pid) is no longer its parent; numpy,
+    not imported yet, will use one thread (unless the environment says)."""
+    for name in ONE_THREAD:
+        os.environ.setdefault(name, "1")
     os.nice(nice)
     threading.Thread(target=_watch_parent, args=(parent,), name="parent-watch", daemon=True).start()
 

@@ -32,19 +32,31 @@ def refused(*args: str, stdin: str | None = None) -> str:
 
 
 @pytest.mark.slow
-def test_levels_json_lists_ten_levels() -> None:
+def test_levels_json_gives_each_levels_leg_average_and_mpr() -> None:
     levels = json.loads(ok("bot", "levels", "--json"))
     assert [row["level"] for row in levels] == list(range(1, 11))
-    assert set(levels[0]) == {"level", "sigma_mm", "three_dart_average", "mpr"}
-    averages = [row["three_dart_average"] for row in levels]
-    assert averages == sorted(averages) and averages[-1] >= 100
+    assert set(levels[0]) == {
+        "level",
+        "sigma_mm",
+        "leg_average",
+        "visits_per_leg",
+        "mpr",
+        "match_mpr",
+        "t20_average",
+    }
+    averages = [row["leg_average"] for row in levels]
+    assert averages == sorted(averages)
+    assert averages[0] == pytest.approx(20, abs=0.5) and averages[-1] >= 95
+    assert levels[0]["visits_per_leg"] < 60
+    mprs = [row["mpr"] for row in levels]
+    assert mprs == sorted(mprs)
     soft = json.loads(ok("bot", "levels", "--geometry", "soft", "--json"))
     assert all(s["sigma_mm"] > st["sigma_mm"] for s, st in zip(soft, levels, strict=True))
 
 
 def test_levels_prints_a_table() -> None:
     lines = ok("bot", "levels").splitlines()
-    assert lines[0].split() == ["level", "sigma", "mm", "average", "MPR"]
+    assert lines[0].split()[:5] == ["level", "leg", "avg", "visits", "MPR"]
     assert len(lines) == 11 and lines[-1].split()[0] == "10"
 
 

@@ -132,6 +132,8 @@ def test_bad_formats_fixtures_and_results_exit_2_and_change_nothing(
         (["--away", "Bears"], "no team 'Bears'; its teams are: Lions, Tigers"),
         (["--away", "Tigers", "--lineup", "1=Dan:Eve"], "'Dan' is not in team 'Lions'"),
         (["--away", "Tigers", "--lineup", "1=Ann"], "give a game's players as GAME=HOME:AWAY"),
+        (["--away", "Tigers", "--remote", "oche/pub"], "--remote 'oche/pub' is one of the home"),
+        (["--away", "Tigers", "--remote", "swan 1"], "--board 'swan 1'"),
     ):
         status, out, err = oche(capsys, *fixture, *more, *db)
         assert (status, out) == (2, ""), err
@@ -148,3 +150,17 @@ def test_bad_formats_fixtures_and_results_exit_2_and_change_nothing(
     assert {g["status"] for g in shown(capsys, db, "L")["fixtures"][0]["games"]} == {"ready"}
     status, _, err = oche(capsys, "league", "show", "Nope", *db)
     assert status == 2 and "no league 'Nope'" in err
+
+
+def test_a_remote_fixture_shows_its_away_board(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = ["--db", f"sqlite:///{tmp_path / 'league.sqlite3'}"]
+    created = ["league", "create", "--name", "L", *TEAMS, "--format", "singles:x01:legs=1"]
+    assert oche(capsys, *created, *db)[0] == 0
+    fixture = ["league", "fixture", "L", "--home", "Lions", "--away", "Tigers"]
+    assert oche(capsys, *fixture, "--board", "crown-1", "--remote", "swan-1", *db)[0] == 0
+    (shown_fixture,) = shown(capsys, db, "L")["fixtures"]
+    assert (shown_fixture["boards"], shown_fixture["away_board"]) == (["crown-1"], "swan-1")
+    status, out, _ = oche(capsys, "league", "show", "L", *db)
+    assert status == 0 and "remote (away at swan-1)" in out

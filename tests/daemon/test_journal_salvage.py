@@ -18,7 +18,8 @@ from typing import Any
 
 import pytest
 
-from engine import new_game, parse_event
+from engine import MatchFormat, new_game, parse_event
+from engine.match import Match
 from firmware_bridge.daemon.journal import Charge, Finish, Journal, JournalDamaged
 from firmware_bridge.daemon.journal_salvage import DAMAGED_MARK, salvage_journal
 from firmware_bridge.daemon.mqtt_link import to_json
@@ -337,3 +338,71 @@ def test_oche_journal_check_and_salvage(
     foreign = oche("journal", "check", "--journal", str(tmp_path / "copy.sqlite3"))
     assert foreign.returncode == 2 and "not an Oche journal" in foreign.stderr, foreign
     assert built.credits == 70 * 2 - (FINISHED + 1) * 2
+
+
+# ------------------------------------------------------- a match salvaged
+
+CRICKET_LEG = [
+    *(
+        token
+        for n in (20, 19, 18, 17, 16, 15)
+        for token in [f"T{n}"] * 3 + ["NEXT", "M", "M", "M", "NEXT"]
+    ),
+    "DB",
+    "DB",
+]
+"""A cricket leg the side throwing first closes and wins."""
+MATCH_TOKENS = [*CRICKET_LEG, "NEXT", *CRICKET_LEG, "NEXT", "SB", "DB", *CRICKET_LEG]
+"""First to 2: Ann starts and wins leg 1, Bob leg 2; 1-1, so a cork: Bob's
+bull beats Ann's, he starts the decider and wins it."""
+
+
+def played_match(tokens: list[str]) -> Match:
+    played = Match("cricket", ["Ann", "Bob"], format=MatchFormat(2))
+    for token in tokens:
+        played.push(parse_event(token))
+    return played
+
+
+def test_a_match_whose_darts_were_lost_comes_back_from_its_result_legs_and_cork(
+    tmp_path: Path,
+) -> None:
+    """The events of a finished cricket match lost with their table's pages:
+    its result's legs give them back, a NEXT between legs and the decider's
+    cork as its starter's bull, so the salvaged match has the same legs."""
+    path = tmp_path / "journal.sqlite3"
+    at = T0
+    with Journal(path) as journal:
+        match_format = MatchFormat(2).to_json()
+        game_id = journal.games.start_game(
+            "cricket", {}, ["Ann", "Bob"], None, "board1", at, match=match_format
+        )
+        for token in MATCH_TOKENS:
+            at += 1
+            journal.games.append(game_id, token, at)
+        played = played_match(MATCH_TOKENS)
+        assert played.is_finished
+        result = result_document(
+            played, result_id="match-1", board="board1", started_at=T0, finished_at=at
+        )
+        finish = Finish(
+            {"winner": result["winner"], "result": result["result"]},
+            at,
+            result["result_id"],
+            to_json(result),
+        )
+        journal.games.record(game_id, [], finish=finish)
+    with sqlite3.connect(path) as connection:
+        owners = dict(connection.execute("SELECT pageno, name FROM dbstat").fetchall())
+    assert damage(path, "events", Built(0, frozenset(), {}, owners)) == {"events"}
+
+    salvaged = tmp_path / "salvaged.sqlite3"
+    report = salvage_journal(path, salvaged)
+    assert report.rebuilt == [game_id]
+    with Journal(salvaged) as journal:
+        kept = journal.games.game(game_id)
+    assert kept.status == "finished" and kept.match == match_format
+    again = played_match(kept.events)
+    assert again.is_finished
+    assert [(r.starter, r.outcome.winner) for r in again.legs] == [(0, 0), (1, 1), (1, 1)]
+    assert again.state()["players"] == played.state()["players"]

@@ -143,6 +143,15 @@ def test_a_deciding_legs_cork_refuses_next_and_its_winner_throws_first() -> None
     assert session.state()["match"]["cork"] is None and session.thrower() == 1
 
 
+def test_undo_on_the_board_takes_back_the_cork_that_started_the_only_leg() -> None:
+    session = GameSession(CRICKET_DECIDER)
+    play(session, ["SB", "DB"])  # Bob's bull wins the cork: he throws first
+    assert session.thrower() == 1 and session.state()["match"]["cork"] is None
+    events = play(session, ["UNDO"])
+    assert [e["type"] for e in events][:1] == ["undo"]
+    assert session.state()["match"]["cork"] == ["SB", None] and session.thrower() == 1
+
+
 def test_a_computer_player_throws_its_cork_at_the_bull() -> None:
     bots = resolve_bots("cricket", {"Robo": {"level": 10}}, GEOMETRIES["soft"])
     session = GameSession(CRICKET_DECIDER)

@@ -22,6 +22,7 @@ from engine import new_game
 from engine.game_log import replay_log
 from firmware_bridge.daemon import off_loop
 from firmware_bridge.daemon.off_loop import SolveWorker
+from firmware_bridge.daemon.solve_process import ONE_THREAD
 from tests.daemon_harness import TIMEOUT, Running, Watcher, config_text, throw
 from tests.drivers.pty_board import FakeBoard
 from tests.mosquitto_broker import MosquittoBroker
@@ -82,6 +83,8 @@ async def test_the_worker_is_another_process_that_answers_and_raises() -> None:
         pid = await worker.call(os.getpid)
         assert pid == worker.pid and pid != os.getpid() and pid in children()
         assert await worker.call(os.nice, 0) >= off_loop.NICE  # its priority lowered
+        threads = [await worker.call(os.getenv, name) for name in ONE_THREAD]
+        assert threads == [os.environ.get(name, "1") for name in ONE_THREAD]  # numpy's math: one
         with pytest.raises(ValueError, match="invalid literal"):
             await worker.call(int, "twenty")  # the solve's own error, raised here
         assert await worker.call(divmod, 60, 7) == (8, 4)

@@ -550,3 +550,17 @@ def test_a_team_match_counts_legs_per_team() -> None:
     visible(layout, "Bob (Blue) throws first")
     red, blue = (chip_marker_area(layout, name) for name in ("Red", "Blue"))
     assert bad_pixels(surface, blue) > 0 and bad_pixels(surface, red) == 0
+
+
+def test_a_called_pairs_game_on_the_idle_screen() -> None:
+    pairs = {
+        **CALL,
+        "players": [{"name": n} for n in ("Ann", "Bob", "Cy", "Dee")],
+        "teams": [
+            {"name": "Lions", "players": ["Ann", "Cy"]},
+            {"name": "Tigers", "players": ["Bob", "Dee"]},
+        ],
+    }
+    state = checked({"game": None, "phase": "idle", "board": BOARD_2, "call": pairs})
+    _, layout = render(state)
+    visible(layout, "Next: Ann & Cy v Bob & Dee on Board 2")

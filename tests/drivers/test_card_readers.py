@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -29,6 +29,7 @@ from drivers.keyboard import KeyboardSource
 from drivers.simulated import ScriptError, SimulatedSource, parse_script
 from drivers.source import BoardSource
 from mqtt_client.backoff import Backoff
+from tests.daemon_harness import until
 from tests.drivers.fake_evdev import FakeInputDevices, read_evtest, typed_events
 from tests.drivers.fake_pcsc import FakePcsc
 
@@ -45,12 +46,6 @@ def fast() -> Backoff:
 
 async def next_event(events: AsyncIterator[BoardEvent]) -> BoardEvent:
     return await asyncio.wait_for(anext(events), TIMEOUT)
-
-
-async def until(condition: Callable[[], bool]) -> None:
-    async with asyncio.timeout(TIMEOUT):
-        while not condition():
-            await asyncio.sleep(0.01)
 
 
 def no_uid_in(caplog: pytest.LogCaptureFixture, *uids: str) -> None:

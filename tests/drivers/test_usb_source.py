@@ -24,6 +24,7 @@ from drivers.protocol import Hit, encode_frame
 from drivers.usb_source import UsbSource
 from engine import Bed
 from mqtt_client.backoff import Backoff
+from tests.daemon_harness import until
 from tests.drivers.fake_usb_backend import FakeUsbBackend
 
 VID, PID = 0x2E8A, 0x000A
@@ -86,13 +87,6 @@ async def boards() -> AsyncIterator[Callable[..., Board]]:
     yield start
     for board in opened:
         await board.close()
-
-
-async def until(condition: Callable[[], bool]) -> None:
-    deadline = time.monotonic() + TIMEOUT
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        await asyncio.sleep(0.005)
 
 
 def test_constructor_does_no_io_and_checks_its_settings() -> None:

@@ -13,9 +13,12 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from engine import END_VISIT, UNDO, Bed, Event, GameOverError, MatchFormat, parse_event
+from engine.bot_levels import level
 from engine.errors import EngineError, LineupError, NothingToUndoError
 from engine.match import Match
 from engine.match_format import Decider, Starts
+from engine.strategy import strategy_for
+from engine.strategy.domino_cribbage import NextMoveError
 from mqtt_contract.json_types import object_schema
 from mqtt_contract.match_payload import MatchView
 from mqtt_contract.topics import TOPICS
@@ -226,6 +229,21 @@ def test_undo_takes_back_the_cork_s_darts_then_goes_back_to_the_won_leg() -> Non
     assert not match.leg_over and match.legs_won() == (1, 0)
 
 
+def test_undo_in_a_first_leg_won_by_the_cork_goes_back_into_the_cork() -> None:
+    """First to 1: the only leg decides, so the match opens with a cork; an
+    UNDO before the leg's first dart takes back the cork's deciding dart."""
+    match = play(cricket_match(1), "SB DB")
+    assert match.cork is None and match.starter == 1 and match.can_undo()
+    match.push(UNDO)
+    assert match.state()["match"]["cork"] == ["SB", None] and match.cork_thrower == 1
+    match.push(UNDO)
+    assert match.state()["match"]["cork"] == [None, None] and not match.can_undo()
+    with pytest.raises(NothingToUndoError):
+        match.push(UNDO)
+    play(match, "DB SB")  # thrown again: Ann's cork this time
+    assert match.starter == 0 and match.leg.first_side == 0
+
+
 def test_the_cork_refuses_a_next_naming_it() -> None:
     match = one_all(cricket_match())
     with pytest.raises(EngineError, match="cork"):
@@ -294,3 +312,38 @@ def test_a_team_match_counts_legs_per_team_and_starts_with_a_team_s_first_player
     block = match.state()["match"]
     assert (block["legs_won"], block["winner_team"]) == ([2, 0], 0)
     assert_valid(match)
+
+
+def test_each_leg_of_a_cribbage_match_is_dealt_its_own_tiles() -> None:
+    """Leg 2 shuffles with its own seed (from the match's and the leg's
+    number), so it is not leg 1's deal again; a replay deals both the same."""
+    played = Match(
+        "domino-cribbage",
+        ["Robo", "Cpu"],
+        {"seed": 3, "computer": "second"},
+        format=MatchFormat(2),
+    )
+    policy = strategy_for("domino-cribbage")
+    first_hand = played.leg.state()["players"][0]["hand"]
+    for _ in range(5000):
+        if played.leg.is_finished:
+            break
+        try:
+            played.push(policy.aim(played.leg.state(), level(9).sigma_mm).bed)
+        except (NextMoveError, EngineError):  # NEXT when asked; a refused pick is skipped
+            played.push(END_VISIT)
+    assert played.leg.is_finished
+    played.push(END_VISIT)  # NEXT: leg 2
+    assert played.number == 2
+    second = played.leg
+    assert second.options["seed"] != 3
+    assert second.state()["players"][0]["hand"] != first_hand
+    again = Match(
+        "domino-cribbage",
+        ["Robo", "Cpu"],
+        {"seed": 3, "computer": "second"},
+        format=MatchFormat(2),
+    )
+    for event in played.events:
+        again.push(event)
+    assert again.leg.state() == second.state()

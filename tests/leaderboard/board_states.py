@@ -96,6 +96,6 @@ def live_board_state(
     for player in state["players"]:
         if cpu and player["name"] in cpu:
             found = level(cpu[player["name"]])
-            bot = CpuPlayer(found.level, found.sigma_mm, found.three_dart_average)
+            bot = CpuPlayer(found.level, found.sigma_mm, found.leg_average)
             player["cpu"] = bot.as_json()
     return state

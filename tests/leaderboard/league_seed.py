@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy import select
@@ -92,16 +92,20 @@ def match_result(
     call_id: str,
     board: str = "pub",
     finished_at: float | None = None,
+    teams: Mapping[str, Sequence[str]] | None = None,
 ) -> dict[str, Any]:
     """The result a board sends for a called match of 301, first to 2 legs,
     between ``players``: played through the engine's :class:`Match` and
     built by the contract's ``result_document`` as the daemon does, each leg
     won by the side ``leg_winners`` names (the throw alternating), with the
-    call's ``call_id``."""
+    call's ``call_id``; with ``teams`` a team game (pairs), a winner a team."""
     match_format = MatchFormat(2)
-    match = Match("x01", list(players), {"start": 301}, format=match_format)
+    match = Match("x01", list(players), {"start": 301}, teams, format=match_format)
     for winner in leg_winners:
-        visits = WINNER_STARTS if match.starter == winner else LOSER_STARTS
+        starter_side = next(
+            side for side, members in enumerate(match.lineup.sides) if match.starter in members
+        )
+        visits = WINNER_STARTS if starter_side == winner else LOSER_STARTS
         for visit in visits:
             for token in visit.split():
                 match.push(parse_event(token))

@@ -212,6 +212,30 @@ def test_in_a_team_match_the_sides_are_the_teams() -> None:
     assert len(firsts) == 1 and "Bob (Blues)" in firsts[0].text
 
 
+def test_a_called_pairs_game_names_both_pairs() -> None:
+    state: dict[str, Any] = {
+        "game": None,
+        "phase": "idle",
+        "board": {"id": "pub", "name": "Board 2", "connected": True, "status": "connected",
+                  "stuck_cells": []},
+        "call": {
+            "call_id": "league-1-g4",
+            "title": None,
+            "game": "x01",
+            "options": None,
+            "match": None,
+            "players": [{"name": n} for n in ("Ann", "Bob", "Cy", "Dee")],
+            "teams": [
+                {"name": "Lions", "players": ["Ann", "Cy"]},
+                {"name": "Tigers", "players": ["Bob", "Dee"]},
+            ],
+            "called_at": 1767225600.0,
+        },
+    }  # fmt: skip
+    (call,) = scoreboard(state).by_class("bv-call")
+    assert call.by_class("bv-call-words")[0].text == "Next: Ann & Cy v Bob & Dee on Board 2"
+
+
 def test_a_called_match_waits_on_a_free_board() -> None:
     state: dict[str, Any] = {
         "game": None,

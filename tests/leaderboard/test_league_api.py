@@ -38,7 +38,7 @@ def test_the_api_gives_the_league_as_show_does(client: TestClient, database: Dat
     first, second = league["fixtures"]
     assert (first["status"], second["status"]) == ("finished", "scheduled")
     assert [game["source"] for game in first["games"]] == ["oche", "oche", "hand", "hand"]
-    assert [game["status"] for game in second["games"]] == ["ready"] * 3 + ["by-hand"]
+    assert [game["status"] for game in second["games"]] == ["ready"] * 4  # pairs are called too
     assert client.get("/api/leagues").json() == [
         {"id": 1, "name": "Thursday Night Darts League", "season": "2026/27",
          "teams": 2, "fixtures": 2}
@@ -63,3 +63,16 @@ def test_an_unknown_league_is_a_404_naming_it(client: TestClient) -> None:
     assert client.get("/api/leagues/99").status_code == 404
     page = client.get("/leagues/Autumn")
     assert page.status_code == 404 and "No league &#39;Autumn&#39;." in page.text
+
+
+def test_the_page_says_a_remote_fixture_s_away_board(
+    client: TestClient, database: Database
+) -> None:
+    with database.write_session() as session:
+        leagues.add_fixture(
+            session, 1, home="Tigers", away="Crown Arrows Wanderers", boards=["swan-1"],
+            away_board="crown-1", now=5000.0,
+        )  # fmt: skip
+    text = client.get("/leagues/1").text
+    assert "remote, Crown Arrows Wanderers at crown-1" in text
+    assert client.get("/api/leagues/1").json()["fixtures"][2]["away_board"] == "crown-1"

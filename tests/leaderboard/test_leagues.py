@@ -1,7 +1,9 @@
 """Leagues in the database (leaderboard/leagues.py), on SQLite and
-PostgreSQL: migration 0012 makes the tables the models say; a league's
-teams and format are checked; a fixture queues each singles game as a
-called match with the line-up's players; the games' match results, stored
+PostgreSQL: migrations 0012 and 0013 make the tables the models say; a
+league's teams and format are checked; a fixture queues each game as a
+called match with the line-up's players (a pairs game as a team game, a
+remote fixture's with the away team at the away board, which its claim
+holds); the games' match results, stored
 by the real ingest with their calls' ``call_id``, decide the games once and
 give the right standings (the Done-when check); a result by hand cancels the
 call; bad input is refused naming what is wrong and changes nothing."""
@@ -14,8 +16,9 @@ import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 
-from leaderboard import leagues, queries
+from leaderboard import leagues, match_calls, queries
 from leaderboard.database import Database
 from leaderboard.league_rules import PointsRules, TeamMatchFormat
 from leaderboard.leagues import LeagueError, LeagueView
@@ -69,13 +72,14 @@ def _calls(database: Database) -> list[dict[str, Any]]:
         return [
             {"call_id": call.call_id, "players": call.players, "status": call.status,
              "title": call.title, "boards": call.boards, "owner": (call.owner_kind, call.owner_id),
-             "match": call.match_format, "options": call.options}
+             "match": call.match_format, "options": call.options, "teams": call.teams}
             for call in session.scalars(select(MatchCall).order_by(*order))
         ]  # fmt: skip
 
 
-def test_migration_0012_makes_the_tables_the_models_say(database: Database) -> None:
-    mine = {"leagues", "league_teams", "league_fixtures", "league_games"}
+def test_migrations_0012_and_0013_make_the_tables_the_models_say(database: Database) -> None:
+    mine = {"leagues", "league_teams", "league_fixtures", "league_games", "match_calls"}
+    mine |= {"board_claims"}
 
     def of_leagues(item: Any, name: str | None, kind: str, *_: Any) -> bool:
         return (name if kind == "table" else item.table.name) in mine
@@ -86,6 +90,8 @@ def test_migration_0012_makes_the_tables_the_models_say(database: Database) -> N
         )
         assert compare_metadata(context, Base.metadata) == []
     database.migrate("0011")
+    database.migrate()
+    database.migrate("0012")
     database.migrate()
 
 
@@ -182,18 +188,107 @@ def test_a_result_by_hand_decides_a_game_and_cancels_its_call(database: Database
     assert _view(database, league).fixtures[0].games[1].source == "hand"
 
 
-def test_a_pairs_game_waits_for_its_result_by_hand(database: Database) -> None:
-    league = _league(database, ["singles:x01:legs=2", "pairs:cricket:legs=2"])
-    fixture = _fixture(database, league)
+def test_a_pairs_game_is_called_as_a_team_game_and_its_team_result_decides_it_once(
+    database: Database,
+) -> None:
+    league = _league(database, ["singles:x01:legs=2", "pairs:x01:start=301:legs=2"])
+    _fixture(database, league)
     games = _view(database, league).fixtures[0].games
     assert [(g.kind, g.status, g.home, g.away) for g in games] == [
         ("singles", "ready", ["Ann"], ["Dan"]),
-        ("pairs", "by-hand", ["Bob", "Cy"], ["Eve", "Fay"]),
+        ("pairs", "ready", ["Bob", "Cy"], ["Eve", "Fay"]),
     ]
-    assert len(_calls(database)) == 1
+    pairs = _calls(database)[1]
+    assert [p["name"] for p in pairs["players"]] == ["Bob", "Eve", "Cy", "Fay"]
+    assert pairs["teams"] == [
+        {"name": "Lions", "players": ["Bob", "Cy"]},
+        {"name": "Tigers", "players": ["Eve", "Fay"]},
+    ]
+    with database.session() as session:  # the call_match the board gets names the teams
+        command = match_calls.call_command(session.get(MatchCall, pairs["call_id"]))
+    assert [team.name for team in command.teams or ()] == ["Lions", "Tigers"]
+
+    # The Tigers win 2-1: the result names the teams; side 1 is the away team.
+    teams = {"Lions": ["Bob", "Cy"], "Tigers": ["Eve", "Fay"]}
+    names = [p["name"] for p in pairs["players"]]
+    document = match_result(names, [1, 0, 1], call_id=pairs["call_id"], teams=teams)
+    assert [t["name"] for t in document["teams"]] == ["Lions", "Tigers"]
+    payload = as_payload(document)
+    assert ingest(database, payload, VENUES).status == "imported"
+    assert ingest(database, payload, VENUES).status == "duplicate"
+    game = _view(database, league).fixtures[0].games[1]
+    assert (game.status, game.winner, game.home_legs, game.away_legs, game.source) == (
+        "finished",
+        "Tigers",
+        1,
+        2,
+        "oche",
+    )
+    # A later revision of the same game (an undo after the win) changes nothing.
+    again = as_payload({**document, "result_id": "another", "legs_won": [2, 1]})
+    ingest(database, again, VENUES)
+    assert _view(database, league).fixtures[0].games[1].winner == "Tigers"
+
+
+def test_a_remote_fixture_calls_its_games_with_the_away_team_at_the_away_board(
+    database: Database,
+) -> None:
+    league = _league(database, ["singles:x01:legs=2", "pairs:x01:start=301:legs=2"])
+    _fixture(database, league, boards=["oche/crown-1"], away_board="swan-1")
+    shown = _view(database, league).fixtures[0]
+    assert shown.away_board == "swan-1"
+    singles, pairs = _calls(database)
+    assert singles["players"] == [
+        {"name": "Ann", "player_id": None},
+        {"name": "Dan", "player_id": None, "board": "swan-1"},
+    ]
+    assert [p.get("board") for p in pairs["players"]] == [None, "swan-1", None, "swan-1"]
+    with database.session() as session:
+        call = session.get(MatchCall, singles["call_id"])
+        assert call is not None and match_calls.away_boards(call) == ["swan-1"]
+    # Its one result (the host's, with the remote match's id) decides the game once.
+    document = match_result(["Ann", "Dan"], [1, 1], call_id=singles["call_id"], board="crown-1")
+    document["match"] = "3f" * 16
+    assert ingest(database, as_payload(document), VENUES).status == "imported"
+    game = _view(database, league).fixtures[0].games[0]
+    assert (game.winner, game.home_legs, game.away_legs) == ("Tigers", 0, 2)
+
+
+def test_a_remote_call_holds_its_away_board_and_no_other_call_is_called_to_it(
+    database: Database,
+) -> None:
+    league = _league(database)
+    _fixture(database, league, boards=["oche/crown-1"], away_board="swan-1")
+    with database.write_session() as session:  # a local call at the away venue's board
+        match_calls.queue_call(
+            session, owner_kind="tournament", owner_id=9, title=None, game="x01",
+            options={}, match_format=None, players=[{"name": "Gus"}, {"name": "Hal"}],
+            boards=["swan-1"], now=1.0,
+        )  # fmt: skip
+    local = next(c for c in _calls(database) if c["owner"][0] == "tournament")["call_id"]
+    remote = next(c for c in _calls(database) if c["owner"][0] == "league")["call_id"]
     with database.write_session() as session:
-        leagues.enter_result(session, fixture, 2, winner="Cy", legs="2-0", now=3000.0)
-    assert _view(database, league).fixtures[0].games[1].winner == "Lions"
+        assert match_calls.claim_board(session, local, "swan-1", 2.0)
+    with pytest.raises(IntegrityError), database.write_session() as session:
+        match_calls.claim_board(session, remote, "oche/crown-1", 3.0)  # swan-1 is held
+    with database.session() as session:
+        assert session.get(MatchCall, remote).status == "ready"  # type: ignore[union-attr]
+        assert match_calls.held_boards(session) == {"swan-1"}
+    with database.write_session() as session:  # the local call is over: its claim is stale
+        match_calls.cancel_call(session, local, why="cancelled", now=4.0)
+    with database.write_session() as session:
+        assert match_calls.claim_board(session, remote, "oche/crown-1", 5.0)
+    with database.session() as session:
+        assert match_calls.held_boards(session) == {"crown-1", "swan-1"}
+
+
+def test_a_bad_remote_fixture_is_refused(database: Database) -> None:
+    league = _league(database)
+    with pytest.raises(LeagueError, match="one of the home boards"):
+        _fixture(database, league, boards=["oche/crown-1"], away_board="oche/crown-1")
+    with pytest.raises(LeagueError, match="--board 'swan 1'"):
+        _fixture(database, league, away_board="swan 1")
+    assert _calls(database) == []
 
 
 def test_points_follow_the_league_s_rules(database: Database) -> None:

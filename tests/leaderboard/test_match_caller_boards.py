@@ -23,7 +23,7 @@ from leaderboard.database import Database
 from leaderboard.match_calls import cancel_call, queue_call
 from leaderboard.models import MatchCall
 from leaderboard.service import ServiceSettings, run_service
-from tests.daemon_harness import QUIET, TIMEOUT
+from tests.daemon_harness import QUIET, TIMEOUT, until
 from tests.mosquitto_broker import MosquittoBroker, free_port
 
 IDLE: dict[str, Any] = {"game": None, "phase": "idle", "board": {"id": "x", "connected": True}}
@@ -115,12 +115,6 @@ def status(database: Database, call_id: str) -> tuple[str, str | None]:
     with database.session() as session:
         call = session.execute(select(MatchCall).where(MatchCall.call_id == call_id)).scalar_one()
         return call.status, call.board
-
-
-async def until(condition: Callable[[], bool]) -> None:
-    async with asyncio.timeout(TIMEOUT):
-        while not condition():
-            await asyncio.sleep(0.05)
 
 
 async def test_a_busy_refusal_puts_the_call_back_and_the_next_free_board_gets_it(

@@ -26,6 +26,7 @@ from leaderboard.match_calls import (
     call_command,
     cancel_call,
     claim_board,
+    held_boards,
     live_calls,
     mark_playing,
     queue_call,
@@ -112,6 +113,13 @@ def test_a_call_is_queued_ready_and_its_command_is_the_contract_s(database: Data
         ({"boards": ["oche/board 1"]}, "not a board"),
         ({"call_id": "no spaces"}, "not a call id"),
         ({"title": "x" * 81}, "title"),
+        (
+            {"teams": [{"name": "A", "players": ["Ann"]}, {"name": "B", "players": ["Zed"]}]},
+            "'Zed'",
+        ),
+        ({"teams": [{"name": "A", "players": ["Ann", "Bob"]}]}, "teams"),
+        ({"players": [{"name": "Ann"}, {"name": "Bob", "board": "pub 2"}]}, "not a board"),
+        ({"players": [{"name": "Ann"}, {"name": "Bob", "board": "board1"}]}, "away board"),
     ],
 )
 def test_a_bad_call_is_refused_naming_what_is_wrong(
@@ -271,6 +279,46 @@ def test_two_instances_claiming_at_once_get_one_call_and_one_board(database: Dat
     assert sum(outcome is True for outcome in outcomes) == 1
     assert sum(isinstance(outcome, IntegrityError) for outcome in outcomes) == 1
     assert sorted(_call(database, c).status for c in (second, third)) == ["called", "ready"]
+
+
+def test_a_remote_call_and_a_call_to_its_away_board_claimed_at_once_get_one_board(
+    database: Database,
+) -> None:
+    away = [{"name": "Ann"}, {"name": "Bob", "board": "oche/swan-1"}]
+    for _ in range(3):  # three rounds: the stale claims of the round before are taken over
+        remote = _queue(database, players=away, boards=["oche/crown-1"])
+        local = _queue(database, boards=["oche/swan-1"])
+        outcomes = _at_once(
+            lambda remote=remote: _claim(database, remote, "oche/crown-1"),
+            lambda local=local: _claim(database, local, "oche/swan-1"),
+        )
+        assert sum(outcome is True for outcome in outcomes) == 1, outcomes
+        assert all(o is True or isinstance(o, IntegrityError) for o in outcomes), outcomes
+        statuses = sorted(_call(database, c).status for c in (remote, local))
+        assert statuses == ["called", "ready"]
+        with database.session() as session:
+            held = held_boards(session)
+        assert held == (
+            {"crown-1", "swan-1"} if _call(database, remote).status == "called" else {"swan-1"}
+        )
+        with database.write_session() as session:
+            for call_id in (remote, local):
+                if _call(database, call_id).status == "called":
+                    cancel_call(session, call_id, why="cancelled", now=2.0)
+
+
+def test_a_released_call_claimed_again_elsewhere_leaves_its_first_board_free(
+    database: Database,
+) -> None:
+    first = _queue(database, boards=["oche/board1", "oche/board2"])
+    assert _claim(database, first, "oche/board1")
+    with database.write_session() as session:  # board1 refused it (busy)
+        assert release_call(session, first, "oche/board1")
+    assert _claim(database, first, "oche/board2")
+    second = _queue(database)
+    assert _claim(database, second, "oche/board1")
+    with database.session() as session:
+        assert held_boards(session) == {"board1", "board2"}
 
 
 def test_a_called_match_s_result_finishes_it_with_the_legs_in_the_call_s_order(

@@ -40,6 +40,7 @@ from leaderboard.scoring import LegLine, RejectedResultError, score_result
 from leaderboard.store import ingest
 from leaderboard.venues import VenueMap
 from leaderboard.web.app import create_app
+from mqtt_contract.result_payload import result_document as published_result
 from tests.leaderboard.conftest import as_payload
 from tests.leaderboard.result_documents import result_document
 from tests.postgres_database import sqlite_or_postgres_url
@@ -327,14 +328,8 @@ def test_the_301_match_ann_wins_2_0_with_bob_throwing_first_in_leg_2(database: D
     played = played_match([ANN_WINS, bob_first])
     records = played.legs
     assert [(r.starter, r.outcome.winner) for r in records] == [(0, 0), (1, 0)]
-    document = match_document(
-        [r.game for r in records],
-        [r.starter for r in records],
-        FIRST_TO_2,
-        result_id="done-when",
-        board="pub-1",
-        started_at=T0 - 600,
-        finished_at=T0,
+    document = published_result(
+        played, result_id="done-when", board="pub-1", started_at=T0 - 600, finished_at=T0
     )
     first_lines = [
         next(line for line in entry["log"].splitlines() if not line.startswith("#"))
@@ -366,14 +361,8 @@ def test_a_pairs_match_counts_the_legs_for_both_players_of_each_team() -> None:
     )
     records = played.legs
     assert [record.starter for record in records] == [0, 1]
-    document = match_document(
-        [r.game for r in records],
-        [r.starter for r in records],
-        FIRST_TO_2,
-        result_id="pairs",
-        board="pub-1",
-        started_at=None,
-        finished_at=T0,
+    document = published_result(
+        played, result_id="pairs", board="pub-1", started_at=None, finished_at=T0
     )
     scored = score_result(document)
     assert [(line.name, line.team, line.won) for line in scored.players] == [

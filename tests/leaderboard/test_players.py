@@ -4,6 +4,7 @@ the player's data goes, their games stay under a replaced name)."""
 from __future__ import annotations
 
 import json
+import random
 from typing import Any
 
 import pytest
@@ -13,6 +14,8 @@ from leaderboard import queries
 from leaderboard.database import Database
 from leaderboard.models import Player, PlayerRating, Rating, Result
 from leaderboard.players import FORGOTTEN_NAME, PlayerError, forget, rename
+from leaderboard.sample_results import SimulatedPlayer, sample_match_result
+from leaderboard.scoring import score_result
 from leaderboard.store import ingest
 from leaderboard.venues import VenueMap
 from tests.leaderboard.conftest import X01_MOVES, as_payload
@@ -78,6 +81,23 @@ def test_rename_names_what_is_wrong(database: Database) -> None:
     with pytest.raises(PlayerError, match="the new name is blank"):
         rename(database, "Bob", "  ")
     assert rename(database, "Ann", "Anne", venue="The Crown").venue == "The Crown"
+
+
+def test_forget_leaves_the_name_in_no_leg_of_a_match(database: Database) -> None:
+    """A match's result carries every leg (its log, starter, winner and
+    players' figures): after ``forget`` the name is in none of it, and the
+    match still re-scores."""
+    rng = random.Random(5)
+    players = [SimulatedPlayer("Ann", 0.9, rng), SimulatedPlayer("Bob", 0.8, rng)]
+    document = sample_match_result(rng, "board1", players, "x01", T0, legs=2)
+    assert ingest(database, as_payload(document), VENUES).status == "imported"
+    forget(database, "Ann")
+    with database.session() as session:
+        (payload,) = session.execute(select(Result.payload)).scalars().all()
+    assert len(payload["legs"]) >= 2 and "Ann" not in json.dumps(payload)
+    scored = score_result(payload)
+    assert [line.name for line in scored.players] == [FORGOTTEN_NAME, "Bob"]
+    assert sum(line.figures["legs_won"] or 0 for line in scored.players) == len(payload["legs"])
 
 
 def test_forget_deletes_the_player_and_keeps_their_games_anonymous(database: Database) -> None:

@@ -8,8 +8,10 @@ seats its players in the lobby (``LobbySeated``), is journaled (the
 journal's settings, ``call.book``: a restart keeps it), is the state's
 ``call`` block (``StateBuilt``) and a ``match_called`` event. While it
 waits and no game is in progress, a dart on the board (not scored: it
-confirms) or NEXT starts its game with the lobby's players
-(``ExtensionContext.new_game``), and that game's result carries its
+confirms) or NEXT starts its game with the lobby's players (in the call's
+teams, for a team game; a call with a player at another board starts a
+remote match hosted here: :func:`new_game_of`) through
+``ExtensionContext.new_game``, and that game's result carries its
 ``call_id`` (``ResultBuilt``). The rules are
 :mod:`firmware_bridge.daemon.call_book`.
 """
@@ -38,8 +40,10 @@ from mqtt_contract import (
     Next,
     Phase,
 )
+from mqtt_contract.match_payload import call_problem
+from mqtt_contract.topic_names import base_problem, board_id_problem
 
-__all__ = ["BOOK_KEY", "MatchCalls"]
+__all__ = ["BOOK_KEY", "MatchCalls", "new_game_of"]
 
 log = logging.getLogger(__name__)
 
@@ -101,8 +105,13 @@ class MatchCalls(Extension):
 
     def _call(self, command: CallMatch, now: float) -> None:
         names = tuple(p.name for p in command.players)
+        problem = call_problem(command.players, command.teams) or _boards_problem(command)
+        if problem is not None:
+            raise Refusal(f"call {command.call_id}: {problem}")
+        game = new_game_of(command)
         try:  # a call its game would refuse is refused now, not at the players' dart
-            new_game(command.game, names, dict(command.options or {}))
+            players = game.player_names or names  # none named: the lobby's, the call's
+            new_game(command.game, players, dict(command.options or {}), game.team_names)
             if command.match is not None:
                 command.match.format()
         except EngineError as error:
@@ -134,12 +143,7 @@ class MatchCalls(Extension):
             # Another game started meanwhile took the lobby: the call's players again.
             seated = tuple((p.name, p.player_id) for p in call.players)
             self._context.emit(core_events.LobbySeated(seated, now))
-        document: dict[str, Any] = {"command": "new_game", "game": call.game}
-        if call.options:
-            document["options"] = dict(call.options)
-        if call.match is not None:
-            document["match"] = call.match.to_json()
-        self._context.new_game(NewGame.from_json(document), now)
+        self._context.new_game(new_game_of(call), now)
         row = self._context.game_row
         assert row is not None
         with contextlib.suppress(JournalError):  # the game is journaled: it plays all the same
@@ -211,3 +215,36 @@ class MatchCalls(Extension):
         self._context.journal.settings.keep_call_value(
             self._context.board_id, BOOK_KEY, self.book.to_json(), now
         )
+
+
+def new_game_of(call: CallMatch) -> NewGame:
+    """The ``new_game`` a call starts: its game, options and match format;
+    its teams when it has them; its players named when one throws at another
+    board (a remote match, hosted here), else the lobby's (which holds the
+    call's players, with their roster ids)."""
+    document: dict[str, Any] = {"command": "new_game", "game": call.game}
+    if call.options:
+        document["options"] = dict(call.options)
+    if call.match is not None:
+        document["match"] = call.match.to_json()
+    entries = {
+        p.name: p.name if p.board is None else {"name": p.name, "board": p.board}
+        for p in call.players
+    }
+    if call.teams is not None:
+        document["teams"] = {team.name: [entries[n] for n in team.players] for team in call.teams}
+    elif any(p.board is not None for p in call.players):
+        document["players"] = list(entries.values())
+    return NewGame.from_json(document)
+
+
+def _boards_problem(call: CallMatch) -> str | None:
+    """Why a remote player's board cannot be one, in words; None when every board is one."""
+    for player in call.players:
+        if player.board is None:
+            continue
+        base, slash, board_id = player.board.strip().rpartition("/")
+        problem = board_id_problem(board_id) or (base_problem(base) if slash else None)
+        if problem is not None:
+            return f"{player.name}'s board {player.board!r}: {problem}"
+    return None
