@@ -23,14 +23,15 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import best_match
 
-from engine import EngineError, Game, Lineup, Team, new_game
+from engine import EngineError, Game, Lineup, Team, game_class, new_game
 from engine.game_log import replay_log
+from engine.handicap import HANDICAPS_OPTION, NO_HANDICAPS, Handicap, with_handicaps
 from engine.lineup import check_name
 from engine.match_format import MatchFormat
 from leaderboard.leg_walk import PlayerLine, VisitLine, Walk, match_lines, player_lines, walk_game
 from leaderboard.match_tally import MatchTally, MatchTallyError, tally_legs
 from mqtt_contract import TOPICS, base_problem, board_id_problem
-from mqtt_contract.result_payload import ResultDocument, ResultLeg
+from mqtt_contract.result_payload import ResultDocument, ResultLeg, handicap_json
 
 __all__ = [
     "MAX_LOG_BOUNCES",
@@ -173,6 +174,37 @@ def _new_game(
         return new_game(game_id, lineup, options, first_side=first_side)
     except EngineError as error:
         raise RejectedResultError(f"the engine cannot start this game: {error}") from None
+
+
+def _played_options(document: Mapping[str, Any]) -> dict[str, Any]:
+    """The options the game was played with: the result's, and its players'
+    handicaps (``start``, ``marks``) as the ``handicaps`` option, so each
+    player is re-scored from their own start (docs/leaderboard.md, Handicaps)."""
+    options = dict(document.get("options") or {})
+    if options.get(HANDICAPS_OPTION, NO_HANDICAPS) != NO_HANDICAPS:
+        return options  # the game's own option: the players' claims are checked on replay
+    try:
+        handicaps = [
+            Handicap.of(player.get("start"), player.get("marks")) for player in document["players"]
+        ]
+        if all(handicap.is_none for handicap in handicaps):
+            return options
+        return with_handicaps(game_class(str(document["game"])), options, handicaps)
+    except EngineError as error:
+        raise RejectedResultError(f"the players' handicaps cannot be played: {error}") from None
+
+
+def _check_handicaps(document: Mapping[str, Any], replayed: Game) -> None:
+    """Each player's ``start`` and ``marks`` in the result are the ones the game was played with."""
+    for index, (claimed, played) in enumerate(
+        zip(document["players"], replayed.state()["players"], strict=True)
+    ):
+        says = {key: claimed[key] for key in ("start", "marks") if key in claimed}
+        if says != handicap_json(played):
+            raise RejectedResultError(
+                f"player {index} ({played['name']}) has the handicap {_short(str(says))} in the "
+                f"result and {_short(str(handicap_json(played)))} in the game's options"
+            )
 
 
 def _check_log_size(log: str, leg: int | None = None) -> None:
@@ -335,7 +367,7 @@ def _replayed(
     refused when it is too big, does not replay or does not give what the
     result (the leg) claims."""
     number = None if leg is None else leg.leg
-    replayed = _new_game(str(document["game"]), lineup, document.get("options") or {}, first_side)
+    replayed = _new_game(str(document["game"]), lineup, _played_options(document), first_side)
     _check_log_size(log, number)
     try:
         replay_log(replayed, log)
@@ -343,6 +375,7 @@ def _replayed(
         the_log = "the log" if number is None else f"leg {number}'s log"
         raise RejectedResultError(f"{the_log} does not replay: {error}") from None
     _check_claims(document if leg is None else leg.to_json(), replayed, number)
+    _check_handicaps(document, replayed)
     fresh = _new_game(replayed.id, lineup, replayed.options, first_side)
     return walk_game(fresh, replayed)
 

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, TypeAlias
 
 from engine.bot_targets import LEVELS
+from engine.handicap import SPOT_TARGETS, Handicap
 from engine.lineup import MAX_NAME_LENGTH, MAX_PLAYERS
 from mqtt_contract.json_types import (
     JsonObject,
@@ -50,11 +51,35 @@ Name = Annotated[
 """A player's or a team's name as a command gives it."""
 
 
+Start = Annotated[
+    int | None,
+    Meta(
+        minimum=1,
+        maximum=1001,
+        description="X01 only: the points this player starts from (a handicap, "
+        "docs/games/x01.md); absent: the game's start.",
+    ),
+]
+"""A player's own X01 start (a handicap)."""
+
+SpotMarks = Annotated[
+    Mapping[Annotated[str, Meta(enum=SPOT_TARGETS)], Annotated[int, Meta(minimum=0, maximum=3)]]
+    | None,
+    Meta(
+        description='Cricket only: marks before the first dart, e.g. {"20": 3, "bull": 2} '
+        "(a handicap, docs/games/cricket.md); absent: none."
+    ),
+]
+"""A player's Cricket spot marks (a handicap)."""
+
+
 @dataclass(frozen=True, slots=True)
 class LocalPlayer(JsonObject):
     json_closed: ClassVar[bool] = True
     json_description: ClassVar[str | None] = "A player at this board, as the bare name is."
     name: Name
+    start: Start = omitted()
+    marks: SpotMarks = omitted()
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +101,8 @@ class CpuPlayer(JsonObject):
             "(the whole-leg 501 three-dart average it is to play, checkout included)."
         ),
     ]
+    start: Start = omitted()
+    marks: SpotMarks = omitted()
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +114,8 @@ class RemotePlayer(JsonObject):
     )
     name: Name
     board: Annotated[str, Meta(min_length=1)]
+    start: Start = omitted()
+    marks: SpotMarks = omitted()
 
 
 PlayerEntry = Name | LocalPlayer | CpuPlayer | RemotePlayer
@@ -129,6 +158,7 @@ class NewGame(CommandBase):
             description='1-8 players, in order: a name (or {"name": ...}), a computer '
             'player {"name": ..., "cpu": LEVEL} or {"name": ..., "cpu": {"average": AVERAGE}}, '
             'or a player at another board {"name": ..., "board": BOARD} (docs/remote.md). '
+            'Any object may add a handicap: "start" (X01) or "marks" (Cricket). '
             "Without players and teams: the lobby's players, in the order they joined "
             "(docs/players.md); refused when the lobby is empty."
         ),
@@ -145,6 +175,16 @@ class NewGame(CommandBase):
         Meta(
             description="Play a match of this game: first to legs legs (sets of them), "
             "alternating the throw (docs/matches.md). Absent: one game."
+        ),
+    ] = omitted()
+    handicap: Annotated[
+        str | None,
+        Meta(
+            enum=("suggested",),
+            description='"suggested": each player starts from an X01 start the board '
+            "suggests from their month average in the venue's roster (docs/players.md, "
+            "Handicaps); a player without one, and the strongest, start from the game's "
+            "start. Absent: the players' own start/marks, if any.",
         ),
     ] = omitted()
 
@@ -184,6 +224,13 @@ class NewGame(CommandBase):
         }
 
     @property
+    def handicaps(self) -> tuple[Handicap, ...]:
+        """Each player's handicap (``start``, ``marks``) in :attr:`player_names`'s
+        order; a player given as a bare name has none. A HandicapError quotes a bad one."""
+        given = {entry_name(entry): entry_handicap(entry) for entry in self._entries()}
+        return tuple(given.get(name, Handicap()) for name in self.player_names)
+
+    @property
     def boards(self) -> dict[str, str]:
         """Each player at another board (stripped name) -> that board as given,
         stripped (``pub2`` or ``base/pub2``); empty for a game on this board alone."""
@@ -197,6 +244,13 @@ class NewGame(CommandBase):
 def entry_name(entry: PlayerEntry) -> str:
     """A ``new_game`` player's name as given, whichever form the player takes."""
     return entry if isinstance(entry, str) else entry.name
+
+
+def entry_handicap(entry: PlayerEntry) -> Handicap:
+    """A ``new_game`` player's handicap: their ``start`` and spot ``marks``, if any."""
+    if isinstance(entry, str):
+        return Handicap()
+    return Handicap.of(entry.start, entry.marks)
 
 
 @dataclass(frozen=True, slots=True)

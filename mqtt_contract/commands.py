@@ -17,6 +17,7 @@ from typing import Any
 from engine import Bed, NotationError
 from engine.bot_targets import LEVELS
 from engine.errors import LineupError
+from engine.handicap import Handicap, HandicapError
 from engine.lineup import MAX_PLAYERS, check_name
 from mqtt_contract.command_payload import (
     COMMAND_ARGUMENTS,
@@ -266,7 +267,8 @@ def _reason(document: dict[str, Any], fail: Callable[[str], CommandError]) -> st
 
 _PLAYER_FORMS = (
     'a player is a name or {"name": ...}, with "cpu": LEVEL for a computer player '
-    'or "board": BOARD for a player at another board'
+    'or "board": BOARD for a player at another board, and a handicap "start" (X01) or '
+    '"marks" (Cricket)'
 )
 """The player forms ``new_game`` takes, in the words its errors end with."""
 
@@ -299,7 +301,7 @@ def _player_object(
     """Check ``{"name": ...}`` (a player at this board, as the bare name is),
     with ``"cpu"`` (a computer player) or ``"board"`` (a player at another
     board); returns the name."""
-    unknown = [key for key in item if key not in ("name", "cpu", "board")]
+    unknown = [key for key in item if key not in ("name", "cpu", "board", "start", "marks")]
     if unknown:
         keys = ", ".join(repr(key) for key in unknown)
         raise ValueError(f"{where} has unknown key {keys}; {_PLAYER_FORMS}")
@@ -314,6 +316,13 @@ def _player_object(
             f'{where} has both "cpu" and "board": a computer player throws at the board '
             'that starts the game, so it has no "board"'
         )
+    marks = item.get("marks")
+    if marks is not None and not isinstance(marks, dict):
+        raise ValueError(f'{where}["marks"] must be an object like {{"20": 3}}, got {marks!r}')
+    try:
+        Handicap.of(item.get("start"), marks)
+    except HandicapError as error:
+        raise ValueError(f"{where}: {error}") from None
     if "cpu" in item:
         cpu[key] = _cpu_spec(item["cpu"], where)
     elif "board" in item:

@@ -34,6 +34,21 @@ class ResultPlayer(JsonObject):
     stats: Annotated[
         Mapping[str, Any] | None, Meta(description="As in the state (docs/state.md).")
     ] = omitted()
+    start: Annotated[
+        int | None,
+        Meta(
+            minimum=1,
+            description="Only in an X01 game with handicaps: the points this player "
+            "started from; the leaderboard re-scores the game from it.",
+        ),
+    ] = omitted()
+    marks: Annotated[
+        Mapping[str, Annotated[int, Meta(minimum=1, maximum=3)]] | None,
+        Meta(
+            description="Only in a Cricket game with handicaps: the player's spot marks "
+            'before the first dart ({"20": 3, "bull": 2}; {} for none).'
+        ),
+    ] = omitted()
     board: Annotated[
         str | None,
         Meta(description="Only in a remote match: where the player threw, base/board."),
@@ -232,6 +247,17 @@ RESULT_STORED_TOPIC = (
 """The ``result/stored`` topic's title, description and schema body."""
 
 
+def handicap_json(player: Mapping[str, Any]) -> dict[str, Any]:
+    """A result player's handicap keys from their state: ``start`` (X01) and
+    ``marks`` (Cricket's ``spot_marks``), only in a game with handicaps."""
+    handicap: dict[str, Any] = {}
+    if "start" in player:
+        handicap["start"] = player["start"]
+    if "spot_marks" in player:
+        handicap["marks"] = dict(player["spot_marks"])
+    return handicap
+
+
 def result_document(
     game: Game | Match,
     *,
@@ -288,11 +314,12 @@ def _player_lines(
     cpu: Mapping[int, Mapping[str, Any]] | None,
 ) -> list[dict[str, Any]]:
     """A result's ``players``: each seat's name, team, score and ``stats``,
-    and a computer player's ``cpu``."""
+    their handicap (``start``, ``marks``) and a computer player's ``cpu``."""
     players: list[dict[str, Any]] = []
     for seat, player in enumerate(state["players"]):
         line = {"name": player["name"], "team": player["team"], "score": player["score"]}
         line["stats"] = stats[seat]
+        line.update(handicap_json(player))
         if cpu is not None and seat in cpu:
             line["cpu"] = dict(cpu[seat])
         players.append(line)

@@ -15,7 +15,7 @@ from engine.game import DARTS_PER_VISIT
 from engine.lineup import MAX_NAME_LENGTH
 from mqtt_contract.match_payload import CallView, MatchView
 from mqtt_contract.state_payload import cpu_label
-from mqtt_contract.state_views import StateView
+from mqtt_contract.state_views import PlayerView, StateView
 from mqtt_contract.topic_names import Phase
 
 __all__ = [
@@ -29,6 +29,7 @@ __all__ = [
     "cork_words",
     "cricket_option_parts",
     "game_shot_words",
+    "handicap_words",
     "is_winner",
     "leg_in_set",
     "leg_ordinal",
@@ -120,6 +121,16 @@ def route_to_show(state: StateView) -> list[str] | None:
         return list(hint)
     darts_left = DARTS_PER_VISIT - len(state.visit)
     return checkout_route(remaining, darts_left, str(state.game_option("out")))
+
+
+def handicap_words(player: PlayerView) -> str:
+    """A player's handicap as every screen shows it: ``from 401`` (X01),
+    ``spot 20:3 bull:2`` (Cricket); empty without one."""
+    if player.start is not None:
+        return f"from {player.start}"
+    if player.spot_marks:
+        return "spot " + " ".join(f"{key}:{count}" for key, count in player.spot_marks)
+    return ""
 
 
 def x01_option_parts(state: StateView) -> list[str]:

@@ -262,9 +262,13 @@ class PlayerView:
     """The engine's checkout hint, ``None`` without one."""
     has_checkout: bool = False
     """The state carries ``checkout`` at all (an older daemon's does not)."""
+    start: int | None = None
+    """X01 with handicaps: the points the player started from; else ``None``."""
     # the cricket family
     marks: tuple[tuple[str, int], ...] = ()
     marks_after_visit: tuple[tuple[str, int], ...] = ()
+    spot_marks: tuple[tuple[str, int], ...] = ()
+    """Cricket with handicaps: the marks the player was given before the first dart."""
     # Killer, Legs
     number: int | None = None
     lives: int | None = None
@@ -311,8 +315,10 @@ class PlayerView:
             if isinstance(player.get("checkout"), list)
             else None,
             has_checkout="checkout" in player,
+            start=_int(player.get("start")),
             marks=_counts(player.get("marks")),
             marks_after_visit=_counts(player.get("marks_after_visit")),
+            spot_marks=_counts(player.get("spot_marks")),
             number=_int(player.get("number")),
             lives=_int(player.get("lives")),
             killer=bool(player.get(KILLER_KEY)),

@@ -20,7 +20,7 @@ from display.scenes.registry import register_scene
 from engine.beds import BULL
 from engine.games.cricket import CRICKET_TARGETS, MARKS_KEYS, MARKS_TO_CLOSE
 from mqtt_contract import PlayerView
-from mqtt_contract.scoreboard import cricket_option_parts
+from mqtt_contract.scoreboard import cricket_option_parts, handicap_words
 
 __all__ = ["BULL_KEY", "ROWS", "CricketScene", "draw_mark", "mark_count", "marks_of"]
 
@@ -99,9 +99,11 @@ class CricketScene(Scene):
         return format_value(player.score)
 
     def footer_text(self, player: PlayerView) -> str:
+        handicap = handicap_words(player)  # spot marks: "spot 20:3 bull:2"
         if not player.stats.present:
-            return ""
-        return f"MPR {format_value(player.stats.mpr or 0.0)}"
+            return handicap
+        mpr = f"MPR {format_value(player.stats.mpr or 0.0)}"
+        return f"{mpr} · {handicap}" if handicap else mpr
 
     def row_closed(self, state: State, target: str) -> bool:
         """Every side has closed ``target``: the row is greyed."""

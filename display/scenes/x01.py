@@ -18,7 +18,13 @@ from display.darts import total_points
 from display.layout import COLORS, Layout, bands, split
 from display.scenes.base import Scene, State, format_value, is_winner
 from display.scenes.registry import register_scene
-from mqtt_contract.scoreboard import MAX_CHECKOUT, checkout_route, route_to_show, x01_option_parts
+from mqtt_contract.scoreboard import (
+    MAX_CHECKOUT,
+    checkout_route,
+    handicap_words,
+    route_to_show,
+    x01_option_parts,
+)
 
 __all__ = ["MAX_CHECKOUT", "X01Scene", "checkout_route"]
 
@@ -67,6 +73,8 @@ class X01Scene(Scene):
         if last is not None and last.player == index and last.darts:
             total = total_points(last.darts, state.option("bull") or "split")
             items.append(("last", "bust" if last.visit_over == "bust" else str(total)))
+        if player.start is not None:  # a handicap: "from 401"
+            items.append(("handicap", handicap_words(player)))
         self.draw_stats(surface, layout, stats_rect, items, 26)
         if not player.opened:
             rule = state.option("in") or "double"

@@ -10,6 +10,13 @@ from typing import Any, ClassVar
 from engine.awards import Award
 from engine.beds import BULL, Bed
 from engine.game import Game, Reason
+from engine.handicap import (
+    HANDICAPS_OPTION,
+    NO_HANDICAPS,
+    SPOT_TARGETS,
+    HandicapError,
+    parse_handicaps,
+)
 from engine.lineup import Lineup
 from engine.options import Option
 from engine.registry import register
@@ -70,6 +77,13 @@ CRICKET_PLAYER_SCHEMA: dict[str, Any] = {
     "properties": {
         "score": {"minimum": 0},
         "marks": {"$ref": "#/$defs/marks"},
+        "spot_marks": {
+            "description": "Only in a game with handicaps: the marks this player was "
+            "given before the first dart (docs/games/cricket.md, Handicaps); {} for none.",
+            "type": "object",
+            "propertyNames": {"enum": [*MARKS_KEYS]},
+            "additionalProperties": {"type": "integer", "minimum": 1, "maximum": 3},
+        },
         "stats": {
             "properties": {"marks": NON_NEGATIVE_INT, "mpr": NON_NEGATIVE_NUMBER},
             "required": ["marks", "mpr"],
@@ -165,15 +179,25 @@ class Cricket(MarksGame):
             ("standard", "cut-throat", "no-score"),
         ),
         Option("rounds", 0, "round limit, then most points win (0: none)", minimum=0),
+        Option(
+            HANDICAPS_OPTION,
+            NO_HANDICAPS,
+            "each player's spot marks, comma-separated (20:3 19:1 bull:2,-; -: none)",
+            offered=False,
+        ),
     )
 
     def _setup(self) -> None:
         sides = len(self._sides)
         self._mode = str(self.options["mode"])
-        self._marks = [[0] * len(CRICKET_TARGETS) for _ in range(sides)]
+        self._spots = self._spot_marks()
+        self._marks = [list(spots) for spots in self._spots]
         self._score = [0] * sides
-        self._closed = [0] * sides
-        self._open_sides = [sides] * len(CRICKET_TARGETS)
+        self._closed = [sum(m == MARKS_TO_CLOSE for m in spots) for spots in self._spots]
+        self._open_sides = [
+            sum(spots[target] < MARKS_TO_CLOSE for spots in self._spots)
+            for target in range(len(CRICKET_TARGETS))
+        ]
         self._marks_scored = [0] * len(self.lineup.players)
         self._visit_marks = 0
         self._open_trebles: set[int] = set()
@@ -190,6 +214,32 @@ class Cricket(MarksGame):
         if len(darts) == len(trebles) == WHITE_HORSE_TREBLES and trebles <= self._open_trebles:
             return (Award.WHITE_HORSE,)
         return ()
+
+    def _spot_marks(self) -> list[list[int]]:
+        """Each side's marks before the first dart: none, or a player's spot
+        marks from ``handicaps`` (not in teams; never every target closed)."""
+        text = str(self.options[HANDICAPS_OPTION])
+        handicaps = parse_handicaps(text, len(self.lineup.players))
+        self._handicapped = text != NO_HANDICAPS
+        if self._handicapped and self.lineup.teams:
+            raise HandicapError("handicaps are per player: a team game takes none")
+        assert SPOT_TARGETS == MARKS_KEYS  # one set of keys for marks and spot marks
+        spots = []
+        for members in self._sides:
+            name, handicap = self.lineup.players[members[0]], handicaps[members[0]]
+            if handicap.start is not None:
+                raise HandicapError(
+                    f"{name!r}: {self.name} takes spot marks as a handicap, not a start "
+                    f"({handicap})"
+                )
+            given = dict(handicap.marks)
+            marks = [given.get(key, 0) for key in MARKS_KEYS]
+            if all(count == MARKS_TO_CLOSE for count in marks):
+                raise HandicapError(
+                    f"{name!r}: spot marks {handicap} close every target: nothing left to play"
+                )
+            spots.append(marks)
+        return spots
 
     def _on_visit_end(self) -> None:
         """The visit's marks for the 5-, 7- and 9-mark counts."""
@@ -270,7 +320,11 @@ class Cricket(MarksGame):
         self._finish(leaders[0] if len(leaders) == 1 else None, Reason.ROUND_LIMIT)
 
     def _side_state(self, side: int) -> dict[str, Any]:
-        return {"score": self._score[side], "marks": marks_json(self._marks[side])}
+        state = {"score": self._score[side], "marks": marks_json(self._marks[side])}
+        if self._handicapped:
+            given = zip(MARKS_KEYS, self._spots[side], strict=True)
+            state["spot_marks"] = {key: count for key, count in given if count}
+        return state
 
     def _player_stats(self, player: int) -> dict[str, Any]:
         return marks_stats(self._marks_scored[player], self._visits[player])

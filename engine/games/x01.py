@@ -10,6 +10,7 @@ from engine.beds import Bed
 from engine.checkout_routes import RouteTable
 from engine.errors import OptionError
 from engine.game import DARTS_PER_VISIT, Game, Reason, VisitOver
+from engine.handicap import HANDICAPS_OPTION, NO_HANDICAPS, HandicapError, parse_handicaps
 from engine.options import Option
 from engine.registry import register
 from engine.schema_parts import (
@@ -51,6 +52,8 @@ _MAX_CHECKOUT = 170
 _NINE_DARTS = 9
 _NINE_DARTER_START = 501
 """A nine-darter is 501 checked out in nine darts (docs/awards.md)."""
+_HIGHEST_START = 1001
+"""The highest start a player's handicap may give (the game's own highest)."""
 
 
 def parse_checkout_sigmas(text: str, players: int) -> tuple[float | None, ...]:
@@ -86,6 +89,12 @@ def parse_checkout_sigmas(text: str, players: int) -> tuple[float | None, ...]:
 X01_PLAYER_SCHEMA: dict[str, Any] = {
     "properties": {
         "score": {"description": "Points still to score.", "minimum": 0},
+        "start": {
+            "description": "Only in a game with handicaps: the points this player started "
+            "from (docs/games/x01.md, Handicaps).",
+            "type": "integer",
+            "minimum": 1,
+        },
         "opened": {"description": "The side has scored its opening dart.", "type": "boolean"},
         "checkout": {
             "description": "The suggested darts to finish in the player's visit (the "
@@ -148,12 +157,18 @@ class X01(Game):
             "checkout hints for this spread in mm (one, or one per player: 25,40); none: the table",
             offered=False,
         ),
+        Option(
+            HANDICAPS_OPTION,
+            NO_HANDICAPS,
+            "each player's own start, comma-separated (501,401; - for the game's start)",
+            offered=False,
+        ),
     )
 
     def _setup(self) -> None:
-        start = int(self.options["start"])
+        self._starts = self._side_starts()
         sides = len(self._sides)
-        self._score = [start] * sides
+        self._score = list(self._starts)
         self._opened = [self.options["in"] == "straight"] * sides
         self._in_ok = ALLOWED_MULTIPLIERS[str(self.options["in"])]
         self._out_ok = ALLOWED_MULTIPLIERS[str(self.options["out"])]
@@ -166,8 +181,31 @@ class X01(Game):
         )
         players = len(self.lineup.players)
         self._counters = [dict.fromkeys(_COUNTERS, 0) for _ in range(players)]
-        self._visit_start = start
+        self._visit_start = self._starts[self._side]
         self._visit_live_darts = 0
+
+    def _side_starts(self) -> tuple[int, ...]:
+        """Each side's start: the game's, or a player's own from ``handicaps``
+        (a start from which the game can be finished, up to 1001; not in teams)."""
+        start = int(self.options["start"])
+        text = str(self.options[HANDICAPS_OPTION])
+        handicaps = parse_handicaps(text, len(self.lineup.players))
+        self._handicapped = text != NO_HANDICAPS
+        if self._handicapped and self.lineup.teams:
+            raise HandicapError("handicaps are per player: a team game takes none")
+        lowest = 1 if self.options["out"] == "straight" else 2
+        for name, handicap in zip(self.lineup.players, handicaps, strict=True):
+            if handicap.marks:
+                raise HandicapError(
+                    f"{name!r}: X01 takes a start as a handicap, not spot marks ({handicap})"
+                )
+            if handicap.start is not None and not lowest <= handicap.start <= _HIGHEST_START:
+                raise HandicapError(
+                    f"{name!r}: a start of {handicap.start} cannot be played; "
+                    f"a start is {lowest} to {_HIGHEST_START} with {self.options['out']} out"
+                )
+        own = [handicap.start for handicap in handicaps]
+        return tuple(own[members[0]] or start for members in self._sides)
 
     def _on_dart(self, bed: Bed) -> None:
         side = self._side
@@ -250,7 +288,10 @@ class X01(Game):
         self._finish(leaders[0] if len(leaders) == 1 else None, Reason.ROUND_LIMIT)
 
     def _side_state(self, side: int) -> dict[str, Any]:
-        return {"score": self._score[side], "opened": self._opened[side]}
+        state: dict[str, Any] = {"score": self._score[side], "opened": self._opened[side]}
+        if self._handicapped:
+            state["start"] = self._starts[side]
+        return state
 
     def state(self) -> dict[str, Any]:
         """The shared state plus each player's ``checkout`` hint."""

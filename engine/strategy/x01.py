@@ -373,11 +373,10 @@ class X01Strategy:
         score, opened = int(player["score"]), bool(player["opened"])
         in_rule = str(options["in"])
         geometry = fat_bull(self.geometry) if bull == FAT_BULL else self.geometry
-        plan = x01_plan(spread, geometry, str(options["out"]), in_rule, int(options["start"]))
+        start = int(player.get("start", options["start"]))  # a handicap: the player's own
+        plan = x01_plan(spread, geometry, str(options["out"]), in_rule, start)
         darts_left = DARTS - len(visit)
-        return plan.aim(
-            score, darts_left, _visit_start(score, visit, in_rule, int(options["start"])), opened
-        )
+        return plan.aim(score, darts_left, _visit_start(score, visit, in_rule, start), opened)
 
 
 def _visit_start(score: int, visit: list[Bed], in_rule: str, start: int) -> int:

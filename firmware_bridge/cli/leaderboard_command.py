@@ -3,7 +3,8 @@
 ``import`` stores result documents (one JSON object per line) as the MQTT
 ingest does, ``show`` prints a game's table, ``rename`` and ``forget`` change
 players, ``rescore`` tries the results this service failed on again,
-``serve`` runs the service (MQTT ingest and the HTTP app),
+``serve`` runs the service (MQTT ingest and the HTTP app), ``handicap``
+suggests fair handicaps from the players' figures (``leaderboard.handicaps``),
 ``admin-password`` hashes the admin views' password for the config
 (``oche players``, the roster's commands, shares this module's database and
 config helpers and its ``forget``). The
@@ -23,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
-from engine import game_class, game_ids
+from engine import UnknownGameError, game_class, game_ids
 from engine.traits import Family
 from firmware_bridge.cli.command_support import Commands, UsageError, read_secret
 from firmware_bridge.daemon.config import Config, ConfigError, load_config
@@ -487,6 +488,58 @@ def _admin_password(args: argparse.Namespace) -> int:
     return 0
 
 
+def _handicap(args: argparse.Namespace) -> int:
+    from leaderboard.handicaps import NoFiguresError, handicap_report
+    from leaderboard.queries import leaderboard
+
+    try:
+        game_class(args.game)
+    except UnknownGameError as error:
+        raise UsageError(f"--game: {error}") from None
+    config = cli_config(args)
+    with open_database(db_url(args, config)) as database, database.session() as session:
+        rows = [row.model_dump(mode="json") for row in leaderboard(session, args.game, "all")]
+    try:
+        report = handicap_report(args.game, rows, args.players, args.start)
+    except NoFiguresError as error:
+        raise UsageError(str(error)) from None
+    if args.json:
+        sys.stdout.write(json.dumps(report, ensure_ascii=False, indent=2) + "\n")
+        return 0
+    figure = report["figure"]
+    for line in report["players"]:
+        handicap = (
+            f"from {line['start']}"
+            if "start" in line
+            else "spot "
+            + (" ".join(f"{k}:{v}" for k, v in line.get("marks", {}).items()) or "none")
+        )
+        sys.stdout.write(f"{line['name']:<24} {figure} {line[figure]:>6.2f}  {handicap}\n")
+    sys.stdout.write(json.dumps(report["new_game"], ensure_ascii=False) + "\n")
+    return 0
+
+
+def _add_handicap(actions: Commands) -> None:
+    """Add ``handicap``: suggested handicaps from the players' figures."""
+    handicap = actions.add_parser(
+        "handicap",
+        help="suggest fair handicaps from the players' figures",
+        description="Suggest handicaps that even out a game between PLAYERs from their "
+        "all-time figures: x01 starts (the weaker player's expected darts to finish match "
+        "the strongest's: start x average / best average) or cricket spot marks "
+        "(21 x (1 - MPR / best MPR) marks, the bull first, then 15 upward). Prints the "
+        "new_game command that plays them (docs/leaderboard.md, Handicaps).",
+    )
+    handicap.add_argument("--game", required=True, help="x01 or cricket")
+    handicap.add_argument("players", nargs="+", metavar="PLAYER", help="the players' names")
+    handicap.add_argument(
+        "--start", type=int, default=501, help="x01: the stronger player's start (default 501)"
+    )
+    handicap.add_argument("--json", action="store_true", help="print the suggestion as JSON")
+    _common(handicap)
+    handicap.set_defaults(run=_handicap)
+
+
 def _common(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--db",
@@ -612,6 +665,7 @@ def add_parser(commands: Commands) -> None:
     forgetting.set_defaults(run=_forget)
 
     _add_rescore(actions)
+    _add_handicap(actions)
 
     serve = actions.add_parser(
         "serve",

@@ -45,6 +45,7 @@ __all__ = [
     "GameResumed",
     "GameStarted",
     "GameStarting",
+    "HandicapAveragesAsked",
     "HostingAsked",
     "InputApplied",
     "InputPlanned",
@@ -235,6 +236,14 @@ class PlayersAsked(CoreEvent[tuple[str, ...]]):
     the order they joined, or raises ``Refusal`` when it is empty."""
 
     at: float
+
+
+@dataclass(frozen=True)
+class HandicapAveragesAsked(CoreEvent[tuple[float | None, ...]]):
+    """``new_game`` asked for suggested handicaps: the lobby answers each of
+    ``players``' X01 average (the roster's month average; None without one)."""
+
+    players: tuple[str, ...]
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,10 @@ from typing import Any, assert_never
 
 from engine import Bed, EngineError, NotationError
 from engine.board_geometry import GEOMETRIES
+from engine.handicap import Handicap, takes_handicaps, with_handicaps, x01_starts
+from engine.options import resolve_options
+from engine.registry import game_class
+from engine.traits import Family
 from firmware_bridge.daemon import core_events
 from firmware_bridge.daemon.board_game import BoardGame
 from firmware_bridge.daemon.bots import Bots, resolve_bots
@@ -178,9 +182,14 @@ class GameCommands:
             players = list(self._game.bus.first(core_events.PlayersAsked(now)) or ())
             if not players:
                 raise Refusal(EMPTY_LOBBY)
+        options = dict(command.options or {})
+        if command.handicap is not None:
+            options = self._suggested_handicaps(command.game, options, players)
+        elif command.players is not None or command.teams is not None:
+            options = with_handicaps(game_class(command.game), options, command.handicaps)
         setup = SessionSetup(
             command.game,
-            dict(command.options or {}),
+            options,
             players,
             None
             if command.team_names is None
@@ -195,6 +204,23 @@ class GameCommands:
             asked = core_events.RemoteMatchAsked(setup, command.boards, now)
             remote = self._game.bus.first(asked)
         self._game.start(setup, now, bots, remote)
+
+    def _suggested_handicaps(
+        self, game_id: str, options: dict[str, Any], players: list[str]
+    ) -> dict[str, Any]:
+        """``options`` with X01 starts suggested from the players' averages
+        the lobby's roster copy has (``engine.handicap.x01_starts``)."""
+        game = game_class(game_id)
+        if game.family is not Family.COUNTDOWN or not takes_handicaps(game):
+            raise Refusal(
+                f'handicap "suggested": the board suggests X01 starts only; for {game.name} '
+                "give each player's marks (oche leaderboard handicap suggests them)"
+            )
+        asked = core_events.HandicapAveragesAsked(tuple(players))
+        averages = self._game.bus.first(asked) or (None,) * len(players)
+        start = int(resolve_options(game.options_spec, options, game.id)["start"])
+        starts = x01_starts([average or 0.0 for average in averages], start)
+        return with_handicaps(game, options, [Handicap(own) for own in starts])
 
     def _rematch(self, now: float) -> None:
         game = self._game

@@ -4,12 +4,13 @@ same rows as ``oche leaderboard show --json``, a page at a time (``limit``,
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, HTTPException, Query
 
 from leaderboard import queries
 from leaderboard.api_models import Row
+from leaderboard.handicaps import NoFiguresError, handicap_report
 from leaderboard.web.dependencies import (
     MAX_OFFSET,
     GameDep,
@@ -21,6 +22,10 @@ from leaderboard.web.dependencies import (
 __all__ = ["router"]
 
 router = APIRouter(prefix="/api", tags=["rankings"])
+
+NO_FIGURES: dict[int | str, dict[str, Any]] = {
+    404: {"description": "A player has no figures for the game, or the game takes no handicaps."}
+}
 
 DEFAULT_LIMIT = queries.DEFAULT_TABLE_LIMIT
 MAX_LIMIT = queries.MAX_TABLE_LIMIT
@@ -47,3 +52,25 @@ def get_leaderboard(
     """The game's table, ordered by rank (the rating's conservative ordinal),
     ``limit`` rows from ``offset``; ranks are the whole table's."""
     return queries.leaderboard(session, game, period, venue, limit=limit, offset=offset)
+
+
+@router.get("/handicap", responses=NO_FIGURES)
+def get_handicap(
+    session: SessionDep,
+    game: GameDep,
+    player: Annotated[
+        list[str],
+        Query(min_length=2, max_length=8, description="The players, two or more, by name."),
+    ],
+    start: Annotated[
+        int, Query(ge=2, le=1001, description="X01: the strongest player's start.")
+    ] = 501,
+) -> dict[str, Any]:
+    """Fair handicaps for ``player`` in ``game`` from their all-time figures,
+    as ``oche leaderboard handicap --json`` prints them (docs/leaderboard.md,
+    Handicaps): a phone or board page sends the ``new_game`` it gives."""
+    rows = [row.model_dump(mode="json") for row in queries.leaderboard(session, game, "all")]
+    try:
+        return handicap_report(game, rows, player, start)
+    except NoFiguresError as error:
+        raise HTTPException(404, str(error)) from None

@@ -1359,7 +1359,7 @@ def test_export_text(
         '# players: ["Ann", "Bob"]',
         "# teams: null",
         '# options: {"start": 301, "in": "straight", "out": "double", "bull": "split", '
-        '"rounds": 0, "checkout_sigma_mm": "none"}',
+        '"rounds": 0, "checkout_sigma_mm": "none", "handicaps": "none"}',
         "# winner: Ann (checkout)",
         '# result: {"winner": "Ann"}',
         f"# re-score: oche export {played['x01']} --journal {shlex.quote(str(path))} "

@@ -504,3 +504,28 @@ async def test_a_join_the_journal_refuses_changes_nothing(
         await ok(watcher, {"command": "join", "player": {"name": "Bob"}})
         state = await watcher.state_where(lambda s: names(s) == ["Ann", "Bob"])
         assert [e["player"]["name"] for e in events(watcher, "joined")] == ["Ann", "Bob"]
+
+
+async def test_new_game_from_the_lobby_applies_suggested_handicaps(
+    board: Board, watcher: Watcher
+) -> None:
+    """Issue #26: ``"handicap": "suggested"`` starts each lobby player from
+    an X01 start made from their roster average (Ann 54.2, Bob 40.0); a
+    guest without one starts from the game's start."""
+    await connected(watcher)
+    await board.publish_roster(roster(ANN, BOB))
+    await watcher.state_where(lambda s: lobby(s)["roster"] is True)
+    for player in ({"id": 12}, {"id": 14}, {"name": "Cy"}):
+        await ok(watcher, {"command": "join", "player": player})
+    await watcher.state_where(lambda s: len(lobby(s)["players"]) == 3)
+    command = {"command": "new_game", "game": "x01", "handicap": "suggested"}
+    await ok(watcher, {**command, "options": {"start": 501}})
+    state = await watcher.state_where(lambda s: s["phase"] == "throwing")
+    assert [(p["name"], p["start"]) for p in state["players"]] == [
+        ("Ann Lee", 501),
+        ("Bob", round(501 * 40.0 / 54.2)),
+        ("Cy", 501),
+    ]
+    await watcher.command({"command": "end_game"})
+    refused = await watcher.command({**command, "game": "cricket", "players": ["Ann", "Bob"]})
+    assert refused["ok"] is False and "X01 starts only" in refused["error"]

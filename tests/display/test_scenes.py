@@ -815,3 +815,13 @@ def test_app_frames_match_render_state_with_the_static_picture_cached() -> None:
                 assert pixels(screen, screen.get_rect()) == pixels(expected, expected.get_rect())
     finally:
         pygame.display.quit()
+
+
+def test_x01_and_cricket_cards_show_each_handicap() -> None:
+    """Issue #26: a handicapped player's card says so ("from 401", the spot marks)."""
+    state = state_of("x01", "T20 T20 T20", options={"handicaps": "501,401"})
+    _, layout = render(state)
+    assert {"from 501", "from 401"} <= set(texts(layout))
+    cricket = state_of("cricket", "S20", options={"handicaps": "-,20:3 bull:2"})
+    _, layout = render(cricket)
+    assert any(text.endswith("spot 20:3 bull:2") for text in texts(layout)), texts(layout)

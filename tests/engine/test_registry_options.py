@@ -84,8 +84,13 @@ def test_defaults_apply_when_no_options_are_given() -> None:
         "bull": "split",
         "rounds": 0,
         "checkout_sigma_mm": "none",
+        "handicaps": "none",
     }
-    assert new_game("cricket", ["Ann"]).options == {"mode": "standard", "rounds": 0}
+    assert new_game("cricket", ["Ann"]).options == {
+        "mode": "standard",
+        "rounds": 0,
+        "handicaps": "none",
+    }
     assert new_game("cricket-shanghai", ["Ann"]).options == {"bull_order": "visit"}
 
 
@@ -98,6 +103,7 @@ def test_defaults_fill_the_options_not_given() -> None:
         "bull": "split",
         "rounds": 0,
         "checkout_sigma_mm": "none",
+        "handicaps": "none",
     }
     assert game.state()["players"][0]["score"] == 301
 
@@ -124,6 +130,7 @@ def test_several_options_from_text_like_the_command_line() -> None:
         "bull": "split",
         "rounds": 0,
         "checkout_sigma_mm": "none",
+        "handicaps": "none",
     }
 
 

@@ -223,3 +223,22 @@ def test_the_api_and_pages_read_postgresql_too(postgres_url: str) -> None:
             assert '<path class="line"' in client.get("/players/Ann").text
     finally:
         database.dispose()
+
+
+def test_suggested_handicaps_come_from_the_players_figures(client: TestClient) -> None:
+    """GET /api/handicap: what ``oche leaderboard handicap --json`` prints (issue #26)."""
+    rows = client.get("/api/leaderboard", params={"game": "x01"}).json()
+    averages = {row["player"]: row["three_dart_average"] for row in rows}
+    response = client.get("/api/handicap", params={"game": "x01", "player": ["Ann", "Bob"]})
+    assert response.status_code == 200, response.text
+    report = response.json()
+    best = max(averages["Ann"], averages["Bob"])
+    starts = [round(501 * averages[name] / best) for name in ("Ann", "Bob")]
+    assert [line["start"] for line in report["new_game"]["players"]] == starts
+    cricket = client.get("/api/handicap", params={"game": "cricket", "player": ["Ann", "Bob"]})
+    assert cricket.status_code == 200 and "marks" in str(cricket.json()["players"])
+    unknown = client.get("/api/handicap", params={"game": "x01", "player": ["Ann", "Nobody"]})
+    assert unknown.status_code == 404 and "Nobody" in unknown.text
+    killer = client.get("/api/handicap", params={"game": "killer", "player": ["Ann", "Bob"]})
+    assert killer.status_code == 404
+    assert client.get("/api/handicap", params={"game": "x01", "player": "Ann"}).status_code == 422

@@ -319,3 +319,17 @@ def test_cricket_count_up_grid_shows_marks_mpr_and_the_thrower_s_targets() -> No
     assert rows[0][-2:] == ["Total", "MPR"]
     assert rows[1][-2:] == ["6", "6.00"] and rows[2][-2:] == ["3", "3.00"]
     assert "20:3 19:2 18:1 17:0 16:0 15:0 Bull:0" in tree.text
+
+
+def test_the_x01_and_cricket_views_show_each_handicap() -> None:
+    """Issue #26: the board page shows a handicap on the player's card."""
+    x01 = live_board_state("x01", options={"handicaps": "501,401"})
+    assert "from 401" in scoreboard(x01).text and "from 501" in scoreboard(x01).text
+    cricket = live_board_state("cricket", options={"handicaps": "-,20:3 bull:2"})
+    assert "spot 20:3 bull:2" in scoreboard(cricket).text
+
+
+def test_the_tv_card_shows_each_handicap() -> None:
+    state = live_board_state("x01", options={"handicaps": "501,401"})
+    card = parse_html(str(board_card_html(live(state))))
+    assert "from 401" in card.text

@@ -79,6 +79,7 @@ def test_an_x01_game_with_a_180_a_bust_and_a_100_checkout() -> None:
         "bull": "split",
         "rounds": 0,
         "checkout_sigma_mm": "none",
+        "handicaps": "none",
     }
     ann, bob = scored.players
     assert ann == PlayerLine(

@@ -64,6 +64,7 @@ class Lobby(Extension):
         context.subscribe(core_events.CommandReceived, self._command, order=-1)
         context.subscribe(core_events.BoardInputReceived, self._board_input, order=-1)
         context.subscribe(core_events.PlayersAsked, lambda _: self._players())
+        context.subscribe(core_events.HandicapAveragesAsked, self._averages)
         context.subscribe(core_events.RematchAsked, self._rematch_asked)
         context.subscribe(core_events.GameStarted, self._started)
         context.subscribe(core_events.LobbySeated, self._seated)
@@ -305,6 +306,19 @@ class Lobby(Extension):
             player["player_id"] = None if cpu else self._game_ids.get(player["name"])
 
     # ------------------------------------------------------------ the state
+
+    def _averages(self, asked: core_events.HandicapAveragesAsked) -> tuple[float | None, ...]:
+        """Each player's X01 month average: the lobby's, else the roster's by name."""
+        book = self.book
+        averages: list[float | None] = []
+        for name in asked.players:
+            waiting = book.waiting(name)
+            known = book.roster_named(name)
+            if waiting is not None and waiting.average is not None:
+                averages.append(waiting.average)
+            else:
+                averages.append(None if known is None else known.average)
+        return tuple(averages)
 
     def _state(self, built: core_events.StateBuilt) -> None:
         book, config = self.book, self._context.config

@@ -15,7 +15,7 @@ from engine.games.cricket import CRICKET_TARGETS, MARKS_KEYS, MARKS_TO_CLOSE
 from leaderboard.web.board_views.base import GameView, format_value
 from leaderboard.web.board_views.registry import register_view
 from mqtt_contract import PlayerView, StateView
-from mqtt_contract.scoreboard import cricket_option_parts
+from mqtt_contract.scoreboard import cricket_option_parts, handicap_words
 
 __all__ = ["BULL_KEY", "ROWS", "CricketView", "MarkCell", "MarksRow", "mark_count", "marks_rows"]
 
@@ -101,8 +101,12 @@ class CricketView(GameView):
         return " · ".join(cricket_option_parts(state))
 
     def footer(self, player: PlayerView) -> str:
-        """Under a player's column: the marks per round."""
-        return f"MPR {format_value(player.stats.mpr or 0.0)}" if player.stats.present else ""
+        """Under a player's column: the marks per round, and spot marks given."""
+        handicap = handicap_words(player)
+        if not player.stats.present:
+            return handicap
+        mpr = f"MPR {format_value(player.stats.mpr or 0.0)}"
+        return f"{mpr} · {handicap}" if handicap else mpr
 
     def context(self, state: StateView) -> Mapping[str, Any]:
         return {
