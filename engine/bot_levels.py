@@ -40,6 +40,7 @@ __all__ = [
     "level",
     "level_for_sigma",
     "sigma_for_average",
+    "sigma_for_mpr",
     "t20_average_for_sigma",
 ]
 
@@ -89,18 +90,20 @@ def t20_average_for_sigma(sigma_mm: float, geometry: BoardGeometry = STEEL) -> f
     return 3 * expected_points(bed_centre(T20, geometry), sigma_mm, geometry)
 
 
-def interpolate_sigma(grid: Sequence[tuple[float, float, float]], average: float) -> float:
+def interpolate_sigma(
+    grid: Sequence[tuple[float, float, float]], average: float, figure: str = "average"
+) -> float:
     """The sigma of ``grid`` (rows of sigma, leg average, ... rising in sigma,
     the average falling) that plays ``average``: log sigma linear in log
     average between the two rows around it. Out of the grid's span is a
-    ValueError naming the span."""
+    ValueError naming the span (and the ``figure``: an average, an MPR)."""
     if isinstance(average, bool) or not isinstance(average, int | float):
-        raise ValueError(f"an average must be a number, not {average!r}")
+        raise ValueError(f"an {figure} must be a number, not {average!r}")
     best, worst = grid[0][1], grid[-1][1]
     if not (math.isfinite(average) and worst <= average <= best):
         raise ValueError(
-            f"an average of {average} is out of reach: the calibrated levels span "
-            f"{worst:.1f} to {best:.1f}"
+            f"an {figure} of {average} is out of reach: the calibrated levels span "
+            f"{worst:.2f} to {best:.2f}"
         )
     for (s0, a0, _), (s1, a1, _) in pairwise(grid):
         if a1 <= average <= a0:
@@ -112,6 +115,14 @@ def interpolate_sigma(grid: Sequence[tuple[float, float, float]], average: float
 def sigma_for_average(average: float, geometry: BoardGeometry = STEEL) -> float:
     """The sigma that plays a whole-leg 501 average of ``average`` on ``geometry``."""
     return interpolate_sigma(SIGMA_GRID[_board_name(geometry)], average)
+
+
+def sigma_for_mpr(mpr: float, geometry: BoardGeometry = STEEL) -> float:
+    """The sigma that plays a Cricket MPR (alone) of ``mpr`` on ``geometry``:
+    interpolated between the levels' calibrated MPRs, as an average is."""
+    rows = LEVEL_TABLE[_board_name(geometry)]
+    grid = tuple((sigma, level_mpr, 0.0) for _, sigma, _, _, level_mpr, _ in reversed(rows))
+    return interpolate_sigma(grid, mpr, "MPR")
 
 
 def average_for_sigma(sigma_mm: float, geometry: BoardGeometry = STEEL) -> float:

@@ -5,7 +5,7 @@ each level's calibrated spread, benchmarks/calibrate_bots.py computes it)."""
 
 from __future__ import annotations
 
-__all__ = ["LEVELS", "TARGET_AVERAGES"]
+__all__ = ["LEVELS", "MPR_SPAN", "TARGET_AVERAGES"]
 
 TARGET_AVERAGES = (20.0, 29.0, 38.0, 47.0, 56.0, 65.0, 74.0, 83.0, 92.0, 101.0)
 """The three-dart average over whole legs of 501 double out (checkout included)
@@ -14,3 +14,8 @@ between."""
 
 LEVELS = tuple(range(1, len(TARGET_AVERAGES) + 1))
 """The level numbers, 1 to 10."""
+
+MPR_SPAN = (0.67, 4.3)
+"""The Cricket marks per round (alone) a bot can be asked for
+(``{"cpu": {"mpr": m}}``): level 1's to level 10's, rounded inward so that
+every calibrated board reaches both ends."""

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Annotated, Any, ClassVar, TypeAlias
 
-from engine.bot_targets import LEVELS
+from engine.bot_targets import LEVELS, MPR_SPAN
 from engine.handicap import SPOT_TARGETS, Handicap
 from engine.lineup import MAX_NAME_LENGTH, MAX_PLAYERS
 from mqtt_contract.json_types import (
@@ -89,20 +89,37 @@ class CpuAverage(JsonObject):
 
 
 @dataclass(frozen=True, slots=True)
+class CpuMpr(JsonObject):
+    json_closed: ClassVar[bool] = True
+    mpr: Annotated[float, Meta(minimum=MPR_SPAN[0], maximum=MPR_SPAN[1])]
+
+
+@dataclass(frozen=True, slots=True)
 class CpuPlayer(JsonObject):
     json_closed: ClassVar[bool] = True
     json_description: ClassVar[str | None] = "A computer player: the daemon throws its darts."
     name: Name
     cpu: Annotated[
-        Annotated[int, Meta(minimum=LEVELS[0], maximum=LEVELS[-1])] | CpuAverage,
+        Annotated[int, Meta(minimum=LEVELS[0], maximum=LEVELS[-1])] | CpuAverage | CpuMpr,
         Meta(
-            description=f"A level {LEVELS[0]}-{LEVELS[-1]}, or "
+            description=f"A level {LEVELS[0]}-{LEVELS[-1]}, "
             f'{{"average": A}} with A from {CPU_AVERAGES[0]:g} to {CPU_AVERAGES[1]:g} '
-            "(the whole-leg 501 three-dart average it is to play, checkout included)."
+            "(the whole-leg 501 three-dart average it is to play, checkout included), or "
+            f'{{"mpr": M}} with M from {MPR_SPAN[0]:g} to {MPR_SPAN[1]:g} '
+            "(the Cricket marks per round it is to play)."
         ),
     ]
     start: Start = omitted()
     marks: SpotMarks = omitted()
+
+
+def _cpu_figure(cpu: int | CpuAverage | CpuMpr) -> dict[str, float]:
+    """A computer player's ``cpu`` as ``resolve_bots`` reads it."""
+    if isinstance(cpu, CpuAverage):
+        return {"average": cpu.average}
+    if isinstance(cpu, CpuMpr):
+        return {"mpr": cpu.mpr}
+    return {"level": cpu}
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,14 +228,11 @@ class NewGame(CommandBase):
 
     @property
     def cpu(self) -> dict[str, dict[str, float]]:
-        """Each computer player's stripped name -> ``{"level": n}`` or
-        ``{"average": x}`` (what ``resolve_bots`` reads); empty without one."""
+        """Each computer player's stripped name -> ``{"level": n}``,
+        ``{"average": x}`` or ``{"mpr": m}`` (what ``resolve_bots`` reads);
+        empty without one."""
         return {
-            entry.name.strip(): (
-                {"average": entry.cpu.average}
-                if isinstance(entry.cpu, CpuAverage)
-                else {"level": entry.cpu}
-            )
+            entry.name.strip(): _cpu_figure(entry.cpu)
             for entry in self._entries()
             if isinstance(entry, CpuPlayer)
         }

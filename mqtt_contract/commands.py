@@ -15,7 +15,7 @@ from collections.abc import Callable, Collection, Sequence
 from typing import Any
 
 from engine import Bed, NotationError
-from engine.bot_targets import LEVELS
+from engine.bot_targets import LEVELS, MPR_SPAN
 from engine.errors import LineupError
 from engine.handicap import Handicap, HandicapError
 from engine.lineup import MAX_PLAYERS, check_name
@@ -335,33 +335,30 @@ def _player_object(
 
 
 def _cpu_spec(spec: Any, where: str) -> dict[str, Any]:
-    """A computer player's ``"cpu"``: ``LEVEL`` or ``{"average": A}``, checked."""
+    """A computer player's ``"cpu"``: ``LEVEL``, ``{"average": A}`` (a 501 leg
+    average) or ``{"mpr": M}`` (a Cricket MPR), checked."""
     low, high = LEVELS[0], LEVELS[-1]
+    shapes = f'a level {low}-{high}, {{"average": A}} or {{"mpr": M}}'
     if isinstance(spec, int) and not isinstance(spec, bool):
         if spec not in LEVELS:
             raise ValueError(f'{where}["cpu"]: a level is {low} to {high}, not {spec}')
         return {"level": spec}
     if isinstance(spec, dict):
-        if list(spec) != ["average"]:
+        if list(spec) not in (["average"], ["mpr"]):
             raise ValueError(
-                f'{where}["cpu"] must be a level {low}-{high} or {{"average": A}}, '
-                f"got keys {', '.join(map(repr, spec)) or 'none'}"
+                f'{where}["cpu"] must be {shapes}, got keys {", ".join(map(repr, spec)) or "none"}'
             )
-        average = spec["average"]
-        least, most = CPU_AVERAGES
-        if isinstance(average, bool) or not isinstance(average, int | float):
+        ((key, figure),) = spec.items()
+        least, most = CPU_AVERAGES if key == "average" else MPR_SPAN
+        if isinstance(figure, bool) or not isinstance(figure, int | float):
+            raise ValueError(f'{where}["cpu"]["{key}"] must be a number, got {json_type(figure)}')
+        if not least <= figure <= most:
             raise ValueError(
-                f'{where}["cpu"]["average"] must be a number, got {json_type(average)}'
-            )
-        if not least <= average <= most:
-            raise ValueError(
-                f'{where}["cpu"]["average"] {average:g} is out of range: '
+                f'{where}["cpu"]["{key}"] {figure:g} is out of range: '
                 f"the levels span {least:g} to {most:g}"
             )
-        return {"average": float(average)}
-    raise ValueError(
-        f'{where}["cpu"] must be a level {low}-{high} or {{"average": A}}, got {json_type(spec)}'
-    )
+        return {key: float(figure)}
+    raise ValueError(f'{where}["cpu"] must be {shapes}, got {json_type(spec)}')
 
 
 def checked_name(name: str, what: str) -> str:

@@ -178,6 +178,22 @@ def test_a_parsed_new_game_is_its_own_payload() -> None:
     assert command.cpu == {"B": {"average": 50.0}} and command.boards == {"C": "pub2"}
 
 
+def test_a_computer_player_may_be_asked_for_by_its_cricket_mpr() -> None:
+    document = {
+        "command": "new_game",
+        "game": "cricket",
+        "players": ["A", {"name": "B", "cpu": {"mpr": 2.4}}],
+    }
+    command = parse_command(json.dumps(document).encode())
+    assert isinstance(command, NewGame) and command.cpu == {"B": {"mpr": 2.4}}
+    assert command.to_json() == document and CMD.is_valid(document)
+    for bad in ({"mpr": 9}, {"mpr": 2, "average": 40}):
+        wrong = {**document, "players": ["A", {"name": "B", "cpu": bad}]}
+        assert not CMD.is_valid(wrong)
+        with pytest.raises(CommandError, match="cpu"):
+            parse_command(json.dumps(wrong).encode())
+
+
 def without_enum_types(schema: Any) -> Any:
     """``schema`` without the ``"type": "string"`` the generator writes beside
     an ``enum`` of strings (the hand-written blocks had the ``enum`` alone)."""

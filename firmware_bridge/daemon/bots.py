@@ -121,10 +121,16 @@ def _corking(state: Mapping[str, Any]) -> bool:
 
 def resolve_bots(game: str, cpu: Mapping[str, Mapping[str, Any]], geometry: BoardGeometry) -> Bots:
     """The :class:`Bots` for ``new_game``'s ``cpu`` argument (name ->
-    ``{"level": n}`` or ``{"average": x}``) with a fresh seed. A game played
+    ``{"level": n}``, ``{"average": x}`` or ``{"mpr": m}``) with a fresh seed. A game played
     by picking, or one without a computer policy yet, is a ValueError saying so.
     Solving the levels takes seconds the first time: call it off the event loop."""
-    from engine.bot_levels import average_for_sigma, level, level_for_sigma, sigma_for_average
+    from engine.bot_levels import (
+        average_for_sigma,
+        level,
+        level_for_sigma,
+        sigma_for_average,
+        sigma_for_mpr,
+    )
     from engine.strategy import strategy_for
 
     if issubclass(game_class(game), PickingGame):
@@ -136,7 +142,10 @@ def resolve_bots(game: str, cpu: Mapping[str, Mapping[str, Any]], geometry: Boar
             chosen = level(int(spec["level"]), geometry)
             players[name] = CpuPlayer(chosen.level, chosen.sigma_mm, chosen.leg_average)
         else:
-            sigma = sigma_for_average(float(spec["average"]), geometry)
+            if "mpr" in spec:
+                sigma = sigma_for_mpr(float(spec["mpr"]), geometry)
+            else:
+                sigma = sigma_for_average(float(spec["average"]), geometry)
             players[name] = CpuPlayer(
                 level_for_sigma(sigma, geometry), sigma, average_for_sigma(sigma, geometry)
             )

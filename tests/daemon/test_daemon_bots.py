@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 
 from engine import parse_event
+from engine.bot_levels import level
 from firmware_bridge.daemon.bots import Bots
 from firmware_bridge.daemon.game_session import GameSession, SessionSetup
 from firmware_bridge.daemon.journal import Journal, JournalGame
@@ -83,6 +84,30 @@ def assert_every_bot_dart_follows_from_the_journal(game: JournalGame) -> list[st
             thrown.append(token)
         session.apply(event, 0.0)
     return thrown
+
+
+async def test_a_cricket_computer_asked_for_by_mpr_plays_that_level(
+    paced: Running, watcher: Watcher
+) -> None:
+    """``{"cpu": {"mpr": m}}`` on a real daemon: level 5's MPR gives level 5,
+    whose 501 average the state shows; one out of reach is refused, no game."""
+    five = level(5)
+    robo = {"name": "Robo", "cpu": {"mpr": 7}}
+    refused = await watcher.command(
+        {"command": "new_game", "game": "cricket", "players": ["Ann", robo]}
+    )
+    assert not refused["ok"] and "mpr" in refused["error"], refused
+    response = await watcher.command(
+        {
+            "command": "new_game",
+            "game": "cricket",
+            "players": ["Ann", {"name": "Robo", "cpu": {"mpr": round(five.mpr, 2)}}],
+        }
+    )
+    assert response["ok"], response
+    state = await watcher.state_where(lambda s: s.get("game") == "cricket")
+    cpu = state["players"][1]["cpu"]
+    assert cpu["level"] == 5 and cpu["average"] == pytest.approx(five.leg_average, abs=0.5)
 
 
 @pytest.mark.slow

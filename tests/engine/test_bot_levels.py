@@ -11,7 +11,7 @@ from itertools import pairwise
 
 import pytest
 
-from engine.board_geometry import SOFT, STEEL, BoardGeometry
+from engine.board_geometry import GEOMETRIES, SOFT, STEEL, BoardGeometry
 from engine.bot_calibration import SIGMA_GRID
 from engine.bot_levels import (
     TARGET_AVERAGES,
@@ -21,9 +21,11 @@ from engine.bot_levels import (
     level,
     level_for_sigma,
     sigma_for_average,
+    sigma_for_mpr,
     t20_average_for_sigma,
 )
 from engine.bot_match import simulate
+from engine.bot_targets import MPR_SPAN
 from engine.strategy.x01 import expected_leg, x01_plan
 
 STANDARD_ERRORS = 4.0
@@ -126,6 +128,25 @@ def test_an_interpolated_average_is_played() -> None:
 def test_an_average_out_of_reach_is_refused(average: float) -> None:
     with pytest.raises(ValueError, match="average"):
         sigma_for_average(average)
+
+
+@pytest.mark.parametrize("board", ["steel", "soft"])
+def test_a_cricket_mpr_asked_for_is_played_by_the_level_that_plays_it(board: str) -> None:
+    """``{"cpu": {"mpr": m}}``: a level's own MPR gives that level's spread,
+    one between two levels a spread between theirs, the span's ends reach."""
+    geometry = GEOMETRIES[board]
+    five, six = level(5, geometry), level(6, geometry)
+    assert sigma_for_mpr(five.mpr, geometry) == pytest.approx(five.sigma_mm, rel=1e-6)
+    between = sigma_for_mpr((five.mpr + six.mpr) / 2, geometry)
+    assert six.sigma_mm < between < five.sigma_mm
+    low, high = MPR_SPAN
+    assert sigma_for_mpr(high, geometry) < sigma_for_mpr(low, geometry)
+
+
+@pytest.mark.parametrize("mpr", [0.2, 5.0, float("nan"), "2"])
+def test_an_mpr_out_of_reach_is_refused(mpr: float) -> None:
+    with pytest.raises(ValueError, match="MPR"):
+        sigma_for_mpr(mpr)
 
 
 def test_a_level_outside_one_to_ten_is_refused() -> None:
