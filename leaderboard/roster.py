@@ -17,7 +17,8 @@ from dataclasses import dataclass
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from engine import X01
+from engine import Game
+from engine.games import X01, Cricket
 from leaderboard.database import Database
 from leaderboard.models import Player, PlayerCard, Venue
 from leaderboard.models import ResultPlayer as PlayerFigures
@@ -244,16 +245,19 @@ def forget_player(
     return forget(database, ref, venue, venues)
 
 
-def _month_averages(session: Session, place: int, timezone: str, now: float) -> dict[int, float]:
-    """Each player's X01 average at the venue this month (the venue's month)."""
-    average = X01.average
+def _month_averages(
+    session: Session, place: int, timezone: str, now: float, game: type[Game] = X01
+) -> dict[int, float]:
+    """Each player's average in ``game`` at the venue this month (the venue's
+    month): X01's three-dart average, Cricket's marks per round."""
+    average = game.average
     bounds = period_bounds("month", timezone, now)
     assert average is not None and bounds is not None
     figure = getattr(PlayerFigures, average.figure)
     found = session.execute(
         select(PlayerFigures.player_id, func.sum(figure), func.sum(PlayerFigures.darts))
         .where(
-            PlayerFigures.game == X01.id,
+            PlayerFigures.game == game.id,
             PlayerFigures.venue_id == place,
             PlayerFigures.player_id.is_not(None),
             PlayerFigures.finished_at >= bounds[0],
@@ -287,12 +291,14 @@ def _regulars(session: Session, place: int, now: float) -> set[int]:
 
 def roster_message(session: Session, venue: str, now: float) -> RosterMessage:
     """``venue``'s roster as a board gets it: every player (a name too long
-    for a lobby left out), their cards' hashes, X01 average this month, and
-    whether they are a regular."""
+    for a lobby left out), their cards' hashes, X01 average and Cricket MPR
+    this month (what the board suggests handicaps from), and whether they
+    are a regular."""
     found = session.execute(select(Venue).where(Venue.name == venue)).scalar_one_or_none()
     if found is None:
         return RosterMessage(venue=venue, updated_at=now, players=())
     averages = _month_averages(session, found.id, found.timezone, now)
+    mprs = _month_averages(session, found.id, found.timezone, now, Cricket)
     regulars = _regulars(session, found.id, now)
     cards: dict[int, list[str]] = {}
     for player, card in session.execute(
@@ -313,6 +319,7 @@ def roster_message(session: Session, venue: str, now: float) -> RosterMessage:
                 name=player.name,
                 cards=tuple(cards.get(player.id, ())),
                 average=averages.get(player.id),
+                mpr=mprs.get(player.id),
                 regular=player.id in regulars,
             )
             for player in players

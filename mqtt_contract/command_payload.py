@@ -198,10 +198,11 @@ class NewGame(CommandBase):
         str | None,
         Meta(
             enum=("suggested",),
-            description='"suggested": each player starts from an X01 start the board '
-            "suggests from their month average in the venue's roster (docs/players.md, "
-            "Handicaps); a player without one, and the strongest, start from the game's "
-            "start. Absent: the players' own start/marks, if any.",
+            description='"suggested": the board suggests each player\'s handicap from '
+            "their month figure in the venue's roster (docs/players.md, Handicaps): in X01 "
+            "a start from their average (a player without one, and the strongest, start "
+            "from the game's start), in Cricket spot marks from their MPR. "
+            "Absent: the players' own start/marks, if any.",
         ),
     ] = omitted()
 

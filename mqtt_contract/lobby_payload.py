@@ -173,6 +173,9 @@ class RosterPlayer(JsonObject):
         Meta(description="The player's cards as keyed hashes, never UIDs."),
     ] = ()
     average: float | None = None
+    mpr: Annotated[
+        float | None, Meta(description="The player's Cricket marks per round this month.")
+    ] = None
     regular: bool = False
 
 

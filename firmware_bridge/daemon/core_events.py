@@ -241,9 +241,11 @@ class PlayersAsked(CoreEvent[tuple[str, ...]]):
 @dataclass(frozen=True)
 class HandicapAveragesAsked(CoreEvent[tuple[float | None, ...]]):
     """``new_game`` asked for suggested handicaps: the lobby answers each of
-    ``players``' X01 average (the roster's month average; None without one)."""
+    ``players``' X01 average (the roster's month average; None without one),
+    or with ``mpr`` their Cricket marks per round."""
 
     players: tuple[str, ...]
+    mpr: bool = False
 
 
 @dataclass(frozen=True)

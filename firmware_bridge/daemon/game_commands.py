@@ -16,7 +16,13 @@ from typing import Any, assert_never
 
 from engine import Bed, EngineError, NotationError
 from engine.board_geometry import GEOMETRIES
-from engine.handicap import Handicap, takes_handicaps, with_handicaps, x01_starts
+from engine.handicap import (
+    Handicap,
+    cricket_spot_marks,
+    takes_handicaps,
+    with_handicaps,
+    x01_starts,
+)
 from engine.options import resolve_options
 from engine.registry import game_class
 from engine.traits import Family
@@ -208,18 +214,22 @@ class GameCommands:
     def _suggested_handicaps(
         self, game_id: str, options: dict[str, Any], players: list[str]
     ) -> dict[str, Any]:
-        """``options`` with X01 starts suggested from the players' averages
-        the lobby's roster copy has (``engine.handicap.x01_starts``)."""
+        """``options`` with handicaps suggested from the players' month figures
+        the lobby's roster copy has: X01 starts from their averages
+        (``engine.handicap.x01_starts``), Cricket spot marks from their MPRs
+        (``cricket_spot_marks``)."""
         game = game_class(game_id)
-        if game.family is not Family.COUNTDOWN or not takes_handicaps(game):
-            raise Refusal(
-                f'handicap "suggested": the board suggests X01 starts only; for {game.name} '
-                "give each player's marks (oche leaderboard handicap suggests them)"
-            )
-        asked = core_events.HandicapAveragesAsked(tuple(players))
-        averages = self._game.bus.first(asked) or (None,) * len(players)
+        if not takes_handicaps(game):
+            raise Refusal(f'handicap "suggested": {game.name} takes no handicaps')
+        marks = game.family is Family.MARKS
+        asked = core_events.HandicapAveragesAsked(tuple(players), mpr=marks)
+        figures = [
+            figure or 0.0 for figure in self._game.bus.first(asked) or (None,) * len(players)
+        ]
+        if marks:
+            return with_handicaps(game, options, list(cricket_spot_marks(figures)))
         start = int(resolve_options(game.options_spec, options, game.id)["start"])
-        starts = x01_starts([average or 0.0 for average in averages], start)
+        starts = x01_starts(figures, start)
         return with_handicaps(game, options, [Handicap(own) for own in starts])
 
     def _rematch(self, now: float) -> None:

@@ -61,9 +61,14 @@ def roster(*players: RosterPlayer, updated_at: float = 1767225600.0) -> RosterMe
 
 
 ANN = RosterPlayer(
-    id=12, name="Ann Lee", cards=(card_hash(SECRET, ANN_UID),), average=54.2, regular=True
+    id=12,
+    name="Ann Lee",
+    cards=(card_hash(SECRET, ANN_UID),),
+    average=54.2,
+    mpr=2.8,
+    regular=True,
 )
-BOB = RosterPlayer(id=14, name="Bob", average=40.0)
+BOB = RosterPlayer(id=14, name="Bob", average=40.0, mpr=1.4)
 
 
 class Board:
@@ -511,7 +516,8 @@ async def test_new_game_from_the_lobby_applies_suggested_handicaps(
 ) -> None:
     """Issue #26: ``"handicap": "suggested"`` starts each lobby player from
     an X01 start made from their roster average (Ann 54.2, Bob 40.0); a
-    guest without one starts from the game's start."""
+    guest without one starts from the game's start; in Cricket each gets
+    spot marks from their roster MPR."""
     await connected(watcher)
     await board.publish_roster(roster(ANN, BOB))
     await watcher.state_where(lambda s: lobby(s)["roster"] is True)
@@ -527,5 +533,13 @@ async def test_new_game_from_the_lobby_applies_suggested_handicaps(
         ("Cy", 501),
     ]
     await watcher.command({"command": "end_game"})
-    refused = await watcher.command({**command, "game": "cricket", "players": ["Ann", "Bob"]})
-    assert refused["ok"] is False and "X01 starts only" in refused["error"]
+    # Cricket: spot marks from the roster's month MPR (Ann 2.8, Bob 1.4: half
+    # of hers, so 21 x (1 - 1.4 / 2.8) = 10 marks, the bull first, then 15 up).
+    cricket = {**command, "game": "cricket", "players": ["Ann Lee", "Bob"]}
+    await ok(watcher, {**cricket, "options": {}})
+    state = await watcher.state_where(lambda s: s.get("game") == "cricket")
+    assert state["players"][0]["spot_marks"] == {}  # the stronger gets none
+    assert state["players"][1]["spot_marks"] == {"bull": 3, "15": 3, "16": 3, "17": 1}
+    await watcher.command({"command": "end_game"})
+    refused = await watcher.command({**command, "game": "killer", "players": ["Ann", "Bob"]})
+    assert refused["ok"] is False and "takes no handicaps" in refused["error"]

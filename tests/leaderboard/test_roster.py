@@ -171,6 +171,26 @@ def _texts(database: Database) -> list[str]:
     return found
 
 
+def test_the_roster_carries_each_player_s_cricket_mpr_this_month(database: Database) -> None:
+    """What the board suggests Cricket spot marks from, as the leaderboard's
+    tables count MPR: Ann's six visits of three trebles are 9 marks each (the
+    six past closing score while Bob has the number open), her two bulls 4:
+    58 marks in 20 darts."""
+    ann = roster.add(database, "Ann", "The Crown", VENUES)
+    moves = ["T20 T20 T20", "M M M", "T19 T19 T19", "M M M", "T18 T18 T18", "M M M"]
+    moves += ["T17 T17 T17", "M M M", "T16 T16 T16", "M M M", "T15 T15 T15", "M M M", "DB DB"]
+    document = result_document(
+        "cricket", moves, players=["Ann", "Bob"], finished_at=NOW - 60, board="crown-1"
+    )
+    document["players"][0]["player_id"] = ann.id
+    store(database, document)
+    with database.session() as session:
+        message = roster.roster_message(session, "The Crown", NOW)
+    players = {p.name: p for p in message.players}
+    assert players["Ann"].mpr == round(58 * 3 / 20, 2)
+    assert players["Bob"].mpr == 0.0 and players["Ann"].average is None
+
+
 def test_no_card_uid_is_stored_in_clear(database: Database) -> None:
     ann = roster.add(database, "Ann", "The Crown", VENUES, card_hash(SECRET, UID))
     roster.add_card(database, ann.id, card_hash(SECRET, "C0FFEE01"))

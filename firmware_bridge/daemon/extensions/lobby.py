@@ -308,17 +308,22 @@ class Lobby(Extension):
     # ------------------------------------------------------------ the state
 
     def _averages(self, asked: core_events.HandicapAveragesAsked) -> tuple[float | None, ...]:
-        """Each player's X01 month average: the lobby's, else the roster's by name."""
+        """Each player's month figure the handicaps come from (X01 average, or
+        with ``mpr`` Cricket MPR): the lobby's average, else the roster's."""
         book = self.book
-        averages: list[float | None] = []
+        figures: list[float | None] = []
         for name in asked.players:
             waiting = book.waiting(name)
             known = book.roster_named(name)
-            if waiting is not None and waiting.average is not None:
-                averages.append(waiting.average)
+            if waiting is not None and waiting.player_id is not None:
+                known = book.roster_player(waiting.player_id) or known
+            if asked.mpr:
+                figures.append(None if known is None else known.mpr)
+            elif waiting is not None and waiting.average is not None:
+                figures.append(waiting.average)
             else:
-                averages.append(None if known is None else known.average)
-        return tuple(averages)
+                figures.append(None if known is None else known.average)
+        return tuple(figures)
 
     def _state(self, built: core_events.StateBuilt) -> None:
         book, config = self.book, self._context.config
