@@ -90,6 +90,28 @@ class SideRowsScene(Scene):
         column = pygame.Rect(rect.x, rect.y, rect.width, height * count + gap * (count - 1))
         return split(column, count, gap, vertical=True)
 
+    def draw_column_band(
+        self,
+        surface: pygame.Surface,
+        layout: Layout,
+        cell: pygame.Rect,
+        heading: pygame.Rect,
+        rows: Sequence[pygame.Rect],
+    ) -> None:
+        """The accent outline down the current column, from its heading cell
+        to the last row (the inning or round being thrown)."""
+        band = pygame.Rect(cell.x, heading.y, cell.width, rows[-1].bottom - heading.y)
+        pygame.draw.rect(
+            surface, COLORS.accent, band.inflate(layout.px(4), 0), layout.px(2), layout.px(6)
+        )
+
+    def draw_rule_line(
+        self, surface: pygame.Surface, layout: Layout, footer: pygame.Rect, text: str
+    ) -> None:
+        """The game's rule in a dim line under the grid."""
+        rect = footer.inflate(-layout.px(12), 0)
+        layout.text(surface, text, rect, layout.font_size(28), COLORS.dim, "left")
+
     def draw_rows(
         self, surface: pygame.Surface, layout: Layout, rect: pygame.Rect, state: State
     ) -> None:
@@ -282,19 +304,8 @@ class BaseballScene(SideRowsScene):
         layout.text(surface, "R", total, layout.font_size(34), COLORS.text)
         self.draw_rows(surface, layout, body, state)
         if current in columns and rows:
-            cell = cells[columns.index(current)]
-            band = pygame.Rect(cell.x, heading.y, cell.width, rows[-1].bottom - heading.y)
-            pygame.draw.rect(
-                surface, COLORS.accent, band.inflate(layout.px(4), 0), layout.px(2), layout.px(6)
-            )
-        layout.text(
-            surface,
-            self.inning_rule(state),
-            footer.inflate(-layout.px(12), 0),
-            layout.font_size(28),
-            COLORS.dim,
-            "left",
-        )
+            self.draw_column_band(surface, layout, cells[columns.index(current)], heading, rows)
+        self.draw_rule_line(surface, layout, footer, self.inning_rule(state))
 
     def draw_row(
         self,

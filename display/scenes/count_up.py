@@ -109,19 +109,8 @@ class RoundsScene(SideRowsScene):
         layout.text(surface, "Total", total, layout.font_size(30), COLORS.text)
         self.draw_rows(surface, layout, body, state)
         if current is not None and 1 <= current <= rounds and rows:
-            cell = cells[current - 1]
-            band = pygame.Rect(cell.x, heading.y, cell.width, rows[-1].bottom - heading.y)
-            pygame.draw.rect(
-                surface, COLORS.accent, band.inflate(layout.px(4), 0), layout.px(2), layout.px(6)
-            )
-        layout.text(
-            surface,
-            self.rule_text(state),
-            footer.inflate(-layout.px(12), 0),
-            layout.font_size(28),
-            COLORS.dim,
-            "left",
-        )
+            self.draw_column_band(surface, layout, cells[current - 1], heading, rows)
+        self.draw_rule_line(surface, layout, footer, self.rule_text(state))
 
     def draw_row(
         self,
