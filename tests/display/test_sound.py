@@ -253,16 +253,6 @@ OTHER_EVENTS: list[Event] = [
     },  # spent: no cue; credits in sound the credit cue (below)
     {"type": "takeout_sensed", "at": 1.0, "ended_visit": True},  # the takeout cue came before
     {"type": "battery", "at": 1.0, "percent": 40},
-    {
-        "type": "award",
-        "at": 1.0,
-        "award": "ton-80",
-        "player": 0,
-        "name": "Ann",
-        "darts": ["T20", "T20", "T20"],
-        "points": 180,
-        "game": "x01",
-    },  # no cue of its own yet: the visit_end's one_eighty says it (the award show adds one)
 ]
 
 

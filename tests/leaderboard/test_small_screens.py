@@ -167,4 +167,5 @@ def test_a_phone_s_player_card_stacks_its_figures_keeps_dates_on_one_line_and_sc
         for chart in page.locator("figure.chart svg").all():
             box = chart.bounding_box()
             assert box is not None and 0 < box["width"] <= PHONE[0]
+            chart.scroll_into_view_if_needed()  # below the card's tables, awards and rating
             expect(chart).to_be_in_viewport()

@@ -30,7 +30,8 @@ pytestmark = [
 ]
 
 BOARDS = {f"board{number:02d}": game for number, game in enumerate(game_ids(), start=1)}
-"""Twelve boards, each playing one of the engine's twelve games."""
+"""A board for each of the engine's games (fourteen: more than the twelve
+live boards the TV must show at once)."""
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +129,7 @@ def card_boxes(page: Page) -> list[dict[str, Any]]:
     return result
 
 
-def test_twelve_live_boards_all_show_on_a_1920_tv(
+def test_fourteen_live_boards_all_show_on_a_1920_tv(
     browser: Browser, service: ServiceThread, mosquitto: MosquittoBroker
 ) -> None:
     with watched_page(browser, 1920, 1080) as watched:
@@ -139,7 +140,7 @@ def test_twelve_live_boards_all_show_on_a_1920_tv(
         open_boards_slide(page, service.url)
         # every card on screen at once, whole, inside the slide: no paging
         boxes = card_boxes(page)
-        assert len(boxes) == 12
+        assert len(boxes) == len(BOARDS) >= 12
         for box in boxes:
             assert not box["hidden"], box
             assert box["left"] >= 0 and box["right"] <= box["width"], box
