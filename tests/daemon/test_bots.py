@@ -70,7 +70,10 @@ def test_new_game_takes_computer_players_by_level_or_average() -> None:
     [
         ({"name": "Robo", "cpu": 0}, '"players"[1]["cpu"]: a level is 1 to 10, not 0'),
         ({"name": "Robo", "cpu": 11}, "a level is 1 to 10, not 11"),
-        ({"name": "Robo", "cpu": True}, 'must be a level 1-10 or {"average": A}, got boolean'),
+        (
+            {"name": "Robo", "cpu": True},
+            'must be a level 1-10, {"average": A} or {"mpr": M}, got boolean',
+        ),
         ({"name": "Robo", "cpu": "6"}, "got string"),
         ({"name": "Robo", "cpu": 5.5}, "got number"),
         ({"name": "Robo", "cpu": {"average": 10}}, "10 is out of range: the levels span 20 to 101"),

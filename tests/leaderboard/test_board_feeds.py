@@ -116,6 +116,7 @@ async def test_each_board_gets_its_venues_roster_and_its_results_lines(
                 "name": "Ann",
                 "cards": [card_hash(SECRET, UID)],
                 "average": None,
+                "mpr": None,
                 "regular": False,
             }
         ]
