@@ -264,7 +264,7 @@ def create_league(
 
 def find_league(session: Session, ref: str | int) -> League:
     """The league ``ref`` (its id, or its name in any case); a LeagueError if none."""
-    if isinstance(ref, int) or ref.strip().isdigit():
+    if isinstance(ref, int) or (ref.strip().isascii() and ref.strip().isdigit()):  # not "¹"
         found = session.get(League, int(ref))
     else:
         found = next(
