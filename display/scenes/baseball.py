@@ -90,6 +90,23 @@ class SideRowsScene(Scene):
         column = pygame.Rect(rect.x, rect.y, rect.width, height * count + gap * (count - 1))
         return split(column, count, gap, vertical=True)
 
+    def grid_rects(
+        self, layout: Layout, rect: pygame.Rect, state: State
+    ) -> tuple[pygame.Rect, pygame.Rect, list[pygame.Rect], pygame.Rect]:
+        """The headings' strip, the rows' area, one rect per side's row and
+        the footer line, in ``rect``."""
+        gap = layout.px(8)
+        heading_h = round(rect.height * 0.1)
+        footer_h = round(rect.height * 0.1)
+        heading = pygame.Rect(rect.x, rect.y, rect.width, heading_h)
+        body = pygame.Rect(
+            rect.x, heading.bottom + gap, rect.width, rect.height - heading_h - footer_h - 2 * gap
+        )
+        rows = self.row_rects(layout, body, len(sides_of(state)))
+        footer_top = (rows[-1].bottom if rows else body.y) + gap
+        footer = pygame.Rect(rect.x, footer_top, rect.width, footer_h)
+        return heading, body, rows, footer
+
     def draw_column_band(
         self,
         surface: pygame.Surface,
@@ -235,23 +252,6 @@ class BaseballScene(SideRowsScene):
         return f"{innings} inning{'s' if innings != 1 else ''}  ·  extra innings on the bull"
 
     # ----------------------------------------------------------- geometry
-
-    def grid_rects(
-        self, layout: Layout, rect: pygame.Rect, state: State
-    ) -> tuple[pygame.Rect, pygame.Rect, list[pygame.Rect], pygame.Rect]:
-        """The headings' strip, the rows' area, one rect per side's row and
-        the footer line, in ``rect``."""
-        gap = layout.px(8)
-        heading_h = round(rect.height * 0.1)
-        footer_h = round(rect.height * 0.1)
-        heading = pygame.Rect(rect.x, rect.y, rect.width, heading_h)
-        body = pygame.Rect(
-            rect.x, heading.bottom + gap, rect.width, rect.height - heading_h - footer_h - 2 * gap
-        )
-        rows = self.row_rects(layout, body, len(sides_of(state)))
-        footer_top = (rows[-1].bottom if rows else body.y) + gap
-        footer = pygame.Rect(rect.x, footer_top, rect.width, footer_h)
-        return heading, body, rows, footer
 
     def column_rects(
         self, layout: Layout, row: pygame.Rect, columns: int

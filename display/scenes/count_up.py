@@ -15,7 +15,7 @@ import pygame
 
 from display.layout import COLORS, Color, Layout, split
 from display.scenes.base import State, format_value, int_or_none
-from display.scenes.baseball import SideRowsScene, sides_of
+from display.scenes.baseball import SideRowsScene
 from display.scenes.registry import register_scene
 from engine.games.count_up import COUNT_UP_ROUNDS
 from mqtt_contract import PlayerView
@@ -51,22 +51,6 @@ class RoundsScene(SideRowsScene):
         return ""
 
     # ----------------------------------------------------------- geometry
-
-    def grid_rects(
-        self, layout: Layout, rect: pygame.Rect, state: State
-    ) -> tuple[pygame.Rect, pygame.Rect, list[pygame.Rect], pygame.Rect]:
-        """The headings' strip, the rows' area, one rect per side's row and
-        the footer line, in ``rect``."""
-        gap = layout.px(8)
-        heading_h = round(rect.height * 0.1)
-        footer_h = round(rect.height * 0.1)
-        heading = pygame.Rect(rect.x, rect.y, rect.width, heading_h)
-        body = pygame.Rect(
-            rect.x, heading.bottom + gap, rect.width, rect.height - heading_h - footer_h - 2 * gap
-        )
-        rows = self.row_rects(layout, body, len(sides_of(state)))
-        footer_top = (rows[-1].bottom if rows else body.y) + gap
-        return heading, body, rows, pygame.Rect(rect.x, footer_top, rect.width, footer_h)
 
     def column_rects(
         self, layout: Layout, row: pygame.Rect, columns: int
