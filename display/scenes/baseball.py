@@ -64,6 +64,12 @@ class SideRowsScene(Scene):
 
     max_row_share = 0.22
     """The tallest a row may be, as a share of the scoreboard's height."""
+    label_share = 0.24
+    """The share of a row's width for the side's name (a grid's first column)."""
+    total_share = 0.1
+    """The share of a row's width for a grid's total."""
+    min_column_slots = 1
+    """The fewest column widths a grid's row is split into."""
 
     def current_side(self, state: State) -> int | None:
         """The side whose member throws next, ``None`` once the game is over."""
@@ -106,6 +112,21 @@ class SideRowsScene(Scene):
         footer_top = (rows[-1].bottom if rows else body.y) + gap
         footer = pygame.Rect(rect.x, footer_top, rect.width, footer_h)
         return heading, body, rows, footer
+
+    def column_rects(
+        self, layout: Layout, row: pygame.Rect, columns: int
+    ) -> tuple[pygame.Rect, list[pygame.Rect], pygame.Rect]:
+        """The label, one rect per column (at least :attr:`min_column_slots`
+        wide each, so few columns keep their size) and the total, across ``row``."""
+        pad = layout.px(12)
+        label = pygame.Rect(
+            row.x + pad, row.y, round(row.width * self.label_share) - pad, row.height
+        )
+        total = pygame.Rect(0, row.y, round(row.width * self.total_share), row.height)
+        total.right = row.right - pad
+        middle = pygame.Rect(label.right + pad, row.y, total.x - label.right - 2 * pad, row.height)
+        slots = max(columns, self.min_column_slots)
+        return label, split(middle, slots, layout.px(4))[:columns], total
 
     def draw_column_band(
         self,
@@ -244,6 +265,7 @@ def _runs_of(player: PlayerView) -> list[int]:
 class BaseballScene(SideRowsScene):
     label_share = 0.24
     """The share of a row's width for the side's name."""
+    min_column_slots = MIN_INNING_SLOTS
     total_share = 0.1
     """The share of a row's width for the total runs."""
 
@@ -252,20 +274,6 @@ class BaseballScene(SideRowsScene):
         return f"{innings} inning{'s' if innings != 1 else ''}  ·  extra innings on the bull"
 
     # ----------------------------------------------------------- geometry
-
-    def column_rects(
-        self, layout: Layout, row: pygame.Rect, columns: int
-    ) -> tuple[pygame.Rect, list[pygame.Rect], pygame.Rect]:
-        """The label, one rect per inning column and the total, across ``row``."""
-        pad = layout.px(12)
-        label = pygame.Rect(
-            row.x + pad, row.y, round(row.width * self.label_share) - pad, row.height
-        )
-        total = pygame.Rect(0, row.y, round(row.width * self.total_share), row.height)
-        total.right = row.right - pad
-        middle = pygame.Rect(label.right + pad, row.y, total.x - label.right - 2 * pad, row.height)
-        slots = max(columns, MIN_INNING_SLOTS)
-        return label, split(middle, slots, layout.px(4))[:columns], total
 
     def cell_rect(self, layout: Layout, state: State, side: int, inning: int) -> pygame.Rect:
         """Where side ``side``'s runs of ``inning`` are written in a window of

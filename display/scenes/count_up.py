@@ -52,19 +52,6 @@ class RoundsScene(SideRowsScene):
 
     # ----------------------------------------------------------- geometry
 
-    def column_rects(
-        self, layout: Layout, row: pygame.Rect, columns: int
-    ) -> tuple[pygame.Rect, list[pygame.Rect], pygame.Rect]:
-        """The label, one rect per round and the total, across ``row``."""
-        pad = layout.px(12)
-        label = pygame.Rect(
-            row.x + pad, row.y, round(row.width * self.label_share) - pad, row.height
-        )
-        total = pygame.Rect(0, row.y, round(row.width * self.total_share), row.height)
-        total.right = row.right - pad
-        middle = pygame.Rect(label.right + pad, row.y, total.x - label.right - 2 * pad, row.height)
-        return label, split(middle, max(columns, 1), layout.px(4))[:columns], total
-
     def cell_rect(
         self, layout: Layout, main: pygame.Rect, state: State, side: int, round_number: int
     ) -> pygame.Rect:
